@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Run a child program (git's run-command): argv only, never a shell; optional stdin bytes;
+ * stdout and stderr captured (polled together, so a full pipe cannot block the other).
+ *
+ * Return rule of proc_run(), written once here:
+ *   < 0      the child could not be run: fork/pipe failure, or exec failed (-ENOENT: not found
+ *            on PATH, -EACCES: not executable, …), or -ETIME when timeout_ms expired (the child
+ *            was killed with SIGKILL and reaped);
+ *   0..255   the child's exit status;
+ *   128 + N  the child was killed by signal N.
+ * Ownership: struct proc owns argv, env, out and err; proc_clear() frees them. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "util/strbuf.h"
+#include "util/strv.h"
+
+struct proc {
+        struct strv argv;  /* argv[0] is searched on PATH unless it contains a '/' */
+        struct strv env;   /* the child's whole environment when env_set, else the caller's */
+        bool env_set;
+        const char *cwd;   /* NULL: inherit */
+        const void *in;    /* bytes written to the child's stdin; NULL: /dev/null */
+        size_t in_len;
+        bool capture_out;  /* capture stdout into out, else inherit */
+        bool capture_err;  /* capture stderr into err, else inherit */
+        int timeout_ms;    /* 0: wait for ever */
+        struct strbuf out;
+        struct strbuf err;
+};
+
+#define PROC_INIT { .argv = STRV_INIT, .env = STRV_INIT, .out = STRBUF_INIT, .err = STRBUF_INIT }
+
+int proc_run(struct proc *p);
+void proc_clear(struct proc *p);
+
+static inline void proc_clearp(struct proc *p) {
+        proc_clear(p);
+}
+#define _cleanup_proc_ __attribute__((__cleanup__(proc_clearp)))
