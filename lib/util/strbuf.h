@@ -33,7 +33,7 @@ void strbuf_add(struct strbuf *sb, const void *data, size_t len);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((__format__(printf, 2, 3)));
-void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap) __attribute__((__format__(printf, 2, 0)));
 void strbuf_addbuf(struct strbuf *sb, const struct strbuf *other);
 
 /* Removes trailing whitespace (space, tab, CR, LF). */
