@@ -8,6 +8,14 @@
  *            was killed with SIGKILL and reaped);
  *   0..255   the child's exit status;
  *   128 + N  the child was killed by signal N.
+ * Exec errors travel back through a close-on-exec status pipe, so "could not exec" (< 0) is never
+ * confused with a program that ran and exited 127. argv[0] without a '/' is searched on PATH as
+ * execvp() does (but never through a shell, and no ENOEXEC fallback); with env_set the PATH comes
+ * from env. The child gets only fds 0/1/2, an empty signal mask and default signal dispositions.
+ * SIGPIPE raised by writing stdin to a child that stopped reading is swallowed, not delivered.
+ * A timeout covers the whole run (I/O and exit) and kills only the child, not its descendants;
+ * without one, a descendant that keeps a captured pipe open makes proc_run() wait for it.
+ * proc_run() empties out and err first.
  * Ownership: struct proc owns argv, env, out and err; proc_clear() frees them. */
 #pragma once
 
@@ -19,20 +27,21 @@
 #include "util/strv.h"
 
 struct proc {
-        struct strv argv;  /* argv[0] is searched on PATH unless it contains a '/' */
-        struct strv env;   /* the child's whole environment when env_set, else the caller's */
+        struct strv argv; /* argv[0] is searched on PATH unless it contains a '/' */
+        struct strv env;  /* the child's whole environment when env_set, else the caller's */
         bool env_set;
-        const char *cwd;   /* NULL: inherit */
-        const void *in;    /* bytes written to the child's stdin; NULL: /dev/null */
+        const char *cwd; /* NULL: inherit */
+        const void *in;  /* bytes written to the child's stdin; NULL: /dev/null */
         size_t in_len;
-        bool capture_out;  /* capture stdout into out, else inherit */
-        bool capture_err;  /* capture stderr into err, else inherit */
-        int timeout_ms;    /* 0: wait for ever */
+        bool capture_out; /* capture stdout into out, else inherit */
+        bool capture_err; /* capture stderr into err, else inherit */
+        int timeout_ms;   /* 0: wait for ever */
         struct strbuf out;
         struct strbuf err;
 };
 
-#define PROC_INIT { .argv = STRV_INIT, .env = STRV_INIT, .out = STRBUF_INIT, .err = STRBUF_INIT }
+#define PROC_INIT \
+        { .argv = STRV_INIT, .env = STRV_INIT, .out = STRBUF_INIT, .err = STRBUF_INIT }
 
 int proc_run(struct proc *p);
 void proc_clear(struct proc *p);

@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* sd-bus calls to org.freedesktop.systemd1: jobs with JobRemoved waits, unit files,
+ * daemon-reload, unit state, PropertiesChanged watches and unit drop-ins. */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "util/fileio.h"
+#include "systemd/unit.h"
+
+#include <time.h>
+
+#include "util/banned.h"
+
+#define SD_DEST "org.freedesktop.systemd1"
+#define SD_PATH "/org/freedesktop/systemd1"
+#define SD_MANAGER "org.freedesktop.systemd1.Manager"
+#define SD_UNIT_IFACE "org.freedesktop.systemd1.Unit"
+#define SD_SERVICE_IFACE "org.freedesktop.systemd1.Service"
+#define SD_UNIT_PREFIX "/org/freedesktop/systemd1/unit"
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+static uint64_t deadline_after(uint64_t timeout_usec) {
+        uint64_t now = now_usec();
+        return timeout_usec > UINT64_MAX - now ? UINT64_MAX : now + timeout_usec;
+}
+
+/* Time left until deadline; 0 when it has passed (sd_bus_call would read 0 as "default"). */
+static uint64_t time_left(uint64_t deadline) {
+        uint64_t now = now_usec();
+        return now >= deadline ? 0 : deadline - now;
+}
+
+/* Appends `unit "x": what: message` (or `systemd: what: message`) to err. */
+static int fail(struct strbuf *err, const char *unit, const char *what, const sd_bus_error *e, int r) {
+        if (r >= 0)
+                r = -EIO;
+        if (!err)
+                return r;
+        if (unit)
+                strbuf_addf(err, "unit \"%s\": %s: ", unit, what);
+        else
+                strbuf_addf(err, "systemd: %s: ", what);
+        size_t start = err->len;
+        if (e && sd_bus_error_is_set(e) && !isempty(e->message))
+                strbuf_addstr(err, e->message);
+        else if (e && sd_bus_error_is_set(e))
+                strbuf_addstr(err, e->name);
+        else
+                strbuf_addstr(err, strerror(-r));
+        /* bus messages often end in a full stop or a newline; the house style has neither */
+        while (err->len > start && (err->buf[err->len - 1] == '.' || err->buf[err->len - 1] == '\n'))
+                strbuf_setlen(err, err->len - 1);
+        return r;
+}
+
+int unit_bus_open(sd_bus **ret_bus, struct strbuf *err) {
+        sd_bus *bus = NULL;
+        int r = sd_bus_open_system(&bus);
+        if (r < 0)
+                return fail(err, NULL, "connect to the system bus", NULL, r);
+        *ret_bus = bus;
+        return 0;
+}
+
+/* Calls method on interface at path of the manager, with the time left to deadline. */
+static int callv(sd_bus *bus, const char *path, const char *iface, const char *method, uint64_t deadline,
+        sd_bus_error *error, sd_bus_message **ret_reply, char *const *strv, const char *types, va_list ap) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        uint64_t left;
+        int r;
+
+        r = sd_bus_message_new_method_call(bus, &m, SD_DEST, path, iface, method);
+        if (r < 0)
+                return r;
+        if (strv) {
+                r = sd_bus_message_append_strv(m, (char **) strv);
+                if (r < 0)
+                        return r;
+        }
+        if (types) {
+                r = sd_bus_message_appendv(m, types, ap);
+                if (r < 0)
+                        return r;
+        }
+        left = time_left(deadline);
+        if (left == 0)
+                return -ETIMEDOUT;
+        return sd_bus_call(bus, m, left, error, ret_reply);
+}
+
+static int manager_call(sd_bus *bus, const char *method, uint64_t deadline, sd_bus_error *error,
+        sd_bus_message **ret_reply, char *const *strv, const char *types, ...) {
+        va_list ap;
+        va_start(ap, types);
+        int r = callv(bus, SD_PATH, SD_MANAGER, method, deadline, error, ret_reply, strv, types, ap);
+        va_end(ap);
+        return r;
+}
+
+static int call_at(sd_bus *bus, const char *path, const char *iface, const char *method, uint64_t deadline,
+        sd_bus_error *error, sd_bus_message **ret_reply, const char *types, ...) {
+        va_list ap;
+        va_start(ap, types);
+        int r = callv(bus, path, iface, method, deadline, error, ret_reply, NULL, types, ap);
+        va_end(ap);
+        return r;
+}
+
+int unit_bus_wait(sd_bus *bus, uint64_t timeout_usec, const bool *done) {
+        uint64_t deadline = deadline_after(timeout_usec);
+        for (;;) {
+                if (*done)
+                        return 0;
+                int r = sd_bus_process(bus, NULL);
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        continue; /* more may be queued */
+                uint64_t left = time_left(deadline);
+                if (left == 0)
+                        return -ETIMEDOUT;
+                r = sd_bus_wait(bus, left);
+                if (r < 0 && r != -EINTR)
+                        return r;
+        }
+}
+
+struct job_wait {
+        char *path;
+        char *result;
+        bool done;
+};
+
+static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        struct job_wait *w = userdata;
+        const char *path, *unit, *result;
+        uint32_t id;
+        if (sd_bus_message_read(m, "uoss", &id, &path, &unit, &result) < 0)
+                return 0;
+        if (w->path && !w->done && streq(path, w->path)) {
+                w->result = xstrdup(result);
+                w->done = true;
+        }
+        return 0;
+}
+
+/* Enqueues a job with method (StartUnit, …) and waits for its JobRemoved. */
+static int run_job(sd_bus *bus, const char *method, const char *what, const char *unit,
+        uint64_t timeout_usec, struct strbuf *err) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+        struct job_wait w = { 0 };
+        uint64_t deadline = deadline_after(timeout_usec);
+        const char *path;
+        int r;
+
+        /* the match is in place before the job exists: its JobRemoved cannot be missed */
+        r = sd_bus_match_signal(bus, &slot, SD_DEST, SD_PATH, SD_MANAGER, "JobRemoved", on_job_removed, &w);
+        if (r < 0)
+                return fail(err, unit, what, NULL, r);
+        r = manager_call(bus, method, deadline, &error, &reply, NULL, "ss", unit, "replace");
+        if (r < 0)
+                return fail(err, unit, what, &error, r);
+        r = sd_bus_message_read(reply, "o", &path);
+        if (r < 0)
+                return fail(err, unit, what, NULL, r);
+        w.path = xstrdup(path);
+
+        r = unit_bus_wait(bus, time_left(deadline), &w.done);
+        if (r == -ETIMEDOUT) {
+                if (err)
+                        strbuf_addf(err, "unit \"%s\": %s: job %s did not finish within %llu ms", unit, what,
+                                w.path, (unsigned long long) (timeout_usec / 1000));
+        } else if (r < 0)
+                fail(err, unit, what, NULL, r);
+        else if (streq(w.result, "done") || streq(w.result, "skipped"))
+                r = 0;
+        else {
+                r = streq(w.result, "canceled") ? -ECANCELED : streq(w.result, "timeout") ? -ETIME : -EIO;
+                if (err)
+                        strbuf_addf(err, "unit \"%s\": %s: job finished with result \"%s\"", unit, what,
+                                w.result);
+        }
+        free(w.path);
+        free(w.result);
+        return r;
+}
+
+int unit_start(sd_bus *bus, const char *unit, uint64_t timeout_usec, struct strbuf *err) {
+        return run_job(bus, "StartUnit", "start", unit, timeout_usec, err);
+}
+
+int unit_stop(sd_bus *bus, const char *unit, uint64_t timeout_usec, struct strbuf *err) {
+        return run_job(bus, "StopUnit", "stop", unit, timeout_usec, err);
+}
+
+int unit_restart(sd_bus *bus, const char *unit, uint64_t timeout_usec, struct strbuf *err) {
+        return run_job(bus, "RestartUnit", "restart", unit, timeout_usec, err);
+}
+
+int unit_try_restart(sd_bus *bus, const char *unit, uint64_t timeout_usec, struct strbuf *err) {
+        return run_job(bus, "TryRestartUnit", "try-restart", unit, timeout_usec, err);
+}
+
+int unit_reload(sd_bus *bus, const char *unit, uint64_t timeout_usec, struct strbuf *err) {
+        return run_job(bus, "ReloadUnit", "reload", unit, timeout_usec, err);
+}
+
+int unit_daemon_reload(sd_bus *bus, uint64_t timeout_usec, struct strbuf *err) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = manager_call(bus, "Reload", deadline_after(timeout_usec), &error, NULL, NULL, NULL);
+        if (r < 0)
+                return fail(err, NULL, "daemon-reload", &error, r);
+        return 0;
+}
+
+/* Counts the a(sss) changes of an EnableUnitFiles/DisableUnitFiles reply. */
+static int count_changes(sd_bus_message *reply) {
+        const char *type, *file, *dest;
+        int r, n = 0;
+        r = sd_bus_message_enter_container(reply, 'a', "(sss)");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(reply, "(sss)", &type, &file, &dest)) > 0)
+                n++;
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(reply);
+        return r < 0 ? r : n;
+}
+
+static int unit_file_op(
+        sd_bus *bus, const char *unit, bool enable, uint64_t timeout_usec, struct strbuf *err) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *what = enable ? "enable" : "disable";
+        char *names[] = { (char *) unit, NULL };
+        uint64_t deadline = deadline_after(timeout_usec);
+        int r, n;
+
+        if (enable)
+                r = manager_call(bus, "EnableUnitFiles", deadline, &error, &reply, names, "bb", 0, 0);
+        else
+                r = manager_call(bus, "DisableUnitFiles", deadline, &error, &reply, names, "b", 0);
+        if (r < 0)
+                return fail(err, unit, what, &error, r);
+        if (enable) {
+                int carries_install_info;
+                r = sd_bus_message_read(reply, "b", &carries_install_info);
+                if (r < 0)
+                        return fail(err, unit, what, NULL, r);
+        }
+        n = count_changes(reply);
+        if (n < 0)
+                return fail(err, unit, what, NULL, n);
+        if (n > 0) {
+                sd_bus_error_free(&error);
+                r = manager_call(bus, "Reload", deadline, &error, NULL, NULL, NULL);
+                if (r < 0)
+                        return fail(err, unit, "daemon-reload", &error, r);
+        }
+        return n;
+}
+
+int unit_enable(sd_bus *bus, const char *unit, uint64_t timeout_usec, struct strbuf *err) {
+        return unit_file_op(bus, unit, true, timeout_usec, err);
+}
+
+int unit_disable(sd_bus *bus, const char *unit, uint64_t timeout_usec, struct strbuf *err) {
+        return unit_file_op(bus, unit, false, timeout_usec, err);
+}
+
+int unit_reset_failed(sd_bus *bus, const char *unit, uint64_t timeout_usec, struct strbuf *err) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = manager_call(
+                bus, "ResetFailedUnit", deadline_after(timeout_usec), &error, NULL, NULL, "s", unit);
+        if (r < 0)
+                return fail(err, unit, "reset-failed", &error, r);
+        return 0;
+}
+
+int unit_kill(sd_bus *bus, const char *unit, const char *whom, int signo, uint64_t timeout_usec,
+        struct strbuf *err) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = manager_call(bus, "KillUnit", deadline_after(timeout_usec), &error, NULL, NULL, "ssi", unit,
+                whom, (int32_t) signo);
+        if (r < 0)
+                return fail(err, unit, "kill", &error, r);
+        return 0;
+}
+
+/* Properties read from an a{sv}: strings into fixed buffers, or uint32 values. */
+struct prop {
+        const char *name;
+        char type;  /* 's' or 'u' */
+        void *dest; /* char[UNIT_STATE_STRMAX] or uint32_t */
+        bool seen;
+};
+
+static int read_props(sd_bus_message *m, struct prop *props, size_t n) {
+        int r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                const char *name;
+                struct prop *p = NULL;
+                r = sd_bus_message_read(m, "s", &name);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < n && !p; i++)
+                        if (streq(props[i].name, name))
+                                p = &props[i];
+                if (!p) {
+                        r = sd_bus_message_skip(m, "v");
+                } else if (p->type == 's') {
+                        const char *s;
+                        r = sd_bus_message_read(m, "v", "s", &s);
+                        if (r >= 0)
+                                snprintf(p->dest, UNIT_STATE_STRMAX, "%s", s);
+                } else {
+                        r = sd_bus_message_read(m, "v", "u", (uint32_t *) p->dest);
+                }
+                if (r < 0)
+                        return r;
+                if (p)
+                        p->seen = true;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+static int get_all(sd_bus *bus, const char *path, const char *iface, struct prop *props, size_t n,
+        sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r = call_at(bus, path, "org.freedesktop.DBus.Properties", "GetAll",
+                deadline_after(UNIT_CALL_TIMEOUT_USEC), error, &reply, "s", iface);
+        if (r < 0)
+                return r;
+        return read_props(reply, props, n);
+}
+
+static bool is_service(const char *unit) {
+        size_t l = strlen(unit);
+        return l > 8 && streq(unit + l - 8, ".service");
+}
+
+int unit_get_state(sd_bus *bus, const char *unit, struct unit_state *ret, struct strbuf *err) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_free_ char *path = NULL;
+        struct unit_state st = { 0 };
+        int r;
+
+        r = sd_bus_path_encode(SD_UNIT_PREFIX, unit, &path);
+        if (r < 0)
+                return fail(err, unit, "get state", NULL, r);
+        struct prop unit_props[] = {
+                { "LoadState", 's', st.load_state, false },
+                { "ActiveState", 's', st.active_state, false },
+                { "SubState", 's', st.sub_state, false },
+        };
+        r = get_all(bus, path, SD_UNIT_IFACE, unit_props, ELEMENTSOF(unit_props), &error);
+        if (r < 0)
+                return fail(err, unit, "get state", &error, r);
+        if (is_service(unit) && !streq(st.load_state, "not-found")) {
+                struct prop service_props[] = {
+                        { "Result", 's', st.result, false },
+                        { "NRestarts", 'u', &st.n_restarts, false },
+                        { "MainPID", 'u', &st.main_pid, false },
+                };
+                r = get_all(bus, path, SD_SERVICE_IFACE, service_props, ELEMENTSOF(service_props), &error);
+                if (r < 0)
+                        return fail(err, unit, "get state", &error, r);
+        }
+        *ret = st;
+        return 0;
+}
+
+struct watch {
+        char *unit;
+        char *path;
+        unit_watch_fn fn;
+        void *userdata;
+};
+
+static void watch_free(void *userdata) {
+        struct watch *w = userdata;
+        if (!w)
+                return;
+        free(w->unit);
+        free(w->path);
+        free(w);
+}
+
+static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        struct watch *w = userdata;
+        char active[UNIT_STATE_STRMAX] = "", sub[UNIT_STATE_STRMAX] = "";
+        struct prop props[] = {
+                { "ActiveState", 's', active, false },
+                { "SubState", 's', sub, false },
+        };
+        const char *iface;
+        int r;
+
+        r = sd_bus_message_read(m, "s", &iface);
+        if (r < 0 || !streq(iface, SD_UNIT_IFACE))
+                return 0;
+        r = read_props(m, props, ELEMENTSOF(props));
+        if (r < 0)
+                return 0;
+        if (!props[0].seen || !props[1].seen) {
+                /* only invalidated: read the values */
+                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+                props[0].seen = props[1].seen = false;
+                r = get_all(
+                        sd_bus_message_get_bus(m), w->path, SD_UNIT_IFACE, props, ELEMENTSOF(props), &error);
+                if (r < 0 || !props[0].seen)
+                        return 0;
+        }
+        return w->fn(w->unit, active, sub, w->userdata);
+}
+
+int unit_watch(sd_bus *bus, const char *unit, unit_watch_fn fn, void *userdata, sd_bus_slot **ret_slot,
+        struct strbuf *err) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+        struct watch *w;
+        int r;
+
+        /* without a subscriber the manager sends no PropertiesChanged on the bus; a
+         * connection may subscribe more than once (tracked per connection) */
+        r = manager_call(bus, "Subscribe", deadline_after(UNIT_CALL_TIMEOUT_USEC), &error, NULL, NULL, NULL);
+        if (r < 0 && !sd_bus_error_has_name(&error, "org.freedesktop.systemd1.AlreadySubscribed"))
+                return fail(err, unit, "watch", &error, r);
+
+        w = xcalloc(1, sizeof(*w));
+        w->unit = xstrdup(unit);
+        w->fn = fn;
+        w->userdata = userdata;
+        r = sd_bus_path_encode(SD_UNIT_PREFIX, unit, &w->path);
+        if (r < 0) {
+                watch_free(w);
+                return fail(err, unit, "watch", NULL, r);
+        }
+        r = sd_bus_match_signal(bus, &slot, SD_DEST, w->path, "org.freedesktop.DBus.Properties",
+                "PropertiesChanged", on_properties_changed, w);
+        if (r < 0) {
+                watch_free(w);
+                return fail(err, unit, "watch", NULL, r);
+        }
+        /* from here the slot owns w */
+        sd_bus_slot_set_destroy_callback(slot, watch_free);
+        *ret_slot = TAKE_PTR(slot);
+        return 0;
+}
+
+static bool valid_component(const char *s) {
+        return !isempty(s) && !strchr(s, '/') && !streq(s, ".") && !streq(s, "..");
+}
+
+static int dropin_path(
+        const char *root, const char *unit, const char *name, char **ret_dir, char **ret_path) {
+        size_t rl;
+        size_t nl = strlen(name ? name : "");
+        if (!valid_component(unit) || !valid_component(name))
+                return -EINVAL;
+        root = strempty(root);
+        rl = strlen(root);
+        while (rl > 0 && root[rl - 1] == '/')
+                rl--;
+        bool has_conf = nl > 5 && streq(name + nl - 5, ".conf");
+        char *dir = xasprintf("%.*s/etc/systemd/system/%s.d", (int) rl, root, unit);
+        *ret_path = xasprintf("%s/%s%s", dir, name, has_conf ? "" : ".conf");
+        *ret_dir = dir;
+        return 0;
+}
+
+int unit_install_dropin(
+        const char *root, const char *unit, const char *name, const char *content, struct strbuf *err) {
+        _cleanup_free_ char *dir = NULL, *path = NULL;
+        int r = dropin_path(root, unit, name, &dir, &path);
+        if (r < 0) {
+                if (err)
+                        strbuf_addf(err, "drop-in \"%s\" of unit \"%s\": invalid name", strempty(name),
+                                strempty(unit));
+                return r;
+        }
+        r = mkdir_p(dir, 0755);
+        if (r >= 0)
+                r = write_file_atomic_if_changed(
+                        path, content, strlen(content), 0644, (uid_t) -1, (gid_t) -1);
+        if (r < 0 && err)
+                strbuf_addf(err, "drop-in \"%s\": %s", path, strerror(-r));
+        return r;
+}
+
+int unit_remove_dropin(const char *root, const char *unit, const char *name, struct strbuf *err) {
+        _cleanup_free_ char *dir = NULL, *path = NULL;
+        int r = dropin_path(root, unit, name, &dir, &path);
+        if (r < 0) {
+                if (err)
+                        strbuf_addf(err, "drop-in \"%s\" of unit \"%s\": invalid name", strempty(name),
+                                strempty(unit));
+                return r;
+        }
+        if (unlink(path) < 0) {
+                if (errno == ENOENT)
+                        return 0;
+                r = -errno;
+                if (err)
+                        strbuf_addf(err, "drop-in \"%s\": %s", path, strerror(-r));
+                return r;
+        }
+        return 1;
+}

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests for lib/proc: exit codes, signals, exec errors, large stdin/stdout/stderr,
+ * environment, cwd, timeout, fd and signal hygiene of the child, SIGPIPE safety. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "proc/proc.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "util/banned.h"
+
+static int64_t mono_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sh(struct proc *p, const char *script) {
+        strv_pushl(&p->argv, "/bin/sh", "-c", script, NULL);
+}
+
+static void test_exit_codes(void **state) {
+        const int codes[] = { 0, 1, 2, 42, 127, 255 };
+        for (size_t i = 0; i < ELEMENTSOF(codes); i++) {
+                _cleanup_proc_ struct proc p = PROC_INIT;
+                _cleanup_free_ char *s = xasprintf("exit %d", codes[i]);
+                sh(&p, s);
+                assert_int_equal(proc_run(&p), codes[i]);
+        }
+}
+
+static void test_signal(void **state) {
+        _cleanup_proc_ struct proc p = PROC_INIT;
+        sh(&p, "kill -TERM $$");
+        assert_int_equal(proc_run(&p), 128 + SIGTERM);
+
+        _cleanup_proc_ struct proc q = PROC_INIT;
+        sh(&q, "kill -KILL $$");
+        assert_int_equal(proc_run(&q), 128 + SIGKILL);
+}
+
+static void test_exec_errors(void **state) {
+        _cleanup_proc_ struct proc p = PROC_INIT;
+        strv_push(&p.argv, "no-such-program-h3-xyz");
+        assert_int_equal(proc_run(&p), -ENOENT);
+
+        _cleanup_proc_ struct proc q = PROC_INIT;
+        strv_push(&q.argv, "/nonexistent/dir/prog");
+        assert_int_equal(proc_run(&q), -ENOENT);
+
+        /* not executable: EACCES, distinct from a program that ran and exited 126/127 */
+        _cleanup_proc_ struct proc e = PROC_INIT;
+        strv_push(&e.argv, "/etc/passwd");
+        assert_int_equal(proc_run(&e), -EACCES);
+
+        _cleanup_proc_ struct proc x = PROC_INIT;
+        sh(&x, "exit 127");
+        assert_int_equal(proc_run(&x), 127);
+
+        _cleanup_proc_ struct proc c = PROC_INIT;
+        strv_push(&c.argv, "true");
+        c.cwd = "/nonexistent-h3-dir";
+        assert_int_equal(proc_run(&c), -ENOENT);
+
+        _cleanup_proc_ struct proc z = PROC_INIT;
+        assert_int_equal(proc_run(&z), -EINVAL);
+}
+
+static void test_capture(void **state) {
+        _cleanup_proc_ struct proc p = PROC_INIT;
+        sh(&p, "printf 'out\\n'; printf 'ERROR bad thing\\n' >&2; exit 1");
+        p.capture_out = p.capture_err = true;
+        assert_int_equal(proc_run(&p), 1);
+        assert_string_equal(p.out.buf, "out\n");
+        assert_string_equal(p.err.buf, "ERROR bad thing\n");
+
+        /* argv is passed as is: no shell ever sees it */
+        _cleanup_proc_ struct proc q = PROC_INIT;
+        strv_pushl(&q.argv, "printf", "%s|", "a b", "$HOME", "'\"", "; rm -rf /", NULL);
+        q.capture_out = true;
+        assert_int_equal(proc_run(&q), 0);
+        assert_string_equal(q.out.buf, "a b|$HOME|'\"|; rm -rf /|");
+
+        /* running again empties the buffers */
+        assert_int_equal(proc_run(&q), 0);
+        assert_string_equal(q.out.buf, "a b|$HOME|'\"|; rm -rf /|");
+}
+
+static void fill_pattern(char *buf, size_t n) {
+        uint32_t x = 2463534242u;
+        for (size_t i = 0; i < n; i++) {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                buf[i] = (char) (x & 0xff);
+        }
+}
+
+static void test_stdin_roundtrip(void **state) {
+        const size_t n = 6 * 1024 * 1024 + 123;
+        _cleanup_free_ char *buf = xmalloc(n);
+        fill_pattern(buf, n);
+
+        _cleanup_proc_ struct proc p = PROC_INIT;
+        strv_push(&p.argv, "cat");
+        p.in = buf;
+        p.in_len = n;
+        p.capture_out = true;
+        p.capture_err = true;
+        assert_int_equal(proc_run(&p), 0);
+        assert_int_equal(p.out.len, n);
+        assert_memory_equal(p.out.buf, buf, n);
+        assert_int_equal(p.err.len, 0);
+
+        /* empty stdin (not NULL) gives EOF at once */
+        _cleanup_proc_ struct proc e = PROC_INIT;
+        strv_push(&e.argv, "cat");
+        e.in = "";
+        e.in_len = 0;
+        e.capture_out = true;
+        assert_int_equal(proc_run(&e), 0);
+        assert_int_equal(e.out.len, 0);
+
+        /* NULL stdin is /dev/null */
+        _cleanup_proc_ struct proc d = PROC_INIT;
+        sh(&d, "readlink /proc/self/fd/0");
+        d.capture_out = true;
+        assert_int_equal(proc_run(&d), 0);
+        assert_string_equal(d.out.buf, "/dev/null\n");
+}
+
+static void test_big_stdout_and_stderr(void **state) {
+        /* stderr is filled first: without polling both pipes this deadlocks */
+        _cleanup_proc_ struct proc p = PROC_INIT;
+        sh(&p, "head -c 3000000 /dev/zero >&2; head -c 5000000 /dev/zero; head -c 1000000 /dev/zero >&2");
+        p.capture_out = p.capture_err = true;
+        p.timeout_ms = 60000;
+        assert_int_equal(proc_run(&p), 0);
+        assert_int_equal(p.out.len, 5000000);
+        assert_int_equal(p.err.len, 4000000);
+
+        /* stdin, stdout and stderr all big at once */
+        const size_t n = 4 * 1024 * 1024;
+        _cleanup_free_ char *buf = xmalloc(n);
+        fill_pattern(buf, n);
+        _cleanup_proc_ struct proc q = PROC_INIT;
+        sh(&q, "head -c 2000000 /dev/zero >&2; cat; head -c 2000000 /dev/zero >&2");
+        q.in = buf;
+        q.in_len = n;
+        q.capture_out = q.capture_err = true;
+        q.timeout_ms = 60000;
+        assert_int_equal(proc_run(&q), 0);
+        assert_int_equal(q.out.len, n);
+        assert_memory_equal(q.out.buf, buf, n);
+        assert_int_equal(q.err.len, 4000000);
+}
+
+static void test_sigpipe(void **state) {
+        /* the child exits without reading 8 MiB of stdin: we get EPIPE, never SIGPIPE */
+        const size_t n = 8 * 1024 * 1024;
+        _cleanup_free_ char *buf = xcalloc(1, n);
+        _cleanup_proc_ struct proc p = PROC_INIT;
+        strv_push(&p.argv, "true");
+        p.in = buf;
+        p.in_len = n;
+        assert_int_equal(proc_run(&p), 0);
+
+        _cleanup_proc_ struct proc q = PROC_INIT;
+        strv_pushl(&q.argv, "head", "-c", "10", NULL);
+        q.in = buf;
+        q.in_len = n;
+        q.capture_out = true;
+        assert_int_equal(proc_run(&q), 0);
+        assert_int_equal(q.out.len, 10);
+
+        /* and no SIGPIPE is left pending for us */
+        sigset_t pending;
+        sigpending(&pending);
+        assert_false(sigismember(&pending, SIGPIPE));
+}
+
+static void test_env(void **state) {
+        _cleanup_proc_ struct proc p = PROC_INIT;
+        strv_push(&p.argv, "env");
+        strv_pushl(&p.env, "FOO=bar baz", "PATH=/usr/bin:/bin", "EMPTY=", NULL);
+        p.env_set = true;
+        p.capture_out = true;
+        assert_int_equal(proc_run(&p), 0);
+        assert_string_equal(p.out.buf, "FOO=bar baz\nPATH=/usr/bin:/bin\nEMPTY=\n");
+
+        /* PATH lookup uses the child's PATH */
+        char dir[] = "/tmp/test-proc-XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        _cleanup_free_ char *script = xasprintf("%s/h3-hello", dir);
+        FILE *f = fopen(script, "we");
+        assert_non_null(f);
+        fputs("#!/bin/sh\necho hello \"$1\"\n", f);
+        fclose(f);
+        chmod(script, 0755);
+
+        _cleanup_proc_ struct proc q = PROC_INIT;
+        strv_pushl(&q.argv, "h3-hello", "world", NULL);
+        strv_pushf(&q.env, "PATH=/nonexistent:%s:/usr/bin:/bin", dir);
+        q.env_set = true;
+        q.capture_out = true;
+        int r = proc_run(&q);
+
+        _cleanup_proc_ struct proc nopath = PROC_INIT;
+        strv_push(&nopath.argv, "h3-hello");
+        nopath.env_set = true; /* no PATH at all: the default, which lacks dir */
+        int r2 = proc_run(&nopath);
+
+        unlink(script);
+        rmdir(dir);
+        assert_int_equal(r, 0);
+        assert_string_equal(q.out.buf, "hello world\n");
+        assert_int_equal(r2, -ENOENT);
+}
+
+static void test_cwd(void **state) {
+        _cleanup_proc_ struct proc p = PROC_INIT;
+        strv_push(&p.argv, "pwd");
+        p.cwd = "/usr/share";
+        p.capture_out = true;
+        assert_int_equal(proc_run(&p), 0);
+        assert_string_equal(p.out.buf, "/usr/share\n");
+}
+
+static void test_timeout(void **state) {
+        _cleanup_proc_ struct proc p = PROC_INIT;
+        strv_pushl(&p.argv, "sleep", "30", NULL);
+        p.timeout_ms = 200;
+        int64_t t0 = mono_ms();
+        assert_int_equal(proc_run(&p), -ETIME);
+        int64_t dt = mono_ms() - t0;
+        assert_true(dt >= 190 && dt < 5000);
+
+        /* while still producing output */
+        _cleanup_proc_ struct proc q = PROC_INIT;
+        sh(&q, "while :; do echo x; sleep 0.01; done");
+        q.capture_out = true;
+        q.timeout_ms = 300;
+        t0 = mono_ms();
+        assert_int_equal(proc_run(&q), -ETIME);
+        assert_true(mono_ms() - t0 < 5000);
+
+        /* a quick child is not hurt by a timeout */
+        _cleanup_proc_ struct proc r = PROC_INIT;
+        sh(&r, "exit 3");
+        r.timeout_ms = 10000;
+        assert_int_equal(proc_run(&r), 3);
+}
+
+static void test_fd_and_signal_hygiene(void **state) {
+        /* an inheritable fd of ours must not reach the child */
+        int fd = open("/dev/null", O_RDONLY);
+        assert_true(fd >= 0);
+        assert_int_equal(dup2(fd, 77), 77);
+        close(fd);
+
+        sigset_t block, old;
+        sigemptyset(&block);
+        sigaddset(&block, SIGTERM);
+        sigaddset(&block, SIGUSR1);
+        sigprocmask(SIG_BLOCK, &block, &old);
+        struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_usr2;
+        sigaction(SIGINT, &ign, &old_int);
+        sigaction(SIGUSR2, &ign, &old_usr2);
+
+        /* exec'd directly (no shell, which may block signals of its own while it waits) */
+        _cleanup_proc_ struct proc p = PROC_INIT;
+        strv_pushl(&p.argv, "grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status", NULL);
+        p.capture_out = p.capture_err = true;
+        int r = proc_run(&p);
+        _cleanup_proc_ struct proc q = PROC_INIT;
+        strv_pushl(&q.argv, "ls", "-1", "/proc/self/fd", NULL);
+        q.capture_out = q.capture_err = true;
+        int r2 = proc_run(&q);
+
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGUSR2, &old_usr2, NULL);
+        close(77);
+
+        assert_int_equal(r, 0);
+        assert_int_equal(r2, 0);
+        /* ls has 0, 1, 2 and the directory it reads (3); nothing of ours */
+        assert_string_equal(q.out.buf, "0\n1\n2\n3\n");
+        assert_non_null(strstr(p.out.buf, "SigBlk:\t0000000000000000\n"));
+        assert_non_null(strstr(p.out.buf, "SigIgn:\t0000000000000000\n"));
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_exit_codes),
+                cmocka_unit_test(test_signal),
+                cmocka_unit_test(test_exec_errors),
+                cmocka_unit_test(test_capture),
+                cmocka_unit_test(test_stdin_roundtrip),
+                cmocka_unit_test(test_big_stdout_and_stderr),
+                cmocka_unit_test(test_sigpipe),
+                cmocka_unit_test(test_env),
+                cmocka_unit_test(test_cwd),
+                cmocka_unit_test(test_timeout),
+                cmocka_unit_test(test_fd_and_signal_hygiene),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Reads a charm's metadata.yaml, config.yaml and actions.yaml into one cJSON description and
+ * checks config values and action parameters the way Juju does. */
+#include "util/macro.h"
+
+#include <math.h>
+
+#include "charm.h"
+#include "yamljson.h"
+#include "util/alloc.h"
+#include "util/banned.h"
+
+static int load_endpoints(cJSON *desc, const cJSON *meta, struct strbuf *err) {
+        static const char *const roles[] = { "provides", "requires", "peers" };
+        cJSON *eps = jobj(desc, "endpoints");
+        for (size_t i = 0; i < ELEMENTSOF(roles); i++) {
+                const cJSON *sect = jget(meta, roles[i]), *e;
+                if (!sect)
+                        continue;
+                if (!cJSON_IsObject(sect)) {
+                        strbuf_addf(err, "metadata.yaml: %s must be a map", roles[i]);
+                        return -EINVAL;
+                }
+                cJSON_ArrayForEach(e, sect) {
+                        const char *iface = cJSON_IsString(e) ? e->valuestring : jstr(e, "interface");
+                        if (isempty(iface)) {
+                                strbuf_addf(
+                                        err, "metadata.yaml: endpoint \"%s\" has no interface", e->string);
+                                return -EINVAL;
+                        }
+                        if (jget(eps, e->string)) {
+                                strbuf_addf(err, "metadata.yaml: endpoint \"%s\" defined twice", e->string);
+                                return -EINVAL;
+                        }
+                        cJSON *ep = cJSON_CreateObject();
+                        jset_str(ep, "role", roles[i]);
+                        jset_str(ep, "interface", iface);
+                        const cJSON *limit = jget(e, "limit");
+                        if (cJSON_IsNumber(limit))
+                                jset_num(ep, "limit", limit->valuedouble);
+                        else if (cJSON_IsString(limit))
+                                jset_num(ep, "limit", atof(limit->valuestring));
+                        jset(eps, e->string, ep);
+                }
+        }
+        const cJSON *extra = jget(meta, "extra-bindings");
+        if (cJSON_IsObject(extra)) {
+                cJSON *xb = jobj(desc, "extra-bindings");
+                const cJSON *e;
+                cJSON_ArrayForEach(e, extra) jset(xb, e->string, cJSON_CreateTrue());
+        }
+        return 0;
+}
+
+static int parse_bool(const char *s, bool *ret) {
+        if (streq(s, "true") || streq(s, "True") || streq(s, "TRUE"))
+                *ret = true;
+        else if (streq(s, "false") || streq(s, "False") || streq(s, "FALSE"))
+                *ret = false;
+        else
+                return -EINVAL;
+        return 0;
+}
+
+static int typed_value(
+        const char *type, const char *key, const char *text, cJSON **ret, struct strbuf *err) {
+        if (streq(type, "string") || streq(type, "secret")) {
+                *ret = cJSON_CreateString(text);
+                return 0;
+        }
+        if (streq(type, "boolean")) {
+                bool b;
+                if (parse_bool(text, &b) < 0)
+                        goto bad;
+                *ret = cJSON_CreateBool(b);
+                return 0;
+        }
+        char *end;
+        errno = 0;
+        if (streq(type, "int")) {
+                long long v = strtoll(text, &end, 10);
+                if (errno || end == text || *end)
+                        goto bad;
+                *ret = cJSON_CreateNumber((double) v);
+                return 0;
+        }
+        double d = strtod(text, &end);
+        if (errno || end == text || *end || !isfinite(d))
+                goto bad;
+        *ret = cJSON_CreateNumber(d);
+        return 0;
+bad:
+        strbuf_addf(err, "option \"%s\" expected %s, got \"%s\"", key, type, text);
+        return -EINVAL;
+}
+
+static const char *const option_types[] = { "string", "int", "float", "boolean", "secret" };
+
+int charm_load(const char *dir, cJSON **ret, struct strbuf *err) {
+        _cleanup_json_ cJSON *desc = cJSON_CreateObject();
+        _cleanup_json_ cJSON *meta = NULL, *config = NULL, *actions = NULL;
+        _cleanup_free_ char *p = xasprintf("%s/metadata.yaml", dir);
+        int r = yaml_file_to_json(p, true, &meta, err);
+        if (r == -ENOENT)
+                strbuf_addf(err, "charm \"%s\": no metadata.yaml", dir);
+        if (r < 0)
+                return r;
+        const char *name = jstr(meta, "name");
+        if (isempty(name)) {
+                strbuf_addf(err, "charm \"%s\": metadata.yaml has no name", dir);
+                return -EINVAL;
+        }
+        jset_str(desc, "name", name);
+        r = load_endpoints(desc, meta, err);
+        if (r < 0)
+                return r;
+
+        free(p);
+        p = xasprintf("%s/config.yaml", dir);
+        r = yaml_file_to_json(p, true, &config, err);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        cJSON *opts = jobj(desc, "options");
+        const cJSON *o;
+        cJSON_ArrayForEach(o, jget(config, "options")) {
+                const char *type = jstr(o, "type");
+                bool ok = false;
+                for (size_t i = 0; type && i < ELEMENTSOF(option_types); i++)
+                        ok = ok || streq(type, option_types[i]);
+                if (!ok) {
+                        strbuf_addf(err, "config.yaml: option \"%s\" has bad type \"%s\"", o->string,
+                                strempty(type));
+                        return -EINVAL;
+                }
+                cJSON *opt = cJSON_Duplicate(o, true);
+                /* A default is typed by the option's type, as Juju reads it. */
+                cJSON *def = jget(opt, "default");
+                if (def && !cJSON_IsNull(def)) {
+                        _cleanup_strbuf_ struct strbuf text = STRBUF_INIT, e = STRBUF_INIT;
+                        if (cJSON_IsString(def))
+                                strbuf_addstr(&text, def->valuestring);
+                        else {
+                                json_to_yaml(&text, def);
+                                strbuf_rtrim(&text);
+                        }
+                        cJSON *v = NULL;
+                        if (typed_value(type, o->string, text.buf, &v, &e) < 0) {
+                                cJSON_Delete(opt);
+                                strbuf_addf(err, "config.yaml: default: %s", e.buf);
+                                return -EINVAL;
+                        }
+                        jset(opt, "default", v);
+                }
+                jset(opts, o->string, opt);
+        }
+
+        free(p);
+        p = xasprintf("%s/actions.yaml", dir);
+        r = yaml_file_to_json(p, true, &actions, err);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        cJSON *acts = jobj(desc, "actions");
+        const cJSON *a;
+        if (cJSON_IsObject(actions))
+                cJSON_ArrayForEach(a, actions) jset(acts, a->string, cJSON_Duplicate(a, true));
+        *ret = TAKE_PTR(desc);
+        return 0;
+}
+
+int charm_config_value(
+        const cJSON *charm, const char *key, const char *text, cJSON **ret, struct strbuf *err) {
+        const cJSON *opt = jget(jget(charm, "options"), key);
+        if (!opt) {
+                strbuf_addf(err, "unknown option \"%s\"", key);
+                return -EINVAL;
+        }
+        return typed_value(strempty(jstr(opt, "type")), key, text, ret, err);
+}
+
+cJSON *charm_config_effective(const cJSON *charm, const cJSON *set, bool all) {
+        cJSON *eff = cJSON_CreateObject();
+        const cJSON *o;
+        cJSON_ArrayForEach(o, jget(charm, "options")) {
+                const cJSON *v = jget(set, o->string);
+                if (!v)
+                        v = jget(o, "default");
+                if (v && !cJSON_IsNull(v))
+                        jset(eff, o->string, cJSON_Duplicate(v, true));
+                else if (all)
+                        jset(eff, o->string, cJSON_CreateNull());
+        }
+        return eff;
+}
+
+/* Types the text of one parameter by its JSON-schema type (none: as YAML would). */
+static int param_value(
+        const cJSON *schema, const char *key, const char *text, cJSON **ret, struct strbuf *err) {
+        const char *type = jstr(schema, "type");
+        if (!type) {
+                *ret = yaml_scalar_typed(text);
+                return 0;
+        }
+        if (streq(type, "string")) {
+                *ret = cJSON_CreateString(text);
+                return 0;
+        }
+        if (streq(type, "boolean")) {
+                bool b;
+                if (parse_bool(text, &b) < 0)
+                        goto bad;
+                *ret = cJSON_CreateBool(b);
+                return 0;
+        }
+        if (streq(type, "integer") || streq(type, "number")) {
+                char *end;
+                errno = 0;
+                double d = streq(type, "integer") ? (double) strtoll(text, &end, 10) : strtod(text, &end);
+                if (errno || end == text || *end)
+                        goto bad;
+                *ret = cJSON_CreateNumber(d);
+                return 0;
+        }
+        if (streq(type, "array") || streq(type, "object")) {
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                cJSON *v = NULL;
+                if (yaml_to_json(text, strlen(text), true, &v, &e) < 0)
+                        goto bad;
+                if ((streq(type, "array") && !cJSON_IsArray(v)) ||
+                        (streq(type, "object") && !cJSON_IsObject(v))) {
+                        cJSON_Delete(v);
+                        goto bad;
+                }
+                *ret = v;
+                return 0;
+        }
+        *ret = yaml_scalar_typed(text);
+        return 0;
+bad:
+        strbuf_addf(err, "validation failed: params.%s: expected %s, given \"%s\"", key, type, text);
+        return -EINVAL;
+}
+
+static bool type_matches(const cJSON *v, const char *type) {
+        if (!type)
+                return true;
+        if (streq(type, "string"))
+                return cJSON_IsString(v);
+        if (streq(type, "boolean"))
+                return cJSON_IsBool(v);
+        if (streq(type, "number"))
+                return cJSON_IsNumber(v);
+        if (streq(type, "integer"))
+                return cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble);
+        if (streq(type, "array"))
+                return cJSON_IsArray(v);
+        if (streq(type, "object"))
+                return cJSON_IsObject(v);
+        return true;
+}
+
+int charm_action_params(
+        const cJSON *charm, const char *action, char *const *kv, cJSON **ret, struct strbuf *err) {
+        const cJSON *def = jget(jget(charm, "actions"), action);
+        if (!def) {
+                strbuf_addf(err, "action \"%s\" not defined", action);
+                return -ENOENT;
+        }
+        const cJSON *schema = jget(def, "params");
+        _cleanup_json_ cJSON *params = cJSON_CreateObject();
+        for (size_t i = 0; kv && kv[i]; i++) {
+                const char *eq = strchr(kv[i], '=');
+                if (!eq || eq == kv[i]) {
+                        strbuf_addf(err, "argument \"%s\" must be of the form key=value", kv[i]);
+                        return -EINVAL;
+                }
+                _cleanup_free_ char *key = xstrndup(kv[i], (size_t) (eq - kv[i]));
+                /* Dotted keys nest: a.b=c gives {"a": {"b": "c"}}; the top key selects the schema. */
+                cJSON *parent = params;
+                const cJSON *sch = schema;
+                char *seg = key, *dot;
+                while ((dot = strchr(seg, '.'))) {
+                        *dot = '\0';
+                        sch = jget(jget(sch, seg), "properties");
+                        parent = jobj(parent, seg);
+                        seg = dot + 1;
+                }
+                cJSON *v = NULL;
+                int r = param_value(jget(sch, seg), seg, eq + 1, &v, err);
+                if (r < 0)
+                        return r;
+                jset(parent, seg, v);
+        }
+        const cJSON *p;
+        cJSON_ArrayForEach(p, params) {
+                const cJSON *s = jget(schema, p->string);
+                if (!s) {
+                        const cJSON *ap = jget(def, "additionalProperties");
+                        if (cJSON_IsFalse(ap)) {
+                                strbuf_addf(err,
+                                        "validation failed: additional property \"%s\" is not allowed",
+                                        p->string);
+                                return -EINVAL;
+                        }
+                        continue;
+                }
+                if (!type_matches(p, jstr(s, "type"))) {
+                        strbuf_addf(err, "validation failed: params.%s: expected %s", p->string,
+                                jstr(s, "type"));
+                        return -EINVAL;
+                }
+                const cJSON *en = jget(s, "enum"), *e;
+                if (cJSON_IsArray(en)) {
+                        bool found = false;
+                        cJSON_ArrayForEach(e, en) found = found || cJSON_Compare(e, p, true);
+                        if (!found) {
+                                strbuf_addf(err,
+                                        "validation failed: params.%s: value is not one of the enum",
+                                        p->string);
+                                return -EINVAL;
+                        }
+                }
+        }
+        cJSON_ArrayForEach(p, schema) {
+                const cJSON *d = jget(p, "default");
+                if (d && !jget(params, p->string))
+                        jset(params, p->string, cJSON_Duplicate(d, true));
+        }
+        cJSON_ArrayForEach(p, jget(def, "required")) {
+                if (cJSON_IsString(p) && !jget(params, p->valuestring)) {
+                        strbuf_addf(err, "validation failed: \"%s\" is required", p->valuestring);
+                        return -EINVAL;
+                }
+        }
+        *ret = TAKE_PTR(params);
+        return 0;
+}

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A machine's init: PID 1 of the machine's namespaces. Sets up its mounts and hostname, waits
+ * for its network, runs `systemd --user` as the machine's manager and reaps orphans for ever. */
+#include "util/macro.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <linux/close_range.h>
+
+#include "machine-internal.h"
+#include "util/fileio.h"
+
+#include "util/banned.h"
+
+#define MANAGER_PATH "/usr/lib/systemd/systemd"
+#define READY_TIMEOUT_MS 30000
+
+/* Packaged units the machine's manager may load (linked from /run/juju-sim/units). */
+static const char *const packaged_units[] = {
+        "slurmd.service",
+        "slurmctld.service",
+        "slurmdbd.service",
+        "munge.service",
+        NULL,
+};
+
+static void report(int fd, int32_t code, const char *step) {
+        struct mach_msg m = { .code = code };
+        if (step)
+                snprintf(m.step, sizeof m.step, "%s", step);
+        (void) !write(fd, &m, sizeof m);
+}
+
+_noreturn_ static void fail(int fd, const char *step) {
+        int e = errno > 0 ? errno : EIO;
+        report(fd, -e, step);
+        fprintf(stderr, "juju-sim machine init: %s: %s\n", step, strerror(e));
+        _exit(1);
+}
+
+static void on_sigchld(int sig) {
+}
+
+static int bind_mount(const char *src, const char *dst, bool ro) {
+        if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
+                return -errno;
+        if (ro && mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0)
+                return -errno;
+        return 0;
+}
+
+/* Opens a bind source as an O_PATH fd, so that the mounts made later (a tmpfs on /tmp, where
+ * the model dir may live) cannot hide it; the bind then goes through /proc/self/fd/N. */
+static int open_source(const char *path) {
+        return open(path, O_PATH | O_CLOEXEC);
+}
+
+static int bind_fd(int fd, const char *dst, bool ro) {
+        char src[64];
+        snprintf(src, sizeof src, "/proc/self/fd/%d", fd);
+        int r = bind_mount(src, dst, ro);
+        close(fd);
+        return r;
+}
+
+static void setup_mounts(const struct mach_init_args *a, int up) {
+        char step[4200];
+        int priv_fd[16], hosts_fd, share_fd[64];
+        size_t n_priv = 0, n_share = 0;
+        for (; mach_private_paths[n_priv]; n_priv++) {
+                snprintf(step, sizeof step, "%s%s", a->root, mach_private_paths[n_priv]);
+                priv_fd[n_priv] = open_source(step);
+                if (priv_fd[n_priv] < 0 || n_priv >= ELEMENTSOF(priv_fd) - 1)
+                        fail(up, step);
+        }
+        hosts_fd = open_source(a->hosts);
+        if (hosts_fd < 0)
+                fail(up, a->hosts);
+        for (; a->shares && a->shares[n_share]; n_share++) {
+                const char *colon = strchr(a->shares[n_share], ':');
+                snprintf(step, sizeof step, "%.*s", (int) (colon - a->shares[n_share]), a->shares[n_share]);
+                share_fd[n_share] = open_source(step);
+                if (share_fd[n_share] < 0 || n_share >= ELEMENTSOF(share_fd) - 1)
+                        fail(up, step);
+        }
+
+        /* On a hybrid cgroup host, the machine sees only the cgroup2 and name=systemd hierarchies
+         * (bound from the host's): its manager must not create cgroups in the host's v1
+         * controller hierarchies (memory, pids, cpu), where its cgroup is the host's. */
+        const char *bases[2];
+        mach_cgroup_bases(bases);
+        bool hybrid = bases[0] && !streq(bases[0], "/sys/fs/cgroup");
+        int cg_fd[2] = { -1, -1 };
+        for (int i = 0; hybrid && i < 2; i++)
+                if (bases[i] && (cg_fd[i] = open_source(bases[i])) < 0)
+                        fail(up, bases[i]);
+
+        if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+                fail(up, "make / rprivate");
+        if (hybrid) {
+                if (mount("tmpfs", "/sys/fs/cgroup", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                            "mode=0755") < 0)
+                        fail(up, "mount /sys/fs/cgroup");
+                for (int i = 0; i < 2; i++) {
+                        if (cg_fd[i] < 0)
+                                continue;
+                        if (mkdir(bases[i], 0755) < 0 || bind_fd(cg_fd[i], bases[i], false) < 0)
+                                fail(up, bases[i]);
+                }
+        }
+        if (sethostname(a->hostname, strlen(a->hostname)) < 0)
+                fail(up, "sethostname");
+        if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+                fail(up, "mount /proc");
+        if (mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
+                fail(up, "mount /run");
+        if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+                fail(up, "mount /tmp");
+        for (size_t i = 0; i < n_priv; i++)
+                if (bind_fd(priv_fd[i], mach_private_paths[i], false) < 0) {
+                        snprintf(step, sizeof step, "bind %s", mach_private_paths[i]);
+                        fail(up, step);
+                }
+        if (bind_fd(hosts_fd, "/etc/hosts", true) < 0)
+                fail(up, "bind /etc/hosts");
+        for (size_t i = 0; i < n_share; i++) {
+                const char *target = strchr(a->shares[i], ':') + 1;
+                snprintf(step, sizeof step, "share %s", target);
+                if (mkdir_p(target, 0755) < 0)
+                        fail(up, step);
+                if (bind_fd(share_fd[i], target, false) < 0)
+                        fail(up, step);
+        }
+        /* /run as the manager and its clients expect it. */
+        static const char *const dirs[] = { "/run/systemd", "/run/systemd/system", "/run/dbus",
+                "/run/juju-sim", "/run/juju-sim/units", "/run/juju-sim/config", "/run/user" };
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
+                if (mkdir(dirs[i], 0755) < 0 && errno != EEXIST) {
+                        snprintf(step, sizeof step, "mkdir %s", dirs[i]);
+                        fail(up, step);
+                }
+        if (symlink("/run/bus", "/run/dbus/system_bus_socket") < 0)
+                fail(up, "link /run/dbus/system_bus_socket");
+        for (size_t i = 0; packaged_units[i]; i++) {
+                char src[256], dst[256];
+                snprintf(src, sizeof src, "/lib/systemd/system/%s", packaged_units[i]);
+                snprintf(dst, sizeof dst, "/run/juju-sim/units/%s", packaged_units[i]);
+                if (access(src, F_OK) == 0 && symlink(src, dst) < 0)
+                        fail(up, "link packaged units");
+        }
+        if (chdir("/") < 0)
+                fail(up, "chdir /");
+}
+
+_noreturn_ static void exec_manager(int notify_fd) {
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        for (int s = 1; s < _NSIG; s++)
+                signal(s, SIG_DFL);
+        close(notify_fd);
+        (void) setsid();
+        char *const argv[] = { "systemd", "--user", NULL };
+        char *const envp[] = {
+                "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                "LANG=C.UTF-8",
+                "HOME=/root",
+                "USER=root",
+                "LOGNAME=root",
+                "SHELL=/bin/sh",
+                "XDG_RUNTIME_DIR=/run",
+                "XDG_CONFIG_HOME=/run/juju-sim/config",
+                "XDG_STATE_HOME=/var/lib",
+                "XDG_CACHE_HOME=/var/cache",
+                "SYSTEMD_UNIT_PATH=/etc/systemd/system:/run/juju-sim/units:",
+                "SYSTEMD_LOG_TARGET=console",
+                "NOTIFY_SOCKET=/run/juju-sim/notify",
+                NULL,
+        };
+        execve(MANAGER_PATH, argv, envp);
+        fprintf(stderr, "juju-sim machine init: exec %s: %s\n", MANAGER_PATH, strerror(errno));
+        _exit(127);
+}
+
+/* Waits for READY=1 on the notify socket; false when the manager died or time ran out. */
+static bool wait_ready(int notify_fd, pid_t manager, const char **ret_why) {
+        int64_t deadline = mach_now_ms() + READY_TIMEOUT_MS;
+        for (;;) {
+                int st;
+                if (waitpid(manager, &st, WNOHANG) == manager) {
+                        *ret_why = "systemd --user exited";
+                        return false;
+                }
+                int64_t left = deadline - mach_now_ms();
+                if (left <= 0) {
+                        *ret_why = "no READY=1 from systemd --user in time";
+                        return false;
+                }
+                struct pollfd pfd = { .fd = notify_fd, .events = POLLIN };
+                int r = poll(&pfd, 1, left > 100 ? 100 : (int) left);
+                if (r <= 0)
+                        continue;
+                char buf[4096];
+                ssize_t n = recv(notify_fd, buf, sizeof buf - 1, MSG_DONTWAIT);
+                if (n <= 0)
+                        continue;
+                buf[n] = '\0';
+                for (char *line = buf, *next; line; line = next) {
+                        next = strchr(line, '\n');
+                        if (next)
+                                *next++ = '\0';
+                        if (streq(line, "READY=1"))
+                                return true;
+                }
+        }
+}
+
+_noreturn_ static void init_main(const struct mach_init_args *a) {
+        /* fds: 0 /dev/null, 1 and 2 the console log, 3 up, 4 down; nothing else inherited. */
+        int up = fcntl(a->up_fd, F_DUPFD_CLOEXEC, 10);
+        int down = fcntl(a->down_fd, F_DUPFD_CLOEXEC, 10);
+        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (up < 0 || down < 0 || null < 0)
+                _exit(1);
+        dup2(null, 0);
+        dup2(a->log_fd, 1);
+        dup2(a->log_fd, 2);
+        dup3(up, 3, O_CLOEXEC);
+        dup3(down, 4, O_CLOEXEC);
+        up = 3, down = 4;
+        close_range(5, ~0U, 0);
+        signal(SIGPIPE, SIG_IGN);
+
+        /* Our pid as the creator sees it: /proc is still the host's procfs here. The
+         * intermediate child writes nothing once we exist, so this is the first message. */
+        char self[32];
+        ssize_t l = readlink("/proc/self", self, sizeof self - 1);
+        if (l <= 0)
+                fail(up, "readlink /proc/self");
+        self[l] = '\0';
+        report(up, (int32_t) strtol(self, NULL, 10), NULL);
+
+        setup_mounts(a, up);
+        report(up, MACH_MSG_MOUNTED, NULL);
+
+        char go = 0;
+        ssize_t n;
+        do
+                n = read(down, &go, 1);
+        while (n < 0 && errno == EINTR);
+        if (n != 1 || go != 'G')
+                _exit(1); /* the creator went away before the network was attached */
+        close(down);
+
+        int notify_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = "/run/juju-sim/notify" };
+        if (notify_fd < 0 || bind(notify_fd, (struct sockaddr *) &sa, sizeof sa) < 0)
+                fail(up, "notify socket");
+
+        struct sigaction act = { .sa_handler = on_sigchld };
+        sigemptyset(&act.sa_mask);
+        sigaction(SIGCHLD, &act, NULL);
+
+        pid_t manager = fork();
+        if (manager < 0)
+                fail(up, "fork manager");
+        if (manager == 0)
+                exec_manager(notify_fd);
+
+        const char *why = NULL;
+        if (!wait_ready(notify_fd, manager, &why)) {
+                errno = ETIMEDOUT;
+                report(up, -ETIMEDOUT, why);
+                fprintf(stderr, "juju-sim machine init: %s\n", why);
+                _exit(1); /* the kernel ends the whole machine */
+        }
+        close(notify_fd);
+        (void) unlink("/run/juju-sim/notify");
+        struct mach_msg ready = { .code = MACH_MSG_READY };
+        if (write(up, &ready, sizeof ready) != (ssize_t) sizeof ready)
+                _exit(1); /* nobody to hand the machine to */
+        close(up);
+
+        /* Reap for ever; the machine ends when this process is killed. */
+        sigset_t chld, none;
+        sigemptyset(&chld);
+        sigaddset(&chld, SIGCHLD);
+        sigemptyset(&none);
+        sigprocmask(SIG_BLOCK, &chld, NULL);
+        for (;;) {
+                int st;
+                while (waitpid(-1, &st, WNOHANG) > 0)
+                        ;
+                sigsuspend(&none);
+        }
+}
+
+void mach_init_launch(const struct mach_init_args *a) {
+        close(a->keep_fd);
+        close(a->keep_fd2);
+        (void) setsid();
+        for (size_t i = 0; a->cgroup_procs && a->cgroup_procs[i]; i++)
+                if (mach_write_str(a->cgroup_procs[i], "0") < 0)
+                        fail(a->up_fd, "join cgroup");
+        if (unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWNET | CLONE_NEWIPC) < 0)
+                fail(a->up_fd, "unshare");
+        pid_t pid = fork();
+        if (pid < 0)
+                fail(a->up_fd, "fork init");
+        if (pid == 0)
+                init_main(a); /* reports its own pid first */
+        _exit(0);
+}

@@ -1,0 +1,1022 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* juju-sim machines: names, records, host-side network and cgroups, create/destroy.
+ * The machine's init (its PID 1) is in machine-init.c, spawning into a machine in machine-spawn.c. */
+#include "util/macro.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <linux/magic.h>
+
+#include "machine.h"
+#include "machine-internal.h"
+#include "proc/proc.h"
+#include "util/alloc.h"
+#include "util/fileio.h"
+#include "util/strv.h"
+
+#include "util/banned.h"
+
+/* ---------------------------------------------------------------- names and paths */
+
+int64_t mach_now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void mach_sleep_ms(int ms) {
+        struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long) (ms % 1000) * 1000000L };
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+/* The model dir as an absolute, canonical path: realpath() when it exists, else made absolute. */
+char *mach_model_abs(const char *model_dir) {
+        char *r = realpath(model_dir, NULL);
+        if (r)
+                return r;
+        if (model_dir[0] == '/')
+                return xstrdup(model_dir);
+        _cleanup_free_ char *cwd = getcwd(NULL, 0);
+        if (!cwd)
+                return xstrdup(model_dir);
+        return xasprintf("%s/%s", cwd, model_dir);
+}
+
+uint32_t mach_model_hash(const char *model_dir) {
+        _cleanup_free_ char *abs = mach_model_abs(model_dir);
+        uint32_t h = 2166136261u; /* FNV-1a */
+        for (const unsigned char *p = (const unsigned char *) abs; *p; p++) {
+                h ^= *p;
+                h *= 16777619u;
+        }
+        return h;
+}
+
+char *model_name(const char *model_dir) {
+        _cleanup_free_ char *abs = mach_model_abs(model_dir);
+        size_t l = strlen(abs);
+        while (l > 1 && abs[l - 1] == '/')
+                abs[--l] = '\0';
+        const char *base = strrchr(abs, '/');
+        base = base ? base + 1 : abs;
+        struct strbuf sb = STRBUF_INIT;
+        for (const char *p = base; *p && sb.len < 20; p++) {
+                char c = *p;
+                if (c >= 'A' && c <= 'Z')
+                        c = (char) (c - 'A' + 'a');
+                if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'))
+                        c = '-';
+                strbuf_addch(&sb, c);
+        }
+        while (sb.len > 0 && sb.buf[sb.len - 1] == '-')
+                strbuf_setlen(&sb, sb.len - 1);
+        size_t lead = 0;
+        while (lead < sb.len && sb.buf[lead] == '-')
+                lead++;
+        if (lead == sb.len) {
+                strbuf_release(&sb);
+                return xstrdup("model");
+        }
+        char *r = xstrdup(sb.buf + lead);
+        strbuf_release(&sb);
+        return r;
+}
+
+char *machine_bridge_name(const char *model_dir) {
+        return xasprintf("jsb%08" PRIx32, mach_model_hash(model_dir));
+}
+
+char *machine_cgroup_name(const char *model_dir) {
+        return xasprintf("jsim-%08" PRIx32, mach_model_hash(model_dir));
+}
+
+static char *veth_name(const char *model_dir, unsigned id) {
+        return xasprintf("jsv%06" PRIx32 "i%u", mach_model_hash(model_dir) & 0xffffffu, id);
+}
+
+static char *machine_address(const char *model_dir, unsigned id) {
+        return xasprintf("10.201.%u.%u", (unsigned) (mach_model_hash(model_dir) % 250u), id + 10);
+}
+
+static char *machine_hostname(const char *model_dir, unsigned id) {
+        _cleanup_free_ char *name = model_name(model_dir);
+        return xasprintf("juju-%s-%u", name, id);
+}
+
+static char *machines_dir(const char *abs) {
+        return xasprintf("%s/machines", abs);
+}
+
+char *mach_hosts_path(const char *abs) {
+        return xasprintf("%s/machines/hosts", abs);
+}
+
+static char *machine_dir(const char *abs, unsigned id) {
+        return xasprintf("%s/machines/%u", abs, id);
+}
+
+/* ---------------------------------------------------------------- cgroups */
+
+static bool is_fs(const char *path, long magic) {
+        struct statfs s;
+        return statfs(path, &s) == 0 && (long) s.f_type == magic;
+}
+
+/* The cgroup hierarchies a machine lives in: [0] the cgroup2 one (cgroup.kill, populated),
+ * [1] the name=systemd v1 one on a hybrid host. Entries not present are NULL. */
+void mach_cgroup_bases(const char *bases[2]) {
+        bases[0] = bases[1] = NULL;
+        if (is_fs("/sys/fs/cgroup", CGROUP2_SUPER_MAGIC)) {
+                bases[0] = "/sys/fs/cgroup";
+                return;
+        }
+        if (is_fs("/sys/fs/cgroup/unified", CGROUP2_SUPER_MAGIC))
+                bases[0] = "/sys/fs/cgroup/unified";
+        if (is_fs("/sys/fs/cgroup/systemd", CGROUP_SUPER_MAGIC))
+                bases[1] = "/sys/fs/cgroup/systemd";
+}
+
+/* Writes s to path (no O_CREAT, no O_TRUNC: for cgroup and sysctl files). */
+int mach_write_str(const char *path, const char *s) {
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        size_t l = strlen(s);
+        ssize_t n = write(fd, s, l);
+        if (n < 0)
+                return -errno;
+        return (size_t) n == l ? 0 : -EIO;
+}
+
+/* Removes a cgroup directory tree, deepest first (cgroup dirs hold only pseudo files). */
+static int cgroup_rmdir_tree(const char *path) {
+        _cleanup_(closedirp) DIR *d = opendir(path);
+        if (!d)
+                return errno == ENOENT ? 0 : -errno;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (de->d_type != DT_DIR || streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                _cleanup_free_ char *sub = xasprintf("%s/%s", path, de->d_name);
+                (void) cgroup_rmdir_tree(sub);
+        }
+        if (rmdir(path) < 0 && errno != ENOENT)
+                return -errno;
+        return 0;
+}
+
+/* 1 when the cgroup tree at path has processes, 0 when not (or missing). */
+static int cgroup_populated(const char *path, bool v2) {
+        if (v2) {
+                _cleanup_free_ char *ev = xasprintf("%s/cgroup.events", path);
+                _cleanup_free_ char *data = NULL;
+                int r = read_full_file(ev, &data, NULL);
+                if (r == -ENOENT)
+                        return 0;
+                if (r < 0)
+                        return r;
+                return strstr(data, "populated 1") ? 1 : 0;
+        }
+        _cleanup_free_ char *procs = xasprintf("%s/cgroup.procs", path);
+        _cleanup_free_ char *data = NULL;
+        int r = read_full_file(procs, &data, NULL);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        if (!isempty(data))
+                return 1;
+        _cleanup_(closedirp) DIR *d = opendir(path);
+        if (!d)
+                return 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (de->d_type != DT_DIR || streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                _cleanup_free_ char *sub = xasprintf("%s/%s", path, de->d_name);
+                if (cgroup_populated(sub, false) > 0)
+                        return 1;
+        }
+        return 0;
+}
+
+/* Kills every process of a cgroup tree: cgroup.kill where the kernel has it, else SIGKILL
+ * to each pid listed (repeated by the caller's wait loop). */
+static void cgroup_kill_tree(const char *path, bool v2) {
+        if (v2) {
+                _cleanup_free_ char *kill_file = xasprintf("%s/cgroup.kill", path);
+                if (mach_write_str(kill_file, "1") == 0)
+                        return;
+        }
+        _cleanup_free_ char *procs = xasprintf("%s/cgroup.procs", path);
+        _cleanup_free_ char *data = NULL;
+        if (read_full_file(procs, &data, NULL) >= 0) {
+                for (char *p = data, *end; *p; p = end) {
+                        long pid = strtol(p, &end, 10);
+                        if (end == p)
+                                break;
+                        if (pid > 1)
+                                (void) kill((pid_t) pid, SIGKILL);
+                }
+        }
+        _cleanup_(closedirp) DIR *d = opendir(path);
+        if (!d)
+                return;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (de->d_type != DT_DIR || streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                _cleanup_free_ char *sub = xasprintf("%s/%s", path, de->d_name);
+                cgroup_kill_tree(sub, v2);
+        }
+}
+
+/* Kills a cgroup tree in every hierarchy (rel: "jsim-H" or "jsim-H/mN"), waits until it is
+ * empty (bounded by deadline) and removes it. */
+static int cgroup_kill_wait_remove(const char *rel, int64_t deadline, struct strbuf *err) {
+        const char *bases[2];
+        mach_cgroup_bases(bases);
+        for (int i = 0; i < 2; i++) {
+                if (!bases[i])
+                        continue;
+                _cleanup_free_ char *path = xasprintf("%s/%s", bases[i], rel);
+                if (access(path, F_OK) < 0)
+                        continue;
+                for (;;) {
+                        int r = cgroup_populated(path, i == 0);
+                        if (r <= 0)
+                                break;
+                        cgroup_kill_tree(path, i == 0);
+                        if (mach_now_ms() > deadline) {
+                                if (err)
+                                        strbuf_addf(err, "cgroup \"%s\": processes still there after kill",
+                                                path);
+                                return -EBUSY;
+                        }
+                        mach_sleep_ms(10);
+                }
+                int r = cgroup_rmdir_tree(path);
+                if (r < 0) {
+                        if (err)
+                                strbuf_addf(err, "cgroup \"%s\": cannot remove: %s", path, strerror(-r));
+                        return r;
+                }
+        }
+        return 0;
+}
+
+/* Creates jsim-H/mN in every hierarchy and returns the cgroup.procs paths to join. */
+static int cgroup_create(const char *model_dir, unsigned id, struct strv *ret_procs, struct strbuf *err) {
+        const char *bases[2];
+        mach_cgroup_bases(bases);
+        _cleanup_free_ char *cg = machine_cgroup_name(model_dir);
+        for (int i = 0; i < 2; i++) {
+                if (!bases[i])
+                        continue;
+                _cleanup_free_ char *path = xasprintf("%s/%s/m%u", bases[i], cg, id);
+                int r = mkdir_p(path, 0755);
+                if (r < 0) {
+                        strbuf_addf(err, "cgroup \"%s\": %s", path, strerror(-r));
+                        return r;
+                }
+                strv_pushf(ret_procs, "%s/cgroup.procs", path);
+        }
+        return 0;
+}
+
+/* ---------------------------------------------------------------- processes */
+
+/* Reads field 22 (starttime) and the state of /proc/PID/stat. */
+int mach_pid_stat(pid_t pid, unsigned long long *ret_start, char *ret_state) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int) pid);
+        _cleanup_free_ char *data = NULL;
+        int r = read_full_file(path, &data, NULL);
+        if (r < 0)
+                return r == -ENOENT ? -ESRCH : r;
+        const char *p = strrchr(data, ')');
+        if (!p || p[1] != ' ')
+                return -EIO;
+        p += 2; /* field 3: state */
+        char state = *p;
+        for (int field = 3; field < 22; field++) {
+                p = strchr(p, ' ');
+                if (!p)
+                        return -EIO;
+                p++;
+        }
+        char *end;
+        errno = 0;
+        unsigned long long start = strtoull(p, &end, 10);
+        if (errno || end == p)
+                return -EIO;
+        if (ret_start)
+                *ret_start = start;
+        if (ret_state)
+                *ret_state = state;
+        return 0;
+}
+
+/* True when pid still is the process recorded with that start time, and not a zombie. */
+bool mach_pid_alive(pid_t pid, unsigned long long starttime) {
+        unsigned long long s;
+        char state;
+        if (pid <= 1 || mach_pid_stat(pid, &s, &state) < 0)
+                return false;
+        return s == starttime && state != 'Z' && state != 'X';
+}
+
+/* Runs a host command (argv only), its stderr into err on failure. */
+static int run_host(struct strbuf *err, const char *arg0, ...) __attribute__((__sentinel__));
+static int run_host(struct strbuf *err, const char *arg0, ...) {
+        _cleanup_proc_ struct proc p = PROC_INIT;
+        va_list ap;
+        va_start(ap, arg0);
+        for (const char *a = arg0; a; a = va_arg(ap, const char *))
+                strv_push(&p.argv, a);
+        va_end(ap);
+        p.capture_out = true;
+        p.capture_err = true;
+        p.timeout_ms = 10000;
+        int r = proc_run(&p);
+        if (r != 0 && err) {
+                _cleanup_free_ char *cmd = strv_join(&p.argv, " ");
+                strbuf_rtrim(&p.err);
+                if (r < 0)
+                        strbuf_addf(err, "\"%s\": %s", cmd, strerror(-r));
+                else
+                        strbuf_addf(err, "\"%s\": exit %d: %s", cmd, r, p.err.buf);
+        }
+        if (r > 0)
+                return -EIO;
+        return r;
+}
+
+static bool link_exists(const char *name) {
+        _cleanup_free_ char *p = xasprintf("/sys/class/net/%s", name);
+        return access(p, F_OK) == 0;
+}
+
+static void disable_ipv6(const char *ifname) {
+        _cleanup_free_ char *p = xasprintf("/proc/sys/net/ipv6/conf/%s/disable_ipv6", ifname);
+        (void) mach_write_str(p, "1");
+}
+
+/* ---------------------------------------------------------------- records */
+
+static int record_write(const struct machine_info *m) {
+        _cleanup_free_ char *path = xasprintf("%s/machine", m->dir);
+        struct strbuf sb = STRBUF_INIT;
+        strbuf_addf(&sb, "id=%u\nhostname=%s\naddress=%s\npid=%d\nstarttime=%llu\n", m->id, m->hostname,
+                m->address, (int) m->pid, m->starttime);
+        int r = write_file_atomic(path, sb.buf, sb.len, 0644, (uid_t) -1, (gid_t) -1);
+        strbuf_release(&sb);
+        return r;
+}
+
+void machine_info_clear(struct machine_info *m) {
+        if (!m)
+                return;
+        free(m->hostname);
+        free(m->address);
+        free(m->dir);
+        *m = (struct machine_info){ 0 };
+}
+
+int machine_load(const char *model_dir, unsigned id, struct machine_info *ret) {
+        _cleanup_free_ char *abs = mach_model_abs(model_dir);
+        _cleanup_free_ char *dir = machine_dir(abs, id);
+        _cleanup_free_ char *path = xasprintf("%s/machine", dir);
+        _cleanup_free_ char *data = NULL;
+        int r = read_full_file(path, &data, NULL);
+        if (r < 0)
+                return r;
+        struct machine_info m = { .id = id, .dir = TAKE_PTR(dir) };
+        for (char *line = data, *next; line && *line; line = next) {
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = '\0';
+                const char *v;
+                if ((v = startswith(line, "hostname=")))
+                        m.hostname = xstrdup(v);
+                else if ((v = startswith(line, "address=")))
+                        m.address = xstrdup(v);
+                else if ((v = startswith(line, "pid=")))
+                        m.pid = (pid_t) strtol(v, NULL, 10);
+                else if ((v = startswith(line, "starttime=")))
+                        m.starttime = strtoull(v, NULL, 10);
+        }
+        if (!m.hostname || !m.address || m.pid <= 0) {
+                machine_info_clear(&m);
+                return -EBADMSG;
+        }
+        bool alive = mach_pid_alive(m.pid, m.starttime);
+        *ret = m;
+        return alive ? 0 : -ESRCH;
+}
+
+static int cmp_unsigned(const void *a, const void *b) {
+        unsigned x = *(const unsigned *) a, y = *(const unsigned *) b;
+        return x < y ? -1 : x > y;
+}
+
+static bool parse_id(const char *s, unsigned *ret) {
+        if (!*s || strlen(s) > 4)
+                return false;
+        unsigned v = 0;
+        for (const char *p = s; *p; p++) {
+                if (*p < '0' || *p > '9')
+                        return false;
+                v = v * 10 + (unsigned) (*p - '0');
+        }
+        if (v > MACHINE_ID_MAX)
+                return false;
+        *ret = v;
+        return true;
+}
+
+/* Ids found under dir: entries named by a number (prefix "m" for the cgroup dirs). With
+ * need_record, only machine dirs holding a record. */
+static int scan_ids(const char *dir, const char *prefix, bool need_record, unsigned **ret_ids) {
+        _cleanup_free_ unsigned *ids = NULL;
+        size_t n = 0;
+        _cleanup_(closedirp) DIR *d = opendir(dir);
+        if (d) {
+                struct dirent *de;
+                while ((de = readdir(d))) {
+                        const char *rest = startswith(de->d_name, prefix);
+                        unsigned id;
+                        if (!rest || !parse_id(rest, &id))
+                                continue;
+                        if (need_record) {
+                                _cleanup_free_ char *rec = xasprintf("%s/%s/machine", dir, de->d_name);
+                                if (access(rec, F_OK) < 0)
+                                        continue;
+                        }
+                        ids = xrealloc(ids, (n + 1) * sizeof *ids);
+                        ids[n++] = id;
+                }
+        }
+        if (n > 0)
+                qsort(ids, n, sizeof *ids, cmp_unsigned);
+        *ret_ids = TAKE_PTR(ids);
+        return (int) n;
+}
+
+int machine_list(const char *model_dir, unsigned **ret_ids) {
+        _cleanup_free_ char *abs = mach_model_abs(model_dir);
+        _cleanup_free_ char *dir = machines_dir(abs);
+        return scan_ids(dir, "", true, ret_ids);
+}
+
+/* Rewrites the model's hosts file in place from the records (under the model lock). */
+static int hosts_update(const char *abs) {
+        _cleanup_free_ char *mdir = machines_dir(abs);
+        _cleanup_free_ char *lock_path = xasprintf("%s/.lock", mdir);
+        _cleanup_close_ int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (lock < 0)
+                return -errno;
+        if (flock(lock, LOCK_EX) < 0)
+                return -errno;
+        struct strbuf sb = STRBUF_INIT;
+        strbuf_addstr(&sb,
+                "# juju-sim model hosts: rewritten in place when machines come and go\n"
+                "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n");
+        _cleanup_free_ unsigned *ids = NULL;
+        int n = scan_ids(mdir, "", true, &ids);
+        for (int i = 0; i < n; i++) {
+                _cleanup_(machine_info_clearp) struct machine_info m = { 0 };
+                int r = machine_load(abs, ids[i], &m);
+                if (r < 0 && r != -ESRCH)
+                        continue;
+                strbuf_addf(&sb, "%s\t%s\n", m.address, m.hostname);
+        }
+        _cleanup_free_ char *path = mach_hosts_path(abs);
+        int r = 0;
+        _cleanup_close_ int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                r = -errno;
+        else if (pwrite(fd, sb.buf, sb.len, 0) != (ssize_t) sb.len)
+                r = errno ? -errno : -EIO;
+        else if (ftruncate(fd, (off_t) sb.len) < 0)
+                r = -errno;
+        strbuf_release(&sb);
+        return r;
+}
+
+/* ---------------------------------------------------------------- network */
+
+int machine_net_ensure(const char *model_dir, struct strbuf *err) {
+        int r = mkdir_p(model_dir, 0755);
+        if (r < 0) {
+                strbuf_addf(err, "model dir \"%s\": %s", model_dir, strerror(-r));
+                return r;
+        }
+        _cleanup_free_ char *abs = mach_model_abs(model_dir);
+        _cleanup_free_ char *mdir = machines_dir(abs);
+        r = mkdir_p(mdir, 0755);
+        if (r < 0) {
+                strbuf_addf(err, "machines dir \"%s\": %s", mdir, strerror(-r));
+                return r;
+        }
+        _cleanup_free_ char *hosts = mach_hosts_path(abs);
+        if (access(hosts, F_OK) < 0) {
+                r = hosts_update(abs);
+                if (r < 0) {
+                        strbuf_addf(err, "hosts file \"%s\": %s", hosts, strerror(-r));
+                        return r;
+                }
+        }
+        _cleanup_free_ char *br = machine_bridge_name(abs);
+        if (!link_exists(br)) {
+                r = run_host(err, "ip", "link", "add", br, "type", "bridge", NULL);
+                if (r < 0 && !link_exists(br)) /* a concurrent creator may have won */
+                        return r;
+                strbuf_reset(err);
+        }
+        disable_ipv6(br);
+        return run_host(err, "ip", "link", "set", br, "up", NULL);
+}
+
+/* Creates the veth pair (host end on the bridge, peer eth0 in the init's netns) and configures
+ * the machine side with `ip` run inside the machine. */
+static int net_attach(const char *abs, const struct machine_info *m, struct strbuf *err) {
+        _cleanup_free_ char *br = machine_bridge_name(abs);
+        _cleanup_free_ char *veth = veth_name(abs, m->id);
+        char pidstr[32];
+        snprintf(pidstr, sizeof pidstr, "%d", (int) m->pid);
+        if (link_exists(veth))
+                (void) run_host(NULL, "ip", "link", "del", veth, NULL);
+        int r = run_host(err, "ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns",
+                pidstr, NULL);
+        if (r < 0)
+                return r;
+        disable_ipv6(veth);
+        r = run_host(err, "ip", "link", "set", veth, "master", br, "up", NULL);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *cidr = xasprintf("%s/24", m->address);
+        char *const cmds[][8] = {
+                { "ip", "link", "set", "lo", "up", NULL },
+                { "ip", "addr", "add", cidr, "dev", "eth0", NULL },
+                { "ip", "link", "set", "eth0", "up", NULL },
+        };
+        char *const env[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+        for (size_t i = 0; i < ELEMENTSOF(cmds); i++) {
+                r = machine_run(m, cmds[i], env, -1, -1, -1, 10000);
+                if (r != 0) {
+                        strbuf_addf(err, "machine %u: \"%s %s %s\" failed: %s", m->id, cmds[i][0],
+                                cmds[i][1], cmds[i][2], r < 0 ? strerror(-r) : "non-zero exit");
+                        return r < 0 ? r : -EIO;
+                }
+        }
+        return 0;
+}
+
+/* ---------------------------------------------------------------- seeding the private dirs */
+
+enum seed { SEED_DIR, SEED_FILE, SEED_FILES, SEED_TREE_DIRS };
+
+/* What each machine's private directories start with (copied from the host at create). */
+static const struct {
+        const char *path;
+        enum seed how;
+} seeds[] = {
+        { "/etc/slurm", SEED_DIR },
+        { "/etc/slurm/plugstack.conf", SEED_FILE },
+        { "/etc/slurm/plugstack.conf.d", SEED_TREE_DIRS },
+        { "/etc/munge", SEED_DIR },
+        { "/etc/default", SEED_FILES },
+        { "/etc/systemd/system", SEED_DIR },
+        { "/var/lib/slurm", SEED_TREE_DIRS },
+        { "/var/lib/munge", SEED_DIR },
+        { "/var/lib/juju", SEED_DIR },
+        { "/var/spool", SEED_DIR },
+        { "/var/log", SEED_DIR },
+        { "/var/log/slurm", SEED_DIR },
+        { "/var/log/munge", SEED_DIR },
+};
+
+/* The paths bound from <machine dir>/root over the machine's view. */
+const char *const mach_private_paths[] = {
+        "/etc/slurm",
+        "/etc/munge",
+        "/etc/default",
+        "/etc/systemd/system",
+        "/var/lib/slurm",
+        "/var/lib/munge",
+        "/var/lib/juju",
+        "/var/spool",
+        "/var/log",
+        NULL,
+};
+
+static int seed_mkdir(const char *host, const char *dst) {
+        struct stat st;
+        bool have = stat(host, &st) == 0 && S_ISDIR(st.st_mode);
+        if (mkdir(dst, have ? st.st_mode & 07777 : 0755) < 0 && errno != EEXIST)
+                return -errno;
+        if (have) {
+                if (chown(dst, st.st_uid, st.st_gid) < 0 || chmod(dst, st.st_mode & 07777) < 0)
+                        return -errno;
+        }
+        return 0;
+}
+
+static int seed_copy_file(const char *host, const char *dst) {
+        struct stat st;
+        if (lstat(host, &st) < 0 || !S_ISREG(st.st_mode))
+                return 0;
+        _cleanup_free_ char *data = NULL;
+        size_t len;
+        int r = read_full_file(host, &data, &len);
+        if (r < 0)
+                return r;
+        return write_file_atomic(dst, data, len, st.st_mode & 07777, st.st_uid, st.st_gid);
+}
+
+static int seed_one(const char *host, const char *dst, enum seed how, int depth) {
+        if (how == SEED_FILE)
+                return seed_copy_file(host, dst);
+        int r = seed_mkdir(host, dst);
+        if (r < 0 || how == SEED_DIR || depth > 8)
+                return r;
+        _cleanup_(closedirp) DIR *d = opendir(host);
+        if (!d)
+                return 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                _cleanup_free_ char *h = xasprintf("%s/%s", host, de->d_name);
+                _cleanup_free_ char *t = xasprintf("%s/%s", dst, de->d_name);
+                struct stat st;
+                if (lstat(h, &st) < 0)
+                        continue;
+                if (how == SEED_FILES && S_ISREG(st.st_mode))
+                        r = seed_copy_file(h, t);
+                else if (how == SEED_TREE_DIRS && S_ISDIR(st.st_mode))
+                        r = seed_one(h, t, SEED_TREE_DIRS, depth + 1);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int seed_root(const char *mdir, struct strbuf *err) {
+        _cleanup_free_ char *root = xasprintf("%s/root", mdir);
+        for (size_t i = 0; i < ELEMENTSOF(seeds); i++) {
+                _cleanup_free_ char *dst = xasprintf("%s%s", root, seeds[i].path);
+                _cleanup_free_ char *parent = xstrdup(dst);
+                *strrchr(parent, '/') = '\0';
+                int r = mkdir_p(parent, 0755);
+                if (r >= 0)
+                        r = seed_one(seeds[i].path, dst, seeds[i].how, 0);
+                if (r < 0) {
+                        strbuf_addf(err, "machine dir \"%s\": %s", dst, strerror(-r));
+                        return r;
+                }
+        }
+        /* Mount points the host may lack (nothing else is created outside the model dir). */
+        for (size_t i = 0; mach_private_paths[i]; i++)
+                if (access(mach_private_paths[i], F_OK) < 0) {
+                        int r = mkdir_p(mach_private_paths[i], 0755);
+                        if (r < 0) {
+                                strbuf_addf(
+                                        err, "mount point \"%s\": %s", mach_private_paths[i], strerror(-r));
+                                return r;
+                        }
+                }
+        return 0;
+}
+
+/* ---------------------------------------------------------------- removing a machine dir */
+
+static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        if (flag == FTW_DP)
+                (void) rmdir(path);
+        else
+                (void) unlink(path);
+        return 0;
+}
+
+static void rm_rf(const char *path) {
+        (void) nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+/* ---------------------------------------------------------------- create */
+
+static int read_msg(int fd, int64_t deadline, struct mach_msg *ret) {
+        size_t got = 0;
+        *ret = (struct mach_msg){ 0 };
+        while (got < sizeof *ret) {
+                int64_t left = deadline - mach_now_ms();
+                if (left <= 0)
+                        return -ETIME;
+                struct pollfd pfd = { .fd = fd, .events = POLLIN };
+                int r = poll(&pfd, 1, (int) left);
+                if (r < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (r == 0)
+                        return -ETIME;
+                ssize_t n = read(fd, (char *) ret + got, sizeof *ret - got);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        return -EPIPE;
+                got += (size_t) n;
+        }
+        ret->step[sizeof ret->step - 1] = '\0';
+        return 0;
+}
+
+static int check_shares(char *const *shares, struct strbuf *err) {
+        for (size_t i = 0; shares && shares[i]; i++) {
+                const char *colon = strchr(shares[i], ':');
+                if (!colon || shares[i][0] != '/' || colon[1] != '/') {
+                        strbuf_addf(err, "share \"%s\": expected HOSTDIR:PATH, both absolute", shares[i]);
+                        return -EINVAL;
+                }
+                _cleanup_free_ char *host = xstrndup(shares[i], (size_t) (colon - shares[i]));
+                struct stat st;
+                if (stat(host, &st) < 0 || !S_ISDIR(st.st_mode)) {
+                        strbuf_addf(err, "share \"%s\": \"%s\" is not a directory", shares[i], host);
+                        return -ENOTDIR;
+                }
+        }
+        return 0;
+}
+
+static int create_steps(
+        const char *abs, unsigned id, char *const *shares, struct machine_info *m, struct strbuf *err) {
+        int r;
+        r = machine_net_ensure(abs, err);
+        if (r < 0)
+                return r;
+        r = seed_root(m->dir, err);
+        if (r < 0)
+                return r;
+        _cleanup_strv_ struct strv procs = STRV_INIT;
+        r = cgroup_create(abs, id, &procs, err);
+        if (r < 0)
+                return r;
+
+        struct mach_init_args a = {
+                .root = xasprintf("%s/root", m->dir),
+                .hosts = mach_hosts_path(abs),
+                .hostname = m->hostname,
+                .cgroup_procs = procs.v,
+                .shares = shares,
+                .up_fd = -1,
+                .down_fd = -1,
+                .log_fd = -1,
+        };
+        _cleanup_free_ char *root_owned = (char *) a.root;
+        _cleanup_free_ char *hosts_owned = (char *) a.hosts;
+        _cleanup_free_ char *log_path = xasprintf("%s/console.log", m->dir);
+        _cleanup_close_ int log_fd =
+                open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
+        if (log_fd < 0) {
+                r = -errno;
+                strbuf_addf(err, "machine console \"%s\": %s", log_path, strerror(-r));
+                return r;
+        }
+        int up[2], down[2];
+        if (pipe2(up, O_CLOEXEC) < 0)
+                return -errno;
+        _cleanup_close_ int up_r = up[0], up_w = up[1];
+        if (pipe2(down, O_CLOEXEC) < 0)
+                return -errno;
+        _cleanup_close_ int down_r = down[0], down_w = down[1];
+        a.up_fd = up_w;
+        a.down_fd = down_r;
+        a.log_fd = log_fd;
+        a.keep_fd = up_r; /* closed by the init */
+        a.keep_fd2 = down_w;
+
+        pid_t child = fork();
+        if (child < 0)
+                return -errno;
+        if (child == 0)
+                mach_init_launch(&a); /* never returns */
+        up_w = -1, down_r = -1;
+        close(a.up_fd);
+        close(a.down_fd);
+        int st;
+        while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+                ;
+
+        int64_t deadline = mach_now_ms() + 30000;
+        struct mach_msg msg = { 0 };
+        r = read_msg(up_r, deadline, &msg);
+        if (r == 0 && msg.code < 0)
+                r = msg.code;
+        if (r < 0) {
+                strbuf_addf(err, "machine %u: cannot start its init: %s%s%s", id, strerror(-r),
+                        msg.step[0] && r == msg.code ? " at " : "", r == msg.code ? msg.step : "");
+                return r;
+        }
+        m->pid = (pid_t) msg.code;
+        r = mach_pid_stat(m->pid, &m->starttime, NULL);
+        if (r < 0) {
+                strbuf_addf(err, "machine %u: init %d vanished", id, (int) m->pid);
+                return r;
+        }
+        r = record_write(m);
+        if (r < 0) {
+                strbuf_addf(err, "machine record in \"%s\": %s", m->dir, strerror(-r));
+                return r;
+        }
+        r = hosts_update(abs);
+        if (r < 0) {
+                strbuf_addf(err, "hosts file of \"%s\": %s", abs, strerror(-r));
+                return r;
+        }
+        r = read_msg(up_r, deadline, &msg);
+        if (r == 0 && msg.code != MACH_MSG_MOUNTED)
+                r = msg.code < 0 ? msg.code : -EPROTO;
+        if (r < 0) {
+                strbuf_addf(err, "machine %u: namespace setup failed: %s%s%s", id, strerror(-r),
+                        r == msg.code ? " at " : "", r == msg.code ? msg.step : "");
+                return r;
+        }
+        r = net_attach(abs, m, err);
+        if (r < 0)
+                return r;
+        if (write(down_w, "G", 1) != 1)
+                return -errno;
+        r = read_msg(up_r, deadline, &msg);
+        if (r == 0 && msg.code != MACH_MSG_READY)
+                r = msg.code < 0 ? msg.code : -EPROTO;
+        if (r < 0) {
+                /* The machine dir goes away with the failed machine: quote the end of its log. */
+                _cleanup_free_ char *log = NULL;
+                size_t len = 0;
+                (void) read_full_file(log_path, &log, &len);
+                while (len > 0 && log[len - 1] == '\n')
+                        log[--len] = '\0';
+                const char *tail = log ? log + (len > 400 ? len - 400 : 0) : "";
+                strbuf_addf(err, "machine %u: systemd manager did not get ready: %s%s%s; its log ends: %s",
+                        id, r == msg.code ? "" : strerror(-r), r == msg.code ? "" : " ",
+                        r == msg.code ? msg.step : "", tail);
+                return r;
+        }
+        return 0;
+}
+
+int machine_create(const char *model_dir, unsigned id, char *const *shares, struct machine_info *ret,
+        struct strbuf *err) {
+        if (id > MACHINE_ID_MAX) {
+                strbuf_addf(err, "machine %u: id out of range (at most %u)", id, MACHINE_ID_MAX);
+                return -ERANGE;
+        }
+        int r = check_shares(shares, err);
+        if (r < 0)
+                return r;
+        r = mkdir_p(model_dir, 0755);
+        if (r < 0) {
+                strbuf_addf(err, "model dir \"%s\": %s", model_dir, strerror(-r));
+                return r;
+        }
+        _cleanup_free_ char *abs = mach_model_abs(model_dir);
+        {
+                _cleanup_(machine_info_clearp) struct machine_info old = { 0 };
+                r = machine_load(abs, id, &old);
+                if (r == 0) {
+                        strbuf_addf(err, "machine %u: already exists (init %d)", id, (int) old.pid);
+                        return -EEXIST;
+                }
+        }
+        r = machine_destroy(abs, id, err); /* leftovers of a dead machine with this id */
+        if (r < 0)
+                return r;
+
+        _cleanup_(machine_info_clearp) struct machine_info m = {
+                .id = id,
+                .hostname = machine_hostname(abs, id),
+                .address = machine_address(abs, id),
+                .dir = machine_dir(abs, id),
+        };
+        r = mkdir_p(m.dir, 0755);
+        if (r < 0) {
+                strbuf_addf(err, "machine dir \"%s\": %s", m.dir, strerror(-r));
+                return r;
+        }
+        r = create_steps(abs, id, shares, &m, err);
+        if (r < 0) {
+                (void) machine_destroy(abs, id, NULL);
+                return r;
+        }
+        *ret = m;
+        m = (struct machine_info){ 0 };
+        return 0;
+}
+
+/* ---------------------------------------------------------------- destroy */
+
+int machine_destroy(const char *model_dir, unsigned id, struct strbuf *err) {
+        _cleanup_free_ char *abs = mach_model_abs(model_dir);
+        int64_t deadline = mach_now_ms() + 10000;
+        _cleanup_(machine_info_clearp) struct machine_info m = { 0 };
+        int r = machine_load(abs, id, &m);
+        if (r == 0)
+                (void) kill(m.pid, SIGKILL);
+
+        _cleanup_free_ char *cg = machine_cgroup_name(abs);
+        _cleanup_free_ char *rel = xasprintf("%s/m%u", cg, id);
+        r = cgroup_kill_wait_remove(rel, deadline, err);
+        if (r < 0)
+                return r;
+        /* The init itself: it leaves its cgroup only when all of its namespace is dead. */
+        while (m.pid > 0 && mach_pid_alive(m.pid, m.starttime)) {
+                if (mach_now_ms() > deadline) {
+                        if (err)
+                                strbuf_addf(err, "machine %u: init %d still alive after SIGKILL", id,
+                                        (int) m.pid);
+                        return -EBUSY;
+                }
+                (void) kill(m.pid, SIGKILL);
+                mach_sleep_ms(10);
+        }
+        /* The veth goes with the net namespace, asynchronously: make sure it is gone. */
+        _cleanup_free_ char *veth = veth_name(abs, id);
+        if (link_exists(veth))
+                (void) run_host(NULL, "ip", "link", "del", veth, NULL);
+        while (link_exists(veth) && mach_now_ms() < deadline)
+                mach_sleep_ms(10);
+
+        _cleanup_free_ char *dir = machine_dir(abs, id);
+        if (access(dir, F_OK) == 0) {
+                rm_rf(dir);
+                if (access(dir, F_OK) == 0) {
+                        if (err)
+                                strbuf_addf(err, "machine dir \"%s\": cannot remove", dir);
+                        return -ENOTEMPTY;
+                }
+                _cleanup_free_ char *hosts = mach_hosts_path(abs);
+                if (access(hosts, F_OK) == 0)
+                        (void) hosts_update(abs);
+        }
+        return 0;
+}
+
+int machine_destroy_all(const char *model_dir, struct strbuf *err) {
+        _cleanup_free_ char *abs = mach_model_abs(model_dir);
+        _cleanup_free_ char *mdir = machines_dir(abs);
+        int ret = 0;
+
+        /* 1. machine dirs (with or without a record) */
+        _cleanup_free_ unsigned *ids = NULL;
+        int n = scan_ids(mdir, "", false, &ids);
+        for (int i = 0; i < n; i++) {
+                int r = machine_destroy(abs, ids[i], err);
+                if (r < 0 && ret == 0)
+                        ret = r;
+        }
+        /* 2. whatever else is in the model's cgroups (a create cut short) */
+        _cleanup_free_ char *cg = machine_cgroup_name(abs);
+        const char *bases[2];
+        mach_cgroup_bases(bases);
+        for (int b = 0; b < 2; b++) {
+                if (!bases[b])
+                        continue;
+                _cleanup_free_ char *cgdir = xasprintf("%s/%s", bases[b], cg);
+                _cleanup_free_ unsigned *cids = NULL;
+                int cn = scan_ids(cgdir, "m", false, &cids);
+                for (int i = 0; i < cn; i++) {
+                        int r = machine_destroy(abs, cids[i], err);
+                        if (r < 0 && ret == 0)
+                                ret = r;
+                }
+        }
+        int r = cgroup_kill_wait_remove(cg, mach_now_ms() + 10000, err);
+        if (r < 0 && ret == 0)
+                ret = r;
+        /* 3. the bridge, the hosts file, the machines dir */
+        _cleanup_free_ char *br = machine_bridge_name(abs);
+        if (link_exists(br)) {
+                r = run_host(err, "ip", "link", "del", br, NULL);
+                if (r < 0 && ret == 0)
+                        ret = r;
+        }
+        if (ret == 0)
+                rm_rf(mdir);
+        return ret;
+}

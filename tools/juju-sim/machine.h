@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* juju-sim machines: each unit gets a "machine" made of Linux namespaces with a real systemd
+ * manager, its own hostname, address, /run, /etc/slurm, … and the host's binaries.
+ *
+ * What a machine is (model dir M, machine id N, H = 8 hex digits of FNV-1a(realpath(M))):
+ * - A process tree rooted at a small init (PID 1 of a new PID namespace, also new mount, UTS,
+ *   net and IPC namespaces). The init is a daemon (setsid, double fork) that outlives the
+ *   juju-sim command that made it. It reaps orphans and runs `systemd --user` as the machine's
+ *   service manager. SIGKILL to the init ends every process of the machine (the kernel kills
+ *   the PID namespace), and the net namespace, its veth and the mount namespace go with it.
+ *   Nothing is named: no /run/netns entry, no mount on the host.
+ * - Record: M/machines/N/machine holds `key=value` lines (id, hostname, address, pid,
+ *   starttime = field 22 of /proc/PID/stat, cgroup). A pid is only signalled when its start
+ *   time still matches (no pid-reuse accidents).
+ * - cgroups: the init is started inside /sys/fs/cgroup/unified/jsim-H/mN (and the same path in
+ *   the name=systemd v1 hierarchy on a hybrid host; on a pure cgroup2 host the base is
+ *   /sys/fs/cgroup). Its systemd manages the subtree (init.scope, app.slice/slurmd.service…),
+ *   so machines do not trample on one another, and destroy can kill through cgroup.kill
+ *   even a machine whose record was never written (juju-sim killed mid-create).
+ * - Network: one bridge per model `jsbH` with NO address on the host (IPv6 off on it), no
+ *   forwarding, no NAT: there is no route from the host or off it. Subnet 10.201.X.0/24,
+ *   X = H mod 250; machine N has 10.201.X.(N+10) on its eth0 (a veth whose host end is
+ *   `jsvHHHHHHiN` on the bridge), and lo up. So 0 <= N <= MACHINE_ID_MAX.
+ * - Hostname `juju-<model>-N`, model = model_name(M) (basename sanitized to [a-z0-9-]).
+ * - Names: M/machines/hosts lists localhost and every machine of the model; it is bind-mounted
+ *   read-only at /etc/hosts in every machine and rewritten in place (pwrite at 0, then
+ *   ftruncate: the content only changes after the first differing line), which a bind mount
+ *   follows, unlike a rename.
+ * - Mounts (in the machine's namespace; / is made rprivate first, so nothing propagates back):
+ *   fresh /proc (the PID namespace's), tmpfs /run (0755) and /tmp (1777); binds from
+ *   M/machines/N/root/P over P for P in /etc/slurm, /etc/munge, /etc/default,
+ *   /etc/systemd/system, /var/lib/slurm, /var/lib/munge, /var/lib/juju, /var/spool, /var/log.
+ *   They are seeded at create from the host: /etc/default's files, /etc/slurm/plugstack.conf*,
+ *   the directories under /var/lib/slurm, /var/log/{slurm,munge} (owners and modes copied);
+ *   /etc/munge starts EMPTY (no key). /sys and /sys/fs/cgroup are the host's, untouched.
+ *   Shares ("HOSTDIR:PATH") are bound after those (PATH is created inside the machine's view;
+ *   under a private path it stays private). /var/lib/juju is created empty on the host if
+ *   missing (a mount point is needed); nothing else is created outside M.
+ * - systemd: `systemd --user` run as root with XDG_RUNTIME_DIR=/run, so its private socket is
+ *   /run/systemd/private (where `systemctl` as root looks in system mode), its D-Bus daemon
+ *   (socket-activated, dbus-user-session) listens on /run/bus, and /run/dbus/system_bus_socket
+ *   is a symlink to it: sd_bus_default_system(), `busctl --system`, `systemctl status slurmd`
+ *   work unchanged. RuntimeDirectory=munge lands in /run/munge as on a real system, and
+ *   User=munge is honoured (the manager is root). SYSTEMD_UNIT_PATH is
+ *   /etc/systemd/system:/run/juju-sim/units: (the latter holds links to the packaged
+ *   slurmd, slurmctld, slurmdbd and munge units; the trailing ':' appends the user defaults,
+ *   where dbus.socket lives). XDG_CONFIG_HOME=/run/juju-sim/config (enable links stay
+ *   private). The manager logs to M/machines/N/console.log; there is no journald.
+ *   The init waits for the manager's READY=1 (sd_notify on a socket of its own) before it
+ *   reports the machine ready.
+ *
+ * Ownership: struct machine_info's strings are malloc'd; machine_info_clear() frees them.
+ * Functions return 0 or a negative errno and append one message to err where they take one.
+ * machine_spawn() changes the calling thread's pid_for_children namespace for the fork and
+ * restores it: do not call it from two threads at once. */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "util/strbuf.h"
+
+#define MACHINE_ID_MAX 244u
+
+struct machine_info {
+        unsigned id;
+        char *hostname;               /* juju-<model>-<id> */
+        char *address;                /* dotted IPv4 on the model bridge */
+        char *dir;                    /* <model_dir>/machines/<id> (absolute) */
+        pid_t pid;                    /* the machine's init, host pid */
+        unsigned long long starttime; /* /proc/PID/stat field 22 of the init */
+};
+
+void machine_info_clear(struct machine_info *m);
+static inline void machine_info_clearp(struct machine_info *m) {
+        machine_info_clear(m);
+}
+#define _cleanup_machine_info_ __attribute__((__cleanup__(machine_info_clearp)))
+
+/* The model name used in hostnames: basename of model_dir, lowercased, every char outside
+ * [a-z0-9-] turned into '-', at most 20 chars, "model" when that leaves nothing. Caller frees. */
+char *model_name(const char *model_dir);
+
+/* Creates the model's bridge if missing (idempotent). */
+int machine_net_ensure(const char *model_dir, struct strbuf *err);
+
+/* Creates machine `id` (fails with -EEXIST when a live one has that id) and returns when its
+ * systemd manager is ready (bounded: 30 s). shares: NULL-terminated "HOSTDIR:PATH" list or
+ * NULL. On failure everything made for this machine is removed again. */
+int machine_create(const char *model_dir, unsigned id, char *const *shares, struct machine_info *ret,
+        struct strbuf *err);
+
+/* Reads the record of machine `id`: -ENOENT when there is none, -ESRCH when the record is there
+ * but its init is gone (ret is then still filled in). */
+int machine_load(const char *model_dir, unsigned id, struct machine_info *ret);
+
+/* Lists the ids that have a record, ascending; returns their count. Caller frees *ret_ids. */
+int machine_list(const char *model_dir, unsigned **ret_ids);
+
+/* Forks a child of the CALLER inside the machine (all its namespaces, cwd or "/", the given
+ * fds as 0/1/2 (-1: /dev/null), an empty signal mask) and execs argv with envp (NULL: the
+ * caller's environ; argv[0] searched on envp's PATH). The child is also put in the machine's
+ * cgroup. Returns 0 and *ret_pid (the caller waits for it), -ESRCH when the machine is not
+ * running, or the exec errno (reported back over a close-on-exec pipe; the child is reaped). */
+int machine_spawn(const struct machine_info *m, char *const argv[], char *const envp[], const char *cwd,
+        int in_fd, int out_fd, int err_fd, pid_t *ret_pid);
+
+/* machine_spawn() and wait: returns the exit status, 128+signal, or a negative errno;
+ * timeout_ms > 0 kills (SIGKILL) and returns -ETIME when it expires. */
+int machine_run(const struct machine_info *m, char *const argv[], char *const envp[], int in_fd, int out_fd,
+        int err_fd, int timeout_ms);
+
+/* Kills machine `id` (every process of it), waits until they are gone (bounded: 10 s), removes
+ * its cgroups, its host veth if any, its hosts line and M/machines/id. Idempotent: a missing
+ * machine is success. */
+int machine_destroy(const char *model_dir, unsigned id, struct strbuf *err);
+
+/* Destroys every machine of the model: the recorded ones, any process left in the model's
+ * cgroups (a create cut short), then the bridge, the hosts file and M/machines. Works from the
+ * files and cgroups alone (after a killed juju-sim), and is idempotent. */
+int machine_destroy_all(const char *model_dir, struct strbuf *err);
+
+/* Names derived from model_dir (for tests and for status output). Caller frees. */
+char *machine_bridge_name(const char *model_dir);
+char *machine_cgroup_name(const char *model_dir); /* "jsim-H" */

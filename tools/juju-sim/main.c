@@ -1,0 +1,830 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* juju-sim: the local Juju model simulator's command line. Verbs follow the juju CLI; the state
+ * lives in the model directory (--model DIR, $JUJU_SIM_MODEL, ./.juju-sim). */
+#include "util/macro.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <time.h>
+
+#include "charm.h"
+#include "model.h"
+#include "runner.h"
+#include "yamljson.h"
+#include "util/alloc.h"
+#include "util/fileio.h"
+#include "util/strv.h"
+#include "util/banned.h"
+
+#define LOCK_TIMEOUT_SEC 600
+
+static const char *model_arg;
+
+static int die(int code, const char *fmt, ...) _printf_(2, 3);
+static int die(int code, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        fputs("ERROR ", stderr);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        va_end(ap);
+        return code;
+}
+
+static int fail_err(int r, const struct strbuf *err) {
+        if (err->len)
+                return die(1, "%s", err->buf);
+        return die(1, "%s", strerror(-r));
+}
+
+static void usage(FILE *f) {
+        fputs("usage: juju-sim [--model DIR] VERB [ARGS…]\n"
+              "  deploy CHARM [APP] [-n N] [--config K=V …]   add-unit APP [-n N]\n"
+              "  remove-unit UNIT…   remove-application APP   integrate A[:EP] B[:EP]   remove-relation A "
+              "B\n"
+              "  config APP [KEY | K=V … | --reset K[,K…]]   run UNIT ACTION [K=V …] [--format=json|yaml]\n"
+              "  status [--format=json|yaml]   wait [--timeout S] [--update-status]   resolve UNIT\n"
+              "  trigger UNIT|APP HOOK (update-status, config-changed, upgrade-charm, "
+              "leader-settings-changed)\n"
+              "  exec UNIT -- CMD …   debug-log [--replay] [-n N] [--format=json]   destroy\n"
+              "The model directory: --model DIR, else $JUJU_SIM_MODEL, else ./.juju-sim.\n"
+              "A new model's machines: $JUJU_SIM_MACHINES=host|namespace.\n",
+                f);
+}
+
+/* Opens the model under the lock (creating it when allowed). */
+static int open_locked(bool create, struct model **ret) {
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        struct model *m = NULL;
+        int r = model_open(model_arg, create, &m, &err);
+        if (r < 0)
+                return fail_err(r, &err);
+        r = model_lock(m, LOCK_TIMEOUT_SEC, &err);
+        if (r < 0) {
+                model_free(m);
+                return fail_err(r, &err);
+        }
+        *ret = m;
+        return 0;
+}
+
+static int save(struct model *m) {
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        int r = model_save(m, &err);
+        return r < 0 ? fail_err(r, &err) : 0;
+}
+
+static bool parse_int_arg(const char *s, int *ret) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (!*s || *end || v < 0 || v > 100000)
+                return false;
+        *ret = (int) v;
+        return true;
+}
+
+/* --- verbs that change the model ---------------------------------------------------------- */
+
+static int cmd_deploy(int argc, char **argv) {
+        int n = 1;
+        _cleanup_strv_ struct strv pos = STRV_INIT, cfg = STRV_INIT;
+        for (int i = 1; i < argc; i++) {
+                if ((streq(argv[i], "-n") || streq(argv[i], "--num-units")) && i + 1 < argc) {
+                        if (!parse_int_arg(argv[++i], &n))
+                                return die(2, "invalid value \"%s\" for option -n", argv[i]);
+                } else if (streq(argv[i], "--config") && i + 1 < argc)
+                        strv_push(&cfg, argv[++i]);
+                else if (startswith(argv[i], "--config="))
+                        strv_push(&cfg, argv[i] + 9);
+                else if (argv[i][0] == '-' && argv[i][1])
+                        return die(2, "option provided but not defined: %s", argv[i]);
+                else
+                        strv_push(&pos, argv[i]);
+        }
+        if (pos.n < 1 || pos.n > 2)
+                return die(2, "usage: deploy CHARM [APP] [-n N] [--config K=V …]");
+        _cleanup_model_ struct model *m = NULL;
+        int r = open_locked(true, &m);
+        if (r)
+                return r;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        _cleanup_free_ char *charm = NULL;
+        charm = pos.v[0][0] == '/' ? xstrdup(pos.v[0]) : model_dir_resolve(pos.v[0]);
+        /* model_dir_resolve makes a relative path absolute against the cwd */
+        r = model_deploy(m, charm, pos.n > 1 ? pos.v[1] : NULL, n, cfg.v, &err);
+        if (r < 0)
+                return fail_err(r, &err);
+        return save(m);
+}
+
+typedef int (*simple_verb)(struct model *m, const char *arg, struct strbuf *err);
+
+static int verb_remove_unit(struct model *m, const char *a, struct strbuf *err) {
+        return model_remove_unit(m, a, err);
+}
+
+static int verb_remove_app(struct model *m, const char *a, struct strbuf *err) {
+        return model_remove_application(m, a, err);
+}
+
+static int verb_resolve(struct model *m, const char *a, struct strbuf *err) {
+        return model_resolve(m, a, err);
+}
+
+static int cmd_each(int argc, char **argv, simple_verb fn, size_t max) {
+        _cleanup_strv_ struct strv pos = STRV_INIT;
+        for (int i = 1; i < argc; i++) {
+                if (argv[i][0] == '-' && !streq(argv[i], "--no-retry"))
+                        return die(2, "option provided but not defined: %s", argv[i]);
+                if (argv[i][0] != '-')
+                        strv_push(&pos, argv[i]);
+        }
+        if (pos.n < 1 || pos.n > max)
+                return die(2, "usage: %s %s", argv[0], max == 1 ? "NAME" : "NAME…");
+        _cleanup_model_ struct model *m = NULL;
+        int r = open_locked(false, &m);
+        if (r)
+                return r;
+        for (size_t i = 0; i < pos.n; i++) {
+                _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+                r = fn(m, pos.v[i], &err);
+                if (r < 0)
+                        return fail_err(r, &err);
+        }
+        return save(m);
+}
+
+static int cmd_add_unit(int argc, char **argv) {
+        int n = 1;
+        const char *app = NULL;
+        for (int i = 1; i < argc; i++) {
+                if ((streq(argv[i], "-n") || streq(argv[i], "--num-units")) && i + 1 < argc) {
+                        if (!parse_int_arg(argv[++i], &n))
+                                return die(2, "invalid value \"%s\" for option -n", argv[i]);
+                } else if (argv[i][0] == '-')
+                        return die(2, "option provided but not defined: %s", argv[i]);
+                else if (!app)
+                        app = argv[i];
+                else
+                        return die(2, "unrecognized args: [\"%s\"]", argv[i]);
+        }
+        if (!app)
+                return die(2, "usage: add-unit APP [-n N]");
+        _cleanup_model_ struct model *m = NULL;
+        int r = open_locked(false, &m);
+        if (r)
+                return r;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        r = model_add_unit(m, app, n, &err);
+        if (r < 0)
+                return fail_err(r, &err);
+        return save(m);
+}
+
+static int cmd_pair(int argc, char **argv, bool add) {
+        if (argc != 3)
+                return die(2, "usage: %s A[:ENDPOINT] B[:ENDPOINT]", argv[0]);
+        _cleanup_model_ struct model *m = NULL;
+        int r = open_locked(false, &m);
+        if (r)
+                return r;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        r = add ? model_integrate(m, argv[1], argv[2], &err)
+                : model_remove_relation(m, argv[1], argv[2], &err);
+        if (r < 0)
+                return fail_err(r, &err);
+        return save(m);
+}
+
+static void print_config(const cJSON *a, const char *app) {
+        const cJSON *charm = jget(a, "charm"), *o;
+        _cleanup_json_ cJSON *out = cJSON_CreateObject();
+        jset_str(out, "application", app);
+        jset_str(out, "charm", jstr(charm, "name"));
+        cJSON *settings = jobj(out, "settings");
+        cJSON_ArrayForEach(o, jget(charm, "options")) {
+                cJSON *s = jobj(settings, o->string);
+                const cJSON *def = jget(o, "default"), *set = jget(jget(a, "config"), o->string);
+                if (def)
+                        jset(s, "default", cJSON_Duplicate(def, true));
+                jset_str(s, "description", jstr(o, "description"));
+                jset_str(s, "source", set ? "user" : def && !cJSON_IsNull(def) ? "default" : "unset");
+                jset_str(s, "type", jstr(o, "type"));
+                if (set || (def && !cJSON_IsNull(def)))
+                        jset(s, "value", cJSON_Duplicate(set ? set : def, true));
+        }
+        _cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+        json_to_yaml(&sb, out);
+        fputs(sb.buf, stdout);
+}
+
+static int cmd_config(int argc, char **argv) {
+        const char *app = NULL;
+        _cleanup_strv_ struct strv kv = STRV_INIT, reset = STRV_INIT, keys = STRV_INIT;
+        for (int i = 1; i < argc; i++) {
+                const char *rs = NULL;
+                if (streq(argv[i], "--reset") && i + 1 < argc)
+                        rs = argv[++i];
+                else if (startswith(argv[i], "--reset="))
+                        rs = argv[i] + 8;
+                if (rs) {
+                        _cleanup_free_ char *copy = xstrdup(rs);
+                        char *p = copy, *comma;
+                        while (p) {
+                                comma = strchr(p, ',');
+                                if (comma)
+                                        *comma = '\0';
+                                if (*p)
+                                        strv_push(&reset, p);
+                                p = comma ? comma + 1 : NULL;
+                        }
+                } else if (argv[i][0] == '-')
+                        return die(2, "option provided but not defined: %s", argv[i]);
+                else if (!app)
+                        app = argv[i];
+                else if (strchr(argv[i], '='))
+                        strv_push(&kv, argv[i]);
+                else
+                        strv_push(&keys, argv[i]);
+        }
+        if (!app || (keys.n && (kv.n || reset.n)) || keys.n > 1)
+                return die(2, "usage: config APP [KEY | K=V … | --reset K[,K…]]");
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        _cleanup_model_ struct model *m = NULL;
+        int r;
+        if (!kv.n && !reset.n) {
+                r = model_open(model_arg, false, &m, &err);
+                if (r < 0)
+                        return fail_err(r, &err);
+                const cJSON *a = state_app(m->state, app);
+                if (!a)
+                        return die(1, "application \"%s\" not found", app);
+                if (!keys.n) {
+                        print_config(a, app);
+                        return 0;
+                }
+                if (!jget(jget(jget(a, "charm"), "options"), keys.v[0]))
+                        return die(1, "unknown option \"%s\"", keys.v[0]);
+                _cleanup_json_ cJSON *eff =
+                        charm_config_effective(jget(a, "charm"), jget(a, "config"), true);
+                _cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+                const cJSON *v = jget(eff, keys.v[0]);
+                format_value(&sb, v, cJSON_IsString(v) ? FORMAT_SMART : FORMAT_YAML);
+                fputs(sb.buf, stdout);
+                return 0;
+        }
+        r = open_locked(false, &m);
+        if (r)
+                return r;
+        r = model_config(m, app, kv.v, reset.v, &err);
+        if (r < 0)
+                return fail_err(r, &err);
+        return save(m);
+}
+
+static int cmd_trigger(int argc, char **argv) {
+        if (argc != 3)
+                return die(2, "usage: trigger UNIT|APP HOOK");
+        _cleanup_model_ struct model *m = NULL;
+        int r = open_locked(false, &m);
+        if (r)
+                return r;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        r = model_trigger(m, argv[1], argv[2], &err);
+        if (r < 0)
+                return fail_err(r, &err);
+        return save(m);
+}
+
+/* --- running hooks ------------------------------------------------------------------------ */
+
+static int cmd_wait(int argc, char **argv) {
+        int timeout = 600;
+        bool update_status = false;
+        for (int i = 1; i < argc; i++) {
+                const char *t = NULL;
+                if (streq(argv[i], "--timeout") && i + 1 < argc)
+                        t = argv[++i];
+                else if (startswith(argv[i], "--timeout="))
+                        t = argv[i] + 10;
+                else if (streq(argv[i], "--update-status")) {
+                        update_status = true;
+                        continue;
+                } else
+                        return die(2, "usage: wait [--timeout S] [--update-status]");
+                size_t l = strlen(t);
+                _cleanup_free_ char *num = xstrdup(t);
+                if (l && num[l - 1] == 's')
+                        num[l - 1] = '\0';
+                if (!parse_int_arg(num, &timeout))
+                        return die(2, "invalid value \"%s\" for option --timeout", t);
+        }
+        _cleanup_model_ struct model *m = NULL;
+        int r = open_locked(false, &m);
+        if (r)
+                return r;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        if (update_status) {
+                const cJSON *a;
+                cJSON_ArrayForEach(a, jget(m->state, "applications")) {
+                        if (streq_ptr(jstr(a, "life"), "alive"))
+                                (void) model_trigger(m, a->string, "update-status", &err);
+                }
+        }
+        unsigned hooks = 0;
+        r = runner_settle(m, timeout, &hooks, &err);
+        int sr = save(m);
+        if (r != 0)
+                return die(1, "%s", err.buf);
+        return sr;
+}
+
+static int cmd_run(int argc, char **argv) {
+        enum out_format f = FORMAT_YAML;
+        _cleanup_strv_ struct strv pos = STRV_INIT;
+        for (int i = 1; i < argc; i++) {
+                const char *fmt = NULL;
+                if (streq(argv[i], "--format") && i + 1 < argc)
+                        fmt = argv[++i];
+                else if (startswith(argv[i], "--format="))
+                        fmt = argv[i] + 9;
+                else if (argv[i][0] == '-' && argv[i][1] == '-')
+                        return die(2, "option provided but not defined: %s", argv[i]);
+                else {
+                        strv_push(&pos, argv[i]);
+                        continue;
+                }
+                if (parse_format(fmt, &f) < 0 || f == FORMAT_SMART)
+                        return die(2, "invalid value \"%s\" for option --format", fmt);
+        }
+        if (pos.n < 2)
+                return die(2, "usage: run UNIT ACTION [K=V …] [--format=json|yaml]");
+        _cleanup_model_ struct model *m = NULL;
+        int r = open_locked(false, &m);
+        if (r)
+                return r;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        const char *unit = pos.v[0], *action = pos.v[1];
+        const char *app = unit_app(m->state, unit);
+        if (!app)
+                return die(1, "unit \"%s\" not found", unit);
+        _cleanup_json_ cJSON *params = NULL, *result = NULL;
+        r = charm_action_params(jget(state_app(m->state, app), "charm"), action, pos.v + 2, &params, &err);
+        if (r < 0)
+                return fail_err(r, &err);
+        r = runner_run_action(m, unit, action, params, &result, &err);
+        if (r < 0)
+                return fail_err(r, &err);
+        r = save(m);
+        if (r)
+                return r;
+        _cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+        bool failed = !streq_ptr(jstr(result, "status"), "completed");
+        if (f == FORMAT_JSON) {
+                _cleanup_json_ cJSON *o = cJSON_CreateObject();
+                jset(o, unit, cJSON_Duplicate(result, true));
+                format_value(&sb, o, FORMAT_JSON);
+        } else {
+                cJSON *res = jget(result, "results");
+                _cleanup_json_ cJSON *shown = cJSON_Duplicate(res, true);
+                cJSON_DeleteItemFromObjectCaseSensitive(shown, "return-code");
+                cJSON_DeleteItemFromObjectCaseSensitive(shown, "stdout");
+                if (shown->child)
+                        json_to_yaml(&sb, shown);
+        }
+        fputs(sb.buf, stdout);
+        fflush(stdout);
+        if (failed)
+                return die(1, "action \"%s\" on \"%s\" failed: %s", action, unit,
+                        strempty(jstr(result, "message")));
+        return 0;
+}
+
+static int cmd_exec(int argc, char **argv) {
+        const char *unit = NULL;
+        int i = 1;
+        for (; i < argc; i++) {
+                if (streq(argv[i], "--")) {
+                        i++;
+                        break;
+                }
+                if ((streq(argv[i], "--unit") || streq(argv[i], "-u")) && i + 1 < argc)
+                        unit = argv[++i];
+                else if (argv[i][0] == '-')
+                        return die(2, "option provided but not defined: %s", argv[i]);
+                else if (!unit)
+                        unit = argv[i];
+                else
+                        break;
+        }
+        if (!unit || i >= argc)
+                return die(2, "usage: exec UNIT -- CMD …");
+        _cleanup_model_ struct model *m = NULL;
+        int r = open_locked(false, &m);
+        if (r)
+                return r;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        int status = 0;
+        r = runner_exec(m, unit, argv + i, &status, &err);
+        if (r < 0)
+                return fail_err(r, &err);
+        r = save(m);
+        return r ? r : status;
+}
+
+/* --- reading the model -------------------------------------------------------------------- */
+
+static const char *unit_status(const cJSON *u) {
+        return strempty(jstr(jget(u, "workload"), "status"));
+}
+
+/* The application's status: set by its leader, else the most significant of its units'. */
+static cJSON *app_status(const cJSON *st, const cJSON *a) {
+        const cJSON *s = jget(a, "status");
+        if (s)
+                return cJSON_Duplicate(s, true);
+        static const char *const order[] = { "error", "blocked", "maintenance", "waiting", "active",
+                "unknown" };
+        const cJSON *x;
+        for (size_t i = 0; i < ELEMENTSOF(order); i++) {
+                cJSON_ArrayForEach(x, jget(a, "units")) {
+                        const cJSON *u = state_unit(st, x->valuestring);
+                        if (streq(unit_status(u), order[i]))
+                                return cJSON_Duplicate(jget(u, "workload"), true);
+                }
+        }
+        cJSON *o = cJSON_CreateObject();
+        jset_str(o, "status", "unknown");
+        jset_str(o, "message", "");
+        return o;
+}
+
+static cJSON *status_json(const cJSON *st) {
+        cJSON *o = cJSON_CreateObject();
+        const cJSON *model = jget(st, "model");
+        cJSON *mo = jobj(o, "model");
+        jset_str(mo, "name", jstr(model, "name"));
+        jset_str(mo, "uuid", jstr(model, "uuid"));
+        jset_str(mo, "type", "iaas");
+        jset_str(mo, "machine-mode", jstr(model, "machine-mode"));
+        jset_str(mo, "version", "3.4.2");
+        cJSON *apps = jobj(o, "applications");
+        const cJSON *a, *x;
+        cJSON_ArrayForEach(a, jget(st, "applications")) {
+                cJSON *ao = jobj(apps, a->string);
+                jset_str(ao, "charm", jstr(jget(a, "charm"), "name"));
+                jset_str(ao, "charm-dir", jstr(a, "charm-dir"));
+                jset_str(ao, "life", jstr(a, "life"));
+                jset_str(ao, "version", jstr(a, "version"));
+                jset_num(ao, "scale", cJSON_GetArraySize(jget(a, "units")));
+                cJSON *as = app_status(st, a);
+                cJSON *aso = jobj(ao, "application-status");
+                jset_str(aso, "current", jstr(as, "status"));
+                jset_str(aso, "message", jstr(as, "message"));
+                cJSON_Delete(as);
+                cJSON *rels = jobj(ao, "relations");
+                const cJSON *rel;
+                cJSON_ArrayForEach(rel, jget(st, "relations")) {
+                        const cJSON *ep = rel_endpoint(rel, a->string);
+                        if (!ep)
+                                continue;
+                        cJSON *l = jarr(rels, jstr(ep, "endpoint"));
+                        const char *ra = rel_remote_app(rel, a->string);
+                        if (jarr_find(l, ra) < 0)
+                                cJSON_AddItemToArray(l, cJSON_CreateString(ra));
+                }
+                cJSON *units = jobj(ao, "units");
+                cJSON_ArrayForEach(x, jget(a, "units")) {
+                        const cJSON *u = state_unit(st, x->valuestring);
+                        cJSON *uo = jobj(units, x->valuestring);
+                        cJSON *ws = jobj(uo, "workload-status");
+                        jset_str(ws, "current", unit_status(u));
+                        jset_str(ws, "message", jstr(jget(u, "workload"), "message"));
+                        cJSON *js = jobj(uo, "juju-status");
+                        jset_str(js, "current", jstr(u, "agent"));
+                        if (jstr(u, "error"))
+                                jset_str(js, "message", jstr(u, "error"));
+                        if (unit_is_leader(st, x->valuestring))
+                                jset(uo, "leader", cJSON_CreateTrue());
+                        jset_str(uo, "life", jstr(u, "life"));
+                        jset_str(uo, "machine", jstr(u, "machine"));
+                        const cJSON *mach = state_machine(st, jstr(u, "machine"));
+                        jset_str(uo, "public-address", jstr(mach, "address"));
+                        jset(uo, "open-ports", cJSON_Duplicate(jarr((cJSON *) u, "ports"), true));
+                        jset_num(uo, "pending-events", cJSON_GetArraySize(jget(u, "queue")));
+                }
+        }
+        cJSON *machines = jobj(o, "machines");
+        const cJSON *mc;
+        cJSON_ArrayForEach(mc, jget(st, "machines")) {
+                cJSON *mo2 = jobj(machines, mc->string);
+                jset_str(mo2, "hostname", jstr(mc, "hostname"));
+                jset_str(mo2, "dns-name", jstr(mc, "address"));
+                cJSON_AddItemToArray(
+                        jarr(mo2, "ip-addresses"), cJSON_CreateString(strempty(jstr(mc, "address"))));
+                jset_str(mo2, "unit", jstr(mc, "unit"));
+                jset_str(mo2, "instance-id",
+                        streq_ptr(jstr(model, "machine-mode"), "namespace") ? "namespace" : "host");
+                cJSON *ms = jobj(mo2, "machine-status");
+                jset_str(ms, "current", "started");
+        }
+        cJSON *rels = jarr(o, "relations");
+        const cJSON *rel;
+        cJSON_ArrayForEach(rel, jget(st, "relations")) {
+                cJSON *ro = cJSON_CreateObject();
+                jset_num(ro, "id", jnum(rel, "id", 0));
+                const cJSON *e, *prov = NULL, *req = NULL;
+                cJSON_ArrayForEach(e, jget(rel, "endpoints")) {
+                        if (streq_ptr(jstr(e, "role"), "requirer"))
+                                req = e;
+                        else
+                                prov = e;
+                }
+                if (!req)
+                        req = prov;
+                _cleanup_free_ char *p = xasprintf("%s:%s", jstr(prov, "app"), jstr(prov, "endpoint"));
+                _cleanup_free_ char *q = xasprintf("%s:%s", jstr(req, "app"), jstr(req, "endpoint"));
+                jset_str(ro, "provider", p);
+                jset_str(ro, "requirer", q);
+                jset_str(ro, "interface", jstr(rel, "interface"));
+                jset_str(ro, "type", cJSON_IsTrue(jget(rel, "peer")) ? "peer" : "regular");
+                jset_str(ro, "life", jstr(rel, "life"));
+                cJSON_AddItemToArray(rels, ro);
+        }
+        return o;
+}
+
+/* A table with left-aligned columns separated by two spaces. */
+static void table_print(struct strv *cells, size_t ncol) {
+        size_t w[16] = {};
+        for (size_t i = 0; i < cells->n; i++)
+                if (strlen(cells->v[i]) > w[i % ncol])
+                        w[i % ncol] = strlen(cells->v[i]);
+        for (size_t i = 0; i < cells->n; i++) {
+                bool last = i % ncol == ncol - 1;
+                if (last)
+                        printf("%s\n", cells->v[i]);
+                else
+                        printf("%-*s  ", (int) w[i % ncol], cells->v[i]);
+        }
+}
+
+static void status_tabular(const cJSON *st) {
+        _cleanup_json_ cJSON *s = status_json(st);
+        const cJSON *model = jget(s, "model");
+        char ts[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        strftime(ts, sizeof(ts), "%H:%M:%SZ", &tm);
+        _cleanup_strv_ struct strv t = STRV_INIT;
+        strv_pushl(&t, "Model", "Controller", "Cloud/Region", "Version", "Machines", "Timestamp", NULL);
+        strv_pushl(&t, jstr(model, "name"), "juju-sim", "local", "3.4.2", jstr(model, "machine-mode"), ts,
+                NULL);
+        table_print(&t, 6);
+        strv_clear(&t);
+        const cJSON *a, *u;
+        strv_pushl(&t, "App", "Version", "Status", "Scale", "Charm", "Message", NULL);
+        cJSON_ArrayForEach(a, jget(s, "applications")) {
+                strv_push(&t, a->string);
+                strv_push(&t, strempty(jstr(a, "version")));
+                strv_push(&t, strempty(jstr(jget(a, "application-status"), "current")));
+                strv_pushf(&t, "%d", (int) jnum(a, "scale", 0));
+                strv_push(&t, strempty(jstr(a, "charm")));
+                strv_push(&t, strempty(jstr(jget(a, "application-status"), "message")));
+        }
+        putchar('\n');
+        table_print(&t, 6);
+        strv_clear(&t);
+        strv_pushl(&t, "Unit", "Workload", "Agent", "Machine", "Public address", "Ports", "Message", NULL);
+        cJSON_ArrayForEach(a, jget(s, "applications")) {
+                cJSON_ArrayForEach(u, jget(a, "units")) {
+                        strv_pushf(&t, "%s%s", u->string, cJSON_IsTrue(jget(u, "leader")) ? "*" : "");
+                        strv_push(&t, strempty(jstr(jget(u, "workload-status"), "current")));
+                        strv_push(&t, strempty(jstr(jget(u, "juju-status"), "current")));
+                        strv_push(&t, strempty(jstr(u, "machine")));
+                        strv_push(&t, strempty(jstr(u, "public-address")));
+                        _cleanup_strv_ struct strv ports = STRV_INIT;
+                        const cJSON *p;
+                        cJSON_ArrayForEach(p, jget(u, "open-ports")) strv_push(&ports, p->valuestring);
+                        strv_push_take(&t, strv_join(&ports, ","));
+                        const char *msg = jstr(jget(u, "juju-status"), "message");
+                        strv_push(&t, msg ? msg : strempty(jstr(jget(u, "workload-status"), "message")));
+                }
+        }
+        putchar('\n');
+        table_print(&t, 7);
+        strv_clear(&t);
+        strv_pushl(&t, "Machine", "State", "Address", "Hostname", "Inst id", NULL);
+        cJSON_ArrayForEach(u, jget(s, "machines")) {
+                strv_pushl(&t, u->string, "started", strempty(jstr(u, "dns-name")),
+                        strempty(jstr(u, "hostname")), strempty(jstr(u, "instance-id")), NULL);
+        }
+        putchar('\n');
+        table_print(&t, 5);
+        strv_clear(&t);
+        strv_pushl(&t, "Integration provider", "Requirer", "Interface", "Type", "Message", NULL);
+        cJSON_ArrayForEach(u, jget(s, "relations")) {
+                strv_pushl(&t, jstr(u, "provider"), jstr(u, "requirer"), jstr(u, "interface"),
+                        jstr(u, "type"), streq_ptr(jstr(u, "life"), "alive") ? "" : "removing", NULL);
+        }
+        if (t.n > 5) {
+                putchar('\n');
+                table_print(&t, 5);
+        }
+}
+
+static int cmd_status(int argc, char **argv) {
+        enum out_format f = FORMAT_SMART;
+        for (int i = 1; i < argc; i++) {
+                const char *fmt = NULL;
+                if (streq(argv[i], "--format") && i + 1 < argc)
+                        fmt = argv[++i];
+                else if (startswith(argv[i], "--format="))
+                        fmt = argv[i] + 9;
+                else
+                        return die(2, "usage: status [--format=tabular|json|yaml]");
+                if (streq(fmt, "tabular"))
+                        f = FORMAT_SMART;
+                else if (parse_format(fmt, &f) < 0 || f == FORMAT_SMART)
+                        return die(2, "invalid value \"%s\" for option --format", fmt);
+        }
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        _cleanup_model_ struct model *m = NULL;
+        int r = model_open(model_arg, false, &m, &err);
+        if (r < 0)
+                return fail_err(r, &err);
+        if (f == FORMAT_SMART) {
+                status_tabular(m->state);
+                return 0;
+        }
+        _cleanup_json_ cJSON *s = status_json(m->state);
+        _cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+        format_value(&sb, s, f);
+        fputs(sb.buf, stdout);
+        return 0;
+}
+
+static void print_log_record(const cJSON *rec) {
+        printf("%s %s %s", strempty(jstr(rec, "time")), strempty(jstr(rec, "unit")),
+                strempty(jstr(rec, "hook")));
+        if (jget(rec, "relation")) {
+                printf(" relation=%d", (int) jnum(rec, "relation", 0));
+                if (!isempty(jstr(rec, "remote-unit")))
+                        printf(" remote=%s", jstr(rec, "remote-unit"));
+                if (jstr(rec, "departing-unit"))
+                        printf(" departing=%s", jstr(rec, "departing-unit"));
+        }
+        printf(" %s", strempty(jstr(rec, "status")));
+        if (jget(rec, "rc"))
+                printf(" rc=%d %dms rss=%dkB", (int) jnum(rec, "rc", 0), (int) jnum(rec, "duration-ms", 0),
+                        (int) jnum(rec, "maxrss-kb", 0));
+        printf(" tools=%d\n", (int) jnum(rec, "tool-calls", 0));
+        const cJSON *l;
+        cJSON_ArrayForEach(l, jget(rec, "log")) printf("    %s\n", l->valuestring);
+        const char *out = jstr(rec, "output");
+        if (!isempty(out)) {
+                _cleanup_free_ char *copy = xstrdup(out);
+                char *p = copy, *nl;
+                while (p && *p) {
+                        nl = strchr(p, '\n');
+                        if (nl)
+                                *nl = '\0';
+                        printf("    | %s\n", p);
+                        p = nl ? nl + 1 : NULL;
+                }
+        }
+}
+
+static int cmd_debug_log(int argc, char **argv) {
+        bool replay = false, json = false;
+        int lines = 10;
+        for (int i = 1; i < argc; i++) {
+                if (streq(argv[i], "--replay"))
+                        replay = true;
+                else if ((streq(argv[i], "-n") || streq(argv[i], "--lines")) && i + 1 < argc) {
+                        if (!parse_int_arg(argv[++i], &lines))
+                                return die(2, "invalid value \"%s\" for option -n", argv[i]);
+                } else if (streq(argv[i], "--format=json") ||
+                        (streq(argv[i], "--format") && i + 1 < argc && streq(argv[++i], "json")))
+                        json = true;
+                else
+                        return die(2, "usage: debug-log [--replay] [-n N] [--format=json]");
+        }
+        _cleanup_free_ char *dir = model_dir_resolve(model_arg);
+        _cleanup_free_ char *p = xasprintf("%s/debug-log.jsonl", dir), *sp = xasprintf("%s/state.json", dir);
+        if (access(sp, F_OK) < 0)
+                return die(1, "model \"%s\": no such model", dir);
+        _cleanup_free_ char *data = NULL;
+        size_t len = 0;
+        int r = read_full_file(p, &data, &len);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return die(1, "%s: %s", p, strerror(-r));
+        _cleanup_strv_ struct strv recs = STRV_INIT;
+        char *s = data, *nl;
+        while (s && *s) {
+                nl = strchr(s, '\n');
+                if (nl)
+                        *nl = '\0';
+                if (*s)
+                        strv_push(&recs, s);
+                s = nl ? nl + 1 : NULL;
+        }
+        size_t from = replay || recs.n <= (size_t) lines ? 0 : recs.n - (size_t) lines;
+        for (size_t i = from; i < recs.n; i++) {
+                if (json) {
+                        puts(recs.v[i]);
+                        continue;
+                }
+                _cleanup_json_ cJSON *rec = cJSON_Parse(recs.v[i]);
+                if (rec)
+                        print_log_record(rec);
+        }
+        return 0;
+}
+
+static int cmd_destroy(int argc, char **argv) {
+        if (argc > 1 && !streq(argv[1], "--force") && !streq(argv[1], "-y"))
+                return die(2, "usage: destroy");
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        int r = model_destroy(model_arg, &err);
+        return r < 0 ? fail_err(r, &err) : 0;
+}
+
+int main(int argc, char **argv) {
+        int i = 1;
+        for (; i < argc; i++) {
+                if ((streq(argv[i], "--model") || streq(argv[i], "-m")) && i + 1 < argc)
+                        model_arg = argv[++i];
+                else if (startswith(argv[i], "--model="))
+                        model_arg = argv[i] + 8;
+                else if (streq(argv[i], "-h") || streq(argv[i], "--help")) {
+                        usage(stdout);
+                        return 0;
+                } else
+                        break;
+        }
+        if (i >= argc) {
+                usage(stderr);
+                return 2;
+        }
+        /* --model after the verb too (before any "--"). */
+        _cleanup_strv_ struct strv av = STRV_INIT;
+        bool dashdash = false;
+        for (int k = i; k < argc; k++) {
+                if (!dashdash && (streq(argv[k], "--model") || streq(argv[k], "-m")) && k + 1 < argc &&
+                        k > i) {
+                        model_arg = argv[++k];
+                        continue;
+                }
+                if (!dashdash && startswith(argv[k], "--model=") && k > i) {
+                        model_arg = argv[k] + 8;
+                        continue;
+                }
+                if (streq(argv[k], "--"))
+                        dashdash = true;
+                strv_push(&av, argv[k]);
+        }
+        int n = (int) av.n;
+        char **v = av.v;
+        const char *verb = v[0];
+        signal(SIGPIPE, SIG_IGN);
+        if (streq(verb, "deploy"))
+                return cmd_deploy(n, v);
+        if (streq(verb, "add-unit"))
+                return cmd_add_unit(n, v);
+        if (streq(verb, "remove-unit"))
+                return cmd_each(n, v, verb_remove_unit, 1000);
+        if (streq(verb, "remove-application"))
+                return cmd_each(n, v, verb_remove_app, 1000);
+        if (streq(verb, "resolve") || streq(verb, "resolved"))
+                return cmd_each(n, v, verb_resolve, 1000);
+        if (streq(verb, "integrate") || streq(verb, "relate") || streq(verb, "add-relation"))
+                return cmd_pair(n, v, true);
+        if (streq(verb, "remove-relation"))
+                return cmd_pair(n, v, false);
+        if (streq(verb, "config"))
+                return cmd_config(n, v);
+        if (streq(verb, "trigger"))
+                return cmd_trigger(n, v);
+        if (streq(verb, "wait"))
+                return cmd_wait(n, v);
+        if (streq(verb, "run"))
+                return cmd_run(n, v);
+        if (streq(verb, "exec"))
+                return cmd_exec(n, v);
+        if (streq(verb, "status"))
+                return cmd_status(n, v);
+        if (streq(verb, "debug-log"))
+                return cmd_debug_log(n, v);
+        if (streq(verb, "destroy") || streq(verb, "destroy-model"))
+                return cmd_destroy(n, v);
+        if (streq(verb, "help")) {
+                usage(stdout);
+                return 0;
+        }
+        usage(stderr);
+        return die(2, "unknown verb \"%s\"", verb);
+}

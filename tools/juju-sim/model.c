@@ -1,0 +1,1330 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The juju-sim model state and its verbs: deploy, add/remove units, integrate, config, …
+ * Verbs record changes and queue events; the runner runs them (see model.h). */
+#include "util/macro.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "charm.h"
+#include "model.h"
+#include "simmachine.h"
+#include "yamljson.h"
+#include "proc/proc.h"
+#include "util/alloc.h"
+#include "util/fileio.h"
+#include "util/banned.h"
+
+/* The hook tools served by juju-sim-tool: each is a symlink in DIR/tools. */
+static const char *const tool_names[] = { "relation-ids", "relation-list", "relation-get", "relation-set",
+        "config-get", "is-leader", "status-set", "status-get", "application-version-set", "juju-log",
+        "action-get", "action-set", "action-fail", "action-log", "secret-add", "secret-get", "secret-set",
+        "secret-grant", "secret-revoke", "secret-remove", "secret-ids", "secret-info-get", "state-get",
+        "state-set", "state-delete", "open-port", "close-port", "opened-ports", "unit-get", "network-get",
+        "juju-exec", "juju-reboot", "goal-state", "credential-get", "leader-get", "leader-set" };
+
+char *model_dir_resolve(const char *dir) {
+        if (isempty(dir))
+                dir = getenv("JUJU_SIM_MODEL");
+        if (isempty(dir))
+                dir = ".juju-sim";
+        if (dir[0] == '/')
+                return xstrdup(dir);
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof(cwd)))
+                return xstrdup(dir);
+        return xasprintf("%s/%s", cwd, dir);
+}
+
+char *model_socket_path(const struct model *m) {
+        return xasprintf("%s/agent.sock", m->dir);
+}
+
+char *model_tools_dir(const struct model *m) {
+        return xasprintf("%s/tools", m->dir);
+}
+
+static char *self_exe(void) {
+        char buf[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+        if (n <= 0)
+                return xstrdup("juju-sim");
+        buf[n] = '\0';
+        return xstrdup(buf);
+}
+
+static char *tool_exe(void) {
+        const char *e = getenv("JUJU_SIM_TOOL");
+        if (!isempty(e))
+                return xstrdup(e);
+        _cleanup_free_ char *self = self_exe();
+        char *slash = strrchr(self, '/');
+        if (slash)
+                *slash = '\0';
+        return xasprintf("%s/juju-sim-tool", self);
+}
+
+static void random_hex(char *buf, size_t n) {
+        static const char hex[] = "0123456789abcdef";
+        unsigned char r[64];
+        if (n > sizeof(r))
+                n = sizeof(r);
+        if (getrandom(r, n, 0) != (ssize_t) n)
+                for (size_t i = 0; i < n; i++)
+                        r[i] = (unsigned char) (rand() ^ getpid() ^ (int) time(NULL));
+        for (size_t i = 0; i < n; i++)
+                buf[i] = hex[r[i] & 15];
+        buf[n] = '\0';
+}
+
+static int model_create(const char *dir, struct strbuf *err) {
+        int r = mkdir_p(dir, 0755);
+        if (r < 0) {
+                strbuf_addf(err, "model \"%s\": %s", dir, strerror(-r));
+                return r;
+        }
+        _cleanup_free_ char *tools = xasprintf("%s/tools", dir), *charms = xasprintf("%s/charms", dir);
+        if (mkdir(tools, 0755) < 0 && errno != EEXIST) {
+                strbuf_addf(err, "%s: %s", tools, strerror(errno));
+                return -errno;
+        }
+        if (mkdir(charms, 0755) < 0 && errno != EEXIST) {
+                strbuf_addf(err, "%s: %s", charms, strerror(errno));
+                return -errno;
+        }
+        _cleanup_free_ char *tool = tool_exe(), *self = self_exe();
+        for (size_t i = 0; i < ELEMENTSOF(tool_names); i++) {
+                _cleanup_free_ char *l = xasprintf("%s/%s", tools, tool_names[i]);
+                (void) unlink(l);
+                if (symlink(tool, l) < 0) {
+                        strbuf_addf(err, "%s: %s", l, strerror(errno));
+                        return -errno;
+                }
+        }
+        char uuid[40], u[33];
+        random_hex(u, 32);
+        snprintf(uuid, sizeof(uuid), "%.8s-%.4s-4%.3s-a%.3s-%.12s", u, u + 8, u + 12, u + 16, u + 20);
+        _cleanup_json_ cJSON *st = cJSON_CreateObject();
+        cJSON *model = jobj(st, "model");
+        jset_str(model, "name", "sim");
+        jset_str(model, "uuid", uuid);
+        jset_str(model, "machine-mode", sim_machine_default_mode());
+        jset_str(model, "juju-sim", self);
+        jset_str(model, "juju-sim-tool", tool);
+        cJSON *c = jobj(st, "counters");
+        jset_num(c, "machine", 0);
+        jset_num(c, "relation", 0);
+        jset_num(c, "context", 0);
+        jset_num(c, "action", 0);
+        jobj(st, "applications");
+        jobj(st, "units");
+        jobj(st, "machines");
+        jobj(st, "relations");
+        jobj(st, "secrets");
+
+        /* The locator juju-exec uses to find the model from a bare shell. */
+        _cleanup_json_ cJSON *loc = cJSON_CreateObject();
+        jset_str(loc, "model", dir);
+        jset_str(loc, "juju-sim", self);
+        _cleanup_free_ char *locs = cJSON_Print(loc), *locp = xasprintf("%s/juju-sim.json", dir);
+        r = write_file_atomic(locp, locs, strlen(locs), 0644, (uid_t) -1, (gid_t) -1);
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", locp, strerror(-r));
+                return r;
+        }
+        _cleanup_free_ char *s = cJSON_Print(st), *sp = xasprintf("%s/state.json", dir);
+        r = write_file_atomic(sp, s, strlen(s), 0644, (uid_t) -1, (gid_t) -1);
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", sp, strerror(-r));
+        return r;
+}
+
+static int model_load(struct model *m, struct strbuf *err) {
+        _cleanup_free_ char *data = NULL;
+        int r = read_full_file(m->state_path, &data, NULL);
+        if (r < 0) {
+                strbuf_addf(err, "model \"%s\": %s", m->dir, r == -ENOENT ? "no such model" : strerror(-r));
+                return r;
+        }
+        cJSON *st = cJSON_Parse(data);
+        if (!cJSON_IsObject(st)) {
+                cJSON_Delete(st);
+                strbuf_addf(err, "%s: not a juju-sim state", m->state_path);
+                return -EINVAL;
+        }
+        cJSON_Delete(m->state);
+        m->state = st;
+        return 0;
+}
+
+int model_open(const char *dir, bool create, struct model **ret, struct strbuf *err) {
+        _cleanup_free_ char *d = model_dir_resolve(dir);
+        _cleanup_free_ char *sp = xasprintf("%s/state.json", d);
+        int r;
+        if (access(sp, F_OK) < 0) {
+                if (!create) {
+                        strbuf_addf(err, "model \"%s\": no such model", d);
+                        return -ENOENT;
+                }
+                r = model_create(d, err);
+                if (r < 0)
+                        return r;
+        }
+        struct model *m = xcalloc(1, sizeof(*m));
+        m->dir = TAKE_PTR(d);
+        m->state_path = TAKE_PTR(sp);
+        m->lock_fd = -1;
+        r = model_load(m, err);
+        if (r < 0) {
+                model_free(m);
+                return r;
+        }
+        *ret = m;
+        return 0;
+}
+
+int model_lock(struct model *m, int timeout_sec, struct strbuf *err) {
+        if (m->lock_fd < 0) {
+                _cleanup_free_ char *p = xasprintf("%s/lock", m->dir);
+                m->lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+                if (m->lock_fd < 0) {
+                        strbuf_addf(err, "%s: %s", p, strerror(errno));
+                        return -errno;
+                }
+        }
+        struct timespec start, now;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        for (;;) {
+                if (flock(m->lock_fd, LOCK_EX | LOCK_NB) == 0)
+                        break;
+                if (errno != EWOULDBLOCK && errno != EINTR) {
+                        strbuf_addf(err, "model lock: %s", strerror(errno));
+                        return -errno;
+                }
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                if (now.tv_sec - start.tv_sec >= timeout_sec) {
+                        strbuf_addf(err, "model \"%s\": machine lock held by another juju-sim", m->dir);
+                        return -ETIMEDOUT;
+                }
+                usleep(5000);
+        }
+        return model_load(m, err);
+}
+
+int model_save(struct model *m, struct strbuf *err) {
+        _cleanup_free_ char *s = cJSON_Print(m->state);
+        int r = write_file_atomic(m->state_path, s, strlen(s), 0644, (uid_t) -1, (gid_t) -1);
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", m->state_path, strerror(-r));
+        return r;
+}
+
+void model_free(struct model *m) {
+        if (!m)
+                return;
+        if (m->lock_fd >= 0)
+                close(m->lock_fd);
+        cJSON_Delete(m->state);
+        free(m->dir);
+        free(m->state_path);
+        free(m);
+}
+
+/* --- lookups ------------------------------------------------------------------------------ */
+
+cJSON *state_app(const cJSON *st, const char *app) {
+        return jget(jget(st, "applications"), app);
+}
+
+cJSON *state_unit(const cJSON *st, const char *unit) {
+        return jget(jget(st, "units"), unit);
+}
+
+cJSON *state_relation(const cJSON *st, long id) {
+        char k[32];
+        snprintf(k, sizeof(k), "%ld", id);
+        return jget(jget(st, "relations"), k);
+}
+
+cJSON *state_machine(const cJSON *st, const char *id) {
+        return jget(jget(st, "machines"), id);
+}
+
+const char *unit_app(const cJSON *st, const char *unit) {
+        return jstr(state_unit(st, unit), "application");
+}
+
+bool unit_is_leader(const cJSON *st, const char *unit) {
+        const char *app = unit_app(st, unit);
+        return app && streq_ptr(jstr(state_app(st, app), "leader"), unit);
+}
+
+const cJSON *rel_endpoint(const cJSON *rel, const char *app) {
+        const cJSON *e;
+        cJSON_ArrayForEach(e, jget(rel, "endpoints")) if (streq_ptr(jstr(e, "app"), app)) return e;
+        return NULL;
+}
+
+const char *rel_remote_app(const cJSON *rel, const char *app) {
+        if (!rel_endpoint(rel, app))
+                return NULL;
+        if (cJSON_IsTrue(jget(rel, "peer")))
+                return app;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, jget(rel, "endpoints")) if (!streq_ptr(jstr(e, "app"), app)) return jstr(
+                e, "app");
+        return NULL;
+}
+
+cJSON *unit_rel(const cJSON *st, const char *unit, long id) {
+        char k[32];
+        snprintf(k, sizeof(k), "%ld", id);
+        return jget(jget(state_unit(st, unit), "relations"), k);
+}
+
+static long rel_id(const cJSON *rel) {
+        return (long) jnum(rel, "id", -1);
+}
+
+static bool unit_in_scope(const cJSON *st, const char *unit, long id) {
+        return cJSON_IsTrue(jget(unit_rel(st, unit, id), "scope"));
+}
+
+static long next_counter(cJSON *st, const char *name) {
+        cJSON *c = jobj(st, "counters");
+        long v = (long) jnum(c, name, 0);
+        jset_num(c, name, (double) (v + 1));
+        return v;
+}
+
+/* --- events ------------------------------------------------------------------------------- */
+
+cJSON *event_new(const char *kind) {
+        cJSON *ev = cJSON_CreateObject();
+        jset_str(ev, "hook", kind);
+        jset_str(ev, "kind", kind);
+        return ev;
+}
+
+cJSON *rel_event_new(const cJSON *st, const char *unit, long id, const char *kind, const char *remote_unit,
+        const char *departing) {
+        const cJSON *rel = state_relation(st, id);
+        const char *app = unit_app(st, unit);
+        const cJSON *ep = rel_endpoint(rel, app);
+        cJSON *ev = cJSON_CreateObject();
+        _cleanup_free_ char *hook = xasprintf("%s-%s", strempty(jstr(ep, "endpoint")), kind);
+        jset_str(ev, "hook", hook);
+        jset_str(ev, "kind", kind);
+        jset_num(ev, "relation", (double) id);
+        jset_str(ev, "remote-app", rel_remote_app(rel, app));
+        jset_str(ev, "remote-unit", remote_unit);
+        if (departing)
+                jset_str(ev, "departing-unit", departing);
+        return ev;
+}
+
+static bool coalesces(const char *kind) {
+        return streq(kind, "relation-changed") || streq(kind, "config-changed") ||
+                streq(kind, "update-status") || streq(kind, "secret-changed") ||
+                streq(kind, "leader-settings-changed");
+}
+
+void queue_event(cJSON *st, const char *unit, cJSON *ev) {
+        cJSON *u = state_unit(st, unit);
+        if (!u) {
+                cJSON_Delete(ev);
+                return;
+        }
+        cJSON *q = jarr(u, "queue");
+        if (coalesces(strempty(jstr(ev, "kind")))) {
+                const cJSON *e;
+                bool head = true;
+                cJSON_ArrayForEach(e, q) {
+                        /* The head may be running right now: it would not see later changes. */
+                        if (!(head && streq_ptr(jstr(u, "agent"), "executing")) &&
+                                cJSON_Compare(e, ev, true)) {
+                                cJSON_Delete(ev);
+                                return;
+                        }
+                        head = false;
+                }
+        }
+        cJSON_AddItemToArray(q, ev);
+}
+
+static void queue_kind(cJSON *st, const char *unit, const char *kind) {
+        queue_event(st, unit, event_new(kind));
+}
+
+static void queue_rel(
+        cJSON *st, const char *unit, long id, const char *kind, const char *remote, const char *dep) {
+        queue_event(st, unit, rel_event_new(st, unit, id, kind, remote, dep));
+}
+
+/* Units of app that are in scope of relation id, except `except`. */
+static void scope_units(const cJSON *st, long id, const char *app, const char *except, struct strv *ret) {
+        const cJSON *u;
+        cJSON_ArrayForEach(u, jget(state_app(st, app), "units")) {
+                if (!cJSON_IsString(u) || streq_ptr(u->valuestring, except))
+                        continue;
+                if (unit_in_scope(st, u->valuestring, id))
+                        strv_push(ret, u->valuestring);
+        }
+}
+
+/* The units a unit sees on the other side of relation id (its peers for a peer relation). */
+static void remote_scope_units(const cJSON *st, long id, const char *unit, struct strv *ret) {
+        const cJSON *rel = state_relation(st, id);
+        const char *app = unit_app(st, unit);
+        const char *rapp = rel_remote_app(rel, app);
+        if (rapp)
+                scope_units(st, id, rapp, unit, ret);
+}
+
+/* --- charms and machines ------------------------------------------------------------------ */
+
+static int copy_tree(const char *src, const char *dst, struct strbuf *err) {
+        struct stat st;
+        if (lstat(src, &st) < 0) {
+                strbuf_addf(err, "%s: %s", src, strerror(errno));
+                return -errno;
+        }
+        if (S_ISLNK(st.st_mode)) {
+                char target[PATH_MAX];
+                ssize_t n = readlink(src, target, sizeof(target) - 1);
+                if (n < 0)
+                        return -errno;
+                target[n] = '\0';
+                if (symlink(target, dst) < 0) {
+                        strbuf_addf(err, "%s: %s", dst, strerror(errno));
+                        return -errno;
+                }
+                return 0;
+        }
+        if (S_ISDIR(st.st_mode)) {
+                if (mkdir(dst, st.st_mode & 07777) < 0 && errno != EEXIST) {
+                        strbuf_addf(err, "%s: %s", dst, strerror(errno));
+                        return -errno;
+                }
+                DIR *d = opendir(src);
+                if (!d) {
+                        strbuf_addf(err, "%s: %s", src, strerror(errno));
+                        return -errno;
+                }
+                struct dirent *de;
+                int r = 0;
+                while ((de = readdir(d))) {
+                        if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+                                continue;
+                        _cleanup_free_ char *s = xasprintf("%s/%s", src, de->d_name);
+                        _cleanup_free_ char *t = xasprintf("%s/%s", dst, de->d_name);
+                        r = copy_tree(s, t, err);
+                        if (r < 0)
+                                break;
+                }
+                closedir(d);
+                return r;
+        }
+        if (!S_ISREG(st.st_mode))
+                return 0;
+        _cleanup_free_ char *data = NULL;
+        size_t len;
+        int r = read_full_file(src, &data, &len);
+        if (r >= 0)
+                r = write_file_atomic(dst, data, len, st.st_mode & 07777, (uid_t) -1, (gid_t) -1);
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", src, strerror(-r));
+        return r;
+}
+
+static int rm_tree(const char *path) {
+        struct stat st;
+        if (lstat(path, &st) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (S_ISDIR(st.st_mode)) {
+                DIR *d = opendir(path);
+                if (d) {
+                        struct dirent *de;
+                        while ((de = readdir(d))) {
+                                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+                                        continue;
+                                _cleanup_free_ char *s = xasprintf("%s/%s", path, de->d_name);
+                                (void) rm_tree(s);
+                        }
+                        closedir(d);
+                }
+                return RET_NERRNO(rmdir(path));
+        }
+        return RET_NERRNO(unlink(path));
+}
+
+/* Copies (directory) or unpacks (.charm zip) the charm into DIR/charms/APP. */
+static int charm_install(
+        struct model *m, const char *charm, const char *app, char **ret_dir, struct strbuf *err) {
+        struct stat st;
+        if (stat(charm, &st) < 0) {
+                strbuf_addf(err, "charm \"%s\": %s", charm, strerror(errno));
+                return -errno;
+        }
+        _cleanup_free_ char *dst = xasprintf("%s/charms/%s", m->dir, app);
+        (void) rm_tree(dst);
+        int r;
+        if (S_ISDIR(st.st_mode)) {
+                r = copy_tree(charm, dst, err);
+        } else {
+                _cleanup_proc_ struct proc p = PROC_INIT;
+                strv_pushl(&p.argv, "unzip", "-q", "-o", charm, "-d", dst, NULL);
+                p.capture_out = p.capture_err = true;
+                p.timeout_ms = 120000;
+                r = proc_run(&p);
+                if (r != 0) {
+                        strbuf_trim(&p.err);
+                        strbuf_addf(err, "charm \"%s\": cannot unpack: %s", charm,
+                                r < 0 ? strerror(-r) : p.err.buf);
+                        return r < 0 ? r : -EINVAL;
+                }
+        }
+        if (r < 0)
+                return r;
+        *ret_dir = TAKE_PTR(dst);
+        return 0;
+}
+
+/* Gives the unit a machine and its initial queue. */
+static int add_one_unit(struct model *m, const char *app, struct strbuf *err) {
+        cJSON *st = m->state;
+        cJSON *a = state_app(st, app);
+        long n = (long) jnum(a, "next-unit", 0);
+        jset_num(a, "next-unit", (double) (n + 1));
+        _cleanup_free_ char *name = xasprintf("%s/%ld", app, n);
+        long mid = next_counter(st, "machine");
+        char mids[32];
+        snprintf(mids, sizeof(mids), "%ld", mid);
+        cJSON *rec = cJSON_CreateObject();
+        jset_str(rec, "id", mids);
+        jset_str(rec, "unit", name);
+        int r = sim_machine_create(m, rec, err);
+        if (r < 0) {
+                cJSON_Delete(rec);
+                return r;
+        }
+        jset(jobj(st, "machines"), mids, rec);
+
+        cJSON *u = cJSON_CreateObject();
+        jset_str(u, "application", app);
+        jset_str(u, "machine", mids);
+        jset_str(u, "life", "alive");
+        jset_str(u, "agent", "allocating");
+        cJSON *w = jobj(u, "workload");
+        jset_str(w, "status", "waiting");
+        jset_str(w, "message", "installing agent");
+        jarr(u, "queue");
+        jobj(u, "relations");
+        jobj(u, "state");
+        jarr(u, "ports");
+        jobj(u, "secrets");
+        jset(jobj(st, "units"), name, u);
+        cJSON_AddItemToArray(jarr(a, "units"), cJSON_CreateString(name));
+
+        queue_kind(st, name, "install");
+        cJSON *rel;
+        cJSON_ArrayForEach(rel, jget(st, "relations")) {
+                if (rel_endpoint(rel, app) && streq_ptr(jstr(rel, "life"), "alive"))
+                        queue_rel(st, name, rel_id(rel), "relation-created", "", NULL);
+        }
+        if (!jstr(a, "leader")) {
+                jset_str(a, "leader", name);
+                queue_kind(st, name, "leader-elected");
+        } else
+                queue_kind(st, name, "leader-settings-changed");
+        queue_kind(st, name, "config-changed");
+        queue_kind(st, name, "start");
+        return 0;
+}
+
+static bool valid_app_name(const char *s) {
+        if (!s || !((*s >= 'a' && *s <= 'z')))
+                return false;
+        for (const char *p = s; *p; p++)
+                if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
+                        return false;
+        return s[strlen(s) - 1] != '-';
+}
+
+static long add_relation(cJSON *st, const char *iface, bool peer, const char *app1, const char *ep1,
+        const char *role1, const char *app2, const char *ep2, const char *role2) {
+        long id = next_counter(st, "relation");
+        cJSON *rel = cJSON_CreateObject();
+        jset_num(rel, "id", (double) id);
+        jset_str(rel, "interface", iface);
+        jset(rel, "peer", cJSON_CreateBool(peer));
+        jset_str(rel, "life", "alive");
+        cJSON *eps = jarr(rel, "endpoints");
+        cJSON *e = cJSON_CreateObject();
+        jset_str(e, "app", app1);
+        jset_str(e, "endpoint", ep1);
+        jset_str(e, "role", role1);
+        cJSON_AddItemToArray(eps, e);
+        cJSON *ad = jobj(rel, "app-data");
+        jobj(ad, app1);
+        if (!peer) {
+                e = cJSON_CreateObject();
+                jset_str(e, "app", app2);
+                jset_str(e, "endpoint", ep2);
+                jset_str(e, "role", role2);
+                cJSON_AddItemToArray(eps, e);
+                jobj(ad, app2);
+        }
+        jobj(rel, "unit-data");
+        char k[32];
+        snprintf(k, sizeof(k), "%ld", id);
+        jset(jobj(st, "relations"), k, rel);
+        return id;
+}
+
+int model_deploy(struct model *m, const char *charm, const char *app, int n, char *const *config,
+        struct strbuf *err) {
+        _cleanup_json_ cJSON *desc = NULL;
+        _cleanup_free_ char *cdir = NULL;
+        int r;
+        if (n < 0 || n > 1000) {
+                strbuf_addf(err, "deploy: bad number of units %d", n);
+                return -EINVAL;
+        }
+        /* Read the charm where it is first, to learn its name. */
+        struct stat sst;
+        if (stat(charm, &sst) < 0) {
+                strbuf_addf(err, "charm \"%s\": %s", charm, strerror(errno));
+                return -ENOENT;
+        }
+        _cleanup_free_ char *tmpname = NULL;
+        if (!app) {
+                if (S_ISDIR(sst.st_mode)) {
+                        r = charm_load(charm, &desc, err);
+                        if (r < 0)
+                                return r;
+                        tmpname = xstrdup(jstr(desc, "name"));
+                } else {
+                        const char *b = strrchr(charm, '/');
+                        b = b ? b + 1 : charm;
+                        tmpname = xstrdup(b);
+                        char *dot = strchr(tmpname, '.');
+                        if (dot)
+                                *dot = '\0';
+                        char *us = strchr(tmpname, '_');
+                        if (us)
+                                *us = '\0';
+                }
+                app = tmpname;
+        }
+        if (!valid_app_name(app)) {
+                strbuf_addf(err, "invalid application name \"%s\"", app);
+                return -EINVAL;
+        }
+        if (state_app(m->state, app)) {
+                strbuf_addf(err, "application \"%s\" already exists", app);
+                return -EEXIST;
+        }
+        r = charm_install(m, charm, app, &cdir, err);
+        if (r < 0)
+                return r;
+        cJSON_Delete(desc);
+        desc = NULL;
+        r = charm_load(cdir, &desc, err);
+        if (r < 0)
+                return r;
+        _cleanup_json_ cJSON *cfg = cJSON_CreateObject();
+        for (size_t i = 0; config && config[i]; i++) {
+                const char *eq = strchr(config[i], '=');
+                if (!eq) {
+                        strbuf_addf(err, "config: expected \"key=value\", got \"%s\"", config[i]);
+                        return -EINVAL;
+                }
+                _cleanup_free_ char *k = xstrndup(config[i], (size_t) (eq - config[i]));
+                cJSON *v = NULL;
+                r = charm_config_value(desc, k, eq + 1, &v, err);
+                if (r < 0)
+                        return r;
+                jset(cfg, k, v);
+        }
+        cJSON *a = cJSON_CreateObject();
+        jset_str(a, "charm-dir", cdir);
+        jset(a, "charm", TAKE_PTR(desc));
+        jset(a, "config", TAKE_PTR(cfg));
+        jset_num(a, "next-unit", 0);
+        jset_str(a, "life", "alive");
+        jset_str(a, "version", "");
+        jarr(a, "units");
+        jset(jobj(m->state, "applications"), app, a);
+
+        /* Peer relations exist from deploy on. */
+        const cJSON *ep;
+        cJSON_ArrayForEach(ep, jget(jget(a, "charm"), "endpoints")) {
+                if (streq_ptr(jstr(ep, "role"), "peers"))
+                        (void) add_relation(m->state, jstr(ep, "interface"), true, app, ep->string, "peer",
+                                NULL, NULL, NULL);
+        }
+        for (int i = 0; i < n; i++) {
+                r = add_one_unit(m, app, err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int model_add_unit(struct model *m, const char *app, int n, struct strbuf *err) {
+        cJSON *a = state_app(m->state, app);
+        if (!a || !streq_ptr(jstr(a, "life"), "alive")) {
+                strbuf_addf(err, "application \"%s\" not found", app);
+                return -ENOENT;
+        }
+        if (n < 1 || n > 1000) {
+                strbuf_addf(err, "add-unit: bad number of units %d", n);
+                return -EINVAL;
+        }
+        for (int i = 0; i < n; i++) {
+                int r = add_one_unit(m, app, err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Drops pending events of relation id from a unit's queue (it never entered scope). */
+static void drop_rel_events(cJSON *u, long id) {
+        cJSON *q = jget(u, "queue");
+        int i = 0;
+        cJSON *e = q ? q->child : NULL;
+        while (e) {
+                cJSON *next = e->next;
+                bool head = i == 0 && streq_ptr(jstr(u, "agent"), "executing");
+                if (!head && (long) jnum(e, "relation", -1) == id) {
+                        cJSON_DeleteItemFromArray(q, i);
+                } else
+                        i++;
+                e = next;
+        }
+}
+
+/* Relation id goes away: departed for each remote unit, then broken, on every unit in scope. */
+static void relation_dying(cJSON *st, long id) {
+        cJSON *rel = state_relation(st, id);
+        jset_str(rel, "life", "dying");
+        _cleanup_strv_ struct strv inscope = STRV_INIT;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, jget(rel, "endpoints")) scope_units(st, id, jstr(e, "app"), NULL, &inscope);
+        for (size_t i = 0; i < inscope.n; i++) {
+                _cleanup_strv_ struct strv remote = STRV_INIT;
+                remote_scope_units(st, id, inscope.v[i], &remote);
+                for (size_t j = 0; j < remote.n; j++)
+                        queue_rel(st, inscope.v[i], id, "relation-departed", remote.v[j], remote.v[j]);
+                if (!cJSON_IsTrue(jget(rel, "peer")))
+                        queue_rel(st, inscope.v[i], id, "relation-broken", "", NULL);
+        }
+        for (size_t i = 0; i < inscope.n; i++)
+                jset(unit_rel(st, inscope.v[i], id), "scope", cJSON_CreateFalse());
+        /* Units that had not entered scope yet never will. */
+        cJSON *u;
+        cJSON_ArrayForEach(u, jget(st, "units")) {
+                if (!unit_rel(st, u->string, id))
+                        drop_rel_events(u, id);
+        }
+}
+
+/* The unit leaves every relation (departed both ways, broken for non-peer), then stop, remove. */
+static void unit_dying(cJSON *st, const char *unit) {
+        cJSON *u = state_unit(st, unit);
+        jset_str(u, "life", "dying");
+        _cleanup_strv_ struct strv ids = STRV_INIT;
+        const cJSON *ur;
+        cJSON_ArrayForEach(ur, jget(u, "relations")) {
+                if (cJSON_IsTrue(jget(ur, "scope")))
+                        strv_push(&ids, ur->string);
+        }
+        for (size_t i = 0; i < ids.n; i++) {
+                long id = strtol(ids.v[i], NULL, 10);
+                const cJSON *rel = state_relation(st, id);
+                _cleanup_strv_ struct strv remote = STRV_INIT;
+                remote_scope_units(st, id, unit, &remote);
+                for (size_t j = 0; j < remote.n; j++) {
+                        queue_rel(st, remote.v[j], id, "relation-departed", unit, unit);
+                        queue_rel(st, unit, id, "relation-departed", remote.v[j], unit);
+                }
+                if (!cJSON_IsTrue(jget(rel, "peer")))
+                        queue_rel(st, unit, id, "relation-broken", "", NULL);
+                jset(unit_rel(st, unit, id), "scope", cJSON_CreateFalse());
+        }
+        /* Relations it had not entered yet: never. */
+        const cJSON *rel;
+        cJSON_ArrayForEach(rel, jget(st, "relations")) {
+                if (!unit_rel(st, unit, rel_id(rel)))
+                        drop_rel_events(u, rel_id(rel));
+        }
+        queue_kind(st, unit, "stop");
+        queue_kind(st, unit, "remove");
+}
+
+static void elect_leader(cJSON *st, const char *app) {
+        cJSON *a = state_app(st, app);
+        const cJSON *x;
+        const char *leader = NULL;
+        cJSON_ArrayForEach(x, jget(a, "units")) {
+                if (streq_ptr(jstr(state_unit(st, x->valuestring), "life"), "alive")) {
+                        leader = x->valuestring;
+                        break;
+                }
+        }
+        if (!leader) {
+                cJSON_DeleteItemFromObjectCaseSensitive(a, "leader");
+                return;
+        }
+        jset_str(a, "leader", leader);
+        cJSON_ArrayForEach(x, jget(a, "units")) {
+                if (!streq_ptr(jstr(state_unit(st, x->valuestring), "life"), "alive"))
+                        continue;
+                queue_kind(st, x->valuestring,
+                        streq(x->valuestring, leader) ? "leader-elected" : "leader-settings-changed");
+        }
+}
+
+int model_remove_unit(struct model *m, const char *unit, struct strbuf *err) {
+        cJSON *u = state_unit(m->state, unit);
+        if (!u) {
+                strbuf_addf(err, "unit \"%s\" not found", unit);
+                return -ENOENT;
+        }
+        if (!streq_ptr(jstr(u, "life"), "alive"))
+                return 0;
+        const char *app = jstr(u, "application");
+        bool was_leader = unit_is_leader(m->state, unit);
+        unit_dying(m->state, unit);
+        if (was_leader)
+                elect_leader(m->state, app);
+        return 0;
+}
+
+int model_remove_application(struct model *m, const char *app, struct strbuf *err) {
+        cJSON *a = state_app(m->state, app);
+        if (!a) {
+                strbuf_addf(err, "application \"%s\" not found", app);
+                return -ENOENT;
+        }
+        if (!streq_ptr(jstr(a, "life"), "alive"))
+                return 0;
+        jset_str(a, "life", "dying");
+        cJSON *rel;
+        cJSON_ArrayForEach(rel, jget(m->state, "relations")) {
+                if (!rel_endpoint(rel, app) || !streq_ptr(jstr(rel, "life"), "alive"))
+                        continue;
+                if (cJSON_IsTrue(jget(rel, "peer")))
+                        continue;
+                relation_dying(m->state, rel_id(rel));
+        }
+        const cJSON *x;
+        cJSON_ArrayForEach(x, jget(a, "units")) {
+                if (streq_ptr(jstr(state_unit(m->state, x->valuestring), "life"), "alive"))
+                        unit_dying(m->state, x->valuestring);
+        }
+        cJSON_ArrayForEach(rel, jget(m->state, "relations")) {
+                if (rel_endpoint(rel, app))
+                        jset_str(rel, "life", "dying");
+        }
+        model_gc(m);
+        return 0;
+}
+
+/* "app[:endpoint]" into its parts (endpoint NULL when not given). */
+static void split_endpoint(const char *s, char **ret_app, char **ret_ep) {
+        const char *c = strchr(s, ':');
+        *ret_app = c ? xstrndup(s, (size_t) (c - s)) : xstrdup(s);
+        *ret_ep = c ? xstrdup(c + 1) : NULL;
+}
+
+int model_integrate(struct model *m, const char *a, const char *b, struct strbuf *err) {
+        _cleanup_free_ char *app1 = NULL, *ep1 = NULL, *app2 = NULL, *ep2 = NULL;
+        split_endpoint(a, &app1, &ep1);
+        split_endpoint(b, &app2, &ep2);
+        cJSON *A = state_app(m->state, app1), *B = state_app(m->state, app2);
+        if (!A || !streq_ptr(jstr(A, "life"), "alive")) {
+                strbuf_addf(err, "application \"%s\" not found", app1);
+                return -ENOENT;
+        }
+        if (!B || !streq_ptr(jstr(B, "life"), "alive")) {
+                strbuf_addf(err, "application \"%s\" not found", app2);
+                return -ENOENT;
+        }
+        if (streq(app1, app2)) {
+                strbuf_addf(err, "cannot relate \"%s\" to itself", app1);
+                return -EINVAL;
+        }
+        /* Every provides/requires pair with the same interface that fits the given names. */
+        _cleanup_strv_ struct strv cands = STRV_INIT;
+        const cJSON *e1, *e2;
+        cJSON_ArrayForEach(e1, jget(jget(A, "charm"), "endpoints")) {
+                if (ep1 && !streq(e1->string, ep1))
+                        continue;
+                cJSON_ArrayForEach(e2, jget(jget(B, "charm"), "endpoints")) {
+                        if (ep2 && !streq(e2->string, ep2))
+                                continue;
+                        const char *r1 = jstr(e1, "role"), *r2 = jstr(e2, "role");
+                        bool fit = (streq(r1, "provides") && streq(r2, "requires")) ||
+                                (streq(r1, "requires") && streq(r2, "provides"));
+                        if (fit && streq(jstr(e1, "interface"), jstr(e2, "interface")))
+                                strv_pushf(&cands, "%s:%s %s:%s", app1, e1->string, app2, e2->string);
+                }
+        }
+        if (cands.n == 0) {
+                strbuf_addf(err, "no relations found between \"%s\" and \"%s\"", a, b);
+                return -EINVAL;
+        }
+        if (cands.n > 1) {
+                _cleanup_free_ char *all = strv_join(&cands, "\"; \"");
+                strbuf_addf(err, "ambiguous relation: \"%s %s\" could refer to \"%s\"", a, b, all);
+                return -EINVAL;
+        }
+        _cleanup_free_ char *x1 = NULL, *x2 = NULL, *a1 = NULL, *a2 = NULL;
+        char *sp = strchr(cands.v[0], ' ');
+        *sp = '\0';
+        split_endpoint(cands.v[0], &a1, &x1);
+        split_endpoint(sp + 1, &a2, &x2);
+        *sp = ' ';
+        const cJSON *epA = jget(jget(jget(A, "charm"), "endpoints"), x1);
+        const cJSON *epB = jget(jget(jget(B, "charm"), "endpoints"), x2);
+        const cJSON *rel;
+        cJSON_ArrayForEach(rel, jget(m->state, "relations")) {
+                const cJSON *ra = rel_endpoint(rel, app1), *rb = rel_endpoint(rel, app2);
+                if (ra && rb && streq_ptr(jstr(ra, "endpoint"), x1) && streq_ptr(jstr(rb, "endpoint"), x2) &&
+                        streq_ptr(jstr(rel, "life"), "alive")) {
+                        strbuf_addf(err, "relation \"%s\" already exists", cands.v[0]);
+                        return -EEXIST;
+                }
+        }
+        /* limit: how many relations an endpoint may have. */
+        const cJSON *chk[2][2] = { { A, epA }, { B, epB } };
+        const char *chkname[2][2] = { { app1, x1 }, { app2, x2 } };
+        for (int i = 0; i < 2; i++) {
+                double limit = jnum(chk[i][1], "limit", 0);
+                if (limit <= 0)
+                        continue;
+                int count = 0;
+                cJSON_ArrayForEach(rel, jget(m->state, "relations")) {
+                        const cJSON *re = rel_endpoint(rel, chkname[i][0]);
+                        if (re && streq_ptr(jstr(re, "endpoint"), chkname[i][1]) &&
+                                streq_ptr(jstr(rel, "life"), "alive"))
+                                count++;
+                }
+                if (count >= (int) limit) {
+                        strbuf_addf(err, "endpoint \"%s:%s\" is at its limit of %d relations", chkname[i][0],
+                                chkname[i][1], (int) limit);
+                        return -EBUSY;
+                }
+        }
+        bool a_provides = streq(jstr(epA, "role"), "provides");
+        long id = a_provides ? add_relation(m->state, jstr(epA, "interface"), false, app1, x1, "provider",
+                                       app2, x2, "requirer")
+                             : add_relation(m->state, jstr(epA, "interface"), false, app2, x2, "provider",
+                                       app1, x1, "requirer");
+        const char *apps[2] = { app1, app2 };
+        for (int i = 0; i < 2; i++) {
+                const cJSON *x;
+                cJSON_ArrayForEach(x, jget(state_app(m->state, apps[i]), "units")) {
+                        if (streq_ptr(jstr(state_unit(m->state, x->valuestring), "life"), "alive"))
+                                queue_rel(m->state, x->valuestring, id, "relation-created", "", NULL);
+                }
+        }
+        return 0;
+}
+
+int model_remove_relation(struct model *m, const char *a, const char *b, struct strbuf *err) {
+        _cleanup_free_ char *app1 = NULL, *ep1 = NULL, *app2 = NULL, *ep2 = NULL;
+        split_endpoint(a, &app1, &ep1);
+        split_endpoint(b, &app2, &ep2);
+        long found = -1;
+        int count = 0;
+        const cJSON *rel;
+        cJSON_ArrayForEach(rel, jget(m->state, "relations")) {
+                const cJSON *ra = rel_endpoint(rel, app1), *rb = rel_endpoint(rel, app2);
+                if (!ra || !rb || cJSON_IsTrue(jget(rel, "peer")) || !streq_ptr(jstr(rel, "life"), "alive"))
+                        continue;
+                if ((ep1 && !streq_ptr(jstr(ra, "endpoint"), ep1)) ||
+                        (ep2 && !streq_ptr(jstr(rb, "endpoint"), ep2)))
+                        continue;
+                found = rel_id(rel);
+                count++;
+        }
+        if (count == 0) {
+                strbuf_addf(err, "relation \"%s %s\" not found", a, b);
+                return -ENOENT;
+        }
+        if (count > 1) {
+                strbuf_addf(err, "ambiguous relation \"%s %s\": name the endpoints", a, b);
+                return -EINVAL;
+        }
+        relation_dying(m->state, found);
+        model_gc(m);
+        return 0;
+}
+
+int model_config(struct model *m, const char *app, char *const *kv, char *const *reset, struct strbuf *err) {
+        cJSON *a = state_app(m->state, app);
+        if (!a) {
+                strbuf_addf(err, "application \"%s\" not found", app);
+                return -ENOENT;
+        }
+        const cJSON *charm = jget(a, "charm");
+        _cleanup_json_ cJSON *cfg = cJSON_Duplicate(jobj(a, "config"), true);
+        for (size_t i = 0; kv && kv[i]; i++) {
+                const char *eq = strchr(kv[i], '=');
+                if (!eq) {
+                        strbuf_addf(err, "config: expected \"key=value\", got \"%s\"", kv[i]);
+                        return -EINVAL;
+                }
+                _cleanup_free_ char *k = xstrndup(kv[i], (size_t) (eq - kv[i]));
+                cJSON *v = NULL;
+                int r = charm_config_value(charm, k, eq + 1, &v, err);
+                if (r < 0)
+                        return r;
+                jset(cfg, k, v);
+        }
+        for (size_t i = 0; reset && reset[i]; i++) {
+                if (!jget(jget(charm, "options"), reset[i])) {
+                        strbuf_addf(err, "unknown option \"%s\"", reset[i]);
+                        return -EINVAL;
+                }
+                cJSON_DeleteItemFromObjectCaseSensitive(cfg, reset[i]);
+        }
+        _cleanup_json_ cJSON *before = charm_config_effective(charm, jget(a, "config"), true);
+        _cleanup_json_ cJSON *after = charm_config_effective(charm, cfg, true);
+        jset(a, "config", TAKE_PTR(cfg));
+        if (cJSON_Compare(before, after, true))
+                return 0;
+        const cJSON *x;
+        cJSON_ArrayForEach(x, jget(a, "units")) {
+                if (streq_ptr(jstr(state_unit(m->state, x->valuestring), "life"), "alive"))
+                        queue_kind(m->state, x->valuestring, "config-changed");
+        }
+        return 0;
+}
+
+int model_resolve(struct model *m, const char *unit, struct strbuf *err) {
+        cJSON *u = state_unit(m->state, unit);
+        if (!u) {
+                strbuf_addf(err, "unit \"%s\" not found", unit);
+                return -ENOENT;
+        }
+        if (!jget(u, "error")) {
+                strbuf_addf(err, "unit \"%s\" is not in an error state", unit);
+                return -EINVAL;
+        }
+        cJSON_DeleteItemFromObjectCaseSensitive(u, "error");
+        jset_str(u, "agent", "idle");
+        cJSON *saved = cJSON_DetachItemFromObjectCaseSensitive(u, "workload-before-error");
+        if (saved)
+                jset(u, "workload", saved);
+        return 0;
+}
+
+int model_trigger(struct model *m, const char *target, const char *hook, struct strbuf *err) {
+        static const char *const ok[] = { "update-status", "config-changed", "upgrade-charm",
+                "leader-settings-changed" };
+        bool known = false;
+        for (size_t i = 0; i < ELEMENTSOF(ok); i++)
+                known = known || streq(hook, ok[i]);
+        if (!known) {
+                strbuf_addf(err,
+                        "trigger: hook \"%s\" cannot be triggered (update-status, config-changed, "
+                        "upgrade-charm, leader-settings-changed)",
+                        hook);
+                return -EINVAL;
+        }
+        _cleanup_strv_ struct strv units = STRV_INIT;
+        if (state_unit(m->state, target))
+                strv_push(&units, target);
+        else if (state_app(m->state, target)) {
+                const cJSON *x;
+                cJSON_ArrayForEach(x, jget(state_app(m->state, target), "units"))
+                        strv_push(&units, x->valuestring);
+        } else {
+                strbuf_addf(err, "unit or application \"%s\" not found", target);
+                return -ENOENT;
+        }
+        for (size_t i = 0; i < units.n; i++) {
+                if (!streq_ptr(jstr(state_unit(m->state, units.v[i]), "life"), "alive"))
+                        continue;
+                if (streq(hook, "upgrade-charm")) {
+                        queue_kind(m->state, units.v[i], "upgrade-charm");
+                        queue_kind(m->state, units.v[i], "config-changed");
+                        queue_kind(m->state, units.v[i], "start");
+                } else
+                        queue_kind(m->state, units.v[i], hook);
+        }
+        return 0;
+}
+
+/* --- what running an event does to the state ---------------------------------------------- */
+
+static void unit_bag_init(cJSON *st, const char *unit, long id) {
+        cJSON *rel = state_relation(st, id);
+        cJSON *bags = jobj(rel, "unit-data");
+        if (jget(bags, unit))
+                return;
+        const cJSON *mach = state_machine(st, jstr(state_unit(st, unit), "machine"));
+        const char *addr = jstr(mach, "address");
+        cJSON *bag = jobj(bags, unit);
+        _cleanup_free_ char *subnet = addr ? xasprintf("%s/32", addr) : NULL;
+        jset_str(bag, "egress-subnets", subnet);
+        jset_str(bag, "ingress-address", addr);
+        jset_str(bag, "private-address", addr);
+}
+
+void model_event_pre(cJSON *st, const char *unit, const cJSON *ev) {
+        const char *kind = strempty(jstr(ev, "kind"));
+        cJSON *u = state_unit(st, unit);
+        if (streq(kind, "install")) {
+                cJSON *w = jobj(u, "workload");
+                if (streq_ptr(jstr(w, "status"), "waiting")) {
+                        jset_str(w, "status", "maintenance");
+                        jset_str(w, "message", "installing charm software");
+                }
+                return;
+        }
+        if (!startswith(kind, "relation-"))
+                return;
+        long id = (long) jnum(ev, "relation", -1);
+        cJSON *ur = unit_rel(st, unit, id);
+        const char *remote = jstr(ev, "remote-unit");
+        if (streq(kind, "relation-created") && !ur) {
+                char k[32];
+                snprintf(k, sizeof(k), "%ld", id);
+                ur = jobj(jobj(u, "relations"), k);
+                jset(ur, "scope", cJSON_CreateTrue());
+                jarr(ur, "members");
+                jset(ur, "broken", cJSON_CreateFalse());
+                unit_bag_init(st, unit, id);
+                /* Entering scope: each side is told of the other. */
+                _cleanup_strv_ struct strv remote_units = STRV_INIT;
+                remote_scope_units(st, id, unit, &remote_units);
+                for (size_t i = 0; i < remote_units.n; i++) {
+                        queue_rel(st, remote_units.v[i], id, "relation-joined", unit, NULL);
+                        queue_rel(st, remote_units.v[i], id, "relation-changed", unit, NULL);
+                        queue_rel(st, unit, id, "relation-joined", remote_units.v[i], NULL);
+                        queue_rel(st, unit, id, "relation-changed", remote_units.v[i], NULL);
+                }
+        } else if (streq(kind, "relation-joined") && ur && !isempty(remote)) {
+                cJSON *mem = jarr(ur, "members");
+                if (jarr_find(mem, remote) < 0)
+                        cJSON_AddItemToArray(mem, cJSON_CreateString(remote));
+        } else if (streq(kind, "relation-departed") && ur && !isempty(remote)) {
+                jarr_remove_str(jarr(ur, "members"), remote);
+        } else if (streq(kind, "relation-broken") && ur) {
+                jset(ur, "broken", cJSON_CreateTrue());
+        }
+}
+
+bool model_event_runnable(const cJSON *st, const char *unit, const cJSON *ev) {
+        const char *kind = strempty(jstr(ev, "kind"));
+        if (!startswith(kind, "relation-"))
+                return true;
+        long id = (long) jnum(ev, "relation", -1);
+        const cJSON *rel = state_relation(st, id);
+        if (!rel)
+                return false;
+        if (streq(kind, "relation-created"))
+                return streq_ptr(jstr(rel, "life"), "alive") &&
+                        streq_ptr(jstr(state_unit(st, unit), "life"), "alive") && !unit_rel(st, unit, id);
+        return unit_rel(st, unit, id) != NULL;
+}
+
+static void delete_unit(struct model *m, const char *unit) {
+        cJSON *st = m->state;
+        cJSON *u = state_unit(st, unit);
+        const char *app = jstr(u, "application");
+        cJSON *a = state_app(st, app);
+        jarr_remove_str(jarr(a, "units"), unit);
+        if (streq_ptr(jstr(a, "leader"), unit))
+                cJSON_DeleteItemFromObjectCaseSensitive(a, "leader");
+        const char *mid = jstr(u, "machine");
+        cJSON *rec = state_machine(st, mid);
+        if (rec) {
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                (void) sim_machine_destroy(m, rec, &e);
+                cJSON_DeleteItemFromObjectCaseSensitive(jget(st, "machines"), mid);
+        }
+        cJSON *secrets = jget(st, "secrets"), *s = secrets ? secrets->child : NULL;
+        while (s) {
+                cJSON *next = s->next;
+                if (streq_ptr(jstr(s, "owner"), unit))
+                        cJSON_DeleteItemFromObjectCaseSensitive(secrets, s->string);
+                s = next;
+        }
+        cJSON_DeleteItemFromObjectCaseSensitive(jget(st, "units"), unit);
+}
+
+void model_event_post(struct model *m, const char *unit, const cJSON *ev, bool ok) {
+        if (!ok)
+                return;
+        cJSON *st = m->state;
+        const char *kind = strempty(jstr(ev, "kind"));
+        cJSON *u = state_unit(st, unit);
+        if (streq(kind, "relation-broken")) {
+                char k[32];
+                snprintf(k, sizeof(k), "%ld", (long) jnum(ev, "relation", -1));
+                cJSON_DeleteItemFromObjectCaseSensitive(jget(u, "relations"), k);
+        } else if (streq(kind, "start")) {
+                cJSON *w = jobj(u, "workload");
+                if (streq_ptr(jstr(w, "status"), "maintenance") &&
+                        streq_ptr(jstr(w, "message"), "installing charm software")) {
+                        jset_str(w, "status", "unknown");
+                        jset_str(w, "message", "");
+                }
+        } else if (streq(kind, "remove")) {
+                _cleanup_free_ char *name = xstrdup(unit);
+                delete_unit(m, name);
+        }
+        model_gc(m);
+}
+
+void model_commit(struct model *m, cJSON *work, const char *unit) {
+        cJSON *old = m->state;
+        const char *app = unit_app(work, unit);
+        bool scope_ok;
+        cJSON *rel;
+        cJSON_ArrayForEach(rel, jget(work, "relations")) {
+                long id = rel_id(rel);
+                const cJSON *orel = state_relation(old, id);
+                if (!orel)
+                        continue;
+                scope_ok = unit_in_scope(work, unit, id);
+                if (!scope_ok)
+                        continue;
+                _cleanup_strv_ struct strv remote = STRV_INIT;
+                remote_scope_units(work, id, unit, &remote);
+                const cJSON *ob = jget(jget(orel, "unit-data"), unit),
+                            *nb = jget(jget(rel, "unit-data"), unit);
+                if (!cJSON_Compare(ob, nb, true))
+                        for (size_t i = 0; i < remote.n; i++)
+                                queue_rel(work, remote.v[i], id, "relation-changed", unit, NULL);
+                ob = jget(jget(orel, "app-data"), app);
+                nb = jget(jget(rel, "app-data"), app);
+                if (!cJSON_Compare(ob, nb, true))
+                        for (size_t i = 0; i < remote.n; i++)
+                                queue_rel(work, remote.v[i], id, "relation-changed", "", NULL);
+        }
+        cJSON *sec;
+        cJSON_ArrayForEach(sec, jget(work, "secrets")) {
+                const cJSON *os = jget(jget(old, "secrets"), sec->string);
+                if (!os || jnum(os, "latest", 0) >= jnum(sec, "latest", 0))
+                        continue;
+                cJSON *u;
+                cJSON_ArrayForEach(u, jget(work, "units")) {
+                        const cJSON *t = jget(jget(u, "secrets"), sec->string);
+                        if (!t || streq(u->string, unit))
+                                continue;
+                        cJSON *ev = event_new("secret-changed");
+                        jset_str(ev, "secret", sec->string);
+                        jset_str(ev, "label", jstr(t, "label"));
+                        queue_event(work, u->string, ev);
+                }
+        }
+        m->state = work;
+        cJSON_Delete(old);
+}
+
+void model_gc(struct model *m) {
+        cJSON *st = m->state;
+        _cleanup_json_ cJSON *referenced = cJSON_CreateObject();
+        const cJSON *u, *e;
+        cJSON_ArrayForEach(u, jget(st, "units")) {
+                cJSON_ArrayForEach(e, jget(u, "queue")) {
+                        const char *r = jstr(e, "remote-unit");
+                        if (!isempty(r) && !jget(referenced, r))
+                                jset(referenced, r, cJSON_CreateTrue());
+                }
+        }
+        cJSON *rels = jget(st, "relations");
+        cJSON *rel = rels ? rels->child : NULL;
+        while (rel) {
+                cJSON *next = rel->next;
+                cJSON *bags = jget(rel, "unit-data");
+                cJSON *b = bags ? bags->child : NULL;
+                while (b) {
+                        cJSON *bn = b->next;
+                        if (!state_unit(st, b->string) && !jget(referenced, b->string))
+                                cJSON_DeleteItemFromObjectCaseSensitive(bags, b->string);
+                        b = bn;
+                }
+                if (!streq_ptr(jstr(rel, "life"), "alive")) {
+                        bool held = false;
+                        cJSON_ArrayForEach(u, jget(st, "units")) held =
+                                held || unit_rel(st, u->string, rel_id(rel));
+                        if (!held) {
+                                /* Grants through it go with it. */
+                                cJSON *s;
+                                cJSON_ArrayForEach(s, jget(st, "secrets")) {
+                                        cJSON *g = jget(s, "grants");
+                                        for (int i = cJSON_GetArraySize(g) - 1; i >= 0; i--)
+                                                if ((long) jnum(cJSON_GetArrayItem(g, i), "relation", -2) ==
+                                                        rel_id(rel))
+                                                        cJSON_DeleteItemFromArray(g, i);
+                                }
+                                cJSON_DeleteItemFromObjectCaseSensitive(rels, rel->string);
+                        }
+                }
+                rel = next;
+        }
+        cJSON *apps = jget(st, "applications");
+        cJSON *a = apps ? apps->child : NULL;
+        while (a) {
+                cJSON *next = a->next;
+                if (!streq_ptr(jstr(a, "life"), "alive") && cJSON_GetArraySize(jget(a, "units")) == 0) {
+                        cJSON *secrets = jget(st, "secrets"), *s = secrets ? secrets->child : NULL;
+                        while (s) {
+                                cJSON *sn = s->next;
+                                if (streq_ptr(jstr(s, "owner"), a->string))
+                                        cJSON_DeleteItemFromObjectCaseSensitive(secrets, s->string);
+                                s = sn;
+                        }
+                        _cleanup_free_ char *cdir = xstrdup(strempty(jstr(a, "charm-dir")));
+                        cJSON_DeleteItemFromObjectCaseSensitive(apps, a->string);
+                        if (!isempty(cdir))
+                                (void) rm_tree(cdir);
+                }
+                a = next;
+        }
+}
+
+int model_destroy(const char *dir_arg, struct strbuf *err) {
+        _cleanup_free_ char *dir = model_dir_resolve(dir_arg);
+        struct stat st;
+        if (lstat(dir, &st) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        _cleanup_free_ char *sp = xasprintf("%s/state.json", dir), *lp = xasprintf("%s/juju-sim.json", dir);
+        if (access(sp, F_OK) < 0 && access(lp, F_OK) < 0) {
+                strbuf_addf(err, "destroy: \"%s\" is not a juju-sim model", dir);
+                return -EINVAL;
+        }
+        /* Wait a while for a running juju-sim; a killed one holds no lock (flock dies with it). */
+        _cleanup_free_ char *lockp = xasprintf("%s/lock", dir);
+        _cleanup_close_ int fd = open(lockp, O_RDWR | O_CLOEXEC);
+        for (int i = 0; fd >= 0 && i < 3000; i++) {
+                if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+                        break;
+                usleep(10000);
+        }
+        _cleanup_free_ char *data = NULL;
+        _cleanup_json_ cJSON *state = NULL;
+        if (read_full_file(sp, &data, NULL) >= 0)
+                state = cJSON_Parse(data);
+        sim_machines_cleanup(dir, state);
+        int r = rm_tree(dir);
+        if (r < 0 && r != -ENOENT) {
+                strbuf_addf(err, "destroy: \"%s\": %s", dir, strerror(-r));
+                return r;
+        }
+        return 0;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The juju-sim model: its directory, the global lock, the state (one JSON file) and every verb
+ * that changes it. Verbs only record the change and queue events on the units' FIFO queues;
+ * the runner (runner.h) runs the queued hooks.
+ *
+ * The state (DIR/state.json, written atomically after every change) is one JSON object:
+ *   model:        { name, uuid, machine-mode: "host"|"namespace", juju-sim, juju-sim-tool }
+ *   counters:     { machine, relation, context, action }  (next ids)
+ *   applications: { APP: { charm-dir, charm: <charm.h description>, config: {set values},
+ *                   next-unit, leader, life, status: {status, message}|absent, version, units: [] } }
+ *   units:        { UNIT: { application, machine, life, agent, workload: {status, message},
+ *                   error: "hook failed: \"X\""|absent, queue: [EVENT…], relations: { ID: { scope,
+ *                   members: [remote units joined], broken } }, state: {}, ports: [],
+ *                   secrets: { URI: { revision, label } } } }   (unit order = creation order)
+ *   machines:     { ID: { id, hostname, address, unit, instance: {machine code's own data} } }
+ *   relations:    { ID: { id, interface, peer, life, endpoints: [{app, endpoint, role}],
+ *                   app-data: { APP: {} }, unit-data: { UNIT: {} } } }
+ *   secrets:      { URI: { owner, owner-kind: application|unit, label, description, latest,
+ *                   revisions: { N: {content} }, grants: [{relation, app|unit}] } }
+ * EVENT: { hook, kind, relation?, remote-unit?, remote-app?, departing-unit?, secret?, label? }.
+ *
+ * Invariants: every verb runs under the lock (model_lock) between model_open and model_save; a
+ * unit's queue is only appended to (and popped at the head by the runner); at most one leader per
+ * application. Ownership: struct model owns dir and state; model_free() releases the lock. */
+#pragma once
+
+#include <stdbool.h>
+#include <cjson/cJSON.h>
+
+#include "util/strbuf.h"
+#include "util/strv.h"
+
+struct model {
+        char *dir;
+        char *state_path;
+        int lock_fd;
+        cJSON *state;
+};
+
+/* Resolves the model directory: dir, else $JUJU_SIM_MODEL, else ./.juju-sim (absolute path). */
+char *model_dir_resolve(const char *dir);
+/* Opens the model at dir; with create, makes it when missing (machine mode from
+ * $JUJU_SIM_MACHINES). -ENOENT (with a message) when it does not exist and !create. */
+int model_open(const char *dir, bool create, struct model **ret, struct strbuf *err);
+/* Takes the global ("machine") lock, waiting at most timeout_sec; -ETIMEDOUT otherwise. Reloads
+ * the state after taking it. */
+int model_lock(struct model *m, int timeout_sec, struct strbuf *err);
+int model_save(struct model *m, struct strbuf *err);
+void model_free(struct model *m);
+static inline void model_freep(struct model **m) {
+        if (*m)
+                model_free(*m);
+}
+#define _cleanup_model_ __attribute__((__cleanup__(model_freep)))
+
+/* Removes the model at dir and everything it made (machines included). Idempotent; works after a
+ * killed juju-sim (stale lock, socket). Refuses a directory that is not a juju-sim model. */
+int model_destroy(const char *dir, struct strbuf *err);
+
+/* Paths inside the model. */
+char *model_socket_path(const struct model *m);
+char *model_tools_dir(const struct model *m);
+
+/* Lookups in a state tree (the committed one or a hook's working copy). */
+cJSON *state_app(const cJSON *st, const char *app);
+cJSON *state_unit(const cJSON *st, const char *unit);
+cJSON *state_relation(const cJSON *st, long id);
+cJSON *state_machine(const cJSON *st, const char *id);
+const char *unit_app(const cJSON *st, const char *unit);
+bool unit_is_leader(const cJSON *st, const char *unit);
+/* The endpoint record of app in relation rel (for a peer relation: its only endpoint). */
+const cJSON *rel_endpoint(const cJSON *rel, const char *app);
+/* The application on the other side (itself for a peer relation), or NULL if app is not in rel. */
+const char *rel_remote_app(const cJSON *rel, const char *app);
+/* The unit's per-relation record (scope, members, broken), or NULL. */
+cJSON *unit_rel(const cJSON *st, const char *unit, long id);
+
+/* Verbs. Each returns 0 or a negative errno with one message in err. */
+int model_deploy(
+        struct model *m, const char *charm, const char *app, int n, char *const *config, struct strbuf *err);
+int model_add_unit(struct model *m, const char *app, int n, struct strbuf *err);
+int model_remove_unit(struct model *m, const char *unit, struct strbuf *err);
+int model_remove_application(struct model *m, const char *app, struct strbuf *err);
+int model_integrate(struct model *m, const char *a, const char *b, struct strbuf *err);
+int model_remove_relation(struct model *m, const char *a, const char *b, struct strbuf *err);
+/* Sets K=V values and resets keys; queues config-changed when the effective config changed. */
+int model_config(struct model *m, const char *app, char *const *kv, char *const *reset, struct strbuf *err);
+int model_resolve(struct model *m, const char *unit, struct strbuf *err);
+/* Queues a plain hook (update-status, …) on a unit, or on every unit of an application. */
+int model_trigger(struct model *m, const char *target, const char *hook, struct strbuf *err);
+
+/* Appends an event to a unit's queue; a relation-changed, config-changed, secret-changed or
+ * update-status equal to one already pending is dropped (Juju coalesces them). */
+void queue_event(cJSON *st, const char *unit, cJSON *ev);
+cJSON *event_new(const char *kind);
+/* Builds a relation event for unit: hook name from its own endpoint. */
+cJSON *rel_event_new(const cJSON *st, const char *unit, long id, const char *kind, const char *remote_unit,
+        const char *departing);
+
+/* Runner support: what happens in the state right before a hook runs (scope, membership) and
+ * after it ended (ok: exited 0 or skipped). post may delete the unit (after remove). */
+/* False when the event must be dropped unrun: its relation is gone, or was never entered. */
+bool model_event_runnable(const cJSON *st, const char *unit, const cJSON *ev);
+void model_event_pre(cJSON *st, const char *unit, const cJSON *ev);
+void model_event_post(struct model *m, const char *unit, const cJSON *ev, bool ok);
+/* Replaces m->state by work (the hook's committed copy) and queues what the hook's writes cause
+ * on others: relation-changed for changed bags, secret-changed for new revisions. */
+void model_commit(struct model *m, cJSON *work, const char *unit);
+/* Drops finished relations, departed units' bags, empty dying applications. */
+void model_gc(struct model *m);

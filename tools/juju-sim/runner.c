@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The hook runner: environment, spawn through the unit's machine, the tool socket served while
+ * the hook runs (poll on the socket, a pidfd and the output pipes), commit on exit 0, debug-log. */
+#include "util/macro.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "runner.h"
+#include "simmachine.h"
+#include "yamljson.h"
+#include "util/alloc.h"
+#include "util/strv.h"
+#include "util/banned.h"
+
+#define JUJU_SIM_VERSION "3.4.2"
+#define TOOL_REQUEST_MAX (16u * 1024 * 1024)
+
+int64_t now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int listen_socket(const char *path, struct strbuf *err) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        if (strlen(path) >= sizeof(sa.sun_path)) {
+                strbuf_addf(err, "socket path \"%s\" too long", path);
+                return -ENAMETOOLONG;
+        }
+        memcpy(sa.sun_path, path, strlen(path) + 1);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return -errno;
+        (void) unlink(path); /* stale from a killed juju-sim: we hold the model lock */
+        if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 || listen(fd, 64) < 0) {
+                int e = -errno;
+                strbuf_addf(err, "socket \"%s\": %s", path, strerror(errno));
+                close(fd);
+                return e;
+        }
+        return fd;
+}
+
+static void write_all(int fd, const char *p, size_t n) {
+        while (n > 0) {
+                ssize_t w = write(fd, p, n);
+                if (w < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return;
+                }
+                p += w;
+                n -= (size_t) w;
+        }
+}
+
+/* One tool call: read the request to EOF, run the tool, answer. */
+static void serve_one(struct hookctx *ctx, int lfd) {
+        _cleanup_close_ int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0)
+                return;
+        struct timeval tv = { .tv_sec = 30 };
+        (void) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        (void) setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+        _cleanup_strbuf_ struct strbuf req = STRBUF_INIT, out = STRBUF_INIT, errout = STRBUF_INIT;
+        for (;;) {
+                strbuf_grow(&req, 8192);
+                ssize_t n = read(fd, req.buf + req.len, req.alloc - req.len - 1);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        break;
+                strbuf_setlen(&req, req.len + (size_t) n);
+                if (req.len > TOOL_REQUEST_MAX)
+                        return;
+        }
+        _cleanup_json_ cJSON *j = cJSON_Parse(req.buf);
+        int code;
+        const cJSON *argv = jget(j, "argv");
+        if (!cJSON_IsArray(argv) || cJSON_GetArraySize(argv) < 1) {
+                strbuf_addstr(&errout, "ERROR bad request\n");
+                code = 1;
+        } else if (!streq_ptr(jstr(j, "context"), ctx->id)) {
+                strbuf_addf(&errout, "ERROR bad context id \"%s\": no such hook is running\n",
+                        strempty(jstr(j, "context")));
+                code = 1;
+        } else {
+                _cleanup_strv_ struct strv av = STRV_INIT;
+                const cJSON *a;
+                cJSON_ArrayForEach(a, argv) strv_push(&av, cJSON_IsString(a) ? a->valuestring : "");
+                ctx->tool_calls++;
+                code = hooktool_run(ctx, av.v, jstr(j, "file"), &out, &errout);
+        }
+        _cleanup_json_ cJSON *rep = cJSON_CreateObject();
+        jset_num(rep, "code", code);
+        jset_str(rep, "stdout", out.buf);
+        jset_str(rep, "stderr", errout.buf);
+        _cleanup_free_ char *s = cJSON_PrintUnformatted(rep);
+        write_all(fd, s, strlen(s));
+}
+
+static void drain(int *fd, struct strbuf *sb, bool nonblock_until_empty) {
+        char buf[8192];
+        for (;;) {
+                ssize_t n = read(*fd, buf, sizeof(buf));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && errno == EAGAIN && nonblock_until_empty)
+                        return;
+                if (n <= 0) {
+                        close(*fd);
+                        *fd = -1;
+                        return;
+                }
+                if (sb->len < 1024 * 1024)
+                        strbuf_add(sb, buf, (size_t) n);
+                if (!nonblock_until_empty)
+                        return;
+        }
+}
+
+struct run_result {
+        int status; /* exit status, or 128+signal */
+        int64_t duration_ms;
+        long maxrss_kb;
+        struct strbuf output; /* stdout and stderr, when captured */
+};
+
+/* Spawns argv in the unit's machine with envp and serves tool calls until it exits. capture:
+ * stdout/stderr to r->output, else the caller's 0/1/2 are the child's. */
+static int run_process(struct hookctx *ctx, const cJSON *machine, char *const *argv, char *const *envp,
+        const char *cwd, bool capture, int64_t deadline_ms, struct run_result *res, struct strbuf *err) {
+        _cleanup_free_ char *sock = model_socket_path(ctx->m);
+        _cleanup_close_ int lfd = listen_socket(sock, err);
+        if (lfd < 0)
+                return lfd;
+        int outp[2] = { -1, -1 };
+        if (capture && pipe2(outp, O_CLOEXEC) < 0)
+                return -errno;
+        _cleanup_close_ int nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        int64_t start = now_ms();
+        pid_t pid;
+        int r = sim_machine_spawn(ctx->m, machine, argv, envp, cwd, capture ? nullfd : 0,
+                capture ? outp[1] : 1, capture ? outp[1] : 2, &pid);
+        if (capture)
+                close(outp[1]);
+        if (r < 0) {
+                if (capture)
+                        close(outp[0]);
+                strbuf_addf(err, "cannot run \"%s\": %s", argv[0], strerror(-r));
+                return r;
+        }
+        int outfd = capture ? outp[0] : -1;
+        if (outfd >= 0)
+                (void) fcntl(outfd, F_SETFL, O_NONBLOCK);
+        _cleanup_close_ int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+        bool exited = false, killed = false;
+        int wstatus = 0;
+        struct rusage ru = {};
+        while (!exited) {
+                struct pollfd p[3] = {
+                        { .fd = lfd, .events = POLLIN },
+                        { .fd = pidfd, .events = POLLIN },
+                        { .fd = outfd, .events = POLLIN },
+                };
+                int timeout = 200;
+                if (deadline_ms > 0) {
+                        int64_t left = deadline_ms - now_ms();
+                        if (left <= 0 && !killed) {
+                                (void) kill(-pid, SIGKILL);
+                                (void) kill(pid, SIGKILL);
+                                killed = true;
+                        }
+                        if (left > 0 && left < timeout)
+                                timeout = (int) left;
+                }
+                int n = poll(p, 3, pidfd >= 0 ? timeout : 10);
+                if (n < 0 && errno != EINTR)
+                        break;
+                if (p[0].revents & POLLIN)
+                        serve_one(ctx, lfd);
+                if (outfd >= 0 && (p[2].revents & (POLLIN | POLLHUP)))
+                        drain(&outfd, &res->output, true);
+                if (pidfd < 0 || (p[1].revents & POLLIN)) {
+                        pid_t w = wait4(pid, &wstatus, pidfd < 0 ? WNOHANG : 0, &ru);
+                        if (w == pid)
+                                exited = true;
+                }
+        }
+        /* Output written before the exit; a daemon left holding the pipe is not waited for. */
+        if (outfd >= 0) {
+                drain(&outfd, &res->output, true);
+                if (outfd >= 0)
+                        close(outfd);
+        }
+        res->duration_ms = now_ms() - start;
+        res->maxrss_kb = ru.ru_maxrss;
+        res->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+        (void) unlink(sock);
+        if (killed) {
+                strbuf_addf(err, "\"%s\" killed: deadline reached", argv[0]);
+                res->status = 128 + SIGKILL;
+        }
+        return 0;
+}
+
+static void env_add(struct strv *env, const char *k, const char *v) {
+        strv_pushf(env, "%s=%s", k, strempty(v));
+}
+
+static void build_env(struct hookctx *ctx, const char *charm_dir, const char *dispatch_path, const cJSON *ev,
+        struct strv *env) {
+        const cJSON *st = ctx->m->state;
+        const cJSON *model = jget(st, "model");
+        const cJSON *u = state_unit(st, ctx->unit);
+        _cleanup_free_ char *tools = model_tools_dir(ctx->m), *sock = model_socket_path(ctx->m);
+        strv_pushf(env, "PATH=%s:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", tools);
+        env_add(env, "LANG", "C.UTF-8");
+        env_add(env, "DEBIAN_FRONTEND", "noninteractive");
+        env_add(env, "JUJU_CHARM_DIR", charm_dir);
+        env_add(env, "CHARM_DIR", charm_dir);
+        env_add(env, "JUJU_UNIT_NAME", ctx->unit);
+        env_add(env, "JUJU_MODEL_NAME", jstr(model, "name"));
+        env_add(env, "JUJU_MODEL_UUID", jstr(model, "uuid"));
+        env_add(env, "JUJU_MACHINE_ID", jstr(u, "machine"));
+        env_add(env, "JUJU_VERSION", JUJU_SIM_VERSION);
+        env_add(env, "JUJU_CONTEXT_ID", ctx->id);
+        env_add(env, "JUJU_AGENT_SOCKET_ADDRESS", sock);
+        env_add(env, "JUJU_AGENT_SOCKET_NETWORK", "unix");
+        if (dispatch_path) {
+                env_add(env, "JUJU_HOOK_NAME", ctx->hook);
+                env_add(env, "JUJU_DISPATCH_PATH", dispatch_path);
+        }
+        if (ctx->relation_id >= 0) {
+                const cJSON *rel = state_relation(st, ctx->relation_id);
+                const char *ep = jstr(rel_endpoint(rel, ctx->app), "endpoint");
+                env_add(env, "JUJU_RELATION", ep);
+                strv_pushf(env, "JUJU_RELATION_ID=%s:%ld", strempty(ep), ctx->relation_id);
+                env_add(env, "JUJU_REMOTE_APP", ctx->remote_app);
+                env_add(env, "JUJU_REMOTE_UNIT", ctx->remote_unit);
+                if (jstr(ev, "departing-unit"))
+                        env_add(env, "JUJU_DEPARTING_UNIT", jstr(ev, "departing-unit"));
+        }
+        if (ctx->is_action) {
+                env_add(env, "JUJU_ACTION_NAME", ctx->action_name);
+                env_add(env, "JUJU_ACTION_UUID", jstr(ev, "action-id"));
+        }
+        if (jstr(ev, "secret")) {
+                env_add(env, "JUJU_SECRET_ID", jstr(ev, "secret"));
+                env_add(env, "JUJU_SECRET_LABEL", jstr(ev, "label"));
+                if (jget(ev, "revision"))
+                        strv_pushf(env, "JUJU_SECRET_REVISION=%d", (int) jnum(ev, "revision", 0));
+        }
+}
+
+static void ctx_init(struct hookctx *ctx, struct model *m, const char *unit) {
+        *ctx = (struct hookctx){ .m = m, .unit = unit, .relation_id = -1 };
+        ctx->app = unit_app(m->state, unit);
+        long n = (long) jnum(jget(m->state, "counters"), "context", 0);
+        jset_num(jobj(m->state, "counters"), "context", (double) (n + 1));
+        ctx->id = xasprintf("%s-%ld", unit, n);
+        ctx->logs = cJSON_CreateArray();
+}
+
+static void ctx_clear(struct hookctx *ctx) {
+        free(ctx->id);
+        cJSON_Delete(ctx->logs);
+        cJSON_Delete(ctx->work);
+        cJSON_Delete(ctx->action_results);
+        cJSON_Delete(ctx->action_log);
+        free(ctx->action_message);
+        *ctx = (struct hookctx){};
+}
+
+static void debug_log(struct model *m, struct hookctx *ctx, const char *what, const char *status,
+        const struct run_result *res, const cJSON *ev) {
+        _cleanup_json_ cJSON *rec = cJSON_CreateObject();
+        char ts[64];
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        struct tm tm;
+        gmtime_r(&now.tv_sec, &tm);
+        strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+        char full[96];
+        snprintf(full, sizeof(full), "%s.%03ldZ", ts, now.tv_nsec / 1000000);
+        jset_str(rec, "time", full);
+        jset_str(rec, "unit", ctx->unit);
+        jset_str(rec, "hook", what);
+        jset_str(rec, "status", status);
+        jset_str(rec, "context", ctx->id);
+        if (ctx->relation_id >= 0) {
+                jset_num(rec, "relation", (double) ctx->relation_id);
+                jset_str(rec, "remote-unit", ctx->remote_unit);
+                if (jstr(ev, "departing-unit"))
+                        jset_str(rec, "departing-unit", jstr(ev, "departing-unit"));
+        }
+        if (res) {
+                jset_num(rec, "rc", res->status);
+                jset_num(rec, "duration-ms", (double) res->duration_ms);
+                jset_num(rec, "maxrss-kb", (double) res->maxrss_kb);
+                jset_str(rec, "output", res->output.buf);
+        }
+        jset_num(rec, "tool-calls", ctx->tool_calls);
+        jset(rec, "log", cJSON_Duplicate(ctx->logs, true));
+        _cleanup_free_ char *s = cJSON_PrintUnformatted(rec);
+        _cleanup_free_ char *p = xasprintf("%s/debug-log.jsonl", m->dir);
+        _cleanup_close_ int fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return;
+        _cleanup_free_ char *line = xasprintf("%s\n", s);
+        write_all(fd, line, strlen(line));
+}
+
+/* The executable for hook/action `name` (dir "hooks" or "actions"): dispatch first. */
+static char *find_entry(const char *charm_dir, const char *dir, const char *name) {
+        _cleanup_free_ char *d = xasprintf("%s/dispatch", charm_dir);
+        struct stat st;
+        if (stat(d, &st) == 0 && S_ISREG(st.st_mode) && access(d, X_OK) == 0)
+                return TAKE_PTR(d);
+        char *h = xasprintf("%s/%s/%s", charm_dir, dir, name);
+        if (stat(h, &st) == 0 && S_ISREG(st.st_mode) && access(h, X_OK) == 0)
+                return h;
+        free(h);
+        return NULL;
+}
+
+static void set_agent(struct model *m, cJSON *work, const char *unit, const char *agent) {
+        jset_str(state_unit(m->state, unit), "agent", agent);
+        if (work && state_unit(work, unit))
+                jset_str(state_unit(work, unit), "agent", agent);
+}
+
+int runner_run_event(struct model *m, const char *unit_name, int64_t deadline_ms, struct strbuf *err) {
+        _cleanup_free_ char *unit = xstrdup(unit_name);
+        cJSON *u = state_unit(m->state, unit);
+        cJSON *q = jget(u, "queue");
+        if (!u || !q || !q->child)
+                return 0;
+        _cleanup_json_ cJSON *ev = cJSON_Duplicate(q->child, true);
+        if (!model_event_runnable(m->state, unit, ev)) {
+                cJSON_DeleteItemFromArray(q, 0);
+                return 0;
+        }
+        model_event_pre(m->state, unit, ev);
+        struct hookctx ctx;
+        ctx_init(&ctx, m, unit);
+        ctx.hook = jstr(ev, "hook");
+        ctx.kind = jstr(ev, "kind");
+        if (jget(ev, "relation")) {
+                ctx.relation_id = (long) jnum(ev, "relation", -1);
+                ctx.remote_unit = jstr(ev, "remote-unit");
+                ctx.remote_app = jstr(ev, "remote-app");
+        }
+        const cJSON *app = state_app(m->state, ctx.app);
+        const char *charm_dir = jstr(app, "charm-dir");
+        _cleanup_free_ char *entry = find_entry(charm_dir, "hooks", ctx.hook);
+        int ret = 0;
+        if (!entry) {
+                debug_log(m, &ctx, ctx.hook, "skipped", NULL, ev);
+                cJSON_DeleteItemFromArray(jget(state_unit(m->state, unit), "queue"), 0);
+                model_event_post(m, unit, ev, true);
+                ctx_clear(&ctx);
+                return 0;
+        }
+        _cleanup_free_ char *dispatch_path = xasprintf("hooks/%s", ctx.hook);
+        _cleanup_strv_ struct strv env = STRV_INIT;
+        build_env(&ctx, charm_dir, dispatch_path, ev, &env);
+        set_agent(m, NULL, unit, "executing");
+        ctx.work = cJSON_Duplicate(m->state, true);
+        struct run_result res = { .output = STRBUF_INIT };
+        char *argv[] = { entry, NULL };
+        const cJSON *machine = state_machine(m->state, jstr(u, "machine"));
+        _cleanup_strbuf_ struct strbuf rerr = STRBUF_INIT;
+        int r = run_process(&ctx, machine, argv, env.v, charm_dir, true, deadline_ms, &res, &rerr);
+        if (r < 0) {
+                res.status = 127;
+                strbuf_addf(&res.output, "juju-sim: %s\n", rerr.buf);
+        } else if (rerr.len)
+                strbuf_addf(&res.output, "juju-sim: %s\n", rerr.buf);
+        bool ok = res.status == 0;
+        debug_log(m, &ctx, ctx.hook, ok ? "ok" : "failed", &res, ev);
+        if (ok) {
+                model_commit(m, TAKE_PTR(ctx.work), unit);
+                set_agent(m, NULL, unit, "idle");
+                cJSON_DeleteItemFromArray(jget(state_unit(m->state, unit), "queue"), 0);
+        } else {
+                cJSON *uu = state_unit(m->state, unit);
+                jset_str(uu, "agent", "error");
+                _cleanup_free_ char *msg = xasprintf("hook failed: \"%s\"", ctx.hook);
+                jset_str(uu, "error", msg);
+                jset(uu, "workload-before-error", cJSON_Duplicate(jobj(uu, "workload"), true));
+                cJSON *w = jobj(uu, "workload");
+                jset_str(w, "status", "error");
+                jset_str(w, "message", msg);
+                strbuf_addf(err, "unit \"%s\": %s", unit, msg);
+                ret = 1;
+        }
+        model_event_post(m, unit, ev, ok);
+        strbuf_release(&res.output);
+        ctx_clear(&ctx);
+        return ret;
+}
+
+int runner_settle(struct model *m, int timeout_sec, unsigned *ret_hooks, struct strbuf *err) {
+        int64_t deadline = timeout_sec > 0 ? now_ms() + (int64_t) timeout_sec * 1000 : 0;
+        unsigned hooks = 0;
+        int r;
+        for (unsigned pass = 0;; pass++) {
+                bool progress = false;
+                _cleanup_strv_ struct strv names = STRV_INIT;
+                const cJSON *u;
+                cJSON_ArrayForEach(u, jget(m->state, "units")) strv_push(&names, u->string);
+                for (size_t i = 0; i < names.n; i++) {
+                        const cJSON *uu = state_unit(m->state, names.v[i]);
+                        if (!uu || jget(uu, "error") || !jget(uu, "queue") || !jget(uu, "queue")->child)
+                                continue;
+                        if (deadline && now_ms() >= deadline) {
+                                strbuf_addf(
+                                        err, "wait: timed out after %d s with hooks pending", timeout_sec);
+                                if (ret_hooks)
+                                        *ret_hooks = hooks;
+                                return -ETIME;
+                        }
+                        _cleanup_strbuf_ struct strbuf herr = STRBUF_INIT;
+                        r = runner_run_event(m, names.v[i], deadline, &herr);
+                        if (r < 0) {
+                                strbuf_addbuf(err, &herr);
+                                return r;
+                        }
+                        hooks++;
+                        progress = true;
+                        r = model_save(m, err);
+                        if (r < 0)
+                                return r;
+                }
+                if (!progress)
+                        break;
+        }
+        if (ret_hooks)
+                *ret_hooks = hooks;
+        _cleanup_strv_ struct strv errs = STRV_INIT;
+        const cJSON *u;
+        cJSON_ArrayForEach(u, jget(m->state, "units")) {
+                if (jstr(u, "error"))
+                        strv_pushf(&errs, "unit \"%s\" is in error: %s", u->string, jstr(u, "error"));
+        }
+        if (errs.n) {
+                _cleanup_free_ char *j = strv_join(&errs, "; ");
+                strbuf_addstr(err, j);
+                return 1;
+        }
+        return 0;
+}
+
+int runner_run_action(struct model *m, const char *unit, const char *action, cJSON *params,
+        cJSON **ret_result, struct strbuf *err) {
+        cJSON *u = state_unit(m->state, unit);
+        if (!u) {
+                strbuf_addf(err, "unit \"%s\" not found", unit);
+                return -ENOENT;
+        }
+        struct hookctx ctx;
+        ctx_init(&ctx, m, unit);
+        ctx.is_action = true;
+        ctx.action_name = action;
+        ctx.action_params = params;
+        ctx.action_results = cJSON_CreateObject();
+        ctx.action_log = cJSON_CreateArray();
+        long aid = (long) jnum(jget(m->state, "counters"), "action", 0) + 1;
+        jset_num(jobj(m->state, "counters"), "action", (double) aid);
+        _cleanup_json_ cJSON *ev = event_new("action");
+        char ids[32];
+        snprintf(ids, sizeof(ids), "%ld", aid);
+        jset_str(ev, "action-id", ids);
+        const char *charm_dir = jstr(state_app(m->state, ctx.app), "charm-dir");
+        _cleanup_free_ char *entry = find_entry(charm_dir, "actions", action);
+        _cleanup_json_ cJSON *result = cJSON_CreateObject();
+        jset_str(result, "id", ids);
+        jset_str(result, "unit", unit);
+        struct run_result res = { .output = STRBUF_INIT };
+        if (!entry) {
+                jset_str(result, "status", "failed");
+                jset_str(result, "message", "action not implemented on unit");
+                *ret_result = TAKE_PTR(result);
+                ctx_clear(&ctx);
+                return 0;
+        }
+        _cleanup_free_ char *dispatch_path = xasprintf("actions/%s", action);
+        _cleanup_strv_ struct strv env = STRV_INIT;
+        ctx.hook = "";
+        build_env(&ctx, charm_dir, dispatch_path, ev, &env);
+        ctx.hook = NULL;
+        ctx.work = cJSON_Duplicate(m->state, true);
+        char *argv[] = { entry, NULL };
+        const cJSON *machine = state_machine(m->state, jstr(u, "machine"));
+        _cleanup_strbuf_ struct strbuf rerr = STRBUF_INIT;
+        set_agent(m, ctx.work, unit, "executing");
+        /* The action's stdout and stderr, together, become results.stdout. */
+        int r = run_process(&ctx, machine, argv, env.v, charm_dir, true, 0, &res, &rerr);
+        if (r < 0) {
+                res.status = 127;
+                strbuf_addf(&res.output, "juju-sim: %s\n", rerr.buf);
+        }
+        set_agent(m, ctx.work, unit, jstr(u, "error") ? "error" : "idle");
+        _cleanup_free_ char *what = xasprintf("action %s", action);
+        debug_log(m, &ctx, what, res.status == 0 && !ctx.action_failed ? "ok" : "failed", &res, ev);
+        bool failed = res.status != 0 || ctx.action_failed;
+        jset_str(result, "status", failed ? "failed" : "completed");
+        if (ctx.action_message)
+                jset_str(result, "message", ctx.action_message);
+        else if (res.status != 0) {
+                _cleanup_free_ char *msg = xasprintf("exit status %d", res.status);
+                jset_str(result, "message", msg);
+        }
+        cJSON *results = cJSON_Duplicate(ctx.action_results, true);
+        jset_num(results, "return-code", res.status);
+        if (res.output.len)
+                jset_str(results, "stdout", res.output.buf);
+        jset(result, "results", results);
+        jset(result, "log", cJSON_Duplicate(ctx.action_log, true));
+        if (res.status == 0)
+                model_commit(m, TAKE_PTR(ctx.work), unit);
+        strbuf_release(&res.output);
+        ctx_clear(&ctx);
+        *ret_result = TAKE_PTR(result);
+        return 0;
+}
+
+static void shell_quote(struct strbuf *sb, const char *s) {
+        strbuf_addch(sb, '\'');
+        for (; *s; s++) {
+                if (*s == '\'')
+                        strbuf_addstr(sb, "'\\''");
+                else
+                        strbuf_addch(sb, *s);
+        }
+        strbuf_addch(sb, '\'');
+}
+
+int runner_exec(struct model *m, const char *unit, char *const *cmd, int *ret_status, struct strbuf *err) {
+        cJSON *u = state_unit(m->state, unit);
+        if (!u) {
+                strbuf_addf(err, "unit \"%s\" not found", unit);
+                return -ENOENT;
+        }
+        if (!cmd || !cmd[0]) {
+                strbuf_addstr(err, "exec: no command");
+                return -EINVAL;
+        }
+        _cleanup_strbuf_ struct strbuf script = STRBUF_INIT;
+        if (!cmd[1])
+                strbuf_addstr(&script, cmd[0]);
+        else
+                for (size_t i = 0; cmd[i]; i++) {
+                        if (i)
+                                strbuf_addch(&script, ' ');
+                        shell_quote(&script, cmd[i]);
+                }
+        struct hookctx ctx;
+        ctx_init(&ctx, m, unit);
+        const char *charm_dir = jstr(state_app(m->state, ctx.app), "charm-dir");
+        _cleanup_strv_ struct strv env = STRV_INIT;
+        build_env(&ctx, charm_dir, NULL, NULL, &env);
+        ctx.work = cJSON_Duplicate(m->state, true);
+        char *argv[] = { (char *) "/bin/bash", (char *) "-c", script.buf, NULL };
+        const cJSON *machine = state_machine(m->state, jstr(u, "machine"));
+        struct run_result res = { .output = STRBUF_INIT };
+        int r = run_process(&ctx, machine, argv, env.v, charm_dir, false, 0, &res, err);
+        if (r < 0) {
+                ctx_clear(&ctx);
+                return r;
+        }
+        debug_log(m, &ctx, "exec", res.status == 0 ? "ok" : "failed", &res, NULL);
+        if (res.status == 0)
+                model_commit(m, TAKE_PTR(ctx.work), unit);
+        *ret_status = res.status;
+        strbuf_release(&res.output);
+        ctx_clear(&ctx);
+        return 0;
+}

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Where a unit's hooks run: host mode (fork here) or namespace mode (machine.h). The machine
+ * functions are weak references, so juju-sim also links and runs (host mode only) without them. */
+#include "util/macro.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <linux/close_range.h>
+
+#include "machine.h"
+#include "model.h"
+#include "simmachine.h"
+#include "yamljson.h"
+#include "util/alloc.h"
+#include "util/fileio.h"
+#include "util/banned.h"
+
+#pragma weak machine_create
+#pragma weak machine_destroy
+#pragma weak machine_destroy_all
+#pragma weak machine_spawn
+#pragma weak machine_load
+#pragma weak machine_net_ensure
+#pragma weak machine_info_clear
+
+static bool have_machines(void) {
+        return machine_create && machine_destroy && machine_destroy_all && machine_spawn && machine_load &&
+                machine_net_ensure && machine_info_clear;
+}
+
+const char *sim_machine_default_mode(void) {
+        const char *e = getenv("JUJU_SIM_MACHINES");
+        if (!isempty(e))
+                return e;
+        return have_machines() ? "namespace" : "host";
+}
+
+static bool ns_mode(const struct model *m) {
+        return streq_ptr(jstr(jget(m->state, "model"), "machine-mode"), "namespace");
+}
+
+/* What juju-exec reads inside a machine (/var/lib/juju/juju-sim.json there). */
+static int write_locator(const struct model *m, const char *path, const char *unit, struct strbuf *err) {
+        _cleanup_json_ cJSON *loc = cJSON_CreateObject();
+        jset_str(loc, "model", m->dir);
+        jset_str(loc, "juju-sim", jstr(jget(m->state, "model"), "juju-sim"));
+        jset_str(loc, "unit", unit);
+        _cleanup_free_ char *s = cJSON_Print(loc);
+        int r = write_file_atomic(path, s, strlen(s), 0644, (uid_t) -1, (gid_t) -1);
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+        return r;
+}
+
+int sim_machine_create(struct model *m, cJSON *rec, struct strbuf *err) {
+        const char *id = jstr(rec, "id");
+        if (!ns_mode(m)) {
+                char host[256] = "localhost";
+                (void) gethostname(host, sizeof(host) - 1);
+                jset_str(rec, "hostname", host);
+                jset_str(rec, "address", "127.0.0.1");
+                jobj(rec, "instance");
+                return 0;
+        }
+        if (!have_machines()) {
+                strbuf_addstr(err, "machines: this juju-sim was built without namespace machines");
+                return -EOPNOTSUPP;
+        }
+        /* A machine has its own /tmp and /run: the model dir must be outside them to be seen. */
+        if (startswith(m->dir, "/tmp/") || startswith(m->dir, "/run/") || startswith(m->dir, "/proc/")) {
+                strbuf_addf(err, "model \"%s\": namespace machines have their own /tmp and /run; put the model "
+                                 "elsewhere (e.g. /var/tmp)",
+                        m->dir);
+                return -EINVAL;
+        }
+        int r = machine_net_ensure(m->dir, err);
+        if (r < 0)
+                return r;
+        /* juju-exec on the machine's PATH: DIR/bin is bound over /usr/local/sbin there. */
+        _cleanup_free_ char *bin = xasprintf("%s/bin", m->dir),
+                            *link = xasprintf("%s/bin/juju-exec", m->dir);
+        (void) mkdir(bin, 0755);
+        (void) unlink(link);
+        if (symlink(jstr(jget(m->state, "model"), "juju-sim-tool"), link) < 0 && errno != EEXIST) {
+                strbuf_addf(err, "%s: %s", link, strerror(errno));
+                return -errno;
+        }
+        _cleanup_free_ char *share = xasprintf("%s:/usr/local/sbin", bin);
+        char *shares[] = { share, NULL };
+        _cleanup_machine_info_ struct machine_info info = {};
+        r = machine_create(m->dir, (unsigned) strtoul(id, NULL, 10), shares, &info, err);
+        if (r < 0)
+                return r;
+        jset_str(rec, "hostname", info.hostname);
+        jset_str(rec, "address", info.address);
+        cJSON *inst = jobj(rec, "instance");
+        jset_str(inst, "dir", info.dir);
+        jset_num(inst, "pid", info.pid);
+        _cleanup_free_ char *loc = xasprintf("%s/root/var/lib/juju/juju-sim.json", info.dir);
+        _cleanup_free_ char *locdir = xasprintf("%s/root/var/lib/juju", info.dir);
+        (void) mkdir_p(locdir, 0755);
+        return write_locator(m, loc, jstr(rec, "unit"), err);
+}
+
+int sim_machine_destroy(struct model *m, cJSON *rec, struct strbuf *err) {
+        if (!ns_mode(m) || !have_machines())
+                return 0;
+        return machine_destroy(m->dir, (unsigned) strtoul(strempty(jstr(rec, "id")), NULL, 10), err);
+}
+
+static int host_spawn(char *const argv[], char *const envp[], const char *cwd, int in_fd, int out_fd,
+        int err_fd, pid_t *ret_pid) {
+        int errpipe[2];
+        if (pipe2(errpipe, O_CLOEXEC) < 0)
+                return -errno;
+        pid_t pid = fork();
+        if (pid < 0) {
+                int e = -errno;
+                close(errpipe[0]);
+                close(errpipe[1]);
+                return e;
+        }
+        if (pid == 0) {
+                int fds[3] = { in_fd, out_fd, err_fd }, moved[3];
+                (void) setpgid(0, 0);
+                for (int i = 0; i < 3; i++) {
+                        if (fds[i] < 0)
+                                fds[i] = open("/dev/null", O_RDWR | O_CLOEXEC);
+                        moved[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
+                }
+                for (int i = 0; i < 3; i++)
+                        (void) dup2(moved[i], i);
+                (void) close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+                sigset_t none;
+                sigemptyset(&none);
+                sigprocmask(SIG_SETMASK, &none, NULL);
+                signal(SIGPIPE, SIG_DFL);
+                if (cwd && chdir(cwd) < 0)
+                        goto fail;
+                execve(argv[0], argv, envp);
+        fail:;
+                int e = errno;
+                (void) !write(errpipe[1], &e, sizeof(e));
+                _exit(127);
+        }
+        close(errpipe[1]);
+        int e = 0;
+        ssize_t n = read(errpipe[0], &e, sizeof(e));
+        close(errpipe[0]);
+        if (n == (ssize_t) sizeof(e)) {
+                (void) waitpid(pid, NULL, 0);
+                return -e;
+        }
+        *ret_pid = pid;
+        return 0;
+}
+
+int sim_machine_spawn(struct model *m, const cJSON *rec, char *const argv[], char *const envp[],
+        const char *cwd, int in_fd, int out_fd, int err_fd, pid_t *ret_pid) {
+        if (!ns_mode(m))
+                return host_spawn(argv, envp, cwd, in_fd, out_fd, err_fd, ret_pid);
+        if (!have_machines())
+                return -EOPNOTSUPP;
+        _cleanup_machine_info_ struct machine_info info = {};
+        int r = machine_load(m->dir, (unsigned) strtoul(strempty(jstr(rec, "id")), NULL, 10), &info);
+        if (r < 0)
+                return r;
+        return machine_spawn(&info, argv, envp, cwd, in_fd, out_fd, err_fd, ret_pid);
+}
+
+void sim_machines_cleanup(const char *dir, const cJSON *state) {
+        if (!have_machines())
+                return;
+        /* Also when the state is unreadable: machine_destroy_all works from the files. */
+        if (state && !streq_ptr(jstr(jget(state, "model"), "machine-mode"), "namespace"))
+                return;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        _cleanup_free_ char *machines = xasprintf("%s/machines", dir);
+        if (access(machines, F_OK) < 0)
+                return;
+        if (machine_destroy_all(dir, &err) < 0)
+                fprintf(stderr, "WARNING %s\n", err.buf);
+}

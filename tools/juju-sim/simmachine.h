@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Where a unit's hooks run: the glue between the model and the machine code. In "host" mode a
+ * machine is a record (this host's name, 127.0.0.1) and hooks are forked here; in "namespace"
+ * mode the machine code (machine.h) makes and enters real machines.
+ *
+ * Invariants: a machine record is a JSON object { id, hostname, address, unit, instance } whose
+ * "instance" member belongs to the machine code. sim_machine_spawn() is the only way a hook or
+ * exec command is started; the pid it returns is a child of the caller (wait4-able). */
+#pragma once
+
+#include <sys/types.h>
+#include <cjson/cJSON.h>
+
+#include "util/strbuf.h"
+
+struct model;
+
+/* Fills rec (id already set) with hostname and address, making the machine when needed. */
+int sim_machine_create(struct model *m, cJSON *rec, struct strbuf *err);
+int sim_machine_destroy(struct model *m, cJSON *rec, struct strbuf *err);
+int sim_machine_spawn(struct model *m, const cJSON *rec, char *const argv[], char *const envp[],
+        const char *cwd, int in_fd, int out_fd, int err_fd, pid_t *ret_pid);
+/* Tears down every machine of the model at dir (best effort; used by destroy, also when the
+ * state is unreadable). */
+void sim_machines_cleanup(const char *dir, const cJSON *state);
+/* The machine mode to give a new model ($JUJU_SIM_MACHINES, else the default). */
+const char *sim_machine_default_mode(void);

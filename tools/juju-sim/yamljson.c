@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* YAML <-> cJSON for juju-sim: a libyaml event parser building cJSON trees, a small block-style
+ * YAML printer, and Juju's smart/json/yaml output formats. */
+#include "util/macro.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <yaml.h>
+
+#include "yamljson.h"
+#include "util/alloc.h"
+#include "util/fileio.h"
+#include "util/banned.h"
+
+const char *jstr(const cJSON *o, const char *k) {
+        cJSON *v = jget(o, k);
+        return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+cJSON *jobj(cJSON *o, const char *k) {
+        cJSON *v = jget(o, k);
+        if (cJSON_IsObject(v))
+                return v;
+        v = cJSON_CreateObject();
+        jset(o, k, v);
+        return v;
+}
+
+cJSON *jarr(cJSON *o, const char *k) {
+        cJSON *v = jget(o, k);
+        if (cJSON_IsArray(v))
+                return v;
+        v = cJSON_CreateArray();
+        jset(o, k, v);
+        return v;
+}
+
+void jset(cJSON *o, const char *k, cJSON *v) {
+        if (jget(o, k))
+                cJSON_ReplaceItemInObjectCaseSensitive(o, k, v);
+        else
+                cJSON_AddItemToObject(o, k, v);
+}
+
+void jset_str(cJSON *o, const char *k, const char *s) {
+        jset(o, k, cJSON_CreateString(strempty(s)));
+}
+
+void jset_num(cJSON *o, const char *k, double d) {
+        jset(o, k, cJSON_CreateNumber(d));
+}
+
+double jnum(const cJSON *o, const char *k, double def) {
+        cJSON *v = jget(o, k);
+        return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+int jarr_find(const cJSON *a, const char *s) {
+        int i = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, a) {
+                if (cJSON_IsString(e) && streq(e->valuestring, s))
+                        return i;
+                i++;
+        }
+        return -1;
+}
+
+void jarr_remove_str(cJSON *a, const char *s) {
+        int i;
+        while ((i = jarr_find(a, s)) >= 0)
+                cJSON_DeleteItemFromArray(a, i);
+}
+
+static bool parse_int(const char *s, long long *ret) {
+        char *end;
+        int base = 10;
+        const char *p = s;
+        if (*p == '+' || *p == '-')
+                p++;
+        if (!isdigit((unsigned char) *p))
+                return false;
+        if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+                base = 16;
+        else if (p[0] == '0' && (p[1] == 'o'))
+                return false;
+        errno = 0;
+        long long v = strtoll(s, &end, base);
+        if (errno || *end)
+                return false;
+        *ret = v;
+        return true;
+}
+
+static bool parse_float(const char *s, double *ret) {
+        char *end;
+        const char *p = s;
+        if (*p == '+' || *p == '-')
+                p++;
+        if (!isdigit((unsigned char) *p) && !(*p == '.' && isdigit((unsigned char) p[1])))
+                return false;
+        errno = 0;
+        double v = strtod(s, &end);
+        if (errno || *end)
+                return false;
+        *ret = v;
+        return true;
+}
+
+cJSON *yaml_scalar_typed(const char *s) {
+        long long i;
+        double d;
+        if (streq(s, "") || streq(s, "~") || streq(s, "null") || streq(s, "Null") || streq(s, "NULL"))
+                return cJSON_CreateNull();
+        if (streq(s, "true") || streq(s, "True") || streq(s, "TRUE"))
+                return cJSON_CreateTrue();
+        if (streq(s, "false") || streq(s, "False") || streq(s, "FALSE"))
+                return cJSON_CreateFalse();
+        if (parse_int(s, &i))
+                return cJSON_CreateNumber((double) i);
+        if (parse_float(s, &d))
+                return cJSON_CreateNumber(d);
+        return cJSON_CreateString(s);
+}
+
+/* One open collection while parsing: the node and, for a map, the pending key. */
+struct frame {
+        cJSON *node;
+        char *key;
+};
+
+static int add_node(struct frame *stack, int depth, cJSON **root, cJSON *node, struct strbuf *err) {
+        if (depth == 0) {
+                if (*root) {
+                        cJSON_Delete(node);
+                        return 0;
+                }
+                *root = node;
+                return 0;
+        }
+        struct frame *f = &stack[depth - 1];
+        if (cJSON_IsArray(f->node)) {
+                cJSON_AddItemToArray(f->node, node);
+                return 0;
+        }
+        if (!f->key) {
+                if (!cJSON_IsString(node)) {
+                        cJSON_Delete(node);
+                        strbuf_addstr(err, "yaml: map keys must be scalars");
+                        return -EINVAL;
+                }
+                f->key = xstrdup(node->valuestring);
+                cJSON_Delete(node);
+                return 0;
+        }
+        jset(f->node, f->key, node);
+        free(f->key);
+        f->key = NULL;
+        return 0;
+}
+
+int yaml_to_json(const char *data, size_t len, bool typed, cJSON **ret, struct strbuf *err) {
+        yaml_parser_t parser;
+        yaml_event_t ev;
+        struct frame stack[64] = {};
+        int depth = 0, r = 0;
+        cJSON *root = NULL;
+        bool done = false, in_doc = false;
+
+        if (!yaml_parser_initialize(&parser))
+                return -ENOMEM;
+        yaml_parser_set_input_string(&parser, (const unsigned char *) data, len);
+        while (!done) {
+                if (!yaml_parser_parse(&parser, &ev)) {
+                        strbuf_addf(err, "yaml: %s at line %zu", strempty(parser.problem),
+                                parser.problem_mark.line + 1);
+                        r = -EINVAL;
+                        break;
+                }
+                switch (ev.type) {
+                case YAML_STREAM_END_EVENT:
+                        done = true;
+                        break;
+                case YAML_DOCUMENT_START_EVENT:
+                        in_doc = true;
+                        break;
+                case YAML_DOCUMENT_END_EVENT:
+                        done = in_doc;
+                        break;
+                case YAML_ALIAS_EVENT:
+                        strbuf_addstr(err, "yaml: aliases are not supported");
+                        r = -EINVAL;
+                        break;
+                case YAML_SCALAR_EVENT: {
+                        const char *s = (const char *) ev.data.scalar.value;
+                        bool plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+                        bool is_key =
+                                depth > 0 && cJSON_IsObject(stack[depth - 1].node) && !stack[depth - 1].key;
+                        cJSON *n =
+                                (typed && plain && !is_key) ? yaml_scalar_typed(s) : cJSON_CreateString(s);
+                        r = add_node(stack, depth, &root, n, err);
+                        break;
+                }
+                case YAML_SEQUENCE_START_EVENT:
+                case YAML_MAPPING_START_EVENT:
+                        if (depth >= (int) ELEMENTSOF(stack)) {
+                                strbuf_addstr(err, "yaml: nested too deeply");
+                                r = -EINVAL;
+                                break;
+                        }
+                        stack[depth].node = ev.type == YAML_SEQUENCE_START_EVENT ? cJSON_CreateArray()
+                                                                                 : cJSON_CreateObject();
+                        stack[depth].key = NULL;
+                        depth++;
+                        break;
+                case YAML_SEQUENCE_END_EVENT:
+                case YAML_MAPPING_END_EVENT: {
+                        depth--;
+                        cJSON *n = stack[depth].node;
+                        free(stack[depth].key);
+                        stack[depth].node = NULL;
+                        stack[depth].key = NULL;
+                        r = add_node(stack, depth, &root, n, err);
+                        break;
+                }
+                default:
+                        break;
+                }
+                yaml_event_delete(&ev);
+                if (r < 0)
+                        break;
+        }
+        yaml_parser_delete(&parser);
+        for (int i = 0; i < depth; i++) {
+                cJSON_Delete(stack[i].node);
+                free(stack[i].key);
+        }
+        if (r < 0) {
+                cJSON_Delete(root);
+                return r;
+        }
+        *ret = root ? root : cJSON_CreateNull();
+        return 0;
+}
+
+int yaml_file_to_json(const char *path, bool typed, cJSON **ret, struct strbuf *err) {
+        _cleanup_free_ char *data = NULL;
+        size_t len;
+        int r = read_full_file(path, &data, &len);
+        if (r < 0) {
+                if (r != -ENOENT)
+                        strbuf_addf(err, "%s: %s", path, strerror(-r));
+                return r;
+        }
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        r = yaml_to_json(data, len, typed, ret, &e);
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", path, e.buf);
+        return r;
+}
+
+static bool needs_quotes(const char *s) {
+        if (!*s)
+                return true;
+        if (strchr("-?:,[]{}#&*!|>'\"%@` ", s[0]))
+                return true;
+        size_t l = strlen(s);
+        if (s[l - 1] == ' ' || s[l - 1] == ':')
+                return true;
+        for (const char *p = s; *p; p++) {
+                if ((unsigned char) *p < 0x20 || *p == 0x7f)
+                        return true;
+                if ((p[0] == ':' && p[1] == ' ') || (p[0] == ' ' && p[1] == '#'))
+                        return true;
+        }
+        /* Words YAML 1.1 would read as something else than a string. */
+        static const char *const words[] = { "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on",
+                "On", "ON", "off", "Off", "OFF" };
+        for (size_t i = 0; i < ELEMENTSOF(words); i++)
+                if (streq(s, words[i]))
+                        return true;
+        cJSON *t = yaml_scalar_typed(s);
+        bool typed = !cJSON_IsString(t);
+        cJSON_Delete(t);
+        return typed;
+}
+
+static void add_quoted(struct strbuf *out, const char *s) {
+        strbuf_addch(out, '"');
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
+                switch (*p) {
+                case '"':
+                        strbuf_addstr(out, "\\\"");
+                        break;
+                case '\\':
+                        strbuf_addstr(out, "\\\\");
+                        break;
+                case '\n':
+                        strbuf_addstr(out, "\\n");
+                        break;
+                case '\t':
+                        strbuf_addstr(out, "\\t");
+                        break;
+                case '\r':
+                        strbuf_addstr(out, "\\r");
+                        break;
+                default:
+                        if (*p < 0x20 || *p == 0x7f)
+                                strbuf_addf(out, "\\x%02x", *p);
+                        else
+                                strbuf_addch(out, (char) *p);
+                }
+        }
+        strbuf_addch(out, '"');
+}
+
+static void add_number(struct strbuf *out, double d) {
+        if (isfinite(d) && d == floor(d) && fabs(d) < 1e15)
+                strbuf_addf(out, "%lld", (long long) d);
+        else
+                strbuf_addf(out, "%.15g", d);
+}
+
+static void add_scalar(struct strbuf *out, const cJSON *v) {
+        if (cJSON_IsString(v)) {
+                if (needs_quotes(v->valuestring))
+                        add_quoted(out, v->valuestring);
+                else
+                        strbuf_addstr(out, v->valuestring);
+        } else if (cJSON_IsNumber(v))
+                add_number(out, v->valuedouble);
+        else if (cJSON_IsTrue(v))
+                strbuf_addstr(out, "true");
+        else if (cJSON_IsFalse(v))
+                strbuf_addstr(out, "false");
+        else if (cJSON_IsObject(v))
+                strbuf_addstr(out, "{}");
+        else if (cJSON_IsArray(v))
+                strbuf_addstr(out, "[]");
+        else
+                strbuf_addstr(out, "null");
+}
+
+static bool is_block(const cJSON *v) {
+        return (cJSON_IsObject(v) || cJSON_IsArray(v)) && v->child;
+}
+
+static void indent(struct strbuf *out, int n) {
+        for (int i = 0; i < n; i++)
+                strbuf_addch(out, ' ');
+}
+
+static void emit(struct strbuf *out, const cJSON *v, int ind) {
+        const cJSON *c;
+        if (cJSON_IsObject(v) && v->child) {
+                cJSON_ArrayForEach(c, v) {
+                        indent(out, ind);
+                        if (needs_quotes(c->string))
+                                add_quoted(out, c->string);
+                        else
+                                strbuf_addstr(out, c->string);
+                        strbuf_addch(out, ':');
+                        if (cJSON_IsObject(c) && c->child) {
+                                strbuf_addch(out, '\n');
+                                emit(out, c, ind + 2);
+                        } else if (cJSON_IsArray(c) && c->child) {
+                                strbuf_addch(out, '\n');
+                                emit(out, c, ind);
+                        } else {
+                                strbuf_addch(out, ' ');
+                                add_scalar(out, c);
+                                strbuf_addch(out, '\n');
+                        }
+                }
+        } else if (cJSON_IsArray(v) && v->child) {
+                cJSON_ArrayForEach(c, v) {
+                        indent(out, ind);
+                        strbuf_addstr(out, "- ");
+                        if (is_block(c)) {
+                                _cleanup_strbuf_ struct strbuf sub = STRBUF_INIT;
+                                emit(&sub, c, ind + 2);
+                                strbuf_addstr(out, sub.buf + ind + 2);
+                        } else {
+                                add_scalar(out, c);
+                                strbuf_addch(out, '\n');
+                        }
+                }
+        } else {
+                indent(out, ind);
+                add_scalar(out, v);
+                strbuf_addch(out, '\n');
+        }
+}
+
+void json_to_yaml(struct strbuf *out, const cJSON *v) {
+        emit(out, v, 0);
+}
+
+int parse_format(const char *s, enum out_format *ret) {
+        if (streq(s, "smart"))
+                *ret = FORMAT_SMART;
+        else if (streq(s, "json"))
+                *ret = FORMAT_JSON;
+        else if (streq(s, "yaml"))
+                *ret = FORMAT_YAML;
+        else
+                return -EINVAL;
+        return 0;
+}
+
+static int key_cmp(const void *a, const void *b) {
+        return strcmp((*(cJSON *const *) a)->string, (*(cJSON *const *) b)->string);
+}
+
+/* Sorts every object's members by key, recursively (Go's encoders print maps sorted). */
+static void sort_keys(cJSON *v) {
+        size_t n = 0;
+        for (cJSON *c = v ? v->child : NULL; c; c = c->next) {
+                sort_keys(c);
+                n++;
+        }
+        if (!cJSON_IsObject(v) || n < 2)
+                return;
+        cJSON **items = xmalloc(n * sizeof(*items));
+        n = 0;
+        for (cJSON *c = v->child; c; c = c->next)
+                items[n++] = c;
+        qsort(items, n, sizeof(*items), key_cmp);
+        for (size_t i = 0; i < n; i++) {
+                items[i]->prev = i ? items[i - 1] : items[n - 1]; /* cJSON: child->prev is the last */
+                items[i]->next = i + 1 < n ? items[i + 1] : NULL;
+        }
+        v->child = items[0];
+        free(items);
+}
+
+void format_value(struct strbuf *out, const cJSON *v0, enum out_format f) {
+        _cleanup_json_ cJSON *copy = v0 ? cJSON_Duplicate(v0, true) : NULL;
+        const cJSON *v = copy;
+        sort_keys(copy);
+        if (f == FORMAT_JSON) {
+                _cleanup_free_ char *s = v ? cJSON_PrintUnformatted(v) : xstrdup("null");
+                strbuf_addstr(out, s);
+                strbuf_addch(out, '\n');
+                return;
+        }
+        if (f == FORMAT_YAML) {
+                if (v)
+                        json_to_yaml(out, v);
+                return;
+        }
+        if (!v || cJSON_IsNull(v))
+                return;
+        if (cJSON_IsString(v)) {
+                strbuf_addstr(out, v->valuestring);
+                strbuf_addch(out, '\n');
+        } else if (cJSON_IsBool(v)) {
+                strbuf_addstr(out, cJSON_IsTrue(v) ? "True\n" : "False\n");
+        } else if (cJSON_IsNumber(v)) {
+                add_number(out, v->valuedouble);
+                strbuf_addch(out, '\n');
+        } else if (cJSON_IsArray(v)) {
+                const cJSON *c;
+                bool strings = true;
+                cJSON_ArrayForEach(c, v) strings = strings && cJSON_IsString(c);
+                if (!strings) {
+                        json_to_yaml(out, v);
+                        return;
+                }
+                cJSON_ArrayForEach(c, v) {
+                        strbuf_addstr(out, c->valuestring);
+                        strbuf_addch(out, '\n');
+                }
+        } else
+                json_to_yaml(out, v);
+}
