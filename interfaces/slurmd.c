@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The slurmd interface: encode and decode both sides' application databags, validating
+ * everything the other side sent. */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "slurmd.h"
+
+#include <ctype.h>
+#include <cjson/cJSON.h>
+
+#include "util/banned.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(cJSON *, cJSON_Delete)
+#define _cleanup_cjson_ _cleanup_(cJSON_Deletep)
+
+bool slurmd_iface_valid_app_name(const char *name) {
+        size_t n = name ? strlen(name) : 0;
+        if (n == 0 || n > 50 || !islower((unsigned char) name[0]) || name[n - 1] == '-')
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                char c = name[i];
+                if (c == '-') {
+                        if (name[i + 1] == '-')
+                                return false;
+                } else if (!islower((unsigned char) c) && !isdigit((unsigned char) c))
+                        return false;
+        }
+        return true;
+}
+
+static bool valid_hostname(const char *h, size_t n) {
+        if (n == 0 || n > 253)
+                return false;
+        size_t label = 0;
+        for (size_t i = 0; i < n; i++) {
+                char c = h[i];
+                if (c == '.') {
+                        if (label == 0 || h[i - 1] == '-')
+                                return false;
+                        label = 0;
+                        continue;
+                }
+                if (!isalnum((unsigned char) c) && c != '-')
+                        return false;
+                if (c == '-' && label == 0)
+                        return false;
+                if (++label > 63)
+                        return false;
+        }
+        return label > 0 && h[n - 1] != '-';
+}
+
+bool slurmd_iface_valid_controller(const char *s) {
+        const char *colon = s ? strrchr(s, ':') : NULL;
+        if (!colon || !valid_hostname(s, (size_t) (colon - s)))
+                return false;
+        const char *p = colon + 1;
+        if (!*p || strlen(p) > 5)
+                return false;
+        unsigned long port = 0;
+        for (; *p; p++) {
+                if (!isdigit((unsigned char) *p))
+                        return false;
+                port = port * 10 + (unsigned long) (*p - '0');
+        }
+        return port >= 1 && port <= 65535;
+}
+
+bool slurmd_iface_valid_secret_id(const char *s) {
+        if (!s || !startswith(s, "secret:") || strlen(s) > 256 || strlen(s) <= strlen("secret:"))
+                return false;
+        for (const char *p = s; *p; p++)
+                if (!isalnum((unsigned char) *p) && !strchr(":/._-", *p))
+                        return false;
+        return true;
+}
+
+static void quote_for_display(struct strbuf *err, const char *s) {
+        /* user text in messages: printable ASCII only, cut to 40 bytes */
+        size_t i;
+        strbuf_addch(err, '"');
+        for (i = 0; s[i] && i < 40; i++)
+                strbuf_addch(err, isprint((unsigned char) s[i]) ? s[i] : '?');
+        if (s[i])
+                strbuf_addstr(err, "…");
+        strbuf_addch(err, '"');
+}
+
+int compute_data_encode(const char *app, const struct slurm_options *params, char **ret_partition,
+        char **ret_nodeset) {
+        if (!slurmd_iface_valid_app_name(app))
+                return -EINVAL;
+        if (slurm_options_get(params, "PartitionName") || slurm_options_get(params, "Nodes"))
+                return -EINVAL;
+
+        _cleanup_cjson_ cJSON *part = cJSON_CreateObject();
+        _cleanup_cjson_ cJSON *ns = cJSON_CreateObject();
+        if (!part || !ns)
+                return -ENOMEM;
+        cJSON_AddStringToObject(part, "PartitionName", app);
+        cJSON_AddStringToObject(part, "Nodes", app);
+        for (size_t i = 0; i < params->n; i++)
+                cJSON_AddStringToObject(part, params->items[i].key, params->items[i].value);
+        cJSON_AddStringToObject(ns, "NodeSet", app);
+        cJSON_AddStringToObject(ns, "Feature", app);
+
+        char *p = cJSON_PrintUnformatted(part);
+        char *n = cJSON_PrintUnformatted(ns);
+        if (!p || !n) {
+                free(p);
+                free(n);
+                return -ENOMEM;
+        }
+        *ret_partition = p;
+        *ret_nodeset = n;
+        return 0;
+}
+
+/* Parses a JSON value published by the other side: present, bounded, well-formed. */
+static int parse_field(const char *field, const char *json, int type, cJSON **ret, struct strbuf *err) {
+        if (isempty(json))
+                return -ENODATA;
+        if (strlen(json) > SLURMD_IFACE_MAX_VALUE) {
+                strbuf_addf(err, "relation data: %s larger than %d bytes", field, SLURMD_IFACE_MAX_VALUE);
+                return -EINVAL;
+        }
+        /* cJSON would cut a string at an escaped NUL without saying so */
+        if (strstr(json, "\\u0000")) {
+                strbuf_addf(err, "relation data: %s holds a NUL character", field);
+                return -EINVAL;
+        }
+        cJSON *v = cJSON_ParseWithOpts(json, NULL, true);
+        if (!v) {
+                strbuf_addf(err, "relation data: %s is not valid JSON", field);
+                return -EINVAL;
+        }
+        if ((v->type & 0xff) != type) {
+                cJSON_Delete(v);
+                strbuf_addf(err, "relation data: %s is not a JSON %s", field, type == cJSON_Object ? "object" : "list");
+                return -EINVAL;
+        }
+        *ret = v;
+        return 0;
+}
+
+static int check_name_field(const cJSON *obj, const char *field, const char *key, const char *want,
+        struct strbuf *err) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+        if (!cJSON_IsString(v)) {
+                strbuf_addf(err, "relation data: %s has no %s", field, key);
+                return -EINVAL;
+        }
+        if (!streq(v->valuestring, want)) {
+                strbuf_addf(err, "relation data: %s %s ", field, key);
+                quote_for_display(err, v->valuestring);
+                strbuf_addf(err, " is not the application name \"%s\"", want);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+int compute_data_decode(const char *remote_app, const char *partition_json, const char *nodeset_json,
+        struct compute_data *ret, struct strbuf *err) {
+        _cleanup_cjson_ cJSON *part = NULL, *ns = NULL;
+        _cleanup_strbuf_ struct strbuf opts = STRBUF_INIT;
+        struct slurm_options params = SLURM_OPTIONS_INIT;
+        int r;
+
+        if (!slurmd_iface_valid_app_name(remote_app)) {
+                strbuf_addstr(err, "relation data: remote application name ");
+                quote_for_display(err, strempty(remote_app));
+                strbuf_addstr(err, " is not usable as a partition name");
+                return -EINVAL;
+        }
+        /* Missing fields first: an incomplete bag means "not yet", whatever else is there. */
+        if (isempty(partition_json) || isempty(nodeset_json))
+                return -ENODATA;
+        r = parse_field("partition", partition_json, cJSON_Object, &part, err);
+        if (r < 0)
+                return r;
+        r = parse_field("nodeset", nodeset_json, cJSON_Object, &ns, err);
+        if (r < 0)
+                return r;
+
+        r = check_name_field(part, "partition", "PartitionName", remote_app, err);
+        if (r < 0)
+                return r;
+        r = check_name_field(part, "partition", "Nodes", remote_app, err);
+        if (r < 0)
+                return r;
+        r = check_name_field(ns, "nodeset", "NodeSet", remote_app, err);
+        if (r < 0)
+                return r;
+        r = check_name_field(ns, "nodeset", "Feature", remote_app, err);
+        if (r < 0)
+                return r;
+        if (cJSON_GetArraySize(ns) != 2) {
+                strbuf_addstr(err, "relation data: nodeset has keys other than NodeSet and Feature");
+                return -EINVAL;
+        }
+
+        /* The other keys are partition parameters: run them through the one option parser, so
+         * that relation data obeys exactly the rules of partition-config. */
+        const cJSON *item;
+        cJSON_ArrayForEach(item, part) {
+                if (streq(item->string, "PartitionName") || streq(item->string, "Nodes"))
+                        continue;
+                if (!cJSON_IsString(item)) {
+                        strbuf_addstr(err, "relation data: partition key ");
+                        quote_for_display(err, item->string);
+                        strbuf_addstr(err, " is not a string");
+                        return -EINVAL;
+                }
+                if (opts.len)
+                        strbuf_addch(&opts, ' ');
+                bool quote = strchr(item->valuestring, ' ') != NULL;
+                strbuf_addf(&opts, quote ? "%s=\"%s\"" : "%s=%s", item->string, item->valuestring);
+        }
+        _cleanup_strbuf_ struct strbuf perr = STRBUF_INIT;
+        r = slurm_options_parse(opts.buf, SLURM_OPTIONS_PARTITION, &params, &perr);
+        if (r < 0) {
+                strbuf_addf(err, "relation data: partition: %s", perr.buf);
+                return -EINVAL;
+        }
+
+        compute_data_clear(ret);
+        ret->name = xstrdup(remote_app);
+        ret->partition = params;
+        return 0;
+}
+
+void compute_data_clear(struct compute_data *d) {
+        free(d->name);
+        d->name = NULL;
+        slurm_options_clear(&d->partition);
+}
+
+int controllers_encode(char *const *controllers, char **ret) {
+        size_t n = strv_length(controllers);
+        if (n == 0 || n > SLURMD_IFACE_MAX_CONTROLLERS)
+                return -EINVAL;
+        _cleanup_cjson_ cJSON *list = cJSON_CreateArray();
+        if (!list)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                if (!slurmd_iface_valid_controller(controllers[i]))
+                        return -EINVAL;
+                cJSON_AddItemToArray(list, cJSON_CreateString(controllers[i]));
+        }
+        char *s = cJSON_PrintUnformatted(list);
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+int controller_data_decode(const char *auth_key_id, const char *controllers_json, struct controller_data *ret,
+        struct strbuf *err) {
+        _cleanup_cjson_ cJSON *list = NULL;
+        _cleanup_strv_ struct strv ctls = STRV_INIT;
+        int r;
+
+        if (isempty(auth_key_id) || isempty(controllers_json))
+                return -ENODATA;
+        if (!slurmd_iface_valid_secret_id(auth_key_id)) {
+                strbuf_addstr(err, "relation data: auth_key_id ");
+                quote_for_display(err, auth_key_id);
+                strbuf_addstr(err, " is not a secret id");
+                return -EINVAL;
+        }
+        r = parse_field("controllers", controllers_json, cJSON_Array, &list, err);
+        if (r < 0)
+                return r;
+        int n = cJSON_GetArraySize(list);
+        if (n == 0) {
+                strbuf_addstr(err, "relation data: controllers is empty");
+                return -EINVAL;
+        }
+        if (n > SLURMD_IFACE_MAX_CONTROLLERS) {
+                strbuf_addf(err, "relation data: more than %d controllers", SLURMD_IFACE_MAX_CONTROLLERS);
+                return -EINVAL;
+        }
+        const cJSON *item;
+        cJSON_ArrayForEach(item, list) {
+                if (!cJSON_IsString(item) || !slurmd_iface_valid_controller(item->valuestring)) {
+                        strbuf_addstr(err, "relation data: controller ");
+                        if (cJSON_IsString(item))
+                                quote_for_display(err, item->valuestring);
+                        else
+                                strbuf_addstr(err, "entry");
+                        strbuf_addstr(err, " is not host:port");
+                        return -EINVAL;
+                }
+                if (strv_contains(&ctls, item->valuestring)) {
+                        strbuf_addstr(err, "relation data: controller ");
+                        quote_for_display(err, item->valuestring);
+                        strbuf_addstr(err, " listed twice");
+                        return -EINVAL;
+                }
+                strv_push(&ctls, item->valuestring);
+        }
+
+        controller_data_clear(ret);
+        ret->auth_key_id = xstrdup(auth_key_id);
+        ret->controllers = ctls;
+        ctls = (struct strv) STRV_INIT;
+        return 0;
+}
+
+void controller_data_clear(struct controller_data *d) {
+        free(d->auth_key_id);
+        d->auth_key_id = NULL;
+        strv_clear(&d->controllers);
+}

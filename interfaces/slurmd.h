@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The `slurmd` interface between the slurmctld and slurmd charms: what each side's leader puts
+ * in its application databag, encoded and decoded here (the schema is in interfaces/README.md).
+ *
+ * slurmd leader → its app bag (the spec's ComputeData):
+ *   partition  JSON object of slurm.conf partition keys → string values; PartitionName and Nodes
+ *              are the slurmd application's name, the rest comes from `partition-config`
+ *   nodeset    JSON object {"NodeSet": app, "Feature": app}
+ * slurmctld leader → its app bag (the spec's ControllerData, without the key itself):
+ *   auth_key_id  a Juju secret id; the secret's content holds the cluster's auth key
+ *   controllers  JSON list of "host:port", primary first
+ *
+ * Decoding trusts nothing: every field's type, size and syntax is checked, partition keys go
+ * through the option-string parser (slurmconf/options.h) for their kind, and the names must be
+ * the remote application's. Return rule of the decoders: 0 complete and valid (ret filled),
+ * -ENODATA not (yet) published (a field is missing or empty: wait, not an error; ret untouched),
+ * -EINVAL published but bad (one message in err, ret untouched).
+ *
+ * Ownership: the structs own their strings; the *_clear() functions free them. */
+#pragma once
+
+#include "slurmconf/options.h"
+#include "util/strbuf.h"
+#include "util/strv.h"
+
+/* Largest databag value the decoders accept. */
+#define SLURMD_IFACE_MAX_VALUE (64 * 1024)
+/* Most controllers a list may hold. */
+#define SLURMD_IFACE_MAX_CONTROLLERS 16
+
+struct compute_data {
+        char *name;                    /* partition, NodeSet and Feature name: the slurmd app */
+        struct slurm_options partition; /* partition parameters, without PartitionName/Nodes */
+};
+
+struct controller_data {
+        char *auth_key_id;
+        struct strv controllers; /* "host:port", primary first */
+};
+
+/* Initialize before the first decode into a struct (a decode clears what it replaces). */
+#define COMPUTE_DATA_INIT { .name = NULL, .partition = SLURM_OPTIONS_INIT }
+#define CONTROLLER_DATA_INIT { .auth_key_id = NULL, .controllers = STRV_INIT }
+
+/* Whether name is a valid Juju application name (also safe as a Slurm partition/NodeSet name
+ * and feature): a lowercase letter, then lowercase letters, digits and single hyphens, not
+ * ending in a hyphen, at most 50 characters. */
+bool slurmd_iface_valid_app_name(const char *name);
+
+/* Encodes the slurmd side: ret_partition and ret_nodeset are new JSON strings (caller frees).
+ * params must not hold PartitionName or Nodes (-EINVAL). */
+int compute_data_encode(const char *app, const struct slurm_options *params, char **ret_partition,
+        char **ret_nodeset);
+/* Decodes what the slurmd application remote_app published (either value may be NULL). */
+int compute_data_decode(const char *remote_app, const char *partition_json, const char *nodeset_json,
+        struct compute_data *ret, struct strbuf *err);
+void compute_data_clear(struct compute_data *d);
+
+/* Encodes the controller list (ret: new JSON string). -EINVAL when a controller is not a valid
+ * host:port or the list is empty or too long. */
+int controllers_encode(char *const *controllers, char **ret);
+/* Decodes what the slurmctld application published (either value may be NULL). */
+int controller_data_decode(const char *auth_key_id, const char *controllers_json, struct controller_data *ret,
+        struct strbuf *err);
+void controller_data_clear(struct controller_data *d);
+
+/* Whether s is a valid "host:port" (host: a DNS name or dotted IPv4 address). */
+bool slurmd_iface_valid_controller(const char *s);
+/* Whether s looks like a Juju secret id ("secret:…" or "secret://…", URI-safe characters). */
+bool slurmd_iface_valid_secret_id(const char *s);

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What both charms share: redirectable paths, owner lookup, the hook outcome and the common
+ * end of every hook's main (one status-set, one flush). */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/charm.h"
+#include "systemd/unit.h"
+#include "util/fileio.h"
+
+#include <pwd.h>
+#include <slurm/slurm_version.h>
+#include <stdarg.h>
+
+#include "util/banned.h"
+
+char *charm_path(const struct charm_paths *p, const char *path) {
+        const char *root = p ? strempty(p->root) : "";
+        if (streq(root, "/"))
+                root = "";
+        return xasprintf("%s%s", root, path);
+}
+
+char *charm_template_path(const struct charm_paths *p, const char *fallback_charm_dir, const char *name) {
+        const char *dir = p && p->charm_dir ? p->charm_dir : fallback_charm_dir;
+        return xasprintf("%s/templates/%s", isempty(dir) ? "." : dir, name);
+}
+
+int charm_lookup_user(
+        const char *name, const char *default_user, uid_t *ret_uid, gid_t *ret_gid, struct strbuf *err) {
+        const char *n = name ? name : default_user;
+        errno = 0;
+        struct passwd *pw = getpwnam(n);
+        if (!pw) {
+                int r = errno > 0 ? -errno : -ENOENT;
+                if (err)
+                        strbuf_addf(err, "user \"%s\": %s", n, r == -ENOENT ? "no such user" : strerror(-r));
+                return r;
+        }
+        *ret_uid = pw->pw_uid;
+        *ret_gid = pw->pw_gid;
+        return 0;
+}
+
+void charm_outcome_done(struct charm_outcome *o) {
+        strbuf_release(&o->message);
+}
+
+void charm_outcome_set(struct charm_outcome *o, enum juju_status status, const char *fmt, ...) {
+        va_list ap;
+        o->status = status;
+        strbuf_reset(&o->message);
+        va_start(ap, fmt);
+        strbuf_vaddf(&o->message, fmt, ap);
+        va_end(ap);
+}
+
+int charm_hook_finish(struct juju_ctx *ctx, int r, struct charm_outcome *o, struct strbuf *err) {
+        _cleanup_strbuf_ struct strbuf e2 = STRBUF_INIT;
+        int rc = 0;
+
+        if (r >= 0) {
+                if (!o->skip_status) {
+                        r = juju_status_set(ctx, false, o->status, o->message.buf, &e2);
+                        if (r >= 0 && o->set_app_status)
+                                r = juju_status_set(ctx, true, o->app_status, o->message.buf, &e2);
+                }
+                if (r >= 0)
+                        r = juju_flush(ctx, &e2);
+        }
+        if (r < 0) {
+                rc = 1;
+                if (e2.len > 0) {
+                        if (err->len > 0)
+                                strbuf_addstr(err, "; ");
+                        strbuf_addbuf(err, &e2);
+                }
+                if (err->len == 0)
+                        strbuf_addf(err, "failed: %s", strerror(-r));
+                fprintf(stderr, "%s: %s\n", juju_env(ctx)->event, err->buf);
+                (void) juju_log(ctx, JUJU_LOG_ERROR, err->buf, NULL);
+        }
+        return rc;
+}
+
+char *charm_node_name(const char *unit) {
+        char *s = xstrdup(unit);
+        for (char *p = s; *p; p++)
+                if (*p == '/')
+                        *p = '-';
+        return s;
+}
+
+int charm_config_string(struct juju_ctx *ctx, const char *key, const char **ret, struct strbuf *err) {
+        const char *v = NULL;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int r = juju_config_string(ctx, key, &v, &e);
+        if (r == -ENOENT) {
+                *ret = "";
+                return 0;
+        }
+        if (r < 0) {
+                strbuf_addbuf(err, &e);
+                return r;
+        }
+        *ret = v;
+        return 0;
+}
+
+const char *charm_bag_string(const cJSON *bag, const char *key) {
+        const cJSON *v = bag ? cJSON_GetObjectItemCaseSensitive(bag, key) : NULL;
+        return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int charm_bag_update(struct juju_ctx *ctx, const char *rel_id, bool app, const cJSON *bag, const char *key,
+        const char *value, struct strbuf *err) {
+        if (streq_ptr(strempty(charm_bag_string(bag, key)), strempty(value)))
+                return 0;
+        int r = juju_relation_set(ctx, rel_id, app, key, value, err);
+        return r < 0 ? r : 1;
+}
+
+int charm_secret_add_private(struct juju_ctx *ctx, const char *label, const char *description,
+        const char *content_key, const char *value, char **ret_id, struct strbuf *err) {
+        _cleanup_strv_ struct strv argv = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT, yaml = STRBUF_INIT;
+        char dir[] = "/run/charm-secret-XXXXXX";
+        _cleanup_free_ char *file = NULL;
+        int r;
+
+        /* values here are base64 or similar: refuse what would need YAML escaping */
+        for (const char *p = value; *p; p++)
+                if (*p == '"' || *p == '\\' || (unsigned char) *p < 0x20) {
+                        strbuf_addstr(err, "secret-add: value needs escaping");
+                        return -EINVAL;
+                }
+        if (!mkdtemp(dir)) { /* 0700, root's */
+                r = -errno;
+                strbuf_addf(err, "secret-add: temporary directory: %s", strerror(errno));
+                return r;
+        }
+        file = xasprintf("%s/content.yaml", dir);
+        strbuf_addf(&yaml, "%s: \"%s\"\n", content_key, value);
+        r = write_file_atomic(file, yaml.buf, yaml.len, 0600, (uid_t) -1, (gid_t) -1);
+        explicit_bzero(yaml.buf, yaml.len);
+        if (r < 0) {
+                strbuf_addf(err, "secret-add: %s: %s", file, strerror(-r));
+                (void) rmdir(dir);
+                return r;
+        }
+        strv_pushl(&argv, "secret-add", "--owner", "application", NULL);
+        if (label)
+                strv_pushl(&argv, "--label", label, NULL);
+        if (description)
+                strv_pushl(&argv, "--description", description, NULL);
+        strv_pushl(&argv, "--file", file, NULL);
+        r = juju_tool_run(ctx, &argv, NULL, 0, &out, err);
+        (void) unlink(file);
+        (void) rmdir(dir);
+        if (r < 0)
+                return r;
+        strbuf_trim(&out);
+        if (out.len == 0 || strpbrk(out.buf, " \n")) {
+                strbuf_addstr(err, "secret-add: expected the new secret id");
+                return -EBADMSG;
+        }
+        *ret_id = strbuf_detach(&out, NULL);
+        return 0;
+}
+
+long charm_unit_number(const char *unit) {
+        const char *slash = strrchr(unit, '/');
+        char *end;
+        if (!slash || !slash[1])
+                return -1;
+        errno = 0;
+        long n = strtol(slash + 1, &end, 10);
+        return errno || *end || n < 0 ? -1 : n;
+}
+
+/* Manager.GetUnitFileState ("enabled", "disabled", "static", …). lib/systemd has no call for
+ * it yet; unit_enable() on an enabled unit costs a daemon-reload in systemd 252 (it reports a
+ * "destination not present" change), so the charm asks first. */
+static int unit_file_enabled(sd_bus *bus, const char *unit, bool *ret, struct strbuf *err) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *state;
+        int r = sd_bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                "org.freedesktop.systemd1.Manager", "GetUnitFileState", &e, &reply, "s", unit);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "s", &state);
+        if (r < 0) {
+                strbuf_addf(err, "unit \"%s\": GetUnitFileState: %s", unit,
+                        e.message ? e.message : strerror(-r));
+                return r;
+        }
+        *ret = streq(state, "enabled") || streq(state, "enabled-runtime") || streq(state, "static");
+        return 0;
+}
+
+int charm_unit_ensure(
+        sd_bus *bus, const char *unit, bool restart, uint64_t timeout_usec, struct strbuf *err) {
+        struct unit_state st;
+        bool enabled;
+        int r;
+
+        r = unit_file_enabled(bus, unit, &enabled, err);
+        if (r >= 0 && !enabled)
+                r = unit_enable(bus, unit, timeout_usec, err);
+        if (r < 0)
+                return r;
+        r = unit_get_state(bus, unit, &st, err);
+        if (r < 0)
+                return r;
+        if (!restart &&
+                (streq(st.active_state, "active") || streq(st.active_state, "activating") ||
+                        streq(st.active_state, "reloading")))
+                return 0;
+        if (streq(st.active_state, "failed"))
+                (void) unit_reset_failed(bus, unit, timeout_usec, NULL);
+        r = restart ? unit_restart(bus, unit, timeout_usec, err) : unit_start(bus, unit, timeout_usec, err);
+        return r < 0 ? r : 1;
+}
+
+char *charm_slurm_version(void) {
+        return xasprintf("%d.%02d.%d", (int) SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
+                (int) SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
+                (int) SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What both charms share: the paths a charm writes (redirectable under a root directory for
+ * tests), the outcome of a hook (one status), and the end of every hook's main.
+ *
+ * The way of a hook (HACKING.md): main builds a juju ctx, calls ONE entry of lib/charm
+ * (slurmctld_reconcile(), slurmd_reconcile(), …) which fills a struct charm_outcome, then
+ * charm_hook_finish() turns that outcome into one status-set, flushes the buffered relation
+ * writes and gives the exit code. An entry returns a negative errno only for failures that
+ * should put the unit in error (a hook tool or a daemon failed unexpectedly: Juju retries the
+ * hook); everything a user can fix (bad config, bad relation data) is an outcome with
+ * JUJU_STATUS_BLOCKED and return 0.
+ *
+ * Paths: every file a charm writes is "<root><path>" where path is one of the CHARM_PATH_*
+ * absolute defaults; root "" (or NULL) is the real root. The owners of files (munge, slurm)
+ * are looked up by name, so a test can set them to "root".
+ *
+ * Ownership: struct charm_outcome owns its message (charm_outcome_done frees it); charm_path()
+ * returns a string the caller frees. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <systemd/sd-bus.h>
+
+#include "juju/juju.h"
+#include "util/strbuf.h"
+
+/* Compiled-in paths (relative to charm_paths.root). */
+#define CHARM_PATH_SLURM_CONF "/etc/slurm/slurm.conf"
+#define CHARM_PATH_MUNGE_KEY "/etc/munge/munge.key"
+#define CHARM_PATH_SLURMD_DEFAULTS "/etc/default/slurmd"
+#define CHARM_PATH_STATE_DIR "/var/lib/slurm/charm"
+#define CHARM_PATH_STATESAVE "/var/lib/slurm/slurmctld"
+
+/* Where the charm reads and writes. */
+struct charm_paths {
+        const char *root;       /* prefix of every written path; "" or NULL: the real root */
+        const char *charm_dir;  /* where templates/ lives; NULL: JUJU_CHARM_DIR of the ctx */
+        const char *munge_user; /* owner of the munge key; NULL: "munge" */
+        const char *slurm_user; /* owner of Slurm's state directories; NULL: "slurm" */
+};
+
+/* "<root><path>" (caller frees). */
+char *charm_path(const struct charm_paths *p, const char *path);
+/* "<charm_dir>/templates/<name>" with charm_dir from p or, when NULL, fallback (caller frees). */
+char *charm_template_path(const struct charm_paths *p, const char *fallback_charm_dir, const char *name);
+/* Looks up user name (NULL: default_user) and returns its uid and primary gid. -ENOENT with a
+ * message when there is no such user. */
+int charm_lookup_user(
+        const char *name, const char *default_user, uid_t *ret_uid, gid_t *ret_gid, struct strbuf *err);
+
+/* The result of a hook for the user: one unit status (and, for the leader, optionally the
+ * application's). */
+struct charm_outcome {
+        enum juju_status status;
+        struct strbuf message;
+        bool set_app_status; /* also set the application status (leader only) */
+        enum juju_status app_status;
+        bool skip_status; /* leave the status as it is (e.g. an action) */
+};
+
+#define CHARM_OUTCOME_INIT \
+        { .status = JUJU_STATUS_ACTIVE, .message = STRBUF_INIT }
+
+void charm_outcome_done(struct charm_outcome *o);
+/* Sets status and message (printf format), replacing what was there. */
+void charm_outcome_set(struct charm_outcome *o, enum juju_status status, const char *fmt, ...)
+        __attribute__((__format__(printf, 3, 4)));
+
+/* The end of a hook's main: r is the entry's return value. On r >= 0: status-set (unless
+ * skip_status), then juju_flush(); returns the process exit code: 0, or 1 when r < 0 or a
+ * tool failed (the message is written to stderr, which Juju keeps in the unit's log, and sent
+ * with juju-log at ERROR level). */
+int charm_hook_finish(struct juju_ctx *ctx, int r, struct charm_outcome *o, struct strbuf *err);
+
+/* The node name of a unit: "app/3" gives "app-3" (Slurm node names cannot hold '/').
+ * Caller frees. */
+char *charm_node_name(const char *unit);
+
+/* --- small helpers shared by the charms ---------------------------------------------------- */
+
+/* A string option; an unset option or one the charm does not have reads as "". */
+int charm_config_string(struct juju_ctx *ctx, const char *key, const char **ret, struct strbuf *err);
+/* The string value of key in a databag object, or NULL (also for a non-string value). */
+const char *charm_bag_string(const cJSON *bag, const char *key);
+/* Sets key in a bag only when its value there differs (no tool call, no write otherwise).
+ * Returns 1 when a write was buffered, 0 when equal. */
+int charm_bag_update(struct juju_ctx *ctx, const char *rel_id, bool app, const cJSON *bag, const char *key,
+        const char *value, struct strbuf *err);
+/* secret-add of an application-owned secret {content_key: value} with label, the content
+ * passed through a root-only temporary file (--file), never in argv. Returns the id (caller
+ * frees). */
+int charm_secret_add_private(struct juju_ctx *ctx, const char *label, const char *description,
+        const char *content_key, const char *value, char **ret_id, struct strbuf *err);
+
+/* The unit's machine numbers: "app/12" gives 12 (-1 when malformed). */
+long charm_unit_number(const char *unit);
+
+/* systemd: enables unit, then (re)starts it when restart is set, else starts it when it is
+ * not active (clearing a failed state first). Returns 1 when it (re)started the unit, 0 when
+ * it was already running and left alone. */
+int charm_unit_ensure(
+        sd_bus *bus, const char *unit, bool restart, uint64_t timeout_usec, struct strbuf *err);
+
+/* The Slurm version this charm was built against, "22.05.8" (caller frees). */
+char *charm_slurm_version(void);

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The controller's slurm.conf from the template and the charm's inputs (pure), the
+ * restart-or-reconfigure decision, and the generated cluster name. */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/ctlconf.h"
+#include "charm/authkey.h"
+#include "slurmconf/conf.h"
+
+#include "util/banned.h"
+
+static int cmp_partition(const void *a, const void *b) {
+        const struct compute_data *const *x = a, *const *y = b;
+        return strcmp((*x)->name, (*y)->name);
+}
+
+int ctl_conf_render(const struct ctl_conf_input *in, struct strbuf *out, struct strbuf *err) {
+        _cleanup_slurmconf_ struct slurmconf *c = NULL;
+        _cleanup_slurm_options_ struct slurm_options extra = SLURM_OPTIONS_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        _cleanup_strv_ struct strv hosts = STRV_INIT;
+        _cleanup_free_ const struct compute_data **sorted = NULL;
+        const char *deflt = in->default_partition;
+        int r;
+
+        /* inputs first: nothing is rendered from a bad one */
+        r = slurm_options_parse(strempty(in->extra_params), SLURM_OPTIONS_GLOBAL, &extra, &e);
+        if (r < 0) {
+                strbuf_addf(err, "slurm-conf-parameters: %s", e.buf);
+                return r;
+        }
+        if (!isempty(deflt) && !slurmd_iface_valid_app_name(deflt)) {
+                strbuf_addf(err, "default-partition: \"%.40s\" is not an application name", deflt);
+                return -EINVAL;
+        }
+        if (!ctl_cluster_name_valid(in->cluster_name)) {
+                strbuf_addf(err, "cluster-name: \"%.40s\" is not a valid cluster name",
+                        strempty(in->cluster_name));
+                return -EINVAL;
+        }
+        if (in->n_controllers == 0) {
+                strbuf_addstr(err, "no controller");
+                return -EINVAL;
+        }
+
+        r = slurmconf_parse(in->template_path, in->template_data, in->template_len, &c, err);
+        if (r < 0)
+                return r;
+
+        r = slurmconf_set(c, "ClusterName", in->cluster_name, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < in->n_controllers; i++) {
+                const struct ctl_controller *k = &in->controllers[i];
+                if (k->addr)
+                        strv_pushf(&hosts, "%s(%s)", k->host, k->addr);
+                else
+                        strv_push(&hosts, k->host);
+        }
+        r = slurmconf_set_all(c, "SlurmctldHost", hosts.v, hosts.n, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < extra.n; i++) {
+                r = slurmconf_set(c, extra.items[i].key, extra.items[i].value, &e);
+                if (r < 0) {
+                        strbuf_addf(err, "slurm-conf-parameters: %s", e.buf);
+                        return r;
+                }
+        }
+
+        sorted = xcalloc(in->n_partitions + 1, sizeof *sorted);
+        for (size_t i = 0; i < in->n_partitions; i++)
+                sorted[i] = &in->partitions[i];
+        qsort(sorted, in->n_partitions, sizeof *sorted, cmp_partition);
+        if (isempty(deflt) && in->n_partitions > 0)
+                deflt = in->partitions[0].name; /* the oldest relation: adding one keeps the default */
+
+        for (size_t i = 0; i < in->n_partitions; i++) {
+                const struct compute_data *d = sorted[i];
+                _cleanup_slurm_options_ struct slurm_options ns = SLURM_OPTIONS_INIT;
+                _cleanup_slurm_options_ struct slurm_options part = SLURM_OPTIONS_INIT;
+
+                if (i > 0 && streq(d->name, sorted[i - 1]->name))
+                        continue; /* the same application twice cannot happen in Juju; be safe */
+                slurm_options_set(&ns, "Feature", d->name);
+                r = slurmconf_upsert(c, SLURMCONF_NODESET, d->name, &ns, err);
+                if (r < 0)
+                        return r;
+                slurm_options_set(&part, "Nodes", d->name);
+                for (size_t j = 0; j < d->partition.n; j++)
+                        if (!strcaseeq(d->partition.items[j].key, "Default"))
+                                slurm_options_set(
+                                        &part, d->partition.items[j].key, d->partition.items[j].value);
+                if (streq_ptr(deflt, d->name))
+                        slurm_options_set(&part, "Default", "YES");
+                r = slurmconf_upsert(c, SLURMCONF_PARTITION, d->name, &part, err);
+                if (r < 0)
+                        return r;
+        }
+        slurmconf_render(c, out);
+        return 0;
+}
+
+/* Keys whose change slurmctld only takes at (re)start (slurm.conf(5) "scontrol reconfigure"). */
+static const char *const restart_keys[] = {
+        "AuthType",
+        "ClusterName",
+        "CredType",
+        "SlurmctldHost",
+        "SlurmctldPort",
+        "SlurmdPort",
+        "SlurmUser",
+        "StateSaveLocation",
+        "MaxNodeCount",
+        "SelectType",
+        "SelectTypeParameters",
+        "ProctrackType",
+        "TaskPlugin",
+        "SwitchType",
+        "PluginDir",
+        "GresTypes",
+        "SlurmctldParameters",
+        "SlurmctldPidFile",
+        "SlurmctldLogFile",
+        NULL,
+};
+
+bool ctl_conf_restart_needed(const char *old_data, size_t old_len, const char *new_data, size_t new_len) {
+        _cleanup_slurmconf_ struct slurmconf *a = NULL, *b = NULL;
+
+        if (slurmconf_parse("old", old_data, old_len, &a, NULL) < 0 ||
+                slurmconf_parse("new", new_data, new_len, &b, NULL) < 0)
+                return true;
+        for (const char *const *k = restart_keys; *k; k++) {
+                _cleanup_strv_ struct strv va = STRV_INIT, vb = STRV_INIT;
+                slurmconf_get_all(a, *k, &va);
+                slurmconf_get_all(b, *k, &vb);
+                if (va.n != vb.n)
+                        return true;
+                for (size_t i = 0; i < va.n; i++)
+                        if (!streq(va.v[i], vb.v[i]))
+                                return true;
+        }
+        return false;
+}
+
+int ctl_cluster_name_generate(char **ret) {
+        unsigned char b[4];
+        int r = auth_key_generate(b, sizeof b);
+        if (r < 0)
+                return r;
+        *ret = xasprintf("cluster-%02x%02x%02x%02x", b[0], b[1], b[2], b[3]);
+        return 0;
+}
+
+bool ctl_cluster_name_valid(const char *s) {
+        size_t n = s ? strlen(s) : 0;
+        if (n == 0 || n > 40 || !(s[0] >= 'a' && s[0] <= 'z'))
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
+                            s[i] == '-'))
+                        return false;
+        return true;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The controller's slurm.conf as a pure function of its inputs: the base template, the
+ * cluster name, the controllers, the admin's extra global parameters and one partition per
+ * related slurmd application. No I/O: the caller reads the template and writes the result.
+ *
+ * Rendering (ctl_conf_render): the template is parsed with the slurm.conf model, then
+ *   ClusterName=<name>; one SlurmctldHost=<host>(<addr>) per controller, primary first;
+ *   each slurm-conf-parameters item (validated as GLOBAL options) set over the template's
+ *   value; per application, sorted by name: NodeSet=<app> Feature=<app> and
+ *   PartitionName=<app> Nodes=<app> <its partition-config…> [Default=YES].
+ * Because every render starts from the template, the lines of an application that is no
+ * longer related simply do not appear. Default is the controller's to decide: the
+ * `default-partition` application gets Default=YES; when that option is empty the first
+ * application of the input does (the caller passes them oldest relation first, so relating
+ * another application does not move the default), so `srun` without -p works; Default= from
+ * partition-config is dropped. Same inputs give the same bytes (idempotence); lines are
+ * written sorted by name whatever the input order.
+ *
+ * ctl_conf_restart_needed() tells whether going from one rendered file to another needs a
+ * slurmctld restart rather than `scontrol reconfigure` (slurm.conf(5): the controller's
+ * address and port, auth, MaxNodeCount, select plugin, state directory, …).
+ *
+ * Ownership: inputs are borrowed; output is appended to the caller's strbuf. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "interfaces/slurmd.h"
+#include "util/strbuf.h"
+
+struct ctl_controller {
+        const char *host; /* SlurmctldHost name: the machine's hostname */
+        const char *addr; /* its address (NULL: none written) */
+};
+
+struct ctl_conf_input {
+        const char *template_path; /* for messages */
+        const char *template_data;
+        size_t template_len;
+        const char *cluster_name;
+        const struct ctl_controller *controllers; /* primary first */
+        size_t n_controllers;
+        const char *extra_params;              /* config slurm-conf-parameters (may be NULL) */
+        const struct compute_data *partitions; /* decoded relation data, oldest relation first */
+        size_t n_partitions;
+        const char *default_partition; /* config default-partition (NULL/"": first) */
+};
+
+/* Renders slurm.conf into out. -EINVAL with one message: "slurm-conf-parameters: …" for bad
+ * extra parameters, "default-partition: …" for a bad name, or the template's parse errors. */
+int ctl_conf_render(const struct ctl_conf_input *in, struct strbuf *out, struct strbuf *err);
+
+/* Whether the change from old to new needs a restart. An unparsable old file: true. */
+bool ctl_conf_restart_needed(const char *old_data, size_t old_len, const char *new_data, size_t new_len);
+
+/* A cluster name made once by the leader: "cluster-" + 8 hex digits (random). Caller frees. */
+int ctl_cluster_name_generate(char **ret);
+/* Whether s is a usable ClusterName: 1 to 40 chars of [a-z0-9_-], starting with a letter
+ * (Slurm lowercases it; slurmdbd uses it in table names). */
+bool ctl_cluster_name_valid(const char *s);

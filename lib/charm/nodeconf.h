@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A compute node's daemon configuration as pure functions: the --conf node parameters (the
+ * detected hardware, the admin's parameters, Feature=<app>), the /etc/default/slurmd bytes
+ * that carry them to slurmd, and the status line of a node. No I/O.
+ *
+ * /etc/default/slurmd is read by systemd (EnvironmentFile=) and $SLURMD_OPTIONS is split into
+ * words by systemd when ExecStart= (`slurmd -D -s $SLURMD_OPTIONS`) runs. The file holds one
+ * assignment in double quotes; inside, the --conf value is in single quotes, which systemd 252
+ * keeps as one word (TESTBED.md). This is only safe because NODE option values can hold none
+ * of ' " \ $ % ` or blanks (slurmconf/options.h), which node_conf_build() re-checks by parsing
+ * the rendered string as NODE options, and because node names, application names and
+ * controller "host:port" strings are validated by interfaces/slurmd.h.
+ *
+ * Ownership: results are appended to caller-owned buffers/lists. */
+#pragma once
+
+#include <stdint.h>
+
+#include "slurmconf/options.h"
+#include "util/strbuf.h"
+#include "util/strv.h"
+
+/* Builds the node parameters: hardware ("Key=Value" strings, as from slurm_detect_hardware),
+ * then admin (may be NULL) over it, then Features=<app> (the admin's features, if any, after
+ * the application's: "app,big"). Validates the result as NODE options (-EINVAL with a
+ * message). *ret is replaced. */
+int node_conf_build(char *const *hardware, const struct slurm_options *admin, const char *app,
+        struct slurm_options *ret, struct strbuf *err);
+
+/* The whole /etc/default/slurmd for node_conf (rendered normalized), node name and the
+ * controllers ("host:port", primary first). -EINVAL when an argument would break the quoting. */
+int node_defaults_render(const struct slurm_options *node_conf, const char *node_name,
+        char *const *controllers, struct strbuf *out);
+
+/* The status message of a node from its Slurm state and reason: "idle", "allocated",
+ * "mixed", "down (REASON)", "drained (REASON)", "draining (REASON)", "not responding", … */
+void node_status_message(uint32_t state, const char *reason, struct strbuf *out);

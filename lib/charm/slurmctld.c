@@ -1,0 +1,584 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The slurmctld charm: inputs read once, validated, then munge.key and slurm.conf written
+ * only when they differ, munge and slurmctld driven over sd-bus, relation data published. */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/slurmctld.h"
+#include "charm/authkey.h"
+#include "charm/ctlconf.h"
+#include "interfaces/slurmd.h"
+#include "slurm/client.h"
+#include "slurm/nodes.h"
+#include "systemd/unit.h"
+#include "util/fileio.h"
+
+#include <limits.h>
+#include <sys/stat.h>
+
+#include "util/banned.h"
+
+#define DEFAULT_UNIT_TIMEOUT_USEC (90 * 1000 * 1000ULL)
+#define DEFAULT_ANSWER_TIMEOUT_MS (20 * 1000)
+
+/* Everything the controller is told, read once. */
+struct ctl_inputs {
+        const char *cfg_cluster_name, *cfg_default_partition, *cfg_params;
+        bool leader;
+        char *peer_rel;         /* NULL: no peer relation yet */
+        const cJSON *peer_app;  /* peer app bag */
+        const cJSON *peer_self; /* this unit's peer bag */
+        char hostname[HOST_NAME_MAX + 1];
+        const char *address;        /* this unit's ingress address */
+        const char *cluster_name;   /* decided */
+        char *auth_key_id;          /* decided */
+        struct strbuf auth_key;     /* base64, secret */
+        struct strv controllers;    /* "host(addr)", primary first */
+        struct strv slurmd_rels;    /* relation ids on the slurmd endpoint */
+        struct strv slurmd_apps;    /* remote app of each (same index) */
+        struct compute_data *parts; /* decoded, only the complete ones */
+        size_t n_parts;
+        size_t n_waiting;     /* related apps that have not published yet */
+        char *generated_name; /* owned storage for a generated cluster name */
+};
+
+static void ctl_inputs_done(struct ctl_inputs *in) {
+        free(in->peer_rel);
+        free(in->auth_key_id);
+        strbuf_release_secret(&in->auth_key);
+        strv_clear(&in->controllers);
+        strv_clear(&in->slurmd_rels);
+        strv_clear(&in->slurmd_apps);
+        for (size_t i = 0; i < in->n_parts; i++)
+                compute_data_clear(&in->parts[i]);
+        free(in->parts);
+        free(in->generated_name);
+}
+
+void slurmctld_status_message(size_t n_nodes, size_t n_partitions, struct strbuf *out) {
+        if (n_partitions == 0) {
+                strbuf_addf(out, "%zu node%s, no partition: relate a slurmd application", n_nodes,
+                        n_nodes == 1 ? "" : "s");
+                return;
+        }
+        strbuf_addf(out, "%zu node%s in %zu partition%s", n_nodes, n_nodes == 1 ? "" : "s", n_partitions,
+                n_partitions == 1 ? "" : "s");
+}
+
+static uint64_t unit_timeout(const struct slurmctld_opts *o) {
+        return o->unit_timeout_usec ? o->unit_timeout_usec : DEFAULT_UNIT_TIMEOUT_USEC;
+}
+
+/* The status line from slurmctld's node table. 0 and the outcome set, or a negative errno. */
+static int ctl_status_from_slurm(struct charm_outcome *out, struct strbuf *err) {
+        struct slurm_node_list l = { 0 };
+        int r = slurm_node_list(NULL, &l, err);
+        if (r < 0)
+                return r;
+        strbuf_reset(&out->message);
+        out->status = JUJU_STATUS_ACTIVE;
+        slurmctld_status_message(l.n, l.n_partitions, &out->message);
+        slurm_node_list_done(&l);
+        return 0;
+}
+
+/* --- inputs ------------------------------------------------------------------------------------ */
+
+static long relation_number(const char *id) {
+        const char *colon = strrchr(id, ':');
+        return colon ? strtol(colon + 1, NULL, 10) : 0;
+}
+
+static int cmp_relation_id(const void *a, const void *b) {
+        long x = relation_number(*(char *const *) a), y = relation_number(*(char *const *) b);
+        return x < y ? -1 : x > y;
+}
+
+static int cmp_unit(const void *a, const void *b) {
+        long x = charm_unit_number(*(char *const *) a), y = charm_unit_number(*(char *const *) b);
+        return x < y ? -1 : x > y;
+}
+
+/* Leader: the cluster name (config, or the one kept in the peer bag, or a new one). Returns
+ * 0, or 1 with a blocked outcome. */
+static int decide_cluster_name(
+        struct juju_ctx *ctx, struct ctl_inputs *in, struct charm_outcome *out, struct strbuf *err) {
+        const char *kept = charm_bag_string(in->peer_app, "cluster_name");
+        const char *cfg = in->cfg_cluster_name;
+
+        if (!isempty(kept)) {
+                if (!isempty(cfg) && !streq(cfg, kept)) {
+                        charm_outcome_set(out, JUJU_STATUS_BLOCKED,
+                                "cluster-name: cannot change once set (the cluster is \"%s\")", kept);
+                        return 1;
+                }
+                in->cluster_name = kept;
+                return 0;
+        }
+        if (!isempty(cfg)) {
+                if (!ctl_cluster_name_valid(cfg)) {
+                        charm_outcome_set(out, JUJU_STATUS_BLOCKED,
+                                "cluster-name: \"%.40s\" is not a valid cluster name (a-z, 0-9, _ and -)",
+                                cfg);
+                        return 1;
+                }
+                in->cluster_name = cfg;
+        } else {
+                int r = ctl_cluster_name_generate(&in->generated_name);
+                if (r < 0) {
+                        strbuf_addf(err, "cluster name: %s", strerror(-r));
+                        return r;
+                }
+                in->cluster_name = in->generated_name;
+        }
+        int r = juju_relation_set(ctx, in->peer_rel, true, "cluster_name", in->cluster_name, err);
+        return r < 0 ? r : 0;
+}
+
+/* Leader: the auth key secret (made once). */
+static int decide_auth_key(struct juju_ctx *ctx, struct ctl_inputs *in, struct strbuf *err) {
+        const char *id = charm_bag_string(in->peer_app, "auth_key_id");
+        int r;
+
+        if (!isempty(id)) {
+                in->auth_key_id = xstrdup(id);
+                return 0;
+        }
+        r = auth_key_generate_base64(&in->auth_key);
+        if (r < 0) {
+                strbuf_addf(err, "auth key: getrandom: %s", strerror(-r));
+                return r;
+        }
+        r = charm_secret_add_private(ctx, AUTH_KEY_SECRET_LABEL,
+                "Slurm cluster auth key (munge.key, base64)", AUTH_KEY_SECRET_KEY, in->auth_key.buf,
+                &in->auth_key_id, err);
+        if (r < 0)
+                return r;
+        return juju_relation_set(ctx, in->peer_rel, true, "auth_key_id", in->auth_key_id, err);
+}
+
+/* Leader: the controllers, itself first, then the other peers by unit number. */
+static int decide_controllers(struct juju_ctx *ctx, struct ctl_inputs *in, struct strbuf *err) {
+        _cleanup_strv_ struct strv peers = STRV_INIT;
+        _cleanup_free_ char *joined = NULL;
+        int r;
+
+        strv_pushf(&in->controllers, "%s(%s)", in->hostname, in->address);
+        r = juju_relation_list(ctx, in->peer_rel, &peers, err);
+        if (r < 0)
+                return r;
+        qsort(peers.v, peers.n, sizeof(char *), cmp_unit);
+        for (size_t i = 0; i < peers.n; i++) {
+                const cJSON *bag;
+                r = juju_relation_get(ctx, in->peer_rel, peers.v[i], &bag, err);
+                if (r < 0)
+                        return r;
+                const char *h = charm_bag_string(bag, "hostname");
+                const char *a = charm_bag_string(bag, "ingress-address");
+                if (!a)
+                        a = charm_bag_string(bag, "private-address");
+                if (!isempty(h) && !isempty(a) && !strpbrk(h, " ()=#\"'") && !strpbrk(a, " ()=#\"'"))
+                        strv_pushf(&in->controllers, "%s(%s)", h, a);
+        }
+        joined = strv_join(&in->controllers, " ");
+        r = charm_bag_update(ctx, in->peer_rel, true, in->peer_app, "controllers", joined, err);
+        return r < 0 ? r : 0;
+}
+
+/* Splits "host(addr) host(addr)" into ctl_controller records pointing into list's strings. */
+static size_t split_controllers(struct strv *list, struct ctl_controller *ret, size_t max) {
+        size_t n = 0;
+        for (size_t i = 0; i < list->n && n < max; i++) {
+                char *s = list->v[i], *open = strchr(s, '(');
+                ret[n].host = s;
+                ret[n].addr = NULL;
+                if (open) {
+                        char *close = strchr(open, ')');
+                        *open = '\0';
+                        if (close)
+                                *close = '\0';
+                        ret[n].addr = open + 1;
+                }
+                n++;
+        }
+        return n;
+}
+
+/* Reads and decides every input. Returns 0 (complete), 1 (outcome set: blocked or waiting), or
+ * a negative errno. */
+static int read_inputs(
+        struct juju_ctx *ctx, struct ctl_inputs *in, struct charm_outcome *out, struct strbuf *err) {
+        _cleanup_strv_ struct strv ids = STRV_INIT;
+        int r;
+
+        r = charm_config_string(ctx, "cluster-name", &in->cfg_cluster_name, err);
+        if (r >= 0)
+                r = charm_config_string(ctx, "default-partition", &in->cfg_default_partition, err);
+        if (r >= 0)
+                r = charm_config_string(ctx, "slurm-conf-parameters", &in->cfg_params, err);
+        if (r >= 0)
+                r = juju_is_leader(ctx, &in->leader, err);
+        if (r < 0)
+                return r;
+
+        if (gethostname(in->hostname, sizeof in->hostname) < 0) {
+                strbuf_addf(err, "gethostname: %s", strerror(errno));
+                return -errno;
+        }
+        r = juju_relation_ids(ctx, SLURMCTLD_PEER_ENDPOINT, &ids, err);
+        if (r < 0)
+                return r;
+        if (ids.n == 0) {
+                charm_outcome_set(out, JUJU_STATUS_WAITING, "waiting for the peer relation");
+                return 1;
+        }
+        in->peer_rel = xstrdup(ids.v[0]);
+        r = juju_relation_get(ctx, in->peer_rel, juju_env(ctx)->app, &in->peer_app, err);
+        if (r >= 0)
+                r = juju_relation_get(ctx, in->peer_rel, juju_env(ctx)->unit, &in->peer_self, err);
+        if (r < 0)
+                return r;
+        in->address = charm_bag_string(in->peer_self, "ingress-address");
+        if (isempty(in->address))
+                in->address = charm_bag_string(in->peer_self, "private-address");
+        if (isempty(in->address)) {
+                charm_outcome_set(out, JUJU_STATUS_WAITING, "waiting for this unit's address");
+                return 1;
+        }
+        r = charm_bag_update(ctx, in->peer_rel, false, in->peer_self, "hostname", in->hostname, err);
+        if (r < 0)
+                return r;
+
+        if (in->leader) {
+                r = decide_cluster_name(ctx, in, out, err);
+                if (r != 0)
+                        return r;
+                r = decide_auth_key(ctx, in, err);
+                if (r < 0)
+                        return r;
+                r = decide_controllers(ctx, in, err);
+                if (r < 0)
+                        return r;
+        } else {
+                const char *name = charm_bag_string(in->peer_app, "cluster_name");
+                const char *id = charm_bag_string(in->peer_app, "auth_key_id");
+                const char *ctls = charm_bag_string(in->peer_app, "controllers");
+                if (isempty(name) || isempty(id) || isempty(ctls)) {
+                        charm_outcome_set(out, JUJU_STATUS_WAITING, "waiting for the leader");
+                        return 1;
+                }
+                in->cluster_name = name;
+                in->auth_key_id = xstrdup(id);
+                _cleanup_free_ char *copy = xstrdup(ctls);
+                char *save = NULL;
+                for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
+                        strv_push(&in->controllers, w);
+        }
+        if (in->auth_key.len == 0) {
+                _cleanup_free_ char *v = NULL;
+                r = juju_secret_get_value(
+                        ctx, in->auth_key_id, NULL, JUJU_SECRET_CURRENT, AUTH_KEY_SECRET_KEY, &v, err);
+                if (r < 0)
+                        return r;
+                strbuf_addstr(&in->auth_key, v);
+                explicit_bzero(v, strlen(v));
+        }
+
+        /* every related slurmd application's data, oldest relation first */
+        strv_clear(&ids);
+        r = juju_relation_ids(ctx, SLURMCTLD_SLURMD_ENDPOINT, &ids, err);
+        if (r < 0)
+                return r;
+        qsort(ids.v, ids.n, sizeof(char *), cmp_relation_id);
+        in->parts = xcalloc(ids.n + 1, sizeof *in->parts);
+        for (size_t i = 0; i < ids.n; i++) {
+                _cleanup_free_ char *app = NULL;
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                const cJSON *bag;
+                const struct juju_env *env = juju_env(ctx);
+
+                if (env->remote_app && streq_ptr(env->relation_id, ids.v[i]))
+                        app = xstrdup(env->remote_app);
+                else {
+                        r = juju_relation_remote_app(ctx, ids.v[i], &app, err);
+                        if (r < 0)
+                                return r;
+                }
+                r = juju_relation_get(ctx, ids.v[i], app, &bag, err);
+                if (r < 0)
+                        return r;
+                struct compute_data d = COMPUTE_DATA_INIT;
+                r = compute_data_decode(
+                        app, charm_bag_string(bag, "partition"), charm_bag_string(bag, "nodeset"), &d, &e);
+                if (r == -ENODATA)
+                        in->n_waiting++;
+                else if (r < 0) {
+                        charm_outcome_set(out, JUJU_STATUS_BLOCKED, "relation with \"%s\": %s", app, e.buf);
+                        return 1;
+                } else
+                        in->parts[in->n_parts++] = d;
+                strv_push(&in->slurmd_rels, ids.v[i]);
+                strv_push(&in->slurmd_apps, app);
+        }
+        return 0;
+}
+
+/* --- writes and daemons ------------------------------------------------------------------------ */
+
+static int ensure_statesave(const struct charm_paths *paths, struct strbuf *err) {
+        _cleanup_free_ char *dir = charm_path(paths, CHARM_PATH_STATESAVE);
+        uid_t uid;
+        gid_t gid;
+        int r;
+
+        if (access(dir, F_OK) == 0)
+                return 0;
+        r = charm_lookup_user(paths->slurm_user, "slurm", &uid, &gid, err);
+        if (r < 0)
+                return r;
+        r = mkdir_p(dir, 0755);
+        if (r >= 0)
+                r = RET_NERRNO(chown(dir, uid, gid));
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", dir, strerror(-r));
+        return r;
+}
+
+/* Waits (bounded) until slurmctld answers a ping. */
+static int wait_answer(int timeout_ms, struct strbuf *err) {
+        int64_t deadline = slurm_now_ms() + timeout_ms;
+        int delay = SLURM_POLL_FIRST_MS;
+        for (;;) {
+                struct slurm_controllers c = { 0 };
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                int r = slurm_ctl_ping(&c, &e);
+                bool up = r > 0 && c.n > 0 && c.v[0].up;
+                slurm_controllers_done(&c);
+                if (up)
+                        return 0;
+                if (!slurm_poll_sleep(&delay, deadline)) {
+                        strbuf_addf(err, "slurmctld: no answer within %d ms%s%s", timeout_ms,
+                                e.len ? ": " : "", e.buf);
+                        return -ETIMEDOUT;
+                }
+        }
+}
+
+int slurmctld_install(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct charm_outcome *ret,
+        struct strbuf *err) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        r = unit_bus_open(&bus, err);
+        if (r < 0)
+                return r;
+        /* munge starts once the key is there (reconcile); slurmctld once slurm.conf is */
+        r = unit_enable(bus, "munge.service", unit_timeout(o), err);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *version = charm_slurm_version();
+        (void) juju_application_version_set(ctx, version, NULL);
+        charm_outcome_set(ret, JUJU_STATUS_MAINTENANCE, "installed");
+        return 0;
+}
+
+static bool is_unit_event_on_slurmd(const struct juju_env *env) {
+        return env->relation && streq(env->relation, SLURMCTLD_SLURMD_ENDPOINT) && env->remote_unit &&
+                env->relation_event &&
+                (streq(env->relation_event, "joined") || streq(env->relation_event, "changed") ||
+                        streq(env->relation_event, "departed"));
+}
+
+/* Leader: auth_key_id and controllers in every slurmd relation's app bag (secret granted). */
+static int publish(struct juju_ctx *ctx, struct ctl_inputs *in, struct strbuf *err) {
+        _cleanup_strv_ struct strv ctls = STRV_INIT;
+        _cleanup_free_ char *json = NULL;
+        int r;
+
+        for (size_t i = 0; i < in->controllers.n; i++) {
+                const char *s = in->controllers.v[i], *open = strchr(s, '(');
+                if (open)
+                        strv_pushf(
+                                &ctls, "%.*s:%d", (int) (strcspn(open + 1, ")")), open + 1, SLURMCTLD_PORT);
+                else
+                        strv_pushf(&ctls, "%s:%d", s, SLURMCTLD_PORT);
+        }
+        r = controllers_encode(ctls.v, &json);
+        if (r < 0) {
+                strbuf_addstr(err, "controllers: cannot encode the controller list");
+                return r;
+        }
+        for (size_t i = 0; i < in->slurmd_rels.n; i++) {
+                const char *rel = in->slurmd_rels.v[i];
+                const cJSON *mine;
+                r = juju_relation_get(ctx, rel, juju_env(ctx)->app, &mine, err);
+                if (r < 0)
+                        return r;
+                if (!streq_ptr(charm_bag_string(mine, "auth_key_id"), in->auth_key_id)) {
+                        r = juju_secret_grant(ctx, in->auth_key_id, rel, NULL, err);
+                        if (r < 0)
+                                return r;
+                        r = juju_relation_set(ctx, rel, true, "auth_key_id", in->auth_key_id, err);
+                        if (r < 0)
+                                return r;
+                }
+                r = charm_bag_update(ctx, rel, true, mine, "controllers", json, err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct charm_outcome *out,
+        struct strbuf *err) {
+        const struct juju_env *env = juju_env(ctx);
+        __attribute__((__cleanup__(ctl_inputs_done))) struct ctl_inputs in = {
+                .auth_key = STRBUF_INIT,
+                .controllers = STRV_INIT,
+                .slurmd_rels = STRV_INIT,
+                .slurmd_apps = STRV_INIT,
+        };
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_strbuf_ struct strbuf conf = STRBUF_INIT, e = STRBUF_INIT;
+        _cleanup_free_ char *tmpl_path = NULL, *tmpl = NULL, *conf_path = NULL, *old = NULL, *etc = NULL;
+        struct ctl_controller ctl[SLURMD_IFACE_MAX_CONTROLLERS];
+        size_t tmpl_len = 0, old_len = 0;
+        int r, key_changed, conf_changed;
+
+        if (is_unit_event_on_slurmd(env)) {
+                /* dynamic nodes: a compute unit coming or going changes nothing here */
+                if (ctl_status_from_slurm(out, &e) < 0)
+                        out->skip_status = true;
+                return 0;
+        }
+
+        r = read_inputs(ctx, &in, out, err);
+        if (r != 0)
+                return r < 0 ? r : 0;
+
+        tmpl_path = charm_template_path(&o->paths, env->charm_dir, "slurm.conf");
+        r = read_full_file(tmpl_path, &tmpl, &tmpl_len);
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", tmpl_path, strerror(-r));
+                return r;
+        }
+        _cleanup_strv_ struct strv ctl_copy = STRV_INIT; /* split_controllers() cuts its strings */
+        strv_pushv(&ctl_copy, in.controllers.v);
+        struct ctl_conf_input ci = {
+                .template_path = tmpl_path,
+                .template_data = tmpl,
+                .template_len = tmpl_len,
+                .cluster_name = in.cluster_name,
+                .controllers = ctl,
+                .n_controllers = split_controllers(&ctl_copy, ctl, ELEMENTSOF(ctl)),
+                .extra_params = in.cfg_params,
+                .partitions = in.parts,
+                .n_partitions = in.n_parts,
+                .default_partition = in.cfg_default_partition,
+        };
+        r = ctl_conf_render(&ci, &conf, &e);
+        if (r < 0) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s", e.buf);
+                return 0;
+        }
+        /* the key is checked before anything is written */
+        {
+                _cleanup_strbuf_ struct strbuf probe = STRBUF_INIT;
+                if (base64_decode(in.auth_key.buf, &probe) < 0 || probe.len < AUTH_KEY_MIN_LEN) {
+                        strbuf_release_secret(&probe);
+                        charm_outcome_set(out, JUJU_STATUS_BLOCKED, "auth key secret: not a valid key");
+                        return 0;
+                }
+                strbuf_release_secret(&probe);
+        }
+
+        /* --- all inputs valid: write what differs --- */
+        key_changed = auth_key_install(&o->paths, in.auth_key.buf, err);
+        if (key_changed < 0)
+                return key_changed;
+
+        conf_path = charm_path(&o->paths, CHARM_PATH_SLURM_CONF);
+        etc = charm_path(&o->paths, "/etc/slurm");
+        r = read_full_file(conf_path, &old, &old_len);
+        if (r < 0 && r != -ENOENT) {
+                strbuf_addf(err, "%s: %s", conf_path, strerror(-r));
+                return r;
+        }
+        r = mkdir_p(etc, 0755);
+        if (r >= 0)
+                r = conf_changed = write_file_atomic_if_changed(conf_path, conf.buf, conf.len, 0644, 0, 0);
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", conf_path, strerror(-r));
+                return r;
+        }
+        r = ensure_statesave(&o->paths, err);
+        if (r < 0)
+                return r;
+
+        /* --- daemons --- */
+        r = unit_bus_open(&bus, err);
+        if (r < 0)
+                return r;
+        r = charm_unit_ensure(bus, "munge.service", key_changed > 0, unit_timeout(o), err);
+        if (r < 0)
+                return r;
+
+        bool restart =
+                conf_changed > 0 && (!old || ctl_conf_restart_needed(old, old_len, conf.buf, conf.len));
+        struct unit_state st;
+        r = unit_get_state(bus, "slurmctld.service", &st, err);
+        if (r < 0)
+                return r;
+        bool was_active = streq(st.active_state, "active");
+        if (!was_active && in.n_parts == 0) {
+                /* slurmctld 22.05 exits at start without a partition ("No PartitionName
+                 * information available"): it starts with the first related application, and
+                 * only then is the controller data published (slurmd would find no controller) */
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "no partition: relate a slurmd application%s",
+                        in.n_waiting ? " (waiting for its data)" : "");
+                if (in.n_waiting)
+                        out->status = JUJU_STATUS_WAITING;
+                return 0;
+        }
+        r = charm_unit_ensure(bus, "slurmctld.service", was_active && restart, unit_timeout(o), err);
+        if (r < 0)
+                return r;
+        int answer_ms = o->answer_timeout_ms ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS;
+        if (r > 0) {
+                r = wait_answer(answer_ms, err);
+                if (r < 0)
+                        return r;
+        } else if (conf_changed > 0) {
+                r = slurm_ctl_reconfigure(err);
+                if (r < 0)
+                        return r;
+        }
+
+        if (in.leader) {
+                r = publish(ctx, &in, err);
+                if (r < 0)
+                        return r;
+        }
+
+        r = ctl_status_from_slurm(out, &e);
+        if (r < 0) {
+                charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmctld not answering: %s", e.buf);
+                return 0;
+        }
+        if (in.n_waiting > 0)
+                strbuf_addf(&out->message, "; %zu application%s not ready", in.n_waiting,
+                        in.n_waiting == 1 ? "" : "s");
+        if (!isempty(in.cfg_default_partition) && !strv_contains(&in.slurmd_apps, in.cfg_default_partition))
+                strbuf_addf(&out->message, "; default-partition \"%s\" is not related",
+                        in.cfg_default_partition);
+        return 0;
+}
+
+int slurmctld_show_current_config(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err) {
+        _cleanup_free_ char *path = charm_path(&o->paths, CHARM_PATH_SLURM_CONF), *data = NULL;
+        int r = read_full_file(path, &data, NULL);
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", path, r == -ENOENT ? "not written yet" : strerror(-r));
+                return r;
+        }
+        return juju_action_set(ctx, "slurm-conf", data, err);
+}

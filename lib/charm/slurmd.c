@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The slurmd charm: hardware detection and the unit drop-in at install; then every input read
+ * once and validated, key, drop-in and /etc/default/slurmd written only when they differ,
+ * slurmd started over sd-bus and the node's registration awaited (bounded). */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/slurmd.h"
+#include "charm/authkey.h"
+#include "charm/nodeconf.h"
+#include "interfaces/slurmd.h"
+#include "slurm/client.h"
+#include "slurm/hardware.h"
+#include "slurm/jobs.h"
+#include "slurm/nodes.h"
+#include "slurm/nodestate.h"
+#include "systemd/unit.h"
+#include "util/fileio.h"
+
+#include "util/banned.h"
+
+#define DEFAULT_UNIT_TIMEOUT_USEC (90 * 1000 * 1000ULL)
+#define DEFAULT_REGISTER_TIMEOUT_MS (30 * 1000)
+/* Where slurmd (configless) leaves the fetched slurm.conf; libslurm looks there (slurm/client.h). */
+#define CONF_CACHE_PATH "/run/slurm/conf/slurm.conf"
+
+static uint64_t unit_timeout(const struct slurmd_opts *o) {
+        return o->unit_timeout_usec ? o->unit_timeout_usec : DEFAULT_UNIT_TIMEOUT_USEC;
+}
+
+static char *state_path(const struct charm_paths *p, const char *name) {
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        return xasprintf("%s/%s", dir, name);
+}
+
+static int state_write(const struct charm_paths *p, const char *name, const char *data, struct strbuf *err) {
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        _cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
+        int r = mkdir_p(dir, 0700);
+        if (r >= 0)
+                r = write_file_atomic_if_changed(path, data, strlen(data), 0600, (uid_t) -1, (gid_t) -1);
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+        return r;
+}
+
+int slurmd_hardware(const struct charm_paths *paths, struct strv *ret, struct strbuf *err) {
+        _cleanup_free_ char *path = state_path(paths, SLURMD_HARDWARE_FILE), *data = NULL;
+        _cleanup_strv_ struct strv kv = STRV_INIT;
+        int r;
+
+        r = read_full_file(path, &data, NULL);
+        if (r == -ENOENT) {
+                _cleanup_free_ char *line = NULL;
+                r = slurm_detect_hardware(&kv, err);
+                if (r < 0)
+                        return r;
+                line = strv_join(&kv, " ");
+                r = state_write(paths, SLURMD_HARDWARE_FILE, line, err);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < kv.n; i++)
+                        strv_push(ret, kv.v[i]);
+                return 0;
+        }
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+                return r;
+        }
+        char *save = NULL;
+        for (char *w = strtok_r(data, " \n", &save); w; w = strtok_r(NULL, " \n", &save))
+                strv_push(ret, w);
+        return 0;
+}
+
+static int install_dropin(const struct slurmd_opts *o, const char *charm_dir, struct strbuf *err) {
+        _cleanup_free_ char *path = charm_template_path(&o->paths, charm_dir, SLURMD_DROPIN_TEMPLATE);
+        _cleanup_free_ char *content = NULL;
+        int r = read_full_file(path, &content, NULL);
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+                return r;
+        }
+        return unit_install_dropin(
+                o->paths.root ? o->paths.root : "", "slurmd.service", SLURMD_DROPIN_NAME, content, err);
+}
+
+int slurmd_install(
+        struct juju_ctx *ctx, const struct slurmd_opts *o, struct charm_outcome *ret, struct strbuf *err) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_strv_ struct strv hw = STRV_INIT;
+        int r;
+
+        r = slurmd_hardware(&o->paths, &hw, err);
+        if (r < 0)
+                return r;
+        r = unit_bus_open(&bus, err);
+        if (r < 0)
+                return r;
+        r = install_dropin(o, juju_env(ctx)->charm_dir, err);
+        if (r > 0)
+                r = unit_daemon_reload(bus, unit_timeout(o), err);
+        if (r < 0)
+                return r;
+        r = unit_enable(bus, "munge.service", unit_timeout(o), err);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *version = charm_slurm_version();
+        (void) juju_application_version_set(ctx, version, NULL);
+        charm_outcome_set(ret, JUJU_STATUS_MAINTENANCE, "installed");
+        return 0;
+}
+
+/* Everything slurmd is told, read once. */
+struct sd_inputs {
+        const char *partition_config, *default_state, *default_reason;
+        bool leader;
+        struct slurm_options partition;
+        char *rel; /* the slurmctld relation, NULL when none */
+        char *remote_app;
+        struct controller_data ctl;
+        struct strbuf auth_key; /* base64, secret */
+        struct strv hardware;
+        struct slurm_options node_conf;
+        char *node_name;
+        struct strbuf defaults; /* /etc/default/slurmd */
+};
+
+static void sd_inputs_done(struct sd_inputs *in) {
+        slurm_options_clear(&in->partition);
+        free(in->rel);
+        free(in->remote_app);
+        controller_data_clear(&in->ctl);
+        strbuf_release_secret(&in->auth_key);
+        strv_clear(&in->hardware);
+        slurm_options_clear(&in->node_conf);
+        free(in->node_name);
+        strbuf_release(&in->defaults);
+}
+
+/* Blocked with "<prefix><msg>"; app: the application's status too (leader). */
+static void blocked(struct charm_outcome *out, bool app, const char *prefix, const char *msg) {
+        charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s%s", prefix, msg);
+        if (app) {
+                out->set_app_status = true;
+                out->app_status = JUJU_STATUS_BLOCKED;
+        }
+}
+
+/* Leader: partition and nodeset in our app bag when they differ. */
+static int publish(struct juju_ctx *ctx, struct sd_inputs *in, struct strbuf *err) {
+        _cleanup_free_ char *part = NULL, *ns = NULL;
+        const cJSON *mine;
+        int r;
+
+        r = compute_data_encode(juju_env(ctx)->app, &in->partition, &part, &ns);
+        if (r < 0) {
+                strbuf_addstr(err, "partition-config: cannot encode");
+                return r;
+        }
+        r = juju_relation_get(ctx, in->rel, juju_env(ctx)->app, &mine, err);
+        if (r >= 0)
+                r = charm_bag_update(ctx, in->rel, true, mine, "partition", part, err);
+        if (r >= 0)
+                r = charm_bag_update(ctx, in->rel, true, mine, "nodeset", ns, err);
+        return r < 0 ? r : 0;
+}
+
+/* Reads and validates every input. 0 complete, 1 outcome set, negative errno. */
+static int read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_inputs *in,
+        struct charm_outcome *out, struct strbuf *err) {
+        const struct juju_env *env = juju_env(ctx);
+        _cleanup_strv_ struct strv ids = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        const cJSON *bag;
+        int r;
+
+        r = charm_config_string(ctx, "partition-config", &in->partition_config, err);
+        if (r >= 0)
+                r = charm_config_string(ctx, "default-node-state", &in->default_state, err);
+        if (r >= 0)
+                r = charm_config_string(ctx, "default-node-reason", &in->default_reason, err);
+        if (r >= 0)
+                r = juju_is_leader(ctx, &in->leader, err);
+        if (r < 0)
+                return r;
+        if (slurm_options_parse(in->partition_config, SLURM_OPTIONS_PARTITION, &in->partition, &e) < 0) {
+                blocked(out, in->leader, "partition-config: ", e.buf);
+                return 1;
+        }
+        if (isempty(in->default_state))
+                in->default_state = "idle";
+        if (!streq(in->default_state, "idle") && !streq(in->default_state, "down")) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED,
+                        "default-node-state: \"%.20s\" is not idle or down", in->default_state);
+                return 1;
+        }
+        for (const char *p = in->default_reason; *p; p++)
+                if ((unsigned char) *p < 0x20 || *p == '"') {
+                        blocked(out, false, "default-node-reason: ", "control characters or quotes");
+                        return 1;
+                }
+
+        r = juju_relation_ids(ctx, SLURMD_CONTROLLER_ENDPOINT, &ids, err);
+        if (r < 0)
+                return r;
+        if (ids.n == 0) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "missing relation to slurmctld");
+                return 1;
+        }
+        in->rel = xstrdup(ids.v[0]);
+        if (in->leader) {
+                r = publish(ctx, in, err);
+                if (r < 0)
+                        return r;
+        }
+
+        if (env->remote_app && streq_ptr(env->relation_id, in->rel))
+                in->remote_app = xstrdup(env->remote_app);
+        else {
+                r = juju_relation_remote_app(ctx, in->rel, &in->remote_app, err);
+                if (r < 0)
+                        return r;
+        }
+        r = juju_relation_get(ctx, in->rel, in->remote_app, &bag, err);
+        if (r < 0)
+                return r;
+        strbuf_reset(&e);
+        r = controller_data_decode(
+                charm_bag_string(bag, "auth_key_id"), charm_bag_string(bag, "controllers"), &in->ctl, &e);
+        if (r == -ENODATA) {
+                charm_outcome_set(out, JUJU_STATUS_WAITING, "waiting for slurmctld");
+                return 1;
+        }
+        if (r < 0) {
+                charm_outcome_set(
+                        out, JUJU_STATUS_BLOCKED, "relation with \"%s\": %s", in->remote_app, e.buf);
+                return 1;
+        }
+
+        /* the key: checked before anything is written */
+        {
+                _cleanup_free_ char *v = NULL;
+                _cleanup_strbuf_ struct strbuf probe = STRBUF_INIT;
+                bool refresh = o->event && streq(o->event, "secret-changed");
+                r = juju_secret_get_value(ctx, in->ctl.auth_key_id, NULL,
+                        refresh ? JUJU_SECRET_REFRESH : JUJU_SECRET_CURRENT, "key", &v, err);
+                if (r < 0)
+                        return r;
+                strbuf_addstr(&in->auth_key, v);
+                explicit_bzero(v, strlen(v));
+                r = base64_decode(in->auth_key.buf, &probe);
+                bool ok = r >= 0 && probe.len >= AUTH_KEY_MIN_LEN && probe.len <= AUTH_KEY_MAX_LEN;
+                strbuf_release_secret(&probe);
+                if (!ok) {
+                        charm_outcome_set(out, JUJU_STATUS_BLOCKED,
+                                "relation with \"%s\": auth key secret: %s", in->remote_app,
+                                "not a valid key");
+                        return 1;
+                }
+        }
+
+        r = slurmd_hardware(&o->paths, &in->hardware, err);
+        if (r < 0)
+                return r;
+        strbuf_reset(&e);
+        r = node_conf_build(in->hardware.v, NULL, env->app, &in->node_conf, &e);
+        if (r < 0) {
+                blocked(out, false, "", e.buf);
+                return 1;
+        }
+        in->node_name = charm_node_name(env->unit);
+        r = node_defaults_render(&in->node_conf, in->node_name, in->ctl.controllers.v, &in->defaults);
+        if (r < 0) {
+                blocked(out, false, "", "cannot render /etc/default/slurmd for these parameters");
+                return 1;
+        }
+        return 0;
+}
+
+/* Waits (bounded) for slurmd's configuration cache, then for the node's registration. */
+static int wait_registered(const char *node, int timeout_ms, struct slurm_node *ret, struct strbuf *err) {
+        int64_t deadline = slurm_now_ms() + timeout_ms;
+        int delay = SLURM_POLL_FIRST_MS;
+
+        while (!slurm_config_path()) {
+                if (!slurm_poll_sleep(&delay, deadline)) {
+                        strbuf_addf(err, "slurmd has not fetched its configuration (%s) within %d ms",
+                                CONF_CACHE_PATH, timeout_ms);
+                        return -ETIMEDOUT;
+                }
+        }
+        int left = (int) (deadline - slurm_now_ms());
+        return slurm_node_wait_registered(node, left > 0 ? left : 1, ret, err);
+}
+
+/* default-node-state/-reason, once after the first registration. */
+static int apply_default_state(
+        const struct slurmd_opts *o, struct sd_inputs *in, struct slurm_node *node, struct strbuf *err) {
+        _cleanup_free_ char *flag = state_path(&o->paths, SLURMD_DEFAULT_STATE_FILE);
+        int r;
+
+        if (access(flag, F_OK) == 0)
+                return 0;
+        if (streq(in->default_state, "down")) {
+                const char *reason =
+                        isempty(in->default_reason) ? "default-node-state=down" : in->default_reason;
+                r = slurm_node_down(in->node_name, reason, err);
+        } else if (slurm_state_down(node->state) || slurm_state_drain(node->state) != SLURM_DRAIN_NONE)
+                r = slurm_node_resume(in->node_name, err);
+        else
+                r = 0;
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *line = xasprintf("%s %s\n", in->node_name, in->default_state);
+        r = state_write(&o->paths, SLURMD_DEFAULT_STATE_FILE, line, err);
+        if (r < 0)
+                return r;
+        slurm_node_done(node);
+        return slurm_node_get(in->node_name, node, err);
+}
+
+int slurmd_reconcile(
+        struct juju_ctx *ctx, const struct slurmd_opts *o, struct charm_outcome *out, struct strbuf *err) {
+        __attribute__((__cleanup__(sd_inputs_done))) struct sd_inputs in = {
+                .partition = SLURM_OPTIONS_INIT,
+                .ctl = CONTROLLER_DATA_INIT,
+                .auth_key = STRBUF_INIT,
+                .hardware = STRV_INIT,
+                .node_conf = SLURM_OPTIONS_INIT,
+                .defaults = STRBUF_INIT,
+        };
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_free_ char *defaults_path = NULL, *defaults_dir = NULL;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        struct slurm_node node = { 0 };
+        int r, key_changed, dropin_changed, defaults_changed;
+
+        r = read_inputs(ctx, o, &in, out, err);
+        if (r != 0)
+                return r < 0 ? r : 0;
+
+        /* --- all inputs valid: write what differs --- */
+        key_changed = auth_key_install(&o->paths, in.auth_key.buf, err);
+        if (key_changed < 0)
+                return key_changed;
+        dropin_changed = install_dropin(o, juju_env(ctx)->charm_dir, err);
+        if (dropin_changed < 0)
+                return dropin_changed;
+        defaults_path = charm_path(&o->paths, CHARM_PATH_SLURMD_DEFAULTS);
+        defaults_dir = charm_path(&o->paths, "/etc/default");
+        r = mkdir_p(defaults_dir, 0755);
+        if (r >= 0)
+                r = defaults_changed = write_file_atomic_if_changed(
+                        defaults_path, in.defaults.buf, in.defaults.len, 0644, 0, 0);
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", defaults_path, strerror(-r));
+                return r;
+        }
+
+        /* --- daemons --- */
+        r = unit_bus_open(&bus, err);
+        if (r < 0)
+                return r;
+        if (dropin_changed > 0) {
+                r = unit_daemon_reload(bus, unit_timeout(o), err);
+                if (r < 0)
+                        return r;
+        }
+        r = charm_unit_ensure(bus, "munge.service", key_changed > 0, unit_timeout(o), err);
+        if (r < 0)
+                return r;
+        struct unit_state st;
+        r = unit_get_state(bus, "slurmd.service", &st, err);
+        if (r < 0)
+                return r;
+        bool active = streq(st.active_state, "active");
+        r = charm_unit_ensure(bus, "slurmd.service", active && (defaults_changed > 0 || dropin_changed > 0),
+                unit_timeout(o), err);
+        if (r < 0)
+                return r;
+        bool started = r > 0;
+
+        int timeout = o->register_timeout_ms ? o->register_timeout_ms : DEFAULT_REGISTER_TIMEOUT_MS;
+        if (!started) {
+                /* running: one RPC for the status; a node that vanished (deleted) is re-registered */
+                r = slurm_config_path() ? slurm_node_get(in.node_name, &node, &e) : -ENOENT;
+                if (r == -ENOENT && slurm_config_path()) {
+                        strbuf_reset(&e);
+                        r = unit_restart(bus, "slurmd.service", unit_timeout(o), err);
+                        if (r < 0)
+                                return r;
+                        started = true;
+                } else if (r < 0 || !slurm_state_registered(node.state))
+                        started = true; /* not registered yet: wait below */
+                if (started)
+                        slurm_node_done(&node);
+        }
+        if (started) {
+                strbuf_reset(&e);
+                r = wait_registered(in.node_name, timeout, &node, &e);
+                if (r < 0) {
+                        charm_outcome_set(out, JUJU_STATUS_WAITING, "node %s not registered yet: %s",
+                                in.node_name, e.buf);
+                        return 0;
+                }
+        }
+        r = apply_default_state(o, &in, &node, err);
+        if (r < 0) {
+                slurm_node_done(&node);
+                return r;
+        }
+        strbuf_reset(&out->message);
+        out->status = JUJU_STATUS_ACTIVE;
+        node_status_message(node.state, node.reason, &out->message);
+        slurm_node_done(&node);
+        return 0;
+}
+
+static char *join_ids(const uint32_t *v, size_t n) {
+        _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
+        for (size_t i = 0; i < n; i++)
+                strbuf_addf(&s, "%s%u", i ? "," : "", v[i]);
+        return strbuf_detach(&s, NULL);
+}
+
+int slurmd_destroy_jobs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct strbuf *err) {
+        _cleanup_free_ char *node = charm_node_name(juju_env(ctx)->unit);
+        _cleanup_strv_ struct strv kv = STRV_INIT;
+        struct slurm_destroy_report rep = { 0 };
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int r, n_failed;
+
+        n_failed = slurm_jobs_destroy_on_node(node, &rep, &e);
+        if (n_failed < 0) {
+                strbuf_addf(err, "destroy-jobs: %s", e.buf);
+                return n_failed;
+        }
+        strv_push(&kv, "requeued");
+        strv_push_take(&kv, join_ids(rep.requeued, rep.n_requeued));
+        strv_push(&kv, "cancelled");
+        strv_push_take(&kv, join_ids(rep.cancelled, rep.n_cancelled));
+        strv_push(&kv, "failed");
+        strv_push_take(&kv, join_ids(rep.failed, rep.n_failed));
+        slurm_destroy_report_done(&rep);
+        r = juju_action_set_many(ctx, &kv, err);
+        if (r < 0)
+                return r;
+        if (n_failed > 0) {
+                strbuf_addf(err, "destroy-jobs: %d job%s could not be requeued or cancelled: %s", n_failed,
+                        n_failed == 1 ? "" : "s", e.buf);
+                return -EIO;
+        }
+        return 0;
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The libslurm client: one-time initialisation (without letting libslurm exit the process),
+ * controller ping and reconfigure. */
+#include "util/macro.h"
+#include "slurm/client.h"
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "slurm/slurmerr.h"
+#include "util/alloc.h"
+
+#include "util/banned.h"
+
+/* libslurm's parsed local configuration. Not declared in <slurm/slurm.h> but exported by
+ * libslurm.so.38, of the public type slurm_conf_t. It is the list slurm_ping(i) indexes, which
+ * slurm_load_ctl_conf() (an RPC that fails when every controller is down) cannot replace. */
+extern slurm_conf_t slurm_conf;
+
+static bool initialised;
+
+static bool readable(const char *path) {
+        return !isempty(path) && access(path, R_OK) == 0;
+}
+
+const char *slurm_config_path(void) {
+        const char *env = getenv("SLURM_CONF");
+        if (!isempty(env))
+                return readable(env) ? env : NULL;
+        if (readable("/etc/slurm/slurm.conf"))
+                return "/etc/slurm/slurm.conf";
+        if (readable("/run/slurm/conf/slurm.conf"))
+                return "/run/slurm/conf/slurm.conf";
+        return NULL;
+}
+
+int slurm_client_init(struct strbuf *err) {
+        const char *env;
+        if (initialised)
+                return 0;
+        if (!slurm_config_path()) {
+                env = getenv("SLURM_CONF");
+                if (err) {
+                        if (!isempty(env))
+                                strbuf_addf(err, "slurm configuration \"%s\": not readable", env);
+                        else
+                                strbuf_addstr(err,
+                                        "slurm configuration: none found (SLURM_CONF, "
+                                        "/etc/slurm/slurm.conf, /run/slurm/conf/slurm.conf)");
+                }
+                return -ENOENT;
+        }
+        slurm_init(NULL);
+        initialised = true;
+        return 0;
+}
+
+void slurm_controllers_done(struct slurm_controllers *c) {
+        for (size_t i = 0; i < c->n; i++) {
+                free(c->v[i].host);
+                free(c->v[i].addr);
+        }
+        free(c->v);
+        c->v = NULL;
+        c->n = 0;
+}
+
+int slurm_ctl_ping(struct slurm_controllers *ret, struct strbuf *err) {
+        struct slurm_controllers c = { 0 };
+        int r, up = 0;
+
+        r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        if (slurm_conf.control_cnt == 0 || !slurm_conf.control_machine) {
+                if (err)
+                        strbuf_addstr(err, "slurm configuration: no SlurmctldHost");
+                return -ENOENT;
+        }
+        c.n = slurm_conf.control_cnt;
+        c.v = xcalloc(c.n, sizeof(*c.v));
+        for (size_t i = 0; i < c.n; i++) {
+                c.v[i].host = xstrdup(strempty(slurm_conf.control_machine[i]));
+                if (slurm_conf.control_addr && slurm_conf.control_addr[i])
+                        c.v[i].addr = xstrdup(slurm_conf.control_addr[i]);
+                r = slurm_ping((int) i);
+                if (r == SLURM_SUCCESS) {
+                        c.v[i].up = true;
+                        up++;
+                } else
+                        c.v[i].error = slurm_code_to_errno(slurm_rc_code(r));
+        }
+        *ret = c;
+        return up;
+}
+
+int slurm_ctl_reconfigure(struct strbuf *err) {
+        int r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        r = slurm_reconfigure();
+        if (r != SLURM_SUCCESS)
+                return slurm_fail(err, slurm_rc_code(r), "reconfigure");
+        return 0;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The libslurm client: one-time initialisation, controller ping and reconfigure. Every other
+ * lib/slurm function that talks to slurmctld calls slurm_client_init() itself first.
+ *
+ * Where the configuration comes from (libslurm 22.05, checked in its strings and by test):
+ *   1. $SLURM_CONF, if set (the tests set it; this library never hard-codes a path);
+ *   2. /etc/slurm/slurm.conf (the compiled-in default);
+ *   3. /run/slurm/conf/slurm.conf: on a configless compute node slurmd (started with
+ *      --conf-server) fetches slurm.conf (and friends) into <SlurmdSpoolDir>/conf-cache/ and
+ *      makes /run/slurm/conf a symlink to that directory, so the slurmd charm's hooks find the
+ *      config there while slurmd runs (it exists only after slurmd has fetched it once);
+ *   4. DNS SRV records "_slurmctld._tcp" (not allowed here: see below).
+ * libslurm 22.05 calls fatal() (exit) when it finds none, so slurm_client_init() first checks
+ * that 1, 2 or 3 names a readable file and returns -ENOENT otherwise, never letting libslurm exit
+ * the hook. The same search is exposed as slurm_config_path() for status messages.
+ *
+ * libslurm itself may write "error: …" lines to stderr on some failures (for example a refused
+ * delete); this library never prints, but cannot silence libslurm through its public API.
+ *
+ * Not thread-safe: hooks are single-threaded. Ownership: see each function. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/strbuf.h"
+
+/* Returns the configuration file libslurm will read (points into the environment or at a
+ * static string), or NULL when there is none. */
+const char *slurm_config_path(void);
+/* slurm_init(NULL) once per process. 0, or -ENOENT (no configuration, message in err). */
+int slurm_client_init(struct strbuf *err);
+
+/* One controller of SlurmctldHost=, in order (0: primary, 1: first backup, …). */
+struct slurm_controller {
+        char *host; /* SlurmctldHost name */
+        char *addr; /* its address (NULL when the config names none) */
+        bool up;    /* it answered REQUEST_PING */
+        int error;  /* negative errno of the failed ping, 0 when up */
+};
+struct slurm_controllers {
+        struct slurm_controller *v;
+        size_t n;
+};
+void slurm_controllers_done(struct slurm_controllers *c);
+/* Pings every controller of the configuration. Returns the number that answered (>= 0) and
+ * fills *ret (caller frees with slurm_controllers_done), or a negative errno when the list of
+ * controllers cannot be read. No answer is not an error: see ret->v[i].up. */
+int slurm_ctl_ping(struct slurm_controllers *ret, struct strbuf *err);
+/* Asks slurmctld to re-read slurm.conf (scontrol reconfigure). */
+int slurm_ctl_reconfigure(struct strbuf *err);

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The jobs on one Slurm node: list them, destroy them (requeue what can be requeued, cancel the
+ * rest), wait until none is left. `scontrol listjobs` does not exist in 22.05, so the list comes
+ * from slurm_load_jobs(): a job is on node N when its state is RUNNING, SUSPENDED, CONFIGURING
+ * or COMPLETING (slurm_job_state_on_node()) and N is in its allocated node list (expanded with
+ * libslurm's hostlist).
+ *
+ * Waiting (slurm_jobs_wait_none): slurmctld 22.05 has no event subscription a client could block
+ * on (strigger runs a program on the controller host, which a compute node's hook is not), so
+ * this polls, cheaply: each round is one slurm_load_node_single() of the node (a small RPC);
+ * only when the node looks free (not ALLOCATED/MIXED, no COMPLETING flag, see
+ * slurm_state_busy()) is the job table read to confirm, with slurm_load_jobs(last_update) so
+ * that an unchanged table costs a "no change" answer. Polls start at 100 ms and back off by 3/2
+ * to 500 ms, bounded by the caller's deadline. Measured on loopback (22.05.8, 2 cores): from
+ * the last command of a batch script to slurm_jobs_wait_none() returning, 0.30-0.56 s (23
+ * samples, 7 runs of tests/cluster/slurm-adapters.sh, which fails above 1 s). slurmctld logged
+ * the job complete ~5 ms after the script's end: most of the rest is the 500 ms poll ceiling.
+ *
+ * All functions call slurm_client_init() first and return 0 (or a count) or a negative errno,
+ * appending one message to err on failure.
+ * Ownership: the lists own their strings; free with slurm_job_list_done() and
+ * slurm_destroy_report_done() (both accept zeroed structs). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/strbuf.h"
+
+struct slurm_job {
+        uint32_t id;
+        char *name; /* NULL when none */
+        uint32_t user_id;
+        char *user;       /* user name when slurmctld sent it, else NULL */
+        uint32_t state;   /* enum job_states | JOB_* flags, see slurm_job_state_name() */
+        char *nodes;      /* allocated nodes, hostlist expression */
+        bool batch;       /* submitted with sbatch (has a batch script) */
+        bool requeue;     /* its requeue flag (--requeue, or JobRequeue=1 by default) */
+        bool requeueable; /* batch && requeue: slurm_requeue() will take it */
+};
+
+struct slurm_job_list {
+        struct slurm_job *v;
+        size_t n;
+};
+void slurm_job_list_done(struct slurm_job_list *l);
+
+/* The jobs with the node in their allocation. Returns the count (>= 0) and fills *ret. A node
+ * that does not exist simply has no jobs. */
+int slurm_jobs_on_node(const char *node, struct slurm_job_list *ret, struct strbuf *err);
+
+struct slurm_destroy_report {
+        uint32_t *requeued; /* requeued (back to PENDING, they will run elsewhere) */
+        size_t n_requeued;
+        uint32_t *cancelled; /* killed with SIGKILL (or already finished when asked) */
+        size_t n_cancelled;
+        uint32_t *failed; /* neither worked; err says why */
+        size_t n_failed;
+};
+void slurm_destroy_report_done(struct slurm_destroy_report *r);
+
+/* The forced path of a departing node: requeues each requeueable job on the node
+ * (slurm_requeue; falling back to cancel if slurmctld refuses), cancels the others
+ * (slurm_kill_job SIGKILL). Returns the number of jobs that could be neither (>= 0; err has one
+ * line per failure, "; "-separated) with *ret filled, or a negative errno when the job table
+ * cannot be read (then *ret is untouched). Does not wait: use slurm_jobs_wait_none(). */
+int slurm_jobs_destroy_on_node(const char *node, struct slurm_destroy_report *ret, struct strbuf *err);
+
+/* Waits until no job is on the node (or the node is gone). 0, -ETIMEDOUT after timeout_ms
+ * (message names the jobs still there), or another negative errno. */
+int slurm_jobs_wait_none(const char *node, int timeout_ms, struct strbuf *err);

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Slurm event triggers on nodes: set, list, clear (slurm_set_trigger, slurm_get_triggers,
+ * slurm_clear_trigger). */
+#include "util/macro.h"
+#include "slurm/triggers.h"
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "slurm/client.h"
+#include "slurm/slurmerr.h"
+#include "util/alloc.h"
+
+#include "util/banned.h"
+
+_Static_assert(SLURM_NODE_EVENT_UP == TRIGGER_TYPE_UP, "trigger bits");
+_Static_assert(SLURM_NODE_EVENT_DOWN == TRIGGER_TYPE_DOWN, "trigger bits");
+_Static_assert(SLURM_NODE_EVENT_FAIL == TRIGGER_TYPE_FAIL, "trigger bits");
+_Static_assert(SLURM_NODE_EVENT_IDLE == TRIGGER_TYPE_IDLE, "trigger bits");
+_Static_assert(SLURM_NODE_EVENT_DRAINED == TRIGGER_TYPE_DRAINED, "trigger bits");
+
+/* trigger_info_t.offset: seconds after the event, stored with a 0x8000 origin */
+#define OFFSET_ORIGIN 0x8000
+
+void slurm_trigger_list_done(struct slurm_trigger_list *l) {
+        if (!l)
+                return;
+        for (size_t i = 0; i < l->n; i++) {
+                free(l->v[i].resource);
+                free(l->v[i].program);
+        }
+        free(l->v);
+        *l = (struct slurm_trigger_list){ 0 };
+}
+
+const char *slurm_node_event_name(enum slurm_node_event e) {
+        switch (e) {
+        case SLURM_NODE_EVENT_UP:
+                return "up";
+        case SLURM_NODE_EVENT_DOWN:
+                return "down";
+        case SLURM_NODE_EVENT_FAIL:
+                return "fail";
+        case SLURM_NODE_EVENT_IDLE:
+                return "idle";
+        case SLURM_NODE_EVENT_DRAINED:
+                return "drained";
+        default:
+                return NULL;
+        }
+}
+
+int slurm_trigger_set_node(const char *node, enum slurm_node_event event, const char *program,
+        bool permanent, struct strbuf *err) {
+        trigger_info_t t;
+        int r;
+
+        if (!slurm_node_event_name(event)) {
+                if (err)
+                        strbuf_addf(err, "trigger: unknown node event 0x%x", (unsigned) event);
+                return -EINVAL;
+        }
+        if (isempty(program) || program[0] != '/') {
+                if (err)
+                        strbuf_addf(
+                                err, "trigger: program \"%s\" is not an absolute path", strempty(program));
+                return -EINVAL;
+        }
+        r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        slurm_init_trigger_msg(&t);
+        t.res_type = TRIGGER_RES_TYPE_NODE;
+        t.res_id = (char *) (isempty(node) ? "*" : node);
+        t.trig_type = (uint32_t) event;
+        t.offset = OFFSET_ORIGIN;
+        t.user_id = (uint32_t) getuid();
+        t.program = (char *) program;
+        t.flags = permanent ? TRIGGER_FLAG_PERM : 0;
+        r = slurm_set_trigger(&t);
+        if (r != SLURM_SUCCESS)
+                return slurm_fail(err, slurm_rc_code(r), "set %s trigger on \"%s\"",
+                        slurm_node_event_name(event), t.res_id);
+        return 0;
+}
+
+int slurm_trigger_list(struct slurm_trigger_list *ret, struct strbuf *err) {
+        trigger_info_msg_t *msg = NULL;
+        struct slurm_trigger_list l = { 0 };
+        int r;
+
+        r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        r = slurm_get_triggers(&msg);
+        if (r != SLURM_SUCCESS)
+                return slurm_fail(err, slurm_rc_code(r), "list triggers");
+        l.v = xcalloc(msg && msg->record_count ? msg->record_count : 1, sizeof(*l.v));
+        for (uint32_t i = 0; msg && i < msg->record_count; i++) {
+                const trigger_info_t *t = &msg->trigger_array[i];
+                l.v[l.n++] = (struct slurm_trigger){
+                        .id = t->trig_id,
+                        .node_trigger = t->res_type == TRIGGER_RES_TYPE_NODE,
+                        .events = t->trig_type,
+                        .resource = isempty(t->res_id) ? NULL : xstrdup(t->res_id),
+                        .program = isempty(t->program) ? NULL : xstrdup(t->program),
+                        .user_id = t->user_id,
+                        .permanent = t->flags & TRIGGER_FLAG_PERM,
+                };
+        }
+        if (msg)
+                slurm_free_trigger_msg(msg);
+        *ret = l;
+        return (int) l.n;
+}
+
+int slurm_trigger_clear(uint32_t id, struct strbuf *err) {
+        trigger_info_t t;
+        int r;
+
+        r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        slurm_init_trigger_msg(&t);
+        t.trig_id = id;
+        r = slurm_clear_trigger(&t);
+        if (r != SLURM_SUCCESS)
+                return slurm_fail(err, slurm_rc_code(r), "clear trigger %u", id);
+        return 0;
+}

@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: Apache-2.0
+# Shared setup for the charm tests: skip unless root, a throwaway juju-sim model with namespaced
+# machines under /var/tmp (machines have their own /tmp), and a cleanup that destroys it on exit,
+# also when the test fails. Source it. Sets JS (juju-sim), CTL_CHARM, SLURMD_CHARM, MODEL, T.
+# A model's machines are reachable as files under $MODEL/machines/N/root (see machine.h).
+
+log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
+die() {
+        log "FAIL: $*"
+        exit 1
+}
+skip() {
+        log "SKIP: $*"
+        exit 77
+}
+[ "$(id -u)" = 0 ] || skip "not root"
+for prog in ip /usr/lib/systemd/systemd slurmctld slurmd munged python3; do
+        command -v "$prog" >/dev/null 2>&1 || [ -x "$prog" ] || skip "$prog missing"
+done
+JS=${JUJU_SIM:-${TOP_BUILDDIR:?}/juju-sim}
+CTL_CHARM=${CTL_CHARM:-$TOP_BUILDDIR/slurmctld.charm}
+SLURMD_CHARM=${SLURMD_CHARM:-$TOP_BUILDDIR/slurmd.charm}
+[ -x "$JS" ] || die "no juju-sim at $JS"
+[ -f "$CTL_CHARM" ] && [ -f "$SLURMD_CHARM" ] || die "charms not built"
+
+T=$(mktemp -d /var/tmp/charm-test.XXXXXX)
+MODEL=$T/${0##*/}
+MODEL=${MODEL%.sh}
+export JUJU_SIM_MODEL=$MODEL JUJU_SIM_MACHINES=namespace
+
+charm_cleanup() {
+        local rc=$?
+        if [ -n "${KEEP:-}" ]; then
+                log "KEEP set: model left at $MODEL (destroy: JUJU_SIM_MODEL=$MODEL $JS destroy)"
+                return
+        fi
+        "$JS" destroy >/dev/null 2>&1 || { log "juju-sim destroy failed"; rc=1; }
+        rm -rf "$T"
+        exit $rc
+}
+trap charm_cleanup EXIT
+trap 'exit 130' INT TERM
+
+js() { "$JS" "$@"; }
+
+# settle [SECONDS]: runs queued hooks until the model is idle; fails on a hook error.
+settle() {
+        js wait --timeout "${1:-120}" >"$T/wait.out" 2>&1 || {
+                cat "$T/wait.out" >&2
+                js debug-log --replay -n 40 >&2 || true
+                die "model did not settle"
+        }
+}
+
+# unit_status UNIT: "STATUS MESSAGE" of the unit's workload.
+unit_status() {
+        js status --format=json | python3 -c '
+import json, sys
+s = json.load(sys.stdin); u = sys.argv[1]
+ws = s["applications"][u.split("/")[0]]["units"][u]["workload-status"]
+print(ws["current"], ws.get("message", ""))' "$1"
+}
+
+# expect_status UNIT PATTERN: the unit's "STATUS MESSAGE" matches the extended regex.
+expect_status() {
+        local got
+        got=$(unit_status "$1")
+        [[ $got =~ $2 ]] || die "$1: status \"$got\", want /$2/"
+}
+
+# machine_of UNIT: the unit's machine id.
+machine_of() {
+        js status --format=json | python3 -c '
+import json, sys
+s = json.load(sys.stdin); u = sys.argv[1]
+print(s["applications"][u.split("/")[0]]["units"][u]["machine"])' "$1"
+}
+
+# root_of UNIT: the host path of the unit's machine's private files.
+root_of() { echo "$MODEL/machines/$(machine_of "$1")/root"; }
+
+# fingerprint FILE…: "sha256 mtime(ns) inode mode owner path" per file (missing: "missing path").
+fingerprint() {
+        local f
+        for f in "$@"; do
+                if [ -e "$f" ]; then
+                        printf '%s %s\n' "$(sha256sum <"$f" | cut -d' ' -f1)" "$(stat -c '%Y.%y %i %a %U:%G' "$f") $f"
+                else
+                        echo "missing $f"
+                fi
+        done
+}
+
+# charm_files UNIT: the files the charms write on that unit's machine.
+charm_files() {
+        local r
+        r=$(root_of "$1")
+        echo "$r/etc/slurm/slurm.conf" "$r/etc/munge/munge.key" "$r/etc/default/slurmd" \
+                "$r/etc/systemd/system/slurmd.service.d/10-slurmd-charm.conf" "$r/var/lib/slurm/charm/hardware" \
+                "$r/var/lib/slurm/charm/default-state-applied"
+}
+
+# all_units: every unit of the model, one per line.
+all_units() {
+        js status --format=json | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+for a in s["applications"].values():
+    for u in a.get("units", {}): print(u)'
+}
+
+# fingerprint_all: fingerprints of every charm-written file of every unit.
+fingerprint_all() {
+        local u
+        for u in $(all_units); do
+                # shellcheck disable=SC2046
+                fingerprint $(charm_files "$u")
+        done
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The built charms: each .charm unpacks, its YAML files parse and are that charm's sections, every
+# hook metadata.yaml implies and every action of actions.yaml is an executable, the install hook
+# needs nothing but libc (and at most libsystemd): it runs before the packages are installed.
+# Usage: test-charm-pack.sh CHARM_PACK SLURMCTLD.charm SLURMD.charm [B_SANITIZE]
+set -euo pipefail
+pack=$1 ctl=$2 sd=$3 sanitize=${4:-none}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-charm-pack.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL: $*" >&2; fail=1; }
+
+for pair in "slurmctld=$ctl" "slurmd=$sd"; do
+        name=${pair%%=*} file=${pair#*=}
+        dir=$tmp/$name
+        mkdir -p "$dir"
+        [ -s "$file" ] || { bad "$file missing or empty"; continue; }
+        unzip -q "$file" -d "$dir" || { bad "$file: not a zip"; continue; }
+        "$pack" check "$dir" "$name" || bad "$name: charm-pack check"
+        [ -x "$dir/bin/install-stage2" ] || bad "$name: bin/install-stage2 missing"
+        # the split sections are this charm's: a key only the other charm has must be absent
+        case $name in
+        slurmctld) grep -q '^  slurmd:' "$dir/metadata.yaml" || bad "slurmctld: requires slurmd missing"
+                grep -q 'show-current-config' "$dir/actions.yaml" || bad "slurmctld: action missing"
+                grep -q 'partition-config' "$dir/config.yaml" && bad "slurmctld: has slurmd's config"
+                [ -f "$dir/templates/slurm.conf" ] || bad "slurmctld: templates/slurm.conf missing" ;;
+        slurmd) grep -q 'limit: 1' "$dir/metadata.yaml" || bad "slurmd: limit missing"
+                grep -q 'cluster-name' "$dir/config.yaml" && bad "slurmd: has slurmctld's config"
+                [ -f "$dir/templates/slurmd.service.d/10-slurmd-charm.conf" ] || bad "slurmd: drop-in template missing" ;;
+        esac
+        # install: libc (+ libsystemd) only; sanitizer runtimes allowed in a sanitized build
+        needed=$(readelf -d "$dir/hooks/install" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+        for lib in $needed; do
+                case $lib in
+                libc.so.*|libsystemd.so.*) ;;
+                libasan.so.*|libubsan.so.*|libm.so.*|libgcc_s.so.*|libstdc++.so.*|libpthread.so.*|libdl.so.*|librt.so.*)
+                        [ "$sanitize" != none ] || bad "$name: hooks/install needs $lib" ;;
+                *) bad "$name: hooks/install needs $lib (not installed before the install hook runs)" ;;
+                esac
+        done
+        echo "$name: hooks/install needs: $(echo $needed)"
+        # every other hook is the full executable (it links libslurm): proves the split is real
+        readelf -d "$dir/hooks/config-changed" | grep -q 'libslurm' || bad "$name: config-changed without libslurm?"
+        grep -q '^  channel:' "$dir/manifest.yaml" || bad "$name: manifest without channel"
+done
+exit $fail

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests for lib/charm/authkey and the shared charm helpers: base64 (RFC 4648 vectors and
+ * refusals), key generation, munge.key installation under a temporary root (owner, 0400, only
+ * written when changed, never with the key in a message), node names, unit numbers. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/authkey.h"
+#include "charm/charm.h"
+#include "util/fileio.h"
+
+#include <ftw.h>
+#include <sys/stat.h>
+
+#include "util/banned.h"
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        return remove(path);
+}
+
+static int setup_root(void **state) {
+        const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
+        char *dir = xasprintf("%s/test-charm-authkey.XXXXXX", base);
+        if (!mkdtemp(dir)) {
+                free(dir);
+                return -1;
+        }
+        *state = dir;
+        return 0;
+}
+
+static int teardown_root(void **state) {
+        char *dir = *state;
+        nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        free(dir);
+        return 0;
+}
+
+static void test_base64_vectors(void **state) {
+        static const char *const v[][2] = {
+                { "", "" },
+                { "f", "Zg==" },
+                { "fo", "Zm8=" },
+                { "foo", "Zm9v" },
+                { "foob", "Zm9vYg==" },
+                { "fooba", "Zm9vYmE=" },
+                { "foobar", "Zm9vYmFy" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+                _cleanup_strbuf_ struct strbuf enc = STRBUF_INIT, dec = STRBUF_INIT;
+                base64_encode(v[i][0], strlen(v[i][0]), &enc);
+                assert_string_equal(enc.buf, v[i][1]);
+                assert_int_equal(base64_decode(v[i][1], &dec), 0);
+                assert_string_equal(dec.buf, v[i][0]);
+        }
+        /* all 256 byte values survive */
+        unsigned char all[256];
+        for (int i = 0; i < 256; i++)
+                all[i] = (unsigned char) i;
+        _cleanup_strbuf_ struct strbuf enc = STRBUF_INIT, dec = STRBUF_INIT;
+        base64_encode(all, sizeof all, &enc);
+        assert_int_equal(base64_decode(enc.buf, &dec), 0);
+        assert_int_equal(dec.len, sizeof all);
+        assert_memory_equal(dec.buf, all, sizeof all);
+}
+
+static void test_base64_refuses(void **state) {
+        static const char *const bad[] = { "Zg=", "Zg", "Z===", "Zm9v\n", "Zm 9v", "Zm9v====", "=Zm9",
+                "Zm=v", "Zm9*", "Zg==Zg==" };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                _cleanup_strbuf_ struct strbuf dec = STRBUF_INIT;
+                strbuf_addstr(&dec, "keep");
+                assert_int_equal(base64_decode(bad[i], &dec), -EINVAL);
+                assert_string_equal(dec.buf, "keep");
+        }
+}
+
+static void test_generate(void **state) {
+        _cleanup_strbuf_ struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, raw = STRBUF_INIT;
+        assert_int_equal(auth_key_generate_base64(&a), 0);
+        assert_int_equal(auth_key_generate_base64(&b), 0);
+        assert_string_not_equal(a.buf, b.buf);
+        assert_int_equal(base64_decode(a.buf, &raw), 0);
+        assert_int_equal(raw.len, AUTH_KEY_LEN);
+}
+
+static void test_install(void **state) {
+        const char *root = *state;
+        const struct charm_paths p = { .root = root, .munge_user = "root" };
+        _cleanup_strbuf_ struct strbuf key = STRBUF_INIT, key2 = STRBUF_INIT, err = STRBUF_INIT;
+        _cleanup_free_ char *path = xasprintf("%s/etc/munge/munge.key", root), *data = NULL;
+        struct stat st, st2;
+        size_t len;
+
+        assert_int_equal(auth_key_generate_base64(&key), 0);
+        assert_int_equal(auth_key_install(&p, key.buf, &err), 1);
+        assert_int_equal(err.len, 0);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0400);
+        assert_int_equal(st.st_uid, 0);
+        assert_int_equal(read_full_file(path, &data, &len), 0);
+        assert_int_equal(len, AUTH_KEY_LEN);
+
+        /* same key: nothing written (same inode, same mtime) */
+        assert_int_equal(auth_key_install(&p, key.buf, &err), 0);
+        assert_int_equal(stat(path, &st2), 0);
+        assert_int_equal(st.st_ino, st2.st_ino);
+        assert_int_equal(st.st_mtim.tv_nsec, st2.st_mtim.tv_nsec);
+
+        /* a new key replaces it */
+        assert_int_equal(auth_key_generate_base64(&key2), 0);
+        assert_int_equal(auth_key_install(&p, key2.buf, &err), 1);
+
+        /* bad keys: refused, file untouched, message without the text */
+        const char *bad[] = { "", "not base64!", "Zm9v" /* 3 bytes: too short */ };
+        assert_int_equal(stat(path, &st), 0);
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                strbuf_reset(&err);
+                assert_int_equal(auth_key_install(&p, bad[i], &err), -EINVAL);
+                assert_true(err.len > 0);
+                if (*bad[i])
+                        assert_null(strstr(err.buf, bad[i]));
+        }
+        assert_int_equal(stat(path, &st2), 0);
+        assert_int_equal(st.st_ino, st2.st_ino);
+
+        /* an unknown owner is an error naming the user */
+        const struct charm_paths q = { .root = root, .munge_user = "no-such-user-h7" };
+        strbuf_reset(&err);
+        assert_int_equal(auth_key_install(&q, key.buf, &err), -ENOENT);
+        assert_non_null(strstr(err.buf, "no-such-user-h7"));
+}
+
+static void test_helpers(void **state) {
+        _cleanup_free_ char *a = charm_node_name("compute/12");
+        assert_string_equal(a, "compute-12");
+        assert_int_equal(charm_unit_number("slurmctld/3"), 3);
+        assert_int_equal(charm_unit_number("slurmctld/"), -1);
+        assert_int_equal(charm_unit_number("slurmctld"), -1);
+        assert_int_equal(charm_unit_number("x/1a"), -1);
+        const struct charm_paths p = { .root = "/tmp/r" }, q = { .root = "/" };
+        _cleanup_free_ char *b = charm_path(&p, "/etc/x"), *c = charm_path(&q, "/etc/x"),
+                            *d = charm_path(NULL, "/y");
+        assert_string_equal(b, "/tmp/r/etc/x");
+        assert_string_equal(c, "/etc/x");
+        assert_string_equal(d, "/y");
+        _cleanup_free_ char *t = charm_template_path(NULL, "/charm", "slurm.conf");
+        assert_string_equal(t, "/charm/templates/slurm.conf");
+        _cleanup_free_ char *v = charm_slurm_version();
+        assert_non_null(strchr(v, '.'));
+
+        struct charm_outcome o = CHARM_OUTCOME_INIT;
+        charm_outcome_set(&o, JUJU_STATUS_BLOCKED, "x: %d", 1);
+        charm_outcome_set(&o, JUJU_STATUS_WAITING, "y");
+        assert_int_equal(o.status, JUJU_STATUS_WAITING);
+        assert_string_equal(o.message.buf, "y");
+        charm_outcome_done(&o);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_base64_vectors),
+                cmocka_unit_test(test_base64_refuses),
+                cmocka_unit_test(test_generate),
+                cmocka_unit_test_setup_teardown(test_install, setup_root, teardown_root),
+                cmocka_unit_test(test_helpers),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests for lib/charm/ctlconf: the controller's slurm.conf rendered from the real template
+ * (templates/slurm.conf) and decoded relation data; bad inputs refused with clear messages;
+ * same inputs give the same bytes; restart-or-reconfigure; cluster names; status line. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/ctlconf.h"
+#include "charm/slurmctld.h"
+#include "slurmconf/conf.h"
+#include "util/fileio.h"
+
+#include "util/banned.h"
+
+static char *tmpl;
+static size_t tmpl_len;
+
+static int load_template(void **state) {
+        const char *top = getenv("TOP_SRCDIR");
+        _cleanup_free_ char *path = xasprintf("%s/templates/slurm.conf", top ? top : ".");
+        return read_full_file(path, &tmpl, &tmpl_len) < 0 ? -1 : 0;
+}
+
+static int free_template(void **state) {
+        free(tmpl);
+        return 0;
+}
+
+static void decode(const char *app, const char *params, struct compute_data *ret) {
+        _cleanup_strbuf_ struct strbuf part = STRBUF_INIT, ns = STRBUF_INIT, err = STRBUF_INIT;
+        strbuf_addf(&part, "{\"PartitionName\":\"%s\",\"Nodes\":\"%s\"%s%s}", app, app, params ? "," : "",
+                params ? params : "");
+        strbuf_addf(&ns, "{\"NodeSet\":\"%s\",\"Feature\":\"%s\"}", app, app);
+        int r = compute_data_decode(app, part.buf, ns.buf, ret, &err);
+        if (r < 0)
+                fail_msg("decode %s: %s", app, err.buf);
+}
+
+static const struct ctl_controller ctl1[] = { { "juju-m-0", "10.1.2.3" } };
+
+static struct ctl_conf_input input(const struct compute_data *parts, size_t n) {
+        return (struct ctl_conf_input){
+                .template_path = "templates/slurm.conf",
+                .template_data = tmpl,
+                .template_len = tmpl_len,
+                .cluster_name = "cluster-0badcafe",
+                .controllers = ctl1,
+                .n_controllers = 1,
+                .partitions = parts,
+                .n_partitions = n,
+        };
+}
+
+static int count_lines(const char *s, const char *prefix) {
+        int n = 0;
+        for (const char *p = s; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+                if (startswith(p, prefix))
+                        n++;
+        return n;
+}
+
+static void test_render_basic(void **state) {
+        struct compute_data d[2] = { COMPUTE_DATA_INIT, COMPUTE_DATA_INIT };
+        decode("zeta", "\"MaxTime\":\"1-00:00:00\"", &d[0]);
+        decode("compute", NULL, &d[1]);
+        struct ctl_conf_input in = input(d, 2);
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT, out2 = STRBUF_INIT, err = STRBUF_INIT;
+
+        assert_int_equal(ctl_conf_render(&in, &out, &err), 0);
+        assert_non_null(strstr(out.buf, "\nClusterName=cluster-0badcafe\n"));
+        assert_non_null(strstr(out.buf, "\nSlurmctldHost=juju-m-0(10.1.2.3)\n"));
+        assert_non_null(strstr(out.buf, "\nNodeSet=compute Feature=compute\n"));
+        assert_non_null(strstr(out.buf, "\nNodeSet=zeta Feature=zeta\n"));
+        /* written sorted by name; the first of the input is the default when default-partition
+         * is empty */
+        assert_non_null(strstr(out.buf, "\nPartitionName=compute Nodes=compute\n"));
+        assert_non_null(strstr(out.buf, "\nPartitionName=zeta Nodes=zeta MaxTime=1-00:00:00 Default=YES\n"));
+        assert_true(strstr(out.buf, "PartitionName=compute") < strstr(out.buf, "PartitionName=zeta"));
+        assert_non_null(strstr(out.buf, "\nSlurmctldParameters=enable_configless\n"));
+        assert_non_null(strstr(out.buf, "\nMaxNodeCount=1024\n"));
+        assert_non_null(strstr(out.buf, "\nReturnToService=2\n"));
+        assert_non_null(strstr(out.buf, "\nSelectType=select/cons_tres\n"));
+        assert_int_equal(count_lines(out.buf, "NodeName="), 0);
+
+        /* the result parses with the slurm.conf model */
+        struct slurmconf *c = NULL;
+        assert_int_equal(slurmconf_parse("x", out.buf, out.len, &c, &err), 0);
+        slurmconf_free(c);
+
+        /* same inputs, same bytes */
+        assert_int_equal(ctl_conf_render(&in, &out2, &err), 0);
+        assert_string_equal(out.buf, out2.buf);
+        assert_false(ctl_conf_restart_needed(out.buf, out.len, out2.buf, out2.len));
+        /* the input order only moves the default */
+        struct compute_data swapped[2] = { d[1], d[0] };
+        struct ctl_conf_input in2 = input(swapped, 2);
+        strbuf_reset(&out2);
+        assert_int_equal(ctl_conf_render(&in2, &out2, &err), 0);
+        assert_non_null(strstr(out2.buf, "\nPartitionName=compute Nodes=compute Default=YES\n"));
+        assert_non_null(strstr(out2.buf, "\nPartitionName=zeta Nodes=zeta MaxTime=1-00:00:00\n"));
+
+        compute_data_clear(&d[0]);
+        compute_data_clear(&d[1]);
+}
+
+static void test_render_default_and_removal(void **state) {
+        struct compute_data d[2] = { COMPUTE_DATA_INIT, COMPUTE_DATA_INIT };
+        decode("compute", "\"Default\":\"YES\"", &d[0]);
+        decode("gpu", NULL, &d[1]);
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+
+        struct ctl_conf_input in = input(d, 2);
+        in.default_partition = "gpu";
+        assert_int_equal(ctl_conf_render(&in, &out, &err), 0);
+        /* Default is the controller's: partition-config's Default=YES is dropped */
+        assert_non_null(strstr(out.buf, "\nPartitionName=compute Nodes=compute\n"));
+        assert_non_null(strstr(out.buf, "\nPartitionName=gpu Nodes=gpu Default=YES\n"));
+
+        /* gpu no longer related: its lines are gone */
+        strbuf_reset(&out);
+        in.n_partitions = 1;
+        assert_int_equal(ctl_conf_render(&in, &out, &err), 0);
+        assert_null(strstr(out.buf, "NodeSet=gpu"));
+        assert_null(strstr(out.buf, "PartitionName=gpu"));
+        assert_int_equal(count_lines(out.buf, "PartitionName="), 1);
+        assert_null(strstr(out.buf, "Default=YES"));
+        assert_int_equal(count_lines(out.buf, "NodeSet="), 1);
+
+        /* no partitions at all */
+        strbuf_reset(&out);
+        in.n_partitions = 0;
+        assert_int_equal(ctl_conf_render(&in, &out, &err), 0);
+        assert_int_equal(count_lines(out.buf, "PartitionName="), 0);
+
+        compute_data_clear(&d[0]);
+        compute_data_clear(&d[1]);
+}
+
+static void test_render_params(void **state) {
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+        struct ctl_conf_input in = input(NULL, 0);
+
+        in.extra_params = "SlurmctldDebug=debug5 SchedulerType=sched/builtin";
+        assert_int_equal(ctl_conf_render(&in, &out, &err), 0);
+        assert_non_null(strstr(out.buf, "\nSlurmctldDebug=debug5\n"));
+        /* replaces the template's value, no duplicate */
+        assert_int_equal(count_lines(out.buf, "SchedulerType="), 1);
+        assert_non_null(strstr(out.buf, "\nSchedulerType=sched/builtin\n"));
+
+        static const char *const bad[][2] = {
+                { "Foo=bar", "slurm-conf-parameters: " },
+                { "MaxNodeCount=5", "slurm-conf-parameters: " },
+                { "ClusterName=x", "slurm-conf-parameters: " },
+                { "PartitionName=x", "slurm-conf-parameters: " },
+                { "SlurmctldDebug=a;b", "slurm-conf-parameters: " },
+                { "SlurmctldDebug", "slurm-conf-parameters: " },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                strbuf_reset(&out);
+                strbuf_reset(&err);
+                in.extra_params = bad[i][0];
+                assert_int_equal(ctl_conf_render(&in, &out, &err), -EINVAL);
+                assert_non_null(startswith(err.buf, bad[i][1]));
+                assert_int_equal(out.len, 0);
+        }
+        in.extra_params = NULL;
+        in.default_partition = "Not An App";
+        strbuf_reset(&err);
+        assert_int_equal(ctl_conf_render(&in, &out, &err), -EINVAL);
+        assert_non_null(startswith(err.buf, "default-partition: "));
+        in.default_partition = NULL;
+        in.cluster_name = "Bad Name";
+        strbuf_reset(&err);
+        assert_int_equal(ctl_conf_render(&in, &out, &err), -EINVAL);
+        assert_non_null(startswith(err.buf, "cluster-name: "));
+}
+
+static void test_restart_needed(void **state) {
+        _cleanup_strbuf_ struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, err = STRBUF_INIT;
+        struct ctl_conf_input in = input(NULL, 0);
+        assert_int_equal(ctl_conf_render(&in, &a, &err), 0);
+
+        /* a partition appears: reconfigure is enough */
+        struct compute_data d = COMPUTE_DATA_INIT;
+        decode("compute", NULL, &d);
+        struct ctl_conf_input in2 = input(&d, 1);
+        assert_int_equal(ctl_conf_render(&in2, &b, &err), 0);
+        assert_false(ctl_conf_restart_needed(a.buf, a.len, b.buf, b.len));
+
+        /* another controller address: restart */
+        const struct ctl_controller other[] = { { "juju-m-0", "10.1.2.4" } };
+        in2.controllers = other;
+        strbuf_reset(&b);
+        assert_int_equal(ctl_conf_render(&in2, &b, &err), 0);
+        assert_true(ctl_conf_restart_needed(a.buf, a.len, b.buf, b.len));
+
+        /* an extra global key that needs a restart */
+        in2.controllers = ctl1;
+        in2.extra_params = "SelectTypeParameters=CR_CPU";
+        strbuf_reset(&b);
+        assert_int_equal(ctl_conf_render(&in2, &b, &err), 0);
+        assert_true(ctl_conf_restart_needed(a.buf, a.len, b.buf, b.len));
+        assert_true(ctl_conf_restart_needed("garbage line\n", 13, b.buf, b.len));
+        compute_data_clear(&d);
+}
+
+static void test_cluster_name(void **state) {
+        _cleanup_free_ char *a = NULL, *b = NULL;
+        assert_int_equal(ctl_cluster_name_generate(&a), 0);
+        assert_int_equal(ctl_cluster_name_generate(&b), 0);
+        assert_true(ctl_cluster_name_valid(a));
+        assert_int_equal(strlen(a), strlen("cluster-") + 8);
+        assert_string_not_equal(a, b);
+        assert_false(ctl_cluster_name_valid(""));
+        assert_false(ctl_cluster_name_valid(NULL));
+        assert_false(ctl_cluster_name_valid("Upper"));
+        assert_false(ctl_cluster_name_valid("1abc"));
+        assert_false(ctl_cluster_name_valid("a b"));
+        assert_true(ctl_cluster_name_valid("hpc_1-a"));
+}
+
+static void test_status_message(void **state) {
+        _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
+        slurmctld_status_message(3, 1, &s);
+        assert_string_equal(s.buf, "3 nodes in 1 partition");
+        strbuf_reset(&s);
+        slurmctld_status_message(1, 2, &s);
+        assert_string_equal(s.buf, "1 node in 2 partitions");
+        strbuf_reset(&s);
+        slurmctld_status_message(0, 0, &s);
+        assert_string_equal(s.buf, "0 nodes, no partition: relate a slurmd application");
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_render_basic),
+                cmocka_unit_test(test_render_default_and_removal),
+                cmocka_unit_test(test_render_params),
+                cmocka_unit_test(test_restart_needed),
+                cmocka_unit_test(test_cluster_name),
+                cmocka_unit_test(test_status_message),
+        };
+        return cmocka_run_group_tests(tests, load_template, free_template);
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests for lib/charm/nodeconf and the bootstrap's package check: --conf parameters from
+ * hardware, admin parameters and the application; the exact /etc/default/slurmd bytes and
+ * what they refuse; status lines of node states; dpkg-query of installed/missing packages. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/bootstrap.h"
+#include "charm/nodeconf.h"
+#include "slurm/nodestate.h"
+
+#include "util/banned.h"
+
+static void test_conf_build(void **state) {
+        char *hw[] = { (char *) "CPUs=2", (char *) "Boards=1", (char *) "SocketsPerBoard=1",
+                (char *) "CoresPerSocket=2", (char *) "ThreadsPerCore=1", (char *) "RealMemory=24105",
+                (char *) "Gres=gpu:2", NULL };
+        _cleanup_slurm_options_ struct slurm_options o = SLURM_OPTIONS_INIT, admin = SLURM_OPTIONS_INIT;
+        _cleanup_strbuf_ struct strbuf s = STRBUF_INIT, err = STRBUF_INIT;
+
+        assert_int_equal(node_conf_build(hw, NULL, "compute", &o, &err), 0);
+        slurm_options_render(&o, &s);
+        assert_string_equal(s.buf,
+                "CPUs=2 Boards=1 SocketsPerBoard=1 CoresPerSocket=2 ThreadsPerCore=1 "
+                "RealMemory=24105 Gres=gpu:2 Features=compute");
+
+        /* admin parameters win over hardware; their features come after the application's */
+        assert_int_equal(slurm_options_parse(
+                                 "RealMemory=1000 Weight=10 Feature=big", SLURM_OPTIONS_NODE, &admin, &err),
+                0);
+        assert_int_equal(node_conf_build(hw, &admin, "compute", &o, &err), 0);
+        strbuf_reset(&s);
+        slurm_options_render(&o, &s);
+        assert_string_equal(s.buf,
+                "CPUs=2 Boards=1 SocketsPerBoard=1 CoresPerSocket=2 ThreadsPerCore=1 "
+                "RealMemory=1000 Gres=gpu:2 Weight=10 Features=compute,big");
+
+        /* hardware that is not valid node parameters is refused */
+        char *bad[] = { (char *) "CPUs=2", (char *) "Foo=1", NULL };
+        strbuf_reset(&err);
+        assert_int_equal(node_conf_build(bad, NULL, "compute", &o, &err), -EINVAL);
+        assert_non_null(startswith(err.buf, "detected hardware: "));
+        char *bad2[] = { (char *) "CPUs=2'", NULL };
+        assert_int_equal(node_conf_build(bad2, NULL, "compute", &o, &err), -EINVAL);
+}
+
+static void test_defaults_render(void **state) {
+        _cleanup_slurm_options_ struct slurm_options o = SLURM_OPTIONS_INIT;
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+        char *ctls[] = { (char *) "10.201.5.10:6817", (char *) "10.201.5.11:6817", NULL };
+
+        assert_int_equal(
+                slurm_options_parse("CPUs=2 RealMemory=1000 Features=compute", SLURM_OPTIONS_NODE, &o, &err),
+                0);
+        assert_int_equal(node_defaults_render(&o, "compute-0", ctls, &out), 0);
+        assert_string_equal(out.buf,
+                "# Written by the slurmd charm; changes are overwritten. slurmd runs as a dynamic node "
+                "(-Z),\n"
+                "# with its node parameters in --conf and its configuration fetched from the controllers.\n"
+                "SLURMD_OPTIONS=\"-Z --conf 'CPUs=2 RealMemory=1000 Features=compute' -N compute-0 "
+                "--conf-server 10.201.5.10:6817,10.201.5.11:6817\"\n");
+
+        /* nothing that could break the quoting gets through */
+        char *badctl[] = { (char *) "a b:1", NULL };
+        char *none[] = { NULL };
+        strbuf_reset(&out);
+        assert_int_equal(node_defaults_render(&o, "compute 0", ctls, &out), -EINVAL);
+        assert_int_equal(node_defaults_render(&o, "c'0", ctls, &out), -EINVAL);
+        assert_int_equal(node_defaults_render(&o, "compute-0", badctl, &out), -EINVAL);
+        assert_int_equal(node_defaults_render(&o, "compute-0", none, &out), -EINVAL);
+        assert_int_equal(node_defaults_render(&o, "compute-0", NULL, &out), -EINVAL);
+        slurm_options_set(&o, "Features", "x'y");
+        assert_int_equal(node_defaults_render(&o, "compute-0", ctls, &out), -EINVAL);
+        _cleanup_slurm_options_ struct slurm_options empty = SLURM_OPTIONS_INIT;
+        assert_int_equal(node_defaults_render(&empty, "compute-0", ctls, &out), -EINVAL);
+        assert_int_equal(out.len, 0);
+}
+
+static void status_of(const char *state, const char *reason, const char *want) {
+        uint32_t s;
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+        assert_int_equal(slurm_state_parse(state, &s), 0);
+        node_status_message(s, reason, &out);
+        assert_string_equal(out.buf, want);
+}
+
+static void test_status(void **state) {
+        status_of("IDLE+DYNAMIC_NORM", NULL, "idle");
+        status_of("IDLE+DYNAMIC_NORM", "ignored when healthy", "idle");
+        status_of("ALLOCATED+DYNAMIC_NORM", NULL, "allocated");
+        status_of("MIXED", NULL, "mixed");
+        status_of("DOWN+DYNAMIC_NORM", "maintenance", "down (maintenance)");
+        status_of("IDLE+DRAIN", "disk", "drained (disk)");
+        status_of("ALLOCATED+DRAIN", "disk", "draining (disk)");
+        status_of("IDLE+NOT_RESPONDING", NULL, "not responding");
+}
+
+static void test_missing_packages(void **state) {
+        /* real dpkg: libc6 is installed on every Debian system, the other name is not a package */
+        char *pkgs[] = { (char *) "libc6", (char *) "no-such-package-h7", NULL };
+        _cleanup_strv_ struct strv missing = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        if (access("/usr/bin/dpkg-query", X_OK) < 0)
+                skip();
+        assert_int_equal(bootstrap_missing_packages(pkgs, &missing, &err), 1);
+        assert_int_equal(missing.n, 1);
+        assert_string_equal(missing.v[0], "no-such-package-h7");
+        /* nothing missing: bootstrap_install_packages does nothing (no apt-get) */
+        char *present[] = { (char *) "libc6", NULL };
+        assert_int_equal(bootstrap_install_packages(present, &err), 0);
+}
+
+static void test_stage2_path(void **state) {
+        setenv("JUJU_CHARM_DIR", "/var/lib/juju/agents/unit-x-0/charm", 1);
+        _cleanup_free_ char *p = bootstrap_stage2_path("bin/install-stage2");
+        assert_string_equal(p, "/var/lib/juju/agents/unit-x-0/charm/bin/install-stage2");
+        unsetenv("JUJU_CHARM_DIR");
+        unsetenv("CHARM_DIR");
+        _cleanup_free_ char *q = bootstrap_stage2_path("bin/install-stage2");
+        assert_string_equal(q, "./bin/install-stage2");
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_conf_build),
+                cmocka_unit_test(test_defaults_render),
+                cmocka_unit_test(test_status),
+                cmocka_unit_test(test_missing_packages),
+                cmocka_unit_test(test_stage2_path),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

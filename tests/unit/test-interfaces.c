@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests for interfaces/slurmd: encode/decode of both sides' databags, and refusal of
+ * everything malformed or hostile the other side could send. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "util/macro.h"
+#include "util/strbuf.h"
+#include "slurmd.h"
+
+static void test_compute_round_trip(void **state) {
+        _cleanup_slurm_options_ struct slurm_options params = SLURM_OPTIONS_INIT;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        assert_int_equal(slurm_options_parse("MaxTime=1-00:00:00 DefaultTime=01:00:00", SLURM_OPTIONS_PARTITION,
+                                 &params, &err), 0);
+
+        _cleanup_free_ char *part = NULL, *ns = NULL;
+        assert_int_equal(compute_data_encode("compute", &params, &part, &ns), 0);
+        assert_string_equal(ns, "{\"NodeSet\":\"compute\",\"Feature\":\"compute\"}");
+        assert_non_null(strstr(part, "\"PartitionName\":\"compute\""));
+
+        struct compute_data d = COMPUTE_DATA_INIT;
+        assert_int_equal(compute_data_decode("compute", part, ns, &d, &err), 0);
+        assert_string_equal(d.name, "compute");
+        assert_int_equal(d.partition.n, 2);
+        assert_string_equal(slurm_options_get(&d.partition, "MaxTime"), "1-00:00:00");
+        assert_null(slurm_options_get(&d.partition, "PartitionName"));
+        compute_data_clear(&d);
+}
+
+static void test_compute_encode_refuses(void **state) {
+        _cleanup_slurm_options_ struct slurm_options params = SLURM_OPTIONS_INIT;
+        char *part = NULL, *ns = NULL;
+        assert_int_equal(compute_data_encode("Bad_Name", &params, &part, &ns), -EINVAL);
+        slurm_options_set(&params, "Nodes", "x");
+        assert_int_equal(compute_data_encode("compute", &params, &part, &ns), -EINVAL);
+        assert_null(part);
+}
+
+static void test_compute_not_ready(void **state) {
+        struct compute_data d = COMPUTE_DATA_INIT;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        assert_int_equal(compute_data_decode("compute", NULL, NULL, &d, &err), -ENODATA);
+        assert_int_equal(compute_data_decode("compute", "", "{}", &d, &err), -ENODATA);
+        assert_int_equal(err.len, 0);
+        assert_null(d.name);
+}
+
+static const char *const good_ns = "{\"NodeSet\":\"compute\",\"Feature\":\"compute\"}";
+
+static void expect_bad_compute(const char *part, const char *ns, const char *msg) {
+        struct compute_data d = COMPUTE_DATA_INIT;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        int r = compute_data_decode("compute", part, ns, &d, &err);
+        if (r != -EINVAL)
+                fail_msg("decode of %.80s gave %d, not -EINVAL", part, r);
+        if (!strstr(err.buf, msg))
+                fail_msg("message \"%s\" lacks \"%s\"", err.buf, msg);
+        assert_null(d.name);
+        assert_null(strchr(err.buf, '\n'));
+}
+
+static void test_compute_bad(void **state) {
+        expect_bad_compute("{", good_ns, "not valid JSON");
+        expect_bad_compute("[]", good_ns, "not a JSON object");
+        expect_bad_compute("{\"PartitionName\":\"other\",\"Nodes\":\"compute\"}", good_ns,
+                "PartitionName \"other\" is not the application name");
+        expect_bad_compute("{\"PartitionName\":\"compute\",\"Nodes\":\"ALL\"}", good_ns, "Nodes \"ALL\"");
+        expect_bad_compute("{\"PartitionName\":\"compute\"}", good_ns, "has no Nodes");
+        expect_bad_compute("{\"PartitionName\":\"compute\",\"Nodes\":\"compute\",\"MaxTime\":5}", good_ns,
+                "\"MaxTime\" is not a string");
+        expect_bad_compute("{\"PartitionName\":\"compute\",\"Nodes\":\"compute\",\"Bogus\":\"1\"}", good_ns,
+                "Bogus");
+        /* a value that would smuggle a second line or key into slurm.conf */
+        expect_bad_compute("{\"PartitionName\":\"compute\",\"Nodes\":\"compute\",\"MaxTime\":\"1\\nNodeName=x\"}",
+                good_ns, "partition:");
+        expect_bad_compute("{\"PartitionName\":\"compute\",\"Nodes\":\"compute\",\"MaxTime\":\"1\\\" Nodes=\\\"x\"}",
+                good_ns, "partition:");
+        expect_bad_compute("{\"PartitionName\":\"compute\",\"Nodes\":\"compute\",\"MaxTime\":\"1\\u0000x\"}",
+                good_ns, "partition");
+        expect_bad_compute("{\"PartitionName\":\"compute\",\"Nodes\":\"compute\"}",
+                "{\"NodeSet\":\"compute\",\"Feature\":\"compute\",\"Nodes\":\"x\"}", "other than NodeSet");
+        expect_bad_compute("{\"PartitionName\":\"compute\",\"Nodes\":\"compute\"}",
+                "{\"NodeSet\":\"compute\",\"Feature\":\"gpu\"}", "Feature \"gpu\"");
+
+        /* a value with a space stays one (quoted) value: it cannot become a second key */
+        {
+                struct compute_data d = COMPUTE_DATA_INIT;
+                _cleanup_strbuf_ struct strbuf err = STRBUF_INIT, line = STRBUF_INIT;
+                assert_int_equal(compute_data_decode("compute",
+                                         "{\"PartitionName\":\"compute\",\"Nodes\":\"compute\","
+                                         "\"TRESBillingWeights\":\"CPU=1.0 Nodes=ALL\"}",
+                                         good_ns, &d, &err),
+                        0);
+                assert_int_equal(d.partition.n, 1);
+                slurm_options_render(&d.partition, &line);
+                assert_string_equal(line.buf, "TRESBillingWeights=\"CPU=1.0 Nodes=ALL\"");
+                compute_data_clear(&d);
+        }
+
+        /* oversized */
+        _cleanup_strbuf_ struct strbuf big = STRBUF_INIT;
+        strbuf_addstr(&big, "{\"PartitionName\":\"compute\",\"Nodes\":\"compute\",\"x\":\"");
+        for (int i = 0; i < SLURMD_IFACE_MAX_VALUE; i++)
+                strbuf_addch(&big, 'a');
+        strbuf_addstr(&big, "\"}");
+        expect_bad_compute(big.buf, good_ns, "larger than");
+
+        /* a remote application whose name cannot be a partition */
+        struct compute_data d = COMPUTE_DATA_INIT;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        assert_int_equal(compute_data_decode("a b", "{}", "{}", &d, &err), -EINVAL);
+}
+
+static void test_app_names(void **state) {
+        assert_true(slurmd_iface_valid_app_name("slurmd"));
+        assert_true(slurmd_iface_valid_app_name("gpu-nodes2"));
+        assert_false(slurmd_iface_valid_app_name(""));
+        assert_false(slurmd_iface_valid_app_name("2nodes"));
+        assert_false(slurmd_iface_valid_app_name("nodes-"));
+        assert_false(slurmd_iface_valid_app_name("a--b"));
+        assert_false(slurmd_iface_valid_app_name("Nodes"));
+        assert_false(slurmd_iface_valid_app_name("a_b"));
+        assert_false(slurmd_iface_valid_app_name("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+}
+
+static void test_controllers(void **state) {
+        char *list[] = { "juju-m-0:6817", "10.1.2.3:6817", NULL };
+        _cleanup_free_ char *json = NULL;
+        assert_int_equal(controllers_encode(list, &json), 0);
+        assert_string_equal(json, "[\"juju-m-0:6817\",\"10.1.2.3:6817\"]");
+
+        struct controller_data d = CONTROLLER_DATA_INIT;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        assert_int_equal(controller_data_decode("secret:cn5ljhpgrlb5n1u1dns0", json, &d, &err), 0);
+        assert_int_equal(d.controllers.n, 2);
+        assert_string_equal(d.controllers.v[0], "juju-m-0:6817");
+        assert_string_equal(d.auth_key_id, "secret:cn5ljhpgrlb5n1u1dns0");
+        controller_data_clear(&d);
+
+        assert_int_equal(controller_data_decode(NULL, json, &d, &err), -ENODATA);
+        assert_int_equal(controller_data_decode("secret:x", NULL, &d, &err), -ENODATA);
+
+        char *bad[] = { "host", NULL };
+        char *out = NULL;
+        assert_int_equal(controllers_encode(bad, &out), -EINVAL);
+        char *none[] = { NULL };
+        assert_int_equal(controllers_encode(none, &out), -EINVAL);
+}
+
+static void expect_bad_ctl(const char *id, const char *json, const char *msg) {
+        struct controller_data d = CONTROLLER_DATA_INIT;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        assert_int_equal(controller_data_decode(id, json, &d, &err), -EINVAL);
+        if (!strstr(err.buf, msg))
+                fail_msg("message \"%s\" lacks \"%s\"", err.buf, msg);
+        assert_null(d.auth_key_id);
+}
+
+static void test_controllers_bad(void **state) {
+        const char *id = "secret:abc";
+        expect_bad_ctl("key-in-clear", "[\"a:1\"]", "not a secret id");
+        expect_bad_ctl("secret:a b", "[\"a:1\"]", "not a secret id");
+        expect_bad_ctl(id, "{}", "not a JSON list");
+        expect_bad_ctl(id, "[]", "empty");
+        expect_bad_ctl(id, "[1]", "not host:port");
+        expect_bad_ctl(id, "[\"a\"]", "not host:port");
+        expect_bad_ctl(id, "[\"a:0\"]", "not host:port");
+        expect_bad_ctl(id, "[\"a:65536\"]", "not host:port");
+        expect_bad_ctl(id, "[\"a b:1\"]", "not host:port");
+        expect_bad_ctl(id, "[\"-a:1\"]", "not host:port");
+        expect_bad_ctl(id, "[\"a:1 --conf x\"]", "not host:port");
+        expect_bad_ctl(id, "[\"a:1\",\"a:1\"]", "twice");
+        expect_bad_ctl(id, "[\"a:1\",\"a:2\",\"a:3\",\"a:4\",\"a:5\",\"a:6\",\"a:7\",\"a:8\",\"a:9\",\"a:10\","
+                           "\"a:11\",\"a:12\",\"a:13\",\"a:14\",\"a:15\",\"a:16\",\"a:17\"]",
+                "more than");
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_compute_round_trip),
+                cmocka_unit_test(test_compute_encode_refuses),
+                cmocka_unit_test(test_compute_not_ready),
+                cmocka_unit_test(test_compute_bad),
+                cmocka_unit_test(test_app_names),
+                cmocka_unit_test(test_controllers),
+                cmocka_unit_test(test_controllers_bad),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
