@@ -51,7 +51,7 @@ static void assert_render(const struct slurmconf *c, const char *expected) {
                 print_error("rendered:\n%s\n--- expected:\n%s\n", out.buf, expected);
         assert_string_equal(out.buf, expected);
         /* what we render parses again */
-        _cleanup_slurmconf_ struct slurmconf *again = parse_ok(out.buf);
+        _cleanup_slurmconf_ _unused_ struct slurmconf *again = parse_ok(out.buf);
 }
 
 /* Replaces the one occurrence of from in sb by to. */

@@ -788,8 +788,8 @@ static int create_steps(
                 .down_fd = -1,
                 .log_fd = -1,
         };
-        _cleanup_free_ char *root_owned = (char *) a.root;
-        _cleanup_free_ char *hosts_owned = (char *) a.hosts;
+        _cleanup_free_ _unused_ char *root_owned = (char *) a.root; /* only frees */
+        _cleanup_free_ _unused_ char *hosts_owned = (char *) a.hosts;
         _cleanup_free_ char *log_path = xasprintf("%s/console.log", m->dir);
         _cleanup_close_ int log_fd =
                 open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
