@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The slurmd hook of every event that reconciles: compiled once per event name (HOOK_EVENT, see
- * hooks/meson.build); the whole decision is slurmd_reconcile() in lib/charm. */
+ * hooks/meson.build); the whole decision is slurmd_reconcile() in lib/charm, or slurmd_leave()
+ * when the hook is this unit leaving the cluster (slurmd_event_leaves()). */
 #include "util/macro.h"
 #include "charm/slurmd.h"
 
@@ -17,6 +18,9 @@ int main(void) {
                 fprintf(stderr, "%s: %s\n", HOOK_EVENT, err.buf);
                 return 1;
         }
-        r = slurmd_reconcile(ctx, &opts, &out, &err);
+        if (slurmd_event_leaves(juju_env(ctx)))
+                r = slurmd_leave(ctx, &opts, &out, &err);
+        else
+                r = slurmd_reconcile(ctx, &opts, &out, &err);
         return charm_hook_finish(ctx, r, &out, &err);
 }

@@ -76,7 +76,7 @@ int charm_hook_finish(struct juju_ctx *ctx, int r, struct charm_outcome *o, stru
                 }
                 if (err->len == 0)
                         strbuf_addf(err, "failed: %s", strerror(-r));
-                fprintf(stderr, "%s: %s\n", juju_env(ctx)->event, err->buf);
+                fprintf(stderr, "%s: %s\n", juju_env(ctx)->event ? juju_env(ctx)->event : "exec", err->buf);
                 (void) juju_log(ctx, JUJU_LOG_ERROR, err->buf, NULL);
         }
         return rc;

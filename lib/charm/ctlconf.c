@@ -97,8 +97,126 @@ int ctl_conf_render(const struct ctl_conf_input *in, struct strbuf *out, struct 
                 if (r < 0)
                         return r;
         }
+        /* partitions whose application left but that still hold jobs: kept, INACTIVE */
+        for (size_t i = 0; i < in->n_leaving; i++) {
+                const struct compute_data *d = &in->leaving[i];
+                _cleanup_slurm_options_ struct slurm_options ns = SLURM_OPTIONS_INIT;
+                _cleanup_slurm_options_ struct slurm_options part = SLURM_OPTIONS_INIT;
+                bool related = false;
+                for (size_t j = 0; j < in->n_partitions; j++)
+                        related = related || streq(in->partitions[j].name, d->name);
+                if (related)
+                        continue;
+                slurm_options_set(&ns, "Feature", d->name);
+                r = slurmconf_upsert(c, SLURMCONF_NODESET, d->name, &ns, err);
+                if (r < 0)
+                        return r;
+                slurm_options_set(&part, "Nodes", d->name);
+                for (size_t j = 0; j < d->partition.n; j++) {
+                        const char *k = d->partition.items[j].key;
+                        if (!strcaseeq(k, "Default") && !strcaseeq(k, "State") && !strcaseeq(k, "Nodes"))
+                                slurm_options_set(&part, k, d->partition.items[j].value);
+                }
+                slurm_options_set(&part, "State", "INACTIVE");
+                r = slurmconf_upsert(c, SLURMCONF_PARTITION, d->name, &part, err);
+                if (r < 0)
+                        return r;
+        }
         slurmconf_render(c, out);
         return 0;
+}
+
+void ctl_leaving_clear(struct ctl_leaving *l) {
+        for (size_t i = 0; i < l->n_parts; i++)
+                compute_data_clear(&l->parts[i]);
+        free(l->parts);
+        l->parts = NULL;
+        l->n_parts = 0;
+        strv_clear(&l->nodesets);
+}
+
+void ctl_leaving_add_partition(struct ctl_leaving *l, const char *name, const struct slurm_options *opts) {
+        l->parts = xrealloc(l->parts, (l->n_parts + 1) * sizeof *l->parts);
+        struct compute_data *d = &l->parts[l->n_parts++];
+        *d = (struct compute_data) COMPUTE_DATA_INIT;
+        d->name = xstrdup(name);
+        if (opts)
+                for (size_t j = 0; j < opts->n; j++) {
+                        const char *k = opts->items[j].key;
+                        if (!strcaseeq(k, "Default") && !strcaseeq(k, "State") && !strcaseeq(k, "Nodes"))
+                                slurm_options_set(&d->partition, k, opts->items[j].value);
+                }
+}
+
+bool ctl_leaving_has(const struct ctl_leaving *l, const char *name) {
+        for (size_t i = 0; i < l->n_parts; i++)
+                if (streq(l->parts[i].name, name))
+                        return true;
+        return strv_contains(&l->nodesets, name);
+}
+
+int ctl_leaving_parse(const char *data, struct ctl_leaving *ret, struct strbuf *err) {
+        _cleanup_(ctl_leaving_clear) struct ctl_leaving l = CTL_LEAVING_INIT;
+        _cleanup_free_ char *copy = xstrdup(strempty(data));
+        char *save = NULL;
+        unsigned line = 0;
+
+        for (char *s = strtok_r(copy, "\n", &save); s; s = strtok_r(NULL, "\n", &save)) {
+                char *name, *rest;
+                line++;
+                if (startswith(s, "partition "))
+                        name = s + 10;
+                else if (startswith(s, "nodeset "))
+                        name = s + 8;
+                else {
+                        strbuf_addf(err, "line %u: expected \"partition NAME …\" or \"nodeset NAME\"", line);
+                        return -EINVAL;
+                }
+                rest = strchr(name, ' ');
+                if (rest)
+                        *rest++ = '\0';
+                if (!slurmd_iface_valid_app_name(name)) {
+                        strbuf_addf(err, "line %u: bad name", line);
+                        return -EINVAL;
+                }
+                if (s[0] == 'n') {
+                        if (rest) {
+                                strbuf_addf(err, "line %u: text after the name", line);
+                                return -EINVAL;
+                        }
+                        if (!strv_contains(&l.nodesets, name))
+                                strv_push(&l.nodesets, name);
+                        continue;
+                }
+                _cleanup_slurm_options_ struct slurm_options o = SLURM_OPTIONS_INIT;
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                if (slurm_options_parse(strempty(rest), SLURM_OPTIONS_PARTITION, &o, &e) < 0) {
+                        strbuf_addf(err, "line %u: %s", line, e.buf);
+                        return -EINVAL;
+                }
+                bool dup = false;
+                for (size_t i = 0; i < l.n_parts; i++)
+                        dup = dup || streq(l.parts[i].name, name);
+                if (!dup)
+                        ctl_leaving_add_partition(&l, name, &o);
+        }
+        ctl_leaving_clear(ret);
+        *ret = l;
+        l = (struct ctl_leaving) CTL_LEAVING_INIT;
+        return 0;
+}
+
+void ctl_leaving_format(const struct ctl_leaving *l, struct strbuf *out) {
+        for (size_t i = 0; i < l->n_parts; i++) {
+                strbuf_addf(out, "partition %s", l->parts[i].name);
+                if (l->parts[i].partition.n > 0) {
+                        strbuf_addch(out, ' ');
+                        slurm_options_render(&l->parts[i].partition, out);
+                }
+                strbuf_addch(out, '\n');
+        }
+        for (size_t i = 0; i < l->nodesets.n; i++)
+                strbuf_addf(out, "nodeset %s\n", l->nodesets.v[i]);
 }
 
 /* Keys whose change slurmctld only takes at (re)start (slurm.conf(5) "scontrol reconfigure"). */

@@ -44,8 +44,36 @@ struct ctl_conf_input {
         const char *extra_params;              /* config slurm-conf-parameters (may be NULL) */
         const struct compute_data *partitions; /* decoded relation data, oldest relation first */
         size_t n_partitions;
-        const char *default_partition; /* config default-partition (NULL/"": first) */
+        const char *default_partition;      /* config default-partition (NULL/"": first) */
+        const struct compute_data *leaving; /* partitions kept INACTIVE (see struct ctl_leaving) */
+        size_t n_leaving;
 };
+
+/* The partitions of applications that are no longer related (HACKING.md, "risk 2"):
+ *   parts     still hold jobs: rendered as NodeSet=<name> Feature=<name> and
+ *             PartitionName=<name> Nodes=<name> <its old parameters> State=INACTIVE (never
+ *             Default), because slurmctld 22.05 fails every job of a partition that a reconfigure
+ *             drops (slurm/partitions.h); dropped once no job of theirs is left;
+ *   nodesets  dropped from slurm.conf, but node records of that NodeSet (feature) remain: the
+ *             controller deletes them once idle.
+ * Kept in the controller's state dir as lines "partition NAME [PARAMS]" / "nodeset NAME".
+ * An application related again under the same name leaves both lists. */
+struct ctl_leaving {
+        struct compute_data *parts;
+        size_t n_parts;
+        struct strv nodesets;
+};
+#define CTL_LEAVING_INIT \
+        { .parts = NULL, .n_parts = 0, .nodesets = STRV_INIT }
+void ctl_leaving_clear(struct ctl_leaving *l);
+/* Adds a partition (opts may be NULL; Default, State and Nodes are left out). */
+void ctl_leaving_add_partition(struct ctl_leaving *l, const char *name, const struct slurm_options *opts);
+/* Whether name is in either list. */
+bool ctl_leaving_has(const struct ctl_leaving *l, const char *name);
+/* Parses the state file's text (*ret replaced). -EINVAL with a message on a bad line. */
+int ctl_leaving_parse(const char *data, struct ctl_leaving *ret, struct strbuf *err);
+/* The state file's text ("" for empty lists). */
+void ctl_leaving_format(const struct ctl_leaving *l, struct strbuf *out);
 
 /* Renders slurm.conf into out. -EINVAL with one message: "slurm-conf-parameters: …" for bad
  * extra parameters, "default-partition: …" for a bad name, or the template's parse errors. */

@@ -6,9 +6,14 @@
 #include "charm/slurmctld.h"
 #include "charm/authkey.h"
 #include "charm/ctlconf.h"
+#include "charm/watcher.h"
+#include "slurmconf/conf.h"
 #include "interfaces/slurmd.h"
 #include "slurm/client.h"
+#include "slurm/jobs.h"
 #include "slurm/nodes.h"
+#include "slurm/nodestate.h"
+#include "slurm/partitions.h"
 #include "systemd/unit.h"
 #include "util/fileio.h"
 
@@ -68,15 +73,23 @@ static uint64_t unit_timeout(const struct slurmctld_opts *o) {
         return o->unit_timeout_usec ? o->unit_timeout_usec : DEFAULT_UNIT_TIMEOUT_USEC;
 }
 
-/* The status line from slurmctld's node table. 0 and the outcome set, or a negative errno. */
-static int ctl_status_from_slurm(struct charm_outcome *out, struct strbuf *err) {
+/* The status line from slurmctld's node table; a departing unit's node (leaving: NULL for
+ * none) is not counted while it drains. 0 and the outcome set, or a negative errno. */
+static int ctl_status_from_slurm(struct charm_outcome *out, const char *leaving, struct strbuf *err) {
         struct slurm_node_list l = { 0 };
+        size_t n;
+        bool there = false;
         int r = slurm_node_list(NULL, &l, err);
         if (r < 0)
                 return r;
+        for (size_t i = 0; leaving && i < l.n; i++)
+                there = there || streq(l.v[i].name, leaving);
+        n = l.n - (there ? 1 : 0);
         strbuf_reset(&out->message);
         out->status = JUJU_STATUS_ACTIVE;
-        slurmctld_status_message(l.n, l.n_partitions, &out->message);
+        slurmctld_status_message(n, l.n_partitions, &out->message);
+        if (there)
+                strbuf_addf(&out->message, "; %s leaving", leaving);
         slurm_node_list_done(&l);
         return 0;
 }
@@ -296,6 +309,10 @@ static int read_inputs(
                 const cJSON *bag;
                 const struct juju_env *env = juju_env(ctx);
 
+                /* relation-broken: that application is leaving, whatever relation-ids says */
+                if (streq_ptr(env->relation_event, "broken") && streq_ptr(env->relation_id, ids.v[i]))
+                        continue;
+
                 if (env->remote_app && streq_ptr(env->relation_id, ids.v[i]))
                         app = xstrdup(env->remote_app);
                 else {
@@ -428,6 +445,203 @@ static int publish(struct juju_ctx *ctx, struct ctl_inputs *in, struct strbuf *e
         return 0;
 }
 
+/* --- applications that left (HACKING.md, "risk 2") ------------------------------------------- */
+
+#define LEAVING_FILE "leaving"
+
+static char *ctl_state_path(const struct charm_paths *p, const char *name) {
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        return xasprintf("%s/%s", dir, name);
+}
+
+static bool is_related(const struct ctl_inputs *in, const char *name) {
+        return strv_contains(&in->slurmd_apps, name);
+}
+
+static int leaving_load(const struct charm_paths *p, struct ctl_leaving *ret, struct strbuf *err) {
+        _cleanup_free_ char *path = ctl_state_path(p, LEAVING_FILE), *data = NULL;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int r = read_full_file(path, &data, NULL);
+        if (r == -ENOENT)
+                return 0;
+        if (r >= 0)
+                r = ctl_leaving_parse(data, ret, &e);
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", path, e.len ? e.buf : strerror(-r));
+        return r;
+}
+
+static int leaving_store(const struct charm_paths *p, const struct ctl_leaving *l, struct strbuf *err) {
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        _cleanup_free_ char *path = ctl_state_path(p, LEAVING_FILE);
+        _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
+        int r;
+
+        ctl_leaving_format(l, &s);
+        if (s.len == 0) {
+                if (unlink(path) < 0 && errno != ENOENT) {
+                        strbuf_addf(err, "%s: %s", path, strerror(errno));
+                        return -errno;
+                }
+                return 0;
+        }
+        r = mkdir_p(dir, 0700);
+        if (r >= 0)
+                r = write_file_atomic_if_changed(path, s.buf, s.len, 0600, (uid_t) -1, (gid_t) -1);
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+        return r;
+}
+
+/* Before slurm.conf is rendered: partitions in the old slurm.conf whose application is no
+ * longer related join the leaving list (made INACTIVE at once over RPC, so that no job is
+ * submitted between the count and the reconfigure); each leaving partition is kept while a
+ * job of it is left (or slurmctld cannot tell), else moved to the nodesets to clean up. */
+static int leaving_update(const struct slurmctld_opts *o, const struct ctl_inputs *in, const char *old,
+        size_t old_len, struct ctl_leaving *l, struct strbuf *note, struct strbuf *err) {
+        _cleanup_(ctl_leaving_clear) struct ctl_leaving next = CTL_LEAVING_INIT;
+        int r;
+
+        r = leaving_load(&o->paths, l, err);
+        if (r < 0)
+                return r;
+        if (old) {
+                _cleanup_slurmconf_ struct slurmconf *c = NULL;
+                _cleanup_strv_ struct strv names = STRV_INIT;
+                if (slurmconf_parse("slurm.conf", old, old_len, &c, NULL) >= 0)
+                        slurmconf_names(c, SLURMCONF_PARTITION, &names);
+                for (size_t i = 0; i < names.n; i++) {
+                        _cleanup_slurm_options_ struct slurm_options opts = SLURM_OPTIONS_INIT;
+                        if (is_related(in, names.v[i]) || ctl_leaving_has(l, names.v[i]) ||
+                                !slurmd_iface_valid_app_name(names.v[i]))
+                                continue;
+                        (void) slurmconf_lookup(c, SLURMCONF_PARTITION, names.v[i], &opts);
+                        (void) slurm_partition_set_state(names.v[i], SLURM_PARTITION_INACTIVE, NULL);
+                        ctl_leaving_add_partition(l, names.v[i], &opts);
+                }
+        }
+        for (size_t i = 0; i < l->n_parts; i++) {
+                const char *name = l->parts[i].name;
+                struct slurm_partition_jobs pj = { 0 };
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                if (is_related(in, name))
+                        continue;
+                r = slurm_partition_jobs(name, &pj, &e);
+                if (r == 0 && !strv_contains(&next.nodesets, name))
+                        strv_push(&next.nodesets, name);
+                if (r == 0 && (in->n_parts > 0 || next.n_parts > 0))
+                        continue;
+                ctl_leaving_add_partition(&next, name, &l->parts[i].partition);
+                if (r == 0) {
+                        /* slurmctld 22.05 exits on a reconfigure without any partition
+                         * ("fatal: No PartitionName information available"): the last one
+                         * stays, INACTIVE, until another application is related */
+                        strbuf_addf(note, "; partition %s kept inactive (the last one)", name);
+                        continue;
+                }
+                if (r > 0)
+                        strbuf_addf(note, "; partition %s leaving: %zu running, %zu pending job%s", name,
+                                pj.n_running, pj.n_pending, pj.n_pending + pj.n_running == 1 ? "" : "s");
+                else
+                        strbuf_addf(note, "; partition %s leaving: jobs unknown (%s)", name, e.buf);
+                slurm_partition_jobs_done(&pj);
+        }
+        for (size_t i = 0; i < l->nodesets.n; i++)
+                if (!is_related(in, l->nodesets.v[i]) && !strv_contains(&next.nodesets, l->nodesets.v[i]))
+                        strv_push(&next.nodesets, l->nodesets.v[i]);
+        r = leaving_store(&o->paths, &next, err);
+        if (r < 0)
+                return r;
+        ctl_leaving_clear(l);
+        *l = next;
+        next = (struct ctl_leaving) CTL_LEAVING_INIT;
+        return 0;
+}
+
+/* Deletes node n when it holds no job. 1 deleted, 0 kept (busy), negative errno. */
+static int delete_if_idle(struct juju_ctx *ctx, const struct slurm_node *n, const char *why) {
+        struct slurm_job_list jobs = { 0 };
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int r;
+
+        if (slurm_state_busy(n->state))
+                return 0;
+        r = slurm_jobs_on_node(n->name, &jobs, &e);
+        slurm_job_list_done(&jobs);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        r = slurm_node_delete(n->name, &e);
+        if (r == -EBUSY)
+                return 0;
+        if (r < 0 && r != -ENOENT) {
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "%s", e.buf);
+                return r;
+        }
+        (void) juju_logf(ctx, JUJU_LOG_INFO, NULL, "deleted node %s (%s)", n->name, why);
+        return 1;
+}
+
+/* After the reconfigure (leader): node records of removed NodeSets, once idle; stale records of
+ * related applications (the unit is gone from the relation, the node is down or not responding
+ * and holds no job: a machine that vanished without its hooks). */
+static int cleanup_nodes(struct juju_ctx *ctx, const struct slurmctld_opts *o, const struct ctl_inputs *in,
+        struct ctl_leaving *l, struct strbuf *note, struct strbuf *err) {
+        struct slurm_node_list nodes = { 0 };
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        _cleanup_strv_ struct strv done = STRV_INIT;
+        int r;
+
+        r = slurm_node_list(NULL, &nodes, &e);
+        if (r < 0)
+                return 0; /* not answering: a later hook */
+        for (size_t i = 0; i < l->nodesets.n; i++) {
+                size_t left = 0;
+                for (size_t j = 0; j < nodes.n; j++) {
+                        if (!slurm_list_has(nodes.v[j].features, l->nodesets.v[i]))
+                                continue;
+                        r = delete_if_idle(ctx, &nodes.v[j], "its application left");
+                        if (r <= 0)
+                                left++;
+                }
+                if (left == 0)
+                        strv_push(&done, l->nodesets.v[i]);
+                else
+                        strbuf_addf(note, "; %zu node%s of removed partition %s still running jobs", left,
+                                left == 1 ? "" : "s", l->nodesets.v[i]);
+        }
+        for (size_t i = 0; i < in->slurmd_rels.n; i++) {
+                _cleanup_strv_ struct strv units = STRV_INIT, names = STRV_INIT;
+                r = juju_relation_list(ctx, in->slurmd_rels.v[i], &units, err);
+                if (r < 0) {
+                        slurm_node_list_done(&nodes);
+                        return r;
+                }
+                for (size_t k = 0; k < units.n; k++)
+                        strv_push_take(&names, charm_node_name(units.v[k]));
+                for (size_t j = 0; j < nodes.n; j++) {
+                        const struct slurm_node *n = &nodes.v[j];
+                        if (!slurm_list_has(n->features, in->slurmd_apps.v[i]) ||
+                                strv_contains(&names, n->name))
+                                continue;
+                        if (!slurm_state_down(n->state) && slurm_state_registered(n->state))
+                                continue;
+                        (void) delete_if_idle(ctx, n, "stale: its unit is gone");
+                }
+        }
+        slurm_node_list_done(&nodes);
+        if (done.n > 0) {
+                _cleanup_strv_ struct strv keep = STRV_INIT;
+                for (size_t i = 0; i < l->nodesets.n; i++)
+                        if (!strv_contains(&done, l->nodesets.v[i]))
+                                strv_push(&keep, l->nodesets.v[i]);
+                strv_clear(&l->nodesets);
+                l->nodesets = keep;
+                keep = (struct strv) STRV_INIT;
+                return leaving_store(&o->paths, l, err);
+        }
+        return 0;
+}
+
 int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct charm_outcome *out,
         struct strbuf *err) {
         const struct juju_env *env = juju_env(ctx);
@@ -438,7 +652,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 .slurmd_apps = STRV_INIT,
         };
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_strbuf_ struct strbuf conf = STRBUF_INIT, e = STRBUF_INIT;
+        _cleanup_strbuf_ struct strbuf conf = STRBUF_INIT, e = STRBUF_INIT, note = STRBUF_INIT;
+        _cleanup_(ctl_leaving_clear) struct ctl_leaving leaving = CTL_LEAVING_INIT;
         _cleanup_free_ char *tmpl_path = NULL, *tmpl = NULL, *conf_path = NULL, *old = NULL, *etc = NULL;
         struct ctl_controller ctl[SLURMD_IFACE_MAX_CONTROLLERS];
         size_t tmpl_len = 0, old_len = 0;
@@ -446,7 +661,10 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
 
         if (is_unit_event_on_slurmd(env)) {
                 /* dynamic nodes: a compute unit coming or going changes nothing here */
-                if (ctl_status_from_slurm(out, &e) < 0)
+                _cleanup_free_ char *gone = streq(env->relation_event, "departed") && env->departing_unit
+                        ? charm_node_name(env->departing_unit)
+                        : NULL;
+                if (ctl_status_from_slurm(out, gone, &e) < 0)
                         out->skip_status = true;
                 return 0;
         }
@@ -454,6 +672,16 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         r = read_inputs(ctx, &in, out, err);
         if (r != 0)
                 return r < 0 ? r : 0;
+
+        conf_path = charm_path(&o->paths, CHARM_PATH_SLURM_CONF);
+        r = read_full_file(conf_path, &old, &old_len);
+        if (r < 0 && r != -ENOENT) {
+                strbuf_addf(err, "%s: %s", conf_path, strerror(-r));
+                return r;
+        }
+        r = leaving_update(o, &in, old, old_len, &leaving, &note, err);
+        if (r < 0)
+                return r;
 
         tmpl_path = charm_template_path(&o->paths, env->charm_dir, "slurm.conf");
         r = read_full_file(tmpl_path, &tmpl, &tmpl_len);
@@ -474,6 +702,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 .partitions = in.parts,
                 .n_partitions = in.n_parts,
                 .default_partition = in.cfg_default_partition,
+                .leaving = leaving.parts,
+                .n_leaving = leaving.n_parts,
         };
         r = ctl_conf_render(&ci, &conf, &e);
         if (r < 0) {
@@ -496,13 +726,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (key_changed < 0)
                 return key_changed;
 
-        conf_path = charm_path(&o->paths, CHARM_PATH_SLURM_CONF);
         etc = charm_path(&o->paths, "/etc/slurm");
-        r = read_full_file(conf_path, &old, &old_len);
-        if (r < 0 && r != -ENOENT) {
-                strbuf_addf(err, "%s: %s", conf_path, strerror(-r));
-                return r;
-        }
         r = mkdir_p(etc, 0755);
         if (r >= 0)
                 r = conf_changed = write_file_atomic_if_changed(conf_path, conf.buf, conf.len, 0644, 0, 0);
@@ -552,18 +776,26 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 if (r < 0)
                         return r;
         }
+        r = watcher_install(&o->paths, bus, env->unit, "slurmctld.service", env->charm_dir,
+                streq_ptr(o->event, "upgrade-charm"), err);
+        if (r < 0)
+                return r;
 
         if (in.leader) {
                 r = publish(ctx, &in, err);
                 if (r < 0)
                         return r;
+                r = cleanup_nodes(ctx, o, &in, &leaving, &note, err);
+                if (r < 0)
+                        return r;
         }
 
-        r = ctl_status_from_slurm(out, &e);
+        r = ctl_status_from_slurm(out, NULL, &e);
         if (r < 0) {
                 charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmctld not answering: %s", e.buf);
                 return 0;
         }
+        strbuf_addbuf(&out->message, &note);
         if (in.n_waiting > 0)
                 strbuf_addf(&out->message, "; %zu application%s not ready", in.n_waiting,
                         in.n_waiting == 1 ? "" : "s");

@@ -15,6 +15,13 @@
  * with a remote unit) is not the controller's business with dynamic nodes: those events only
  * refresh the status line (one libslurm RPC); no file is read or written, no reconfigure.
  *
+ * An application that leaves (slurmd-relation-broken: that relation is left out): its partition
+ * is made INACTIVE over RPC, and kept in slurm.conf (State=INACTIVE, <state>/leaving) while jobs
+ * of it remain (slurmctld 22.05 fails every job of a partition a reconfigure drops); later hooks
+ * drop it once empty and delete its leftover node records once idle (leader). Every full
+ * reconcile of the leader also deletes stale records: nodes of a related application whose unit
+ * is no longer in relation-list, DOWN or not responding, holding no job. Never waits on jobs.
+ *
  * Ownership: the outcome is the caller's (charm.h). */
 #pragma once
 

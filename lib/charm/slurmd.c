@@ -5,8 +5,10 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/slurmd.h"
+#include "charm/slurmd-internal.h"
 #include "charm/authkey.h"
 #include "charm/nodeconf.h"
+#include "charm/watcher.h"
 #include "interfaces/slurmd.h"
 #include "slurm/client.h"
 #include "slurm/hardware.h"
@@ -19,20 +21,21 @@
 #include "util/banned.h"
 
 #define DEFAULT_UNIT_TIMEOUT_USEC (90 * 1000 * 1000ULL)
-#define DEFAULT_REGISTER_TIMEOUT_MS (30 * 1000)
 /* Where slurmd (configless) leaves the fetched slurm.conf; libslurm looks there (slurm/client.h). */
 #define CONF_CACHE_PATH "/run/slurm/conf/slurm.conf"
 
-static uint64_t unit_timeout(const struct slurmd_opts *o) {
+uint64_t sd_unit_timeout(const struct slurmd_opts *o) {
         return o->unit_timeout_usec ? o->unit_timeout_usec : DEFAULT_UNIT_TIMEOUT_USEC;
 }
+#define unit_timeout sd_unit_timeout
 
-static char *state_path(const struct charm_paths *p, const char *name) {
+char *sd_state_path(const struct charm_paths *p, const char *name) {
         _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
         return xasprintf("%s/%s", dir, name);
 }
+#define state_path sd_state_path
 
-static int state_write(const struct charm_paths *p, const char *name, const char *data, struct strbuf *err) {
+int sd_state_write(const struct charm_paths *p, const char *name, const char *data, struct strbuf *err) {
         _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
         _cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
         int r = mkdir_p(dir, 0700);
@@ -42,6 +45,7 @@ static int state_write(const struct charm_paths *p, const char *name, const char
                 strbuf_addf(err, "%s: %s", path, strerror(-r));
         return r;
 }
+#define state_write sd_state_write
 
 int slurmd_hardware(const struct charm_paths *paths, struct strv *ret, struct strbuf *err) {
         _cleanup_free_ char *path = state_path(paths, SLURMD_HARDWARE_FILE), *data = NULL;
@@ -72,7 +76,7 @@ int slurmd_hardware(const struct charm_paths *paths, struct strv *ret, struct st
         return 0;
 }
 
-static int install_dropin(const struct slurmd_opts *o, const char *charm_dir, struct strbuf *err) {
+int sd_install_dropin(const struct slurmd_opts *o, const char *charm_dir, struct strbuf *err) {
         _cleanup_free_ char *path = charm_template_path(&o->paths, charm_dir, SLURMD_DROPIN_TEMPLATE);
         _cleanup_free_ char *content = NULL;
         int r = read_full_file(path, &content, NULL);
@@ -83,6 +87,8 @@ static int install_dropin(const struct slurmd_opts *o, const char *charm_dir, st
         return unit_install_dropin(
                 o->paths.root ? o->paths.root : "", "slurmd.service", SLURMD_DROPIN_NAME, content, err);
 }
+
+#define install_dropin sd_install_dropin
 
 int slurmd_install(
         struct juju_ctx *ctx, const struct slurmd_opts *o, struct charm_outcome *ret, struct strbuf *err) {
@@ -110,28 +116,14 @@ int slurmd_install(
         return 0;
 }
 
-/* Everything slurmd is told, read once. */
-struct sd_inputs {
-        const char *partition_config, *default_state, *default_reason;
-        bool leader;
-        struct slurm_options partition;
-        char *rel; /* the slurmctld relation, NULL when none */
-        char *remote_app;
-        struct controller_data ctl;
-        struct strbuf auth_key; /* base64, secret */
-        struct strv hardware;
-        struct slurm_options node_conf;
-        char *node_name;
-        struct strbuf defaults; /* /etc/default/slurmd */
-};
-
-static void sd_inputs_done(struct sd_inputs *in) {
+void sd_inputs_done(struct sd_inputs *in) {
         slurm_options_clear(&in->partition);
         free(in->rel);
         free(in->remote_app);
         controller_data_clear(&in->ctl);
         strbuf_release_secret(&in->auth_key);
         strv_clear(&in->hardware);
+        slurm_options_clear(&in->admin);
         slurm_options_clear(&in->node_conf);
         free(in->node_name);
         strbuf_release(&in->defaults);
@@ -165,9 +157,8 @@ static int publish(struct juju_ctx *ctx, struct sd_inputs *in, struct strbuf *er
         return r < 0 ? r : 0;
 }
 
-/* Reads and validates every input. 0 complete, 1 outcome set, negative errno. */
-static int read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_inputs *in,
-        struct charm_outcome *out, struct strbuf *err) {
+int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_inputs *in,
+        const struct slurm_options *admin, struct charm_outcome *out, struct strbuf *err) {
         const struct juju_env *env = juju_env(ctx);
         _cleanup_strv_ struct strv ids = STRV_INIT;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
@@ -208,6 +199,13 @@ static int read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
                 return 1;
         }
         in->rel = xstrdup(ids.v[0]);
+        r = sd_left_relation(&o->paths, in->rel);
+        if (r != 0) {
+                if (r < 0)
+                        return r;
+                charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "left the cluster");
+                return 1;
+        }
         if (in->leader) {
                 r = publish(ctx, in, err);
                 if (r < 0)
@@ -262,8 +260,15 @@ static int read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
         r = slurmd_hardware(&o->paths, &in->hardware, err);
         if (r < 0)
                 return r;
+        if (admin)
+                slurm_options_copy(&in->admin, admin);
+        else {
+                r = sd_admin_load(&o->paths, &in->admin, err);
+                if (r < 0)
+                        return r;
+        }
         strbuf_reset(&e);
-        r = node_conf_build(in->hardware.v, NULL, env->app, &in->node_conf, &e);
+        r = node_conf_build(in->hardware.v, &in->admin, env->app, &in->node_conf, &e);
         if (r < 0) {
                 blocked(out, false, "", e.buf);
                 return 1;
@@ -277,8 +282,7 @@ static int read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
         return 0;
 }
 
-/* Waits (bounded) for slurmd's configuration cache, then for the node's registration. */
-static int wait_registered(const char *node, int timeout_ms, struct slurm_node *ret, struct strbuf *err) {
+int sd_wait_registered(const char *node, int timeout_ms, struct slurm_node *ret, struct strbuf *err) {
         int64_t deadline = slurm_now_ms() + timeout_ms;
         int delay = SLURM_POLL_FIRST_MS;
 
@@ -321,21 +325,14 @@ static int apply_default_state(
 
 int slurmd_reconcile(
         struct juju_ctx *ctx, const struct slurmd_opts *o, struct charm_outcome *out, struct strbuf *err) {
-        __attribute__((__cleanup__(sd_inputs_done))) struct sd_inputs in = {
-                .partition = SLURM_OPTIONS_INIT,
-                .ctl = CONTROLLER_DATA_INIT,
-                .auth_key = STRBUF_INIT,
-                .hardware = STRV_INIT,
-                .node_conf = SLURM_OPTIONS_INIT,
-                .defaults = STRBUF_INIT,
-        };
+        __attribute__((__cleanup__(sd_inputs_done))) struct sd_inputs in = SD_INPUTS_INIT;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_free_ char *defaults_path = NULL, *defaults_dir = NULL;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         struct slurm_node node = { 0 };
         int r, key_changed, dropin_changed, defaults_changed;
 
-        r = read_inputs(ctx, o, &in, out, err);
+        r = sd_read_inputs(ctx, o, &in, NULL, out, err);
         if (r != 0)
                 return r < 0 ? r : 0;
 
@@ -379,8 +376,12 @@ int slurmd_reconcile(
         if (r < 0)
                 return r;
         bool started = r > 0;
+        r = watcher_install(&o->paths, bus, juju_env(ctx)->unit, "slurmd.service", juju_env(ctx)->charm_dir,
+                streq_ptr(o->event, "upgrade-charm"), err);
+        if (r < 0)
+                return r;
 
-        int timeout = o->register_timeout_ms ? o->register_timeout_ms : DEFAULT_REGISTER_TIMEOUT_MS;
+        int timeout = sd_register_timeout(o);
         if (!started) {
                 /* running: one RPC for the status; a node that vanished (deleted) is re-registered */
                 r = slurm_config_path() ? slurm_node_get(in.node_name, &node, &e) : -ENOENT;
@@ -397,7 +398,7 @@ int slurmd_reconcile(
         }
         if (started) {
                 strbuf_reset(&e);
-                r = wait_registered(in.node_name, timeout, &node, &e);
+                r = sd_wait_registered(in.node_name, timeout, &node, &e);
                 if (r < 0) {
                         charm_outcome_set(out, JUJU_STATUS_WAITING, "node %s not registered yet: %s",
                                 in.node_name, e.buf);

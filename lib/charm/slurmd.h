@@ -51,6 +51,33 @@ int slurmd_reconcile(
  * Appends the "Key=Value" words to ret. */
 int slurmd_hardware(const struct charm_paths *paths, struct strv *ret, struct strbuf *err);
 
+/* Whether this hook is the unit leaving the cluster (pure): stop, remove, relation-broken of
+ * the slurmctld relation, or its relation-departed naming this unit as the departing one (a
+ * remove-unit: one per controller unit). A departed hook for a departing *controller* unit is
+ * not (the controller list changes, the cluster stays). */
+bool slurmd_event_leaves(const struct juju_env *env);
+
+/* The unit leaves (HACKING.md, "A compute unit leaves"), once: the "left" state file makes
+ * every later call a no-op. Drains the node ("unit slurmd/1 is leaving"), waits until no job
+ * is on it (slurm_jobs_wait_none, bounded by config drain-timeout), deletes the node, stops and
+ * disables slurmd and munge, removes /etc/default/slurmd, the munge key and the drop-in. On
+ * timeout: -ETIMEDOUT, the message names the jobs still running (the hook fails; the operator
+ * waits and resolves, or runs destroy-jobs and resolves). An unreachable controller is
+ * logged, not fatal: the controller deletes the stale record (slurmctld.h). */
+int slurmd_leave(
+        struct juju_ctx *ctx, const struct slurmd_opts *o, struct charm_outcome *ret, struct strbuf *err);
+
+/* Action node-config (parameters='…' | reset=true | neither: show): validates the parameters
+ * (NODE options; NodeName, NodeAddr, NodeHostname, Port, State and Reason refused), merges them
+ * over the detected hardware, stores them in <state>/node-config (atomic; read by every later
+ * reconcile, so they survive upgrade-charm and reboots) and, when the effective --conf changes
+ * on a registered node: saves its state and reason, drains it, waits for its jobs (bounded by
+ * drain-timeout; on timeout the state is restored and nothing changes), stops slurmd, deletes
+ * the node, rewrites /etc/default/slurmd, starts slurmd, waits for the registration and puts
+ * the saved state and reason back. Result keys: "conf" (the effective --conf), "node-state".
+ * Errors are returned with a message for action-fail. */
+int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct strbuf *err);
+
 /* Action destroy-jobs: requeues the requeueable jobs on this unit's node, cancels the others
  * (slurm/jobs.h) and sets the results "requeued", "cancelled" (comma-separated job ids) and
  * "failed". -EIO with a message when some job could be neither (the action then fails). */

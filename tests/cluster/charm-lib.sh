@@ -117,3 +117,36 @@ fingerprint_all() {
                 fingerprint $(charm_files "$u")
         done
 }
+
+# ctl CMD…: runs CMD on the controller's machine (slurm clients talk to slurmctld there).
+ctl() { js exec slurmctld/0 -- "$@"; }
+
+# job_field JOB KEY: one field of `scontrol show job` ("" when the job is unknown).
+job_field() {
+        ctl scontrol -o show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1
+}
+
+# wait_job_state JOB STATE SECONDS: polls (0.2 s) until the job is in STATE.
+wait_job_state() {
+        local i
+        for ((i = 0; i < $3 * 5; i++)); do
+                [ "$(job_field "$1" JobState)" = "$2" ] && return 0
+                sleep 0.2
+        done
+        die "job $1: state \"$(job_field "$1" JobState)\" after $3 s, want $2"
+}
+
+# node_exists NODE: whether slurmctld has a record of NODE.
+node_exists() { ctl scontrol -o show node "$1" 2>/dev/null | grep -q "^NodeName=$1 "; }
+
+# submit ARGS…: sbatch --parsable ARGS… on the controller; prints the job id.
+submit() { ctl sbatch --parsable "$@" | cut -d';' -f1; }
+
+# hooks_since LINE: debug-log records after line LINE, as "unit hook status duration-ms" lines.
+hooks_since() {
+        tail -n +"$(($1 + 1))" "$MODEL/debug-log.jsonl" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    h = json.loads(l)
+    print(h["unit"], h["hook"], h["status"], h.get("duration-ms", 0))'
+}

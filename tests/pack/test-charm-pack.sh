@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The built charms: each .charm unpacks, its YAML files parse and are that charm's sections, every
-# hook metadata.yaml implies and every action of actions.yaml is an executable, the install hook
-# needs nothing but libc (and at most libsystemd): it runs before the packages are installed.
+# hook metadata.yaml implies and every action of actions.yaml is an executable, the service watcher
+# and its handler are in bin/ with their unit template, the install hook needs nothing but libc
+# (and at most libsystemd): it runs before the packages are installed.
 # Usage: test-charm-pack.sh CHARM_PACK SLURMCTLD.charm SLURMD.charm [B_SANITIZE]
 set -euo pipefail
 pack=$1 ctl=$2 sd=$3 sanitize=${4:-none}
@@ -19,12 +20,20 @@ for pair in "slurmctld=$ctl" "slurmd=$sd"; do
         unzip -q "$file" -d "$dir" || { bad "$file: not a zip"; continue; }
         "$pack" check "$dir" "$name" || bad "$name: charm-pack check"
         [ -x "$dir/bin/install-stage2" ] || bad "$name: bin/install-stage2 missing"
+        # the service watcher (charm/watcher.h): its executable, its handler and its unit template
+        for exe in bin/service-watcher bin/service-changed; do
+                [ -x "$dir/$exe" ] || bad "$name: $exe missing"
+        done
+        grep -q '^ExecStart=@WATCHER@ ' "$dir/templates/juju-service-watcher.service" 2>/dev/null ||
+                bad "$name: templates/juju-service-watcher.service missing or without ExecStart"
         # the split sections are this charm's: a key only the other charm has must be absent
         case $name in
         slurmctld) grep -q '^  slurmd:' "$dir/metadata.yaml" || bad "slurmctld: requires slurmd missing"
                 grep -q 'show-current-config' "$dir/actions.yaml" || bad "slurmctld: action missing"
                 grep -q 'partition-config' "$dir/config.yaml" && bad "slurmctld: has slurmd's config"
-                [ -f "$dir/templates/slurm.conf" ] || bad "slurmctld: templates/slurm.conf missing" ;;
+                [ -f "$dir/templates/slurm.conf" ] || bad "slurmctld: templates/slurm.conf missing"
+                grep -q '^Restart=on-failure' "$dir/templates/slurmctld.service.d/20-charm-restart.conf" 2>/dev/null ||
+                        bad "slurmctld: restart drop-in template missing" ;;
         slurmd) grep -q 'limit: 1' "$dir/metadata.yaml" || bad "slurmd: limit missing"
                 grep -q 'cluster-name' "$dir/config.yaml" && bad "slurmd: has slurmctld's config"
                 [ -f "$dir/templates/slurmd.service.d/10-slurmd-charm.conf" ] || bad "slurmd: drop-in template missing" ;;

@@ -236,6 +236,59 @@ static void test_status_message(void **state) {
         assert_string_equal(s.buf, "0 nodes, no partition: relate a slurmd application");
 }
 
+static void test_leaving(void **state) {
+        struct compute_data d[1] = { COMPUTE_DATA_INIT };
+        _cleanup_(ctl_leaving_clear) struct ctl_leaving l = CTL_LEAVING_INIT, l2 = CTL_LEAVING_INIT;
+        _cleanup_slurm_options_ struct slurm_options old = SLURM_OPTIONS_INIT;
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT, err = STRBUF_INIT, text = STRBUF_INIT;
+
+        decode("compute", NULL, &d[0]);
+        /* gpu left with jobs: kept with its old parameters, INACTIVE, never the default */
+        assert_int_equal(
+                slurm_options_parse("MaxTime=30 Default=YES State=UP", SLURM_OPTIONS_PARTITION, &old, &err),
+                0);
+        ctl_leaving_add_partition(&l, "gpu", &old);
+        strv_push(&l.nodesets, "old");
+        assert_true(ctl_leaving_has(&l, "gpu"));
+        assert_true(ctl_leaving_has(&l, "old"));
+        assert_false(ctl_leaving_has(&l, "compute"));
+        struct ctl_conf_input in = input(d, 1);
+        in.leaving = l.parts;
+        in.n_leaving = l.n_parts;
+        assert_int_equal(ctl_conf_render(&in, &out, &err), 0);
+        assert_non_null(strstr(out.buf, "\nNodeSet=gpu Feature=gpu\n"));
+        assert_non_null(strstr(out.buf, "\nPartitionName=gpu Nodes=gpu MaxTime=30 State=INACTIVE\n"));
+        assert_non_null(strstr(out.buf, "\nPartitionName=compute Nodes=compute Default=YES\n"));
+        assert_null(strstr(out.buf, "NodeSet=old"));
+
+        /* a related application of the same name wins over the leaving entry */
+        struct ctl_conf_input in2 = input(d, 1);
+        in2.leaving = d;
+        in2.n_leaving = 1;
+        strbuf_reset(&out);
+        assert_int_equal(ctl_conf_render(&in2, &out, &err), 0);
+        assert_null(strstr(out.buf, "INACTIVE"));
+
+        /* the state file round-trips */
+        ctl_leaving_format(&l, &text);
+        assert_string_equal(text.buf, "partition gpu MaxTime=30\nnodeset old\n");
+        assert_int_equal(ctl_leaving_parse(text.buf, &l2, &err), 0);
+        assert_int_equal(l2.n_parts, 1);
+        assert_string_equal(l2.parts[0].name, "gpu");
+        assert_string_equal(slurm_options_get(&l2.parts[0].partition, "MaxTime"), "30");
+        assert_int_equal(l2.nodesets.n, 1);
+        assert_int_equal(ctl_leaving_parse("", &l2, &err), 0);
+        assert_int_equal(l2.n_parts + l2.nodesets.n, 0);
+        const char *bad[] = { "partition", "partition Bad_Name", "nodeset gpu extra", "junk gpu",
+                "partition gpu Nodes=x", "partition gpu Foo=1" };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                strbuf_reset(&err);
+                assert_int_equal(ctl_leaving_parse(bad[i], &l2, &err), -EINVAL);
+                assert_true(err.len > 0);
+        }
+        compute_data_clear(&d[0]);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_render_basic),
@@ -244,6 +297,7 @@ int main(void) {
                 cmocka_unit_test(test_restart_needed),
                 cmocka_unit_test(test_cluster_name),
                 cmocka_unit_test(test_status_message),
+                cmocka_unit_test(test_leaving),
         };
         return cmocka_run_group_tests(tests, load_template, free_template);
 }

@@ -40,7 +40,8 @@ static int fail_err(int r, const struct strbuf *err) {
 static void usage(FILE *f) {
         fputs("usage: juju-sim [--model DIR] VERB [ARGS…]\n"
               "  deploy CHARM [APP] [-n N] [--config K=V …]   add-unit APP [-n N]\n"
-              "  remove-unit UNIT…   remove-application APP   integrate A[:EP] B[:EP]   remove-relation A "
+              "  remove-unit [--force] UNIT…   remove-application APP   integrate A[:EP] B[:EP]   "
+              "remove-relation A "
               "B\n"
               "  config APP [KEY | K=V … | --reset K[,K…]]   run UNIT ACTION [K=V …] [--format=json|yaml]\n"
               "  status [--format=json|yaml]   wait [--timeout S] [--update-status]   resolve UNIT\n"
@@ -121,6 +122,10 @@ typedef int (*simple_verb)(struct model *m, const char *arg, struct strbuf *err)
 
 static int verb_remove_unit(struct model *m, const char *a, struct strbuf *err) {
         return model_remove_unit(m, a, err);
+}
+
+static int verb_remove_unit_force(struct model *m, const char *a, struct strbuf *err) {
+        return model_remove_unit_force(m, a, err);
 }
 
 static int verb_remove_app(struct model *m, const char *a, struct strbuf *err) {
@@ -795,8 +800,20 @@ int main(int argc, char **argv) {
                 return cmd_deploy(n, v);
         if (streq(verb, "add-unit"))
                 return cmd_add_unit(n, v);
-        if (streq(verb, "remove-unit"))
-                return cmd_each(n, v, verb_remove_unit, 1000);
+        if (streq(verb, "remove-unit")) {
+                /* --force [--no-wait]: the unit's machine is gone, its hooks never run */
+                bool force = false;
+                _cleanup_free_ char **rest = xcalloc((size_t) n + 1, sizeof(char *));
+                int k = 0;
+                for (int j = 0; j < n; j++) {
+                        if (j > 0 && (streq(v[j], "--force") || streq(v[j], "--no-wait"))) {
+                                force = force || streq(v[j], "--force");
+                                continue;
+                        }
+                        rest[k++] = v[j];
+                }
+                return cmd_each(k, rest, force ? verb_remove_unit_force : verb_remove_unit, 1000);
+        }
         if (streq(verb, "remove-application"))
                 return cmd_each(n, v, verb_remove_app, 1000);
         if (streq(verb, "resolve") || streq(verb, "resolved"))

@@ -711,6 +711,8 @@ static void drop_rel_events(cJSON *u, long id) {
         }
 }
 
+static void delete_unit(struct model *m, const char *unit);
+
 /* Relation id goes away: departed for each remote unit, then broken, on every unit in scope. */
 static void relation_dying(cJSON *st, long id) {
         cJSON *rel = state_relation(st, id);
@@ -805,6 +807,38 @@ int model_remove_unit(struct model *m, const char *unit, struct strbuf *err) {
         unit_dying(m->state, unit);
         if (was_leader)
                 elect_leader(m->state, app);
+        return 0;
+}
+
+/* remove-unit --force (juju remove-unit --force --no-wait on a dead machine): the unit's own
+ * hooks never run; the remote units are told it departed; its machine is destroyed at once. */
+int model_remove_unit_force(struct model *m, const char *unit, struct strbuf *err) {
+        cJSON *st = m->state;
+        cJSON *u = state_unit(st, unit);
+        if (!u) {
+                strbuf_addf(err, "unit \"%s\" not found", unit);
+                return -ENOENT;
+        }
+        _cleanup_free_ char *name = xstrdup(unit), *app = xstrdup(strempty(jstr(u, "application")));
+        bool was_leader = unit_is_leader(st, name);
+        _cleanup_strv_ struct strv ids = STRV_INIT;
+        const cJSON *ur;
+        cJSON_ArrayForEach(ur, jget(u, "relations")) {
+                if (cJSON_IsTrue(jget(ur, "scope")))
+                        strv_push(&ids, ur->string);
+        }
+        for (size_t i = 0; i < ids.n; i++) {
+                long id = strtol(ids.v[i], NULL, 10);
+                _cleanup_strv_ struct strv remote = STRV_INIT;
+                remote_scope_units(st, id, name, &remote);
+                for (size_t j = 0; j < remote.n; j++)
+                        queue_rel(st, remote.v[j], id, "relation-departed", name, name);
+        }
+        jset_str(u, "life", "dead");
+        delete_unit(m, name);
+        if (was_leader)
+                elect_leader(m->state, app);
+        model_gc(m);
         return 0;
 }
 

@@ -80,6 +80,9 @@ int model_deploy(
         struct model *m, const char *charm, const char *app, int n, char *const *config, struct strbuf *err);
 int model_add_unit(struct model *m, const char *app, int n, struct strbuf *err);
 int model_remove_unit(struct model *m, const char *unit, struct strbuf *err);
+/* remove-unit --force: no hook of the unit runs; remote units get relation-departed; the unit
+ * and its machine are removed at once (a machine that died without running its hooks). */
+int model_remove_unit_force(struct model *m, const char *unit, struct strbuf *err);
 int model_remove_application(struct model *m, const char *app, struct strbuf *err);
 int model_integrate(struct model *m, const char *a, const char *b, struct strbuf *err);
 int model_remove_relation(struct model *m, const char *a, const char *b, struct strbuf *err);

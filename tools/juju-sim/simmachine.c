@@ -163,6 +163,11 @@ int sim_machine_spawn(struct model *m, const cJSON *rec, char *const argv[], cha
                 return host_spawn(argv, envp, cwd, in_fd, out_fd, err_fd, ret_pid);
         if (!have_machines())
                 return -EOPNOTSUPP;
+        /* juju-exec run inside this very machine (e.g. by a service there): the machine's init is
+         * not visible from its own PID namespace, and there is nothing to enter: spawn here. */
+        char host[256] = "";
+        if (gethostname(host, sizeof(host) - 1) == 0 && streq_ptr(host, jstr(rec, "hostname")))
+                return host_spawn(argv, envp, cwd, in_fd, out_fd, err_fd, ret_pid);
         _cleanup_machine_info_ struct machine_info info = {};
         int r = machine_load(m->dir, (unsigned) strtoul(strempty(jstr(rec, "id")), NULL, 10), &info);
         if (r < 0)

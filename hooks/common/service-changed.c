@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* bin/service-changed SERVICE [ACTIVE_STATE]: run by the service watcher through juju-exec, in
+ * hook context; sets the unit's status from the daemon's state (watcher_service_changed()). */
+#include "util/macro.h"
+#include "charm/watcher.h"
+
+#include "util/banned.h"
+
+int main(int argc, char **argv) {
+        _cleanup_juju_ctx_ struct juju_ctx *ctx = NULL;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        _cleanup_(charm_outcome_done) struct charm_outcome out = CHARM_OUTCOME_INIT;
+
+        if (argc < 2 || argc > 3) {
+                fprintf(stderr, "usage: service-changed SERVICE [ACTIVE_STATE]\n");
+                return 2;
+        }
+        const struct watcher_handler_opts opts = { .service = argv[1],
+                .hint_state = argc > 2 ? argv[2] : NULL };
+        int r = juju_ctx_from_env(&ctx, &err);
+        if (r < 0) {
+                fprintf(stderr, "service-changed: %s\n", err.buf);
+                return 1;
+        }
+        r = watcher_service_changed(ctx, &opts, &out, &err);
+        return charm_hook_finish(ctx, r, &out, &err);
+}

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The slurmd unit leaving the cluster: drain with a reason naming the unit, wait (bounded by
+ * drain-timeout) until no job runs on the node, delete the node, stop slurmd; once per unit. */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/slurmd-internal.h"
+#include "charm/watcher.h"
+#include "slurm/client.h"
+#include "slurm/jobs.h"
+#include "slurm/nodes.h"
+#include "slurm/nodestate.h"
+#include "systemd/unit.h"
+#include "util/fileio.h"
+
+#include <time.h>
+
+#include "util/banned.h"
+
+/* After the job wait, a delete refused as busy (a job still completing) is retried this long. */
+#define DELETE_RETRY_MS 10000
+
+bool slurmd_event_leaves(const struct juju_env *env) {
+        if (!env || !env->event)
+                return false;
+        if (streq(env->event, "stop") || streq(env->event, "remove"))
+                return true;
+        if (!streq_ptr(env->relation, SLURMD_CONTROLLER_ENDPOINT) || !env->relation_event)
+                return false;
+        if (streq(env->relation_event, "broken"))
+                return true;
+        return streq(env->relation_event, "departed") && streq_ptr(env->departing_unit, env->unit);
+}
+
+int sd_drain_timeout_ms(struct juju_ctx *ctx, struct strbuf *err) {
+        int64_t s = SLURMD_DEFAULT_DRAIN_TIMEOUT_S;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int r = juju_config_int(ctx, "drain-timeout", &s, &e);
+        if (r == -ENOENT || (r >= 0 && s < 0))
+                s = SLURMD_DEFAULT_DRAIN_TIMEOUT_S;
+        else if (r < 0) {
+                strbuf_addbuf(err, &e);
+                return r;
+        }
+        if (s > 7 * 24 * 3600)
+                s = 7 * 24 * 3600;
+        return (int) (s * 1000);
+}
+
+int sd_left_relation(const struct charm_paths *p, const char *rel) {
+        _cleanup_free_ char *path = sd_state_path(p, SLURMD_LEFT_FILE), *data = NULL;
+        int r = read_full_file(path, &data, NULL);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        data[strcspn(data, "\n")] = '\0';
+        if (streq(data, strempty(rel)))
+                return 1;
+        /* a new relation: the unit joins again */
+        (void) unlink(path);
+        return 0;
+}
+
+static char *join_ids(const struct slurm_job_list *l) {
+        _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
+        for (size_t i = 0; i < l->n; i++)
+                strbuf_addf(&s, "%s%u", i ? ", " : "", l->v[i].id);
+        return strbuf_detach(&s, NULL);
+}
+
+/* Drain, wait, delete. 0 done (or nothing to do), negative errno with a message. Fills the
+ * figures for the log line. */
+static int leave_slurm(struct juju_ctx *ctx, const char *unit, const char *node, int timeout_ms,
+        int64_t *ret_waited_ms, bool *ret_deleted, struct strbuf *err) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, reason = STRBUF_INIT;
+        uint32_t state;
+        int r;
+
+        r = slurm_node_get_state(node, &state, &e);
+        if (r == -ENOENT)
+                return 0; /* deleted already (by us before a failure, or by the controller) */
+        if (r == -ECONNREFUSED || r == -ETIMEDOUT) {
+                /* no controller to leave: its stale-record rule deletes the record later */
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                        "controller unreachable, node \"%s\" not deleted here: %s", node, e.buf);
+                return 0;
+        }
+        if (r < 0) {
+                strbuf_addbuf(err, &e);
+                return r;
+        }
+        strbuf_addf(&reason, "unit %s is leaving", unit);
+        r = slurm_node_drain(node, reason.buf, err);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+
+        if (slurm_state_busy(state)) {
+                _cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
+                strbuf_addf(&msg, "draining node %s: waiting for its jobs (drain-timeout %d s)", node,
+                        timeout_ms / 1000);
+                (void) juju_status_set(ctx, false, JUJU_STATUS_MAINTENANCE, msg.buf, NULL);
+        }
+        int64_t t0 = slurm_now_ms();
+        strbuf_reset(&e);
+        r = slurm_jobs_wait_none(node, timeout_ms, &e);
+        *ret_waited_ms = slurm_now_ms() - t0;
+        if (r == -ETIMEDOUT) {
+                struct slurm_job_list jobs = { 0 };
+                _cleanup_free_ char *ids = NULL;
+                if (slurm_jobs_on_node(node, &jobs, NULL) >= 0)
+                        ids = join_ids(&jobs);
+                slurm_job_list_done(&jobs);
+                strbuf_addf(err,
+                        "drain-timeout: node \"%s\" still runs job%s %s after %d s: wait and resolve, or "
+                        "run the destroy-jobs action, then resolve",
+                        node, ids && strchr(ids, ',') ? "s" : "", isempty(ids) ? "(unknown)" : ids,
+                        timeout_ms / 1000);
+                _cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
+                strbuf_addf(&msg, "drain-timeout: jobs %s still running on %s", strempty(ids), node);
+                (void) juju_status_set(ctx, false, JUJU_STATUS_BLOCKED, msg.buf, NULL);
+                return r;
+        }
+        if (r < 0) {
+                strbuf_addbuf(err, &e);
+                return r;
+        }
+
+        int64_t deadline = slurm_now_ms() + DELETE_RETRY_MS;
+        int delay = SLURM_POLL_FIRST_MS;
+        for (;;) {
+                strbuf_reset(&e);
+                r = slurm_node_delete(node, &e);
+                if (r >= 0 || r == -ENOENT)
+                        break;
+                if (r != -EBUSY || !slurm_poll_sleep(&delay, deadline)) {
+                        strbuf_addbuf(err, &e);
+                        return r;
+                }
+        }
+        *ret_deleted = r >= 0;
+        return 0;
+}
+
+/* slurmd stopped and disabled, the files this charm installed for it removed. */
+static int leave_system(const struct slurmd_opts *o, struct strbuf *err) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        struct unit_state st;
+        int r;
+
+        r = unit_bus_open(&bus, err);
+        if (r < 0)
+                return r;
+        /* first the watcher (charm/watcher.h): stopping slurmd must not run its handler */
+        r = watcher_remove(&o->paths, bus, "slurmd", err);
+        if (r < 0)
+                return r;
+        r = unit_get_state(bus, "slurmd.service", &st, err);
+        if (r < 0)
+                return r;
+        if (!streq(st.load_state, "not-found")) {
+                r = unit_stop(bus, "slurmd.service", sd_unit_timeout(o), err);
+                if (r >= 0)
+                        r = unit_disable(bus, "slurmd.service", sd_unit_timeout(o), err);
+                if (r < 0)
+                        return r;
+        }
+        const char *files[] = { CHARM_PATH_SLURMD_DEFAULTS, CHARM_PATH_MUNGE_KEY };
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                _cleanup_free_ char *path = charm_path(&o->paths, files[i]);
+                if (unlink(path) < 0 && errno != ENOENT) {
+                        strbuf_addf(err, "%s: %s", path, strerror(errno));
+                        return -errno;
+                }
+        }
+        /* munge keeps the key in memory: stop it, the key is gone */
+        r = unit_get_state(bus, "munge.service", &st, err);
+        if (r >= 0 && !streq(st.load_state, "not-found"))
+                r = unit_stop(bus, "munge.service", sd_unit_timeout(o), err);
+        if (r < 0)
+                return r;
+        r = unit_remove_dropin(
+                o->paths.root ? o->paths.root : "", "slurmd.service", SLURMD_DROPIN_NAME, err);
+        if (r > 0)
+                r = unit_daemon_reload(bus, sd_unit_timeout(o), err);
+        return r < 0 ? r : 0;
+}
+
+int slurmd_leave(
+        struct juju_ctx *ctx, const struct slurmd_opts *o, struct charm_outcome *out, struct strbuf *err) {
+        const struct juju_env *env = juju_env(ctx);
+        _cleanup_free_ char *node = charm_node_name(env->unit);
+        _cleanup_free_ char *left = sd_state_path(&o->paths, SLURMD_LEFT_FILE);
+        int64_t waited = 0;
+        bool deleted = false;
+        int r, timeout_ms;
+
+        if (access(left, F_OK) == 0) {
+                /* once: the other controller units' departed, broken, stop, remove */
+                charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "left the cluster");
+                return 0;
+        }
+        timeout_ms = sd_drain_timeout_ms(ctx, err);
+        if (timeout_ms < 0)
+                return timeout_ms;
+        if (slurm_config_path()) {
+                r = leave_slurm(ctx, env->unit, node, timeout_ms, &waited, &deleted, err);
+                if (r < 0)
+                        return r;
+        }
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        r = leave_system(o, err);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *rel = xasprintf("%s\n", strempty(env->relation_id));
+        r = sd_state_write(&o->paths, SLURMD_LEFT_FILE, rel, err);
+        if (r < 0)
+                return r;
+        if (deleted)
+                (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
+                        "left the cluster: node %s drained, jobs done after %lld ms of waiting, deleted at "
+                        "%lld.%03ld",
+                        node, (long long) waited, (long long) now.tv_sec, now.tv_nsec / 1000000);
+        charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "left the cluster%s%s%s", deleted ? " (node " : "",
+                deleted ? node : "", deleted ? " deleted)" : "");
+        return 0;
+}

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The slurmd action node-config: admin node parameters validated, stored on the unit, and
+ * applied to a registered dynamic node by drain, wait, delete and re-registration. */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/slurmd-internal.h"
+#include "charm/nodeconf.h"
+#include "slurm/client.h"
+#include "slurm/jobs.h"
+#include "slurm/nodes.h"
+#include "slurm/nodestate.h"
+#include "systemd/unit.h"
+#include "util/fileio.h"
+
+#include "util/banned.h"
+
+#define DELETE_RETRY_MS 10000
+
+int sd_admin_load(const struct charm_paths *p, struct slurm_options *ret, struct strbuf *err) {
+        _cleanup_free_ char *path = sd_state_path(p, SLURMD_ADMIN_FILE), *data = NULL;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int r = read_full_file(path, &data, NULL);
+        if (r == -ENOENT)
+                data = xstrdup("");
+        else if (r < 0) {
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+                return r;
+        }
+        data[strcspn(data, "\n")] = '\0';
+        r = slurm_options_parse(data, SLURM_OPTIONS_NODE, ret, &e);
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", path, e.buf);
+        return r;
+}
+
+/* Validates the action's parameters: NODE options, minus the keys the charm owns. */
+static int admin_parse(const char *s, struct slurm_options *ret, struct strbuf *err) {
+        _cleanup_slurm_options_ struct slurm_options o = SLURM_OPTIONS_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int r = slurm_options_parse(s, SLURM_OPTIONS_NODE, &o, &e);
+        if (r < 0) {
+                strbuf_addf(err, "node-config: %s", e.buf);
+                return r;
+        }
+        /* the parser refuses NodeName, NodeAddr, NodeHostname, Port and State; the reason
+         * goes with the state, which is the operator's (scontrol) and kept across a change */
+        if (slurm_options_get(&o, "Reason")) {
+                strbuf_addstr(err, "node-config: key \"Reason\" is set by the charm and scontrol, not here");
+                return -EINVAL;
+        }
+        slurm_options_copy(ret, &o);
+        return 0;
+}
+
+static int set_results(struct juju_ctx *ctx, const struct slurm_options *conf, const char *state,
+        const char *note, struct strbuf *err) {
+        _cleanup_strv_ struct strv kv = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf c = STRBUF_INIT;
+        slurm_options_render(conf, &c);
+        strv_push(&kv, "conf");
+        strv_push(&kv, c.buf);
+        strv_push(&kv, "node-state");
+        strv_push(&kv, state);
+        if (note) {
+                strv_push(&kv, "note");
+                strv_push(&kv, note);
+        }
+        return juju_action_set_many(ctx, &kv, err);
+}
+
+/* Stores the admin parameters (the file is removed for an empty list). */
+static int admin_store(const struct charm_paths *p, const struct slurm_options *admin, struct strbuf *err) {
+        _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
+        slurm_options_render(admin, &s);
+        if (s.len == 0) {
+                _cleanup_free_ char *path = sd_state_path(p, SLURMD_ADMIN_FILE);
+                if (unlink(path) < 0 && errno != ENOENT) {
+                        strbuf_addf(err, "%s: %s", path, strerror(errno));
+                        return -errno;
+                }
+                return 0;
+        }
+        strbuf_addch(&s, '\n');
+        return sd_state_write(p, SLURMD_ADMIN_FILE, s.buf, err);
+}
+
+static void state_text(const struct slurm_node *n, struct strbuf *out) {
+        slurm_state_format(n->state, out);
+        if (!isempty(n->reason))
+                strbuf_addf(out, " (%s)", n->reason);
+}
+
+/* The node back as it was; errors only logged into err_note. */
+static void restore(const struct slurm_node *saved, struct strbuf *note) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        if (slurm_node_restore(saved, &e) < 0)
+                strbuf_addf(note, "%srestoring the node's state: %s", note->len ? "; " : "", e.buf);
+}
+
+int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct strbuf *err) {
+        const struct juju_env *env = juju_env(ctx);
+        __attribute__((__cleanup__(sd_inputs_done))) struct sd_inputs in = SD_INPUTS_INIT;
+        _cleanup_(charm_outcome_done) struct charm_outcome out = CHARM_OUTCOME_INIT;
+        _cleanup_slurm_options_ struct slurm_options admin = SLURM_OPTIONS_INIT;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, note = STRBUF_INIT, reason = STRBUF_INIT;
+        _cleanup_free_ char *defaults_path = NULL, *current = NULL;
+        struct slurm_node saved = { 0 }, now = { 0 };
+        const cJSON *p_params, *p_reset;
+        bool reset;
+        int r;
+
+        r = juju_action_param(ctx, "parameters", &p_params, err);
+        if (r >= 0)
+                r = juju_action_param(ctx, "reset", &p_reset, err);
+        if (r < 0)
+                return r;
+        reset = cJSON_IsTrue(p_reset);
+        if (p_params && !cJSON_IsString(p_params)) {
+                strbuf_addstr(err, "node-config: parameters must be a string");
+                return -EINVAL;
+        }
+        if (reset && p_params && !isempty(p_params->valuestring)) {
+                strbuf_addstr(err, "node-config: give parameters or reset=true, not both");
+                return -EINVAL;
+        }
+        if (reset)
+                ; /* empty list */
+        else if (p_params) {
+                r = admin_parse(p_params->valuestring, &admin, err);
+                if (r < 0)
+                        return r;
+        } else {
+                r = sd_admin_load(&o->paths, &admin, err);
+                if (r < 0)
+                        return r;
+        }
+
+        r = sd_read_inputs(ctx, o, &in, &admin, &out, err);
+        if (r < 0)
+                return r;
+        if (r > 0) {
+                /* not in a cluster (yet): keep the parameters for the registration */
+                _cleanup_strv_ struct strv hw = STRV_INIT;
+                _cleanup_slurm_options_ struct slurm_options conf = SLURM_OPTIONS_INIT;
+                r = slurmd_hardware(&o->paths, &hw, err);
+                if (r < 0)
+                        return r;
+                strbuf_reset(&e);
+                r = node_conf_build(hw.v, &admin, env->app, &conf, &e);
+                if (r < 0) {
+                        strbuf_addf(err, "node-config: %s", e.buf);
+                        return r;
+                }
+                r = admin_store(&o->paths, &admin, err);
+                if (r < 0)
+                        return r;
+                strbuf_addf(&note, "stored; applied when the node registers (%s)", out.message.buf);
+                return set_results(ctx, &conf, "none", note.buf, err);
+        }
+
+        defaults_path = charm_path(&o->paths, CHARM_PATH_SLURMD_DEFAULTS);
+        r = read_full_file(defaults_path, &current, NULL);
+        if (r < 0 && r != -ENOENT) {
+                strbuf_addf(err, "%s: %s", defaults_path, strerror(-r));
+                return r;
+        }
+        r = slurm_node_get(in.node_name, &saved, &e);
+        if (r == -ENOENT || r == -ECONNREFUSED) {
+                /* not registered: the next reconcile (or this unit's start) applies the file */
+                r = admin_store(&o->paths, &admin, err);
+                if (r < 0)
+                        return r;
+                return set_results(
+                        ctx, &in.node_conf, "not registered", "stored; applied at the next start", err);
+        }
+        if (r < 0) {
+                strbuf_addbuf(err, &e);
+                return r;
+        }
+        strbuf_reset(&e);
+        state_text(&saved, &e);
+        if (current && streq(current, in.defaults.buf)) {
+                slurm_node_done(&saved);
+                r = admin_store(&o->paths, &admin, err);
+                if (r < 0)
+                        return r;
+                return set_results(ctx, &in.node_conf, e.buf, "unchanged", err);
+        }
+
+        /* --- the change: drain, wait, delete, re-register ---------------------------------------- */
+        int timeout_ms = sd_drain_timeout_ms(ctx, err);
+        if (timeout_ms < 0) {
+                slurm_node_done(&saved);
+                return timeout_ms;
+        }
+        strbuf_addf(&reason, "node-config: reconfiguring (unit %s)", env->unit);
+        r = slurm_node_drain(in.node_name, reason.buf, err);
+        if (r < 0) {
+                slurm_node_done(&saved);
+                return r;
+        }
+        (void) juju_action_log(ctx, "node drained, waiting for its jobs", NULL);
+        strbuf_reset(&e);
+        r = slurm_jobs_wait_none(in.node_name, timeout_ms, &e);
+        if (r < 0) {
+                restore(&saved, &note);
+                strbuf_addf(
+                        err, "node-config: nothing changed: %s%s%s", e.buf, note.len ? "; " : "", note.buf);
+                slurm_node_done(&saved);
+                return r;
+        }
+
+        r = unit_bus_open(&bus, err);
+        if (r >= 0)
+                r = unit_stop(bus, "slurmd.service", sd_unit_timeout(o), err);
+        if (r < 0) {
+                restore(&saved, &note);
+                slurm_node_done(&saved);
+                return r;
+        }
+        int64_t deadline = slurm_now_ms() + DELETE_RETRY_MS;
+        int delay = SLURM_POLL_FIRST_MS;
+        for (;;) {
+                strbuf_reset(&e);
+                r = slurm_node_delete(in.node_name, &e);
+                if (r >= 0 || r == -ENOENT)
+                        break;
+                if (r != -EBUSY || !slurm_poll_sleep(&delay, deadline))
+                        break;
+        }
+        if (r < 0 && r != -ENOENT) {
+                /* the node is still there with its old config: back as it was */
+                (void) unit_start(bus, "slurmd.service", sd_unit_timeout(o), NULL);
+                restore(&saved, &note);
+                strbuf_addf(
+                        err, "node-config: nothing changed: %s%s%s", e.buf, note.len ? "; " : "", note.buf);
+                slurm_node_done(&saved);
+                return r;
+        }
+        r = admin_store(&o->paths, &admin, err);
+        if (r >= 0) {
+                r = write_file_atomic_if_changed(
+                        defaults_path, in.defaults.buf, in.defaults.len, 0644, 0, 0);
+                if (r < 0)
+                        strbuf_addf(err, "%s: %s", defaults_path, strerror(-r));
+        }
+        if (r >= 0)
+                r = unit_start(bus, "slurmd.service", sd_unit_timeout(o), err);
+        if (r < 0) {
+                slurm_node_done(&saved);
+                return r;
+        }
+        strbuf_reset(&e);
+        r = sd_wait_registered(in.node_name, sd_register_timeout(o), &now, &e);
+        if (r < 0) {
+                strbuf_addf(err, "node-config: node \"%s\" did not register again: %s", in.node_name, e.buf);
+                slurm_node_done(&saved);
+                return r;
+        }
+        slurm_node_done(&now);
+        restore(&saved, &note);
+        slurm_node_done(&saved);
+        strbuf_reset(&e);
+        r = slurm_node_get(in.node_name, &now, &e);
+        if (r < 0) {
+                strbuf_addbuf(err, &e);
+                return r;
+        }
+        strbuf_reset(&e);
+        state_text(&now, &e);
+        slurm_node_done(&now);
+        return set_results(ctx, &in.node_conf, e.buf, note.len ? note.buf : NULL, err);
+}

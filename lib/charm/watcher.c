@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Service watching: the watcher's sd-bus loop (coalesced juju-exec runs, bounded reconnects),
+ * the handler's status decision, and installing the watcher as a systemd unit. */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/watcher.h"
+#include "charm/slurmctld.h"
+#include "charm/slurmd.h"
+#include "proc/proc.h"
+#include "slurm/client.h"
+#include "slurm/nodes.h"
+#include "util/fileio.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <time.h>
+
+#include "util/banned.h"
+
+#define UNIT_TIMEOUT_USEC (30 * 1000 * 1000ULL)
+#define RECONNECT_FIRST_USEC (100 * 1000ULL)
+#define RECONNECT_MAX_USEC (5 * 1000 * 1000ULL)
+#define RETRY_FIRST_USEC (1000 * 1000ULL)
+#define DEFAULT_ANSWER_TIMEOUT_MS (20 * 1000)
+
+static uint64_t min_u64(uint64_t a, uint64_t b) {
+        return a < b ? a : b;
+}
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+static void sleep_usec(uint64_t usec) {
+        struct timespec ts = { .tv_sec = (time_t) (usec / 1000000u),
+                .tv_nsec = (long) (usec % 1000000u) * 1000 };
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+static void copy_state(char dst[UNIT_STATE_STRMAX], const char *src) {
+        snprintf(dst, UNIT_STATE_STRMAX, "%s", strempty(src));
+}
+
+/* "slurmd" for "slurmd.service" (caller frees). */
+static char *daemon_name(const char *service) {
+        size_t n = strlen(service);
+        if (n > 8 && streq(service + n - 8, ".service"))
+                n -= 8;
+        return xstrndup(service, n);
+}
+
+/* --- coalescing ------------------------------------------------------------------------------ */
+
+void watcher_coalesce_init(struct watcher_coalesce *c, uint64_t window_usec, const char *initial,
+        bool pending, uint64_t now_usec_) {
+        *c = (struct watcher_coalesce){ .window_usec = window_usec, .pending = pending };
+        copy_state(c->latest, initial);
+        if (pending)
+                c->due_usec = now_usec_;
+}
+
+bool watcher_coalesce_note(struct watcher_coalesce *c, const char *active_state, uint64_t now_usec_) {
+        if (streq(c->latest, strempty(active_state)))
+                return false;
+        copy_state(c->latest, active_state);
+        if (!c->pending) {
+                c->pending = true;
+                c->due_usec = now_usec_ + c->window_usec;
+        }
+        return true;
+}
+
+void watcher_coalesce_retry(struct watcher_coalesce *c, uint64_t delay_usec, uint64_t now_usec_) {
+        uint64_t due = now_usec_ + delay_usec;
+        if (!c->pending || due < c->due_usec)
+                c->due_usec = due;
+        c->pending = true;
+}
+
+uint64_t watcher_coalesce_deadline(const struct watcher_coalesce *c) {
+        return c->pending ? (c->due_usec ? c->due_usec : 1) : 0;
+}
+
+bool watcher_coalesce_take(
+        struct watcher_coalesce *c, uint64_t now_usec_, char ret_state[UNIT_STATE_STRMAX]) {
+        if (!c->pending || now_usec_ < c->due_usec)
+                return false;
+        c->pending = false;
+        copy_state(ret_state, c->latest);
+        return true;
+}
+
+/* --- the watch loop ---------------------------------------------------------------------------- */
+
+struct loop {
+        const struct watcher_opts *o;
+        struct watcher_coalesce co;
+        bool started; /* the first connection was made */
+        unsigned runs;
+        unsigned failures; /* consecutive failed handler runs */
+};
+
+_printf_(2, 3) static void logf_(struct loop *l, const char *fmt, ...) {
+        _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
+        va_list ap;
+        if (!l->o->log)
+                return;
+        va_start(ap, fmt);
+        strbuf_vaddf(&s, fmt, ap);
+        va_end(ap);
+        l->o->log(l->o->userdata, s.buf);
+}
+
+static int on_change(const char *unit, const char *active, const char *sub, void *userdata) {
+        struct loop *l = userdata;
+        if (watcher_coalesce_note(&l->co, active, now_usec())) {
+                l->failures = 0;
+                logf_(l, "%s: %s (%s)", unit, active, sub);
+        }
+        return 0;
+}
+
+void watcher_handler_argv(const struct watcher_opts *o, const char *active_state, struct strv *ret) {
+        strv_pushl(ret, o->juju_exec ? o->juju_exec : "juju-exec", o->juju_unit, o->handler, o->service,
+                isempty(active_state) ? "unknown" : active_state, NULL);
+}
+
+/* The last line of a child's output, for the log. */
+static const char *last_line(struct strbuf *s) {
+        strbuf_rtrim(s);
+        const char *nl = strrchr(s->buf, '\n');
+        return nl ? nl + 1 : s->buf;
+}
+
+/* One handler run: 0 when it exited 0, else its exit status or negative errno. */
+static int run_handler(struct loop *l, const char *state) {
+        const struct watcher_opts *o = l->o;
+        _cleanup_proc_ struct proc p = PROC_INIT;
+        uint64_t t0 = now_usec();
+        int r;
+
+        watcher_handler_argv(o, state, &p.argv);
+        p.capture_out = p.capture_err = true;
+        p.timeout_ms =
+                o->handler_timeout_ms > 0 ? o->handler_timeout_ms : WATCHER_HANDLER_TIMEOUT_MS_DEFAULT;
+        r = proc_run(&p);
+        uint64_t ms = (now_usec() - t0) / 1000;
+        if (r == 0)
+                logf_(l, "handler for %s: ok in %llu ms", state, (unsigned long long) ms);
+        else if (r < 0)
+                logf_(l, "handler for %s: could not run \"%s\": %s (%llu ms)", state, p.argv.v[0],
+                        r == -ETIME ? "timed out" : strerror(-r), (unsigned long long) ms);
+        else
+                logf_(l, "handler for %s: exit status %d in %llu ms: %s", state, r, (unsigned long long) ms,
+                        p.err.len ? last_line(&p.err) : last_line(&p.out));
+        return r;
+}
+
+/* Opens the bus, watches the service, then reads its state (after the match is in place, so
+ * no change is missed) and records it. */
+static int connect_watch(struct loop *l, sd_bus **ret_bus, sd_bus_slot **ret_slot, struct strbuf *err) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+        struct unit_state st;
+        int r;
+
+        r = unit_bus_open(&bus, err);
+        if (r >= 0)
+                r = unit_watch(bus, l->o->service, on_change, l, &slot, err);
+        if (r >= 0)
+                r = unit_get_state(bus, l->o->service, &st, err);
+        if (r < 0)
+                return r;
+        if (!l->started) {
+                /* a daemon that is not active when the watcher starts is reported at once */
+                watcher_coalesce_init(&l->co, l->co.window_usec, st.active_state,
+                        !streq(st.active_state, "active"), now_usec());
+                logf_(l, "watching %s: %s (%s)", l->o->service, st.active_state, st.sub_state);
+        } else if (watcher_coalesce_note(&l->co, st.active_state, now_usec()))
+                logf_(l, "%s: %s (%s) after reconnecting", l->o->service, st.active_state, st.sub_state);
+        *ret_bus = TAKE_PTR(bus);
+        *ret_slot = TAKE_PTR(slot);
+        return 0;
+}
+
+/* Reconnects with backoff for at most WATCHER_RECONNECT_USEC. */
+static int reconnect(struct loop *l, sd_bus **ret_bus, sd_bus_slot **ret_slot, struct strbuf *err) {
+        uint64_t start = now_usec(), delay = RECONNECT_FIRST_USEC;
+        for (unsigned attempt = 1;; attempt++) {
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                int r = connect_watch(l, ret_bus, ret_slot, &e);
+                if (r >= 0) {
+                        if (attempt > 1)
+                                logf_(l, "bus: connected after %u attempts", attempt);
+                        return 0;
+                }
+                uint64_t spent = now_usec() - start;
+                if (spent >= WATCHER_RECONNECT_USEC) {
+                        strbuf_addf(err, "%s: giving up after %u attempts in %llu s: %s", l->o->service,
+                                attempt, (unsigned long long) (spent / 1000000u), e.buf);
+                        return r;
+                }
+                logf_(l, "bus: %s (attempt %u, next in %llu ms)", e.buf, attempt,
+                        (unsigned long long) (delay / 1000));
+                sleep_usec(min_u64(delay, WATCHER_RECONNECT_USEC - spent));
+                delay = min_u64(delay * 2, RECONNECT_MAX_USEC);
+        }
+}
+
+int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+        struct loop l = { .o = o };
+        int r;
+
+        if (isempty(o->service) || isempty(o->juju_unit) || isempty(o->handler)) {
+                strbuf_addstr(err, "watcher: service, juju unit and handler are required");
+                return -EINVAL;
+        }
+        watcher_coalesce_init(
+                &l.co, o->window_usec ? o->window_usec : WATCHER_WINDOW_USEC_DEFAULT, "", false, 0);
+        for (;;) {
+                if (!bus) {
+                        slot = sd_bus_slot_unref(slot);
+                        r = reconnect(&l, &bus, &slot, err);
+                        if (r < 0)
+                                return r;
+                        if (!l.started && o->ready)
+                                o->ready(o->userdata);
+                        l.started = true;
+                }
+                /* dispatch everything queued: each change lands in l.co */
+                do
+                        r = sd_bus_process(bus, NULL);
+                while (r > 0);
+                if (r < 0) {
+                        logf_(&l, "bus: %s: reconnecting", strerror(-r));
+                        slot = sd_bus_slot_unref(slot);
+                        bus = sd_bus_flush_close_unref(bus);
+                        continue;
+                }
+                char state[UNIT_STATE_STRMAX];
+                uint64_t now = now_usec();
+                if (watcher_coalesce_take(&l.co, now, state)) {
+                        r = run_handler(&l, state);
+                        l.runs++;
+                        if (r != 0 && ++l.failures <= WATCHER_RETRIES)
+                                watcher_coalesce_retry(
+                                        &l.co, RETRY_FIRST_USEC << (l.failures - 1), now_usec());
+                        else if (r == 0)
+                                l.failures = 0;
+                        if (o->max_runs && l.runs >= o->max_runs)
+                                return 0;
+                        continue;
+                }
+                uint64_t due = watcher_coalesce_deadline(&l.co);
+                r = sd_bus_wait(bus, due ? (due > now ? due - now : 0) : UINT64_MAX);
+                if (r < 0 && r != -EINTR) {
+                        logf_(&l, "bus: %s: reconnecting", strerror(-r));
+                        slot = sd_bus_slot_unref(slot);
+                        bus = sd_bus_flush_close_unref(bus);
+                }
+        }
+}
+
+/* --- the handler --------------------------------------------------------------------------------- */
+
+int watcher_daemon_status(const char *service, const struct unit_state *st, struct charm_outcome *out) {
+        _cleanup_free_ char *daemon = daemon_name(service);
+        const char *result = isempty(st->result) ? "unknown" : st->result;
+
+        if (streq(st->sub_state, "auto-restart")) {
+                charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "%s restarting (Result=%s, NRestarts=%u)",
+                        daemon, result, st->n_restarts);
+                return 1;
+        }
+        if (streq(st->active_state, "failed")) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s failed (Result=%s, NRestarts=%u)", daemon,
+                        result, st->n_restarts);
+                return 1;
+        }
+        return 0;
+}
+
+/* Waits (bounded) until slurmctld answers a ping; quietly gives up (the reconcile then says
+ * "not answering"). */
+static void wait_answer(int timeout_ms) {
+        int64_t deadline = slurm_now_ms() + timeout_ms;
+        int delay = SLURM_POLL_FIRST_MS;
+        do {
+                struct slurm_controllers c = { 0 };
+                int r = slurm_ctl_ping(&c, NULL);
+                bool up = r > 0 && c.n > 0 && c.v[0].up;
+                slurm_controllers_done(&c);
+                if (up)
+                        return;
+        } while (slurm_poll_sleep(&delay, deadline));
+}
+
+int watcher_service_changed(struct juju_ctx *ctx, const struct watcher_handler_opts *o,
+        struct charm_outcome *out, struct strbuf *err) {
+        bool is_slurmd = streq_ptr(o->service, "slurmd.service"),
+             is_ctl = streq_ptr(o->service, "slurmctld.service");
+        struct unit_state st = { 0 };
+        int r;
+
+        if (!is_slurmd && !is_ctl) {
+                strbuf_addf(err, "service-changed: \"%s\" is not slurmd.service or slurmctld.service",
+                        strempty(o->service));
+                return -EINVAL;
+        }
+        {
+                _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+                r = unit_bus_open(&bus, NULL);
+                if (r >= 0)
+                        r = unit_get_state(bus, o->service, &st, NULL);
+                if (r < 0) /* the reconcile will say what is wrong with the bus */
+                        copy_state(st.active_state, o->hint_state);
+        }
+        if (watcher_daemon_status(o->service, &st, out) > 0)
+                return 0;
+        if (is_slurmd) {
+                const struct slurmd_opts so = { .paths = o->paths, .event = "update-status" };
+                return slurmd_reconcile(ctx, &so, out, err);
+        }
+        if (streq(st.active_state, "active"))
+                wait_answer(o->answer_timeout_ms > 0 ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS);
+        const struct slurmctld_opts co = { .paths = o->paths, .event = "update-status" };
+        return slurmctld_reconcile(ctx, &co, out, err);
+}
+
+/* --- installing the watcher ----------------------------------------------------------------------- */
+
+char *watcher_unit_name(const char *service) {
+        _cleanup_free_ char *daemon = daemon_name(service);
+        return xasprintf("%s%s.service", WATCHER_UNIT_PREFIX, daemon);
+}
+
+static bool unit_value_ok(const char *s) {
+        if (isempty(s))
+                return false;
+        for (const char *p = s; *p; p++)
+                if (!(isalnum((unsigned char) *p) || strchr("/._+,:=@-", *p)))
+                        return false;
+        return true;
+}
+
+int watcher_unit_render(const char *tmpl, const char *watcher_exe, const char *handler,
+        const char *juju_unit, const char *service, struct strbuf *out, struct strbuf *err) {
+        const struct {
+                const char *name, *value;
+        } vars[] = {
+                { "WATCHER", watcher_exe },
+                { "HANDLER", handler },
+                { "JUJU_UNIT", juju_unit },
+                { "SERVICE", service },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(vars); i++)
+                if (!unit_value_ok(vars[i].value)) {
+                        strbuf_addf(err, "%s: \"%s\" is empty or holds characters systemd would interpret",
+                                WATCHER_TEMPLATE, strempty(vars[i].value));
+                        return -EINVAL;
+                }
+        for (const char *p = tmpl; *p;) {
+                const char *at = strchr(p, '@');
+                if (!at) {
+                        strbuf_addstr(out, p);
+                        break;
+                }
+                strbuf_add(out, p, (size_t) (at - p));
+                size_t n = strspn(at + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_");
+                if (n == 0 || at[1 + n] != '@') {
+                        /* a lone '@' is text */
+                        strbuf_addch(out, '@');
+                        p = at + 1;
+                        continue;
+                }
+                size_t i = 0;
+                while (i < ELEMENTSOF(vars) &&
+                        !(strlen(vars[i].name) == n && strncmp(vars[i].name, at + 1, n) == 0))
+                        i++;
+                if (i == ELEMENTSOF(vars)) {
+                        strbuf_addf(
+                                err, "%s: unknown placeholder \"%.*s\"", WATCHER_TEMPLATE, (int) n + 2, at);
+                        return -EINVAL;
+                }
+                strbuf_addstr(out, vars[i].value);
+                p = at + n + 2;
+        }
+        return 0;
+}
+
+static const char *root_of(const struct charm_paths *paths) {
+        return paths && paths->root ? paths->root : "";
+}
+
+static int read_template(const struct charm_paths *paths, const char *charm_dir, const char *name,
+        char **ret, struct strbuf *err) {
+        _cleanup_free_ char *path = charm_template_path(paths, charm_dir, name);
+        int r = read_full_file(path, ret, NULL);
+        if (r < 0 && r != -ENOENT)
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+        return r;
+}
+
+int watcher_write_files(const struct charm_paths *paths, const char *juju_unit, const char *service,
+        const char *charm_dir, struct strbuf *err) {
+        _cleanup_free_ char *tmpl = NULL, *dropin = NULL, *unit = NULL, *dir = NULL, *path = NULL,
+                            *exe = NULL, *handler = NULL, *dropin_tmpl = NULL;
+        _cleanup_strbuf_ struct strbuf content = STRBUF_INIT;
+        int r, mask = 0;
+
+        if (isempty(charm_dir)) {
+                strbuf_addstr(err, "watcher: no charm directory");
+                return -EINVAL;
+        }
+        r = read_template(paths, charm_dir, WATCHER_TEMPLATE, &tmpl, err);
+        if (r == -ENOENT)
+                strbuf_addf(err, "%s/templates/%s: %s", charm_dir, WATCHER_TEMPLATE, strerror(ENOENT));
+        if (r < 0)
+                return r;
+        exe = xasprintf("%s/%s", charm_dir, WATCHER_EXE);
+        handler = xasprintf("%s/%s", charm_dir, WATCHER_HANDLER_EXE);
+        r = watcher_unit_render(tmpl, exe, handler, juju_unit, service, &content, err);
+        if (r < 0)
+                return r;
+        unit = watcher_unit_name(service);
+        dir = charm_path(paths, "/etc/systemd/system");
+        path = xasprintf("%s/%s", dir, unit);
+        r = mkdir_p(dir, 0755);
+        if (r >= 0)
+                r = write_file_atomic_if_changed(
+                        path, content.buf, content.len, 0644, (uid_t) -1, (gid_t) -1);
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+                return r;
+        }
+        if (r > 0)
+                mask |= 1;
+
+        dropin_tmpl = xasprintf("%s.d/%s.conf", service, WATCHER_RESTART_DROPIN);
+        r = read_template(paths, charm_dir, dropin_tmpl, &dropin, err);
+        if (r == -ENOENT)
+                return mask; /* this charm's daemon needs none */
+        if (r < 0)
+                return r;
+        r = unit_install_dropin(root_of(paths), service, WATCHER_RESTART_DROPIN, dropin, err);
+        if (r < 0)
+                return r;
+        if (r > 0)
+                mask |= 2;
+        return mask;
+}
+
+int watcher_install(const struct charm_paths *paths, sd_bus *bus, const char *juju_unit, const char *service,
+        const char *charm_dir, bool restart, struct strbuf *err) {
+        _cleanup_free_ char *unit = watcher_unit_name(service);
+        int mask, r;
+
+        mask = watcher_write_files(paths, juju_unit, service, charm_dir ? charm_dir : paths->charm_dir, err);
+        if (mask < 0)
+                return mask;
+        if (mask > 0) {
+                r = unit_daemon_reload(bus, UNIT_TIMEOUT_USEC, err);
+                if (r < 0)
+                        return r;
+        }
+        r = charm_unit_ensure(bus, unit, restart || (mask & 1), UNIT_TIMEOUT_USEC, err);
+        if (r < 0)
+                return r;
+        return mask > 0 || r > 0;
+}
+
+int watcher_remove(const struct charm_paths *paths, sd_bus *bus, const char *service, struct strbuf *err) {
+        _cleanup_free_ char *unit = watcher_unit_name(service);
+        _cleanup_free_ char *path = NULL, *rel = xasprintf("/etc/systemd/system/%s", unit);
+        int r;
+
+        path = charm_path(paths, rel);
+        if (access(path, F_OK) < 0) {
+                if (errno != ENOENT) {
+                        r = -errno;
+                        strbuf_addf(err, "%s: %s", path, strerror(errno));
+                        return r;
+                }
+                return 0;
+        }
+        /* a unit that is not loaded or already stopped is fine here */
+        (void) unit_stop(bus, unit, UNIT_TIMEOUT_USEC, NULL);
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        r = unit_disable(bus, unit, UNIT_TIMEOUT_USEC, &e);
+        if (r < 0 && r != -ENOENT) {
+                strbuf_addbuf(err, &e);
+                return r;
+        }
+        if (unlink(path) < 0 && errno != ENOENT) {
+                r = -errno;
+                strbuf_addf(err, "%s: %s", path, strerror(errno));
+                return r;
+        }
+        r = unit_daemon_reload(bus, UNIT_TIMEOUT_USEC, err);
+        if (r < 0)
+                return r;
+        (void) unit_reset_failed(bus, unit, UNIT_TIMEOUT_USEC, NULL);
+        return 1;
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# node-config with real daemons: Weight and Features change (scontrol show node) while a job runs
+# on the node, which finishes normally; the admin's drain and reason are put back; the setting
+# survives upgrade-charm and update-status unchanged; reset=true goes back to the hardware;
+# forbidden keys are refused and change nothing. partition-config on a live cluster: only that
+# partition's line changes, one reconfigure, visible in `scontrol show partition`.
+set -euo pipefail
+# shellcheck source=tests/cluster/charm-lib.sh
+source "$(dirname "$0")/charm-lib.sh"
+
+js deploy "$CTL_CHARM" >/dev/null
+js deploy "$SLURMD_CHARM" >/dev/null
+js integrate slurmctld slurmd >/dev/null
+settle 180
+expect_status slurmd/0 '^active idle$'
+r=$(root_of slurmd/0)
+node_field() { ctl scontrol -o show node slurmd-0 | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+log "node-config Weight=7 Features=big while a job runs on the drained node"
+job=$(submit -w slurmd-0 -o /dev/null --mem=100 --wrap "sleep 4")
+wait_job_state "$job" RUNNING 30
+ctl scontrol update nodename=slurmd-0 state=drain reason=maintenance
+out=$(js run slurmd/0 node-config parameters="Weight=7 Features=big")
+[ "$(job_field "$job" JobState)" = COMPLETED ] || die "job $job: $(job_field "$job" JobState)"
+[ "$(job_field "$job" ExitCode)" = 0:0 ] || die "job $job: exit $(job_field "$job" ExitCode)"
+grep -q 'conf: .*Weight=7 Features=slurmd,big' <<<"$out" || die "node-config result: $out"
+[ "$(node_field Weight)" = 7 ] || die "Weight: $(node_field Weight)"
+[ "$(node_field AvailableFeatures)" = slurmd,big ] || die "features: $(node_field AvailableFeatures)"
+[[ $(node_field State) == *DRAIN* ]] || die "state not restored: $(node_field State)"
+ctl scontrol -o show node slurmd-0 | grep -q 'Reason=maintenance ' || die "reason not restored: $(ctl scontrol -o show node slurmd-0)"
+grep -qx 'Weight=7 Features=big' "$r/var/lib/slurm/charm/node-config" || die "not stored"
+ctl scontrol update nodename=slurmd-0 state=resume
+
+log "the setting survives upgrade-charm and update-status"
+before=$(fingerprint "$r/etc/default/slurmd")
+pid=$(js exec slurmd/0 -- systemctl show -p MainPID --value slurmd)
+js trigger slurmd upgrade-charm >/dev/null
+js trigger slurmd update-status >/dev/null
+settle
+[ "$(fingerprint "$r/etc/default/slurmd")" = "$before" ] || die "/etc/default/slurmd changed"
+[ "$(js exec slurmd/0 -- systemctl show -p MainPID --value slurmd)" = "$pid" ] || die "slurmd restarted"
+[ "$(node_field Weight)" = 7 ] || die "Weight after upgrade: $(node_field Weight)"
+expect_status slurmd/0 '^active idle$'
+
+log "forbidden keys are refused"
+for bad in "NodeName=x" "NodeAddr=10.0.0.1" "Port=7000" "State=DOWN" "Reason=x" "Weight=1 Foo=2" "Weight=\$(reboot)"; do
+        if js run slurmd/0 node-config parameters="$bad" >"$T/out" 2>&1; then
+                die "node-config parameters=\"$bad\" succeeded"
+        fi
+        grep -q 'node-config: ' "$T/out" || die "no message for \"$bad\": $(cat "$T/out")"
+done
+[ "$(fingerprint "$r/etc/default/slurmd")" = "$before" ] || die "/etc/default/slurmd changed by a refused call"
+grep -qx 'Weight=7 Features=big' "$r/var/lib/slurm/charm/node-config" || die "stored parameters changed"
+
+log "reset=true"
+js run slurmd/0 node-config reset=true >"$T/out"
+[ "$(node_field Weight)" = 1 ] || die "Weight after reset: $(node_field Weight)"
+[ "$(node_field AvailableFeatures)" = slurmd ] || die "features after reset: $(node_field AvailableFeatures)"
+[ ! -e "$r/var/lib/slurm/charm/node-config" ] || die "node-config file left after reset"
+[[ $(node_field State) == IDLE* ]] || die "state after reset: $(node_field State)"
+
+log "partition-config on a live cluster"
+conf=$(root_of slurmctld/0)/etc/slurm/slurm.conf
+cp "$conf" "$T/conf.before"
+ctl_log=$(root_of slurmctld/0)/var/log/slurm/slurmctld.log
+reconf_before=$(grep -c 'Processing Reconfiguration Request' "$ctl_log" || true)
+js config slurmd partition-config="MaxTime=30 DefaultTime=5" >/dev/null
+settle
+d=$(diff "$T/conf.before" "$conf" | grep '^[<>]' || true)
+[ "$d" = "< PartitionName=slurmd Nodes=slurmd Default=YES
+> PartitionName=slurmd Nodes=slurmd MaxTime=30 DefaultTime=5 Default=YES" ] || die "slurm.conf diff: $d"
+[ "$(grep -c 'Processing Reconfiguration Request' "$ctl_log")" = "$((reconf_before + 1))" ] || die "not one reconfigure"
+ctl scontrol -o show partition slurmd | grep -q 'MaxTime=00:30:00 ' || die "partition: $(ctl scontrol -o show partition slurmd)"
+log "ok"
