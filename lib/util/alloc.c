@@ -5,6 +5,8 @@
 
 #include <stdarg.h>
 
+#include "util/banned.h"
+
 static _noreturn_ void oom(void) {
         fputs("fatal: out of memory\n", stderr);
         abort();

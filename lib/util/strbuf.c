@@ -6,6 +6,8 @@
 
 #include <ctype.h>
 
+#include "util/banned.h"
+
 char strbuf_slopbuf[1];
 
 void strbuf_init(struct strbuf *sb, size_t hint) {

@@ -7,6 +7,8 @@
 
 #include <stdarg.h>
 
+#include "util/banned.h"
+
 char *strv_empty_array[] = { NULL };
 
 void strv_init(struct strv *sv) {
