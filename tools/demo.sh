@@ -50,8 +50,10 @@ cleanup() {
                 return
         fi
         bold "==> destroying the model"
-        "$JS" destroy >/dev/null 2>&1 || echo "demo: juju-sim destroy failed; run: JUJU_SIM_MODEL=$JUJU_SIM_MODEL $JS destroy" >&2
+        "$JS" destroy >/dev/null 2>&1 || echo "demo: juju-sim destroy failed; collecting what is left with: $JS gc" >&2
         rm -rf "$(dirname "$JUJU_SIM_MODEL")"
+        # safety net: whatever a failed destroy left belongs to a deleted model dir now
+        "$JS" gc >/dev/null 2>&1 || echo "demo: juju-sim gc failed; run: $JS gc" >&2
         exit "$rc"
 }
 trap cleanup EXIT

@@ -82,7 +82,7 @@ void node_status_message(uint32_t state, const char *reason, struct strbuf *out)
 
         if (!slurm_state_registered(state))
                 word = "not responding";
-        else if (d != SLURM_DRAIN_NONE)
+        else if (d != SLURM_DRAIN_NONE && !streq(slurm_state_base_name(state), "DOWN"))
                 word = d == SLURM_DRAIN_DRAINED ? "drained" : "draining";
         else
                 word = NULL;

@@ -33,5 +33,6 @@ int node_defaults_render(const struct slurm_options *node_conf, const char *node
         char *const *controllers, struct strbuf *out);
 
 /* The status message of a node from its Slurm state and reason: "idle", "allocated",
- * "mixed", "down (REASON)", "drained (REASON)", "draining (REASON)", "not responding", … */
+ * "mixed", "down (REASON)" (also DOWN+DRAIN), "drained (REASON)", "draining (REASON)",
+ * "not responding", … */
 void node_status_message(uint32_t state, const char *reason, struct strbuf *out);

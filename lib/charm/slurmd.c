@@ -297,7 +297,9 @@ int sd_wait_registered(const char *node, int timeout_ms, struct slurm_node *ret,
         return slurm_node_wait_registered(node, left > 0 ? left : 1, ret, err);
 }
 
-/* default-node-state/-reason, once after the first registration. */
+/* default-node-state/-reason, once after the first registration. "down" is DOWN+DRAIN: with
+ * ReturnToService=2 a plain DOWN node goes IDLE at its next registration (any slurmd restart);
+ * the DRAIN flag survives it (the node is then IDLE+DRAIN) until the admin resumes the node. */
 static int apply_default_state(
         const struct slurmd_opts *o, struct sd_inputs *in, struct slurm_node *node, struct strbuf *err) {
         _cleanup_free_ char *flag = state_path(&o->paths, SLURMD_DEFAULT_STATE_FILE);
@@ -309,6 +311,8 @@ static int apply_default_state(
                 const char *reason =
                         isempty(in->default_reason) ? "default-node-state=down" : in->default_reason;
                 r = slurm_node_down(in->node_name, reason, err);
+                if (r >= 0)
+                        r = slurm_node_drain(in->node_name, reason, err);
         } else if (slurm_state_down(node->state) || slurm_state_drain(node->state) != SLURM_DRAIN_NONE)
                 r = slurm_node_resume(in->node_name, err);
         else
@@ -321,6 +325,12 @@ static int apply_default_state(
                 return r;
         slurm_node_done(node);
         return slurm_node_get(in->node_name, node, err);
+}
+
+/* What a (re)start is for, shown while it runs: a repair (update-status, the watcher) can take
+ * seconds, and the status must not say "idle" meanwhile. Nothing is set when nothing restarts. */
+static void say_maintenance(struct juju_ctx *ctx, const char *msg) {
+        (void) juju_status_set(ctx, false, JUJU_STATUS_MAINTENANCE, msg, NULL);
 }
 
 int slurmd_reconcile(
@@ -363,6 +373,8 @@ int slurmd_reconcile(
                 if (r < 0)
                         return r;
         }
+        if (key_changed > 0)
+                say_maintenance(ctx, "restarting munge: munge.key changed");
         r = charm_unit_ensure(bus, "munge.service", key_changed > 0, unit_timeout(o), err);
         if (r < 0)
                 return r;
@@ -371,8 +383,14 @@ int slurmd_reconcile(
         if (r < 0)
                 return r;
         bool active = streq(st.active_state, "active");
-        r = charm_unit_ensure(bus, "slurmd.service", active && (defaults_changed > 0 || dropin_changed > 0),
-                unit_timeout(o), err);
+        bool restart = active && (defaults_changed > 0 || dropin_changed > 0);
+        if (!active)
+                say_maintenance(ctx, "starting slurmd");
+        else if (restart)
+                say_maintenance(ctx,
+                        defaults_changed > 0 ? "restarting slurmd: /etc/default/slurmd changed"
+                                             : "restarting slurmd: its drop-in changed");
+        r = charm_unit_ensure(bus, "slurmd.service", restart, unit_timeout(o), err);
         if (r < 0)
                 return r;
         bool started = r > 0;
@@ -386,6 +404,10 @@ int slurmd_reconcile(
                 /* running: one RPC for the status; a node that vanished (deleted) is re-registered */
                 r = slurm_config_path() ? slurm_node_get(in.node_name, &node, &e) : -ENOENT;
                 if (r == -ENOENT && slurm_config_path()) {
+                        strbuf_reset(&e);
+                        strbuf_addf(&e, "node %s unknown to slurmctld: restarting slurmd to register it",
+                                in.node_name);
+                        say_maintenance(ctx, e.buf);
                         strbuf_reset(&e);
                         r = unit_restart(bus, "slurmd.service", unit_timeout(o), err);
                         if (r < 0)

@@ -36,6 +36,8 @@ charm_cleanup() {
         fi
         "$JS" destroy >/dev/null 2>&1 || { log "juju-sim destroy failed"; rc=1; }
         rm -rf "$T"
+        # safety net: what a failed destroy left is an orphan now (gc spares existing models)
+        "$JS" gc >/dev/null 2>&1
         exit $rc
 }
 trap charm_cleanup EXIT

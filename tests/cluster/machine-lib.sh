@@ -40,6 +40,8 @@ machine_cleanup() {
         fi
         "$JSM" destroy-all "$MODEL" 2>/dev/null || { log "destroy-all failed"; rc=1; }
         rm -rf "$T"
+        # safety net: what a failed destroy-all left is an orphan now (gc spares existing models)
+        "$JSM" gc >/dev/null 2>&1
         exit $rc
 }
 trap machine_cleanup EXIT
@@ -127,11 +129,12 @@ idle_at_least() {
         [ "$(idle_nodes "$1")" -ge "$2" ]
 }
 
-# leftovers_of MODEL BRIDGE CGROUP VETH_PREFIX: prints what is left of a model (nothing when clean).
+# leftovers_of MODEL BRIDGE CGROUP VETH_PREFIX: prints what is left of a model (nothing when clean),
+# its registry entry included (machine.h).
 leftovers_of() {
         local model=$1 bridge=$2 cgroup=$3 veth=$4 p
         ip link show "$bridge" >/dev/null 2>&1 && echo "bridge $bridge"
-        ip -o link | grep -o "$veth[0-9]*" | sed 's/^/veth /'
+        ip -o link | grep -o "${veth}[0-9]*" | sed 's/^/veth /'
         for p in /sys/fs/cgroup/unified /sys/fs/cgroup/systemd /sys/fs/cgroup; do
                 [ -e "$p/$cgroup" ] && echo "cgroup $p/$cgroup"
         done
@@ -144,5 +147,6 @@ leftovers_of() {
         done
         grep -F -- "$model" /proc/self/mountinfo | sed 's/^/mount /'
         [ -e "$model/machines" ] && echo "dir $model/machines"
+        [ -e "/run/juju-sim/models/${cgroup#jsim-}" ] && echo "registry entry /run/juju-sim/models/${cgroup#jsim-}"
         return 0
 }

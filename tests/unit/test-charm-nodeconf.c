@@ -95,6 +95,7 @@ static void test_status(void **state) {
         status_of("ALLOCATED+DYNAMIC_NORM", NULL, "allocated");
         status_of("MIXED", NULL, "mixed");
         status_of("DOWN+DYNAMIC_NORM", "maintenance", "down (maintenance)");
+        status_of("DOWN+DRAIN+DYNAMIC_NORM", "burn-in", "down (burn-in)");
         status_of("IDLE+DRAIN", "disk", "drained (disk)");
         status_of("ALLOCATED+DRAIN", "disk", "draining (disk)");
         status_of("IDLE+NOT_RESPONDING", NULL, "not responding");

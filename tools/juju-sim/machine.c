@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -25,6 +26,8 @@
 #include "util/strv.h"
 
 #include "util/banned.h"
+
+static int registry_add(const char *abs, struct strbuf *err);
 
 /* ---------------------------------------------------------------- names and paths */
 
@@ -93,16 +96,29 @@ char *model_name(const char *model_dir) {
         return r;
 }
 
+/* The host-side names of model hash h: what gc finds without the model dir. */
+static char *bridge_name_h(uint32_t h) {
+        return xasprintf("jsb%08" PRIx32, h);
+}
+
+static char *cgroup_name_h(uint32_t h) {
+        return xasprintf("jsim-%08" PRIx32, h);
+}
+
+static char *veth_name_h(uint32_t h, unsigned id) {
+        return xasprintf("jsv%06" PRIx32 "i%u", h & 0xffffffu, id);
+}
+
 char *machine_bridge_name(const char *model_dir) {
-        return xasprintf("jsb%08" PRIx32, mach_model_hash(model_dir));
+        return bridge_name_h(mach_model_hash(model_dir));
 }
 
 char *machine_cgroup_name(const char *model_dir) {
-        return xasprintf("jsim-%08" PRIx32, mach_model_hash(model_dir));
+        return cgroup_name_h(mach_model_hash(model_dir));
 }
 
 static char *veth_name(const char *model_dir, unsigned id) {
-        return xasprintf("jsv%06" PRIx32 "i%u", mach_model_hash(model_dir) & 0xffffffu, id);
+        return veth_name_h(mach_model_hash(model_dir), id);
 }
 
 static char *machine_address(const char *model_dir, unsigned id) {
@@ -211,6 +227,21 @@ static int cgroup_populated(const char *path, bool v2) {
         return 0;
 }
 
+/* Appends the pids listed in path/cgroup.procs to *pids (*n of them; at most max in all). */
+static void cgroup_procs_append(const char *path, pid_t **pids, size_t *n, size_t max) {
+        _cleanup_free_ char *procs = xasprintf("%s/cgroup.procs", path);
+        _cleanup_free_ char *data = NULL;
+        if (read_full_file(procs, &data, NULL) < 0)
+                return;
+        for (char *p = data, *end; *p && *n < max; p = end) {
+                long pid = strtol(p, &end, 10);
+                if (end == p)
+                        break;
+                *pids = xrealloc(*pids, (*n + 1) * sizeof **pids);
+                (*pids)[(*n)++] = (pid_t) pid;
+        }
+}
+
 /* Kills every process of a cgroup tree: cgroup.kill where the kernel has it, else SIGKILL
  * to each pid listed (repeated by the caller's wait loop). */
 static void cgroup_kill_tree(const char *path, bool v2) {
@@ -219,17 +250,12 @@ static void cgroup_kill_tree(const char *path, bool v2) {
                 if (mach_write_str(kill_file, "1") == 0)
                         return;
         }
-        _cleanup_free_ char *procs = xasprintf("%s/cgroup.procs", path);
-        _cleanup_free_ char *data = NULL;
-        if (read_full_file(procs, &data, NULL) >= 0) {
-                for (char *p = data, *end; *p; p = end) {
-                        long pid = strtol(p, &end, 10);
-                        if (end == p)
-                                break;
-                        if (pid > 1)
-                                (void) kill((pid_t) pid, SIGKILL);
-                }
-        }
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n = 0;
+        cgroup_procs_append(path, &pids, &n, SIZE_MAX);
+        for (size_t i = 0; i < n; i++)
+                if (pids[i] > 1)
+                        (void) kill(pids[i], SIGKILL);
         _cleanup_(closedirp) DIR *d = opendir(path);
         if (!d)
                 return;
@@ -530,6 +556,10 @@ int machine_net_ensure(const char *model_dir, struct strbuf *err) {
                 strbuf_addf(err, "machines dir \"%s\": %s", mdir, strerror(-r));
                 return r;
         }
+        /* Registered before the bridge and any cgroup exist: gc can always find them. */
+        r = registry_add(abs, err);
+        if (r < 0)
+                return r;
         _cleanup_free_ char *hosts = mach_hosts_path(abs);
         if (access(hosts, F_OK) < 0) {
                 r = hosts_update(abs);
@@ -931,36 +961,45 @@ int machine_create(const char *model_dir, unsigned id, char *const *shares, stru
 
 /* ---------------------------------------------------------------- destroy */
 
-int machine_destroy(const char *model_dir, unsigned id, struct strbuf *err) {
-        _cleanup_free_ char *abs = mach_model_abs(model_dir);
-        int64_t deadline = mach_now_ms() + 10000;
-        _cleanup_(machine_info_clearp) struct machine_info m = { 0 };
-        int r = machine_load(abs, id, &m);
-        if (r == 0)
-                (void) kill(m.pid, SIGKILL);
-
-        _cleanup_free_ char *cg = machine_cgroup_name(abs);
+/* Kills machine `id` of the model with hash h: its init (when pid > 0 and still that process)
+ * and every process of its cgroups; waits until they are gone (bounded by deadline), removes
+ * its cgroups and makes sure its host veth is gone. Needs nothing from the model dir. */
+static int machine_kill_h(uint32_t h, unsigned id, pid_t pid, unsigned long long starttime, int64_t deadline,
+        struct strbuf *err) {
+        if (pid > 0 && mach_pid_alive(pid, starttime))
+                (void) kill(pid, SIGKILL);
+        _cleanup_free_ char *cg = cgroup_name_h(h);
         _cleanup_free_ char *rel = xasprintf("%s/m%u", cg, id);
-        r = cgroup_kill_wait_remove(rel, deadline, err);
+        int r = cgroup_kill_wait_remove(rel, deadline, err);
         if (r < 0)
                 return r;
         /* The init itself: it leaves its cgroup only when all of its namespace is dead. */
-        while (m.pid > 0 && mach_pid_alive(m.pid, m.starttime)) {
+        while (pid > 0 && mach_pid_alive(pid, starttime)) {
                 if (mach_now_ms() > deadline) {
                         if (err)
-                                strbuf_addf(err, "machine %u: init %d still alive after SIGKILL", id,
-                                        (int) m.pid);
+                                strbuf_addf(
+                                        err, "machine %u: init %d still alive after SIGKILL", id, (int) pid);
                         return -EBUSY;
                 }
-                (void) kill(m.pid, SIGKILL);
+                (void) kill(pid, SIGKILL);
                 mach_sleep_ms(10);
         }
         /* The veth goes with the net namespace, asynchronously: make sure it is gone. */
-        _cleanup_free_ char *veth = veth_name(abs, id);
+        _cleanup_free_ char *veth = veth_name_h(h, id);
         if (link_exists(veth))
                 (void) run_host(NULL, "ip", "link", "del", veth, NULL);
         while (link_exists(veth) && mach_now_ms() < deadline)
                 mach_sleep_ms(10);
+        return 0;
+}
+
+int machine_destroy(const char *model_dir, unsigned id, struct strbuf *err) {
+        _cleanup_free_ char *abs = mach_model_abs(model_dir);
+        _cleanup_(machine_info_clearp) struct machine_info m = { 0 };
+        (void) machine_load(abs, id, &m); /* fills m also when the init is gone (-ESRCH) */
+        int r = machine_kill_h(mach_model_hash(abs), id, m.pid, m.starttime, mach_now_ms() + 10000, err);
+        if (r < 0)
+                return r;
 
         _cleanup_free_ char *dir = machine_dir(abs, id);
         if (access(dir, F_OK) == 0) {
@@ -977,9 +1016,46 @@ int machine_destroy(const char *model_dir, unsigned id, struct strbuf *err) {
         return 0;
 }
 
+/* What the host holds of model hash h outside the model dir: every machine found in its cgroups
+ * (killed, cgroups removed, veth gone), the rest of its cgroup trees, its bridge. Works without
+ * the model dir (destroy-all after a killed juju-sim, gc after a deleted model dir). */
+static int model_teardown_h(uint32_t h, struct strbuf *err) {
+        _cleanup_free_ char *cg = cgroup_name_h(h);
+        const char *bases[2];
+        mach_cgroup_bases(bases);
+        int ret = 0;
+        for (int b = 0; b < 2; b++) {
+                if (!bases[b])
+                        continue;
+                _cleanup_free_ char *cgdir = xasprintf("%s/%s", bases[b], cg);
+                _cleanup_free_ unsigned *ids = NULL;
+                int n = scan_ids(cgdir, "m", false, &ids);
+                for (int i = 0; i < n; i++) {
+                        int r = machine_kill_h(h, ids[i], 0, 0, mach_now_ms() + 10000, err);
+                        if (r < 0 && ret == 0)
+                                ret = r;
+                }
+        }
+        int r = cgroup_kill_wait_remove(cg, mach_now_ms() + 10000, err);
+        if (r < 0 && ret == 0)
+                ret = r;
+        _cleanup_free_ char *br = bridge_name_h(h);
+        if (link_exists(br)) {
+                r = run_host(err, "ip", "link", "del", br, NULL);
+                if (r < 0 && ret == 0)
+                        ret = r;
+        }
+        return ret;
+}
+
+static char *registry_entry_h(uint32_t h) {
+        return xasprintf("%s/%08" PRIx32, MACHINE_REGISTRY_DIR, h);
+}
+
 int machine_destroy_all(const char *model_dir, struct strbuf *err) {
         _cleanup_free_ char *abs = mach_model_abs(model_dir);
         _cleanup_free_ char *mdir = machines_dir(abs);
+        uint32_t h = mach_model_hash(abs);
         int ret = 0;
 
         /* 1. machine dirs (with or without a record) */
@@ -990,33 +1066,331 @@ int machine_destroy_all(const char *model_dir, struct strbuf *err) {
                 if (r < 0 && ret == 0)
                         ret = r;
         }
-        /* 2. whatever else is in the model's cgroups (a create cut short) */
-        _cleanup_free_ char *cg = machine_cgroup_name(abs);
+        /* 2. whatever else is in the model's cgroups (a create cut short), the bridge */
+        int r = model_teardown_h(h, err);
+        if (r < 0 && ret == 0)
+                ret = r;
+        /* 3. the hosts file, the machines dir, the registry entry (kept for gc on failure) */
+        if (ret == 0) {
+                rm_rf(mdir);
+                _cleanup_free_ char *entry = registry_entry_h(h);
+                (void) unlink(entry);
+        }
+        return ret;
+}
+
+/* ---------------------------------------------------------------- registry */
+
+/* Opens (creating) the registry lock file; the caller flock()s it. */
+static int registry_lock_open(void) {
+        int r = mkdir_p(MACHINE_REGISTRY_DIR, 0755);
+        if (r < 0)
+                return r;
+        int fd = open(MACHINE_REGISTRY_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+        return fd < 0 ? -errno : fd;
+}
+
+static int lock_wait(int fd, int how, int timeout_ms) {
+        int64_t deadline = mach_now_ms() + timeout_ms;
+        while (flock(fd, how | LOCK_NB) < 0) {
+                if (errno != EWOULDBLOCK && errno != EINTR)
+                        return -errno;
+                if (mach_now_ms() > deadline)
+                        return -ETIME;
+                mach_sleep_ms(20);
+        }
+        return 0;
+}
+
+/* Writes the entry of abs (the caller holds the registry lock). */
+static int registry_write(const char *abs) {
+        _cleanup_free_ char *entry = registry_entry_h(mach_model_hash(abs));
+        _cleanup_free_ char *line = xasprintf("%s\n", abs);
+        int r = write_file_atomic_if_changed(entry, line, strlen(line), 0644, (uid_t) -1, (gid_t) -1);
+        return r < 0 ? r : 0;
+}
+
+static int registry_add(const char *abs, struct strbuf *err) {
+        _cleanup_close_ int lock = registry_lock_open();
+        int r = lock < 0 ? lock : lock_wait(lock, LOCK_SH, 60000);
+        if (r >= 0)
+                r = registry_write(abs);
+        if (r < 0)
+                strbuf_addf(err, "model registry \"%s\": %s", MACHINE_REGISTRY_DIR, strerror(-r));
+        return r;
+}
+
+/* The model dir an entry names, or NULL when there is no (readable) entry. */
+static char *registry_read(const char *entry) {
+        char *data = NULL;
+        if (read_full_file(entry, &data, NULL) < 0)
+                return NULL;
+        char *nl = strchr(data, '\n');
+        if (nl)
+                *nl = '\0';
+        if (data[0] != '/') {
+                free(data);
+                return NULL;
+        }
+        return data;
+}
+
+/* ---------------------------------------------------------------- gc */
+
+#define GC_MAX_PIDS 4096
+#define GC_MAX_FDS 1024
+
+/* "<prefix><8 lowercase hex digits>" → the hash. */
+static bool parse_hash_name(const char *s, const char *prefix, uint32_t *ret) {
+        const char *p = startswith(s, prefix);
+        if (!p || strlen(p) != 8)
+                return false;
+        uint32_t v = 0;
+        for (; *p; p++) {
+                if (*p >= '0' && *p <= '9')
+                        v = v << 4 | (uint32_t) (*p - '0');
+                else if (*p >= 'a' && *p <= 'f')
+                        v = v << 4 | (uint32_t) (*p - 'a' + 10);
+                else
+                        return false;
+        }
+        *ret = v;
+        return true;
+}
+
+/* Adds the hashes of dir's entries named <prefix>HHHHHHHH to *hs (no duplicates). */
+static void hashes_scan(const char *dir, const char *prefix, uint32_t **hs, size_t *n) {
+        _cleanup_(closedirp) DIR *d = opendir(dir);
+        if (!d)
+                return;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                uint32_t h;
+                if (!parse_hash_name(de->d_name, prefix, &h))
+                        continue;
+                bool seen = false;
+                for (size_t i = 0; i < *n && !seen; i++)
+                        seen = (*hs)[i] == h;
+                if (seen)
+                        continue;
+                *hs = xrealloc(*hs, (*n + 1) * sizeof **hs);
+                (*hs)[(*n)++] = h;
+        }
+}
+
+/* A model dir that `destroy` can still be pointed at: it exists and holds juju-sim files. */
+static bool model_dir_live(const char *dir) {
+        static const char *const marks[] = { "state.json", "juju-sim.json", "machines" };
+        for (size_t i = 0; i < ELEMENTSOF(marks); i++) {
+                _cleanup_free_ char *p = xasprintf("%s/%s", dir, marks[i]);
+                if (access(p, F_OK) == 0)
+                        return true;
+        }
+        return false;
+}
+
+/* Every pid in the cgroup tree at path (depth and count bounded). */
+static void cgroup_tree_pids(const char *path, int depth, pid_t **pids, size_t *n) {
+        cgroup_procs_append(path, pids, n, GC_MAX_PIDS);
+        if (depth >= 16)
+                return;
+        _cleanup_(closedirp) DIR *d = opendir(path);
+        if (!d)
+                return;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (de->d_type != DT_DIR || streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                _cleanup_free_ char *sub = xasprintf("%s/%s", path, de->d_name);
+                cgroup_tree_pids(sub, depth + 1, pids, n);
+        }
+}
+
+/* When one of pid's fds is a machine console log (M/machines/N/console.log), returns M (caller
+ * frees) and whether that file was deleted; else NULL. Every machine's init and manager hold
+ * theirs as stdout and stderr, and create's intermediate child holds it too. */
+static char *pid_console_model(pid_t pid, bool *ret_deleted) {
+        char fddir[64];
+        snprintf(fddir, sizeof fddir, "/proc/%d/fd", (int) pid);
+        _cleanup_(closedirp) DIR *d = opendir(fddir);
+        if (!d)
+                return NULL;
+        struct dirent *de;
+        for (int count = 0; (de = readdir(d)) && count < GC_MAX_FDS; count++) {
+                if (de->d_name[0] == '.')
+                        continue;
+                char link[PATH_MAX + 16];
+                _cleanup_free_ char *fdpath = xasprintf("%s/%s", fddir, de->d_name);
+                ssize_t l = readlink(fdpath, link, sizeof link - 1);
+                if (l <= 0)
+                        continue;
+                link[l] = '\0';
+                bool deleted = false;
+                static const char del[] = " (deleted)";
+                if ((size_t) l > sizeof del - 1 && streq(link + l - (sizeof del - 1), del)) {
+                        link[l - (sizeof del - 1)] = '\0';
+                        deleted = true;
+                }
+                if (link[0] != '/')
+                        continue;
+                for (char *p = strstr(link, "/machines/"); p; p = strstr(p + 1, "/machines/")) {
+                        const char *q = p + strlen("/machines/");
+                        size_t digits = strspn(q, "0123456789");
+                        if (digits == 0 || !streq(q + digits, "/console.log"))
+                                continue;
+                        *ret_deleted = deleted;
+                        return p == link ? xstrdup("/") : xstrndup(link, (size_t) (p - link));
+                }
+        }
+        return NULL;
+}
+
+/* What the host holds of model hash h. */
+struct gc_probe {
+        bool cgroups;       /* a jsim-H dir exists in some hierarchy */
+        bool bridge;        /* jsbH exists */
+        size_t nproc;       /* processes in the cgroups */
+        int nmachines;      /* mN cgroups */
+        char *owner;        /* the model dir the processes' console logs are in, or NULL */
+        bool owner_deleted; /* … and that log file was deleted */
+};
+
+static void gc_probe_clear(struct gc_probe *p) {
+        free(p->owner);
+        *p = (struct gc_probe){ 0 };
+}
+
+static void gc_probe_h(uint32_t h, struct gc_probe *ret) {
+        *ret = (struct gc_probe){ 0 };
+        _cleanup_free_ char *cg = cgroup_name_h(h);
+        _cleanup_free_ char *br = bridge_name_h(h);
+        ret->bridge = link_exists(br);
         const char *bases[2];
         mach_cgroup_bases(bases);
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n = 0;
         for (int b = 0; b < 2; b++) {
                 if (!bases[b])
                         continue;
-                _cleanup_free_ char *cgdir = xasprintf("%s/%s", bases[b], cg);
-                _cleanup_free_ unsigned *cids = NULL;
-                int cn = scan_ids(cgdir, "m", false, &cids);
-                for (int i = 0; i < cn; i++) {
-                        int r = machine_destroy(abs, cids[i], err);
-                        if (r < 0 && ret == 0)
-                                ret = r;
+                _cleanup_free_ char *path = xasprintf("%s/%s", bases[b], cg);
+                if (access(path, F_OK) < 0)
+                        continue;
+                if (!ret->cgroups) { /* the first hierarchy counts; both hold the same processes */
+                        _cleanup_free_ unsigned *ids = NULL;
+                        ret->nmachines = scan_ids(path, "m", false, &ids);
+                        cgroup_tree_pids(path, 0, &pids, &n);
+                        ret->nproc = n;
                 }
+                ret->cgroups = true;
         }
-        int r = cgroup_kill_wait_remove(cg, mach_now_ms() + 10000, err);
-        if (r < 0 && ret == 0)
-                ret = r;
-        /* 3. the bridge, the hosts file, the machines dir */
-        _cleanup_free_ char *br = machine_bridge_name(abs);
-        if (link_exists(br)) {
-                r = run_host(err, "ip", "link", "del", br, NULL);
-                if (r < 0 && ret == 0)
+        /* A live console log wins over a deleted one (a model dir recreated at the same path). */
+        for (size_t i = 0; i < n; i++) {
+                bool deleted = false;
+                _cleanup_free_ char *m = pid_console_model(pids[i], &deleted);
+                if (!m || (ret->owner && deleted)) /* ret->owner is a deleted one here */
+                        continue;
+                free(ret->owner);
+                ret->owner = TAKE_PTR(m);
+                ret->owner_deleted = deleted;
+                if (!deleted)
+                        break;
+        }
+}
+
+/* Collects hash h when it is orphaned (see machine.h); the caller holds the registry lock
+ * exclusively. Returns 1 when it removed something, 0 when it left h alone. */
+static int gc_one(uint32_t h, struct strv *removed, struct strbuf *err) {
+        _cleanup_free_ char *entry = registry_entry_h(h);
+        _cleanup_free_ char *registered = registry_read(entry);
+        if (registered && model_dir_live(registered))
+                return 0;
+        _cleanup_(gc_probe_clear) struct gc_probe p = { 0 };
+        gc_probe_h(h, &p);
+        if (!registered && !p.cgroups && !p.bridge)
+                return 0; /* gone meanwhile */
+        if (p.owner && !p.owner_deleted && model_dir_live(p.owner)) {
+                /* Its machines live in an existing model dir: that is destroy's business. */
+                if (!registered && mach_model_hash(p.owner) == h)
+                        (void) registry_write(p.owner); /* adopted: a later gc finds it */
+                return 0;
+        }
+
+        const char *model = registered ? registered : p.owner;
+        const char *why = registered
+                ? (access(registered, F_OK) == 0 ? "no juju-sim files left in it" : "directory gone")
+                : p.owner ? "unregistered, directory gone"
+                : p.nproc ? "unregistered, model unknown"
+                          : "unregistered, no process left";
+        _cleanup_free_ char *cg = cgroup_name_h(h);
+        _cleanup_free_ char *br = bridge_name_h(h);
+        _cleanup_strbuf_ struct strbuf line = STRBUF_INIT;
+        strbuf_addstr(&line, cg);
+        if (model)
+                strbuf_addf(&line, " \"%s\"", model);
+        strbuf_addf(&line, " (%s):", why);
+        if (p.nproc)
+                strbuf_addf(&line, " killed %zu process%s of %d machine%s;", p.nproc,
+                        p.nproc == 1 ? "" : "es", p.nmachines, p.nmachines == 1 ? "" : "s");
+        strbuf_addstr(&line, " removed");
+        const char *sep = " ";
+        if (p.cgroups) {
+                strbuf_addf(&line, "%scgroups %s", sep, cg);
+                sep = ", ";
+        }
+        if (p.bridge) {
+                strbuf_addf(&line, "%sbridge %s", sep, br);
+                sep = ", ";
+        }
+        if (registered)
+                strbuf_addf(&line, "%sregistry entry", sep);
+
+        int r = model_teardown_h(h, err);
+        if (r < 0)
+                return r; /* the entry stays: the next gc tries again */
+        if (unlink(entry) < 0 && errno != ENOENT) {
+                r = -errno;
+                strbuf_addf(err, "registry entry \"%s\": %s", entry, strerror(-r));
+                return r;
+        }
+        strv_push(removed, line.buf);
+        return 1;
+}
+
+int machine_gc(struct strv *removed, struct strbuf *err) {
+        /* A machine's /run is its own: there, this is the machine's manager's runtime dir. */
+        if (access("/run/juju-sim/units", F_OK) == 0) {
+                strbuf_addstr(err, "gc: this is a juju-sim machine; run gc on the host");
+                return -EPERM;
+        }
+        _cleanup_close_ int lock = registry_lock_open();
+        if (lock < 0) {
+                strbuf_addf(err, "model registry \"%s\": %s", MACHINE_REGISTRY_LOCK, strerror(-lock));
+                return lock;
+        }
+        _cleanup_free_ uint32_t *hs = NULL;
+        size_t n = 0;
+        hashes_scan(MACHINE_REGISTRY_DIR, "", &hs, &n);
+        const char *bases[2];
+        mach_cgroup_bases(bases);
+        for (int b = 0; b < 2; b++)
+                if (bases[b])
+                        hashes_scan(bases[b], "jsim-", &hs, &n);
+        hashes_scan("/sys/class/net", "jsb", &hs, &n);
+
+        int ret = 0, count = 0;
+        for (size_t i = 0; i < n; i++) {
+                /* One model at a time: registrations wait at most that long. */
+                int r = lock_wait(lock, LOCK_EX, 60000);
+                if (r < 0) {
+                        strbuf_addf(err, "model registry \"%s\": %s", MACHINE_REGISTRY_LOCK, strerror(-r));
+                        return r;
+                }
+                r = gc_one(hs[i], removed, err);
+                (void) flock(lock, LOCK_UN);
+                if (r > 0)
+                        count++;
+                else if (r < 0 && ret == 0)
                         ret = r;
         }
-        if (ret == 0)
-                rm_rf(mdir);
-        return ret;
+        return ret < 0 ? ret : count;
 }

@@ -49,6 +49,15 @@
  *   The init waits for the manager's READY=1 (sd_notify on a socket of its own) before it
  *   reports the machine ready.
  *
+ * - Registry: /run/juju-sim/models/H holds the model dir's absolute path (one line). It is
+ *   written by machine_net_ensure() (so before any bridge or cgroup of the model exists) and
+ *   removed when machine_destroy_all() succeeded. /run is a tmpfs, like the machines' lifetime:
+ *   nothing of either survives a host reboot. It is what machine_gc() starts from when a model
+ *   dir was deleted by hand: the names above are derived from the path, so without the entry
+ *   nothing leads from the cgroups and the bridge back to a model. Writers take
+ *   /run/juju-sim/models.lock shared, machine_gc() exclusive (so gc never sees a model that is
+ *   being registered as unregistered).
+ *
  * Ownership: struct machine_info's strings are malloc'd; machine_info_clear() frees them.
  * Functions return 0 or a negative errno and append one message to err where they take one.
  * machine_spawn() changes the calling thread's pid_for_children namespace for the fork and
@@ -59,8 +68,11 @@
 #include <sys/types.h>
 
 #include "util/strbuf.h"
+#include "util/strv.h"
 
 #define MACHINE_ID_MAX 244u
+#define MACHINE_REGISTRY_DIR "/run/juju-sim/models"
+#define MACHINE_REGISTRY_LOCK "/run/juju-sim/models.lock"
 
 struct machine_info {
         unsigned id;
@@ -81,7 +93,7 @@ static inline void machine_info_clearp(struct machine_info *m) {
  * [a-z0-9-] turned into '-', at most 20 chars, "model" when that leaves nothing. Caller frees. */
 char *model_name(const char *model_dir);
 
-/* Creates the model's bridge if missing (idempotent). */
+/* Registers the model (MACHINE_REGISTRY_DIR), then creates its bridge if missing (idempotent). */
 int machine_net_ensure(const char *model_dir, struct strbuf *err);
 
 /* Creates machine `id` (fails with -EEXIST when a live one has that id) and returns when its
@@ -116,9 +128,25 @@ int machine_run(const struct machine_info *m, char *const argv[], char *const en
 int machine_destroy(const char *model_dir, unsigned id, struct strbuf *err);
 
 /* Destroys every machine of the model: the recorded ones, any process left in the model's
- * cgroups (a create cut short), then the bridge, the hosts file and M/machines. Works from the
- * files and cgroups alone (after a killed juju-sim), and is idempotent. */
+ * cgroups (a create cut short), then the bridge, the hosts file, M/machines and, once all of
+ * that is gone, the registry entry. Works from the files and cgroups alone (after a killed
+ * juju-sim, or when M itself is gone), and is idempotent. */
 int machine_destroy_all(const char *model_dir, struct strbuf *err);
+
+/* Collects orphaned models on this host, i.e. the hashes H for which
+ *   - a registry entry names a dir that is gone or holds no juju-sim files (no state.json,
+ *     juju-sim.json nor machines/), or
+ *   - jsim-H cgroups or a jsbH bridge exist without a registry entry, and no process is left
+ *     in those cgroups or none of the processes leads to an existing model dir;
+ * except that a model whose machines' console logs are still open at a path inside an existing
+ * model dir (a model dir moved elsewhere) is left alone. For each one: every process of its
+ * cgroups is killed (cgroup.kill, else SIGKILL per pid, bounded), its cgroup trees removed
+ * deepest first, its veths and bridge deleted and the registry entry dropped. An unregistered
+ * model found alive is registered (adopted). A model whose dir exists is never touched.
+ * Appends one line per model removed to *removed (also when a later one fails); returns the
+ * number of models removed, or the first negative errno (with messages in err). Idempotent.
+ * Refuses (-EPERM) inside a machine. */
+int machine_gc(struct strv *removed, struct strbuf *err);
 
 /* Names derived from model_dir (for tests and for status output). Caller frees. */
 char *machine_bridge_name(const char *model_dir);

@@ -10,6 +10,7 @@
 #include "charm.h"
 #include "model.h"
 #include "runner.h"
+#include "simmachine.h"
 #include "yamljson.h"
 #include "util/alloc.h"
 #include "util/fileio.h"
@@ -48,6 +49,8 @@ static void usage(FILE *f) {
               "  trigger UNIT|APP HOOK (update-status, config-changed, upgrade-charm, "
               "leader-settings-changed)\n"
               "  exec UNIT -- CMD …   debug-log [--replay] [-n N] [--format=json]   destroy\n"
+              "  gc   removes what is left on this host of models whose directory was deleted\n"
+              "       without destroy (machines, cgroups, bridges); never touches an existing model\n"
               "The model directory: --model DIR, else $JUJU_SIM_MODEL, else ./.juju-sim.\n"
               "A new model's machines: $JUJU_SIM_MACHINES=host|namespace.\n",
                 f);
@@ -758,6 +761,21 @@ static int cmd_destroy(int argc, char **argv) {
         return r < 0 ? fail_err(r, &err) : 0;
 }
 
+static int cmd_gc(int argc, char **argv) {
+        if (argc > 1)
+                return die(2, "usage: gc");
+        _cleanup_strv_ struct strv removed = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        int r = sim_machines_gc(&removed, &err);
+        for (size_t i = 0; i < removed.n; i++)
+                printf("removed %s\n", removed.v[i]);
+        if (r < 0)
+                return fail_err(r, &err);
+        if (removed.n == 0)
+                puts("nothing to remove");
+        return 0;
+}
+
 int main(int argc, char **argv) {
         int i = 1;
         for (; i < argc; i++) {
@@ -838,6 +856,8 @@ int main(int argc, char **argv) {
                 return cmd_debug_log(n, v);
         if (streq(verb, "destroy") || streq(verb, "destroy-model"))
                 return cmd_destroy(n, v);
+        if (streq(verb, "gc"))
+                return cmd_gc(n, v);
         if (streq(verb, "help")) {
                 usage(stdout);
                 return 0;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* juju-sim-machine: a small driver over machine.h for the cluster tests and for debugging
- * (net-up, create, exec, destroy, destroy-all, list, names). */
+ * (net-up, create, exec, destroy, destroy-all, list, names, gc). */
 #include "util/macro.h"
 
 #include <inttypes.h>
@@ -20,7 +20,8 @@ static int usage(void) {
                 "       juju-sim-machine destroy MODELDIR ID\n"
                 "       juju-sim-machine destroy-all MODELDIR\n"
                 "       juju-sim-machine list MODELDIR\n"
-                "       juju-sim-machine names MODELDIR\n");
+                "       juju-sim-machine names MODELDIR\n"
+                "       juju-sim-machine gc\n");
         return 2;
 }
 
@@ -76,7 +77,18 @@ static int cmd_exec(const char *model, unsigned id, int argc, char **argv) {
         return r;
 }
 
+static int cmd_gc(void) {
+        _cleanup_strv_ struct strv removed = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        int r = machine_gc(&removed, &err);
+        for (size_t i = 0; i < removed.n; i++)
+                printf("removed %s\n", removed.v[i]);
+        return r < 0 ? fail("gc", r, &err) : 0;
+}
+
 int main(int argc, char **argv) {
+        if (argc == 2 && streq(argv[1], "gc"))
+                return cmd_gc();
         if (argc < 3)
                 return usage();
         const char *verb = argv[1], *model = argv[2];

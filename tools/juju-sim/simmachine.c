@@ -24,6 +24,7 @@
 #pragma weak machine_load
 #pragma weak machine_net_ensure
 #pragma weak machine_info_clear
+#pragma weak machine_gc
 
 static bool have_machines(void) {
         return machine_create && machine_destroy && machine_destroy_all && machine_spawn && machine_load &&
@@ -187,4 +188,12 @@ void sim_machines_cleanup(const char *dir, const cJSON *state) {
                 return;
         if (machine_destroy_all(dir, &err) < 0)
                 fprintf(stderr, "WARNING %s\n", err.buf);
+}
+
+int sim_machines_gc(struct strv *removed, struct strbuf *err) {
+        if (!machine_gc) {
+                strbuf_addstr(err, "gc: this juju-sim was built without namespace machines");
+                return -EOPNOTSUPP;
+        }
+        return machine_gc(removed, err);
 }

@@ -14,6 +14,7 @@
 #include "util/strbuf.h"
 
 struct model;
+struct strv;
 
 /* Fills rec (id already set) with hostname and address, making the machine when needed. */
 int sim_machine_create(struct model *m, cJSON *rec, struct strbuf *err);
@@ -23,5 +24,7 @@ int sim_machine_spawn(struct model *m, const cJSON *rec, char *const argv[], cha
 /* Tears down every machine of the model at dir (best effort; used by destroy, also when the
  * state is unreadable). */
 void sim_machines_cleanup(const char *dir, const cJSON *state);
+/* `juju-sim gc`: machine_gc() (machine.h), -EOPNOTSUPP when built without the machine code. */
+int sim_machines_gc(struct strv *removed, struct strbuf *err);
 /* The machine mode to give a new model ($JUJU_SIM_MACHINES, else the default). */
 const char *sim_machine_default_mode(void);
