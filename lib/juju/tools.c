@@ -16,13 +16,14 @@ static int run_plain(struct juju_ctx *ctx, const struct strv *argv, struct strbu
 
 /* --- config --------------------------------------------------------------------------------- */
 
-int juju_config(struct juju_ctx *ctx, const cJSON **ret, struct strbuf *err) {
-        _cleanup_strv_ struct strv argv = STRV_INIT;
+/* Runs the tool named by argv once per ctx and caches its JSON object output in *slot (no
+ * output or null counts as {}); *ret borrows the cached object. */
+static int tool_object_cached(struct juju_ctx *ctx, cJSON **slot, struct strv *argv, const cJSON **ret,
+        struct strbuf *err) {
         cJSON *j = NULL;
 
-        if (!ctx->config) {
-                strv_pushl(&argv, "config-get", "--all", "--format=json", NULL);
-                int r = juju_tool_json(ctx, &argv, &j, err);
+        if (!*slot) {
+                int r = juju_tool_json(ctx, argv, &j, err);
                 if (r < 0)
                         return r;
                 if (!j || cJSON_IsNull(j)) {
@@ -34,13 +35,19 @@ int juju_config(struct juju_ctx *ctx, const cJSON **ret, struct strbuf *err) {
                 if (!cJSON_IsObject(j)) {
                         cJSON_Delete(j);
                         if (err)
-                                strbuf_addstr(err, "config-get: expected a JSON object");
+                                strbuf_addf(err, "%s: expected a JSON object", argv->v[0]);
                         return -EBADMSG;
                 }
-                ctx->config = j;
+                *slot = j;
         }
-        *ret = ctx->config;
+        *ret = *slot;
         return 0;
+}
+
+int juju_config(struct juju_ctx *ctx, const cJSON **ret, struct strbuf *err) {
+        _cleanup_strv_ struct strv argv = STRV_INIT;
+        strv_pushl(&argv, "config-get", "--all", "--format=json", NULL);
+        return tool_object_cached(ctx, &ctx->config, &argv, ret, err);
 }
 
 static int config_item(struct juju_ctx *ctx, const char *key, const cJSON **ret, struct strbuf *err) {
@@ -200,29 +207,8 @@ int juju_logf(struct juju_ctx *ctx, enum juju_log_level level, struct strbuf *er
 
 int juju_action_params(struct juju_ctx *ctx, const cJSON **ret, struct strbuf *err) {
         _cleanup_strv_ struct strv argv = STRV_INIT;
-        cJSON *j = NULL;
-
-        if (!ctx->action_params) {
-                strv_pushl(&argv, "action-get", "--format=json", NULL);
-                int r = juju_tool_json(ctx, &argv, &j, err);
-                if (r < 0)
-                        return r;
-                if (!j || cJSON_IsNull(j)) {
-                        cJSON_Delete(j);
-                        j = cJSON_CreateObject();
-                        if (!j)
-                                abort();
-                }
-                if (!cJSON_IsObject(j)) {
-                        cJSON_Delete(j);
-                        if (err)
-                                strbuf_addstr(err, "action-get: expected a JSON object");
-                        return -EBADMSG;
-                }
-                ctx->action_params = j;
-        }
-        *ret = ctx->action_params;
-        return 0;
+        strv_pushl(&argv, "action-get", "--format=json", NULL);
+        return tool_object_cached(ctx, &ctx->action_params, &argv, ret, err);
 }
 
 int juju_action_param(struct juju_ctx *ctx, const char *path, const cJSON **ret, struct strbuf *err) {
