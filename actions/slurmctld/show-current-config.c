@@ -15,11 +15,6 @@ int main(void) {
                 fprintf(stderr, "show-current-config: %s\n", err.buf);
                 return 1;
         }
-        if (r >= 0)
-                r = slurmctld_show_current_config(ctx, &opts, &err);
-        if (r < 0) {
-                fprintf(stderr, "show-current-config: %s\n", err.buf);
-                (void) juju_action_fail(ctx, err.buf, NULL);
-        }
-        return 0;
+        r = slurmctld_show_current_config(ctx, &opts, &err);
+        return charm_action_finish(ctx, "show-current-config", r, &err);
 }

@@ -16,9 +16,5 @@ int main(void) {
                 return 1;
         }
         r = slurmd_destroy_jobs(ctx, &opts, &err);
-        if (r < 0) {
-                fprintf(stderr, "%s\n", err.buf);
-                (void) juju_action_fail(ctx, err.buf, NULL);
-        }
-        return 0;
+        return charm_action_finish(ctx, "destroy-jobs", r, &err);
 }

@@ -17,11 +17,5 @@ int main(void) {
                 return 1;
         }
         r = slurmd_node_config(ctx, &opts, &err);
-        if (r < 0) {
-                if (err.len == 0)
-                        strbuf_addf(&err, "node-config: %s", strerror(-r));
-                fprintf(stderr, "%s\n", err.buf);
-                (void) juju_action_fail(ctx, err.buf, NULL);
-        }
-        return 0;
+        return charm_action_finish(ctx, "node-config", r, &err);
 }

@@ -82,6 +82,16 @@ int charm_hook_finish(struct juju_ctx *ctx, int r, struct charm_outcome *o, stru
         return rc;
 }
 
+int charm_action_finish(struct juju_ctx *ctx, const char *action, int r, struct strbuf *err) {
+        if (r >= 0)
+                return 0;
+        if (err->len == 0)
+                strbuf_addf(err, "%s: %s", action, strerror(-r));
+        fprintf(stderr, "%s\n", err->buf);
+        (void) juju_action_fail(ctx, err->buf, NULL);
+        return 0;
+}
+
 char *charm_node_name(const char *unit) {
         char *s = xstrdup(unit);
         for (char *p = s; *p; p++)

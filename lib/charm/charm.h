@@ -74,6 +74,10 @@ void charm_outcome_set(struct charm_outcome *o, enum juju_status status, const c
  * tool failed (the message is written to stderr, which Juju keeps in the unit's log, and sent
  * with juju-log at ERROR level). */
 int charm_hook_finish(struct juju_ctx *ctx, int r, struct charm_outcome *o, struct strbuf *err);
+/* The end of every action's main: when r < 0, one action-fail with err (or strerror(-r) when
+ * err is empty) and the same line on stderr. Returns the exit code, always 0: a failed action
+ * is reported by action-fail, it does not put the unit in error. */
+int charm_action_finish(struct juju_ctx *ctx, const char *action, int r, struct strbuf *err);
 
 /* The node name of a unit: "app/3" gives "app-3" (Slurm node names cannot hold '/').
  * Caller frees. */

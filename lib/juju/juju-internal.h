@@ -37,5 +37,10 @@ const char *juju_rel_id(struct juju_ctx *ctx, const char *rel_id, const char *to
 /* Appends a positional argument, preceded once by "--" when it starts with '-'. */
 void juju_push_positional(struct strv *argv, const char *arg);
 bool juju_utf8_valid(const char *s);
-/* Appends the strings of a JSON list to ret (-EBADMSG when json is not a list of strings). */
-int juju_json_strv(const cJSON *json, const char *tool, struct strv *ret, struct strbuf *err);
+/* Runs the tool (argv->v[0]) and appends the strings of the JSON list it printed to ret
+ * (-EBADMSG when it is not a list of strings; empty output: nothing). Returns the count. */
+int juju_tool_strv(struct juju_ctx *ctx, const struct strv *argv, struct strv *ret, struct strbuf *err);
+/* Runs the tool and returns the JSON object it printed (caller frees). -EBADMSG for anything
+ * else, except that empty output or null gives {} when empty_ok. */
+int juju_tool_object(struct juju_ctx *ctx, const struct strv *argv, bool empty_ok, cJSON **ret,
+        struct strbuf *err);

@@ -288,10 +288,14 @@ bool juju_utf8_valid(const char *s) {
         return true;
 }
 
-int juju_json_strv(const cJSON *json, const char *tool, struct strv *ret, struct strbuf *err) {
+int juju_tool_strv(struct juju_ctx *ctx, const struct strv *argv, struct strv *ret, struct strbuf *err) {
         _cleanup_strv_ struct strv l = STRV_INIT;
+        cJSON *json = NULL;
         const cJSON *it;
 
+        int r = juju_tool_json(ctx, argv, &json, err);
+        if (r < 0)
+                return r;
         if (json && !cJSON_IsArray(json))
                 goto bad;
         cJSON_ArrayForEach(it, json) {
@@ -299,11 +303,36 @@ int juju_json_strv(const cJSON *json, const char *tool, struct strv *ret, struct
                         goto bad;
                 strv_push(&l, it->valuestring);
         }
+        cJSON_Delete(json);
         for (size_t i = 0; i < l.n; i++)
                 strv_push(ret, l.v[i]);
         return (int) l.n;
 bad:
+        cJSON_Delete(json);
         if (err)
-                strbuf_addf(err, "%s: expected a JSON list of strings", tool);
+                strbuf_addf(err, "%s: expected a JSON list of strings", argv->v[0]);
         return -EBADMSG;
+}
+
+int juju_tool_object(
+        struct juju_ctx *ctx, const struct strv *argv, bool empty_ok, cJSON **ret, struct strbuf *err) {
+        cJSON *j = NULL;
+
+        int r = juju_tool_json(ctx, argv, &j, err);
+        if (r < 0)
+                return r;
+        if (empty_ok && (!j || cJSON_IsNull(j))) {
+                cJSON_Delete(j);
+                j = cJSON_CreateObject();
+                if (!j)
+                        abort();
+        }
+        if (!cJSON_IsObject(j)) {
+                cJSON_Delete(j);
+                if (err)
+                        strbuf_addf(err, "%s: expected a JSON object", argv->v[0]);
+                return -EBADMSG;
+        }
+        *ret = j;
+        return 0;
 }

@@ -55,8 +55,6 @@ static void argv_relation(struct strv *argv, const char *tool, const char *rel_i
 
 int juju_relation_ids(struct juju_ctx *ctx, const char *endpoint, struct strv *ret, struct strbuf *err) {
         _cleanup_strv_ struct strv argv = STRV_INIT;
-        cJSON *j = NULL;
-        int r;
 
         if (isempty(endpoint)) {
                 if (err)
@@ -65,30 +63,18 @@ int juju_relation_ids(struct juju_ctx *ctx, const char *endpoint, struct strv *r
         }
         strv_pushl(&argv, "relation-ids", "--format=json", NULL);
         juju_push_positional(&argv, endpoint);
-        r = juju_tool_json(ctx, &argv, &j, err);
-        if (r < 0)
-                return r;
-        r = juju_json_strv(j, "relation-ids", ret, err);
-        cJSON_Delete(j);
-        return r;
+        return juju_tool_strv(ctx, &argv, ret, err);
 }
 
 int juju_relation_list(struct juju_ctx *ctx, const char *rel_id, struct strv *ret, struct strbuf *err) {
         _cleanup_strv_ struct strv argv = STRV_INIT;
-        cJSON *j = NULL;
-        int r;
 
         const char *rid = juju_rel_id(ctx, rel_id, "relation-list", err);
         if (!rid)
                 return -EINVAL;
         argv_relation(&argv, "relation-list", rid, false);
         strv_push(&argv, "--format=json");
-        r = juju_tool_json(ctx, &argv, &j, err);
-        if (r < 0)
-                return r;
-        r = juju_json_strv(j, "relation-list", ret, err);
-        cJSON_Delete(j);
-        return r;
+        return juju_tool_strv(ctx, &argv, ret, err);
 }
 
 int juju_relation_remote_app(struct juju_ctx *ctx, const char *rel_id, char **ret, struct strbuf *err) {

@@ -91,7 +91,6 @@ int juju_secret_add(struct juju_ctx *ctx, const cJSON *content, const char *labe
 int juju_secret_get(struct juju_ctx *ctx, const char *id, const char *label, enum juju_secret_fetch fetch,
         cJSON **ret, struct strbuf *err) {
         _cleanup_strv_ struct strv argv = STRV_INIT;
-        cJSON *j = NULL;
 
         if (isempty(id) && isempty(label)) {
                 if (err)
@@ -108,17 +107,7 @@ int juju_secret_get(struct juju_ctx *ctx, const char *id, const char *label, enu
         strv_push(&argv, "--format=json");
         if (!isempty(id))
                 juju_push_positional(&argv, id);
-        int r = juju_tool_json(ctx, &argv, &j, err);
-        if (r < 0)
-                return r;
-        if (!cJSON_IsObject(j)) {
-                cJSON_Delete(j);
-                if (err)
-                        strbuf_addstr(err, "secret-get: expected a JSON object");
-                return -EBADMSG;
-        }
-        *ret = j;
-        return 0;
+        return juju_tool_object(ctx, &argv, false, ret, err);
 }
 
 int juju_secret_get_value(struct juju_ctx *ctx, const char *id, const char *label,
@@ -202,14 +191,8 @@ int juju_secret_remove(struct juju_ctx *ctx, const char *id, unsigned revision, 
 
 int juju_secret_ids(struct juju_ctx *ctx, struct strv *ret, struct strbuf *err) {
         _cleanup_strv_ struct strv argv = STRV_INIT;
-        cJSON *j = NULL;
         strv_pushl(&argv, "secret-ids", "--format=json", NULL);
-        int r = juju_tool_json(ctx, &argv, &j, err);
-        if (r < 0)
-                return r;
-        r = juju_json_strv(j, "secret-ids", ret, err);
-        cJSON_Delete(j);
-        return r;
+        return juju_tool_strv(ctx, &argv, ret, err);
 }
 
 int juju_secret_info_get(

@@ -16,29 +16,14 @@ static int run_plain(struct juju_ctx *ctx, const struct strv *argv, struct strbu
 
 /* --- config --------------------------------------------------------------------------------- */
 
-/* Runs the tool named by argv once per ctx and caches its JSON object output in *slot (no
- * output or null counts as {}); *ret borrows the cached object. */
-static int tool_object_cached(struct juju_ctx *ctx, cJSON **slot, struct strv *argv, const cJSON **ret,
-        struct strbuf *err) {
-        cJSON *j = NULL;
-
+/* Runs the tool once per ctx and caches its JSON object output in *slot (no output or null
+ * counts as {}); *ret borrows the cached object. */
+static int tool_object_cached(
+        struct juju_ctx *ctx, cJSON **slot, struct strv *argv, const cJSON **ret, struct strbuf *err) {
         if (!*slot) {
-                int r = juju_tool_json(ctx, argv, &j, err);
+                int r = juju_tool_object(ctx, argv, true, slot, err);
                 if (r < 0)
                         return r;
-                if (!j || cJSON_IsNull(j)) {
-                        cJSON_Delete(j);
-                        j = cJSON_CreateObject();
-                        if (!j)
-                                abort();
-                }
-                if (!cJSON_IsObject(j)) {
-                        cJSON_Delete(j);
-                        if (err)
-                                strbuf_addf(err, "%s: expected a JSON object", argv->v[0]);
-                        return -EBADMSG;
-                }
-                *slot = j;
         }
         *ret = *slot;
         return 0;
@@ -389,7 +374,6 @@ int juju_private_address(struct juju_ctx *ctx, char **ret, struct strbuf *err) {
 
 int juju_network_get(struct juju_ctx *ctx, const char *binding, cJSON **ret, struct strbuf *err) {
         _cleanup_strv_ struct strv argv = STRV_INIT;
-        cJSON *j = NULL;
         if (isempty(binding)) {
                 if (err)
                         strbuf_addstr(err, "network-get: no binding given");
@@ -397,15 +381,5 @@ int juju_network_get(struct juju_ctx *ctx, const char *binding, cJSON **ret, str
         }
         strv_pushl(&argv, "network-get", "--format=json", NULL);
         juju_push_positional(&argv, binding);
-        int r = juju_tool_json(ctx, &argv, &j, err);
-        if (r < 0)
-                return r;
-        if (!cJSON_IsObject(j)) {
-                cJSON_Delete(j);
-                if (err)
-                        strbuf_addstr(err, "network-get: expected a JSON object");
-                return -EBADMSG;
-        }
-        *ret = j;
-        return 0;
+        return juju_tool_object(ctx, &argv, false, ret, err);
 }

@@ -242,6 +242,23 @@ static void cgroup_procs_append(const char *path, pid_t **pids, size_t *n, size_
         }
 }
 
+/* Every pid in the cgroup tree at path (at most 16 levels deep and max pids). */
+static void cgroup_tree_pids(const char *path, int depth, pid_t **pids, size_t *n, size_t max) {
+        cgroup_procs_append(path, pids, n, max);
+        if (depth >= 16)
+                return;
+        _cleanup_(closedirp) DIR *d = opendir(path);
+        if (!d)
+                return;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (de->d_type != DT_DIR || streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                _cleanup_free_ char *sub = xasprintf("%s/%s", path, de->d_name);
+                cgroup_tree_pids(sub, depth + 1, pids, n, max);
+        }
+}
+
 /* Kills every process of a cgroup tree: cgroup.kill where the kernel has it, else SIGKILL
  * to each pid listed (repeated by the caller's wait loop). */
 static void cgroup_kill_tree(const char *path, bool v2) {
@@ -252,20 +269,10 @@ static void cgroup_kill_tree(const char *path, bool v2) {
         }
         _cleanup_free_ pid_t *pids = NULL;
         size_t n = 0;
-        cgroup_procs_append(path, &pids, &n, SIZE_MAX);
+        cgroup_tree_pids(path, 0, &pids, &n, SIZE_MAX);
         for (size_t i = 0; i < n; i++)
                 if (pids[i] > 1)
                         (void) kill(pids[i], SIGKILL);
-        _cleanup_(closedirp) DIR *d = opendir(path);
-        if (!d)
-                return;
-        struct dirent *de;
-        while ((de = readdir(d))) {
-                if (de->d_type != DT_DIR || streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
-                _cleanup_free_ char *sub = xasprintf("%s/%s", path, de->d_name);
-                cgroup_kill_tree(sub, v2);
-        }
 }
 
 /* Kills a cgroup tree in every hierarchy (rel: "jsim-H" or "jsim-H/mN"), waits until it is
@@ -1189,23 +1196,6 @@ static bool model_dir_live(const char *dir) {
         return false;
 }
 
-/* Every pid in the cgroup tree at path (depth and count bounded). */
-static void cgroup_tree_pids(const char *path, int depth, pid_t **pids, size_t *n) {
-        cgroup_procs_append(path, pids, n, GC_MAX_PIDS);
-        if (depth >= 16)
-                return;
-        _cleanup_(closedirp) DIR *d = opendir(path);
-        if (!d)
-                return;
-        struct dirent *de;
-        while ((de = readdir(d))) {
-                if (de->d_type != DT_DIR || streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
-                _cleanup_free_ char *sub = xasprintf("%s/%s", path, de->d_name);
-                cgroup_tree_pids(sub, depth + 1, pids, n);
-        }
-}
-
 /* When one of pid's fds is a machine console log (M/machines/N/console.log), returns M (caller
  * frees) and whether that file was deleted; else NULL. Every machine's init and manager hold
  * theirs as stdout and stderr, and create's intermediate child holds it too. */
@@ -1278,7 +1268,7 @@ static void gc_probe_h(uint32_t h, struct gc_probe *ret) {
                 if (!ret->cgroups) { /* the first hierarchy counts; both hold the same processes */
                         _cleanup_free_ unsigned *ids = NULL;
                         ret->nmachines = scan_ids(path, "m", false, &ids);
-                        cgroup_tree_pids(path, 0, &pids, &n);
+                        cgroup_tree_pids(path, 0, &pids, &n, GC_MAX_PIDS);
                         ret->nproc = n;
                 }
                 ret->cgroups = true;

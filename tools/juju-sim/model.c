@@ -587,6 +587,25 @@ static long add_relation(cJSON *st, const char *iface, bool peer, const char *ap
         return id;
 }
 
+/* Sets each "key=value" of kv (NULL-terminated, may be NULL) into cfg, typed and checked
+ * against the charm's config.yaml; on error cfg may hold some of them (callers drop it). */
+static int config_apply_kv(const cJSON *charm, cJSON *cfg, char *const *kv, struct strbuf *err) {
+        for (size_t i = 0; kv && kv[i]; i++) {
+                const char *eq = strchr(kv[i], '=');
+                if (!eq) {
+                        strbuf_addf(err, "config: expected \"key=value\", got \"%s\"", kv[i]);
+                        return -EINVAL;
+                }
+                _cleanup_free_ char *k = xstrndup(kv[i], (size_t) (eq - kv[i]));
+                cJSON *v = NULL;
+                int r = charm_config_value(charm, k, eq + 1, &v, err);
+                if (r < 0)
+                        return r;
+                jset(cfg, k, v);
+        }
+        return 0;
+}
+
 int model_deploy(struct model *m, const char *charm, const char *app, int n, char *const *config,
         struct strbuf *err) {
         _cleanup_json_ cJSON *desc = NULL;
@@ -639,19 +658,9 @@ int model_deploy(struct model *m, const char *charm, const char *app, int n, cha
         if (r < 0)
                 return r;
         _cleanup_json_ cJSON *cfg = cJSON_CreateObject();
-        for (size_t i = 0; config && config[i]; i++) {
-                const char *eq = strchr(config[i], '=');
-                if (!eq) {
-                        strbuf_addf(err, "config: expected \"key=value\", got \"%s\"", config[i]);
-                        return -EINVAL;
-                }
-                _cleanup_free_ char *k = xstrndup(config[i], (size_t) (eq - config[i]));
-                cJSON *v = NULL;
-                r = charm_config_value(desc, k, eq + 1, &v, err);
-                if (r < 0)
-                        return r;
-                jset(cfg, k, v);
-        }
+        r = config_apply_kv(desc, cfg, config, err);
+        if (r < 0)
+                return r;
         cJSON *a = cJSON_CreateObject();
         jset_str(a, "charm-dir", cdir);
         jset(a, "charm", TAKE_PTR(desc));
@@ -1012,19 +1021,9 @@ int model_config(struct model *m, const char *app, char *const *kv, char *const 
         }
         const cJSON *charm = jget(a, "charm");
         _cleanup_json_ cJSON *cfg = cJSON_Duplicate(jobj(a, "config"), true);
-        for (size_t i = 0; kv && kv[i]; i++) {
-                const char *eq = strchr(kv[i], '=');
-                if (!eq) {
-                        strbuf_addf(err, "config: expected \"key=value\", got \"%s\"", kv[i]);
-                        return -EINVAL;
-                }
-                _cleanup_free_ char *k = xstrndup(kv[i], (size_t) (eq - kv[i]));
-                cJSON *v = NULL;
-                int r = charm_config_value(charm, k, eq + 1, &v, err);
-                if (r < 0)
-                        return r;
-                jset(cfg, k, v);
-        }
+        int r = config_apply_kv(charm, cfg, kv, err);
+        if (r < 0)
+                return r;
         for (size_t i = 0; reset && reset[i]; i++) {
                 if (!jget(jget(charm, "options"), reset[i])) {
                         strbuf_addf(err, "unknown option \"%s\"", reset[i]);
