@@ -21,9 +21,15 @@ export JUJU_SIM_TOOL=$T/tool-wrap
 
 log "deploy slurmctld, 2 slurmd, integrate"
 js deploy "$CTL_CHARM" >/dev/null
-js deploy "$SLURMD_CHARM" -n 2 >/dev/null
+# --share (what several controllers will need for StateSaveLocation): one host dir at one path
+mkdir -p "$T/shared"
+js deploy "$SLURMD_CHARM" -n 2 --share "$T/shared:/var/lib/slurm/shared" >/dev/null
 js integrate slurmctld slurmd >/dev/null
 settle 180
+js exec slurmd/0 -- sh -c 'echo from-slurmd-0 >/var/lib/slurm/shared/probe'
+[ "$(js exec slurmd/1 -- cat /var/lib/slurm/shared/probe)" = from-slurmd-0 ] || die "--share: slurmd/1 does not see slurmd/0's file"
+[ "$(cat "$T/shared/probe")" = from-slurmd-0 ] || die "--share: the host dir does not hold the file"
+js exec slurmctld/0 -- test ! -e /var/lib/slurm/shared/probe || die "--share: a machine deployed without it sees it"
 expect_status slurmctld/0 '^active 2 nodes in 1 partition$'
 expect_status slurmd/0 '^active idle$'
 expect_status slurmd/1 '^active idle$'

@@ -8,7 +8,11 @@ set -u
 PROBE=${SDBUS_PROBE:-${TOP_BUILDDIR}/tests/cluster/sdbus-probe}
 [ -x "$PROBE" ] || die "no probe at $PROBE"
 
-"$JSM" create "$MODEL" 0 >/dev/null || die "create 0"
+# The machine has its own /tmp and /run: share the probe's directory at its own path, so a
+# build tree anywhere (also under /tmp) is seen inside.
+probe_dir=$(dirname "$(readlink -f "$PROBE")")
+PROBE=$probe_dir/$(basename "$PROBE")
+"$JSM" create "$MODEL" 0 --share "$probe_dir:$probe_dir" >/dev/null || die "create 0"
 mx 0 sh -c 'printf "[Service]\nExecStart=/bin/sleep infinity\n" > /etc/systemd/system/jsim-probe.service &&
         systemctl daemon-reload' || die "install the probe unit"
 out=$(mx 0 env -u DBUS_SYSTEM_BUS_ADDRESS "$PROBE" jsim-probe.service) || { echo "$out"; die "sdbus-probe failed"; }

@@ -40,7 +40,8 @@ static int fail_err(int r, const struct strbuf *err) {
 
 static void usage(FILE *f) {
         fputs("usage: juju-sim [--model DIR] VERB [ARGS…]\n"
-              "  deploy CHARM [APP] [-n N] [--config K=V …]   add-unit APP [-n N]\n"
+              "  deploy CHARM [APP] [-n N] [--config K=V …] [--share HOSTDIR:PATH …]\n"
+              "  add-unit APP [-n N] [--share HOSTDIR:PATH …]   (--share: HOSTDIR at PATH in each new machine)\n"
               "  remove-unit [--force] UNIT…   remove-application APP   integrate A[:EP] B[:EP]   "
               "remove-relation A "
               "B\n"
@@ -91,7 +92,7 @@ static bool parse_int_arg(const char *s, int *ret) {
 
 static int cmd_deploy(int argc, char **argv) {
         int n = 1;
-        _cleanup_strv_ struct strv pos = STRV_INIT, cfg = STRV_INIT;
+        _cleanup_strv_ struct strv pos = STRV_INIT, cfg = STRV_INIT, shares = STRV_INIT;
         for (int i = 1; i < argc; i++) {
                 if ((streq(argv[i], "-n") || streq(argv[i], "--num-units")) && i + 1 < argc) {
                         if (!parse_int_arg(argv[++i], &n))
@@ -100,13 +101,15 @@ static int cmd_deploy(int argc, char **argv) {
                         strv_push(&cfg, argv[++i]);
                 else if (startswith(argv[i], "--config="))
                         strv_push(&cfg, argv[i] + 9);
+                else if (streq(argv[i], "--share") && i + 1 < argc)
+                        strv_push(&shares, argv[++i]);
                 else if (argv[i][0] == '-' && argv[i][1])
                         return die(2, "option provided but not defined: %s", argv[i]);
                 else
                         strv_push(&pos, argv[i]);
         }
         if (pos.n < 1 || pos.n > 2)
-                return die(2, "usage: deploy CHARM [APP] [-n N] [--config K=V …]");
+                return die(2, "usage: deploy CHARM [APP] [-n N] [--config K=V …] [--share HOSTDIR:PATH …]");
         _cleanup_model_ struct model *m = NULL;
         int r = open_locked(true, &m);
         if (r)
@@ -115,7 +118,7 @@ static int cmd_deploy(int argc, char **argv) {
         _cleanup_free_ char *charm = NULL;
         charm = pos.v[0][0] == '/' ? xstrdup(pos.v[0]) : model_dir_resolve(pos.v[0]);
         /* model_dir_resolve makes a relative path absolute against the cwd */
-        r = model_deploy(m, charm, pos.n > 1 ? pos.v[1] : NULL, n, cfg.v, &err);
+        r = model_deploy(m, charm, pos.n > 1 ? pos.v[1] : NULL, n, cfg.v, shares.v, &err);
         if (r < 0)
                 return fail_err(r, &err);
         return save(m);
@@ -165,11 +168,14 @@ static int cmd_each(int argc, char **argv, simple_verb fn, size_t max) {
 static int cmd_add_unit(int argc, char **argv) {
         int n = 1;
         const char *app = NULL;
+        _cleanup_strv_ struct strv shares = STRV_INIT;
         for (int i = 1; i < argc; i++) {
                 if ((streq(argv[i], "-n") || streq(argv[i], "--num-units")) && i + 1 < argc) {
                         if (!parse_int_arg(argv[++i], &n))
                                 return die(2, "invalid value \"%s\" for option -n", argv[i]);
-                } else if (argv[i][0] == '-')
+                } else if (streq(argv[i], "--share") && i + 1 < argc)
+                        strv_push(&shares, argv[++i]);
+                else if (argv[i][0] == '-')
                         return die(2, "option provided but not defined: %s", argv[i]);
                 else if (!app)
                         app = argv[i];
@@ -177,13 +183,13 @@ static int cmd_add_unit(int argc, char **argv) {
                         return die(2, "unrecognized args: [\"%s\"]", argv[i]);
         }
         if (!app)
-                return die(2, "usage: add-unit APP [-n N]");
+                return die(2, "usage: add-unit APP [-n N] [--share HOSTDIR:PATH …]");
         _cleanup_model_ struct model *m = NULL;
         int r = open_locked(false, &m);
         if (r)
                 return r;
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
-        r = model_add_unit(m, app, n, &err);
+        r = model_add_unit(m, app, n, shares.v, &err);
         if (r < 0)
                 return fail_err(r, &err);
         return save(m);

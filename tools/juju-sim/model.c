@@ -496,7 +496,7 @@ static int charm_install(
 }
 
 /* Gives the unit a machine and its initial queue. */
-static int add_one_unit(struct model *m, const char *app, struct strbuf *err) {
+static int add_one_unit(struct model *m, const char *app, char *const *shares, struct strbuf *err) {
         cJSON *st = m->state;
         cJSON *a = state_app(st, app);
         long n = (long) jnum(a, "next-unit", 0);
@@ -508,6 +508,11 @@ static int add_one_unit(struct model *m, const char *app, struct strbuf *err) {
         cJSON *rec = cJSON_CreateObject();
         jset_str(rec, "id", mids);
         jset_str(rec, "unit", name);
+        if (shares && *shares) {
+                cJSON *sh = jarr(rec, "shares");
+                for (char *const *p = shares; *p; p++)
+                        cJSON_AddItemToArray(sh, cJSON_CreateString(*p));
+        }
         int r = sim_machine_create(m, rec, err);
         if (r < 0) {
                 cJSON_Delete(rec);
@@ -607,7 +612,7 @@ static int config_apply_kv(const cJSON *charm, cJSON *cfg, char *const *kv, stru
 }
 
 int model_deploy(struct model *m, const char *charm, const char *app, int n, char *const *config,
-        struct strbuf *err) {
+        char *const *shares, struct strbuf *err) {
         _cleanup_json_ cJSON *desc = NULL;
         _cleanup_free_ char *cdir = NULL;
         int r;
@@ -679,14 +684,14 @@ int model_deploy(struct model *m, const char *charm, const char *app, int n, cha
                                 NULL, NULL, NULL);
         }
         for (int i = 0; i < n; i++) {
-                r = add_one_unit(m, app, err);
+                r = add_one_unit(m, app, shares, err);
                 if (r < 0)
                         return r;
         }
         return 0;
 }
 
-int model_add_unit(struct model *m, const char *app, int n, struct strbuf *err) {
+int model_add_unit(struct model *m, const char *app, int n, char *const *shares, struct strbuf *err) {
         cJSON *a = state_app(m->state, app);
         if (!a || !streq_ptr(jstr(a, "life"), "alive")) {
                 strbuf_addf(err, "application \"%s\" not found", app);
@@ -697,7 +702,7 @@ int model_add_unit(struct model *m, const char *app, int n, struct strbuf *err) 
                 return -EINVAL;
         }
         for (int i = 0; i < n; i++) {
-                int r = add_one_unit(m, app, err);
+                int r = add_one_unit(m, app, shares, err);
                 if (r < 0)
                         return r;
         }

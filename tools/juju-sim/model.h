@@ -76,9 +76,11 @@ const char *rel_remote_app(const cJSON *rel, const char *app);
 cJSON *unit_rel(const cJSON *st, const char *unit, long id);
 
 /* Verbs. Each returns 0 or a negative errno with one message in err. */
-int model_deploy(
-        struct model *m, const char *charm, const char *app, int n, char *const *config, struct strbuf *err);
-int model_add_unit(struct model *m, const char *app, int n, struct strbuf *err);
+/* shares: NULL-terminated "HOSTDIR:PATH" (may be NULL): HOSTDIR bound at PATH in each new
+ * unit's machine (namespace mode), e.g. a StateSaveLocation shared by several controllers. */
+int model_deploy(struct model *m, const char *charm, const char *app, int n, char *const *config,
+        char *const *shares, struct strbuf *err);
+int model_add_unit(struct model *m, const char *app, int n, char *const *shares, struct strbuf *err);
 int model_remove_unit(struct model *m, const char *unit, struct strbuf *err);
 /* remove-unit --force: no hook of the unit runs; remote units get relation-departed; the unit
  * and its machine are removed at once (a machine that died without running its hooks). */

@@ -88,10 +88,29 @@ int sim_machine_create(struct model *m, cJSON *rec, struct strbuf *err) {
                 strbuf_addf(err, "%s: %s", link, strerror(errno));
                 return -errno;
         }
-        _cleanup_free_ char *share = xasprintf("%s:/usr/local/sbin", bin);
-        char *shares[] = { share, NULL };
+        _cleanup_strv_ struct strv shares = STRV_INIT;
+        strv_pushf(&shares, "%s:/usr/local/sbin", bin);
+        /* juju-sim and juju-sim-tool must be reachable inside (hook tools, juju-exec): when they
+         * live under a path the machine has its own of (a build tree under /tmp), bind it in. */
+        static const char *const exes[] = { "juju-sim", "juju-sim-tool" };
+        for (size_t i = 0; i < ELEMENTSOF(exes); i++) {
+                _cleanup_free_ char *dir = xstrdup(strempty(jstr(jget(m->state, "model"), exes[i])));
+                char *slash = strrchr(dir, '/');
+                if (!slash || slash == dir)
+                        continue;
+                *slash = '\0';
+                if (!startswith(dir, "/tmp/") && !startswith(dir, "/run/"))
+                        continue;
+                _cleanup_free_ char *share = xasprintf("%s:%s", dir, dir);
+                if (!strv_contains(&shares, share))
+                        strv_push(&shares, share);
+        }
+        const cJSON *sh;
+        cJSON_ArrayForEach(sh, jget(rec, "shares"))
+                if (cJSON_IsString(sh))
+                        strv_push(&shares, sh->valuestring);
         _cleanup_machine_info_ struct machine_info info = {};
-        r = machine_create(m->dir, (unsigned) strtoul(id, NULL, 10), shares, &info, err);
+        r = machine_create(m->dir, (unsigned) strtoul(id, NULL, 10), shares.v, &info, err);
         if (r < 0)
                 return r;
         jset_str(rec, "hostname", info.hostname);
