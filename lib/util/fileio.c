@@ -272,3 +272,14 @@ int mkdir_p(const char *path, mode_t mode) {
         }
         return 0;
 }
+
+int chmod_private(const char *path) {
+        struct stat st;
+        if (lstat(path, &st) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (S_ISLNK(st.st_mode) || (st.st_mode & 077) == 0)
+                return 0;
+        if (chmod(path, st.st_mode & 07700) < 0)
+                return -errno;
+        return 1;
+}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* File input and output: atomic whole-file writes with an exact mode and owner, whole-file
- * reads with a size limit, and mkdir -p.
+ * reads with a size limit, mkdir -p, and making a path private to its owner.
  *
  * Design note (redis rewriteConfigOverwriteFile, systemd's write_string_file_atomic):
  * write_file_atomic() creates a temporary ".#<name>.XXXXXX" in the target's directory with
@@ -48,3 +48,7 @@ int read_full_file(const char *path, char **ret_data, size_t *ret_len);
 /* Creates path and its missing parents; directories it creates get exactly `mode`,
  * existing ones are left alone. -ENOTDIR when a component exists and is no directory. */
 int mkdir_p(const char *path, mode_t mode);
+
+/* Removes the group and other permission bits of path (not following a symlink: one is left
+ * alone). Returns 1 when it changed the mode, 0 when there were none or path does not exist. */
+int chmod_private(const char *path);

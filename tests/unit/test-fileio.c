@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Unit tests for lib/util/fileio: atomicity under SIGKILL at random points, exact mode and
- * owner under any umask, failures that keep the old file, stale temporaries, reads, mkdir_p. */
+/* Unit tests for lib/util/fileio: atomicity under SIGKILL at random points, exact mode and owner
+ * under any umask, failures that keep the old file, stale temporaries, reads, mkdir_p, chmod_private. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -449,6 +449,31 @@ static void test_mkdir_p(void **state) {
         assert_int_equal(mkdir_p("", 0755), -EINVAL);
 }
 
+static void test_chmod_private(void **state) {
+        const char *dir = *state;
+        _cleanup_free_ char *f = xasprintf("%s/f", dir), *d = xasprintf("%s/d", dir);
+        _cleanup_free_ char *l = xasprintf("%s/l", dir), *none = xasprintf("%s/none", dir);
+        struct stat st;
+        assert_int_equal(write_file_atomic(f, "x", 1, 04755, (uid_t) -1, (gid_t) -1), 0);
+        assert_int_equal(mkdir_p(d, 01777), 0);
+        assert_int_equal(symlink(f, l), 0);
+        assert_int_equal(chmod_private(f), 1);
+        assert_int_equal(stat(f, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 04700);
+        assert_int_equal(chmod_private(d), 1);
+        assert_int_equal(stat(d, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 01700);
+        /* already private: nothing to do; a symlink and a missing path are left alone */
+        assert_int_equal(chmod_private(f), 0);
+        assert_int_equal(chmod(f, 0644), 0);
+        assert_int_equal(chmod_private(l), 0);
+        assert_int_equal(stat(f, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0644);
+        assert_int_equal(chmod_private(none), 0);
+        _cleanup_free_ char *under = xasprintf("%s/x", f);
+        assert_int_equal(chmod_private(under), -ENOTDIR);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_write_read, setup_dir, teardown_dir),
@@ -460,6 +485,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_full_and_readonly_fs, setup_dir, teardown_dir),
                 cmocka_unit_test_setup_teardown(test_sigkill_writers, setup_dir, teardown_dir),
                 cmocka_unit_test_setup_teardown(test_mkdir_p, setup_dir, teardown_dir),
+                cmocka_unit_test_setup_teardown(test_chmod_private, setup_dir, teardown_dir),
         };
         original_umask = umask(0022);
         umask(original_umask);
