@@ -65,6 +65,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "util/strbuf.h"
@@ -147,6 +148,64 @@ int machine_destroy_all(const char *model_dir, struct strbuf *err);
  * number of models removed, or the first negative errno (with messages in err). Idempotent.
  * Refuses (-EPERM) inside a machine. */
 int machine_gc(struct strv *removed, struct strbuf *err);
+
+/* ---------------------------------------------------------------- capacity (machine-capacity.c)
+ * What one machine costs, measured on Debian 12 (systemd 252, Slurm 22.05; README "Capacity"):
+ * inotify: its `systemd --user` holds 3 instances and its D-Bus daemon 1 (12 watches in all
+ * with the charms running); tasks: 2 bare, 18 on a running controller (slurmctld 9 threads,
+ * munged 4, …), 9 on a compute machine, more while hooks or jobs run; memory: ~3.5 MiB of kernel
+ * memory bare, 7-13 MiB Pss more with Slurm and munge running. Watches, tasks and memory are
+ * given room; the inotify figure is exact (tests/cluster/charm-private.sh checks it). */
+#define MACHINE_COST_INOTIFY_INSTANCES 4u
+#define MACHINE_COST_INOTIFY_WATCHES 16u
+#define MACHINE_COST_TASKS 64u
+#define MACHINE_COST_MEMORY_MIB 64u
+
+/* One limit a machine draws on. max, used, reserve and per_machine are in `unit` ("" or "MiB"). */
+struct machine_limit {
+        char *name;       /* "inotify instances" */
+        char *setting;    /* where max comes from: "fs.inotify.max_user_instances", … */
+        const char *unit; /* static */
+        bool model_scope; /* a limit of the model (machine ids), not of the host */
+        uint64_t max, used, reserve, per_machine;
+        unsigned machines; /* (max - used - reserve) / per_machine, 0 when nothing is left */
+};
+
+/* The limits read now; machines is the smallest of theirs (UINT_MAX when none could be read),
+ * binding the index of the limit that gives it. machine_capacity_clear() frees. */
+struct machine_capacity {
+        struct machine_limit *limits;
+        size_t n;
+        unsigned machines;
+        size_t binding;
+};
+
+void machine_capacity_clear(struct machine_capacity *c);
+static inline void machine_capacity_clearp(struct machine_capacity *c) {
+        machine_capacity_clear(c);
+}
+#define _cleanup_machine_capacity_ __attribute__((__cleanup__(machine_capacity_clearp)))
+
+/* Reads what this host has left for namespace machines, each limit a machine draws on:
+ * - inotify instances and watches of the caller's euid (fs.inotify.max_user_instances and
+ *   max_user_watches are per uid; everything juju-sim runs is root, every model on the host
+ *   shares them): in use = the distinct inotify open files (kcmp) of the processes with that
+ *   euid, from /proc/PID/fd links to anon_inode:inotify, and their "inotify wd:" fdinfo lines;
+ * - tasks: the smaller of kernel.pid_max and kernel.threads-max, in use from /proc/loadavg,
+ *   1024 (at most max/8) kept for the host;
+ * - memory: MemTotal, in use = MemTotal - MemAvailable, 512 MiB (at most max/8) kept;
+ * - where machines stay in their creator's v1 pids and memory cgroups (a hybrid or v1 host), the
+ *   tightest pids.max / memory.limit_in_bytes of the caller's cgroup and its ancestors.
+ * A value that cannot be read leaves its limit out. Does not change anything. Returns 0. */
+int machine_capacity(struct machine_capacity *ret);
+
+/* Adds a limit (strings copied) and updates machines/binding. */
+void machine_capacity_add(struct machine_capacity *c, const char *name, const char *setting,
+        const char *unit, bool model_scope, uint64_t max, uint64_t used, uint64_t reserve,
+        uint64_t per_machine);
+
+/* Appends "SETTING=MAX, USED in use[, RESERVE kept for the host], PER per machine" (with units). */
+void machine_limit_describe(const struct machine_limit *l, struct strbuf *out);
 
 /* Names derived from model_dir (for tests and for status output). Caller frees. */
 char *machine_bridge_name(const char *model_dir);

@@ -41,7 +41,8 @@ static int fail_err(int r, const struct strbuf *err) {
 static void usage(FILE *f) {
         fputs("usage: juju-sim [--model DIR] VERB [ARGS…]\n"
               "  deploy CHARM [APP] [-n N] [--config K=V …] [--share HOSTDIR:PATH …]\n"
-              "  add-unit APP [-n N] [--share HOSTDIR:PATH …]   (--share: HOSTDIR at PATH in each new machine)\n"
+              "  add-unit APP [-n N] [--share HOSTDIR:PATH …]   (--share: HOSTDIR at PATH in each new "
+              "machine)\n"
               "  remove-unit [--force] UNIT…   remove-application APP   integrate A[:EP] B[:EP]   "
               "remove-relation A "
               "B\n"
@@ -52,6 +53,8 @@ static void usage(FILE *f) {
               "  exec UNIT -- CMD …   debug-log [--replay] [-n N] [--format=json]   destroy\n"
               "  gc   removes what is left on this host of models whose directory was deleted\n"
               "       without destroy (machines, cgroups, bridges); never touches an existing model\n"
+              "  capacity [--format=json|yaml]   how many more namespace machines this host (and the\n"
+              "       model, when there is one) can hold, limit by limit; deploy and add-unit refuse more\n"
               "The model directory: --model DIR, else $JUJU_SIM_MODEL, else ./.juju-sim.\n"
               "A new model's machines: $JUJU_SIM_MACHINES=host|namespace.\n",
                 f);
@@ -90,6 +93,23 @@ static bool parse_int_arg(const char *s, int *ret) {
 
 /* --- verbs that change the model ---------------------------------------------------------- */
 
+/* SIGINT, SIGTERM and SIGHUP wait while deploy and add-unit make machines: those look for them
+ * between two machines and undo what they made (model.h); the signal is delivered after the
+ * error message (or after the save), so the exit status still tells it. */
+static void stops_block(sigset_t *ret_old) {
+        sigset_t stops;
+        sigemptyset(&stops);
+        sigaddset(&stops, SIGINT);
+        sigaddset(&stops, SIGTERM);
+        sigaddset(&stops, SIGHUP);
+        sigprocmask(SIG_BLOCK, &stops, ret_old);
+}
+
+static int stops_restore(const sigset_t *old, int r) {
+        sigprocmask(SIG_SETMASK, old, NULL);
+        return r;
+}
+
 static int cmd_deploy(int argc, char **argv) {
         int n = 1;
         _cleanup_strv_ struct strv pos = STRV_INIT, cfg = STRV_INIT, shares = STRV_INIT;
@@ -118,10 +138,12 @@ static int cmd_deploy(int argc, char **argv) {
         _cleanup_free_ char *charm = NULL;
         charm = pos.v[0][0] == '/' ? xstrdup(pos.v[0]) : model_dir_resolve(pos.v[0]);
         /* model_dir_resolve makes a relative path absolute against the cwd */
+        sigset_t old;
+        stops_block(&old);
         r = model_deploy(m, charm, pos.n > 1 ? pos.v[1] : NULL, n, cfg.v, shares.v, &err);
         if (r < 0)
-                return fail_err(r, &err);
-        return save(m);
+                return stops_restore(&old, fail_err(r, &err));
+        return stops_restore(&old, save(m));
 }
 
 typedef int (*simple_verb)(struct model *m, const char *arg, struct strbuf *err);
@@ -189,10 +211,12 @@ static int cmd_add_unit(int argc, char **argv) {
         if (r)
                 return r;
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        sigset_t old;
+        stops_block(&old);
         r = model_add_unit(m, app, n, shares.v, &err);
         if (r < 0)
-                return fail_err(r, &err);
-        return save(m);
+                return stops_restore(&old, fail_err(r, &err));
+        return stops_restore(&old, save(m));
 }
 
 static int cmd_pair(int argc, char **argv, bool add) {
@@ -767,6 +791,86 @@ static int cmd_destroy(int argc, char **argv) {
         return r < 0 ? fail_err(r, &err) : 0;
 }
 
+static int cmd_capacity(int argc, char **argv) {
+        enum out_format f = FORMAT_SMART;
+        for (int i = 1; i < argc; i++) {
+                const char *fmt = NULL;
+                if (streq(argv[i], "--format") && i + 1 < argc)
+                        fmt = argv[++i];
+                else if (startswith(argv[i], "--format="))
+                        fmt = argv[i] + 9;
+                else
+                        return die(2, "usage: capacity [--format=tabular|json|yaml]");
+                if (streq(fmt, "tabular"))
+                        f = FORMAT_SMART;
+                else if (parse_format(fmt, &f) < 0 || f == FORMAT_SMART)
+                        return die(2, "invalid value \"%s\" for option --format", fmt);
+        }
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        _cleanup_model_ struct model *m = NULL;
+        /* The model's machine ids count too when there is a model (read only: no lock). */
+        _cleanup_free_ char *dir = model_dir_resolve(model_arg);
+        _cleanup_free_ char *sp = xasprintf("%s/state.json", dir);
+        int r;
+        if (access(sp, F_OK) == 0) {
+                r = model_open(model_arg, false, &m, &err);
+                if (r < 0)
+                        return fail_err(r, &err);
+        }
+        _cleanup_(sim_capacity_clear) struct machine_capacity c = { 0 };
+        r = sim_capacity(m, &c, &err);
+        if (r < 0)
+                return fail_err(r, &err);
+        if (f != FORMAT_SMART) {
+                _cleanup_json_ cJSON *o = cJSON_CreateObject();
+                if (c.n > 0) {
+                        jset_num(o, "machines", c.machines);
+                        jset_str(o, "limit", c.limits[c.binding].name);
+                }
+                cJSON *ls = jarr(o, "limits");
+                for (size_t i = 0; i < c.n; i++) {
+                        const struct machine_limit *l = &c.limits[i];
+                        cJSON *lo = cJSON_CreateObject();
+                        jset_str(lo, "name", l->name);
+                        jset_str(lo, "scope", l->model_scope ? "model" : "host");
+                        jset_str(lo, "setting", l->setting);
+                        jset_str(lo, "unit", l->unit);
+                        jset_num(lo, "max", (double) l->max);
+                        jset_num(lo, "used", (double) l->used);
+                        jset_num(lo, "reserve", (double) l->reserve);
+                        jset_num(lo, "per-machine", (double) l->per_machine);
+                        jset_num(lo, "machines", l->machines);
+                        cJSON_AddItemToArray(ls, lo);
+                }
+                _cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
+                format_value(&sb, o, f);
+                fputs(sb.buf, stdout);
+                return 0;
+        }
+        if (c.n == 0)
+                return die(1, "capacity: no limit could be read on this host");
+        const struct machine_limit *b = &c.limits[c.binding];
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+        machine_limit_describe(b, &why);
+        printf("this %s can hold %u more machine%s: %s (%s)\n\n", b->model_scope ? "model" : "host",
+                c.machines, c.machines == 1 ? "" : "s", b->name, why.buf);
+        _cleanup_strv_ struct strv t = STRV_INIT;
+        strv_pushl(&t, "Limit", "Setting", "Max", "In use", "Kept", "Per machine", "Machines", NULL);
+        for (size_t i = 0; i < c.n; i++) {
+                const struct machine_limit *l = &c.limits[i];
+                const char *sp2 = *l->unit ? " " : "";
+                strv_push(&t, l->name);
+                strv_push(&t, l->setting);
+                strv_pushf(&t, "%llu%s%s", (unsigned long long) l->max, sp2, l->unit);
+                strv_pushf(&t, "%llu%s%s", (unsigned long long) l->used, sp2, l->unit);
+                strv_pushf(&t, "%llu%s%s", (unsigned long long) l->reserve, sp2, l->unit);
+                strv_pushf(&t, "%llu%s%s", (unsigned long long) l->per_machine, sp2, l->unit);
+                strv_pushf(&t, "%u", l->machines);
+        }
+        table_print(&t, 7);
+        return 0;
+}
+
 static int cmd_gc(int argc, char **argv) {
         if (argc > 1)
                 return die(2, "usage: gc");
@@ -864,6 +968,8 @@ int main(int argc, char **argv) {
                 return cmd_destroy(n, v);
         if (streq(verb, "gc"))
                 return cmd_gc(n, v);
+        if (streq(verb, "capacity"))
+                return cmd_capacity(n, v);
         if (streq(verb, "help")) {
                 usage(stdout);
                 return 0;

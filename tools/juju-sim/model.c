@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 
 #include "charm.h"
 #include "model.h"
+#include "runner.h"
 #include "simmachine.h"
 #include "yamljson.h"
 #include "proc/proc.h"
@@ -486,17 +488,20 @@ static int charm_install(
                         strbuf_trim(&p.err);
                         strbuf_addf(err, "charm \"%s\": cannot unpack: %s", charm,
                                 r < 0 ? strerror(-r) : p.err.buf);
-                        return r < 0 ? r : -EINVAL;
+                        r = r < 0 ? r : -EINVAL;
                 }
         }
-        if (r < 0)
+        if (r < 0) {
+                (void) rm_tree(dst);
                 return r;
+        }
         *ret_dir = TAKE_PTR(dst);
         return 0;
 }
 
-/* Gives the unit a machine and its initial queue. */
-static int add_one_unit(struct model *m, const char *app, char *const *shares, struct strbuf *err) {
+/* Gives the unit a machine and its initial queue; the machine's id is added to made. */
+static int add_one_unit(
+        struct model *m, const char *app, char *const *shares, struct strv *made, struct strbuf *err) {
         cJSON *st = m->state;
         cJSON *a = state_app(st, app);
         long n = (long) jnum(a, "next-unit", 0);
@@ -515,10 +520,11 @@ static int add_one_unit(struct model *m, const char *app, char *const *shares, s
         }
         int r = sim_machine_create(m, rec, err);
         if (r < 0) {
-                cJSON_Delete(rec);
+                cJSON_Delete(rec); /* sim_machine_create() removed what it made */
                 return r;
         }
         jset(jobj(st, "machines"), mids, rec);
+        strv_push(made, mids);
 
         cJSON *u = cJSON_CreateObject();
         jset_str(u, "application", app);
@@ -611,6 +617,61 @@ static int config_apply_kv(const cJSON *charm, cJSON *cfg, char *const *kv, stru
         return 0;
 }
 
+/* The stop signal (SIGINT, SIGTERM, SIGHUP) the caller holds blocked and that is pending, or 0. */
+static int stop_pending(void) {
+        static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
+        sigset_t pending;
+        if (sigpending(&pending) < 0)
+                return 0;
+        for (size_t i = 0; i < ELEMENTSOF(stops); i++)
+                if (sigismember(&pending, stops[i]) == 1)
+                        return stops[i];
+        return 0;
+}
+
+/* Adds n units of app, each on a new machine; the machines' ids are added to made. A stop
+ * signal pending (held blocked by the caller, see model.h) ends it between two machines. */
+static int add_units(struct model *m, const char *verb, const char *app, int n, char *const *shares,
+        struct strv *made, struct strbuf *err) {
+        for (int i = 0; i < n; i++) {
+                int sig = stop_pending();
+                if (sig) {
+                        strbuf_addf(err, "%s: interrupted by SIG%s after %d of %d machines", verb,
+                                sigabbrev_np(sig), i, n);
+                        return -EINTR;
+                }
+                int r = add_one_unit(m, app, shares, made, err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* A verb that made machines failed: destroys the machines it made (ids in made), puts the
+ * state back as it was before the verb (takes before) and says so after the failure's message.
+ * Nothing of the verb is left: no machine, cgroup, unit, state entry. */
+static void undo_units(
+        struct model *m, const char *verb, const struct strv *made, cJSON *before, struct strbuf *err) {
+        int64_t t0 = now_ms();
+        _cleanup_strv_ struct strv left = STRV_INIT;
+        for (size_t i = 0; i < made->n; i++) {
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                if (sim_machine_destroy(m, state_machine(m->state, made->v[i]), &e) < 0)
+                        strv_pushf(&left, "%s (%s)", made->v[i], e.buf);
+        }
+        cJSON_Delete(m->state);
+        m->state = before;
+        _cleanup_free_ char *ids = strv_join(made, ", ");
+        if (made->n > left.n)
+                strbuf_addf(err, "; %s removed the %zu machine%s it had made (%s) in %lld ms", verb, made->n,
+                        made->n == 1 ? "" : "s", ids, (long long) (now_ms() - t0));
+        if (left.n > 0) {
+                _cleanup_free_ char *l = strv_join(&left, ", ");
+                strbuf_addf(err, "; %s could not remove machine %s: `juju-sim destroy` removes it", verb, l);
+        }
+        strbuf_addstr(err, "; the model is as it was before");
+}
+
 int model_deploy(struct model *m, const char *charm, const char *app, int n, char *const *config,
         char *const *shares, struct strbuf *err) {
         _cleanup_json_ cJSON *desc = NULL;
@@ -620,6 +681,10 @@ int model_deploy(struct model *m, const char *charm, const char *app, int n, cha
                 strbuf_addf(err, "deploy: bad number of units %d", n);
                 return -EINVAL;
         }
+        /* Before anything is made: refused when the machines do not fit. */
+        r = sim_capacity_check(m, n, "deploy", err);
+        if (r < 0)
+                return r;
         /* Read the charm where it is first, to learn its name. */
         struct stat sst;
         if (stat(charm, &sst) < 0) {
@@ -659,13 +724,15 @@ int model_deploy(struct model *m, const char *charm, const char *app, int n, cha
                 return r;
         cJSON_Delete(desc);
         desc = NULL;
-        r = charm_load(cdir, &desc, err);
-        if (r < 0)
-                return r;
         _cleanup_json_ cJSON *cfg = cJSON_CreateObject();
-        r = config_apply_kv(desc, cfg, config, err);
-        if (r < 0)
+        r = charm_load(cdir, &desc, err);
+        if (r >= 0)
+                r = config_apply_kv(desc, cfg, config, err);
+        if (r < 0) {
+                (void) rm_tree(cdir);
                 return r;
+        }
+        _cleanup_json_ cJSON *before = cJSON_Duplicate(m->state, true);
         cJSON *a = cJSON_CreateObject();
         jset_str(a, "charm-dir", cdir);
         jset(a, "charm", TAKE_PTR(desc));
@@ -683,12 +750,13 @@ int model_deploy(struct model *m, const char *charm, const char *app, int n, cha
                         (void) add_relation(m->state, jstr(ep, "interface"), true, app, ep->string, "peer",
                                 NULL, NULL, NULL);
         }
-        for (int i = 0; i < n; i++) {
-                r = add_one_unit(m, app, shares, err);
-                if (r < 0)
-                        return r;
+        _cleanup_strv_ struct strv made = STRV_INIT;
+        r = add_units(m, "deploy", app, n, shares, &made, err);
+        if (r < 0) {
+                undo_units(m, "deploy", &made, TAKE_PTR(before), err);
+                (void) rm_tree(cdir);
         }
-        return 0;
+        return r;
 }
 
 int model_add_unit(struct model *m, const char *app, int n, char *const *shares, struct strbuf *err) {
@@ -701,12 +769,15 @@ int model_add_unit(struct model *m, const char *app, int n, char *const *shares,
                 strbuf_addf(err, "add-unit: bad number of units %d", n);
                 return -EINVAL;
         }
-        for (int i = 0; i < n; i++) {
-                int r = add_one_unit(m, app, shares, err);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        int r = sim_capacity_check(m, n, "add-unit", err);
+        if (r < 0)
+                return r;
+        _cleanup_json_ cJSON *before = cJSON_Duplicate(m->state, true);
+        _cleanup_strv_ struct strv made = STRV_INIT;
+        r = add_units(m, "add-unit", app, n, shares, &made, err);
+        if (r < 0)
+                undo_units(m, "add-unit", &made, TAKE_PTR(before), err);
+        return r;
 }
 
 /* Drops pending events of relation id from a unit's queue (it never entered scope). */

@@ -77,7 +77,12 @@ cJSON *unit_rel(const cJSON *st, const char *unit, long id);
 
 /* Verbs. Each returns 0 or a negative errno with one message in err. */
 /* shares: NULL-terminated "HOSTDIR:PATH" (may be NULL): HOSTDIR bound at PATH in each new
- * unit's machine (namespace mode), e.g. a StateSaveLocation shared by several controllers. */
+ * unit's machine (namespace mode), e.g. a StateSaveLocation shared by several controllers.
+ * deploy and add-unit are all or nothing: they refuse (-ENOSPC) before making anything when the
+ * machines do not fit (sim_capacity_check()), and when a machine fails to come up they destroy
+ * the machines they made, remove the charm dir a deploy unpacked and put the state back as it
+ * was (the message says so). A caller that holds SIGINT, SIGTERM and SIGHUP blocked while they
+ * run gets the same (-EINTR) when one arrives: they look for it between two machines. */
 int model_deploy(struct model *m, const char *charm, const char *app, int n, char *const *config,
         char *const *shares, struct strbuf *err);
 int model_add_unit(struct model *m, const char *app, int n, char *const *shares, struct strbuf *err);

@@ -25,6 +25,10 @@
 #pragma weak machine_net_ensure
 #pragma weak machine_info_clear
 #pragma weak machine_gc
+#pragma weak machine_capacity
+#pragma weak machine_capacity_add
+#pragma weak machine_capacity_clear
+#pragma weak machine_limit_describe
 
 static bool have_machines(void) {
         return machine_create && machine_destroy && machine_destroy_all && machine_spawn && machine_load &&
@@ -71,8 +75,9 @@ int sim_machine_create(struct model *m, cJSON *rec, struct strbuf *err) {
         }
         /* A machine has its own /tmp and /run: the model dir must be outside them to be seen. */
         if (startswith(m->dir, "/tmp/") || startswith(m->dir, "/run/") || startswith(m->dir, "/proc/")) {
-                strbuf_addf(err, "model \"%s\": namespace machines have their own /tmp and /run; put the model "
-                                 "elsewhere (e.g. /var/tmp)",
+                strbuf_addf(err,
+                        "model \"%s\": namespace machines have their own /tmp and /run; put the model "
+                        "elsewhere (e.g. /var/tmp)",
                         m->dir);
                 return -EINVAL;
         }
@@ -106,13 +111,14 @@ int sim_machine_create(struct model *m, cJSON *rec, struct strbuf *err) {
                         strv_push(&shares, share);
         }
         const cJSON *sh;
-        cJSON_ArrayForEach(sh, jget(rec, "shares"))
+        cJSON_ArrayForEach(sh, jget(rec, "shares")) {
                 if (cJSON_IsString(sh))
                         strv_push(&shares, sh->valuestring);
+        }
         _cleanup_machine_info_ struct machine_info info = {};
         r = machine_create(m->dir, (unsigned) strtoul(id, NULL, 10), shares.v, &info, err);
         if (r < 0)
-                return r;
+                return r; /* machine_create() removed what it made */
         jset_str(rec, "hostname", info.hostname);
         jset_str(rec, "address", info.address);
         cJSON *inst = jobj(rec, "instance");
@@ -121,7 +127,10 @@ int sim_machine_create(struct model *m, cJSON *rec, struct strbuf *err) {
         _cleanup_free_ char *loc = xasprintf("%s/root/var/lib/juju/juju-sim.json", info.dir);
         _cleanup_free_ char *locdir = xasprintf("%s/root/var/lib/juju", info.dir);
         (void) mkdir_p(locdir, 0755);
-        return write_locator(m, loc, jstr(rec, "unit"), err);
+        r = write_locator(m, loc, jstr(rec, "unit"), err);
+        if (r < 0)
+                (void) machine_destroy(m->dir, info.id, NULL); /* the caller never saw it */
+        return r;
 }
 
 int sim_machine_destroy(struct model *m, cJSON *rec, struct strbuf *err) {
@@ -215,4 +224,46 @@ int sim_machines_gc(struct strv *removed, struct strbuf *err) {
                 return -EOPNOTSUPP;
         }
         return machine_gc(removed, err);
+}
+
+void sim_capacity_clear(struct machine_capacity *c) {
+        if (machine_capacity_clear)
+                machine_capacity_clear(c);
+}
+
+int sim_capacity(const struct model *m, struct machine_capacity *ret, struct strbuf *err) {
+        if (!machine_capacity || !machine_capacity_add) {
+                strbuf_addstr(err, "capacity: this juju-sim was built without namespace machines");
+                return -EOPNOTSUPP;
+        }
+        int r = machine_capacity(ret);
+        if (r < 0) {
+                strbuf_addf(err, "capacity: %s", strerror(-r));
+                return r;
+        }
+        if (m && ns_mode(m)) {
+                /* ids are never reused within a model: one address each on its /24 */
+                double next = jnum(jget(m->state, "counters"), "machine", 0);
+                uint64_t used = next < 0 ? 0 : (uint64_t) next;
+                machine_capacity_add(ret, "machine ids", "machine ids per model", NULL, true,
+                        (uint64_t) MACHINE_ID_MAX + 1, used, 0, 1);
+        }
+        return 0;
+}
+
+int sim_capacity_check(const struct model *m, int n, const char *verb, struct strbuf *err) {
+        if (n <= 0 || !ns_mode(m))
+                return 0;
+        _cleanup_(sim_capacity_clear) struct machine_capacity c = { 0 };
+        int r = sim_capacity(m, &c, err);
+        if (r < 0)
+                return r;
+        if ((unsigned) n <= c.machines)
+                return 0;
+        const struct machine_limit *l = &c.limits[c.binding];
+        strbuf_addf(err, "%s: %d machine%s asked, this %s can hold %u more (", verb, n, n == 1 ? "" : "s",
+                l->model_scope ? "model" : "host", c.machines);
+        machine_limit_describe(l, err);
+        strbuf_addstr(err, "); see juju-sim capacity");
+        return -ENOSPC;
 }

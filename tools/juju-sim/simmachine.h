@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <cjson/cJSON.h>
 
+#include "machine.h"
 #include "util/strbuf.h"
 
 struct model;
@@ -28,3 +29,12 @@ void sim_machines_cleanup(const char *dir, const cJSON *state);
 int sim_machines_gc(struct strv *removed, struct strbuf *err);
 /* The machine mode to give a new model ($JUJU_SIM_MACHINES, else the default). */
 const char *sim_machine_default_mode(void);
+/* How many more namespace machines fit: machine_capacity() (machine.h), plus the model's machine
+ * ids when m (may be NULL) is a namespace model. -EOPNOTSUPP without the machine code. */
+int sim_capacity(const struct model *m, struct machine_capacity *ret, struct strbuf *err);
+/* machine_capacity_clear() where the machine code is linked in (use this one here). */
+void sim_capacity_clear(struct machine_capacity *c);
+/* 0 when n more machines fit (always in host mode), else -ENOSPC and one message naming the
+ * limit: "add-unit: 1000 machines asked, this host can hold 29 more (fs.inotify…)". Nothing is
+ * created either way: verbs call it before they make anything. */
+int sim_capacity_check(const struct model *m, int n, const char *verb, struct strbuf *err);
