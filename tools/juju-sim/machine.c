@@ -413,7 +413,7 @@ static int record_write(const struct machine_info *m) {
         struct strbuf sb = STRBUF_INIT;
         strbuf_addf(&sb, "id=%u\nhostname=%s\naddress=%s\npid=%d\nstarttime=%llu\n", m->id, m->hostname,
                 m->address, (int) m->pid, m->starttime);
-        int r = write_file_atomic(path, sb.buf, sb.len, 0644, (uid_t) -1, (gid_t) -1);
+        int r = write_file_atomic(path, sb.buf, sb.len, 0600, (uid_t) -1, (gid_t) -1);
         strbuf_release(&sb);
         return r;
 }
@@ -513,11 +513,35 @@ int machine_list(const char *model_dir, unsigned **ret_ids) {
         return scan_ids(dir, "", true, ret_ids);
 }
 
+int machine_make_private(const char *model_dir) {
+        _cleanup_free_ char *abs = mach_model_abs(model_dir);
+        _cleanup_free_ char *mdir = machines_dir(abs);
+        _cleanup_strv_ struct strv paths = STRV_INIT;
+        strv_push(&paths, mdir);
+        strv_pushf(&paths, "%s/.lock", mdir);
+        _cleanup_free_ unsigned *ids = NULL;
+        int n = scan_ids(mdir, "", false, &ids);
+        for (int i = 0; i < n; i++) {
+                /* the machine's own files under root/ (bound into it) keep their modes */
+                static const char *const names[] = { "", "/machine", "/console.log", "/root" };
+                for (size_t k = 0; k < ELEMENTSOF(names); k++)
+                        strv_pushf(&paths, "%s/%u%s", mdir, ids[i], names[k]);
+        }
+        int changed = 0;
+        for (size_t i = 0; i < paths.n; i++) {
+                int r = chmod_private(paths.v[i]);
+                if (r < 0)
+                        return r;
+                changed |= r;
+        }
+        return changed;
+}
+
 /* Rewrites the model's hosts file in place from the records (under the model lock). */
 static int hosts_update(const char *abs) {
         _cleanup_free_ char *mdir = machines_dir(abs);
         _cleanup_free_ char *lock_path = xasprintf("%s/.lock", mdir);
-        _cleanup_close_ int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        _cleanup_close_ int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         if (lock < 0)
                 return -errno;
         if (flock(lock, LOCK_EX) < 0)
@@ -551,14 +575,16 @@ static int hosts_update(const char *abs) {
 /* ---------------------------------------------------------------- network */
 
 int machine_net_ensure(const char *model_dir, struct strbuf *err) {
-        int r = mkdir_p(model_dir, 0755);
+        int r = mkdir_p(model_dir, 0700);
         if (r < 0) {
                 strbuf_addf(err, "model dir \"%s\": %s", model_dir, strerror(-r));
                 return r;
         }
         _cleanup_free_ char *abs = mach_model_abs(model_dir);
         _cleanup_free_ char *mdir = machines_dir(abs);
-        r = mkdir_p(mdir, 0755);
+        r = mkdir_p(mdir, 0700);
+        if (r >= 0)
+                r = machine_make_private(abs);
         if (r < 0) {
                 strbuf_addf(err, "machines dir \"%s\": %s", mdir, strerror(-r));
                 return r;
@@ -713,6 +739,10 @@ static int seed_one(const char *host, const char *dst, enum seed how, int depth)
 
 static int seed_root(const char *mdir, struct strbuf *err) {
         _cleanup_free_ char *root = xasprintf("%s/root", mdir);
+        if (mkdir(root, 0700) < 0 && errno != EEXIST) {
+                strbuf_addf(err, "machine dir \"%s\": %s", root, strerror(errno));
+                return -errno;
+        }
         for (size_t i = 0; i < ELEMENTSOF(seeds); i++) {
                 _cleanup_free_ char *dst = xasprintf("%s%s", root, seeds[i].path);
                 _cleanup_free_ char *parent = xstrdup(dst);
@@ -829,7 +859,7 @@ static int create_steps(
         _cleanup_free_ _unused_ char *hosts_owned = (char *) a.hosts;
         _cleanup_free_ char *log_path = xasprintf("%s/console.log", m->dir);
         _cleanup_close_ int log_fd =
-                open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0644);
+                open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600);
         if (log_fd < 0) {
                 r = -errno;
                 strbuf_addf(err, "machine console \"%s\": %s", log_path, strerror(-r));
@@ -927,7 +957,7 @@ int machine_create(const char *model_dir, unsigned id, char *const *shares, stru
         int r = check_shares(shares, err);
         if (r < 0)
                 return r;
-        r = mkdir_p(model_dir, 0755);
+        r = mkdir_p(model_dir, 0700);
         if (r < 0) {
                 strbuf_addf(err, "model dir \"%s\": %s", model_dir, strerror(-r));
                 return r;
@@ -951,7 +981,7 @@ int machine_create(const char *model_dir, unsigned id, char *const *shares, stru
                 .address = machine_address(abs, id),
                 .dir = machine_dir(abs, id),
         };
-        r = mkdir_p(m.dir, 0755);
+        r = mkdir_p(m.dir, 0700);
         if (r < 0) {
                 strbuf_addf(err, "machine dir \"%s\": %s", m.dir, strerror(-r));
                 return r;

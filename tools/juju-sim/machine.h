@@ -11,7 +11,8 @@
  *   Nothing is named: no /run/netns entry, no mount on the host.
  * - Record: M/machines/N/machine holds `key=value` lines (id, hostname, address, pid,
  *   starttime = field 22 of /proc/PID/stat, cgroup). A pid is only signalled when its start
- *   time still matches (no pid-reuse accidents).
+ *   time still matches (no pid-reuse accidents). M/machines, M/machines/N and N/root are 0700,
+ *   the record, the console log and the hosts lock 0600 (machine_make_private()).
  * - cgroups: the init is started inside /sys/fs/cgroup/unified/jsim-H/mN (and the same path in
  *   the name=systemd v1 hierarchy on a hybrid host; on a pure cgroup2 host the base is
  *   /sys/fs/cgroup). Its systemd manages the subtree (init.scope, app.slice/slurmd.service…),
@@ -93,6 +94,13 @@ static inline void machine_info_clearp(struct machine_info *m) {
 /* The model name used in hostnames: basename of model_dir, lowercased, every char outside
  * [a-z0-9-] turned into '-', at most 20 chars, "model" when that leaves nothing. Caller frees. */
 char *model_name(const char *model_dir);
+
+/* M/machines and what is in it are root's alone (0700 dirs, 0600 files; the hosts file, bound
+ * read-only at /etc/hosts in every machine, stays 0644, and the files under M/machines/N/root keep
+ * the modes the machine gives them): a machine sees the host's file system, M included, and its
+ * non-root users must not read other machines' files, records or console logs. This tightens a
+ * model made by an older juju-sim (idempotent); 1 when it changed a mode, 0, or a negative errno. */
+int machine_make_private(const char *model_dir);
 
 /* Registers the model (MACHINE_REGISTRY_DIR), then creates its bridge if missing (idempotent). */
 int machine_net_ensure(const char *model_dir, struct strbuf *err);

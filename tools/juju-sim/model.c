@@ -84,18 +84,68 @@ static void random_hex(char *buf, size_t n) {
         buf[n] = '\0';
 }
 
+/* The model's own files: what a machine's non-root users must not read (a machine sees the
+ * host's file system, the model dir included). Directories 0700, files 0600; DIR/charms/APP 0700
+ * (its files keep their modes). DIR/bin (bound at /usr/local/sbin in every machine: juju-exec)
+ * stays 0755; DIR/machines is the machine code's (machine_make_private()). */
+static const char *const private_names[] = { "", "/state.json", "/juju-sim.json", "/lock",
+        "/debug-log.jsonl", "/agent.sock", "/charms", "/tools" };
+
+/* A model gets a directory of its own: destroy removes it, and it is made 0700. */
+static int check_own_dir(const char *dir, struct strbuf *err) {
+        struct stat st;
+        if (stat(dir, &st) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX)) {
+                strbuf_addf(err,
+                        "model \"%s\": a shared directory (mode %04o); give the model a directory of its "
+                        "own",
+                        dir, (unsigned) (st.st_mode & 07777));
+                return -EPERM;
+        }
+        return 0;
+}
+
+/* Makes the model's files private (an older juju-sim wrote them 0644 in a 0755 dir). */
+static int model_make_private(const struct model *m, struct strbuf *err) {
+        for (size_t i = 0; i < ELEMENTSOF(private_names); i++) {
+                _cleanup_free_ char *p = xasprintf("%s%s", m->dir, private_names[i]);
+                int r = chmod_private(p);
+                if (r < 0) {
+                        strbuf_addf(err, "model \"%s\": cannot make \"%s\" private: %s", m->dir, p,
+                                strerror(-r));
+                        return r;
+                }
+        }
+        /* each charm's own dir (its files keep their modes: executables, templates) */
+        const cJSON *a;
+        cJSON_ArrayForEach(a, jget(m->state, "applications")) {
+                const char *cdir = jstr(a, "charm-dir");
+                int r = isempty(cdir) ? 0 : chmod_private(cdir);
+                if (r < 0) {
+                        strbuf_addf(err, "model \"%s\": cannot make \"%s\" private: %s", m->dir, cdir,
+                                strerror(-r));
+                        return r;
+                }
+        }
+        int r = sim_machines_make_private(m, err);
+        return r < 0 ? r : 0;
+}
+
 static int model_create(const char *dir, struct strbuf *err) {
-        int r = mkdir_p(dir, 0755);
+        int r = mkdir_p(dir, 0700);
+        if (r >= 0)
+                r = chmod_private(dir); /* it may have been there, empty */
         if (r < 0) {
                 strbuf_addf(err, "model \"%s\": %s", dir, strerror(-r));
                 return r;
         }
         _cleanup_free_ char *tools = xasprintf("%s/tools", dir), *charms = xasprintf("%s/charms", dir);
-        if (mkdir(tools, 0755) < 0 && errno != EEXIST) {
+        if (mkdir(tools, 0700) < 0 && errno != EEXIST) {
                 strbuf_addf(err, "%s: %s", tools, strerror(errno));
                 return -errno;
         }
-        if (mkdir(charms, 0755) < 0 && errno != EEXIST) {
+        if (mkdir(charms, 0700) < 0 && errno != EEXIST) {
                 strbuf_addf(err, "%s: %s", charms, strerror(errno));
                 return -errno;
         }
@@ -134,13 +184,13 @@ static int model_create(const char *dir, struct strbuf *err) {
         jset_str(loc, "model", dir);
         jset_str(loc, "juju-sim", self);
         _cleanup_free_ char *locs = cJSON_Print(loc), *locp = xasprintf("%s/juju-sim.json", dir);
-        r = write_file_atomic(locp, locs, strlen(locs), 0644, (uid_t) -1, (gid_t) -1);
+        r = write_file_atomic(locp, locs, strlen(locs), 0600, (uid_t) -1, (gid_t) -1);
         if (r < 0) {
                 strbuf_addf(err, "%s: %s", locp, strerror(-r));
                 return r;
         }
         _cleanup_free_ char *s = cJSON_Print(st), *sp = xasprintf("%s/state.json", dir);
-        r = write_file_atomic(sp, s, strlen(s), 0644, (uid_t) -1, (gid_t) -1);
+        r = write_file_atomic(sp, s, strlen(s), 0600, (uid_t) -1, (gid_t) -1);
         if (r < 0)
                 strbuf_addf(err, "%s: %s", sp, strerror(-r));
         return r;
@@ -167,7 +217,9 @@ static int model_load(struct model *m, struct strbuf *err) {
 int model_open(const char *dir, bool create, struct model **ret, struct strbuf *err) {
         _cleanup_free_ char *d = model_dir_resolve(dir);
         _cleanup_free_ char *sp = xasprintf("%s/state.json", d);
-        int r;
+        int r = check_own_dir(d, err);
+        if (r < 0)
+                return r;
         if (access(sp, F_OK) < 0) {
                 if (!create) {
                         strbuf_addf(err, "model \"%s\": no such model", d);
@@ -182,6 +234,8 @@ int model_open(const char *dir, bool create, struct model **ret, struct strbuf *
         m->state_path = TAKE_PTR(sp);
         m->lock_fd = -1;
         r = model_load(m, err);
+        if (r >= 0)
+                r = model_make_private(m, err);
         if (r < 0) {
                 model_free(m);
                 return r;
@@ -193,7 +247,7 @@ int model_open(const char *dir, bool create, struct model **ret, struct strbuf *
 int model_lock(struct model *m, int timeout_sec, struct strbuf *err) {
         if (m->lock_fd < 0) {
                 _cleanup_free_ char *p = xasprintf("%s/lock", m->dir);
-                m->lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+                m->lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
                 if (m->lock_fd < 0) {
                         strbuf_addf(err, "%s: %s", p, strerror(errno));
                         return -errno;
@@ -220,7 +274,7 @@ int model_lock(struct model *m, int timeout_sec, struct strbuf *err) {
 
 int model_save(struct model *m, struct strbuf *err) {
         _cleanup_free_ char *s = cJSON_Print(m->state);
-        int r = write_file_atomic(m->state_path, s, strlen(s), 0644, (uid_t) -1, (gid_t) -1);
+        int r = write_file_atomic(m->state_path, s, strlen(s), 0600, (uid_t) -1, (gid_t) -1);
         if (r < 0)
                 strbuf_addf(err, "%s: %s", m->state_path, strerror(-r));
         return r;
@@ -491,6 +545,8 @@ static int charm_install(
                         r = r < 0 ? r : -EINVAL;
                 }
         }
+        if (r >= 0)
+                r = chmod_private(dst);
         if (r < 0) {
                 (void) rm_tree(dst);
                 return r;

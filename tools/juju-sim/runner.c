@@ -41,7 +41,11 @@ static int listen_socket(const char *path, struct strbuf *err) {
         if (fd < 0)
                 return -errno;
         (void) unlink(path); /* stale from a killed juju-sim: we hold the model lock */
-        if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 || listen(fd, 64) < 0) {
+        /* 0600 from the start: hook tools run as root; a machine's other users see the model dir */
+        mode_t old_umask = umask(0177);
+        int b = bind(fd, (struct sockaddr *) &sa, sizeof(sa));
+        umask(old_umask);
+        if (b < 0 || listen(fd, 64) < 0) {
                 int e = -errno;
                 strbuf_addf(err, "socket \"%s\": %s", path, strerror(errno));
                 close(fd);
@@ -313,7 +317,7 @@ static void debug_log(struct model *m, struct hookctx *ctx, const char *what, co
         jset(rec, "log", cJSON_Duplicate(ctx->logs, true));
         _cleanup_free_ char *s = cJSON_PrintUnformatted(rec);
         _cleanup_free_ char *p = xasprintf("%s/debug-log.jsonl", m->dir);
-        _cleanup_close_ int fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        _cleanup_close_ int fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
         if (fd < 0)
                 return;
         _cleanup_free_ char *line = xasprintf("%s\n", s);

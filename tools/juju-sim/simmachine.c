@@ -29,6 +29,7 @@
 #pragma weak machine_capacity_add
 #pragma weak machine_capacity_clear
 #pragma weak machine_limit_describe
+#pragma weak machine_make_private
 
 static bool have_machines(void) {
         return machine_create && machine_destroy && machine_destroy_all && machine_spawn && machine_load &&
@@ -53,7 +54,7 @@ static int write_locator(const struct model *m, const char *path, const char *un
         jset_str(loc, "juju-sim", jstr(jget(m->state, "model"), "juju-sim"));
         jset_str(loc, "unit", unit);
         _cleanup_free_ char *s = cJSON_Print(loc);
-        int r = write_file_atomic(path, s, strlen(s), 0644, (uid_t) -1, (gid_t) -1);
+        int r = write_file_atomic(path, s, strlen(s), 0600, (uid_t) -1, (gid_t) -1);
         if (r < 0)
                 strbuf_addf(err, "%s: %s", path, strerror(-r));
         return r;
@@ -266,4 +267,28 @@ int sim_capacity_check(const struct model *m, int n, const char *verb, struct st
         machine_limit_describe(l, err);
         strbuf_addstr(err, "); see juju-sim capacity");
         return -ENOSPC;
+}
+
+int sim_machines_make_private(const struct model *m, struct strbuf *err) {
+        if (!machine_make_private)
+                return 0;
+        _cleanup_free_ char *machines = xasprintf("%s/machines", m->dir);
+        if (access(machines, F_OK) < 0)
+                return 0;
+        int r = machine_make_private(m->dir);
+        const cJSON *rec;
+        cJSON_ArrayForEach(rec, jget(m->state, "machines")) {
+                if (r < 0)
+                        break;
+                const char *dir = jstr(jget(rec, "instance"), "dir");
+                if (isempty(dir))
+                        continue;
+                _cleanup_free_ char *loc = xasprintf("%s/root/var/lib/juju/juju-sim.json", dir);
+                int k = chmod_private(loc);
+                r = k < 0 ? k : r | k;
+        }
+        if (r < 0)
+                strbuf_addf(err, "model \"%s\": cannot make its machines' files private: %s", m->dir,
+                        strerror(-r));
+        return r;
 }

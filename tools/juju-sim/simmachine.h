@@ -38,3 +38,6 @@ void sim_capacity_clear(struct machine_capacity *c);
  * limit: "add-unit: 1000 machines asked, this host can hold 29 more (fs.inotify…)". Nothing is
  * created either way: verbs call it before they make anything. */
 int sim_capacity_check(const struct model *m, int n, const char *verb, struct strbuf *err);
+/* Tightens the modes of the model's machine files (machine_make_private() and each machine's
+ * /var/lib/juju/juju-sim.json): 0 or 1 (changed), or a negative errno with a message. */
+int sim_machines_make_private(const struct model *m, struct strbuf *err);
