@@ -4,6 +4,7 @@
 #include "util/macro.h"
 
 #include "slurmconf/options.h"
+#include "slurmconf/values.h"
 #include "util/alloc.h"
 #include "util/banned.h"
 
@@ -189,6 +190,12 @@ int slurm_options_parse_mem(const char *s, size_t len, enum slurm_options_kind k
                                 strbuf_addf(err, "key \"%s\" is managed by the charm", k->name);
                         return -EINVAL;
                 }
+                if (kind == SLURM_OPTIONS_PARTITION && streq(canonical, "Default")) {
+                        if (err)
+                                strbuf_addstr(err,
+                                        "key \"Default\" is set by the slurmctld option default-partition");
+                        return -EINVAL;
+                }
                 for (size_t j = 0; j < list.n; j++)
                         if (strcaseeq(list.items[j].key, canonical)) {
                                 if (err)
@@ -247,13 +254,40 @@ int slurm_options_parse_mem(const char *s, size_t len, enum slurm_options_kind k
                                 return -EINVAL;
                         }
                 }
-                options_push(&list, xstrdup(canonical), xstrndup(val, vlen));
+                _cleanup_free_ char *value = xstrndup(val, vlen);
+                int r = slurmconf_value_check(scope, canonical, value, err);
+                if (r < 0)
+                        return r;
+                options_push(&list, xstrdup(canonical), TAKE_PTR(value));
         }
+
+        int r = slurm_options_check_set(kind, &list, NULL, err);
+        if (r < 0)
+                return r;
 
         slurm_options_clear(ret);
         *ret = list;
         list = (struct slurm_options) SLURM_OPTIONS_INIT;
         return 0;
+}
+
+struct set_lookup {
+        const struct slurm_options *o, *base;
+};
+
+static const char *set_get(const char *key, void *userdata) {
+        const struct set_lookup *l = userdata;
+        const char *v = slurm_options_get(l->o, key);
+        return v || !l->base ? v : slurm_options_get(l->base, key);
+}
+
+int slurm_options_check_set(enum slurm_options_kind kind, const struct slurm_options *o,
+        const struct slurm_options *base, struct strbuf *err) {
+        static const struct slurm_options empty = SLURM_OPTIONS_INIT;
+        struct set_lookup l = { .o = o ? o : &empty, .base = base };
+        if ((unsigned) kind >= _SLURM_OPTIONS_KIND_MAX)
+                return -EINVAL;
+        return slurmconf_values_check_set(slurm_options_kind_scope(kind), set_get, &l, err);
 }
 
 int slurm_options_parse(

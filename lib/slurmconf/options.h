@@ -19,15 +19,21 @@
  *    "{", "}", "~" or non-ASCII byte can reach slurm.conf, a unit file or a command line;
  *  - for PARTITION and GLOBAL only, a value in double quotes may also hold single spaces
  *    ("Key=\"a b\""): slurm.conf reads such a value as one word. NODE values are never quoted.
+ *  - every value checked with Slurm 22.05's rules for its key (slurmconf/values.h): numbers
+ *    and their ranges, times, enums and flag words, plugin names, hostlists, …, and then the
+ *    rules that tie the keys of the string together (PreemptMode and PreemptType, …) with
+ *    Slurm's defaults for the keys it does not set (slurm_options_check_set());
  * Keys the charm owns are refused:
- *  - PARTITION: PartitionName, Nodes;
+ *  - PARTITION: PartitionName, Nodes; Default too, with its own message (the slurmctld option
+ *    default-partition sets it);
  *  - NODE: NodeName, NodeAddr, NodeHostname, Port, State;
  *  - GLOBAL: the line keys NodeName, NodeSet, PartitionName, DownNodes, FrontendName and the
  *    Include directive; ClusterName, SlurmctldHost, ControlMachine, ControlAddr,
  *    BackupController, BackupAddr, SlurmctldPort, SlurmctldParameters (the charm needs
  *    enable_configless), AuthType, AuthInfo, AuthAltTypes, AuthAltParameters, CredType,
  *    SlurmUser, StateSaveLocation, MaxNodeCount, SelectType.
- * Messages are one short line naming the offending key (`unknown partition key "Foo"`), with
+ * Messages are one short line naming the offending key (`unknown partition key "Foo"`,
+ * `MaxTime: "forever" is not a time (minutes, [D-]HH:MM[:SS] or UNLIMITED)`), with
  * user text sanitized (non-printable bytes shown as "?") and cut to 40 bytes; the caller
  * prefixes the option's name (`partition-config: …`).
  *
@@ -74,6 +80,13 @@ int slurm_options_parse(
 /* As slurm_options_parse() for len bytes that may hold NUL bytes (refused). */
 int slurm_options_parse_mem(const char *s, size_t len, enum slurm_options_kind kind,
         struct slurm_options *ret, struct strbuf *err);
+
+/* Checks the cross-key rules (slurmconf_values_check_set()) for a line of the given kind whose
+ * effective values are o's, then base's for keys o does not set (base may be NULL: Slurm's
+ * defaults), e.g. the admin's slurm-conf-parameters over the charm's template. 0 or -EINVAL
+ * with one message. slurm_options_parse() calls it with base NULL. */
+int slurm_options_check_set(enum slurm_options_kind kind, const struct slurm_options *o,
+        const struct slurm_options *base, struct strbuf *err);
 
 void slurm_options_clear(struct slurm_options *o);
 static inline void slurm_options_clearp(struct slurm_options *o) {

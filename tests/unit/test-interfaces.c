@@ -14,8 +14,9 @@
 static void test_compute_round_trip(void **state) {
         _cleanup_slurm_options_ struct slurm_options params = SLURM_OPTIONS_INIT;
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
-        assert_int_equal(slurm_options_parse("MaxTime=1-00:00:00 DefaultTime=01:00:00", SLURM_OPTIONS_PARTITION,
-                                 &params, &err), 0);
+        assert_int_equal(slurm_options_parse("MaxTime=1-00:00:00 DefaultTime=01:00:00",
+                                 SLURM_OPTIONS_PARTITION, &params, &err),
+                0);
 
         _cleanup_free_ char *part = NULL, *ns = NULL;
         assert_int_equal(compute_data_encode("compute", &params, &part, &ns), 0);
@@ -72,15 +73,22 @@ static void test_compute_bad(void **state) {
         expect_bad_compute("{\"PartitionName\":\"compute\"}", good_ns, "has no Nodes");
         expect_bad_compute("{\"PartitionName\":\"compute\",\"Nodes\":\"compute\",\"MaxTime\":5}", good_ns,
                 "\"MaxTime\" is not a string");
-        expect_bad_compute("{\"PartitionName\":\"compute\",\"Nodes\":\"compute\",\"Bogus\":\"1\"}", good_ns,
-                "Bogus");
+        expect_bad_compute(
+                "{\"PartitionName\":\"compute\",\"Nodes\":\"compute\",\"Bogus\":\"1\"}", good_ns, "Bogus");
         /* a value that would smuggle a second line or key into slurm.conf */
-        expect_bad_compute("{\"PartitionName\":\"compute\",\"Nodes\":\"compute\",\"MaxTime\":\"1\\nNodeName=x\"}",
+        expect_bad_compute(
+                "{\"PartitionName\":\"compute\",\"Nodes\":\"compute\",\"MaxTime\":\"1\\nNodeName=x\"}",
                 good_ns, "partition:");
-        expect_bad_compute("{\"PartitionName\":\"compute\",\"Nodes\":\"compute\",\"MaxTime\":\"1\\\" Nodes=\\\"x\"}",
+        expect_bad_compute(
+                "{\"PartitionName\":\"compute\",\"Nodes\":\"compute\",\"MaxTime\":\"1\\\" Nodes=\\\"x\"}",
                 good_ns, "partition:");
         expect_bad_compute("{\"PartitionName\":\"compute\",\"Nodes\":\"compute\",\"MaxTime\":\"1\\u0000x\"}",
                 good_ns, "partition");
+        expect_bad_compute("{\"PartitionName\":\"compute\",\"Nodes\":\"compute\",\"TRESBillingWeights\":"
+                           "\"CPU=1.0 Nodes=ALL\"}",
+                good_ns, "TRESBillingWeights: \"CPU=1.0 Nodes=ALL\"");
+        expect_bad_compute("{\"PartitionName\":\"compute\",\"Nodes\":\"compute\",\"MaxTime\":\"forever\"}",
+                good_ns, "MaxTime: \"forever\" is not a time");
         expect_bad_compute("{\"PartitionName\":\"compute\",\"Nodes\":\"compute\"}",
                 "{\"NodeSet\":\"compute\",\"Feature\":\"compute\",\"Nodes\":\"x\"}", "other than NodeSet");
         expect_bad_compute("{\"PartitionName\":\"compute\",\"Nodes\":\"compute\"}",
@@ -92,12 +100,12 @@ static void test_compute_bad(void **state) {
                 _cleanup_strbuf_ struct strbuf err = STRBUF_INIT, line = STRBUF_INIT;
                 assert_int_equal(compute_data_decode("compute",
                                          "{\"PartitionName\":\"compute\",\"Nodes\":\"compute\","
-                                         "\"TRESBillingWeights\":\"CPU=1.0 Nodes=ALL\"}",
+                                         "\"AllowGroups\":\"hpc Nodes\"}",
                                          good_ns, &d, &err),
                         0);
                 assert_int_equal(d.partition.n, 1);
                 slurm_options_render(&d.partition, &line);
-                assert_string_equal(line.buf, "TRESBillingWeights=\"CPU=1.0 Nodes=ALL\"");
+                assert_string_equal(line.buf, "AllowGroups=\"hpc Nodes\"");
                 compute_data_clear(&d);
         }
 
@@ -174,8 +182,9 @@ static void test_controllers_bad(void **state) {
         expect_bad_ctl(id, "[\"-a:1\"]", "not host:port");
         expect_bad_ctl(id, "[\"a:1 --conf x\"]", "not host:port");
         expect_bad_ctl(id, "[\"a:1\",\"a:1\"]", "twice");
-        expect_bad_ctl(id, "[\"a:1\",\"a:2\",\"a:3\",\"a:4\",\"a:5\",\"a:6\",\"a:7\",\"a:8\",\"a:9\",\"a:10\","
-                           "\"a:11\",\"a:12\",\"a:13\",\"a:14\",\"a:15\",\"a:16\",\"a:17\"]",
+        expect_bad_ctl(id,
+                "[\"a:1\",\"a:2\",\"a:3\",\"a:4\",\"a:5\",\"a:6\",\"a:7\",\"a:8\",\"a:9\",\"a:10\","
+                "\"a:11\",\"a:12\",\"a:13\",\"a:14\",\"a:15\",\"a:16\",\"a:17\"]",
                 "more than");
 }
 
