@@ -552,16 +552,18 @@ static int check_oversubscribe(
         if (strcaseeq(value, "NO") || strcaseeq(value, "EXCLUSIVE") || strcaseeq(value, "YES") ||
                 strcaseeq(value, "FORCE"))
                 return 0;
-        const char *num = startswith_no_case(value, "YES:");
-        uint64_t min = 2;
-        if (!num) {
-                num = startswith_no_case(value, "FORCE:");
+        size_t off;
+        uint64_t min;
+        if (strncasecmp(value, "YES:", 4) == 0) {
+                off = 4;
+                min = 2;
+        } else if (strncasecmp(value, "FORCE:", 6) == 0) {
+                off = 6;
                 min = 1;
-        }
-        if (!num)
+        } else
                 return bad(err, info, value, "%s", hint);
         uint64_t v;
-        if (!parse_decimal(num, strlen(num), INT_MAX, &v) || v < min)
+        if (!parse_decimal(value + off, strlen(value) - off, INT_MAX, &v) || v < min)
                 return bad(err, info, value, "has a bad job count (%s%" PRIu64 " or more)",
                         min == 2 ? "YES:" : "FORCE:", min);
         return 0;
