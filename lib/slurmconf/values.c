@@ -1103,6 +1103,15 @@ static int check_params(const struct slurmconf_value_info *info, const char *val
         return 0;
 }
 
+/* Node Reason: free text, but slurmd -Z refuses a --conf string holding "NodeName=" or "Port="
+ * anywhere (_validate_dynamic_conf(), fatal). */
+static int check_node_reason(
+        const struct slurmconf_value_info *info, const char *value, struct strbuf *err) {
+        if (find_nocase(value, "NodeName=") || find_nocase(value, "Port="))
+                return bad(err, info, value, "holds NodeName= or Port=, which slurmd --conf refuses");
+        return 0;
+}
+
 /* --- the table ----------------------------------------------------------------------------- */
 
 #define ROW(k, sc, t, ...) \
@@ -1368,7 +1377,7 @@ static const struct slurmconf_value_info value_table[] = {
         ROW("QOS", P, NAME_LIST, .check = check_qos, .hint = "a QOS name",
                 .examples = EXAMPLES("normal", "high")),
         U64("RealMemory", N, 1, U64MAX, 0),
-        TEXT("Reason", N, .examples = EXAMPLES("burn-in")),
+        SPECIAL("Reason", N, check_node_reason, .hint = "text", .examples = EXAMPLES("burn-in")),
         PATH("RebootProgram"),
         FLAGS("ReconfigFlags", G, WORDS("KeepPartInfo", "KeepPartState"), "KeepPartInfo or KeepPartState"),
         SPECIAL("RequeueExit", G, check_exit_codes, .hint = "exit codes",

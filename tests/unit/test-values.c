@@ -227,6 +227,8 @@ static void test_lists_and_specials(void **state) {
                 { N, "Gres", "gpu:h100:4(S:0-1)", NULL },
                 { N, "Gres", "gpu:4Z", "bad count" },
                 { N, "Gres", "gpu::4", "is not NAME[:TYPE][:COUNT]" },
+                { N, "Reason", "burn-in", NULL },
+                { N, "Reason", "x,port=1", "slurmd --conf refuses" },
                 { N, "Features", "gpu,a100", NULL },
                 { N, "Features", "gpu|a100", "is not a feature name" },
                 { N, "CpuSpecList", "0-3,8", NULL },
