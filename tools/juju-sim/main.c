@@ -672,8 +672,9 @@ static void status_tabular(const cJSON *st) {
         }
 }
 
-static int cmd_status(int argc, char **argv) {
-        enum out_format f = FORMAT_SMART;
+/* [--format=tabular|json|yaml] of a verb that prints a table: 0 and *ret, or the exit code of a
+ * usage error (already reported). */
+static int parse_table_format(int argc, char **argv, const char *verb, enum out_format *ret) {
         for (int i = 1; i < argc; i++) {
                 const char *fmt = NULL;
                 if (streq(argv[i], "--format") && i + 1 < argc)
@@ -681,15 +682,23 @@ static int cmd_status(int argc, char **argv) {
                 else if (startswith(argv[i], "--format="))
                         fmt = argv[i] + 9;
                 else
-                        return die(2, "usage: status [--format=tabular|json|yaml]");
+                        return die(2, "usage: %s [--format=tabular|json|yaml]", verb);
                 if (streq(fmt, "tabular"))
-                        f = FORMAT_SMART;
-                else if (parse_format(fmt, &f) < 0 || f == FORMAT_SMART)
+                        *ret = FORMAT_SMART;
+                else if (parse_format(fmt, ret) < 0 || *ret == FORMAT_SMART)
                         return die(2, "invalid value \"%s\" for option --format", fmt);
         }
+        return 0;
+}
+
+static int cmd_status(int argc, char **argv) {
+        enum out_format f = FORMAT_SMART;
+        int r = parse_table_format(argc, argv, "status", &f);
+        if (r != 0)
+                return r;
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
         _cleanup_model_ struct model *m = NULL;
-        int r = model_open(model_arg, false, &m, &err);
+        r = model_open(model_arg, false, &m, &err);
         if (r < 0)
                 return fail_err(r, &err);
         if (f == FORMAT_SMART) {
@@ -793,25 +802,14 @@ static int cmd_destroy(int argc, char **argv) {
 
 static int cmd_capacity(int argc, char **argv) {
         enum out_format f = FORMAT_SMART;
-        for (int i = 1; i < argc; i++) {
-                const char *fmt = NULL;
-                if (streq(argv[i], "--format") && i + 1 < argc)
-                        fmt = argv[++i];
-                else if (startswith(argv[i], "--format="))
-                        fmt = argv[i] + 9;
-                else
-                        return die(2, "usage: capacity [--format=tabular|json|yaml]");
-                if (streq(fmt, "tabular"))
-                        f = FORMAT_SMART;
-                else if (parse_format(fmt, &f) < 0 || f == FORMAT_SMART)
-                        return die(2, "invalid value \"%s\" for option --format", fmt);
-        }
+        int r = parse_table_format(argc, argv, "capacity", &f);
+        if (r != 0)
+                return r;
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
         _cleanup_model_ struct model *m = NULL;
         /* The model's machine ids count too when there is a model (read only: no lock). */
         _cleanup_free_ char *dir = model_dir_resolve(model_arg);
         _cleanup_free_ char *sp = xasprintf("%s/state.json", dir);
-        int r;
         if (access(sp, F_OK) == 0) {
                 r = model_open(model_arg, false, &m, &err);
                 if (r < 0)

@@ -614,13 +614,23 @@ static int add_one_unit(
         return 0;
 }
 
+/* Juju's application name grammar (juju/names: [a-z][a-z0-9]*(-[a-z0-9]*[a-z][a-z0-9]*)*):
+ * every part after a hyphen holds a letter ("web-1" is refused: it would read as a unit). */
 static bool valid_app_name(const char *s) {
-        if (!s || !((*s >= 'a' && *s <= 'z')))
+        bool letter = true;
+        if (!s || !(*s >= 'a' && *s <= 'z'))
                 return false;
-        for (const char *p = s; *p; p++)
-                if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
+        for (const char *p = s; *p; p++) {
+                if (*p == '-') {
+                        if (!letter)
+                                return false;
+                        letter = false;
+                } else if (*p >= 'a' && *p <= 'z')
+                        letter = true;
+                else if (!(*p >= '0' && *p <= '9'))
                         return false;
-        return s[strlen(s) - 1] != '-';
+        }
+        return letter;
 }
 
 static long add_relation(cJSON *st, const char *iface, bool peer, const char *app1, const char *ep1,
