@@ -14,18 +14,42 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(cJSON *, cJSON_Delete)
 #define _cleanup_cjson_ _cleanup_(cJSON_Deletep)
 
 bool slurmd_iface_valid_app_name(const char *name) {
+        /* Juju's application name grammar (juju/names: [a-z][a-z0-9]*(-[a-z0-9]*[a-z][a-z0-9]*)*):
+         * every part after a hyphen holds a letter, so no application name can end in "-<N>",
+         * and none equals a node name "<app>-<unit number>" (charm_node_name()) */
         size_t n = name ? strlen(name) : 0;
-        if (n == 0 || n > 50 || !islower((unsigned char) name[0]) || name[n - 1] == '-')
+        bool letter = true;
+        if (n == 0 || n > SLURMD_IFACE_MAX_APP_NAME || !islower((unsigned char) name[0]))
                 return false;
         for (size_t i = 0; i < n; i++) {
                 char c = name[i];
                 if (c == '-') {
-                        if (name[i + 1] == '-')
+                        if (!letter)
                                 return false;
-                } else if (!islower((unsigned char) c) && !isdigit((unsigned char) c))
+                        letter = false;
+                } else if (islower((unsigned char) c))
+                        letter = true;
+                else if (!isdigit((unsigned char) c))
                         return false;
         }
-        return true;
+        return letter;
+}
+
+const char *slurmd_iface_reserved_name(const char *name) {
+        static const struct {
+                const char *name, *why;
+        } reserved[] = {
+                { "all", "Nodes=ALL means every node of the cluster" },
+                { "default", "PartitionName=DEFAULT and NodeSet=DEFAULT set defaults" },
+        };
+        for (size_t i = 0; name && i < ELEMENTSOF(reserved); i++)
+                if (strcaseeq(name, reserved[i].name))
+                        return reserved[i].why;
+        return NULL;
+}
+
+bool slurmd_iface_usable_app_name(const char *name) {
+        return slurmd_iface_valid_app_name(name) && !slurmd_iface_reserved_name(name);
 }
 
 static bool valid_hostname(const char *h, size_t n) {
@@ -86,9 +110,9 @@ static void quote_for_display(struct strbuf *err, const char *s) {
         strbuf_addch(err, '"');
 }
 
-int compute_data_encode(const char *app, const struct slurm_options *params, char **ret_partition,
-        char **ret_nodeset) {
-        if (!slurmd_iface_valid_app_name(app))
+int compute_data_encode(
+        const char *app, const struct slurm_options *params, char **ret_partition, char **ret_nodeset) {
+        if (!slurmd_iface_usable_app_name(app))
                 return -EINVAL;
         if (slurm_options_get(params, "PartitionName") || slurm_options_get(params, "Nodes"))
                 return -EINVAL;
@@ -136,15 +160,16 @@ static int parse_field(const char *field, const char *json, int type, cJSON **re
         }
         if ((v->type & 0xff) != type) {
                 cJSON_Delete(v);
-                strbuf_addf(err, "relation data: %s is not a JSON %s", field, type == cJSON_Object ? "object" : "list");
+                strbuf_addf(err, "relation data: %s is not a JSON %s", field,
+                        type == cJSON_Object ? "object" : "list");
                 return -EINVAL;
         }
         *ret = v;
         return 0;
 }
 
-static int check_name_field(const cJSON *obj, const char *field, const char *key, const char *want,
-        struct strbuf *err) {
+static int check_name_field(
+        const cJSON *obj, const char *field, const char *key, const char *want, struct strbuf *err) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
         if (!cJSON_IsString(v)) {
                 strbuf_addf(err, "relation data: %s has no %s", field, key);
@@ -170,6 +195,11 @@ int compute_data_decode(const char *remote_app, const char *partition_json, cons
                 strbuf_addstr(err, "relation data: remote application name ");
                 quote_for_display(err, strempty(remote_app));
                 strbuf_addstr(err, " is not usable as a partition name");
+                return -EINVAL;
+        }
+        if (slurmd_iface_reserved_name(remote_app)) {
+                strbuf_addf(err, "application name \"%s\" is a Slurm keyword (%s)", remote_app,
+                        slurmd_iface_reserved_name(remote_app));
                 return -EINVAL;
         }
         /* Missing fields first: an incomplete bag means "not yet", whatever else is there. */
@@ -254,8 +284,8 @@ int controllers_encode(char *const *controllers, char **ret) {
         return 0;
 }
 
-int controller_data_decode(const char *auth_key_id, const char *controllers_json, struct controller_data *ret,
-        struct strbuf *err) {
+int controller_data_decode(const char *auth_key_id, const char *controllers_json,
+        struct controller_data *ret, struct strbuf *err) {
         _cleanup_cjson_ cJSON *list = NULL;
         _cleanup_strv_ struct strv ctls = STRV_INIT;
         int r;

@@ -29,7 +29,7 @@
 #define SLURMD_IFACE_MAX_CONTROLLERS 16
 
 struct compute_data {
-        char *name;                    /* partition, NodeSet and Feature name: the slurmd app */
+        char *name;                     /* partition, NodeSet and Feature name: the slurmd app */
         struct slurm_options partition; /* partition parameters, without PartitionName/Nodes */
 };
 
@@ -39,18 +39,30 @@ struct controller_data {
 };
 
 /* Initialize before the first decode into a struct (a decode clears what it replaces). */
-#define COMPUTE_DATA_INIT { .name = NULL, .partition = SLURM_OPTIONS_INIT }
-#define CONTROLLER_DATA_INIT { .auth_key_id = NULL, .controllers = STRV_INIT }
+#define COMPUTE_DATA_INIT \
+        { .name = NULL, .partition = SLURM_OPTIONS_INIT }
+#define CONTROLLER_DATA_INIT \
+        { .auth_key_id = NULL, .controllers = STRV_INIT }
 
-/* Whether name is a valid Juju application name (also safe as a Slurm partition/NodeSet name
- * and feature): a lowercase letter, then lowercase letters, digits and single hyphens, not
- * ending in a hyphen, at most 50 characters. */
+/* Longest application name the charms take (Juju sets none; Slurm names stay readable). */
+#define SLURMD_IFACE_MAX_APP_NAME 50
+
+/* Whether name is a valid Juju application name (juju/names' grammar: a lowercase letter, then
+ * lowercase letters and digits in parts joined by single hyphens, each part after a hyphen
+ * holding a letter) of at most SLURMD_IFACE_MAX_APP_NAME characters. Such a name is safe as a
+ * Slurm partition, NodeSet and feature name, is one host in a hostlist, and never equals a
+ * node name "<app>-<unit number>" (so a node name never expands to a NodeSet). */
 bool slurmd_iface_valid_app_name(const char *name);
+/* Why name is a Slurm keyword where the charms put application names (Nodes=ALL, the
+ * NAME=DEFAULT lines), or NULL when it is not one. Case-insensitive. */
+const char *slurmd_iface_reserved_name(const char *name);
+/* Valid and not reserved: what the slurmd interface carries. */
+bool slurmd_iface_usable_app_name(const char *name);
 
 /* Encodes the slurmd side: ret_partition and ret_nodeset are new JSON strings (caller frees).
  * params must not hold PartitionName or Nodes (-EINVAL). */
-int compute_data_encode(const char *app, const struct slurm_options *params, char **ret_partition,
-        char **ret_nodeset);
+int compute_data_encode(
+        const char *app, const struct slurm_options *params, char **ret_partition, char **ret_nodeset);
 /* Decodes what the slurmd application remote_app published (either value may be NULL). */
 int compute_data_decode(const char *remote_app, const char *partition_json, const char *nodeset_json,
         struct compute_data *ret, struct strbuf *err);
@@ -60,8 +72,8 @@ void compute_data_clear(struct compute_data *d);
  * host:port or the list is empty or too long. */
 int controllers_encode(char *const *controllers, char **ret);
 /* Decodes what the slurmctld application published (either value may be NULL). */
-int controller_data_decode(const char *auth_key_id, const char *controllers_json, struct controller_data *ret,
-        struct strbuf *err);
+int controller_data_decode(const char *auth_key_id, const char *controllers_json,
+        struct controller_data *ret, struct strbuf *err);
 void controller_data_clear(struct controller_data *d);
 
 /* Whether s is a valid "host:port" (host: a DNS name or dotted IPv4 address). */

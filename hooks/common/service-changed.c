@@ -3,8 +3,25 @@
  * hook context; sets the unit's status from the daemon's state (watcher_service_changed()). */
 #include "util/macro.h"
 #include "charm/watcher.h"
+#if defined(CHARM_SLURMCTLD)
+#include "charm/slurmctld.h"
+#else
+#include "charm/slurmd.h"
+#endif
 
 #include "util/banned.h"
+
+/* This charm's reconcile, as update-status runs it (built once per charm: hooks/meson.build). */
+static int reconcile(struct juju_ctx *ctx, const struct charm_paths *paths, struct charm_outcome *out,
+        struct strbuf *err) {
+#if defined(CHARM_SLURMCTLD)
+        const struct slurmctld_opts o = { .paths = *paths, .event = "update-status" };
+        return slurmctld_reconcile(ctx, &o, out, err);
+#else
+        const struct slurmd_opts o = { .paths = *paths, .event = "update-status" };
+        return slurmd_reconcile(ctx, &o, out, err);
+#endif
+}
 
 int main(int argc, char **argv) {
         _cleanup_juju_ctx_ struct juju_ctx *ctx = NULL;
@@ -15,8 +32,16 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "usage: service-changed SERVICE [ACTIVE_STATE]\n");
                 return 2;
         }
-        const struct watcher_handler_opts opts = { .service = argv[1],
-                .hint_state = argc > 2 ? argv[2] : NULL };
+        const struct watcher_handler_opts opts = {
+                .service = argv[1],
+                .hint_state = argc > 2 ? argv[2] : NULL,
+#if defined(CHARM_SLURMCTLD)
+                .daemon = "slurmctld.service",
+#else
+                .daemon = "slurmd.service",
+#endif
+                .reconcile = reconcile,
+        };
         int r = juju_ctx_from_env(&ctx, &err);
         if (r < 0) {
                 fprintf(stderr, "service-changed: %s\n", err.buf);

@@ -4,6 +4,7 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/charm.h"
+#include "slurm/confcheck.h"
 #include "systemd/unit.h"
 #include "util/fileio.h"
 
@@ -229,6 +230,27 @@ int charm_unit_ensure(
                 (void) unit_reset_failed(bus, unit, timeout_usec, NULL);
         r = restart ? unit_restart(bus, unit, timeout_usec, err) : unit_start(bus, unit, timeout_usec, err);
         return r < 0 ? r : 1;
+}
+
+/* The minimal file around one line: what the reader needs to get to that line. */
+static int check_line(
+        const char *line_key, const char *name, const struct slurm_options *opts, struct strbuf *err) {
+        _cleanup_strbuf_ struct strbuf conf = STRBUF_INIT;
+        strbuf_addstr(&conf, "ClusterName=check\nSlurmctldHost=localhost\n");
+        strbuf_addf(&conf, "%s=%s ", line_key, name);
+        if (streq(line_key, "PartitionName"))
+                strbuf_addf(&conf, "Nodes=%s ", name);
+        slurm_options_render(opts, &conf);
+        strbuf_addch(&conf, '\n');
+        return slurm_conf_check(conf.buf, conf.len, err);
+}
+
+int charm_check_partition(const char *app, const struct slurm_options *opts, struct strbuf *err) {
+        return check_line("PartitionName", app, opts, err);
+}
+
+int charm_check_node(const char *node, const struct slurm_options *conf, struct strbuf *err) {
+        return check_line("NodeName", node, conf, err);
 }
 
 char *charm_slurm_version(void) {

@@ -25,6 +25,7 @@
 #include <systemd/sd-bus.h>
 
 #include "juju/juju.h"
+#include "slurmconf/options.h"
 #include "util/strbuf.h"
 
 /* Compiled-in paths (relative to charm_paths.root). */
@@ -107,6 +108,14 @@ long charm_unit_number(const char *unit);
  * it was already running and left alone. */
 int charm_unit_ensure(
         sd_bus *bus, const char *unit, bool restart, uint64_t timeout_usec, struct strbuf *err);
+
+/* Slurm's own reader (slurm/confcheck.h) on one line of a minimal slurm.conf, before a value
+ * goes anywhere: "PartitionName=<app> Nodes=<app> <opts>" (what the controller will write for
+ * partition-config), "NodeName=<node> <conf>" (slurmd parses its --conf string with the same
+ * NodeName option table). 0, or -EINVAL with Slurm's message (another negative errno when the
+ * check could not run). */
+int charm_check_partition(const char *app, const struct slurm_options *opts, struct strbuf *err);
+int charm_check_node(const char *node, const struct slurm_options *conf, struct strbuf *err);
 
 /* The Slurm version this charm was built against, "22.05.8" (caller frees). */
 char *charm_slurm_version(void);

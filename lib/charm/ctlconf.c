@@ -72,8 +72,13 @@ int ctl_conf_render(const struct ctl_conf_input *in, struct strbuf *out, struct 
         for (size_t i = 0; i < in->n_partitions; i++)
                 sorted[i] = &in->partitions[i];
         qsort(sorted, in->n_partitions, sizeof *sorted, cmp_partition);
-        if (isempty(deflt) && in->n_partitions > 0)
-                deflt = in->partitions[0].name; /* the oldest relation: adding one keeps the default */
+        /* the oldest relation when none is named, or the named one is not here: adding an
+         * application keeps the default, and the cluster always has one */
+        bool named_here = false;
+        for (size_t i = 0; !isempty(deflt) && i < in->n_partitions; i++)
+                named_here = named_here || streq(in->partitions[i].name, deflt);
+        if (!named_here && in->n_partitions > 0)
+                deflt = in->partitions[0].name;
 
         for (size_t i = 0; i < in->n_partitions; i++) {
                 const struct compute_data *d = sorted[i];
@@ -219,47 +224,78 @@ void ctl_leaving_format(const struct ctl_leaving *l, struct strbuf *out) {
                 strbuf_addf(out, "nodeset %s\n", l->nodesets.v[i]);
 }
 
-/* Keys whose change slurmctld only takes at (re)start (slurm.conf(5) "scontrol reconfigure"). */
-static const char *const restart_keys[] = {
-        "AuthType",
-        "ClusterName",
-        "CredType",
-        "SlurmctldHost",
-        "SlurmctldPort",
-        "SlurmdPort",
-        "SlurmUser",
-        "StateSaveLocation",
-        "MaxNodeCount",
-        "SelectType",
-        "SelectTypeParameters",
-        "ProctrackType",
-        "TaskPlugin",
-        "SwitchType",
-        "PluginDir",
-        "GresTypes",
-        "SlurmctldParameters",
-        "SlurmctldPidFile",
-        "SlurmctldLogFile",
-        NULL,
-};
+/* The file without its PartitionName lines (they are compared one by one). */
+static void render_without_partitions(struct slurmconf *c, struct strbuf *out) {
+        _cleanup_strv_ struct strv names = STRV_INIT;
+        slurmconf_names(c, SLURMCONF_PARTITION, &names);
+        for (size_t i = 0; i < names.n; i++)
+                (void) slurmconf_remove(c, SLURMCONF_PARTITION, names.v[i]);
+        slurmconf_render(c, out);
+}
 
-bool ctl_conf_restart_needed(const char *old_data, size_t old_len, const char *new_data, size_t new_len) {
+int ctl_conf_live_changes(const char *old_data, size_t old_len, const char *new_data, size_t new_len,
+        bool (*live)(const char *key, const char *value), struct strv *ret) {
         _cleanup_slurmconf_ struct slurmconf *a = NULL, *b = NULL;
+        _cleanup_strv_ struct strv pa = STRV_INIT, pb = STRV_INIT, out = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf ra = STRBUF_INIT, rb = STRBUF_INIT;
+        bool default_set = false, default_cleared = false;
 
-        if (slurmconf_parse("old", old_data, old_len, &a, NULL) < 0 ||
+        if (!old_data || !new_data || slurmconf_parse("old", old_data, old_len, &a, NULL) < 0 ||
                 slurmconf_parse("new", new_data, new_len, &b, NULL) < 0)
-                return true;
-        for (const char *const *k = restart_keys; *k; k++) {
-                _cleanup_strv_ struct strv va = STRV_INIT, vb = STRV_INIT;
-                slurmconf_get_all(a, *k, &va);
-                slurmconf_get_all(b, *k, &vb);
-                if (va.n != vb.n)
-                        return true;
-                for (size_t i = 0; i < va.n; i++)
-                        if (!streq(va.v[i], vb.v[i]))
-                                return true;
+                return 0;
+        slurmconf_names(a, SLURMCONF_PARTITION, &pa);
+        slurmconf_names(b, SLURMCONF_PARTITION, &pb);
+        if (pa.n != pb.n)
+                return 0;
+        for (size_t i = 0; i < pb.n; i++) {
+                _cleanup_slurm_options_ struct slurm_options oa = SLURM_OPTIONS_INIT,
+                                                             ob = SLURM_OPTIONS_INIT;
+                if (!strv_contains(&pa, pb.v[i]))
+                        return 0;
+                (void) slurmconf_lookup(a, SLURMCONF_PARTITION, pb.v[i], &oa);
+                (void) slurmconf_lookup(b, SLURMCONF_PARTITION, pb.v[i], &ob);
+                for (size_t j = 0; j < oa.n; j++) {
+                        if (slurm_options_get(&ob, oa.items[j].key))
+                                continue;
+                        if (!strcaseeq(oa.items[j].key, "Default"))
+                                return 0; /* a removed key: its default is the file's business */
+                        default_cleared = true;
+                }
+                for (size_t j = 0; j < ob.n; j++) {
+                        const char *k = ob.items[j].key, *v = ob.items[j].value,
+                                   *was = slurm_options_get(&oa, k);
+                        if (was && streq(was, v))
+                                continue;
+                        if (!live(k, v))
+                                return 0;
+                        if (strcaseeq(k, "Default"))
+                                default_set = default_set || strcaseeq(v, "YES");
+                        strv_push(&out, pb.v[i]);
+                        strv_push(&out, k);
+                        strv_push(&out, v);
+                }
         }
-        return false;
+        if (default_cleared && !default_set)
+                return 0;
+        render_without_partitions(a, &ra);
+        render_without_partitions(b, &rb);
+        if (!streq(ra.buf ? ra.buf : "", rb.buf ? rb.buf : ""))
+                return 0;
+        if (out.n == 0)
+                return 0;
+        strv_pushv(ret, out.v);
+        return 1;
+}
+
+uint32_t ctl_conf_slurm_hash(const char *data, size_t len) {
+        uint32_t h = 0;
+        for (size_t i = 0; i < len; i++) {
+                /* the byte as Slurm's char (signed on the platforms Debian builds for) */
+                h ^= (uint32_t) ((int32_t) (signed char) data[i] * 256);
+                for (int bit = 0; bit < 8; bit++)
+                        h = (h & 0x8000) ? (h << 1) ^ 4129u : h << 1;
+        }
+        return h;
 }
 
 int ctl_cluster_name_generate(char **ret) {

@@ -10,21 +10,23 @@
  *   PartitionName=<app> Nodes=<app> <its partition-config…> [Default=YES].
  * Because every render starts from the template, the lines of an application that is no
  * longer related simply do not appear. Default is the controller's to decide: the
- * `default-partition` application gets Default=YES; when that option is empty the first
- * application of the input does (the caller passes them oldest relation first, so relating
- * another application does not move the default), so `srun` without -p works; Default= from
- * partition-config is dropped. Same inputs give the same bytes (idempotence); lines are
- * written sorted by name whatever the input order.
+ * `default-partition` application gets Default=YES; when that option is empty, or names an
+ * application that is not among the partitions, the first application of the input does (the
+ * caller passes them oldest relation first, so relating another application does not move
+ * the default), so the cluster always has a default partition and `srun` without -p works;
+ * Default= in partition data is dropped (partition-config refuses it). Same inputs give the same bytes
+ * (idempotence); lines are written sorted by name whatever the input order.
  *
- * ctl_conf_restart_needed() tells whether going from one rendered file to another needs a
- * slurmctld restart rather than `scontrol reconfigure` (slurm.conf(5): the controller's
- * address and port, auth, MaxNodeCount, select plugin, state directory, …).
+ * ctl_conf_live_changes() tells whether going from one rendered file to another changes only
+ * partition parameters a running slurmctld takes over RPC (charm/ctlapply.h says why that
+ * matters on 22.05).
  *
  * Ownership: inputs are borrowed; output is appended to the caller's strbuf. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "interfaces/slurmd.h"
 #include "util/strbuf.h"
@@ -79,8 +81,23 @@ void ctl_leaving_format(const struct ctl_leaving *l, struct strbuf *out);
  * extra parameters, "default-partition: …" for a bad name, or the template's parse errors. */
 int ctl_conf_render(const struct ctl_conf_input *in, struct strbuf *out, struct strbuf *err);
 
-/* Whether the change from old to new needs a restart. An unparsable old file: true. */
-bool ctl_conf_restart_needed(const char *old_data, size_t old_len, const char *new_data, size_t new_len);
+/* Whether going from old to new changes nothing but parameters of existing PartitionName lines
+ * that a running slurmctld takes over RPC (live(key, value) says which: slurm/partitions.h),
+ * so that no reconfigure is needed (slurmctld 22.05's reconfigure mishandles dynamic nodes:
+ * HACKING.md). Every other line must be byte-identical, the same partitions must exist, and no
+ * key may be removed, except Default moving to another partition (setting it elsewhere moves
+ * it). Returns 1 and appends "partition", "key", "value" triples (the keys to set) to ret, 0 when
+ * a reconfigure (or restart) is needed, or when nothing changed at all (ret empty). Pure. */
+int ctl_conf_live_changes(const char *old_data, size_t old_len, const char *new_data, size_t new_len,
+        bool (*live)(const char *key, const char *value), struct strv *ret);
+
+/* The hash slurmctld 22.05 keeps of the slurm.conf it last read (slurm_ctl_conf_t.hash_val,
+ * `scontrol show config`'s HASH_VAL): a 16-bit CRC step (polynomial 0x1021) per byte of the
+ * file as read, comments and newlines included, into an unmasked 32-bit value (Slurm's
+ * parse_config.c). Comparing it with the running daemon's tells whether slurmctld runs this very
+ * file (an admin's `scontrol reconfigure` after a hand edit shows up here). For a file without
+ * Include lines, which the charm's is. */
+uint32_t ctl_conf_slurm_hash(const char *data, size_t len);
 
 /* A cluster name made once by the leader: "cluster-" + 8 hex digits (random). Caller frees. */
 int ctl_cluster_name_generate(char **ret);

@@ -5,11 +5,15 @@
 #include "util/alloc.h"
 #include "charm/slurmctld.h"
 #include "charm/authkey.h"
+#include "charm/ctlapply.h"
 #include "charm/ctlconf.h"
+#include "charm/ctlguard.h"
+#include "charm/pause.h"
 #include "charm/watcher.h"
 #include "slurmconf/conf.h"
 #include "interfaces/slurmd.h"
 #include "slurm/client.h"
+#include "slurm/confcheck.h"
 #include "slurm/jobs.h"
 #include "slurm/nodes.h"
 #include "slurm/nodestate.h"
@@ -25,6 +29,9 @@
 #define DEFAULT_UNIT_TIMEOUT_USEC (90 * 1000 * 1000ULL)
 #define DEFAULT_ANSWER_TIMEOUT_MS (20 * 1000)
 
+/* The daemons the service watcher follows on a controller unit (charm/watcher.h). */
+static const char *const watched[] = { "slurmctld.service", "munge.service" };
+
 /* Everything the controller is told, read once. */
 struct ctl_inputs {
         const char *cfg_cluster_name, *cfg_default_partition, *cfg_params;
@@ -33,16 +40,19 @@ struct ctl_inputs {
         const cJSON *peer_app;  /* peer app bag */
         const cJSON *peer_self; /* this unit's peer bag */
         char hostname[HOST_NAME_MAX + 1];
-        const char *address;        /* this unit's ingress address */
-        const char *cluster_name;   /* decided */
-        char *auth_key_id;          /* decided */
-        struct strbuf auth_key;     /* base64, secret */
-        struct strv controllers;    /* "host(addr)", primary first */
-        struct strv slurmd_rels;    /* relation ids on the slurmd endpoint */
-        struct strv slurmd_apps;    /* remote app of each (same index) */
-        struct compute_data *parts; /* decoded, only the complete ones */
-        size_t n_parts;
+        const char *address;       /* this unit's ingress address */
+        const char *cluster_name;  /* decided */
+        char *auth_key_id;         /* decided */
+        struct strbuf auth_key;    /* base64, secret */
+        struct strv controllers;   /* "host(addr)", primary first */
+        struct strv slurmd_rels;   /* relation ids on the slurmd endpoint */
+        struct strv slurmd_apps;   /* remote app of each (same index) */
+        struct compute_data *data; /* what each published (same index), valid where data_ok */
+        bool *data_ok;
+        size_t n_ok;          /* applications whose data is complete and valid */
         size_t n_waiting;     /* related apps that have not published yet */
+        struct strv refused;  /* "relation with "X": why", one per application refused */
+        struct strv ignored;  /* applications left out on purpose (a note in the status) */
         char *generated_name; /* owned storage for a generated cluster name */
 };
 
@@ -53,9 +63,12 @@ static void ctl_inputs_done(struct ctl_inputs *in) {
         strv_clear(&in->controllers);
         strv_clear(&in->slurmd_rels);
         strv_clear(&in->slurmd_apps);
-        for (size_t i = 0; i < in->n_parts; i++)
-                compute_data_clear(&in->parts[i]);
-        free(in->parts);
+        for (size_t i = 0; i < in->slurmd_apps.n; i++)
+                compute_data_clear(&in->data[i]);
+        free(in->data);
+        free(in->data_ok);
+        strv_clear(&in->refused);
+        strv_clear(&in->ignored);
         free(in->generated_name);
 }
 
@@ -302,7 +315,8 @@ static int read_inputs(
         if (r < 0)
                 return r;
         qsort(ids.v, ids.n, sizeof(char *), cmp_relation_id);
-        in->parts = xcalloc(ids.n + 1, sizeof *in->parts);
+        in->data = xcalloc(ids.n + 1, sizeof *in->data);
+        in->data_ok = xcalloc(ids.n + 1, sizeof *in->data_ok);
         for (size_t i = 0; i < ids.n; i++) {
                 _cleanup_free_ char *app = NULL;
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
@@ -323,16 +337,28 @@ static int read_inputs(
                 r = juju_relation_get(ctx, ids.v[i], app, &bag, err);
                 if (r < 0)
                         return r;
-                struct compute_data d = COMPUTE_DATA_INIT;
-                r = compute_data_decode(
-                        app, charm_bag_string(bag, "partition"), charm_bag_string(bag, "nodeset"), &d, &e);
+                /* one application's bad data is that application's problem: the others still
+                 * apply, and its partition keeps its last good line (ctlguard.h) */
+                size_t k = in->slurmd_apps.n;
+                in->data[k] = (struct compute_data) COMPUTE_DATA_INIT;
+                if (slurmd_iface_reserved_name(app)) {
+                        /* its own charm blocks with the reason; here it is only left out */
+                        strv_pushf(&in->ignored, "application \"%s\" left out: its name is a Slurm keyword",
+                                app);
+                        strv_push(&in->slurmd_rels, ids.v[i]);
+                        strv_push(&in->slurmd_apps, app);
+                        continue;
+                }
+                r = compute_data_decode(app, charm_bag_string(bag, "partition"),
+                        charm_bag_string(bag, "nodeset"), &in->data[k], &e);
                 if (r == -ENODATA)
                         in->n_waiting++;
-                else if (r < 0) {
-                        charm_outcome_set(out, JUJU_STATUS_BLOCKED, "relation with \"%s\": %s", app, e.buf);
-                        return 1;
-                } else
-                        in->parts[in->n_parts++] = d;
+                else if (r < 0)
+                        strv_pushf(&in->refused, "relation with \"%s\": %s", app, e.buf);
+                else {
+                        in->data_ok[k] = true;
+                        in->n_ok++;
+                }
                 strv_push(&in->slurmd_rels, ids.v[i]);
                 strv_push(&in->slurmd_apps, app);
         }
@@ -358,26 +384,6 @@ static int ensure_statesave(const struct charm_paths *paths, struct strbuf *err)
         if (r < 0)
                 strbuf_addf(err, "%s: %s", dir, strerror(-r));
         return r;
-}
-
-/* Waits (bounded) until slurmctld answers a ping. */
-static int wait_answer(int timeout_ms, struct strbuf *err) {
-        int64_t deadline = slurm_now_ms() + timeout_ms;
-        int delay = SLURM_POLL_FIRST_MS;
-        for (;;) {
-                struct slurm_controllers c = { 0 };
-                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-                int r = slurm_ctl_ping(&c, &e);
-                bool up = r > 0 && c.n > 0 && c.v[0].up;
-                slurm_controllers_done(&c);
-                if (up)
-                        return 0;
-                if (!slurm_poll_sleep(&delay, deadline)) {
-                        strbuf_addf(err, "slurmctld: no answer within %d ms%s%s", timeout_ms,
-                                e.len ? ": " : "", e.buf);
-                        return -ETIMEDOUT;
-                }
-        }
 }
 
 int slurmctld_install(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct charm_outcome *ret,
@@ -498,7 +504,7 @@ static int leaving_store(const struct charm_paths *p, const struct ctl_leaving *
  * submitted between the count and the reconfigure); each leaving partition is kept while a
  * job of it is left (or slurmctld cannot tell), else moved to the nodesets to clean up. */
 static int leaving_update(const struct slurmctld_opts *o, const struct ctl_inputs *in, const char *old,
-        size_t old_len, struct ctl_leaving *l, struct strbuf *note, struct strbuf *err) {
+        size_t old_len, size_t n_present, struct ctl_leaving *l, struct strbuf *note, struct strbuf *err) {
         _cleanup_(ctl_leaving_clear) struct ctl_leaving next = CTL_LEAVING_INIT;
         int r;
 
@@ -529,7 +535,7 @@ static int leaving_update(const struct slurmctld_opts *o, const struct ctl_input
                 r = slurm_partition_jobs(name, &pj, &e);
                 if (r == 0 && !strv_contains(&next.nodesets, name))
                         strv_push(&next.nodesets, name);
-                if (r == 0 && (in->n_parts > 0 || next.n_parts > 0))
+                if (r == 0 && (n_present > 0 || next.n_parts > 0))
                         continue;
                 ctl_leaving_add_partition(&next, name, &l->parts[i].partition);
                 if (r == 0) {
@@ -558,26 +564,27 @@ static int leaving_update(const struct slurmctld_opts *o, const struct ctl_input
         return 0;
 }
 
-/* Deletes node n when it holds no job. 1 deleted, 0 kept (busy), negative errno. */
+/* Deletes node n when no job holds it (a stale ALLOCATED flag is cleared, slurm/jobs.h).
+ * 1 deleted, 0 kept (busy), negative errno. */
 static int delete_if_idle(struct juju_ctx *ctx, const struct slurm_node *n, const char *why) {
         struct slurm_job_list jobs = { 0 };
-        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, reason = STRBUF_INIT;
         int r;
 
-        if (slurm_state_busy(n->state))
-                return 0;
         r = slurm_jobs_on_node(n->name, &jobs, &e);
         slurm_job_list_done(&jobs);
         if (r != 0)
                 return r < 0 ? r : 0;
-        r = slurm_node_delete(n->name, &e);
+        strbuf_addf(&reason, "slurmctld charm: %s", why);
+        r = slurm_node_delete_free(n->name, reason.buf, 0, &e);
         if (r == -EBUSY)
                 return 0;
         if (r < 0 && r != -ENOENT) {
                 (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "%s", e.buf);
                 return r;
         }
-        (void) juju_logf(ctx, JUJU_LOG_INFO, NULL, "deleted node %s (%s)", n->name, why);
+        (void) juju_logf(ctx, JUJU_LOG_INFO, NULL, "deleted node %s (%s%s)", n->name, why,
+                r > 0 ? "; its stale allocation cleared" : "");
         return 1;
 }
 
@@ -642,6 +649,63 @@ static int cleanup_nodes(struct juju_ctx *ctx, const struct slurmctld_opts *o, c
         return 0;
 }
 
+/* --- the candidate file ----------------------------------------------------------------------- */
+
+#define PARAMS_APPLIED_FILE "slurm-conf-parameters.applied"
+#define REFUSED_STATUS_FILE "refused"
+#define NOTES_STATUS_FILE "notes"
+
+/* A state file's content (NULL when there is none). */
+static int read_state(const struct charm_paths *p, const char *name, char **ret, struct strbuf *err) {
+        _cleanup_free_ char *path = ctl_state_path(p, name);
+        int r = read_full_file(path, ret, NULL);
+        if (r == -ENOENT) {
+                *ret = NULL;
+                return 0;
+        }
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+        return r;
+}
+
+static int write_state(const struct charm_paths *p, const char *name, const char *data, struct strbuf *err) {
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR), *path = ctl_state_path(p, name);
+        int r = mkdir_p(dir, 0700);
+        if (r >= 0)
+                r = write_file_atomic_if_changed(path, data, strlen(data), 0600, (uid_t) -1, (gid_t) -1);
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+        return r;
+}
+
+/* The judge of ctlguard.h: the candidate slurmctld refused last is refused again (with its
+ * reason: slurmctld's own checks go beyond the reader's), everything else goes to Slurm's
+ * reader (slurm/confcheck.h). */
+static int judge_candidate(const char *data, size_t len, struct strbuf *err, void *userdata) {
+        const struct charm_paths *paths = userdata;
+        _cleanup_free_ char *reason = NULL;
+        int r = ctl_refused_match(paths, data, len, &reason);
+        if (r > 0) {
+                strbuf_addf(err, "slurm.conf refused by slurmctld before (%s)", reason);
+                return -EINVAL;
+        }
+        return slurm_conf_check(data, len, err);
+}
+
+/* How many related applications will have a partition line: those whose data is good, and
+ * those with a line in the live file (kept as their last good one). */
+static size_t count_present(const struct ctl_inputs *in, const char *old, size_t old_len) {
+        _cleanup_slurmconf_ struct slurmconf *c = NULL;
+        _cleanup_strv_ struct strv names = STRV_INIT;
+        size_t n = 0;
+        if (old && slurmconf_parse("slurm.conf", old, old_len, &c, NULL) >= 0)
+                slurmconf_names(c, SLURMCONF_PARTITION, &names);
+        for (size_t i = 0; i < in->slurmd_apps.n; i++)
+                if (in->data_ok[i] || strv_contains(&names, in->slurmd_apps.v[i]))
+                        n++;
+        return n;
+}
+
 int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct charm_outcome *out,
         struct strbuf *err) {
         const struct juju_env *env = juju_env(ctx);
@@ -650,22 +714,61 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 .controllers = STRV_INIT,
                 .slurmd_rels = STRV_INIT,
                 .slurmd_apps = STRV_INIT,
+                .refused = STRV_INIT,
+                .ignored = STRV_INIT,
         };
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_strbuf_ struct strbuf conf = STRBUF_INIT, e = STRBUF_INIT, note = STRBUF_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, note = STRBUF_INIT;
         _cleanup_(ctl_leaving_clear) struct ctl_leaving leaving = CTL_LEAVING_INIT;
-        _cleanup_free_ char *tmpl_path = NULL, *tmpl = NULL, *conf_path = NULL, *old = NULL, *etc = NULL;
+        _cleanup_(ctl_guard_result_done) struct ctl_guard_result g = CTL_GUARD_RESULT_INIT;
+        _cleanup_(ctl_apply_result_done) struct ctl_apply_result applied = CTL_APPLY_RESULT_INIT;
+        _cleanup_free_ char *tmpl_path = NULL, *tmpl = NULL, *conf_path = NULL, *old = NULL, *etc = NULL,
+                            *params_applied = NULL, *paused = NULL;
         struct ctl_controller ctl[SLURMD_IFACE_MAX_CONTROLLERS];
         size_t tmpl_len = 0, old_len = 0;
-        int r, key_changed, conf_changed;
+        int r, key_changed;
 
+        r = charm_paused(&o->paths, &paused);
+        if (r > 0) {
+                /* the admin's maintenance: nothing is started or written (charm/pause.h) */
+                char *services[] = { "slurmctld.service", "munge.service", NULL };
+                if (unit_bus_open(&bus, NULL) < 0)
+                        bus = NULL;
+                charm_paused_outcome(bus, env->unit, paused, services, out);
+                return 0;
+        }
+        if (r < 0) {
+                strbuf_addf(err, "pause state: %s", strerror(-r));
+                return r;
+        }
         if (is_unit_event_on_slurmd(env)) {
-                /* dynamic nodes: a compute unit coming or going changes nothing here */
+                /* dynamic nodes: a compute unit coming or going changes nothing here; the status
+                 * is refreshed, keeping what the last full reconcile refused in front */
                 _cleanup_free_ char *gone = streq(env->relation_event, "departed") && env->departing_unit
                         ? charm_node_name(env->departing_unit)
                         : NULL;
-                if (ctl_status_from_slurm(out, gone, &e) < 0)
+                _cleanup_free_ char *refused = NULL, *notes = NULL;
+                bool leader = false;
+                if (ctl_status_from_slurm(out, gone, &e) < 0) {
                         out->skip_status = true;
+                        return 0;
+                }
+                r = read_state(&o->paths, REFUSED_STATUS_FILE, &refused, err);
+                if (r >= 0)
+                        r = read_state(&o->paths, NOTES_STATUS_FILE, &notes, err);
+                if (r >= 0)
+                        r = juju_is_leader(ctx, &leader, err);
+                if (r < 0)
+                        return r;
+                if (!isempty(notes))
+                        strbuf_addf(&out->message, "; %s", notes);
+                if (!isempty(refused)) {
+                        _cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
+                        strbuf_addf(&msg, "%s; %s", refused, out->message.buf);
+                        charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s", msg.buf);
+                }
+                out->set_app_status = leader;
+                out->app_status = out->status;
                 return 0;
         }
 
@@ -679,7 +782,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 strbuf_addf(err, "%s: %s", conf_path, strerror(-r));
                 return r;
         }
-        r = leaving_update(o, &in, old, old_len, &leaving, &note, err);
+        r = leaving_update(o, &in, old, old_len, count_present(&in, old, old_len), &leaving, &note, err);
         if (r < 0)
                 return r;
 
@@ -689,27 +792,57 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 strbuf_addf(err, "%s: %s", tmpl_path, strerror(-r));
                 return r;
         }
+        r = read_state(&o->paths, PARAMS_APPLIED_FILE, &params_applied, err);
+        if (r < 0)
+                return r;
+
+        /* every input checked; a bad one keeps its last good value (ctlguard.h) */
+        const char *deflt = in.cfg_default_partition;
+        if (!isempty(deflt) && !slurmd_iface_usable_app_name(deflt)) {
+                strv_pushf(&in.refused, "default-partition: \"%.40s\" is not an application name", deflt);
+                deflt = NULL;
+        }
         _cleanup_strv_ struct strv ctl_copy = STRV_INIT; /* split_controllers() cuts its strings */
         strv_pushv(&ctl_copy, in.controllers.v);
-        struct ctl_conf_input ci = {
-                .template_path = tmpl_path,
-                .template_data = tmpl,
-                .template_len = tmpl_len,
-                .cluster_name = in.cluster_name,
-                .controllers = ctl,
-                .n_controllers = split_controllers(&ctl_copy, ctl, ELEMENTSOF(ctl)),
-                .extra_params = in.cfg_params,
-                .partitions = in.parts,
-                .n_partitions = in.n_parts,
-                .default_partition = in.cfg_default_partition,
-                .leaving = leaving.parts,
-                .n_leaving = leaving.n_parts,
+        _cleanup_free_ struct ctl_guard_app *apps = xcalloc(in.slurmd_apps.n + 1, sizeof *apps);
+        size_t n_apps = 0;
+        for (size_t i = 0; i < in.slurmd_apps.n; i++)
+                if (slurmd_iface_usable_app_name(in.slurmd_apps.v[i]))
+                        apps[n_apps++] = (struct ctl_guard_app){ .name = in.slurmd_apps.v[i],
+                                .data = in.data_ok[i] ? &in.data[i] : NULL };
+        struct ctl_guard_input gi = {
+                .conf = {
+                        .template_path = tmpl_path,
+                        .template_data = tmpl,
+                        .template_len = tmpl_len,
+                        .cluster_name = in.cluster_name,
+                        .controllers = ctl,
+                        .n_controllers = split_controllers(&ctl_copy, ctl, ELEMENTSOF(ctl)),
+                        .default_partition = deflt,
+                        .leaving = leaving.parts,
+                        .n_leaving = leaving.n_parts,
+                },
+                .old_data = old,
+                .old_len = old_len,
+                .params = in.cfg_params,
+                .params_applied = params_applied,
+                .apps = apps,
+                .n_apps = n_apps,
+                .judge = judge_candidate,
+                .judge_userdata = (void *) &o->paths,
         };
-        r = ctl_conf_render(&ci, &conf, &e);
-        if (r < 0) {
+        r = ctl_guard_render(&gi, &g, &e);
+        if (r == -EINVAL) {
                 charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s", e.buf);
+                out->set_app_status = in.leader;
+                out->app_status = JUJU_STATUS_BLOCKED;
                 return 0;
         }
+        if (r < 0) {
+                strbuf_addbuf(err, &e);
+                return r;
+        }
+        strv_pushv(&in.refused, g.refused.v);
         /* the key is checked before anything is written */
         {
                 _cleanup_strbuf_ struct strbuf probe = STRBUF_INIT;
@@ -729,7 +862,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         etc = charm_path(&o->paths, "/etc/slurm");
         r = mkdir_p(etc, 0755);
         if (r >= 0)
-                r = conf_changed = write_file_atomic_if_changed(conf_path, conf.buf, conf.len, 0644, 0, 0);
+                r = write_file_atomic_if_changed(conf_path, g.conf.buf, g.conf.len, 0644, 0, 0);
         if (r < 0) {
                 strbuf_addf(err, "%s: %s", conf_path, strerror(-r));
                 return r;
@@ -746,14 +879,11 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (r < 0)
                 return r;
 
-        bool restart =
-                conf_changed > 0 && (!old || ctl_conf_restart_needed(old, old_len, conf.buf, conf.len));
         struct unit_state st;
         r = unit_get_state(bus, "slurmctld.service", &st, err);
         if (r < 0)
                 return r;
-        bool was_active = streq(st.active_state, "active");
-        if (!was_active && in.n_parts == 0) {
+        if (!streq(st.active_state, "active") && g.rendered.n == 0 && leaving.n_parts == 0) {
                 /* slurmctld 22.05 exits at start without a partition ("No PartitionName
                  * information available"): it starts with the first related application, and
                  * only then is the controller data published (slurmd would find no controller) */
@@ -763,23 +893,30 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         out->status = JUJU_STATUS_WAITING;
                 return 0;
         }
-        r = charm_unit_ensure(bus, "slurmctld.service", was_active && restart, unit_timeout(o), err);
+        const struct ctl_apply_opts ao = {
+                .paths = &o->paths,
+                .bus = bus,
+                .unit_timeout_usec = unit_timeout(o),
+                .answer_timeout_ms = o->answer_timeout_ms ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS,
+                .previous = old,
+                .previous_len = old_len,
+        };
+        r = ctl_apply(&ao, g.conf.buf, g.conf.len, &applied, err);
         if (r < 0)
                 return r;
-        int answer_ms = o->answer_timeout_ms ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS;
-        if (r > 0) {
-                r = wait_answer(answer_ms, err);
-                if (r < 0)
-                        return r;
-        } else if (conf_changed > 0) {
-                r = slurm_ctl_reconfigure(err);
+        if (applied.action == CTL_APPLY_ROLLED_BACK)
+                strv_push(&in.refused, applied.message.buf);
+        else {
+                r = write_state(&o->paths, PARAMS_APPLIED_FILE, g.params_applied, err);
                 if (r < 0)
                         return r;
         }
-        r = watcher_install(&o->paths, bus, env->unit, "slurmctld.service", env->charm_dir,
-                streq_ptr(o->event, "upgrade-charm"), err);
-        if (r < 0)
-                return r;
+        for (size_t i = 0; i < ELEMENTSOF(watched); i++) {
+                r = watcher_install(&o->paths, bus, env->unit, watched[i], env->charm_dir,
+                        streq_ptr(o->event, "upgrade-charm"), err);
+                if (r < 0)
+                        return r;
+        }
 
         if (in.leader) {
                 r = publish(ctx, &in, err);
@@ -799,9 +936,30 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (in.n_waiting > 0)
                 strbuf_addf(&out->message, "; %zu application%s not ready", in.n_waiting,
                         in.n_waiting == 1 ? "" : "s");
-        if (!isempty(in.cfg_default_partition) && !strv_contains(&in.slurmd_apps, in.cfg_default_partition))
-                strbuf_addf(&out->message, "; default-partition \"%s\" is not related",
-                        in.cfg_default_partition);
+        if (!isempty(deflt) && !strv_contains(&g.rendered, deflt))
+                strbuf_addf(&out->message,
+                        "; default-partition \"%s\" is not related: the default is the oldest", deflt);
+        if (applied.action != CTL_APPLY_ROLLED_BACK && applied.message.len > 0)
+                strbuf_addf(&out->message, "; %s", applied.message.buf);
+        _cleanup_free_ char *notes = strv_join(&in.ignored, "; ");
+        r = write_state(&o->paths, NOTES_STATUS_FILE, notes, err);
+        if (r < 0)
+                return r;
+        if (!isempty(notes))
+                strbuf_addf(&out->message, "; %s", notes);
+        /* what an admin must fix comes first, and blocks the application as well; kept for
+         * the quick status refresh of compute unit events */
+        _cleanup_free_ char *why = strv_join(&in.refused, "; ");
+        r = write_state(&o->paths, REFUSED_STATUS_FILE, why, err);
+        if (r < 0)
+                return r;
+        if (in.refused.n > 0) {
+                _cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
+                strbuf_addf(&msg, "%s; %s", why, out->message.buf);
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s", msg.buf);
+        }
+        out->set_app_status = in.leader;
+        out->app_status = out->status;
         return 0;
 }
 
@@ -813,4 +971,31 @@ int slurmctld_show_current_config(struct juju_ctx *ctx, const struct slurmctld_o
                 return r;
         }
         return juju_action_set(ctx, "slurm-conf", data, err);
+}
+
+static int reconcile_paths(struct juju_ctx *ctx, const struct charm_paths *paths, struct charm_outcome *out,
+        struct strbuf *err) {
+        const struct slurmctld_opts o = { .paths = *paths, .event = "update-status" };
+        return slurmctld_reconcile(ctx, &o, out, err);
+}
+
+int slurmctld_pause(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err) {
+        _cleanup_free_ char *reason = NULL;
+        _cleanup_(charm_outcome_done) struct charm_outcome out = CHARM_OUTCOME_INIT;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r = charm_action_pause(ctx, &o->paths, &reason, err);
+        if (r >= 0)
+                r = juju_action_set(ctx, "paused", "true", err);
+        if (r < 0)
+                return r;
+        char *services[] = { "slurmctld.service", "munge.service", NULL };
+        if (unit_bus_open(&bus, NULL) < 0)
+                bus = NULL;
+        charm_paused_outcome(bus, juju_env(ctx)->unit, reason, services, &out);
+        return juju_status_set(ctx, false, out.status, out.message.buf, err);
+}
+
+int slurmctld_resume(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err) {
+        _cleanup_free_ char *reason = NULL;
+        return charm_action_resume(ctx, &o->paths, reconcile_paths, &reason, err);
 }

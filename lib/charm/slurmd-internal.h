@@ -21,6 +21,7 @@
 #define SLURMD_ADMIN_FILE "node-config"
 #define SLURMD_LEFT_FILE "left"
 #define SLURMD_DEFAULT_DRAIN_TIMEOUT_S 600
+#define SLURMD_MAX_DRAIN_TIMEOUT_S (7 * 24 * 3600)
 #define SLURMD_DEFAULT_REGISTER_TIMEOUT_MS (30 * 1000)
 
 /* Everything slurmd is told, read once. */
@@ -55,7 +56,8 @@ uint64_t sd_unit_timeout(const struct slurmd_opts *o);
 static inline int sd_register_timeout(const struct slurmd_opts *o) {
         return o->register_timeout_ms ? o->register_timeout_ms : SLURMD_DEFAULT_REGISTER_TIMEOUT_MS;
 }
-/* config drain-timeout in ms (unset or negative: the default, 600 s). */
+/* config drain-timeout in ms (unset: the default, 600 s); -EINVAL with a message for a value
+ * outside 1 s … 7 days. */
 int sd_drain_timeout_ms(struct juju_ctx *ctx, struct strbuf *err);
 
 /* "<state dir>/<name>" (caller frees); atomic write of a state file (mode 0600). */

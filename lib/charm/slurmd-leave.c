@@ -35,14 +35,16 @@ int sd_drain_timeout_ms(struct juju_ctx *ctx, struct strbuf *err) {
         int64_t s = SLURMD_DEFAULT_DRAIN_TIMEOUT_S;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         int r = juju_config_int(ctx, "drain-timeout", &s, &e);
-        if (r == -ENOENT || (r >= 0 && s < 0))
+        if (r == -ENOENT)
                 s = SLURMD_DEFAULT_DRAIN_TIMEOUT_S;
         else if (r < 0) {
                 strbuf_addbuf(err, &e);
                 return r;
+        } else if (s <= 0 || s > SLURMD_MAX_DRAIN_TIMEOUT_S) {
+                strbuf_addf(err, "drain-timeout: %lld is not a number of seconds from 1 to %d",
+                        (long long) s, SLURMD_MAX_DRAIN_TIMEOUT_S);
+                return -EINVAL;
         }
-        if (s > 7 * 24 * 3600)
-                s = 7 * 24 * 3600;
         return (int) (s * 1000);
 }
 
@@ -127,18 +129,15 @@ static int leave_slurm(struct juju_ctx *ctx, const char *unit, const char *node,
                 return r;
         }
 
-        int64_t deadline = slurm_now_ms() + DELETE_RETRY_MS;
-        int delay = SLURM_POLL_FIRST_MS;
-        for (;;) {
-                strbuf_reset(&e);
-                r = slurm_node_delete(node, &e);
-                if (r >= 0 || r == -ENOENT)
-                        break;
-                if (r != -EBUSY || !slurm_poll_sleep(&delay, deadline)) {
-                        strbuf_addbuf(err, &e);
-                        return r;
-                }
+        strbuf_reset(&e);
+        r = slurm_node_delete_free(node, reason.buf, DELETE_RETRY_MS, &e);
+        if (r < 0 && r != -ENOENT) {
+                strbuf_addbuf(err, &e);
+                return r;
         }
+        if (r > 0)
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                        "node %s had no job but was still marked allocated: set DOWN, then deleted", node);
         *ret_deleted = r >= 0;
         return 0;
 }
@@ -153,7 +152,9 @@ static int leave_system(const struct slurmd_opts *o, struct strbuf *err) {
         if (r < 0)
                 return r;
         /* first the watcher (charm/watcher.h): stopping slurmd must not run its handler */
-        r = watcher_remove(&o->paths, bus, "slurmd", err);
+        r = watcher_remove(&o->paths, bus, "slurmd.service", err);
+        if (r >= 0)
+                r = watcher_remove(&o->paths, bus, "munge.service", err);
         if (r < 0)
                 return r;
         r = unit_get_state(bus, "slurmd.service", &st, err);
@@ -201,9 +202,19 @@ int slurmd_leave(
                 charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "left the cluster");
                 return 0;
         }
-        timeout_ms = sd_drain_timeout_ms(ctx, err);
-        if (timeout_ms < 0)
-                return timeout_ms;
+        {
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                timeout_ms = sd_drain_timeout_ms(ctx, &e);
+                if (timeout_ms == -EINVAL) {
+                        /* a departure does not wait for a corrected option */
+                        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "%s: using %d s", e.buf,
+                                SLURMD_DEFAULT_DRAIN_TIMEOUT_S);
+                        timeout_ms = SLURMD_DEFAULT_DRAIN_TIMEOUT_S * 1000;
+                } else if (timeout_ms < 0) {
+                        strbuf_addbuf(err, &e);
+                        return timeout_ms;
+                }
+        }
         if (slurm_config_path()) {
                 r = leave_slurm(ctx, env->unit, node, timeout_ms, &waited, &deleted, err);
                 if (r < 0)

@@ -97,6 +97,68 @@ static void restore(const struct slurm_node *saved, struct strbuf *note) {
                 strbuf_addf(note, "%srestoring the node's state: %s", note->len ? "; " : "", e.buf);
 }
 
+/* The bytes of /etc/default/slurmd and the stored parameters before a change: what a failed
+ * re-registration goes back to. */
+struct last_good {
+        char *defaults; /* NULL: there was no file */
+        struct slurm_options admin;
+};
+
+static void last_good_done(struct last_good *g) {
+        free(g->defaults);
+        slurm_options_clear(&g->admin);
+}
+
+/* Writes /etc/default/slurmd (NULL: removes it), restarts slurmd, waits for the node's
+ * registration and requires it to be valid. 0 and *ret filled, or a negative errno with why. */
+static int register_with(const struct slurmd_opts *o, sd_bus *bus, const char *node, const char *defaults,
+        struct slurm_node *ret, struct strbuf *err) {
+        _cleanup_free_ char *path = charm_path(&o->paths, CHARM_PATH_SLURMD_DEFAULTS);
+        int r = defaults ? write_file_atomic_if_changed(path, defaults, strlen(defaults), 0644, 0, 0)
+                         : RET_NERRNO(unlink(path));
+        if (r < 0 && r != -ENOENT) {
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+                return r;
+        }
+        (void) unit_reset_failed(bus, "slurmd.service", sd_unit_timeout(o), NULL);
+        r = unit_restart(bus, "slurmd.service", sd_unit_timeout(o), err);
+        if (r < 0)
+                return r;
+        r = sd_wait_registered(node, sd_register_timeout(o), ret, err);
+        if (r < 0)
+                return r;
+        if (slurm_state_invalid_reg(ret->state)) {
+                strbuf_addf(err, "slurmctld refused its registration: %s", strempty(ret->reason));
+                slurm_node_done(ret);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* After a failed change: the last good files back, the node registered with them (deleted
+ * first: a dynamic node keeps the config it first registered with) and its state restored.
+ * Appends what happened to note. */
+static void roll_back(const struct slurmd_opts *o, sd_bus *bus, const char *node, const struct last_good *g,
+        const struct slurm_node *saved, struct strbuf *note) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        struct slurm_node now = { 0 };
+        int r;
+
+        (void) unit_stop(bus, "slurmd.service", sd_unit_timeout(o), NULL);
+        (void) slurm_node_delete_free(node, "node-config: rolling back", DELETE_RETRY_MS, NULL);
+        r = admin_store(&o->paths, &g->admin, &e);
+        if (r >= 0)
+                r = register_with(o, bus, node, g->defaults, &now, &e);
+        if (r < 0) {
+                strbuf_addf(note, "; rolling back failed too: %s", e.buf);
+                return;
+        }
+        slurm_node_done(&now);
+        strbuf_addstr(note, "; the previous configuration is back and the node registered with it");
+        if (saved)
+                restore(saved, note);
+}
+
 int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct strbuf *err) {
         const struct juju_env *env = juju_env(ctx);
         __attribute__((__cleanup__(sd_inputs_done))) struct sd_inputs in = SD_INPUTS_INIT;
@@ -104,10 +166,11 @@ int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
         _cleanup_slurm_options_ struct slurm_options admin = SLURM_OPTIONS_INIT;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, note = STRBUF_INIT, reason = STRBUF_INIT;
-        _cleanup_free_ char *defaults_path = NULL, *current = NULL;
+        _cleanup_free_ char *defaults_path = NULL;
+        _cleanup_(last_good_done) struct last_good good = { .admin = SLURM_OPTIONS_INIT };
         struct slurm_node saved = { 0 }, now = { 0 };
         const cJSON *p_params, *p_reset;
-        bool reset;
+        bool reset, registered;
         int r;
 
         r = juju_action_param(ctx, "parameters", &p_params, err);
@@ -124,17 +187,17 @@ int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
                 strbuf_addstr(err, "node-config: give parameters or reset=true, not both");
                 return -EINVAL;
         }
+        r = sd_admin_load(&o->paths, &good.admin, err);
+        if (r < 0)
+                return r;
         if (reset)
                 ; /* empty list */
         else if (p_params) {
                 r = admin_parse(p_params->valuestring, &admin, err);
                 if (r < 0)
                         return r;
-        } else {
-                r = sd_admin_load(&o->paths, &admin, err);
-                if (r < 0)
-                        return r;
-        }
+        } else
+                slurm_options_copy(&admin, &good.admin);
 
         r = sd_read_inputs(ctx, o, &in, &admin, &out, err);
         if (r < 0)
@@ -147,7 +210,10 @@ int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
                 if (r < 0)
                         return r;
                 strbuf_reset(&e);
+                _cleanup_free_ char *node = charm_node_name(env->unit);
                 r = node_conf_build(hw.v, &admin, env->app, &conf, &e);
+                if (r >= 0)
+                        r = charm_check_node(node, &conf, &e);
                 if (r < 0) {
                         strbuf_addf(err, "node-config: %s", e.buf);
                         return r;
@@ -158,108 +224,105 @@ int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
                 strbuf_addf(&note, "stored; applied when the node registers (%s)", out.message.buf);
                 return set_results(ctx, &conf, "none", note.buf, err);
         }
+        /* Slurm's own parser on the --conf the node would register with: nothing changes when
+         * it refuses */
+        strbuf_reset(&e);
+        r = charm_check_node(in.node_name, &in.node_conf, &e);
+        if (r < 0) {
+                strbuf_addf(err, "node-config: nothing changed: %s", e.buf);
+                return r;
+        }
 
         defaults_path = charm_path(&o->paths, CHARM_PATH_SLURMD_DEFAULTS);
-        r = read_full_file(defaults_path, &current, NULL);
+        r = read_full_file(defaults_path, &good.defaults, NULL);
         if (r < 0 && r != -ENOENT) {
                 strbuf_addf(err, "%s: %s", defaults_path, strerror(-r));
                 return r;
         }
+        strbuf_reset(&e);
         r = slurm_node_get(in.node_name, &saved, &e);
-        if (r == -ENOENT || r == -ECONNREFUSED) {
-                /* not registered: the next reconcile (or this unit's start) applies the file */
-                r = admin_store(&o->paths, &admin, err);
-                if (r < 0)
-                        return r;
-                return set_results(
-                        ctx, &in.node_conf, "not registered", "stored; applied at the next start", err);
-        }
-        if (r < 0) {
+        if (r < 0 && r != -ENOENT && r != -ECONNREFUSED) {
                 strbuf_addbuf(err, &e);
                 return r;
         }
+        registered = r >= 0;
         strbuf_reset(&e);
-        state_text(&saved, &e);
-        if (current && streq(current, in.defaults.buf)) {
+        if (registered)
+                state_text(&saved, &e);
+        if (registered && good.defaults && streq(good.defaults, in.defaults.buf)) {
                 slurm_node_done(&saved);
                 r = admin_store(&o->paths, &admin, err);
                 if (r < 0)
                         return r;
                 return set_results(ctx, &in.node_conf, e.buf, "unchanged", err);
         }
-
-        /* --- the change: drain, wait, delete, re-register ---------------------------------------- */
-        int timeout_ms = sd_drain_timeout_ms(ctx, err);
-        if (timeout_ms < 0) {
-                slurm_node_done(&saved);
-                return timeout_ms;
-        }
-        strbuf_addf(&reason, "node-config: reconfiguring (unit %s)", env->unit);
-        r = slurm_node_drain(in.node_name, reason.buf, err);
-        if (r < 0) {
-                slurm_node_done(&saved);
-                return r;
-        }
-        (void) juju_action_log(ctx, "node drained, waiting for its jobs", NULL);
-        strbuf_reset(&e);
-        r = slurm_jobs_wait_none(in.node_name, timeout_ms, &e);
-        if (r < 0) {
-                restore(&saved, &note);
-                strbuf_addf(
-                        err, "node-config: nothing changed: %s%s%s", e.buf, note.len ? "; " : "", note.buf);
-                slurm_node_done(&saved);
-                return r;
-        }
-
         r = unit_bus_open(&bus, err);
-        if (r >= 0)
-                r = unit_stop(bus, "slurmd.service", sd_unit_timeout(o), err);
         if (r < 0) {
-                restore(&saved, &note);
                 slurm_node_done(&saved);
                 return r;
         }
-        int64_t deadline = slurm_now_ms() + DELETE_RETRY_MS;
-        int delay = SLURM_POLL_FIRST_MS;
-        for (;;) {
+
+        if (registered) {
+                /* --- a registered node: drain, wait, stop, delete, re-register --------------- */
+                int timeout_ms = sd_drain_timeout_ms(ctx, err);
+                if (timeout_ms < 0) {
+                        slurm_node_done(&saved);
+                        return timeout_ms;
+                }
+                strbuf_addf(&reason, "node-config: reconfiguring (unit %s)", env->unit);
+                r = slurm_node_drain(in.node_name, reason.buf, err);
+                if (r < 0) {
+                        slurm_node_done(&saved);
+                        return r;
+                }
+                (void) juju_action_log(ctx, "node drained, waiting for its jobs", NULL);
                 strbuf_reset(&e);
-                r = slurm_node_delete(in.node_name, &e);
-                if (r >= 0 || r == -ENOENT)
-                        break;
-                if (r != -EBUSY || !slurm_poll_sleep(&delay, deadline))
-                        break;
+                r = slurm_jobs_wait_none(in.node_name, timeout_ms, &e);
+                if (r < 0) {
+                        restore(&saved, &note);
+                        strbuf_addf(err, "node-config: nothing changed: %s%s%s", e.buf, note.len ? "; " : "",
+                                note.buf);
+                        slurm_node_done(&saved);
+                        return r;
+                }
+                r = unit_stop(bus, "slurmd.service", sd_unit_timeout(o), err);
+                if (r < 0) {
+                        restore(&saved, &note);
+                        slurm_node_done(&saved);
+                        return r;
+                }
+                strbuf_reset(&e);
+                r = slurm_node_delete_free(in.node_name, reason.buf, DELETE_RETRY_MS, &e);
+                if (r < 0 && r != -ENOENT) {
+                        /* the node is still there with its old config: back as it was */
+                        (void) unit_start(bus, "slurmd.service", sd_unit_timeout(o), NULL);
+                        restore(&saved, &note);
+                        strbuf_addf(err, "node-config: nothing changed: %s%s%s", e.buf, note.len ? "; " : "",
+                                note.buf);
+                        slurm_node_done(&saved);
+                        return r;
+                }
         }
-        if (r < 0 && r != -ENOENT) {
-                /* the node is still there with its old config: back as it was */
-                (void) unit_start(bus, "slurmd.service", sd_unit_timeout(o), NULL);
-                restore(&saved, &note);
-                strbuf_addf(
-                        err, "node-config: nothing changed: %s%s%s", e.buf, note.len ? "; " : "", note.buf);
-                slurm_node_done(&saved);
-                return r;
-        }
+        /* --- the new configuration; a node that does not register with it is rolled back ---- */
         r = admin_store(&o->paths, &admin, err);
-        if (r >= 0) {
-                r = write_file_atomic_if_changed(
-                        defaults_path, in.defaults.buf, in.defaults.len, 0644, 0, 0);
-                if (r < 0)
-                        strbuf_addf(err, "%s: %s", defaults_path, strerror(-r));
-        }
-        if (r >= 0)
-                r = unit_start(bus, "slurmd.service", sd_unit_timeout(o), err);
         if (r < 0) {
                 slurm_node_done(&saved);
                 return r;
         }
         strbuf_reset(&e);
-        r = sd_wait_registered(in.node_name, sd_register_timeout(o), &now, &e);
+        r = register_with(o, bus, in.node_name, in.defaults.buf, &now, &e);
         if (r < 0) {
-                strbuf_addf(err, "node-config: node \"%s\" did not register again: %s", in.node_name, e.buf);
+                _cleanup_strbuf_ struct strbuf c = STRBUF_INIT;
+                slurm_options_render(&in.node_conf, &c);
+                strbuf_addf(err, "node-config: node \"%s\" did not register with \"%s\": %s", in.node_name,
+                        c.buf, e.buf);
+                roll_back(o, bus, in.node_name, &good, registered ? &saved : NULL, err);
                 slurm_node_done(&saved);
-                return r;
+                return r == -EINVAL ? r : -EIO;
         }
         slurm_node_done(&now);
-        restore(&saved, &note);
+        if (registered)
+                restore(&saved, &note);
         slurm_node_done(&saved);
         strbuf_reset(&e);
         r = slurm_node_get(in.node_name, &now, &e);
@@ -270,5 +333,7 @@ int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
         strbuf_reset(&e);
         state_text(&now, &e);
         slurm_node_done(&now);
+        if (!registered)
+                strbuf_addf(&note, "%sthe node was not registered: it registered now", note.len ? "; " : "");
         return set_results(ctx, &in.node_conf, e.buf, note.len ? note.buf : NULL, err);
 }

@@ -8,6 +8,7 @@
 #include "charm/slurmd-internal.h"
 #include "charm/authkey.h"
 #include "charm/nodeconf.h"
+#include "charm/pause.h"
 #include "charm/watcher.h"
 #include "interfaces/slurmd.h"
 #include "slurm/client.h"
@@ -21,6 +22,9 @@
 #include "util/banned.h"
 
 #define DEFAULT_UNIT_TIMEOUT_USEC (90 * 1000 * 1000ULL)
+
+/* The daemons the service watcher follows on a compute unit (charm/watcher.h). */
+static const char *const watched[] = { "slurmd.service", "munge.service" };
 /* Where slurmd (configless) leaves the fetched slurm.conf; libslurm looks there (slurm/client.h). */
 #define CONF_CACHE_PATH "/run/slurm/conf/slurm.conf"
 
@@ -174,8 +178,28 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
                 r = juju_is_leader(ctx, &in->leader, err);
         if (r < 0)
                 return r;
-        if (slurm_options_parse(in->partition_config, SLURM_OPTIONS_PARTITION, &in->partition, &e) < 0) {
+        /* application-wide problems block the application (the leader says so) */
+        if (slurmd_iface_reserved_name(env->app)) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED,
+                        "application name \"%s\" is a Slurm keyword (%s): deploy this charm under another "
+                        "name",
+                        env->app, slurmd_iface_reserved_name(env->app));
+                out->set_app_status = in->leader;
+                out->app_status = JUJU_STATUS_BLOCKED;
+                return 1;
+        }
+        if (!slurmd_iface_valid_app_name(env->app)) {
+                blocked(out, in->leader, "", "the application name is not usable as a Slurm partition name");
+                return 1;
+        }
+        if (slurm_options_parse(in->partition_config, SLURM_OPTIONS_PARTITION, &in->partition, &e) < 0 ||
+                charm_check_partition(env->app, &in->partition, &e) < 0) {
                 blocked(out, in->leader, "partition-config: ", e.buf);
+                return 1;
+        }
+        r = sd_drain_timeout_ms(ctx, &e);
+        if (r < 0) {
+                blocked(out, in->leader, "", e.buf);
                 return 1;
         }
         if (isempty(in->default_state))
@@ -183,13 +207,14 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
         if (!streq(in->default_state, "idle") && !streq(in->default_state, "down")) {
                 charm_outcome_set(out, JUJU_STATUS_BLOCKED,
                         "default-node-state: \"%.20s\" is not idle or down", in->default_state);
+                out->set_app_status = in->leader;
+                out->app_status = JUJU_STATUS_BLOCKED;
                 return 1;
         }
-        for (const char *p = in->default_reason; *p; p++)
-                if ((unsigned char) *p < 0x20 || *p == '"') {
-                        blocked(out, false, "default-node-reason: ", "control characters or quotes");
-                        return 1;
-                }
+        if (!isempty(in->default_reason) && charm_reason_check("default-node-reason", in->default_reason, &e) < 0) {
+                blocked(out, in->leader, "", e.buf);
+                return 1;
+        }
 
         r = juju_relation_ids(ctx, SLURMD_CONTROLLER_ENDPOINT, &ids, err);
         if (r < 0)
@@ -337,11 +362,24 @@ int slurmd_reconcile(
         struct juju_ctx *ctx, const struct slurmd_opts *o, struct charm_outcome *out, struct strbuf *err) {
         __attribute__((__cleanup__(sd_inputs_done))) struct sd_inputs in = SD_INPUTS_INIT;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_free_ char *defaults_path = NULL, *defaults_dir = NULL;
+        _cleanup_free_ char *defaults_path = NULL, *defaults_dir = NULL, *paused = NULL;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         struct slurm_node node = { 0 };
         int r, key_changed, dropin_changed, defaults_changed;
 
+        r = charm_paused(&o->paths, &paused);
+        if (r > 0) {
+                /* the admin's maintenance: nothing is started or written (charm/pause.h) */
+                char *services[] = { "slurmd.service", "munge.service", NULL };
+                if (unit_bus_open(&bus, NULL) < 0)
+                        bus = NULL;
+                charm_paused_outcome(bus, juju_env(ctx)->unit, paused, services, out);
+                return 0;
+        }
+        if (r < 0) {
+                strbuf_addf(err, "pause state: %s", strerror(-r));
+                return r;
+        }
         r = sd_read_inputs(ctx, o, &in, NULL, out, err);
         if (r != 0)
                 return r < 0 ? r : 0;
@@ -394,10 +432,12 @@ int slurmd_reconcile(
         if (r < 0)
                 return r;
         bool started = r > 0;
-        r = watcher_install(&o->paths, bus, juju_env(ctx)->unit, "slurmd.service", juju_env(ctx)->charm_dir,
-                streq_ptr(o->event, "upgrade-charm"), err);
-        if (r < 0)
-                return r;
+        for (size_t i = 0; i < ELEMENTSOF(watched); i++) {
+                r = watcher_install(&o->paths, bus, juju_env(ctx)->unit, watched[i],
+                        juju_env(ctx)->charm_dir, streq_ptr(o->event, "upgrade-charm"), err);
+                if (r < 0)
+                        return r;
+        }
 
         int timeout = sd_register_timeout(o);
         if (!started) {
@@ -436,6 +476,9 @@ int slurmd_reconcile(
         out->status = JUJU_STATUS_ACTIVE;
         node_status_message(node.state, node.reason, &out->message);
         slurm_node_done(&node);
+        /* nothing application-wide is wrong: the application shows its leader's status */
+        out->set_app_status = in.leader;
+        out->app_status = out->status;
         return 0;
 }
 

@@ -78,6 +78,13 @@ int slurmd_leave(
  * Errors are returned with a message for action-fail. */
 int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct strbuf *err);
 
+/* Actions pause [reason=…] [drain=true] and resume: the unit's maintenance switch
+ * (charm/pause.h). pause also drains the node ("paused: <reason>") unless drain=false, and
+ * says how many jobs still run on it; resume lifts that drain (not an admin's own), starts what
+ * is stopped (the reconcile) and sets the status. */
+int slurmd_pause(struct juju_ctx *ctx, const struct slurmd_opts *o, struct strbuf *err);
+int slurmd_resume(struct juju_ctx *ctx, const struct slurmd_opts *o, struct strbuf *err);
+
 /* Action destroy-jobs: requeues the requeueable jobs on this unit's node, cancels the others
  * (slurm/jobs.h) and sets the results "requeued", "cancelled" (comma-separated job ids) and
  * "failed". -EIO with a message when some job could be neither (the action then fails). */

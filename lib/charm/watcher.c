@@ -4,8 +4,8 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/watcher.h"
-#include "charm/slurmctld.h"
-#include "charm/slurmd.h"
+#include "charm/ctlapply.h"
+#include "charm/pause.h"
 #include "proc/proc.h"
 #include "slurm/client.h"
 #include "slurm/nodes.h"
@@ -285,51 +285,43 @@ int watcher_daemon_status(const char *service, const struct unit_state *st, stru
         return 0;
 }
 
-/* Waits (bounded) until slurmctld answers a ping; quietly gives up (the reconcile then says
- * "not answering"). */
-static void wait_answer(int timeout_ms) {
-        int64_t deadline = slurm_now_ms() + timeout_ms;
-        int delay = SLURM_POLL_FIRST_MS;
-        do {
-                struct slurm_controllers c = { 0 };
-                int r = slurm_ctl_ping(&c, NULL);
-                bool up = r > 0 && c.n > 0 && c.v[0].up;
-                slurm_controllers_done(&c);
-                if (up)
-                        return;
-        } while (slurm_poll_sleep(&delay, deadline));
-}
-
 int watcher_service_changed(struct juju_ctx *ctx, const struct watcher_handler_opts *o,
         struct charm_outcome *out, struct strbuf *err) {
-        bool is_slurmd = streq_ptr(o->service, "slurmd.service"),
-             is_ctl = streq_ptr(o->service, "slurmctld.service");
         struct unit_state st = { 0 };
+        _cleanup_free_ char *paused = NULL;
         int r;
 
-        if (!is_slurmd && !is_ctl) {
-                strbuf_addf(err, "service-changed: \"%s\" is not slurmd.service or slurmctld.service",
-                        strempty(o->service));
+        if (isempty(o->daemon) || !o->reconcile) {
+                strbuf_addstr(err, "service-changed: no daemon or reconcile given");
                 return -EINVAL;
         }
-        {
-                _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-                r = unit_bus_open(&bus, NULL);
-                if (r >= 0)
-                        r = unit_get_state(bus, o->service, &st, NULL);
-                if (r < 0) /* the reconcile will say what is wrong with the bus */
-                        copy_state(st.active_state, o->hint_state);
+        if (!streq_ptr(o->service, o->daemon) && !streq_ptr(o->service, "munge.service")) {
+                strbuf_addf(err, "service-changed: \"%s\" is not %s or munge.service", strempty(o->service),
+                        o->daemon);
+                return -EINVAL;
+        }
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        r = unit_bus_open(&bus, NULL);
+        if (r >= 0)
+                r = unit_get_state(bus, o->service, &st, NULL);
+        if (r < 0) /* the reconcile will say what is wrong with the bus */
+                copy_state(st.active_state, o->hint_state);
+        r = charm_paused(&o->paths, &paused);
+        if (r > 0) {
+                /* stopped on purpose: the status says so, nothing is restarted (charm/pause.h) */
+                char *services[] = { (char *) o->daemon, "munge.service", NULL };
+                charm_paused_outcome(bus, juju_env(ctx)->unit, paused, services, out);
+                return 0;
         }
         if (watcher_daemon_status(o->service, &st, out) > 0)
                 return 0;
-        if (is_slurmd) {
-                const struct slurmd_opts so = { .paths = o->paths, .event = "update-status" };
-                return slurmd_reconcile(ctx, &so, out, err);
-        }
-        if (streq(st.active_state, "active"))
-                wait_answer(o->answer_timeout_ms > 0 ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS);
-        const struct slurmctld_opts co = { .paths = o->paths, .event = "update-status" };
-        return slurmctld_reconcile(ctx, &co, out, err);
+        if (streq(o->daemon, "slurmctld.service") && streq(o->service, o->daemon) &&
+                streq(st.active_state, "active"))
+                /* quietly bounded: the reconcile says "not answering" if it comes to that */
+                (void) ctl_wait_answer(bus,
+                        o->answer_timeout_ms > 0 ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS, NULL);
+        bus = sd_bus_flush_close_unref(bus);
+        return o->reconcile(ctx, &o->paths, out, err);
 }
 
 /* --- installing the watcher ----------------------------------------------------------------------- */

@@ -12,15 +12,17 @@
  *   (1 s, 2 s, 4 s) unless a new change comes first. A dropped bus connection is reopened with
  *   backoff (100 ms doubling to 5 s) for at most WATCHER_RECONNECT_USEC; then the watcher exits
  *   non-zero and systemd restarts it (Restart=always).
- * - bin/service-changed (hooks/common/service-changed.c) is that handler: it runs in hook
- *   context (juju-exec holds the machine lock: it must be quick), reads the service's CURRENT
- *   state over sd-bus (the ActiveState in argv is only a fallback when the bus cannot be read)
- *   and sets the unit's status: a restart pending (SubState auto-restart) gives maintenance
- *   "slurmd restarting (Result=signal, NRestarts=0)", a failed unit blocked
- *   "slurmd failed (Result=…, NRestarts=N)"; in every other state (active, inactive, …) the
- *   charm's own status path decides: the charm's reconcile entry runs (slurmd_reconcile(),
- *   slurmctld_reconcile() after slurmctld answers a ping), so the status when active is exactly
- *   what any hook sets.
+ * - bin/service-changed (hooks/common/service-changed.c, built once per charm) is that
+ *   handler: it runs in hook context (juju-exec holds the machine lock: it must be quick),
+ *   reads the service's CURRENT state over sd-bus (the ActiveState in argv is only a fallback
+ *   when the bus cannot be read) and sets the unit's status: a restart pending (SubState
+ *   auto-restart) gives maintenance "slurmd restarting (Result=signal, NRestarts=0)", a failed
+ *   unit blocked "slurmd failed (Result=…, NRestarts=N)"; a paused unit (charm/pause.h) says
+ *   so and nothing is restarted; in every other state (active, inactive, …) the charm's own
+ *   reconcile runs (handed in by the main: this module knows neither charm, so lib/charm has
+ *   no circle), which starts what is stopped and sets the same status as any hook (for
+ *   slurmctld after it answers a ping). Each charm watches its daemon and munge.service (a
+ *   stopped munge breaks every RPC of the node: "Zero Bytes were transmitted").
  * - watcher_install() installs the watcher as a systemd unit (WATCHER_UNIT_PREFIX<daemon>.service
  *   from templates/juju-service-watcher.service) and the service's restart drop-in when the charm
  *   ships one (templates/<service>.d/WATCHER_RESTART_DROPIN.conf: slurmctld; slurmd's own drop-in
@@ -114,13 +116,17 @@ int watcher_daemon_status(const char *service, const struct unit_state *st, stru
 
 struct watcher_handler_opts {
         struct charm_paths paths;
-        const char *service;    /* argv[1]: "slurmd.service" or "slurmctld.service" */
+        const char *service;    /* argv[1]: the daemon, or munge.service */
         const char *hint_state; /* argv[2]: the ActiveState the watcher saw (fallback only) */
         int answer_timeout_ms;  /* slurmctld: wait for a ping answer before reconciling; 0: 20 s */
+        const char *daemon;     /* the charm's daemon: "slurmd.service" or "slurmctld.service" */
+        /* the charm's reconcile, as an update-status would run it */
+        int (*reconcile)(struct juju_ctx *ctx, const struct charm_paths *paths, struct charm_outcome *out,
+                struct strbuf *err);
 };
 
 /* bin/service-changed's whole work, in hook context: fills *out (charm_hook_finish sets it).
- * -EINVAL (message in err) for a service that is not slurmd's or slurmctld's. */
+ * -EINVAL (message in err) for a service that is neither o->daemon nor munge.service. */
 int watcher_service_changed(struct juju_ctx *ctx, const struct watcher_handler_opts *o,
         struct charm_outcome *out, struct strbuf *err);
 

@@ -161,6 +161,8 @@ enum juju_status {
         JUJU_STATUS_WAITING,
         JUJU_STATUS_ACTIVE,
 };
+/* "maintenance", "blocked", "waiting", "active" ("unknown" out of range). */
+const char *juju_status_name(enum juju_status status);
 /* status-set [--application] STATUS [MSG] (msg NULL: none). Takes effect at once. */
 int juju_status_set(
         struct juju_ctx *ctx, bool app, enum juju_status status, const char *msg, struct strbuf *err);

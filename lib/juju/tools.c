@@ -127,17 +127,22 @@ int juju_is_leader(struct juju_ctx *ctx, bool *ret, struct strbuf *err) {
         return 0;
 }
 
+static const char *const status_names[] = {
+        [JUJU_STATUS_MAINTENANCE] = "maintenance",
+        [JUJU_STATUS_BLOCKED] = "blocked",
+        [JUJU_STATUS_WAITING] = "waiting",
+        [JUJU_STATUS_ACTIVE] = "active",
+};
+
+const char *juju_status_name(enum juju_status status) {
+        return (unsigned) status < ELEMENTSOF(status_names) ? status_names[status] : "unknown";
+}
+
 int juju_status_set(
         struct juju_ctx *ctx, bool app, enum juju_status status, const char *msg, struct strbuf *err) {
-        static const char *const names[] = {
-                [JUJU_STATUS_MAINTENANCE] = "maintenance",
-                [JUJU_STATUS_BLOCKED] = "blocked",
-                [JUJU_STATUS_WAITING] = "waiting",
-                [JUJU_STATUS_ACTIVE] = "active",
-        };
         _cleanup_strv_ struct strv argv = STRV_INIT;
 
-        if ((unsigned) status >= ELEMENTSOF(names)) {
+        if ((unsigned) status >= ELEMENTSOF(status_names)) {
                 if (err)
                         strbuf_addf(err, "status-set: invalid status %d", (int) status);
                 return -EINVAL;
@@ -145,7 +150,7 @@ int juju_status_set(
         strv_push(&argv, "status-set");
         if (app)
                 strv_push(&argv, "--application");
-        strv_push(&argv, names[status]);
+        strv_push(&argv, status_names[status]);
         if (msg)
                 juju_push_positional(&argv, msg);
         return run_plain(ctx, &argv, err);

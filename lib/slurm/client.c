@@ -3,6 +3,7 @@
  * controller ping and reconfigure. */
 #include "util/macro.h"
 #include "slurm/client.h"
+#include "util/strv.h"
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
@@ -99,7 +100,71 @@ int slurm_ctl_reconfigure(struct strbuf *err) {
         if (r < 0)
                 return r;
         r = slurm_reconfigure();
+        if (r != SLURM_SUCCESS) {
+                int code = slurm_rc_code(r);
+                switch (code) {
+                case ESLURM_INVALID_AUTHTYPE_CHANGE:
+                case ESLURM_INVALID_SCHEDTYPE_CHANGE:
+                case ESLURM_INVALID_SELECTTYPE_CHANGE:
+                case ESLURM_INVALID_SWITCHTYPE_CHANGE:
+                case ESLURM_INVALID_CRED_TYPE_CHANGE:
+                case ESLURM_INVALID_BURST_BUFFER_CHANGE:
+                        (void) slurm_fail(err, code, "reconfigure");
+                        return -ESTALE;
+                default:
+                        return slurm_fail(err, code, "reconfigure");
+                }
+        }
+        return 0;
+}
+
+int slurm_ctl_conf_hash(uint32_t *ret, struct strbuf *err) {
+        slurm_conf_t *c = NULL;
+        int r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        r = slurm_load_ctl_conf((time_t) 0, &c);
         if (r != SLURM_SUCCESS)
-                return slurm_fail(err, slurm_rc_code(r), "reconfigure");
+                return slurm_fail(err, slurm_rc_code(r), "load the controller's configuration");
+        *ret = c->hash_val;
+        slurm_free_ctl_conf(c);
+        return 0;
+}
+
+int slurm_ctl_running_values(struct strv *ret, struct strbuf *err) {
+        slurm_conf_t *c = NULL;
+        int r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        r = slurm_load_ctl_conf((time_t) 0, &c);
+        if (r != SLURM_SUCCESS)
+                return slurm_fail(err, slurm_rc_code(r), "load the controller's configuration");
+        const struct {
+                const char *key, *value;
+        } kv[] = {
+                { "AuthType", c->authtype },
+                { "BurstBufferType", c->bb_type },
+                { "CredType", c->cred_type },
+                { "JobAcctGatherType", c->job_acct_gather_type },
+                { "JobCompType", c->job_comp_type },
+                { "LaunchType", c->launch_type },
+                { "MpiDefault", c->mpi_default },
+                { "PreemptType", c->preempt_type },
+                { "PriorityType", c->priority_type },
+                { "ProctrackType", c->proctrack_type },
+                { "SchedulerType", c->schedtype },
+                { "SelectType", c->select_type },
+                { "SwitchType", c->switch_type },
+                { "TaskPlugin", c->task_plugin },
+                { "TopologyPlugin", c->topology_plugin },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(kv); i++)
+                if (!isempty(kv[i].value)) {
+                        strv_push(ret, kv[i].key);
+                        strv_push(ret, kv[i].value);
+                }
+        strv_push(ret, "MaxNodeCount");
+        strv_pushf(ret, "%u", c->max_node_cnt);
+        slurm_free_ctl_conf(c);
         return 0;
 }

@@ -22,8 +22,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/strbuf.h"
+#include "util/strv.h"
 
 /* Returns the configuration file libslurm will read (points into the environment or at a
  * static string), or NULL when there is none. */
@@ -47,5 +49,17 @@ void slurm_controllers_done(struct slurm_controllers *c);
  * fills *ret (caller frees with slurm_controllers_done), or a negative errno when the list of
  * controllers cannot be read. No answer is not an error: see ret->v[i].up. */
 int slurm_ctl_ping(struct slurm_controllers *ret, struct strbuf *err);
-/* Asks slurmctld to re-read slurm.conf (scontrol reconfigure). */
+/* Asks slurmctld to re-read slurm.conf (scontrol reconfigure). -ESTALE (message in err) when
+ * slurmctld applied the file but kept some old plugin because changing it needs a restart
+ * (ESLURM_INVALID_{AUTHTYPE,SCHEDTYPE,SELECTTYPE,SWITCHTYPE,CRED_TYPE,BURST_BUFFER}_CHANGE,
+ * slurmctld 22.05 read_slurm_conf()): the running daemon then differs from the file. */
 int slurm_ctl_reconfigure(struct strbuf *err);
+
+/* The hash of the slurm.conf the running slurmctld last read (HASH_VAL of scontrol show config;
+ * see ctl_conf_slurm_hash() for how it is made). */
+int slurm_ctl_conf_hash(uint32_t *ret, struct strbuf *err);
+
+/* What the running slurmctld uses (slurm_load_ctl_conf) for the keys a reconfigure cannot
+ * change: pairs "Key", "value" appended to ret (plugin types as slurm.conf spells them, and
+ * MaxNodeCount). Keys the controller reports empty are left out. */
+int slurm_ctl_running_values(struct strv *ret, struct strbuf *err);

@@ -107,6 +107,22 @@ int slurm_jobs_on_node(const char *node, struct slurm_job_list *ret, struct strb
         return (int) ret->n;
 }
 
+int slurm_jobs_holding_nodes(struct strbuf *err) {
+        job_info_msg_t *msg = NULL;
+        int r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        r = jobs_load((time_t) 0, &msg, err);
+        if (r < 0)
+                return r;
+        int n = 0;
+        for (uint32_t i = 0; i < msg->record_count; i++)
+                if (slurm_job_state_on_node(msg->job_array[i].job_state))
+                        n++;
+        slurm_free_job_info_msg(msg);
+        return n;
+}
+
 static void push_id(uint32_t **v, size_t *n, uint32_t id) {
         *v = xrealloc(*v, (*n + 1) * sizeof(uint32_t));
         (*v)[(*n)++] = id;
@@ -170,7 +186,13 @@ int slurm_jobs_wait_none(const char *node, int timeout_ms, struct strbuf *err) {
         if (r < 0)
                 return r;
         for (;;) {
+                struct slurm_job_list jobs = { 0 };
+                job_info_msg_t *msg = NULL;
                 uint32_t state;
+
+                /* The job table decides: a node state flag can outlive its job (slurmctld
+                 * 22.05 leaves a dynamic node ALLOCATED with no job after some reconfigures,
+                 * see jobs.h). The node's own record only says whether it still exists. */
                 strbuf_reset(&last);
                 r = slurm_node_get_state(node, &state, &last);
                 if (r == -ENOENT) {
@@ -179,34 +201,26 @@ int slurm_jobs_wait_none(const char *node, int timeout_ms, struct strbuf *err) {
                 }
                 if (r < 0 && r != -ECONNREFUSED && r != -ETIMEDOUT)
                         break;
-                if (r >= 0 && slurm_state_busy(state)) {
-                        strbuf_addstr(&last, "node state ");
-                        slurm_state_format(state, &last);
-                } else if (r >= 0) {
-                        /* The node looks free: confirm with the job table (a suspended job,
-                         * for one, need not keep the node ALLOCATED). */
-                        struct slurm_job_list jobs = { 0 };
-                        job_info_msg_t *msg = NULL;
-                        r = jobs_load(cache ? cache->last_update : (time_t) 0, &msg, &last);
-                        if (r < 0 && r != -ECONNREFUSED && r != -ETIMEDOUT)
-                                break;
-                        if (r == 0) {
-                                if (cache)
-                                        slurm_free_job_info_msg(cache);
-                                cache = msg;
-                        }
-                        if (r >= 0 && cache) {
-                                jobs_filter(cache, node, &jobs);
-                                if (jobs.n == 0) {
-                                        slurm_job_list_done(&jobs);
-                                        r = 0;
-                                        break;
-                                }
-                                strbuf_addstr(&last, "jobs");
-                                for (size_t i = 0; i < jobs.n; i++)
-                                        strbuf_addf(&last, " %u", jobs.v[i].id);
+                r = jobs_load(cache ? cache->last_update : (time_t) 0, &msg, &last);
+                if (r < 0 && r != -ECONNREFUSED && r != -ETIMEDOUT)
+                        break;
+                if (r == 0) {
+                        if (cache)
+                                slurm_free_job_info_msg(cache);
+                        cache = msg;
+                }
+                if (r >= 0 && cache) {
+                        jobs_filter(cache, node, &jobs);
+                        if (jobs.n == 0) {
                                 slurm_job_list_done(&jobs);
+                                r = 0;
+                                break;
                         }
+                        strbuf_reset(&last);
+                        strbuf_addstr(&last, "jobs");
+                        for (size_t i = 0; i < jobs.n; i++)
+                                strbuf_addf(&last, " %u", jobs.v[i].id);
+                        slurm_job_list_done(&jobs);
                 }
                 if (!slurm_poll_sleep(&delay, deadline)) {
                         r = -ETIMEDOUT;
@@ -221,5 +235,72 @@ int slurm_jobs_wait_none(const char *node, int timeout_ms, struct strbuf *err) {
                                 last.buf);
         } else if (r < 0 && err)
                 strbuf_addbuf(err, &last);
+        return r;
+}
+
+int slurm_node_delete_free(const char *node, const char *reason, int timeout_ms, struct strbuf *err) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int64_t deadline = slurm_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+        int delay = SLURM_POLL_FIRST_MS, r;
+        bool cleared = false;
+
+        if (isempty(node) || isempty(reason))
+                return -EINVAL;
+        for (;;) {
+                strbuf_reset(&e);
+                r = slurm_node_delete(node, &e);
+                if (r >= 0)
+                        return cleared ? 1 : 0;
+                if (r == -ENOENT)
+                        return 0;
+                if (r != -EBUSY)
+                        break;
+                /* "busy": a job still completing, or a state flag no job holds any more */
+                struct slurm_job_list jobs = { 0 };
+                struct slurm_node n = { 0 };
+                int k = slurm_jobs_on_node(node, &jobs, &e);
+                slurm_job_list_done(&jobs);
+                if (k < 0) {
+                        r = k;
+                        break;
+                }
+                if (k == 0 && !cleared) {
+                        r = slurm_node_get(node, &n, &e);
+                        /* no job holds it, and none can be given it (drained, down, or not
+                         * answering): whatever the state flags and the select plugin's counts say
+                         * (both double-counted, seen: CPUAlloc=1 with no job), it is free */
+                        bool closed = r >= 0 &&
+                                (slurm_state_drain(n.state) != SLURM_DRAIN_NONE ||
+                                        slurm_state_down(n.state) || !slurm_state_registered(n.state));
+                        bool stale = closed && slurm_state_busy(n.state);
+                        if (r >= 0 && !stale) {
+                                strbuf_addstr(&e, " (");
+                                slurm_state_format(n.state, &e);
+                                strbuf_addf(&e, ", %u CPUs allocated, no job)", n.alloc_cpus);
+                        }
+                        slurm_node_done(&n);
+                        if (r == -ENOENT)
+                                return 0;
+                        if (r < 0)
+                                break;
+                        if (stale) {
+                                /* ALLOCATED or COMPLETING with no job: DOWN is the one state
+                                 * change that clears it (nothing to kill) */
+                                r = slurm_node_down(node, reason, &e);
+                                if (r == -ENOENT)
+                                        return 0;
+                                if (r < 0)
+                                        break;
+                                cleared = true;
+                                continue;
+                        }
+                }
+                if (!slurm_poll_sleep(&delay, deadline)) {
+                        r = -EBUSY;
+                        break;
+                }
+        }
+        if (err)
+                strbuf_addbuf(err, &e);
         return r;
 }

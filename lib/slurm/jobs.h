@@ -7,14 +7,22 @@
  *
  * Waiting (slurm_jobs_wait_none): slurmctld 22.05 has no event subscription a client could block
  * on (strigger runs a program on the controller host, which a compute node's hook is not), so
- * this polls, cheaply: each round is one slurm_load_node_single() of the node (a small RPC);
- * only when the node looks free (not ALLOCATED/MIXED, no COMPLETING flag, see
- * slurm_state_busy()) is the job table read to confirm, with slurm_load_jobs(last_update) so
- * that an unchanged table costs a "no change" answer. Polls start at 100 ms and back off by 3/2
- * to 500 ms, bounded by the caller's deadline. Measured on loopback (22.05.8, 2 cores): from
- * the last command of a batch script to slurm_jobs_wait_none() returning, 0.30-0.56 s (23
- * samples, 7 runs of tests/cluster/slurm-adapters.sh, which fails above 1 s). slurmctld logged
- * the job complete ~5 ms after the script's end: most of the rest is the 500 ms poll ceiling.
+ * this polls the job table, cheaply: each round is one slurm_load_node_single() of the node
+ * (does it still exist?) and one slurm_load_jobs(last_update), which costs a "no change"
+ * answer while the table is unchanged. The job table decides, never the node's state flags:
+ * slurmctld 22.05 can leave a dynamic node ALLOCATED (CPUAlloc=0) after its last job ended
+ * when a reconfigure ran while the job did (HACKING.md, "stale allocations"), and a wait on
+ * the node state would then never end. Polls start at 100 ms and back off by 3/2 to 500 ms,
+ * bounded by the caller's deadline. Measured on loopback (22.05.8, 2 cores): from the last
+ * command of a batch script to slurm_jobs_wait_none() returning, 0.30-0.56 s (23 samples, 7
+ * runs of tests/cluster/slurm-adapters.sh, which fails above 1 s).
+ *
+ * Deleting (slurm_node_delete_free): slurm_delete_node() refuses an ALLOCATED or COMPLETING
+ * node ("busy"); that is retried (a job's epilog still running) until the deadline, but when
+ * the job table has no job on the node and no job can be given it (drained, down or not
+ * answering), the state is stale whatever CPU count the select plugin reports (it double-counts
+ * too, seen: CPUAlloc=1 with no job): the node is set DOWN (the given reason), which clears it,
+ * and deleted.
  *
  * All functions call slurm_client_init() first and return 0 (or a count) or a negative errno,
  * appending one message to err on failure.
@@ -50,6 +58,9 @@ void slurm_job_list_done(struct slurm_job_list *l);
  * that does not exist simply has no jobs. */
 int slurm_jobs_on_node(const char *node, struct slurm_job_list *ret, struct strbuf *err);
 
+/* How many jobs hold nodes now (RUNNING, SUSPENDED, CONFIGURING or COMPLETING), >= 0. */
+int slurm_jobs_holding_nodes(struct strbuf *err);
+
 struct slurm_destroy_report {
         uint32_t *requeued; /* requeued (back to PENDING, they will run elsewhere) */
         size_t n_requeued;
@@ -70,3 +81,8 @@ int slurm_jobs_destroy_on_node(const char *node, struct slurm_destroy_report *re
 /* Waits until no job is on the node (or the node is gone). 0, -ETIMEDOUT after timeout_ms
  * (message names the jobs still there), or another negative errno. */
 int slurm_jobs_wait_none(const char *node, int timeout_ms, struct strbuf *err);
+
+/* Deletes the node once no job holds it (see above): 0 deleted (or already gone), 1 deleted
+ * after a stale allocation was cleared (set DOWN with reason), -EBUSY when a job still holds
+ * it after timeout_ms, another negative errno on errors. Call after slurm_jobs_wait_none(). */
+int slurm_node_delete_free(const char *node, const char *reason, int timeout_ms, struct strbuf *err);

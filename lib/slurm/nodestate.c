@@ -189,3 +189,7 @@ bool slurm_job_state_on_node(uint32_t job_state) {
                 return true;
         return base == JOB_RUNNING || base == JOB_SUSPENDED;
 }
+
+bool slurm_state_invalid_reg(uint32_t state) {
+        return (state & NODE_STATE_INVALID_REG) != 0;
+}

@@ -44,6 +44,9 @@ bool slurm_state_registered(uint32_t state);
 bool slurm_state_busy(uint32_t state);
 /* DOWN base, or the FAIL flag. */
 bool slurm_state_down(uint32_t state);
+/* slurmctld refused the node's registration (INVALID_REG: it reported less than its
+ * configuration says, e.g. fewer CPUs or GPUs); such a node is drained with the reason. */
+bool slurm_state_invalid_reg(uint32_t state);
 
 /* Job states (enum job_states + JOB_* flags). "RUNNING", "PENDING", …; "UNKNOWN" out of range. */
 const char *slurm_job_state_name(uint32_t job_state);

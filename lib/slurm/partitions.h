@@ -13,6 +13,7 @@
  * Ownership: struct slurm_partition_jobs owns its id arrays; slurm_partition_jobs_done(). */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,24 @@ enum slurm_partition_state {
         SLURM_PARTITION_DRAIN,
         SLURM_PARTITION_INACTIVE,
 };
+
+/* Partition parameters changed on the running slurmctld (slurm_update_partition: no
+ * reconfigure, so none of 22.05's reconfigure bugs with dynamic nodes, see HACKING.md). kv holds
+ * "Key", "value" pairs as slurm.conf spells them; the keys update_part() takes (slurmctld
+ * 22.05 partition_mgr.c): MaxTime, DefaultTime (time strings), MaxNodes, MinNodes,
+ * MaxCPUsPerNode, GraceTime, OverTimeLimit, PriorityTier, PriorityJobFactor, Def/MaxMemPerCPU,
+ * Def/MaxMemPerNode (MB), State, OverSubscribe, PreemptMode, the YES/NO flags (Default, Hidden,
+ * DisableRootJobs, RootOnly, ReqResv, LLN, ExclusiveUser) and the lists (AllocNodes, Allow*,
+ * Deny*, QOS, Alternate, TRESBillingWeights). Any other key, or a value this encoder does not
+ * read: -EOPNOTSUPP before anything is sent (the caller applies the file instead). -ENOENT
+ * for an unknown partition. Note: slurmctld applies the fields one after the other and stops
+ * at a failing one; the values are expected to be checked already. */
+int slurm_partition_update(const char *name, char *const *kv, size_t n_kv, struct strbuf *err);
+/* Whether slurm_partition_update() can take key=value. Pure (no RPC). */
+bool slurm_partition_key_live(const char *key, const char *value);
+/* Nodes=nodes on the running slurmctld: membership recomputed from the current node table and
+ * features (the 22.05 remedy for partitions that lost nodes in a reconfigure). */
+int slurm_partition_set_nodes(const char *name, const char *nodes, struct strbuf *err);
 
 /* slurm_update_partition(State=…). -ENOENT when there is no such partition. */
 int slurm_partition_set_state(const char *name, enum slurm_partition_state state, struct strbuf *err);

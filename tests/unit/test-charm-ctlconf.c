@@ -95,7 +95,6 @@ static void test_render_basic(void **state) {
         /* same inputs, same bytes */
         assert_int_equal(ctl_conf_render(&in, &out2, &err), 0);
         assert_string_equal(out.buf, out2.buf);
-        assert_false(ctl_conf_restart_needed(out.buf, out.len, out2.buf, out2.len));
         /* the input order only moves the default */
         struct compute_data swapped[2] = { d[1], d[0] };
         struct ctl_conf_input in2 = input(swapped, 2);
@@ -123,14 +122,15 @@ static void test_render_default_and_removal(void **state) {
         assert_non_null(strstr(out.buf, "\nPartitionName=compute Nodes=compute\n"));
         assert_non_null(strstr(out.buf, "\nPartitionName=gpu Nodes=gpu Default=YES\n"));
 
-        /* gpu no longer related: its lines are gone */
+        /* gpu no longer related: its lines are gone, and the named default being absent the
+         * oldest application is the default (the cluster always has one) */
         strbuf_reset(&out);
         in.n_partitions = 1;
         assert_int_equal(ctl_conf_render(&in, &out, &err), 0);
         assert_null(strstr(out.buf, "NodeSet=gpu"));
         assert_null(strstr(out.buf, "PartitionName=gpu"));
         assert_int_equal(count_lines(out.buf, "PartitionName="), 1);
-        assert_null(strstr(out.buf, "Default=YES"));
+        assert_non_null(strstr(out.buf, "\nPartitionName=compute Nodes=compute Default=YES\n"));
         assert_int_equal(count_lines(out.buf, "NodeSet="), 1);
 
         /* no partitions at all */
@@ -182,33 +182,105 @@ static void test_render_params(void **state) {
         assert_non_null(startswith(err.buf, "cluster-name: "));
 }
 
-static void test_restart_needed(void **state) {
+/* stands for slurm_partition_key_live(): MaxTime, Default and State, nothing else */
+static bool live_keys(const char *key, const char *value) {
+        return strcaseeq(key, "MaxTime") || strcaseeq(key, "Default") || strcaseeq(key, "State");
+}
+
+static void test_live_changes(void **state) {
         _cleanup_strbuf_ struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, err = STRBUF_INIT;
-        struct ctl_conf_input in = input(NULL, 0);
+        _cleanup_strv_ struct strv kv = STRV_INIT;
+        struct compute_data d[2] = { COMPUTE_DATA_INIT, COMPUTE_DATA_INIT },
+                            e[2] = { COMPUTE_DATA_INIT, COMPUTE_DATA_INIT };
+        decode("compute", "\"MaxTime\":\"60\"", &d[0]);
+        decode("gpu", NULL, &d[1]);
+        struct ctl_conf_input in = input(d, 2);
         assert_int_equal(ctl_conf_render(&in, &a, &err), 0);
 
-        /* a partition appears: reconfigure is enough */
-        struct compute_data d = COMPUTE_DATA_INIT;
-        decode("compute", NULL, &d);
-        struct ctl_conf_input in2 = input(&d, 1);
-        assert_int_equal(ctl_conf_render(&in2, &b, &err), 0);
-        assert_false(ctl_conf_restart_needed(a.buf, a.len, b.buf, b.len));
+        /* nothing changed: nothing to do live (and nothing else either) */
+        assert_int_equal(ctl_conf_live_changes(a.buf, a.len, a.buf, a.len, live_keys, &kv), 0);
+        assert_int_equal(kv.n, 0);
 
-        /* another controller address: restart */
-        const struct ctl_controller other[] = { { "juju-m-0", "10.1.2.4" } };
-        in2.controllers = other;
-        strbuf_reset(&b);
-        assert_int_equal(ctl_conf_render(&in2, &b, &err), 0);
-        assert_true(ctl_conf_restart_needed(a.buf, a.len, b.buf, b.len));
+        /* a live key changed and one added: live, only those */
+        decode("compute", "\"MaxTime\":\"120\"", &e[0]);
+        decode("gpu", "\"State\":\"DOWN\"", &e[1]);
+        in.partitions = e;
+        assert_int_equal(ctl_conf_render(&in, &b, &err), 0);
+        assert_int_equal(ctl_conf_live_changes(a.buf, a.len, b.buf, b.len, live_keys, &kv), 1);
+        assert_int_equal(kv.n, 6);
+        assert_string_equal(kv.v[0], "compute");
+        assert_string_equal(kv.v[1], "MaxTime");
+        assert_string_equal(kv.v[2], "120");
+        assert_string_equal(kv.v[3], "gpu");
+        assert_string_equal(kv.v[4], "State");
+        assert_string_equal(kv.v[5], "DOWN");
 
-        /* an extra global key that needs a restart */
-        in2.controllers = ctl1;
-        in2.extra_params = "SelectTypeParameters=CR_CPU";
+        /* the default moving to another partition is live (setting it elsewhere moves it) */
+        strv_clear(&kv);
+        in.partitions = d;
+        in.default_partition = "gpu";
         strbuf_reset(&b);
-        assert_int_equal(ctl_conf_render(&in2, &b, &err), 0);
-        assert_true(ctl_conf_restart_needed(a.buf, a.len, b.buf, b.len));
-        assert_true(ctl_conf_restart_needed("garbage line\n", 13, b.buf, b.len));
-        compute_data_clear(&d);
+        assert_int_equal(ctl_conf_render(&in, &b, &err), 0);
+        assert_int_equal(ctl_conf_live_changes(a.buf, a.len, b.buf, b.len, live_keys, &kv), 1);
+        assert_int_equal(kv.n, 3);
+        assert_string_equal(kv.v[0], "gpu");
+        assert_string_equal(kv.v[1], "Default");
+
+        /* a key the RPC does not take, a removed key, a partition added or removed, a global
+         * key: not live */
+        in.default_partition = NULL;
+        const char *not_live[][2] = {
+                { "\"MaxTime\":\"60\",\"SelectTypeParameters\":\"CR_Core\"", NULL },
+                { NULL, NULL },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(not_live); i++) {
+                struct compute_data f = COMPUTE_DATA_INIT;
+                decode("compute", not_live[i][0], &f);
+                struct compute_data pair[2] = { f, d[1] };
+                in.partitions = pair;
+                strbuf_reset(&b);
+                strv_clear(&kv);
+                assert_int_equal(ctl_conf_render(&in, &b, &err), 0);
+                assert_int_equal(ctl_conf_live_changes(a.buf, a.len, b.buf, b.len, live_keys, &kv), 0);
+                compute_data_clear(&f);
+        }
+        in.partitions = d;
+        in.n_partitions = 1;
+        strbuf_reset(&b);
+        assert_int_equal(ctl_conf_render(&in, &b, &err), 0);
+        assert_int_equal(ctl_conf_live_changes(a.buf, a.len, b.buf, b.len, live_keys, &kv), 0);
+        in.n_partitions = 2;
+        in.extra_params = "SlurmctldDebug=debug";
+        strbuf_reset(&b);
+        assert_int_equal(ctl_conf_render(&in, &b, &err), 0);
+        assert_int_equal(ctl_conf_live_changes(a.buf, a.len, b.buf, b.len, live_keys, &kv), 0);
+        assert_int_equal(ctl_conf_live_changes("garbage line\n", 13, b.buf, b.len, live_keys, &kv), 0);
+        assert_int_equal(kv.n, 0);
+        for (size_t i = 0; i < 2; i++) {
+                compute_data_clear(&d[i]);
+                compute_data_clear(&e[i]);
+        }
+}
+
+static void test_slurm_hash(void **state) {
+        /* that it equals slurmctld's own HASH_VAL for the charm's file is proven with a real
+         * daemon (tests/cluster/charm-repair.sh: no restart for an edit slurmctld never read,
+         * one for an edit it read); here the algorithm's properties. The empty file is 0. */
+        assert_int_equal(ctl_conf_slurm_hash("", 0), 0);
+        const char *one = "ClusterName=x\n";
+        uint32_t h1 = ctl_conf_slurm_hash(one, strlen(one));
+        assert_int_not_equal(h1, 0);
+        /* one byte more, or a comment, is another file */
+        assert_int_not_equal(ctl_conf_slurm_hash("ClusterName=y\n", 14), h1);
+        assert_int_not_equal(ctl_conf_slurm_hash("ClusterName=x\n#\n", 16), h1);
+        /* the same bytes, the same hash */
+        assert_int_equal(ctl_conf_slurm_hash(one, strlen(one)), h1);
+        /* a step by hand: "A" = 0x41 -> 0x4100, eight CRC-16 shifts of polynomial 0x1021 on an
+         * unmasked 32-bit value */
+        uint32_t h = 0x41u << 8;
+        for (int i = 0; i < 8; i++)
+                h = (h & 0x8000) ? (h << 1) ^ 4129u : h << 1;
+        assert_int_equal(ctl_conf_slurm_hash("A", 1), h);
 }
 
 static void test_cluster_name(void **state) {
@@ -295,7 +367,8 @@ int main(void) {
                 cmocka_unit_test(test_render_basic),
                 cmocka_unit_test(test_render_default_and_removal),
                 cmocka_unit_test(test_render_params),
-                cmocka_unit_test(test_restart_needed),
+                cmocka_unit_test(test_live_changes),
+                cmocka_unit_test(test_slurm_hash),
                 cmocka_unit_test(test_cluster_name),
                 cmocka_unit_test(test_status_message),
                 cmocka_unit_test(test_leaving),

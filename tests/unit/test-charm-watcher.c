@@ -170,15 +170,36 @@ static void test_daemon_status(void **state) {
         }
 }
 
+static int no_reconcile(struct juju_ctx *ctx, const struct charm_paths *paths, struct charm_outcome *out,
+        struct strbuf *err) {
+        fail_msg("the reconcile must not run");
+        return -EIO;
+}
+
 static void test_service_changed_refuses_other_services(void **state) {
         _cleanup_(charm_outcome_done) struct charm_outcome out = CHARM_OUTCOME_INIT;
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
-        const struct watcher_handler_opts o = { .service = "munge.service", .hint_state = "active" };
+        struct watcher_handler_opts o = { .service = "slurmctld.service",
+                .hint_state = "active",
+                .daemon = "slurmd.service",
+                .reconcile = no_reconcile };
 
-        /* refused before anything runs: no ctx needed */
+        /* refused before anything runs: no ctx needed. A slurmd unit watches slurmd and munge. */
         assert_int_equal(watcher_service_changed(NULL, &o, &out, &err), -EINVAL);
         assert_string_equal(
-                err.buf, "service-changed: \"munge.service\" is not slurmd.service or slurmctld.service");
+                err.buf, "service-changed: \"slurmctld.service\" is not slurmd.service or munge.service");
+        strbuf_reset(&err);
+        o.service = "ssh.service";
+        o.daemon = "slurmctld.service";
+        assert_int_equal(watcher_service_changed(NULL, &o, &out, &err), -EINVAL);
+        assert_string_equal(
+                err.buf, "service-changed: \"ssh.service\" is not slurmctld.service or munge.service");
+        /* the handler needs its charm's reconcile */
+        strbuf_reset(&err);
+        o.service = "munge.service";
+        o.reconcile = NULL;
+        assert_int_equal(watcher_service_changed(NULL, &o, &out, &err), -EINVAL);
+        assert_string_equal(err.buf, "service-changed: no daemon or reconcile given");
 }
 
 static void test_watch_run_options(void **state) {

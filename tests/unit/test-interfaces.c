@@ -133,6 +133,20 @@ static void test_app_names(void **state) {
         assert_false(slurmd_iface_valid_app_name("Nodes"));
         assert_false(slurmd_iface_valid_app_name("a_b"));
         assert_false(slurmd_iface_valid_app_name("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+        /* Juju's grammar: every part after a hyphen holds a letter, so no application name
+         * equals a node name "<app>-<unit number>" */
+        assert_false(slurmd_iface_valid_app_name("cpu-1"));
+        assert_false(slurmd_iface_valid_app_name("cpu-12-gpu-3"));
+        assert_true(slurmd_iface_valid_app_name("cpu-1a"));
+        assert_true(slurmd_iface_valid_app_name("cpu-a1-b"));
+        assert_true(slurmd_iface_valid_app_name("h100"));
+        /* Slurm keywords where application names go */
+        assert_non_null(slurmd_iface_reserved_name("all"));
+        assert_non_null(slurmd_iface_reserved_name("default"));
+        assert_non_null(slurmd_iface_reserved_name("DEFAULT"));
+        assert_null(slurmd_iface_reserved_name("defaults"));
+        assert_false(slurmd_iface_usable_app_name("all"));
+        assert_true(slurmd_iface_usable_app_name("allgpu"));
 }
 
 static void test_controllers(void **state) {

@@ -16,6 +16,7 @@
 #include "slurm/jobs.h"
 #include "slurm/nodes.h"
 #include "slurm/nodestate.h"
+#include "slurm/partitions.h"
 #include "slurm/slurmerr.h"
 #include "slurm/triggers.h"
 
@@ -433,6 +434,69 @@ static void test_no_symbol_clash(void **state) {
         dlclose(h);
 }
 
+/* Which partition keys go to a running slurmctld (slurm_partition_update) and which need the
+ * file: the encoder is pure, so every key and a few values of each kind are checked here. */
+static void test_partition_keys_live(void **state) {
+        const char *live[][2] = {
+                { "MaxTime", "1-00:00:00" },
+                { "MaxTime", "UNLIMITED" },
+                { "DefaultTime", "30" },
+                { "MaxNodes", "4" },
+                { "MaxNodes", "INFINITE" },
+                { "MinNodes", "1" },
+                { "MaxCPUsPerNode", "8" },
+                { "GraceTime", "60" },
+                { "OverTimeLimit", "UNLIMITED" },
+                { "PriorityTier", "10" },
+                { "PriorityJobFactor", "2" },
+                { "DefMemPerCPU", "1024" },
+                { "MaxMemPerNode", "UNLIMITED" },
+                { "State", "INACTIVE" },
+                { "State", "drain" },
+                { "OverSubscribe", "FORCE:2" },
+                { "OverSubscribe", "EXCLUSIVE" },
+                { "OverSubscribe", "YES" },
+                { "PreemptMode", "REQUEUE" },
+                { "Default", "YES" },
+                { "Hidden", "NO" },
+                { "LLN", "YES" },
+                { "ExclusiveUser", "YES" },
+                { "RootOnly", "NO" },
+                { "ReqResv", "YES" },
+                { "DisableRootJobs", "YES" },
+                { "AllowGroups", "hpc,admin" },
+                { "AllowAccounts", "ALL" },
+                { "DenyQos", "low" },
+                { "QOS", "normal" },
+                { "Alternate", "big" },
+                { "AllocNodes", "ALL" },
+                { "TRESBillingWeights", "CPU=1.0,Mem=0.25G" },
+        };
+        const char *file_only[][2] = {
+                { "SelectTypeParameters", "CR_Core" },
+                { "ResumeTimeout", "60" },
+                { "SuspendTime", "30" },
+                { "SuspendTimeout", "30" },
+                { "CpuBind", "cores" },
+                { "Nodes", "cpu" },
+                /* values this encoder does not read: the file takes them (after Slurm's checks) */
+                { "MaxTime", "forever" },
+                { "MaxNodes", "-1" },
+                { "PriorityTier", "99999999" },
+                { "State", "ASLEEP" },
+                { "OverSubscribe", "SOMETIMES" },
+                { "Default", "MAYBE" },
+                { "DefMemPerCPU", "1G" },
+                { "PreemptMode", "NEVER" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(live); i++)
+                if (!slurm_partition_key_live(live[i][0], live[i][1]))
+                        fail_msg("%s=%s should be live", live[i][0], live[i][1]);
+        for (size_t i = 0; i < ELEMENTSOF(file_only); i++)
+                if (slurm_partition_key_live(file_only[i][0], file_only[i][1]))
+                        fail_msg("%s=%s should not be live", file_only[i][0], file_only[i][1]);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_state_format),
@@ -450,6 +514,7 @@ int main(void) {
                 cmocka_unit_test(test_client_config),
                 cmocka_unit_test(test_trigger_args),
                 cmocka_unit_test(test_no_symbol_clash),
+                cmocka_unit_test(test_partition_keys_live),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The running slurmctld brought to the written slurm.conf (reconfigure or safe restart), the
+ * rollback to the last applied file, and the running-versus-file check. */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/ctlapply.h"
+#include "charm/ctlconf.h"
+#include "slurm/client.h"
+#include "slurm/jobs.h"
+#include "slurm/nodes.h"
+#include "slurm/nodestate.h"
+#include "slurm/partitions.h"
+#include "slurmconf/conf.h"
+#include "systemd/unit.h"
+#include "util/fileio.h"
+
+#include <fcntl.h>
+#include <time.h>
+
+#include "util/banned.h"
+
+void ctl_apply_result_done(struct ctl_apply_result *r) {
+        if (r)
+                strbuf_release(&r->message);
+}
+
+static char *state_file(const struct charm_paths *p, const char *name) {
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        return xasprintf("%s/%s", dir, name);
+}
+
+static int state_store(
+        const struct charm_paths *p, const char *name, const char *data, size_t len, struct strbuf *err) {
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR), *path = state_file(p, name);
+        int r = mkdir_p(dir, 0700);
+        if (r >= 0)
+                r = write_file_atomic_if_changed(path, data, len, 0600, (uid_t) -1, (gid_t) -1);
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+        return r;
+}
+
+int ctl_wait_answer(sd_bus *bus, int timeout_ms, struct strbuf *err) {
+        int64_t deadline = slurm_now_ms() + timeout_ms;
+        int delay = SLURM_POLL_FIRST_MS;
+        for (;;) {
+                struct slurm_controllers c = { 0 };
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                int r = slurm_ctl_ping(&c, &e);
+                bool up = r > 0 && c.n > 0 && c.v[0].up;
+                slurm_controllers_done(&c);
+                if (up)
+                        return 0;
+                if (bus) {
+                        struct unit_state st;
+                        if (unit_get_state(bus, "slurmctld.service", &st, NULL) >= 0 &&
+                                (streq(st.active_state, "failed") || streq(st.sub_state, "auto-restart") ||
+                                        streq(st.active_state, "inactive"))) {
+                                strbuf_addf(
+                                        err, "slurmctld exited (%s, Result=%s)", st.active_state, st.result);
+                                return -ESRCH;
+                        }
+                }
+                if (!slurm_poll_sleep(&delay, deadline)) {
+                        strbuf_addf(err, "slurmctld: no answer within %d ms%s%s", timeout_ms,
+                                e.len ? ": " : "", e.buf);
+                        return -ETIMEDOUT;
+                }
+        }
+}
+
+char *ctl_log_last_error(const char *path) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return NULL;
+        off_t end = lseek(fd, 0, SEEK_END);
+        off_t start = end > 65536 ? end - 65536 : 0;
+        _cleanup_free_ char *buf = xmalloc(65537);
+        ssize_t n = pread(fd, buf, (size_t) (end - start), start);
+        if (n <= 0)
+                return NULL;
+        buf[n] = '\0';
+        static const char *const wanted[] = { "fatal: ", "error: " };
+        const char *pick = NULL;
+        for (size_t i = 0; i < ELEMENTSOF(wanted) && !pick; i++)
+                /* the last line holding it */
+                for (char *p = buf; (p = strstr(p, wanted[i])); p += strlen(wanted[i]))
+                        pick = p;
+        if (!pick)
+                return NULL;
+        return xstrndup(pick, strcspn(pick, "\n"));
+}
+
+int ctl_refused_match(const struct charm_paths *paths, const char *data, size_t len, char **ret_reason) {
+        _cleanup_free_ char *path = state_file(paths, CTL_REFUSED_FILE), *content = NULL;
+        size_t n = 0;
+        int r = read_full_file(path, &content, &n);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        char *nl = memchr(content, '\n', n);
+        if (!nl)
+                return 0;
+        size_t off = (size_t) (nl - content) + 1;
+        if (n - off != len || memcmp(content + off, data, len) != 0)
+                return 0;
+        *nl = '\0';
+        *ret_reason = xstrdup(content);
+        return 1;
+}
+
+/* The running daemon's plugin types versus the file's (keys the file sets). */
+static void compare_running(const char *conf, size_t len, struct strbuf *out) {
+        _cleanup_slurmconf_ struct slurmconf *c = NULL;
+        _cleanup_strv_ struct strv kv = STRV_INIT;
+        if (slurmconf_parse("slurm.conf", conf, len, &c, NULL) < 0 ||
+                slurm_ctl_running_values(&kv, NULL) < 0)
+                return;
+        for (size_t i = 0; i + 1 < kv.n; i += 2) {
+                const char *want = slurmconf_get(c, kv.v[i]);
+                if (!want || strcaseeq(want, kv.v[i + 1]))
+                        continue;
+                strbuf_addf(out, "%srunning slurmctld has %s=%s, slurm.conf says %s", out->len ? "; " : "",
+                        kv.v[i], kv.v[i + 1], want);
+        }
+}
+
+/* Whether the running slurmctld last read a file other than conf (its hash differs). Unknown
+ * (no answer) is "no": the next hook looks again. */
+static bool runs_other_file(const char *conf, size_t len) {
+        uint32_t running;
+        return slurm_ctl_conf_hash(&running, NULL) >= 0 && running != ctl_conf_slurm_hash(conf, len);
+}
+
+/* slurmctld restarted (or started) and answering, or -ESRCH/-ETIMEDOUT (message in err). */
+static int restart_and_wait(const struct ctl_apply_opts *o, bool restart, struct strbuf *err) {
+        /* the charm's own restarts do not count against the unit's start limit (that one is for
+         * a daemon that keeps dying: templates/slurmctld.service.d) */
+        (void) unit_reset_failed(o->bus, "slurmctld.service", o->unit_timeout_usec, NULL);
+        int r = charm_unit_ensure(o->bus, "slurmctld.service", restart, o->unit_timeout_usec, err);
+        if (r < 0)
+                return r;
+        return ctl_wait_answer(o->bus, o->answer_timeout_ms, err);
+}
+
+/* The partition changes of ctl_conf_live_changes() over RPC, one call per partition. */
+static int apply_live(const struct strv *triples, struct strbuf *err) {
+        for (size_t i = 0; i + 2 < triples->n;) {
+                _cleanup_strv_ struct strv kv = STRV_INIT;
+                const char *part = triples->v[i];
+                for (; i + 2 < triples->n && streq(triples->v[i], part); i += 3) {
+                        strv_push(&kv, triples->v[i + 1]);
+                        strv_push(&kv, triples->v[i + 2]);
+                }
+                int r = slurm_partition_update(part, kv.v, kv.n, err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* After a reconfigure: every partition's Nodes= again over RPC. slurmctld 22.05 computes
+ * partition membership from the feature list of the OLD node table during a reconfigure, so
+ * a dynamic node can land in the wrong partition or none (fixed in 23.02.2); setting Nodes=
+ * live recomputes it from the current one. */
+static void refresh_membership(const char *conf, size_t len) {
+        _cleanup_slurmconf_ struct slurmconf *c = NULL;
+        _cleanup_strv_ struct strv names = STRV_INIT;
+        if (slurmconf_parse("slurm.conf", conf, len, &c, NULL) < 0)
+                return;
+        slurmconf_names(c, SLURMCONF_PARTITION, &names);
+        for (size_t i = 0; i < names.n; i++) {
+                _cleanup_slurm_options_ struct slurm_options o = SLURM_OPTIONS_INIT;
+                const char *nodes;
+                if (slurmconf_lookup(c, SLURMCONF_PARTITION, names.v[i], &o) >= 0 &&
+                        (nodes = slurm_options_get(&o, "Nodes")))
+                        (void) slurm_partition_set_nodes(names.v[i], nodes, NULL);
+        }
+}
+
+/* A file change a running slurmctld cannot take live: a restart (SIGTERM: the state is saved
+ * first; running jobs keep running under their slurmstepd). Not a reconfigure: slurmctld 22.05
+ * double-counts the running jobs of dynamic nodes at a reconfigure, so such a node stays
+ * ALLOCATED after its last job (fixed in 23.02.3); it computes partition membership from the
+ * old node table (fixed in 23.02.2); and what its reader accepts but its own checks refuse
+ * (an unknown partition QOS, Licenses, …) makes a reconfigure fatal(), with the state of the
+ * last seconds unsaved, where a refused start loses nothing and is rolled back. The slurmd
+ * units get the new file at a later reconfigure of this same file (push_update). */
+static int restart_for_file(const struct ctl_apply_opts *o, enum ctl_apply_action *action,
+        bool *ret_push_pending, struct strbuf *why) {
+        *action = CTL_APPLY_RESTARTED;
+        *ret_push_pending = true;
+        return restart_and_wait(o, true, why);
+}
+
+/* Nodes ALLOCATED (or MIXED) with no job on them: the reconfigure bug's leftovers (from a
+ * reconfigure this charm did not guard: an older charm's, an admin's). Only a slurmctld restart
+ * clears such a node while it stays in the cluster. A node must be seen so on two full
+ * reconciles at least CTL_STALE_CONFIRM_S apart (states settle for a moment after a restart,
+ * and the service watcher reconciles right then), and slurmctld is restarted for this at most
+ * once per CTL_STALE_PAUSE_S. The first sightings are kept in <state>/CTL_STALE_FILE ("node
+ * epoch" lines). Returns 1 when slurmctld was restarted. */
+static int heal_stale(const struct ctl_apply_opts *o, struct ctl_apply_result *ret, struct strbuf *err) {
+        _cleanup_free_ char *path = state_file(o->paths, CTL_STALE_FILE), *seen = NULL;
+        _cleanup_strv_ struct strv stale = STRV_INIT, confirmed = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf next = STRBUF_INIT;
+        struct slurm_node_list l = { 0 };
+        time_t now = time(NULL), last_heal = 0;
+        int r;
+
+        if (slurm_node_list(NULL, &l, NULL) < 0)
+                return 0;
+        for (size_t i = 0; i < l.n; i++) {
+                struct slurm_job_list jobs = { 0 };
+                uint32_t state;
+                if (!slurm_state_busy(l.v[i].state))
+                        continue;
+                /* busy, no job in the table read after, and still busy after that: not a job
+                 * that ended between the two reads */
+                if (slurm_jobs_on_node(l.v[i].name, &jobs, NULL) == 0 &&
+                        slurm_node_get_state(l.v[i].name, &state, NULL) >= 0 && slurm_state_busy(state))
+                        strv_push(&stale, l.v[i].name);
+                slurm_job_list_done(&jobs);
+        }
+        slurm_node_list_done(&l);
+
+        (void) read_full_file(path, &seen, NULL);
+        for (char *line = seen, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+                char name[256];
+                long long t;
+                nl = strchr(line, '\n');
+                if (sscanf(line, "%255s %lld", name, &t) != 2)
+                        continue;
+                if (streq(name, "healed")) {
+                        last_heal = (time_t) t;
+                        continue;
+                }
+                if (!strv_contains(&stale, name))
+                        continue; /* not stale any more */
+                strbuf_addf(&next, "%s %lld\n", name, t);
+                if (now - (time_t) t >= CTL_STALE_CONFIRM_S)
+                        strv_push(&confirmed, name);
+        }
+        for (size_t i = 0; i < stale.n; i++) {
+                _cleanup_free_ char *prefix = xasprintf("%s ", stale.v[i]);
+                if (!next.buf || !strstr(next.buf, prefix))
+                        strbuf_addf(&next, "%s %lld\n", stale.v[i], (long long) now);
+        }
+        bool heal = confirmed.n > 0 && now - last_heal >= CTL_STALE_PAUSE_S;
+        if (heal) {
+                strbuf_reset(&next);
+                last_heal = now;
+        }
+        if (last_heal)
+                strbuf_addf(&next, "healed %lld\n", (long long) last_heal);
+        r = state_store(o->paths, CTL_STALE_FILE, next.buf ? next.buf : "", next.len, err);
+        if (r < 0)
+                return r;
+        if (!heal) {
+                /* only what was seen twice: right after a restart states settle for a moment */
+                if (confirmed.n > 0) {
+                        _cleanup_free_ char *names = strv_join(&confirmed, ",");
+                        strbuf_addf(&ret->message,
+                                "%snodes allocated with no job: %s (slurmctld restart pending)",
+                                ret->message.len ? "; " : "", names);
+                }
+                return 0;
+        }
+        _cleanup_free_ char *names = strv_join(&confirmed, ",");
+        r = restart_and_wait(o, true, err);
+        if (r < 0)
+                return r;
+        strbuf_addf(&ret->message, "%sslurmctld restarted to clear stale allocations of %s",
+                ret->message.len ? "; " : "", names);
+        return 1;
+}
+
+/* The slurmd units learn a new file at a reconfigure (configless push) only. After a restart
+ * that push waits (<state>/CTL_PUSH_FILE) until no job holds a node, when a reconfigure of the
+ * very file slurmctld runs is safe (the 22.05 bugs above need running jobs, or a file it has not
+ * checked at its start); partition membership is set again after it. */
+static int push_update(const struct ctl_apply_opts *o, const char *conf, size_t len,
+        struct ctl_apply_result *ret, bool now_pending, struct strbuf *err) {
+        _cleanup_free_ char *path = state_file(o->paths, CTL_PUSH_FILE);
+        if (now_pending)
+                return state_store(o->paths, CTL_PUSH_FILE, "", 0, err);
+        if (access(path, F_OK) < 0)
+                return 0;
+        int busy = slurm_jobs_holding_nodes(NULL);
+        if (busy != 0) {
+                strbuf_addf(&ret->message, "%sslurm.conf reaches the compute nodes once no job runs",
+                        ret->message.len ? "; " : "");
+                return 0;
+        }
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int r = slurm_ctl_reconfigure(&e);
+        if (r < 0 && r != -ESTALE)
+                return 0; /* a later hook tries again */
+        refresh_membership(conf, len);
+        (void) unlink(path);
+        return 0;
+}
+
+int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, struct ctl_apply_result *ret,
+        struct strbuf *err) {
+        _cleanup_free_ char *applied_path = state_file(o->paths, CTL_APPLIED_FILE), *applied = NULL;
+        _cleanup_free_ char *conf_path = charm_path(o->paths, CHARM_PATH_SLURM_CONF);
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+        size_t applied_len = 0;
+        struct unit_state st;
+        int r;
+
+        r = read_full_file(applied_path, &applied, &applied_len);
+        if (r == -ENOENT && o->previous) {
+                applied = xstrndup(o->previous, o->previous_len);
+                applied_len = o->previous_len;
+        } else if (r < 0 && r != -ENOENT) {
+                strbuf_addf(err, "%s: %s", applied_path, strerror(-r));
+                return r;
+        }
+        r = unit_get_state(o->bus, "slurmctld.service", &st, err);
+        if (r < 0)
+                return r;
+        bool active = streq(st.active_state, "active") || streq(st.active_state, "activating") ||
+                streq(st.active_state, "reloading");
+        bool same = applied && applied_len == len && memcmp(applied, conf, len) == 0;
+
+        _cleanup_strv_ struct strv live = STRV_INIT;
+        bool push_pending = false;
+        ret->action = CTL_APPLY_NONE;
+        if (!active) {
+                ret->action = CTL_APPLY_STARTED;
+                r = restart_and_wait(o, false, &why);
+        } else if (same && !runs_other_file(conf, len))
+                r = 0;
+        else if (same)
+                /* slurmctld read another file (an admin's reconfigure after a hand edit): ours
+                 * again, whatever kind of change that is */
+                r = restart_for_file(o, &ret->action, &push_pending, &why);
+        else if (applied &&
+                ctl_conf_live_changes(applied, applied_len, conf, len, slurm_partition_key_live, &live) >
+                        0 &&
+                apply_live(&live, &why) >= 0) {
+                /* partition parameters only: set on the running daemon, the file keeps them */
+                ret->action = CTL_APPLY_LIVE;
+                r = 0;
+        } else {
+                strbuf_reset(&why);
+                r = restart_for_file(o, &ret->action, &push_pending, &why);
+        }
+        if (r == -ESRCH || r == -ETIMEDOUT) {
+                /* slurmctld does not run with this file: back to the applied one */
+                _cleanup_free_ char *log = charm_path(o->paths, CTL_SLURMCTLD_LOG);
+                _cleanup_free_ char *line = ctl_log_last_error(log);
+                _cleanup_strbuf_ struct strbuf refused = STRBUF_INIT;
+                if (!applied) {
+                        strbuf_addf(err, "slurmctld does not start: %s", line ? line : why.buf);
+                        return r;
+                }
+                strbuf_addf(&refused, "%s\n", line ? line : why.buf);
+                strbuf_add(&refused, conf, len);
+                r = state_store(o->paths, CTL_REFUSED_FILE, refused.buf, refused.len, err);
+                if (r < 0)
+                        return r;
+                r = write_file_atomic(conf_path, applied, applied_len, 0644, 0, 0);
+                if (r < 0) {
+                        strbuf_addf(err, "%s: %s", conf_path, strerror(-r));
+                        return r;
+                }
+                (void) unit_reset_failed(o->bus, "slurmctld.service", o->unit_timeout_usec, NULL);
+                strbuf_reset(&why);
+                r = restart_and_wait(o, true, &why);
+                if (r < 0) {
+                        strbuf_addf(err,
+                                "slurmctld refused the new slurm.conf (%s) and does not run with the "
+                                "previous one either: %s",
+                                line ? line : "no reason logged", why.buf);
+                        return r;
+                }
+                ret->action = CTL_APPLY_ROLLED_BACK;
+                strbuf_addf(&ret->message,
+                        "slurmctld refused the new slurm.conf (%s): the previous one is back",
+                        line ? line : "no reason logged");
+                return 0;
+        }
+        if (r < 0) {
+                strbuf_addbuf(err, &why);
+                return r;
+        }
+        if (!same || !applied) {
+                r = state_store(o->paths, CTL_APPLIED_FILE, conf, len, err);
+                if (r < 0)
+                        return r;
+        }
+        r = push_update(o, conf, len, ret, push_pending, err);
+        if (r < 0)
+                return r;
+        if (ret->action == CTL_APPLY_NONE || ret->action == CTL_APPLY_LIVE) {
+                r = heal_stale(o, ret, err);
+                if (r < 0)
+                        return r;
+        }
+        compare_running(conf, len, &ret->message);
+        return 0;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Bringing the running slurmctld to the slurm.conf the charm wrote: reconfigure, or a safe
+ * restart where a reconfigure cannot take the change; back to the last applied file when
+ * slurmctld refuses the new one; and a word in the status whenever the running daemon
+ * differs from the file.
+ *
+ * Design note. Slurm's reader (slurm/confcheck.h) catches most bad files before they are
+ * written, but slurmctld checks more when it (re)reads the file (plugins load, MaxNodeCount,
+ * partitions' nodes…) and some changes a reconfigure does not take at all (slurm.conf(5),
+ * read_slurm_conf() of 22.05: AuthType, CredType, SchedulerType, SelectType, SwitchType,
+ * BurstBufferType are kept at their old value with an error; MaxNodeCount is fatal). So:
+ *  - <state>/slurm.conf.applied holds the bytes slurmctld last took without complaint (the
+ *    previous live file when there is no record yet: a charm upgraded from a version without
+ *    it). A file that equals it needs nothing, unless the running daemon's hash of the file it
+ *    read (ctl_conf_slurm_hash) differs: an admin edited the file and reconfigured by hand.
+ *  - only parameters of existing partitions changed, all of them settable on a running
+ *    slurmctld (ctl_conf_live_changes, slurm/partitions.h) → slurm_update_partition() per
+ *    partition, no restart and no reconfigure (the file keeps them for the next start);
+ *  - any other change (an application added or removed, a global key, a key a reconfigure
+ *    would not take anyway) → a restart: systemd stop = SIGTERM, slurmctld saves its state;
+ *    running jobs keep running under their slurmstepd and are found again; clients retry
+ *    meanwhile (measured: 8 sbatch during a restart all succeeded). Never a reconfigure with
+ *    a new file: slurmctld 22.05 double-counts the running jobs of dynamic nodes at a
+ *    reconfigure and such a node stays ALLOCATED with no job after its last one ends (fixed in
+ *    23.02.3, SchedMD bug 16434); it computes partition membership from the old node table's
+ *    features, which puts registered nodes in no partition or another application's (fixed in
+ *    23.02.2, bug 16295); and what its reader accepts but slurmctld's own checks refuse (an
+ *    unknown partition QOS, Licenses, …) is fatal() inside a reconfigure, losing the state of
+ *    the last seconds, where a refused start loses nothing and is rolled back (below).
+ *  - slurmd units learn a new file only through a reconfigure (configless push): after the
+ *    restart that push waits (<state>/CTL_PUSH_FILE) for a hook that finds no job holding a
+ *    node, then reconfigures with the very file slurmctld already runs and sets every
+ *    partition's Nodes= again over RPC (the membership bug); the status says so meanwhile.
+ *  - a node left ALLOCATED with no job (that bug, from a reconfigure this charm did not guard)
+ *    is cleared by a slurmctld restart once two full reconciles CTL_STALE_CONFIRM_S apart saw
+ *    it (at most one such restart per CTL_STALE_PAUSE_S); the status names it meanwhile.
+ *  - after a start or restart, slurmctld must answer a ping (bounded; a unit that fails or waits to be
+ *    restarted stops the wait at once). When it does not, the new file is taken back: the
+ *    applied bytes are written again, slurmctld is started with them, and the refused bytes and
+ *    Slurm's reason (the last "fatal:"/"error:" line of SlurmctldLogFile) are kept in
+ *    <state>/slurm.conf.refused, so the charm's judge refuses that same candidate from then on
+ *    (otherwise every later hook would kill slurmctld again).
+ *  - finally the running daemon's values of the keys a reconfigure cannot change
+ *    (slurm_ctl_running_values) are compared with the file; a difference is reported.
+ *
+ * Ownership: strings are borrowed; the result owns its message (ctl_apply_result_done()). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "charm/charm.h"
+#include "util/strbuf.h"
+
+#define CTL_APPLIED_FILE "slurm.conf.applied"
+#define CTL_REFUSED_FILE "slurm.conf.refused"
+#define CTL_PUSH_FILE "slurm.conf.push-pending"
+#define CTL_STALE_FILE "stale-allocations"
+/* A node allocated with no job is healed (slurmctld restart) once seen so this long… */
+#define CTL_STALE_CONFIRM_S 20
+/* …and at most once in this long. */
+#define CTL_STALE_PAUSE_S 600
+#define CTL_SLURMCTLD_LOG "/var/log/slurm/slurmctld.log"
+
+enum ctl_apply_action {
+        CTL_APPLY_NONE,    /* the running daemon already has this file */
+        CTL_APPLY_STARTED, /* slurmctld was not running: started */
+        CTL_APPLY_LIVE,    /* partition parameters set over RPC, no reconfigure */
+        CTL_APPLY_RESTARTED,
+        CTL_APPLY_ROLLED_BACK, /* refused: the last applied file is back (message says why) */
+};
+
+struct ctl_apply_opts {
+        const struct charm_paths *paths;
+        sd_bus *bus;
+        uint64_t unit_timeout_usec;
+        int answer_timeout_ms;
+        const char *previous; /* the live file before this hook wrote (NULL: none) */
+        size_t previous_len;
+};
+
+struct ctl_apply_result {
+        enum ctl_apply_action action;
+        struct strbuf message; /* why a rollback happened, or how the running daemon differs */
+};
+#define CTL_APPLY_RESULT_INIT \
+        { .action = CTL_APPLY_NONE, .message = STRBUF_INIT }
+void ctl_apply_result_done(struct ctl_apply_result *r);
+
+/* Brings slurmctld to conf (already written to slurm.conf). 0 with *ret filled (a rollback is
+ * a result, not an error); a negative errno (message in err) when systemd or slurmctld fail
+ * in a way that is not the file's fault (the hook fails and Juju retries it). */
+int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, struct ctl_apply_result *ret,
+        struct strbuf *err);
+
+/* Waits (bounded) until the primary controller answers a ping; with bus, stops early with
+ * -ESRCH when slurmctld.service fails or waits to be restarted. */
+int ctl_wait_answer(sd_bus *bus, int timeout_ms, struct strbuf *err);
+
+/* The candidate slurmctld refused last (<state>/slurm.conf.refused): 1 and *ret_reason
+ * (caller frees) when data equals it, 0 when not (or there is none), negative errno. */
+int ctl_refused_match(const struct charm_paths *paths, const char *data, size_t len, char **ret_reason);
+
+/* The last "fatal:" (else "error:") line of the file's last 64 KiB, without its timestamp
+ * (caller frees; NULL when none). */
+char *ctl_log_last_error(const char *path);

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# A change a reconfigure does not take is applied by a safe restart, never left silently
+# different (issue "harden the core", item 2), and a file slurmctld refuses is rolled back: with a
+# job running and one pending, SchedulerType=sched/builtin (a reconfigure keeps the old plugin:
+# "SchedulerType change requires restart") makes the running slurmctld use builtin, the jobs
+# survive, the status says when the compute nodes get the file; partition TRES weights that Slurm's
+# reader accepts but slurmctld refuses at start brings the previous file back (jobs intact,
+# status blocked, and the same candidate is not tried again); fixed, all is active again.
+set -euo pipefail
+# shellcheck source=tests/cluster/charm-lib.sh
+source "$(dirname "$0")/charm-lib.sh"
+
+js deploy "$CTL_CHARM" >/dev/null
+js deploy "$SLURMD_CHARM" cpu -n 2 >/dev/null
+js integrate slurmctld cpu >/dev/null
+settle 180
+expect_status slurmctld/0 '^active 2 nodes in 1 partition$'
+conf=$(root_of slurmctld/0)/etc/slurm/slurm.conf
+ctl_log=$(root_of slurmctld/0)/var/log/slurm/slurmctld.log
+starts() { grep -c 'slurmctld version .* started' "$ctl_log" || true; }
+running_value() { ctl scontrol show config | sed -n "s/^$1 *= *//p"; }
+jobs_intact() {
+        [ "$(job_field "$running" JobState)" = RUNNING ] || die "$1: job $running $(job_field "$running" JobState)"
+        [ "$(job_field "$pending" JobState)" = PENDING ] || die "$1: job $pending $(job_field "$pending" JobState)"
+}
+
+running=$(submit -w cpu-0 -o /dev/null --wrap "sleep 25")
+pending=$(submit -p cpu --begin=now+1hour -o /dev/null --wrap true)
+wait_job_state "$running" RUNNING 30
+
+log "SchedulerType=sched/builtin: applied by a restart, the jobs survive"
+s=$(starts)
+js config slurmctld slurm-conf-parameters="SchedulerType=sched/builtin" >/dev/null
+settle
+[ "$(running_value SchedulerType)" = sched/builtin ] || die "running SchedulerType: $(running_value SchedulerType)"
+[ "$(starts)" = $((s + 1)) ] || die "$(($(starts) - s)) slurmctld starts, want 1"
+jobs_intact "SchedulerType"
+expect_status slurmctld/0 '^active 2 nodes in 1 partition; slurm.conf reaches the compute nodes once no job runs$'
+! unit_status slurmctld/0 | grep -q 'running slurmctld has' || die "running and file differ: $(unit_status slurmctld/0)"
+
+log "a file slurmctld refuses at start: rolled back, jobs intact, not tried again"
+before=$(fingerprint "$conf")
+s=$(starts)
+js config cpu partition-config="TRESBillingWeights=CPU=1.0,gres/gpu=2" >/dev/null
+settle
+expect_status slurmctld/0 "^blocked slurmctld refused the new slurm.conf \\(fatal: .*[Tt][Rr][Ee][Ss].*\\): the previous one is back"
+[ "$(fingerprint "$conf" | cut -d' ' -f1)" = "$(cut -d' ' -f1 <<<"$before")" ] || die "slurm.conf not the previous one"
+! grep -q gres/gpu "$conf" || die "the refused weights are in slurm.conf"
+ctl sinfo -h >/dev/null || die "sinfo fails after the rollback"
+jobs_intact "rollback"
+[ "$(running_value SchedulerType)" = sched/builtin ] || die "the rollback lost the earlier change"
+s=$(starts)
+js trigger slurmctld update-status >/dev/null
+settle
+[ "$(starts)" = "$s" ] || die "the refused candidate was tried again"
+expect_status slurmctld/0 'slurm.conf refused by slurmctld before'
+js config cpu --reset partition-config >/dev/null
+settle
+expect_status slurmctld/0 '^active 2 nodes in 1 partition'
+jobs_intact "reset"
+
+log "the running job ends: the compute nodes get the file"
+wait_job_state "$running" COMPLETED 40
+[ "$(job_field "$running" ExitCode)" = 0:0 ] || die "job $running: exit $(job_field "$running" ExitCode)"
+js trigger slurmctld update-status >/dev/null
+settle
+expect_status slurmctld/0 '^active 2 nodes in 1 partition$'
+[ "$(job_field "$pending" JobState)" = PENDING ] || die "job $pending: $(job_field "$pending" JobState)"
+log "ok"

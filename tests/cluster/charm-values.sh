@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Bad values never reach a Slurm file, and one application's bad value never stops another's
+# change (issue "harden the core", item 1): partition-config values Slurm refuses block the
+# application that set them and change nothing on the controller while another application's
+# change in the same round applies; slurm-conf-parameters values Slurm refuses block the
+# controller, slurm.conf stays byte for byte, sinfo keeps working; a fixed value returns unit
+# AND application to active; node-config values Slurm refuses change nothing; a node that does
+# not register with its new parameters is rolled back and registers with the old ones.
+set -euo pipefail
+# shellcheck source=tests/cluster/charm-lib.sh
+source "$(dirname "$0")/charm-lib.sh"
+
+js deploy "$CTL_CHARM" >/dev/null
+js deploy "$SLURMD_CHARM" cpu -n 2 >/dev/null
+js deploy "$SLURMD_CHARM" big >/dev/null
+js integrate slurmctld cpu >/dev/null
+js integrate slurmctld big >/dev/null
+settle 180
+expect_status slurmctld/0 '^active 3 nodes in 2 partitions$'
+conf=$(root_of slurmctld/0)/etc/slurm/slurm.conf
+
+app_status() {
+        js status --format=json | python3 -c '
+import json, sys
+a = json.load(sys.stdin)["applications"][sys.argv[1]]["application-status"]
+print(a["current"], a.get("message", ""))' "$1"
+}
+expect_app() {
+        local got
+        got=$(app_status "$1")
+        [[ $got =~ $2 ]] || die "application $1: status \"$got\", want /$2/"
+}
+# cluster_works: the controller's clients read the live file and the daemon answers
+cluster_works() {
+        ctl sinfo -h -o '%P' >/dev/null || die "$1: sinfo fails"
+        ctl squeue -h >/dev/null || die "$1: squeue fails"
+}
+
+log "partition-config values Slurm refuses: blocked on the application, nothing written"
+for bad in "MaxTime=forever" "PriorityTier=99999999999999" "MaxNodes=-3" "OverSubscribe=SOMETIMES" \
+        "DefMemPerCPU=lots" "State=ASLEEP" "MaxTime=1-25:00:00x"; do
+        before=$(fingerprint "$conf")
+        js config cpu partition-config="$bad" >/dev/null
+        # in the same round, another application's good change
+        js config big partition-config="MaxTime=$((RANDOM % 500 + 10))" >/dev/null
+        want=$(js config big partition-config)
+        settle
+        expect_status cpu/0 "^blocked partition-config: "
+        expect_app cpu "^blocked partition-config: "
+        key=${bad%%=*}
+        unit_status cpu/0 | grep -q "$key" || die "cpu/0 status does not name $key: $(unit_status cpu/0)"
+        grep -q "^PartitionName=cpu Nodes=cpu Default=YES$" "$conf" || die "$bad: cpu line changed: $(grep PartitionName=cpu "$conf")"
+        grep -q "^PartitionName=big Nodes=big $want$" "$conf" || die "$bad: big's change ($want) not applied: $(grep PartitionName=big "$conf")"
+        [ "$(fingerprint "$conf" | cut -d' ' -f1)" != "$(cut -d' ' -f1 <<<"$before")" ] || die "$bad: nothing applied"
+        ! grep -q "$bad" "$conf" || die "$bad written"
+        cluster_works "$bad"
+        expect_status slurmctld/0 '^active 3 nodes in 2 partitions$'
+done
+log "fixed: unit and application active again"
+js config cpu partition-config="MaxTime=100" >/dev/null
+settle
+expect_status cpu/0 '^active idle$'
+expect_app cpu '^active'
+grep -q "^PartitionName=cpu Nodes=cpu MaxTime=100 Default=YES$" "$conf" || die "fixed value not applied"
+
+log "slurm-conf-parameters values Slurm refuses: blocked controller, slurm.conf unchanged"
+for bad in "SlurmctldDebug=loud" "SlurmdTimeout=abc" "SchedulerType=sched/nosuch" "MessageTimeout=99999999" \
+        "PreemptMode=SOMETIMES" "ReturnToService=7"; do
+        before=$(fingerprint "$conf")
+        js config slurmctld slurm-conf-parameters="$bad" >/dev/null
+        js config big partition-config="MaxTime=77" >/dev/null
+        settle
+        expect_status slurmctld/0 "^blocked slurm-conf-parameters: "
+        expect_app slurmctld "^blocked slurm-conf-parameters: "
+        ! grep -q "^${bad%%=*}=${bad#*=}$" "$conf" || die "$bad written"
+        grep -q "^PartitionName=big Nodes=big MaxTime=77$" "$conf" || die "$bad: big's change not applied"
+        cluster_works "$bad"
+        js exec slurmctld/0 -- systemctl is-active slurmctld >/dev/null || die "$bad: slurmctld not active"
+        js config big partition-config="MaxTime=78" >/dev/null
+        settle
+done
+js config slurmctld slurm-conf-parameters="SlurmctldDebug=verbose" >/dev/null
+settle
+expect_status slurmctld/0 '^active 3 nodes in 2 partitions$'
+expect_app slurmctld '^active'
+grep -q "^SlurmctldDebug=verbose$" "$conf" || die "good parameter not applied"
+# the quick status refresh of a compute unit event keeps a refusal in front
+js config slurmctld slurm-conf-parameters="SlurmctldDebug=loud" >/dev/null
+settle
+js add-unit cpu >/dev/null
+settle
+expect_status slurmctld/0 '^blocked slurm-conf-parameters: .*4 nodes in 2 partitions'
+js config slurmctld --reset slurm-conf-parameters >/dev/null
+settle
+expect_status slurmctld/0 '^active 4 nodes in 2 partitions$'
+
+log "node-config values Slurm refuses change nothing"
+r=$(root_of cpu/0)
+defaults=$(fingerprint "$r/etc/default/slurmd")
+for bad in "Weight=abc" "CPUs=0x" "RealMemory=-5" "Weight=99999999999"; do
+        if js run cpu/0 node-config parameters="$bad" >"$T/out" 2>&1; then
+                die "node-config $bad succeeded: $(cat "$T/out")"
+        fi
+        grep -q "node-config: " "$T/out" || die "node-config $bad: no message: $(cat "$T/out")"
+        [ "$(fingerprint "$r/etc/default/slurmd")" = "$defaults" ] || die "node-config $bad: /etc/default/slurmd changed"
+        node_exists cpu-0 || die "node-config $bad: node cpu-0 lost"
+done
+[[ $(ctl scontrol -o show node cpu-0) == *State=IDLE* ]] || die "cpu-0 not idle: $(ctl scontrol -o show node cpu-0)"
+
+log "a node that does not register with its new parameters is rolled back"
+js run cpu/0 node-config parameters="Weight=5" >/dev/null
+ctl scontrol -o show node cpu-0 | grep -q ' Weight=5 ' || die "Weight=5 not applied"
+defaults=$(fingerprint "$r/etc/default/slurmd")
+if js run cpu/0 node-config parameters="Weight=6 RealMemory=99999999" >"$T/out" 2>&1; then
+        die "node-config RealMemory=99999999 succeeded: $(cat "$T/out")"
+fi
+grep -q "did not register" "$T/out" || die "no rollback message: $(cat "$T/out")"
+grep -q "previous configuration is back" "$T/out" || die "not rolled back: $(cat "$T/out")"
+[ "$(fingerprint "$r/etc/default/slurmd" | cut -d' ' -f1)" = "$(cut -d' ' -f1 <<<"$defaults")" ] || die "/etc/default/slurmd not restored"
+grep -qx 'Weight=5' "$r/var/lib/slurm/charm/node-config" || die "stored parameters not restored: $(cat "$r/var/lib/slurm/charm/node-config")"
+ctl scontrol -o show node cpu-0 | grep -q ' Weight=5 ' || die "cpu-0 not back with Weight=5: $(ctl scontrol -o show node cpu-0)"
+[[ $(ctl scontrol -o show node cpu-0) == *State=IDLE* ]] || die "cpu-0 not idle after the rollback"
+job=$(submit -w cpu-0 -o /dev/null --wrap true)
+wait_job_state "$job" COMPLETED 30
+log "ok"
