@@ -132,6 +132,24 @@ static int check_over_template(
                 return 0; /* the render says what is wrong with the template */
         struct global_collect gc = { .c = t, .out = &base };
         (void) slurmconf_key_foreach(collect_global, &gc);
+        /* keys every slurmd reads only when it starts (slurm.conf(5) of 22.05, slurmd.c): the
+         * compute units would go on with the old value after the push, so they are refused
+         * until the charms restart slurmd for them */
+        static const char *const slurmd_start_keys[] = { "TaskPlugin", "TaskPluginParam", "ProctrackType",
+                "JobAcctGatherType", "SlurmdSpoolDir", "SlurmdUser", "GresTypes", "PluginDir", "SwitchType",
+                "CoreSpecPlugin", "JobContainerType" };
+        for (size_t i = 0; i < ELEMENTSOF(slurmd_start_keys); i++) {
+                const char *want = slurm_options_get(params, slurmd_start_keys[i]);
+                const char *has = slurm_options_get(&base, slurmd_start_keys[i]);
+                if (want && !streq_ptr(want, has)) {
+                        strbuf_addf(err,
+                                "%s: every slurmd reads it only when it starts, and this charm does not "
+                                "restart "
+                                "slurmd for it yet",
+                                slurmd_start_keys[i]);
+                        return -EINVAL;
+                }
+        }
         return slurm_options_check_set(SLURM_OPTIONS_GLOBAL, params, &base, err);
 }
 

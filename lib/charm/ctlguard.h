@@ -8,7 +8,10 @@
  * from each input's NEW value where that is good, and its LAST GOOD value otherwise:
  *  - slurm-conf-parameters: last good = params_applied (the string last written, kept by the
  *    caller in its state directory); a string the option parser refuses (unknown key, bad
- *    value for that key: slurmconf/options.h) is refused at once;
+ *    value for that key, the rules tying keys together over the template's values:
+ *    slurmconf/options.h) is refused at once, and so is a new value for a key that every
+ *    slurmd reads only when it starts (TaskPlugin, ProctrackType, …: the compute units would
+ *    keep the old one, and no charm restarts slurmd for it yet);
  *  - each related application: its new data is what it published, already decoded and checked
  *    key by key by interfaces/slurmd.h (NULL: nothing usable: waiting, or refused there); its
  *    last good is its PartitionName line in the live slurm.conf (old_data), kept as it is. An

@@ -66,7 +66,7 @@ grep -q "^PartitionName=cpu Nodes=cpu MaxTime=100 Default=YES$" "$conf" || die "
 
 log "slurm-conf-parameters values Slurm refuses: blocked controller, slurm.conf unchanged"
 for bad in "SlurmctldDebug=loud" "SlurmdTimeout=abc" "SchedulerType=sched/nosuch" "MessageTimeout=99999999" \
-        "PreemptMode=SOMETIMES" "ReturnToService=7"; do
+        "PreemptMode=SOMETIMES" "ReturnToService=7" "TaskPlugin=task/affinity"; do
         before=$(fingerprint "$conf")
         js config slurmctld slurm-conf-parameters="$bad" >/dev/null
         js config big partition-config="MaxTime=77" >/dev/null
