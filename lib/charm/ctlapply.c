@@ -15,6 +15,7 @@
 #include "util/fileio.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "util/banned.h"
@@ -69,12 +70,14 @@ int ctl_wait_answer(sd_bus *bus, int timeout_ms, struct strbuf *err) {
         }
 }
 
-char *ctl_log_last_error(const char *path) {
+char *ctl_log_last_error(const char *path, off_t from) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return NULL;
         off_t end = lseek(fd, 0, SEEK_END);
-        off_t start = end > 65536 ? end - 65536 : 0;
+        if (from > end || from < 0)
+                from = 0; /* the log was rotated meanwhile */
+        off_t start = end - from > 65536 ? end - 65536 : from;
         _cleanup_free_ char *buf = xmalloc(65537);
         ssize_t n = pread(fd, buf, (size_t) (end - start), start);
         if (n <= 0)
@@ -311,6 +314,11 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
         struct unit_state st;
         int r;
 
+        /* slurmctld's own words on a refused file are what it logs from now on */
+        _cleanup_free_ char *log_path = charm_path(o->paths, CTL_SLURMCTLD_LOG);
+        struct stat log_st;
+        off_t log_start = stat(log_path, &log_st) == 0 ? log_st.st_size : 0;
+
         r = read_full_file(applied_path, &applied, &applied_len);
         if (r == -ENOENT && o->previous) {
                 applied = xstrndup(o->previous, o->previous_len);
@@ -349,10 +357,10 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                 strbuf_reset(&why);
                 r = restart_for_file(o, &ret->action, &push_pending, &why);
         }
-        if (r == -ESRCH || r == -ETIMEDOUT) {
-                /* slurmctld does not run with this file: back to the applied one */
-                _cleanup_free_ char *log = charm_path(o->paths, CTL_SLURMCTLD_LOG);
-                _cleanup_free_ char *line = ctl_log_last_error(log);
+        if ((r == -ESRCH || r == -ETIMEDOUT) && !same) {
+                /* slurmctld does not run with this new file: back to the applied one (a file it
+                 * ran with before is not blamed: then the hook fails and is retried) */
+                _cleanup_free_ char *line = ctl_log_last_error(log_path, log_start);
                 _cleanup_strbuf_ struct strbuf refused = STRBUF_INIT;
                 if (!applied) {
                         strbuf_addf(err, "slurmctld does not start: %s", line ? line : why.buf);

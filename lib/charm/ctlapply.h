@@ -49,6 +49,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "charm/charm.h"
 #include "util/strbuf.h"
@@ -102,6 +103,7 @@ int ctl_wait_answer(sd_bus *bus, int timeout_ms, struct strbuf *err);
  * (caller frees) when data equals it, 0 when not (or there is none), negative errno. */
 int ctl_refused_match(const struct charm_paths *paths, const char *data, size_t len, char **ret_reason);
 
-/* The last "fatal:" (else "error:") line of the file's last 64 KiB, without its timestamp
- * (caller frees; NULL when none). */
-char *ctl_log_last_error(const char *path);
+/* The last "fatal:" (else "error:") line written to the log from offset from on (at most the
+ * last 64 KiB; from the start when the log is shorter than from: rotated), without its
+ * timestamp (caller frees; NULL when none). */
+char *ctl_log_last_error(const char *path, off_t from);

@@ -48,12 +48,12 @@ int slurmctld_install(
 /* Every other hook. */
 int slurmctld_reconcile(
         struct juju_ctx *ctx, const struct slurmctld_opts *o, struct charm_outcome *ret, struct strbuf *err);
-/* Action show-current-config: sets result key "slurm-conf" to the current slurm.conf. */
 /* Actions pause [reason=…] and resume: the unit's maintenance switch (charm/pause.h); resume
  * starts what is stopped (the reconcile) and sets the status. */
 int slurmctld_pause(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err);
 int slurmctld_resume(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err);
 
+/* Action show-current-config: sets result key "slurm-conf" to the current slurm.conf. */
 int slurmctld_show_current_config(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err);
 
 /* "3 nodes in 1 partition" (pure; for the status line). */
