@@ -41,16 +41,16 @@ static int state_store(
         return r;
 }
 
-int ctl_wait_answer(sd_bus *bus, int timeout_ms, struct strbuf *err) {
+int ctl_wait_answer(sd_bus *bus, const char *self_host, int timeout_ms, struct strbuf *err) {
         int64_t deadline = slurm_now_ms() + timeout_ms;
         int delay = SLURM_POLL_FIRST_MS;
         for (;;) {
-                struct slurm_controllers c = { 0 };
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-                int r = slurm_ctl_ping(&c, &e);
-                bool up = r > 0 && c.n > 0 && c.v[0].up;
-                slurm_controllers_done(&c);
-                if (up)
+                /* this unit's own slurmctld (a backup in standby answers too); the primary when
+                 * the caller names no host */
+                int self = self_host ? slurm_ctl_index_of(self_host) : 0;
+                int r = slurm_ctl_ping_one(self < 0 ? 0 : self, &e);
+                if (r >= 0)
                         return 0;
                 if (bus) {
                         struct unit_state st;
@@ -144,7 +144,7 @@ static int restart_and_wait(const struct ctl_apply_opts *o, bool restart, struct
         int r = charm_unit_ensure(o->bus, "slurmctld.service", restart, o->unit_timeout_usec, err);
         if (r < 0)
                 return r;
-        return ctl_wait_answer(o->bus, o->answer_timeout_ms, err);
+        return ctl_wait_answer(o->bus, o->self_host, o->answer_timeout_ms, err);
 }
 
 /* The partition changes of ctl_conf_live_changes() over RPC, one call per partition. */
@@ -286,6 +286,8 @@ static int heal_stale(const struct ctl_apply_opts *o, struct ctl_apply_result *r
 static int push_update(const struct ctl_apply_opts *o, const char *conf, size_t len,
         struct ctl_apply_result *ret, bool now_pending, struct strbuf *err) {
         _cleanup_free_ char *path = state_file(o->paths, CTL_PUSH_FILE);
+        if (!o->push)
+                return 0; /* another controller unit does it (the leader) */
         if (now_pending)
                 return state_store(o->paths, CTL_PUSH_FILE, "", 0, err);
         if (access(path, F_OK) < 0)
@@ -333,6 +335,26 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
         bool active = streq(st.active_state, "active") || streq(st.active_state, "activating") ||
                 streq(st.active_state, "reloading");
         bool same = applied && applied_len == len && memcmp(applied, conf, len) == 0;
+
+        /* a backup that becomes the primary takes control first (with the list the running
+         * daemons have), so that no two controllers are in charge while the others still run
+         * the old list (charm/ha.h) */
+        if (!same && active && o->self_host && applied && access(applied_path, R_OK) == 0) {
+                long was = ctl_conf_controller_index(applied, applied_len, o->self_host);
+                long now = ctl_conf_controller_index(conf, len, o->self_host);
+                if (was > 0 && now == 0) {
+                        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                        r = slurm_ctl_takeover_with(applied_path, (int) was, &e);
+                        strbuf_addf(&ret->message, "%stook control as the new primary%s%s",
+                                ret->message.len ? "; " : "", r < 0 ? " (takeover: " : "", r < 0 ? e.buf : "");
+                        if (r < 0)
+                                strbuf_addch(&ret->message, ')');
+                }
+        }
+
+        /* the client reads the file the caller just wrote (a new controller list, first) */
+        if (!same)
+                (void) slurm_client_reload(NULL);
 
         _cleanup_strv_ struct strv live = STRV_INIT;
         bool push_pending = false;
@@ -404,7 +426,7 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
         r = push_update(o, conf, len, ret, push_pending, err);
         if (r < 0)
                 return r;
-        if (ret->action == CTL_APPLY_NONE || ret->action == CTL_APPLY_LIVE) {
+        if (o->in_charge && (ret->action == CTL_APPLY_NONE || ret->action == CTL_APPLY_LIVE)) {
                 r = heal_stale(o, ret, err);
                 if (r < 0)
                         return r;

@@ -77,6 +77,9 @@ struct ctl_apply_opts {
         sd_bus *bus;
         uint64_t unit_timeout_usec;
         int answer_timeout_ms;
+        const char *self_host; /* this unit's SlurmctldHost name (NULL: wait for the primary) */
+        bool push;             /* this unit pushes new files to the slurmd units (one does: the leader) */
+        bool in_charge;        /* this unit's slurmctld is the one in charge (heals stale allocations) */
         const char *previous; /* the live file before this hook wrote (NULL: none) */
         size_t previous_len;
 };
@@ -95,9 +98,10 @@ void ctl_apply_result_done(struct ctl_apply_result *r);
 int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, struct ctl_apply_result *ret,
         struct strbuf *err);
 
-/* Waits (bounded) until the primary controller answers a ping; with bus, stops early with
- * -ESRCH when slurmctld.service fails or waits to be restarted. */
-int ctl_wait_answer(sd_bus *bus, int timeout_ms, struct strbuf *err);
+/* Waits (bounded) until this unit's own slurmctld (self_host's index in SlurmctldHost; NULL:
+ * the primary) answers a ping; with bus, stops early with -ESRCH when slurmctld.service fails
+ * or waits to be restarted. */
+int ctl_wait_answer(sd_bus *bus, const char *self_host, int timeout_ms, struct strbuf *err);
 
 /* The candidate slurmctld refused last (<state>/slurm.conf.refused): 1 and *ret_reason
  * (caller frees) when data equals it, 0 when not (or there is none), negative errno. */

@@ -58,6 +58,13 @@ int ctl_conf_render(const struct ctl_conf_input *in, struct strbuf *out, struct 
                         strv_push(&hosts, k->host);
         }
         r = slurmconf_set_all(c, "SlurmctldHost", hosts.v, hosts.n, err);
+        if (r >= 0 && !isempty(in->state_save_location))
+                r = slurmconf_set(c, "StateSaveLocation", in->state_save_location, err);
+        if (r >= 0 && in->slurmctld_timeout > 0) {
+                char t[16];
+                snprintf(t, sizeof t, "%d", in->slurmctld_timeout);
+                r = slurmconf_set(c, "SlurmctldTimeout", t, err);
+        }
         if (r < 0)
                 return r;
         for (size_t i = 0; i < extra.n; i++) {
@@ -285,6 +292,20 @@ int ctl_conf_live_changes(const char *old_data, size_t old_len, const char *new_
                 return 0;
         strv_pushv(ret, out.v);
         return 1;
+}
+
+long ctl_conf_controller_index(const char *data, size_t len, const char *host) {
+        _cleanup_slurmconf_ struct slurmconf *c = NULL;
+        _cleanup_strv_ struct strv hosts = STRV_INIT;
+        if (!data || !host || slurmconf_parse("slurm.conf", data, len, &c, NULL) < 0)
+                return -1;
+        slurmconf_get_all(c, "SlurmctldHost", &hosts);
+        for (size_t i = 0; i < hosts.n; i++) {
+                size_t n = strcspn(hosts.v[i], "(");
+                if (strlen(host) == n && strncmp(hosts.v[i], host, n) == 0)
+                        return (long) i;
+        }
+        return -1;
 }
 
 uint32_t ctl_conf_slurm_hash(const char *data, size_t len) {

@@ -44,6 +44,8 @@ struct ctl_conf_input {
         const struct ctl_controller *controllers; /* primary first */
         size_t n_controllers;
         const char *extra_params;              /* config slurm-conf-parameters (may be NULL) */
+        const char *state_save_location;       /* NULL: the template's */
+        int slurmctld_timeout;                 /* seconds; 0: the template's */
         const struct compute_data *partitions; /* decoded relation data, oldest relation first */
         size_t n_partitions;
         const char *default_partition;      /* config default-partition (NULL/"": first) */
@@ -90,6 +92,9 @@ int ctl_conf_render(const struct ctl_conf_input *in, struct strbuf *out, struct 
  * a reconfigure (or restart) is needed, or when nothing changed at all (ret empty). Pure. */
 int ctl_conf_live_changes(const char *old_data, size_t old_len, const char *new_data, size_t new_len,
         bool (*live)(const char *key, const char *value), struct strv *ret);
+
+/* The index of host among the file's SlurmctldHost lines ("host" or "host(addr)"), or -1. */
+long ctl_conf_controller_index(const char *data, size_t len, const char *host);
 
 /* The hash slurmctld 22.05 keeps of the slurm.conf it last read (slurm_ctl_conf_t.hash_val,
  * `scontrol show config`'s HASH_VAL): a 16-bit CRC step (polynomial 0x1021) per byte of the

@@ -8,6 +8,7 @@
 #include "charm/ctlapply.h"
 #include "charm/ctlconf.h"
 #include "charm/ctlguard.h"
+#include "charm/ha.h"
 #include "charm/pause.h"
 #include "charm/watcher.h"
 #include "slurmconf/conf.h"
@@ -21,6 +22,7 @@
 #include "systemd/unit.h"
 #include "util/fileio.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <sys/stat.h>
 
@@ -28,13 +30,17 @@
 
 #define DEFAULT_UNIT_TIMEOUT_USEC (90 * 1000 * 1000ULL)
 #define DEFAULT_ANSWER_TIMEOUT_MS (20 * 1000)
+#define DEFAULT_SLURMCTLD_TIMEOUT_S 120
 
 /* The daemons the service watcher follows on a controller unit (charm/watcher.h). */
 static const char *const watched[] = { "slurmctld.service", "munge.service" };
 
 /* Everything the controller is told, read once. */
 struct ctl_inputs {
-        const char *cfg_cluster_name, *cfg_default_partition, *cfg_params;
+        const char *cfg_cluster_name, *cfg_default_partition, *cfg_params, *cfg_state_dir;
+        int64_t cfg_timeout; /* slurmctld-timeout, s */
+        char *state_dir;     /* StateSaveLocation as this unit sees it (under paths->root) */
+        struct ha_view ha;   /* the controllers (charm/ha.h) */
         bool leader;
         char *peer_rel;         /* NULL: no peer relation yet */
         const cJSON *peer_app;  /* peer app bag */
@@ -61,6 +67,8 @@ static void ctl_inputs_done(struct ctl_inputs *in) {
         free(in->auth_key_id);
         strbuf_release_secret(&in->auth_key);
         strv_clear(&in->controllers);
+        free(in->state_dir);
+        ha_view_done(&in->ha);
         strv_clear(&in->slurmd_rels);
         strv_clear(&in->slurmd_apps);
         for (size_t i = 0; i < in->slurmd_apps.n; i++)
@@ -119,10 +127,6 @@ static int cmp_relation_id(const void *a, const void *b) {
         return x < y ? -1 : x > y;
 }
 
-static int cmp_unit(const void *a, const void *b) {
-        long x = charm_unit_number(*(char *const *) a), y = charm_unit_number(*(char *const *) b);
-        return x < y ? -1 : x > y;
-}
 
 /* Leader: the cluster name (config, or the one kept in the peer bag, or a new one). Returns
  * 0, or 1 with a blocked outcome. */
@@ -182,34 +186,6 @@ static int decide_auth_key(struct juju_ctx *ctx, struct ctl_inputs *in, struct s
         return juju_relation_set(ctx, in->peer_rel, true, "auth_key_id", in->auth_key_id, err);
 }
 
-/* Leader: the controllers, itself first, then the other peers by unit number. */
-static int decide_controllers(struct juju_ctx *ctx, struct ctl_inputs *in, struct strbuf *err) {
-        _cleanup_strv_ struct strv peers = STRV_INIT;
-        _cleanup_free_ char *joined = NULL;
-        int r;
-
-        strv_pushf(&in->controllers, "%s(%s)", in->hostname, in->address);
-        r = juju_relation_list(ctx, in->peer_rel, &peers, err);
-        if (r < 0)
-                return r;
-        qsort(peers.v, peers.n, sizeof(char *), cmp_unit);
-        for (size_t i = 0; i < peers.n; i++) {
-                const cJSON *bag;
-                r = juju_relation_get(ctx, in->peer_rel, peers.v[i], &bag, err);
-                if (r < 0)
-                        return r;
-                const char *h = charm_bag_string(bag, "hostname");
-                const char *a = charm_bag_string(bag, "ingress-address");
-                if (!a)
-                        a = charm_bag_string(bag, "private-address");
-                if (!isempty(h) && !isempty(a) && !strpbrk(h, " ()=#\"'") && !strpbrk(a, " ()=#\"'"))
-                        strv_pushf(&in->controllers, "%s(%s)", h, a);
-        }
-        joined = strv_join(&in->controllers, " ");
-        r = charm_bag_update(ctx, in->peer_rel, true, in->peer_app, "controllers", joined, err);
-        return r < 0 ? r : 0;
-}
-
 /* Splits "host(addr) host(addr)" into ctl_controller records pointing into list's strings. */
 static size_t split_controllers(struct strv *list, struct ctl_controller *ret, size_t max) {
         size_t n = 0;
@@ -231,8 +207,44 @@ static size_t split_controllers(struct strv *list, struct ctl_controller *ret, s
 
 /* Reads and decides every input. Returns 0 (complete), 1 (outcome set: blocked or waiting), or
  * a negative errno. */
-static int read_inputs(
-        struct juju_ctx *ctx, struct ctl_inputs *in, struct charm_outcome *out, struct strbuf *err) {
+/* StateSaveLocation exists and belongs to SlurmUser (a freshly mounted shared file system, a
+ * bind mount, is root's: slurmctld then exits "Incorrect permissions on state save loc"). */
+static int ensure_statesave(const struct charm_paths *paths, const char *dir, uid_t *ret_uid, gid_t *ret_gid,
+        struct strbuf *err) {
+        struct stat st;
+        uid_t uid;
+        gid_t gid;
+        int r;
+
+        r = charm_lookup_user(paths->slurm_user, "slurm", &uid, &gid, err);
+        if (r < 0)
+                return r;
+        r = mkdir_p(dir, 0755);
+        if (r >= 0)
+                r = RET_NERRNO(stat(dir, &st));
+        if (r >= 0 && (st.st_uid != uid || st.st_gid != gid))
+                r = RET_NERRNO(chown(dir, uid, gid));
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", dir, strerror(-r));
+                return r;
+        }
+        *ret_uid = uid;
+        *ret_gid = gid;
+        return 0;
+}
+
+static bool state_dir_ok(const char *s) {
+        size_t n = strlen(s);
+        if (s[0] != '/' || n > 200 || streq(s, "/") || strstr(s, "/../") || (n >= 3 && streq(s + n - 3, "/..")))
+                return false;
+        for (const char *p = s; *p; p++)
+                if (!(isalnum((unsigned char) *p) || strchr("._-/", *p)))
+                        return false;
+        return true;
+}
+
+static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, struct ctl_inputs *in,
+        struct charm_outcome *out, struct strbuf *err) {
         _cleanup_strv_ struct strv ids = STRV_INIT;
         int r;
 
@@ -242,9 +254,36 @@ static int read_inputs(
         if (r >= 0)
                 r = charm_config_string(ctx, "slurm-conf-parameters", &in->cfg_params, err);
         if (r >= 0)
+                r = charm_config_string(ctx, "state-save-location", &in->cfg_state_dir, err);
+        if (r >= 0)
                 r = juju_is_leader(ctx, &in->leader, err);
         if (r < 0)
                 return r;
+        in->cfg_timeout = DEFAULT_SLURMCTLD_TIMEOUT_S;
+        {
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                r = juju_config_int(ctx, "slurmctld-timeout", &in->cfg_timeout, &e);
+                if (r < 0 && r != -ENOENT) {
+                        strbuf_addbuf(err, &e);
+                        return r;
+                }
+        }
+        /* options that decide where state lives are checked before anything is written */
+        if (in->cfg_timeout < 5 || in->cfg_timeout > 3600) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "slurmctld-timeout: %lld is not a number of seconds from 5 to 3600",
+                        (long long) in->cfg_timeout);
+                out->set_app_status = in->leader;
+                out->app_status = JUJU_STATUS_BLOCKED;
+                return 1;
+        }
+        if (!isempty(in->cfg_state_dir) && !state_dir_ok(in->cfg_state_dir)) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED,
+                        "state-save-location: \"%.60s\" is not an absolute path of letters, digits and . _ - /",
+                        in->cfg_state_dir);
+                out->set_app_status = in->leader;
+                out->app_status = JUJU_STATUS_BLOCKED;
+                return 1;
+        }
 
         if (gethostname(in->hostname, sizeof in->hostname) < 0) {
                 strbuf_addf(err, "gethostname: %s", strerror(errno));
@@ -270,9 +309,31 @@ static int read_inputs(
                 charm_outcome_set(out, JUJU_STATUS_WAITING, "waiting for this unit's address");
                 return 1;
         }
-        r = charm_bag_update(ctx, in->peer_rel, false, in->peer_self, "hostname", in->hostname, err);
-        if (r < 0)
-                return r;
+        /* the state directory, this unit's marker in it, the controller order (charm/ha.h) */
+        {
+                uid_t uid;
+                gid_t gid;
+                in->state_dir = charm_path(o_paths, isempty(in->cfg_state_dir) ? CHARM_PATH_STATESAVE : in->cfg_state_dir);
+                r = ensure_statesave(o_paths, in->state_dir, &uid, &gid, err);
+                if (r < 0)
+                        return r;
+                const struct ha_peers_input hi = {
+                        .paths = o_paths,
+                        .peer_rel = in->peer_rel,
+                        .peer_app = in->peer_app,
+                        .peer_self = in->peer_self,
+                        .leader = in->leader,
+                        .hostname = in->hostname,
+                        .address = in->address,
+                        .state_dir = in->state_dir,
+                        .slurm_uid = uid,
+                        .slurm_gid = gid,
+                };
+                r = ha_peers_sync(ctx, &hi, &in->ha, err);
+                if (r < 0)
+                        return r;
+                strv_pushv(&in->controllers, in->ha.controllers.v);
+        }
 
         if (in->leader) {
                 r = decide_cluster_name(ctx, in, out, err);
@@ -281,23 +342,19 @@ static int read_inputs(
                 r = decide_auth_key(ctx, in, err);
                 if (r < 0)
                         return r;
-                r = decide_controllers(ctx, in, err);
-                if (r < 0)
-                        return r;
         } else {
                 const char *name = charm_bag_string(in->peer_app, "cluster_name");
                 const char *id = charm_bag_string(in->peer_app, "auth_key_id");
-                const char *ctls = charm_bag_string(in->peer_app, "controllers");
-                if (isempty(name) || isempty(id) || isempty(ctls)) {
+                if (isempty(name) || isempty(id)) {
                         charm_outcome_set(out, JUJU_STATUS_WAITING, "waiting for the leader");
                         return 1;
                 }
                 in->cluster_name = name;
                 in->auth_key_id = xstrdup(id);
-                _cleanup_free_ char *copy = xstrdup(ctls);
-                char *save = NULL;
-                for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
-                        strv_push(&in->controllers, w);
+        }
+        if (in->controllers.n == 0) {
+                charm_outcome_set(out, JUJU_STATUS_WAITING, "waiting for the leader's controller list");
+                return 1;
         }
         if (in->auth_key.len == 0) {
                 _cleanup_free_ char *v = NULL;
@@ -367,24 +424,6 @@ static int read_inputs(
 
 /* --- writes and daemons ------------------------------------------------------------------------ */
 
-static int ensure_statesave(const struct charm_paths *paths, struct strbuf *err) {
-        _cleanup_free_ char *dir = charm_path(paths, CHARM_PATH_STATESAVE);
-        uid_t uid;
-        gid_t gid;
-        int r;
-
-        if (access(dir, F_OK) == 0)
-                return 0;
-        r = charm_lookup_user(paths->slurm_user, "slurm", &uid, &gid, err);
-        if (r < 0)
-                return r;
-        r = mkdir_p(dir, 0755);
-        if (r >= 0)
-                r = RET_NERRNO(chown(dir, uid, gid));
-        if (r < 0)
-                strbuf_addf(err, "%s: %s", dir, strerror(-r));
-        return r;
-}
 
 int slurmctld_install(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct charm_outcome *ret,
         struct strbuf *err) {
@@ -653,7 +692,11 @@ static int cleanup_nodes(struct juju_ctx *ctx, const struct slurmctld_opts *o, c
 
 #define PARAMS_APPLIED_FILE "slurm-conf-parameters.applied"
 #define REFUSED_STATUS_FILE "refused"
+/* This unit is being removed: every later hook only says so (controller_leave). */
+#define UNIT_LEAVING_FILE "unit-leaving"
 #define NOTES_STATUS_FILE "notes"
+/* Why this unit may not run slurmctld now ("<status> <message>"; empty when it may). */
+#define GATE_STATUS_FILE "gate"
 
 /* A state file's content (NULL when there is none). */
 static int read_state(const struct charm_paths *p, const char *name, char **ret, struct strbuf *err) {
@@ -706,9 +749,187 @@ static size_t count_present(const struct ctl_inputs *in, const char *old, size_t
         return n;
 }
 
+/* The unit goes away (stop: remove-unit, remove-application): a primary hands control to the
+ * next controller that answers (slurm_takeover: ~2 s, instead of SlurmctldTimeout), then
+ * slurmctld is stopped with SIGTERM (its state saved: a kill loses the last seconds of job
+ * changes) and its watcher removed so nothing starts it again. The survivors' leader rewrites
+ * the controller order without this unit. */
+static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct charm_outcome *out,
+        struct strbuf *err) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_free_ char *marker = ctl_state_path(&o->paths, UNIT_LEAVING_FILE);
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, note = STRBUF_INIT;
+        char host[HOST_NAME_MAX + 1] = "";
+        int r;
+
+        (void) gethostname(host, sizeof host);
+        if (access(marker, F_OK) == 0) {
+                charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmctld stopped: the unit is leaving");
+                return 0; /* done by an earlier hook */
+        }
+        r = write_state(&o->paths, UNIT_LEAVING_FILE, "", err);
+        if (r < 0)
+                return r;
+        if (slurm_config_path()) {
+                struct slurm_controllers c = { 0 };
+                int self = slurm_client_init(NULL) >= 0 ? slurm_ctl_index_of(host) : -1;
+                if (self == 0 && slurm_ctl_ping(&c, NULL) > 0) {
+                        for (size_t i = 1; i < c.n; i++) {
+                                if (!c.v[i].up)
+                                        continue;
+                                strbuf_reset(&e);
+                                r = slurm_ctl_takeover((int) i, &e);
+                                strbuf_addf(&note, "; control handed to %s%s%s", c.v[i].host, r < 0 ? ": " : "",
+                                        r < 0 ? e.buf : "");
+                                break;
+                        }
+                }
+                slurm_controllers_done(&c);
+        }
+        r = unit_bus_open(&bus, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ELEMENTSOF(watched); i++) {
+                r = watcher_remove(&o->paths, bus, watched[i], err);
+                if (r < 0)
+                        return r;
+        }
+        struct unit_state st;
+        r = unit_get_state(bus, "slurmctld.service", &st, err);
+        if (r >= 0 && !streq(st.load_state, "not-found"))
+                r = unit_stop(bus, "slurmctld.service", unit_timeout(o), err);
+        if (r >= 0 && !streq(st.load_state, "not-found"))
+                r = unit_disable(bus, "slurmctld.service", unit_timeout(o), err);
+        if (r < 0)
+                return r;
+        (void) juju_logf(ctx, JUJU_LOG_INFO, NULL, "slurmctld stopped (state saved)%s", note.buf);
+        charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmctld stopped: the unit is leaving%s", note.buf);
+        return 0;
+}
+
+/* --- several controllers (charm/ha.h) ------------------------------------------------------ */
+
+/* This unit's role: its index, and who writes the heartbeat (the controller in charge); fresh
+ * means written within the last SlurmctldTimeout (it is rewritten every T/4, at most 30 s). */
+static void role_line(long self, const char *state_dir, int64_t timeout, char *const *hosts, size_t n,
+        struct strbuf *out) {
+        time_t t;
+        uint64_t idx;
+        long boss = -1;
+        if (ha_heartbeat_read(state_dir, &t, &idx) >= 0 && time(NULL) - t <= timeout && idx < n)
+                boss = (long) idx;
+        ha_role_message(self, boss, hosts, n, out);
+}
+
+/* Whether this unit's slurmctld is the one in charge: the only controller, or the writer of a
+ * fresh heartbeat. */
+static bool ha_in_charge(const struct ctl_inputs *in) {
+        time_t t;
+        uint64_t idx;
+        if (in->ha.order.n <= 1)
+                return in->ha.self == 0;
+        return ha_heartbeat_read(in->state_dir, &t, &idx) >= 0 && time(NULL) - t <= in->cfg_timeout &&
+                (long) idx == in->ha.self;
+}
+
+/* What the quick status refresh of compute unit events needs to say the role too
+ * (<state>/ROLE_FILE: "<self> <timeout> <state dir> <host> <host>…"; none with one controller). */
+#define ROLE_FILE "controllers"
+
+static void ha_role_line(const struct ctl_inputs *in, struct strbuf *out) {
+        _cleanup_strv_ struct strv hosts = STRV_INIT;
+        for (size_t i = 0; i < in->controllers.n; i++)
+                strv_pushf(&hosts, "%.*s", (int) strcspn(in->controllers.v[i], "("), in->controllers.v[i]);
+        role_line(in->ha.self, in->state_dir, in->cfg_timeout, hosts.v, hosts.n, out);
+}
+
+static int role_store(const struct charm_paths *p, const struct ctl_inputs *in, struct strbuf *err) {
+        _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
+        if (in->ha.order.n > 1) {
+                strbuf_addf(&s, "%ld %lld %s", in->ha.self, (long long) in->cfg_timeout, in->state_dir);
+                for (size_t i = 0; i < in->controllers.n; i++)
+                        strbuf_addf(&s, " %.*s", (int) strcspn(in->controllers.v[i], "("), in->controllers.v[i]);
+        }
+        return write_state(p, ROLE_FILE, s.buf ? s.buf : "", err);
+}
+
+/* The role line from <state>/ROLE_FILE (nothing with one controller). */
+static void role_from_store(const struct charm_paths *p, struct strbuf *out) {
+        _cleanup_free_ char *data = NULL;
+        _cleanup_strv_ struct strv w = STRV_INIT;
+        if (read_state(p, ROLE_FILE, &data, NULL) < 0 || isempty(data))
+                return;
+        char *save = NULL;
+        for (char *t = strtok_r(data, " \n", &save); t; t = strtok_r(NULL, " \n", &save))
+                strv_push(&w, t);
+        if (w.n < 4)
+                return;
+        role_line(atol(w.v[0]), w.v[2], atoll(w.v[1]), w.v + 3, w.n - 3, out);
+}
+
+/* Whether this unit may run slurmctld now: 0 yes; 1 no, with the outcome set (and slurmctld
+ * stopped when it must not run: a unit that is not one of the controllers); negative errno. */
+static int ha_gate(struct juju_ctx *ctx, const struct ctl_inputs *in, sd_bus *bus, uint64_t timeout_usec,
+        struct charm_outcome *out, struct strbuf *err) {
+        if (in->ha.self < 0) {
+                struct unit_state st;
+                int r = unit_get_state(bus, "slurmctld.service", &st, err);
+                if (r < 0)
+                        return r;
+                if (!streq(st.active_state, "inactive") && !streq(st.active_state, "failed")) {
+                        /* "This host not a valid controller": it must not run */
+                        r = unit_stop(bus, "slurmctld.service", timeout_usec, err);
+                        if (r < 0)
+                                return r;
+                }
+                if (in->ha.not_shared_with)
+                        charm_outcome_set(out, JUJU_STATUS_BLOCKED,
+                                "state-save-location %s is not shared with %s (its marker is not there): two "
+                                "controllers with private state directories lose jobs; mount one shared "
+                                "directory on every unit",
+                                isempty(in->cfg_state_dir) ? CHARM_PATH_STATESAVE : in->cfg_state_dir,
+                                in->ha.not_shared_with);
+                else
+                        charm_outcome_set(out, JUJU_STATUS_WAITING,
+                                "not one of the controllers yet: the leader adds a unit once its state "
+                                "directory is proven shared");
+                return 1;
+        }
+        /* a takeover the leader has not put first yet (announced in the peer bags, or in the
+         * shared directory by the action itself, recently): a unit ahead of it must not start
+         * again (it would take control back: the primary always does) */
+        _cleanup_free_ char *announced = NULL;
+        time_t when = 0;
+        const char *who = in->ha.takeover;
+        if (!who && ha_takeover_read(in->state_dir, &announced, &when) >= 0 &&
+                time(NULL) - when < HA_TAKEOVER_WAIT_S)
+                who = announced;
+        if (who && !streq(who, juju_env(ctx)->unit)) {
+                long at = -1;
+                for (size_t i = 0; i < in->ha.order.n; i++)
+                        if (streq(in->ha.order.v[i], who))
+                                at = (long) i;
+                if (at > in->ha.self) {
+                        charm_outcome_set(out, JUJU_STATUS_WAITING,
+                                "%s took over: waiting for the leader to make it the primary", who);
+                        return 1;
+                }
+                /* first now: the others start as its backups once it runs the new list (until
+                 * then clients with its old list would ask a standby first and hang) */
+                _cleanup_free_ char *order = strv_join(&in->ha.order, " ");
+                if (at == 0 && announced && !streq_ptr(in->ha.first_serving, order)) {
+                        charm_outcome_set(out, JUJU_STATUS_WAITING,
+                                "%s took over: waiting for it to run as the primary", who);
+                        return 1;
+                }
+        }
+        return 0;
+}
+
 int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct charm_outcome *out,
         struct strbuf *err) {
         const struct juju_env *env = juju_env(ctx);
+        _cleanup_free_ char *leaving_marker = ctl_state_path(&o->paths, UNIT_LEAVING_FILE);
         __attribute__((__cleanup__(ctl_inputs_done))) struct ctl_inputs in = {
                 .auth_key = STRBUF_INIT,
                 .controllers = STRV_INIT,
@@ -716,6 +937,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 .slurmd_apps = STRV_INIT,
                 .refused = STRV_INIT,
                 .ignored = STRV_INIT,
+                .ha = HA_VIEW_INIT,
         };
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, note = STRBUF_INIT;
@@ -728,6 +950,13 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         size_t tmpl_len = 0, old_len = 0;
         int r, key_changed;
 
+        /* this unit is being removed: Juju's relation-departed naming it as the departing unit
+         * comes first (then -broken, stop). Nothing of the cluster is this unit's business any
+         * more: it hands over and stops (a slurmd-relation-broken handled as usual would make
+         * the partitions INACTIVE on the live cluster) */
+        if (streq_ptr(o->event, "stop") || streq_ptr(env->departing_unit, env->unit) ||
+                access(leaving_marker, F_OK) == 0)
+                return controller_leave(ctx, o, out, err);
         r = charm_paused(&o->paths, &paused);
         if (r > 0) {
                 /* the admin's maintenance: nothing is started or written (charm/pause.h) */
@@ -747,8 +976,19 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 _cleanup_free_ char *gone = streq(env->relation_event, "departed") && env->departing_unit
                         ? charm_node_name(env->departing_unit)
                         : NULL;
-                _cleanup_free_ char *refused = NULL, *notes = NULL;
+                _cleanup_free_ char *refused = NULL, *notes = NULL, *gate = NULL;
                 bool leader = false;
+                r = read_state(&o->paths, GATE_STATUS_FILE, &gate, err);
+                if (r < 0)
+                        return r;
+                if (!isempty(gate)) {
+                        /* not running slurmctld: the reason stays */
+                        size_t n = strcspn(gate, " ");
+                        gate[n] = '\0';
+                        charm_outcome_set(out, streq(gate, "blocked") ? JUJU_STATUS_BLOCKED : JUJU_STATUS_WAITING,
+                                "%s", gate + n + 1);
+                        return 0;
+                }
                 if (ctl_status_from_slurm(out, gone, &e) < 0) {
                         out->skip_status = true;
                         return 0;
@@ -762,6 +1002,13 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         return r;
                 if (!isempty(notes))
                         strbuf_addf(&out->message, "; %s", notes);
+                _cleanup_strbuf_ struct strbuf role = STRBUF_INIT;
+                role_from_store(&o->paths, &role);
+                if (role.len) {
+                        strbuf_addf(&role, "; %s", out->message.buf);
+                        strbuf_reset(&out->message);
+                        strbuf_addbuf(&out->message, &role);
+                }
                 if (!isempty(refused)) {
                         _cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
                         strbuf_addf(&msg, "%s; %s", refused, out->message.buf);
@@ -772,7 +1019,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 return 0;
         }
 
-        r = read_inputs(ctx, &in, out, err);
+        r = read_inputs(ctx, &o->paths, &in, out, err);
         if (r != 0)
                 return r < 0 ? r : 0;
 
@@ -821,6 +1068,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         .default_partition = deflt,
                         .leaving = leaving.parts,
                         .n_leaving = leaving.n_parts,
+                        .state_save_location = isempty(in.cfg_state_dir) ? NULL : in.cfg_state_dir,
+                        .slurmctld_timeout = (int) in.cfg_timeout,
                 },
                 .old_data = old,
                 .old_len = old_len,
@@ -867,9 +1116,6 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 strbuf_addf(err, "%s: %s", conf_path, strerror(-r));
                 return r;
         }
-        r = ensure_statesave(&o->paths, err);
-        if (r < 0)
-                return r;
 
         /* --- daemons --- */
         r = unit_bus_open(&bus, err);
@@ -893,9 +1139,26 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         out->status = JUJU_STATUS_WAITING;
                 return 0;
         }
+        r = ha_gate(ctx, &in, bus, unit_timeout(o), out, err);
+        if (r < 0)
+                return r;
+        /* kept for the quick status refresh of compute unit events: a unit that may not run
+         * slurmctld says why there too */
+        {
+                _cleanup_free_ char *line = r > 0 ? xasprintf("%s %s", juju_status_name(out->status), out->message.buf)
+                                                 : xstrdup("");
+                int k = write_state(&o->paths, GATE_STATUS_FILE, line, err);
+                if (k < 0)
+                        return k;
+        }
+        if (r > 0)
+                return 0;
         const struct ctl_apply_opts ao = {
                 .paths = &o->paths,
                 .bus = bus,
+                .self_host = in.hostname,
+                .push = in.leader,
+                .in_charge = ha_in_charge(&in),
                 .unit_timeout_usec = unit_timeout(o),
                 .answer_timeout_ms = o->answer_timeout_ms ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS,
                 .previous = old,
@@ -904,6 +1167,11 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         r = ctl_apply(&ao, g.conf.buf, g.conf.len, &applied, err);
         if (r < 0)
                 return r;
+        if (applied.action != CTL_APPLY_ROLLED_BACK) {
+                r = ha_publish_serving(ctx, in.peer_rel, in.peer_self, &in.ha.order, err);
+                if (r < 0)
+                        return r;
+        }
         if (applied.action == CTL_APPLY_ROLLED_BACK)
                 strv_push(&in.refused, applied.message.buf);
         else {
@@ -931,6 +1199,17 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (r < 0) {
                 charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmctld not answering: %s", e.buf);
                 return 0;
+        }
+        r = role_store(&o->paths, &in, err);
+        if (r < 0)
+                return r;
+        if (in.ha.order.n > 1) {
+                /* several controllers: this one's role first ("backup 1, juju-m-0 in charge; …") */
+                _cleanup_strbuf_ struct strbuf role = STRBUF_INIT;
+                ha_role_line(&in, &role);
+                strbuf_addf(&role, "; %s", out->message.buf);
+                strbuf_reset(&out->message);
+                strbuf_addbuf(&out->message, &role);
         }
         strbuf_addbuf(&out->message, &note);
         if (in.n_waiting > 0)
@@ -998,4 +1277,81 @@ int slurmctld_pause(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct
 int slurmctld_resume(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err) {
         _cleanup_free_ char *reason = NULL;
         return charm_action_resume(ctx, &o->paths, reconcile_paths, &reason, err);
+}
+
+int slurmctld_takeover(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err) {
+        _cleanup_strv_ struct strv ids = STRV_INIT, kv = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        char host[HOST_NAME_MAX + 1] = "";
+        int r;
+
+        if (gethostname(host, sizeof host) < 0) {
+                strbuf_addf(err, "takeover: gethostname: %s", strerror(errno));
+                return -errno;
+        }
+        r = slurm_client_init(&e);
+        if (r < 0) {
+                strbuf_addf(err, "takeover: %s", e.buf);
+                return r;
+        }
+        int self = slurm_ctl_index_of(host);
+        if (self < 0) {
+                strbuf_addf(err, "takeover: %s is not one of the controllers (SlurmctldHost)", host);
+                return -ENOENT;
+        }
+        r = juju_relation_ids(ctx, SLURMCTLD_PEER_ENDPOINT, &ids, err);
+        if (r < 0)
+                return r;
+        if (ids.n == 0) {
+                strbuf_addstr(err, "takeover: no peer relation yet");
+                return -ENOENT;
+        }
+        if (self == 0) {
+                /* the primary takes control back whenever its slurmctld starts: nothing to move */
+                r = slurm_ctl_ping_one(0, &e);
+                if (r < 0) {
+                        strbuf_addf(err, "takeover: this unit is the primary and its slurmctld does not answer: %s",
+                                e.buf);
+                        return r;
+                }
+                strv_push(&kv, "in-charge");
+                strv_push(&kv, host);
+                strv_push(&kv, "note");
+                strv_push(&kv, "this unit is the primary already");
+                return juju_action_set_many(ctx, &kv, err);
+        }
+        /* announced first in the shared directory, so that no controller ahead of this one
+         * starts again meanwhile (charm/ha.h) */
+        {
+                _cleanup_free_ char *dir = NULL;
+                const char *cfg = NULL;
+                uid_t uid;
+                gid_t gid;
+                r = charm_config_string(ctx, "state-save-location", &cfg, err);
+                if (r >= 0)
+                        r = charm_lookup_user(o->paths.slurm_user, "slurm", &uid, &gid, err);
+                if (r < 0)
+                        return r;
+                dir = charm_path(&o->paths, isempty(cfg) ? CHARM_PATH_STATESAVE : cfg);
+                r = ha_takeover_mark(dir, juju_env(ctx)->unit, uid, gid, err);
+                if (r < 0)
+                        return r;
+        }
+        r = slurm_ctl_takeover(self, &e);
+        if (r < 0) {
+                strbuf_addf(err, "takeover: %s", e.buf);
+                return r;
+        }
+        /* the leader puts this unit first; until then the controllers ahead of it stay down */
+        r = ha_request_first(ctx, ids.v[0], err);
+        if (r >= 0)
+                r = juju_flush(ctx, err);
+        if (r < 0)
+                return r;
+        strv_push(&kv, "in-charge");
+        strv_push(&kv, host);
+        strv_push(&kv, "note");
+        strv_push(&kv, "the controllers ahead of this one stopped; the leader makes this unit the primary, "
+                       "then they run again as its backups");
+        return juju_action_set_many(ctx, &kv, err);
 }

@@ -53,6 +53,12 @@ int slurmctld_reconcile(
 int slurmctld_pause(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err);
 int slurmctld_resume(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err);
 
+/* Action takeover: this unit's slurmctld takes control now (slurm_takeover: the controllers ahead
+ * of it in SlurmctldHost shut down, ~2 s) and the unit asks the leader to make it the primary
+ * (charm/ha.h); the others start again as its backups once the new order is out. Results
+ * "in-charge", "note". */
+int slurmctld_takeover(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err);
+
 /* Action show-current-config: sets result key "slurm-conf" to the current slurm.conf. */
 int slurmctld_show_current_config(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err);
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <stdint.h>
+#include <time.h>
 
 #include "charm/slurmd.h"
 #include "interfaces/slurmd.h"
@@ -65,8 +66,9 @@ char *sd_state_path(const struct charm_paths *p, const char *name);
 int sd_state_write(const struct charm_paths *p, const char *name, const char *data, struct strbuf *err);
 int sd_install_dropin(const struct slurmd_opts *o, const char *charm_dir, struct strbuf *err);
 
-/* Waits (bounded) for slurmd's configuration cache, then for the node's registration. */
-int sd_wait_registered(const char *node, int timeout_ms, struct slurm_node *ret, struct strbuf *err);
+/* Waits (bounded) for slurmd's configuration cache (fetched at or after since, when since > 0:
+ * slurmd restarted then), reads it, then waits for the node's registration. */
+int sd_wait_registered(const char *node, time_t since, int timeout_ms, struct slurm_node *ret, struct strbuf *err);
 
 /* Whether this unit has left relation rel (the "left" file names it): 1 yes, 0 no (no file,
  * or it names another relation: the file is then removed, the unit joins again). */

@@ -121,10 +121,11 @@ static int register_with(const struct slurmd_opts *o, sd_bus *bus, const char *n
                 return r;
         }
         (void) unit_reset_failed(bus, "slurmd.service", sd_unit_timeout(o), NULL);
+        time_t since = time(NULL);
         r = unit_restart(bus, "slurmd.service", sd_unit_timeout(o), err);
         if (r < 0)
                 return r;
-        r = sd_wait_registered(node, sd_register_timeout(o), ret, err);
+        r = sd_wait_registered(node, since, sd_register_timeout(o), ret, err);
         if (r < 0)
                 return r;
         if (slurm_state_invalid_reg(ret->state)) {

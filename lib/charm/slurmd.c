@@ -19,6 +19,9 @@
 #include "systemd/unit.h"
 #include "util/fileio.h"
 
+#include <sys/stat.h>
+#include <time.h>
+
 #include "util/banned.h"
 
 #define DEFAULT_UNIT_TIMEOUT_USEC (90 * 1000 * 1000ULL)
@@ -307,17 +310,22 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
         return 0;
 }
 
-int sd_wait_registered(const char *node, int timeout_ms, struct slurm_node *ret, struct strbuf *err) {
+int sd_wait_registered(const char *node, time_t since, int timeout_ms, struct slurm_node *ret, struct strbuf *err) {
         int64_t deadline = slurm_now_ms() + timeout_ms;
         int delay = SLURM_POLL_FIRST_MS;
+        struct stat st;
 
-        while (!slurm_config_path()) {
+        /* the configuration slurmd fetched since it (re)started: an older cache may name the
+         * controllers in an order where a standby comes first, and every RPC through it then
+         * waits 1.5 x SlurmctldTimeout */
+        while (!slurm_config_path() || (since > 0 && (stat(CONF_CACHE_PATH, &st) < 0 || st.st_mtime < since))) {
                 if (!slurm_poll_sleep(&delay, deadline)) {
                         strbuf_addf(err, "slurmd has not fetched its configuration (%s) within %d ms",
                                 CONF_CACHE_PATH, timeout_ms);
                         return -ETIMEDOUT;
                 }
         }
+        (void) slurm_client_reload(NULL);
         int left = (int) (deadline - slurm_now_ms());
         return slurm_node_wait_registered(node, left > 0 ? left : 1, ret, err);
 }
@@ -428,6 +436,7 @@ int slurmd_reconcile(
                 say_maintenance(ctx,
                         defaults_changed > 0 ? "restarting slurmd: /etc/default/slurmd changed"
                                              : "restarting slurmd: its drop-in changed");
+        time_t since = time(NULL);
         r = charm_unit_ensure(bus, "slurmd.service", restart, unit_timeout(o), err);
         if (r < 0)
                 return r;
@@ -460,7 +469,7 @@ int slurmd_reconcile(
         }
         if (started) {
                 strbuf_reset(&e);
-                r = sd_wait_registered(in.node_name, timeout, &node, &e);
+                r = sd_wait_registered(in.node_name, since, timeout, &node, &e);
                 if (r < 0) {
                         charm_outcome_set(out, JUJU_STATUS_WAITING, "node %s not registered yet: %s",
                                 in.node_name, e.buf);

@@ -12,6 +12,7 @@
 #include "util/fileio.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <time.h>
 
@@ -278,8 +279,11 @@ int watcher_daemon_status(const char *service, const struct unit_state *st, stru
                 return 1;
         }
         if (streq(st->active_state, "failed")) {
-                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s failed (Result=%s, NRestarts=%u)", daemon,
-                        result, st->n_restarts);
+                /* systemd gave up (a crash loop ends at the start limit): where to look */
+                const char *log = streq(daemon, "munge") ? "/var/log/munge/munged.log" : NULL;
+                _cleanup_free_ char *slurm_log = log ? NULL : xasprintf("/var/log/slurm/%s.log", daemon);
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s failed (Result=%s, NRestarts=%u): see %s", daemon,
+                        result, st->n_restarts, log ? log : slurm_log);
                 return 1;
         }
         return 0;
@@ -316,10 +320,14 @@ int watcher_service_changed(struct juju_ctx *ctx, const struct watcher_handler_o
         if (watcher_daemon_status(o->service, &st, out) > 0)
                 return 0;
         if (streq(o->daemon, "slurmctld.service") && streq(o->service, o->daemon) &&
-                streq(st.active_state, "active"))
-                /* quietly bounded: the reconcile says "not answering" if it comes to that */
-                (void) ctl_wait_answer(bus,
+                streq(st.active_state, "active")) {
+                /* this unit's slurmctld, quietly bounded: the reconcile says "not answering" if it
+                 * comes to that */
+                char host[HOST_NAME_MAX + 1] = "";
+                (void) gethostname(host, sizeof host);
+                (void) ctl_wait_answer(bus, host,
                         o->answer_timeout_ms > 0 ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS, NULL);
+        }
         bus = sd_bus_flush_close_unref(bus);
         return o->reconcile(ctx, &o->paths, out, err);
 }

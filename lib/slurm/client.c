@@ -66,6 +66,73 @@ void slurm_controllers_done(struct slurm_controllers *c) {
         c->n = 0;
 }
 
+/* Exported by libslurm 22.05 (read_config.c), declared in no public header. */
+extern int slurm_conf_reinit(const char *file_name);
+
+int slurm_client_reload(struct strbuf *err) {
+        if (!initialised)
+                return 0;
+        /* a file the charm just wrote, judged by the same reader: reinit cannot hit fatal() here */
+        if (slurm_conf_reinit(NULL) != SLURM_SUCCESS) {
+                if (err)
+                        strbuf_addstr(err, "slurm configuration: could not be read again");
+                return -EIO;
+        }
+        return 0;
+}
+
+int slurm_ctl_index_of(const char *host) {
+        if (!initialised || isempty(host))
+                return -ENOENT;
+        for (uint32_t i = 0; i < slurm_conf.control_cnt && slurm_conf.control_machine; i++)
+                if (streq_ptr(slurm_conf.control_machine[i], host))
+                        return (int) i;
+        return -ENOENT;
+}
+
+int slurm_ctl_ping_one(int index, struct strbuf *err) {
+        int r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        if (index < 0 || (uint32_t) index >= slurm_conf.control_cnt)
+                return -ENOENT;
+        r = slurm_ping(index);
+        if (r != SLURM_SUCCESS)
+                return slurm_fail(err, slurm_rc_code(r), "ping %s", slurm_conf.control_machine[index]);
+        return 0;
+}
+
+int slurm_ctl_takeover_with(const char *conf_path, int index, struct strbuf *err) {
+        int r;
+        if (isempty(conf_path) || access(conf_path, R_OK) < 0)
+                return -ENOENT;
+        /* initialised the usual way first: slurm_init(path) would also set SLURM_CONF=path in
+         * the environment, and every later read of the configuration would keep the old list */
+        r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        (void) slurm_conf_reinit(conf_path);
+        r = slurm_ctl_takeover(index, err);
+        /* back to the configuration every other call reads */
+        (void) slurm_conf_reinit(NULL);
+        return r;
+}
+
+int slurm_ctl_takeover(int index, struct strbuf *err) {
+        int r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        if (index < 1 || (uint32_t) index >= slurm_conf.control_cnt) {
+                if (err)
+                        strbuf_addf(err, "takeover: no backup controller %d", index);
+                return -EINVAL;
+        }
+        r = slurm_takeover(index);
+        if (r != SLURM_SUCCESS)
+                return slurm_fail(err, slurm_rc_code(r), "takeover by %s", slurm_conf.control_machine[index]);
+        return 0;
+}
+
 int slurm_ctl_ping(struct slurm_controllers *ret, struct strbuf *err) {
         struct slurm_controllers c = { 0 };
         int r, up = 0;

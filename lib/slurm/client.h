@@ -33,6 +33,20 @@ const char *slurm_config_path(void);
 /* slurm_init(NULL) once per process. 0, or -ENOENT (no configuration, message in err). */
 int slurm_client_init(struct strbuf *err);
 
+/* Reads the configuration again (after the caller rewrote it), if it was read already. */
+int slurm_client_reload(struct strbuf *err);
+/* The index of host in SlurmctldHost (0: primary), or -ENOENT. Needs the client initialised. */
+int slurm_ctl_index_of(const char *host);
+/* Pings controller index (a standby backup answers too). 0 answered, negative errno. */
+int slurm_ctl_ping_one(int index, struct strbuf *err);
+/* slurm_takeover(index): backup index (>= 1) takes control now; the controllers ahead of it
+ * shut down (exit status 0) and those after it give up control; returns after ~2 s (its
+ * sleep in 22.05). "Already in control" is success. */
+int slurm_ctl_takeover(int index, struct strbuf *err);
+/* slurm_ctl_takeover() with the controller list of the file conf_path (the one the running
+ * daemons use, before the caller's new list), then back to the usual configuration. */
+int slurm_ctl_takeover_with(const char *conf_path, int index, struct strbuf *err);
+
 /* One controller of SlurmctldHost=, in order (0: primary, 1: first backup, …). */
 struct slurm_controller {
         char *host; /* SlurmctldHost name */

@@ -31,7 +31,8 @@
  *    Include directive; ClusterName, SlurmctldHost, ControlMachine, ControlAddr,
  *    BackupController, BackupAddr, SlurmctldPort, SlurmctldParameters (the charm needs
  *    enable_configless), AuthType, AuthInfo, AuthAltTypes, AuthAltParameters, CredType,
- *    SlurmUser, StateSaveLocation, MaxNodeCount, SelectType.
+ *    SlurmUser, StateSaveLocation and SlurmctldTimeout (the slurmctld options
+ *    state-save-location and slurmctld-timeout, named in the message), MaxNodeCount, SelectType.
  * Messages are one short line naming the offending key (`unknown partition key "Foo"`,
  * `MaxTime: "forever" is not a time (minutes, [D-]HH:MM[:SS] or UNLIMITED)`), with
  * user text sanitized (non-printable bytes shown as "?") and cut to 40 bytes; the caller

@@ -123,7 +123,7 @@ for ((k = 0; k < 8; k++)); do
 done
 [ "$(mx slurmctld/0 systemctl show -p ActiveState --value slurmctld)" = failed ] || die "slurmctld never failed"
 end=$((SECONDS + 5))
-until [[ $(unit_status slurmctld/0) =~ ^blocked\ slurmctld\ failed\ \(Result=[a-z-]+,\ NRestarts=[0-9]+\)$ ]]; do
+until [[ $(unit_status slurmctld/0) =~ ^blocked\ slurmctld\ failed\ \(Result=[a-z-]+,\ NRestarts=[0-9]+\):\ see\ /var/log/slurm/slurmctld\.log$ ]]; do
         [ $SECONDS -lt $end ] || die "slurmctld/0: status \"$(unit_status slurmctld/0)\" with slurmctld failed"
         sleep 0.1
 done

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Several slurmctld units (high availability): the controller order kept by the leader, the
+ * proof that StateSaveLocation is one directory shared by all of them, and who is in charge.
+ *
+ * Design note (facts of slurmctld 22.05.8, read in its source and measured in juju-sim,
+ * HACKING.md "High availability").
+ *  - Order. SlurmctldHost lines: the first is the primary, the others backups in turn. The order
+ *    lives in the peer application bag ("controller-order": unit names, space-separated),
+ *    written by the leader only: a unit keeps its place when others come and go (leaving units
+ *    are removed in place, new ones appended by unit number), so a leader change never reorders
+ *    (ha_order_next). A takeover action is the one way to move a unit first.
+ *  - Shared state. Two controllers with private state directories lose jobs (a backup taking
+ *    over finds no jobs, reuses job ids, and the primary kills what it accepted at failback). So
+ *    each unit writes a marker file <StateSaveLocation>/HA_MARKER_DIR/<unit> holding a random
+ *    token (created once, kept in the unit's state dir) as SlurmUser (root_squash-proof), publishes
+ *    the token in its peer unit bag, and reports in that bag whether it sees every other unit's
+ *    marker with the right token ("state-shared"). The leader admits a unit to the order only
+ *    when it sees that unit's marker and the unit sees everyone's (ha_admissible), so no unit runs
+ *    slurmctld on a private directory next to others. slurmctld itself only ever scans hash.* in
+ *    that directory, so the marker directory does not disturb it.
+ *  - Who is in charge. A standby backup answers pings too (backup.c:421), so a ping does not
+ *    tell; the controller in charge writes <StateSaveLocation>/heartbeat every min(T/4, 30) s
+ *    (8 bytes big-endian time, 8 bytes big-endian index into ITS SlurmctldHost list: Slurm
+ *    22.05's heartbeat.c), which the backups read themselves (ha_heartbeat_read).
+ *  - Failback is automatic in 22.05: the primary, when its slurmctld starts, asks the backups to
+ *    hand over before it reads state (controller.c:612, ~70 ms). A takeover (slurm_takeover(i))
+ *    shuts down every controller ahead of i with exit status 0, so the charm must not start
+ *    them again before the leader has put i first (ha_view.takeover: a takeover not yet in the
+ *    order).
+ *
+ * Ownership: strings returned are the caller's; lists are appended to the caller's strv. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "charm/charm.h"
+#include "util/strbuf.h"
+#include "util/strv.h"
+
+#define HA_MARKER_DIR "charm-markers"
+#define HA_TOKEN_FILE "state-marker"
+/* How long an announced takeover holds the controllers ahead of it down, at most. */
+#define HA_TAKEOVER_WAIT_S 600
+/* Most controllers (SlurmctldHost lines) the charm renders. */
+#define HA_MAX_CONTROLLERS 8
+
+/* The next controller order (pure): the units of order still present, in their places; then
+ * the admissible units not in it, by unit number. present and admissible are sets of unit
+ * names (the leader included); at most HA_MAX_CONTROLLERS are kept. A unit first (a takeover)
+ * moves to the front when not NULL and present. */
+void ha_order_next(const struct strv *order, const struct strv *present, const struct strv *admissible,
+        const char *first, struct strv *ret);
+
+/* This unit's marker token (hex), made once and kept in <state>/HA_TOKEN_FILE. */
+int ha_token(const struct charm_paths *paths, char **ret, struct strbuf *err);
+/* Writes <dir>/HA_MARKER_DIR/<unit> (unit with "/" as "-") holding token, owned by uid:gid and
+ * only readable by them, durably (fsync, rename, fsync of the directory); 1 written, 0 already
+ * there with that token. */
+int ha_marker_write(const char *dir, const char *unit, const char *token, uid_t uid, gid_t gid,
+        struct strbuf *err);
+/* Whether <dir>/HA_MARKER_DIR/<unit> holds token: 1 yes, 0 no (missing or another token). */
+int ha_marker_seen(const char *dir, const char *unit, const char *token);
+
+/* The heartbeat slurmctld's controller in charge writes: its time and its index. -ENOENT when
+ * there is none (one controller, or never in charge), -EINVAL for a malformed file. */
+int ha_heartbeat_read(const char *dir, time_t *ret_time, uint64_t *ret_index);
+
+/* The role line for the status: "primary, in charge", "backup 1 of juju-m-0 (in charge)", … from
+ * this unit's index in the order (-1: not in it), the index in charge (-1: unknown) and the
+ * controller host names in order. Appended to out. */
+void ha_role_message(long self, long in_charge, char *const *hosts, size_t n_hosts, struct strbuf *out);
+
+/* --- the peer relation ------------------------------------------------------------------------ */
+
+/* What ha_peers_sync() needs of the unit. */
+struct ha_peers_input {
+        const struct charm_paths *paths;
+        const char *peer_rel;
+        const cJSON *peer_app;  /* the peer app bag (read) */
+        const cJSON *peer_self; /* this unit's peer bag (read) */
+        bool leader;
+        const char *hostname, *address; /* this unit's */
+        const char *state_dir;          /* StateSaveLocation as this unit sees it (exists, SlurmUser's) */
+        uid_t slurm_uid;
+        gid_t slurm_gid;
+};
+
+/* The controllers as this unit sees them after ha_peers_sync(). */
+struct ha_view {
+        struct strv order;       /* unit names, primary first */
+        struct strv controllers; /* "host(addr)" of each unit of order whose bag says both */
+        long self;               /* this unit's index in order, -1 when not in it */
+        char *not_shared_with;   /* a unit whose marker this unit does not see (NULL: all seen) */
+        char *takeover;          /* a unit that took over and is not first yet (NULL: none) */
+        char *first_serving;     /* what the first unit says it runs ("serving": its order), or NULL */
+};
+#define HA_VIEW_INIT { .order = STRV_INIT, .controllers = STRV_INIT, .self = -1 }
+void ha_view_done(struct ha_view *v);
+
+/* Every unit: writes its marker, publishes hostname, token ("state-marker") and whether it sees
+ * every other unit's marker ("state-shared": "yes", or the unit it does not see) in its peer
+ * bag. The leader: the order (ha_order_next over the units present and admissible: whose marker
+ * it sees and who see everyone's; a unit asking for a takeover, "takeover-request" in its bag
+ * newer than the app bag's "takeover-done", moves first) and the "controllers" list, in the app
+ * bag. Others read them. Fills *ret. */
+int ha_peers_sync(struct juju_ctx *ctx, const struct ha_peers_input *in, struct ha_view *ret, struct strbuf *err);
+
+/* A takeover announced in the shared state directory (<dir>/HA_MARKER_DIR/takeover: "<unit>
+ * <time>"), written by the takeover action BEFORE it takes control: the other controllers'
+ * hooks (the watcher's, right when their slurmctld stops) see it at once, where the request in
+ * the peer bag only shows after the action ends. */
+int ha_takeover_mark(const char *dir, const char *unit, uid_t uid, gid_t gid, struct strbuf *err);
+/* The announced takeover: 0 and *ret_unit (caller frees) and *ret_time, -ENOENT when none. */
+int ha_takeover_read(const char *dir, char **ret_unit, time_t *ret_time);
+
+/* After this unit's slurmctld took the file: publishes the order it runs ("serving"), which
+ * tells the others (a displaced primary waits for the new one, ha_view.first_serving). */
+int ha_publish_serving(struct juju_ctx *ctx, const char *peer_rel, const cJSON *peer_self, const struct strv *order,
+        struct strbuf *err);
+
+/* Action takeover's peer part: writes "takeover-request" (the time) into this unit's peer bag,
+ * for the leader to put the unit first. */
+int ha_request_first(struct juju_ctx *ctx, const char *peer_rel, struct strbuf *err);

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Several slurmctld units (issue 10): a pair sharing StateSaveLocation (juju-sim --share) with
+# SlurmctldTimeout=10; with jobs running and pending at every step, no job lost and the cluster
+# answering: the primary's slurmctld killed and kept down (a paused unit) -> the backup takes over,
+# a compute unit joins during the failover, sbatch works; failback when the primary comes back;
+# all of the primary's services stopped; the takeover action; a third controller added to the
+# running pair; remove-unit of the primary (the survivors take over in order, compute units
+# re-pointed, partitions untouched); a unit with a private state directory is refused. Prints the
+# failover figures.
+set -euo pipefail
+# shellcheck source=tests/cluster/charm-lib.sh
+source "$(dirname "$0")/charm-lib.sh"
+JSM=${JSM:-$TOP_BUILDDIR/tools/juju-sim/juju-sim-machine}
+T_OUT=10
+
+mkdir -p "$T/state"
+SHARE="$T/state:/srv/slurm-state"
+js deploy "$CTL_CHARM" -n 2 --share "$SHARE" --config state-save-location=/srv/slurm-state \
+        --config slurmctld-timeout=$T_OUT >/dev/null
+js deploy "$SLURMD_CHARM" cpu -n 2 >/dev/null
+js integrate slurmctld cpu >/dev/null
+settle 180
+js trigger slurmctld update-status >/dev/null
+settle
+expect_status slurmctld/0 '^active primary, in charge; 2 nodes in 1 partition$'
+expect_status slurmctld/1 '^active backup 1, [^ ]+ in charge; 2 nodes in 1 partition$'
+[ "$(stat -c %U "$T/state")" = slurm ] || die "state dir owner: $(stat -c %U "$T/state")"
+
+# mx UNIT CMD…: CMD on the unit's machine outside any hook (an admin there)
+mx() {
+        local m
+        m=$(machine_of "$1")
+        shift
+        "$JSM" exec "$MODEL" "$m" --timeout 30 -- "$@"
+}
+# on UNIT CMD…: a Slurm client command on that controller's machine (no hook lock)
+on() { mx "$@"; }
+ctl_hosts() { grep '^SlurmctldHost=' "$(root_of "$1")/etc/slurm/slurm.conf" | sed 's/^SlurmctldHost=\([^(]*\).*/\1/' | tr '\n' ' '; }
+host_of() { js exec "$1" -- hostname; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# answers UNIT: that unit's slurmctld is the one in charge: squeue through a client list naming
+# only it (a standby answers "Slurm backup controller in standby mode")
+answers() {
+        mx "$1" sh -c 'grep -v "^SlurmctldHost=" /etc/slurm/slurm.conf >/tmp/one.conf &&
+                echo "SlurmctldHost=$(hostname)" >>/tmp/one.conf &&
+                SLURM_CONF=/tmp/one.conf timeout 5 squeue -h >/dev/null 2>&1'
+}
+# no_job_lost UNIT JOB…: every job is known to the controller UNIT reaches, none FAILED/NODE_FAIL
+no_job_lost() {
+        local u=$1 j st
+        shift
+        for j in "$@"; do
+                st=$(on "$u" scontrol -o show job "$j" 2>/dev/null | tr ' ' '\n' | sed -n 's/^JobState=//p')
+                case "$st" in
+                RUNNING | PENDING | COMPLETED | COMPLETING | CONFIGURING) ;;
+                *) die "job $j: \"$st\" (lost or failed)" ;;
+                esac
+        done
+}
+wait_done() { # UNIT JOB SECONDS
+        local i st
+        for ((i = 0; i < $3 * 2; i++)); do
+                st=$(on "$1" scontrol -o show job "$2" 2>/dev/null | tr ' ' '\n' | sed -n 's/^JobState=//p')
+                [ "$st" = COMPLETED ] && return 0
+                sleep 0.5
+        done
+        die "job $2: $st after $3 s, want COMPLETED"
+}
+sub() { on "$1" sbatch --parsable -o /dev/null "${@:2}" | cut -d';' -f1; }
+# quiet: slurmctld saves job state at most every 5 s; a kill -9 inside that window loses what
+# changed (Slurm's behaviour, HACKING.md "High availability")
+quiet() { sleep 6; }
+# fail_over DOWN UP: waits until UP's slurmctld answers as the one in charge; prints the figure
+fail_over() {
+        local t0=$1 up=$2 t
+        for ((t = 0; t < (T_OUT + 20) * 4; t++)); do
+                if answers "$up"; then
+                        log "figure: primary lost -> $up answers: $(($(now_ms) - t0)) ms (SlurmctldTimeout ${T_OUT} s)"
+                        return 0
+                fi
+                sleep 0.25
+        done
+        die "$up did not take over within $((T_OUT + 20)) s"
+}
+
+log "failover: the primary's slurmctld killed and kept down"
+run1=$(sub slurmctld/0 -w cpu-0 --wrap "sleep 40")
+pend1=$(sub slurmctld/0 --begin=now+30 --wrap true)
+wait_job_state "$run1" RUNNING 30
+quiet
+js run slurmctld/0 pause reason=failover-test >/dev/null
+t0=$(now_ms)
+mx slurmctld/0 systemctl kill -s KILL slurmctld
+mx slurmctld/0 systemctl stop slurmctld
+fail_over "$t0" slurmctld/1
+t1=$(now_ms)
+new=$(sub slurmctld/1 --wrap true)
+for ((i = 0; i < 200; i++)); do
+        st=$(on slurmctld/1 scontrol -o show job "$new" | tr ' ' '\n' | sed -n 's/^JobState=//p')
+        [ "$st" = RUNNING ] || [ "$st" = COMPLETED ] && break
+        sleep 0.25
+done
+log "figure: primary lost -> first new job started: $(($(now_ms) - t0)) ms (submitted $((t1 - t0)) ms after the loss)"
+log "a compute unit joins while the backup is in charge"
+js add-unit cpu >/dev/null
+settle 120
+on slurmctld/1 scontrol -o show node cpu-2 | grep -q 'State=IDLE' || die "cpu-2 did not register with the backup"
+js trigger slurmctld/1 update-status >/dev/null
+settle
+expect_status slurmctld/1 '^active backup 1, in charge; 3 nodes in 1 partition$'
+on slurmctld/1 sinfo -h >/dev/null
+no_job_lost slurmctld/1 "$run1" "$pend1" "$new"
+
+log "failback: the primary comes back and takes control again"
+js run slurmctld/0 resume >/dev/null
+settle
+for ((i = 0; i < 40; i++)); do answers slurmctld/0 && break; sleep 0.25; done
+answers slurmctld/0 || die "the primary did not take control back"
+js trigger slurmctld update-status >/dev/null
+settle
+expect_status slurmctld/0 '^active primary, in charge; 3 nodes in 1 partition$'
+wait_done slurmctld/0 "$run1" 60
+no_job_lost slurmctld/0 "$pend1" "$new"
+
+log "all of the primary's services stopped"
+run2=$(sub slurmctld/0 -w cpu-1 --wrap "sleep 30")
+wait_job_state "$run2" RUNNING 30
+quiet
+js run slurmctld/0 pause reason=machine-down >/dev/null
+t0=$(now_ms)
+mx slurmctld/0 systemctl stop slurmctld munge
+fail_over "$t0" slurmctld/1
+no_job_lost slurmctld/1 "$run2" "$pend1"
+js run slurmctld/0 resume >/dev/null
+settle
+for ((i = 0; i < 40; i++)); do answers slurmctld/0 && break; sleep 0.25; done
+
+log "the takeover action"
+quiet
+out=$(js run slurmctld/1 takeover)
+grep -q "in-charge: $(host_of slurmctld/1)" <<<"$out" || die "takeover: $out"
+settle 60
+js trigger slurmctld update-status >/dev/null
+settle
+expect_status slurmctld/1 '^active primary, in charge; '
+expect_status slurmctld/0 '^active backup 1, [^ ]+ in charge; '
+[ "$(ctl_hosts slurmctld/0)" = "$(host_of slurmctld/1) $(host_of slurmctld/0) " ] || die "order after takeover: $(ctl_hosts slurmctld/0)"
+grep -q -- "--conf-server $(js exec slurmctld/1 -- hostname -I | awk '{print $1}'):6817," "$(root_of cpu/0)/etc/default/slurmd" ||
+        die "cpu/0 not re-pointed: $(tail -1 "$(root_of cpu/0)/etc/default/slurmd")"
+no_job_lost slurmctld/1 "$run2" "$pend1"
+
+log "a third controller added to the running pair"
+js add-unit slurmctld --share "$SHARE" >/dev/null
+settle 120
+js trigger slurmctld update-status >/dev/null
+settle
+expect_status slurmctld/2 '^active backup 2, [^ ]+ in charge; '
+[ "$(ctl_hosts slurmctld/2 | wc -w)" = 3 ] || die "slurmctld/2's list: $(ctl_hosts slurmctld/2)"
+no_job_lost slurmctld/1 "$run2" "$pend1"
+
+log "remove-unit of the primary (slurmctld/1) with jobs running and pending"
+run3=$(sub slurmctld/1 -w cpu-2 --wrap "sleep 20")
+wait_job_state "$run3" RUNNING 30
+quiet
+js remove-unit slurmctld/1 >/dev/null
+settle 120
+js trigger slurmctld update-status >/dev/null
+settle
+expect_status slurmctld/0 '^active primary, in charge; '
+[ "$(ctl_hosts slurmctld/0)" = "$(host_of slurmctld/0) $(host_of slurmctld/2) " ] || die "order after the removal: $(ctl_hosts slurmctld/0)"
+on slurmctld/0 scontrol -o show partition cpu | grep -q 'State=UP' || die "partition cpu: $(on slurmctld/0 scontrol -o show partition cpu)"
+no_job_lost slurmctld/0 "$run2" "$run3" "$pend1"
+wait_done slurmctld/0 "$run3" 60
+wait_done slurmctld/0 "$pend1" 60 # its begin time passed long ago
+
+log "a controller unit with a private state directory is refused"
+js add-unit slurmctld >/dev/null
+settle 120
+u=$(js status --format=json | python3 -c 'import json,sys; print(sorted(json.load(sys.stdin)["applications"]["slurmctld"]["units"], key=lambda u:int(u.split("/")[1]))[-1])')
+expect_status "$u" '^blocked state-save-location /srv/slurm-state is not shared with '
+[ "$(ctl_hosts slurmctld/0 | wc -w)" = 2 ] || die "the private unit joined the list: $(ctl_hosts slurmctld/0)"
+[ "$(mx "$u" systemctl is-active slurmctld || true)" != active ] || die "slurmctld runs on $u"
+job=$(sub slurmctld/0 --wrap true)
+wait_done slurmctld/0 "$job" 30
+log "ok"

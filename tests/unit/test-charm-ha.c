@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests for lib/charm/ha: the stable controller order, the shared-state markers and the
+ * takeover announcement under a test directory, the heartbeat file's format, the role line.
+ * Failover, takeover and removal with real daemons are in tests/cluster/charm-ha.sh. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/ha.h"
+#include "util/fileio.h"
+
+#include <sys/stat.h>
+
+#include "util/banned.h"
+
+static char dir[] = "/tmp/test-ha.XXXXXX";
+
+static int setup(void **state) {
+        return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+        const char *files[] = { "charm-markers/slurmctld-0", "charm-markers/slurmctld-1", "charm-markers/takeover",
+                "heartbeat" };
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                _cleanup_free_ char *p = xasprintf("%s/%s", dir, files[i]);
+                (void) unlink(p);
+        }
+        _cleanup_free_ char *m = xasprintf("%s/charm-markers", dir);
+        (void) rmdir(m);
+        return rmdir(dir) < 0 ? -1 : 0;
+}
+
+static void words(struct strv *v, const char *s) {
+        strv_clear(v);
+        _cleanup_free_ char *c = xstrdup(s);
+        char *save = NULL;
+        for (char *w = strtok_r(c, " ", &save); w; w = strtok_r(NULL, " ", &save))
+                strv_push(v, w);
+}
+
+static void expect_order(const char *order, const char *present, const char *admissible, const char *first,
+        const char *want) {
+        _cleanup_strv_ struct strv o = STRV_INIT, p = STRV_INIT, a = STRV_INIT, ret = STRV_INIT;
+        words(&o, order);
+        words(&p, present);
+        words(&a, admissible);
+        ha_order_next(&o, &p, &a, first, &ret);
+        _cleanup_free_ char *got = strv_join(&ret, " ");
+        assert_string_equal(got, want);
+}
+
+static void test_order(void **state) {
+        /* the first unit, then new ones appended by unit number (not by name) */
+        expect_order("", "c/0", "c/0", NULL, "c/0");
+        expect_order("c/0", "c/0 c/10 c/2", "c/0 c/10 c/2", NULL, "c/0 c/2 c/10");
+        /* a unit keeps its place when others come and go; a leader change reorders nothing */
+        expect_order("c/3 c/1 c/2", "c/1 c/2 c/3", "c/1", NULL, "c/3 c/1 c/2");
+        expect_order("c/3 c/1 c/2", "c/3 c/2", "c/3 c/2", NULL, "c/3 c/2");
+        expect_order("c/3 c/1 c/2", "c/3 c/1 c/2 c/4", "c/4", NULL, "c/3 c/1 c/2 c/4");
+        /* only admissible units join (their state directory proven shared) */
+        expect_order("c/0", "c/0 c/1 c/2", "c/2", NULL, "c/0 c/2");
+        /* a takeover moves a unit first, only one that is a controller or may be one */
+        expect_order("c/0 c/1 c/2", "c/0 c/1 c/2", "", "c/2", "c/2 c/0 c/1");
+        expect_order("c/0", "c/0 c/1", "", "c/1", "c/0");
+        expect_order("c/0 c/1", "c/0", "c/0", "c/1", "c/0");
+        /* at most HA_MAX_CONTROLLERS */
+        expect_order("", "c/0 c/1 c/2 c/3 c/4 c/5 c/6 c/7 c/8 c/9", "c/0 c/1 c/2 c/3 c/4 c/5 c/6 c/7 c/8 c/9",
+                NULL, "c/0 c/1 c/2 c/3 c/4 c/5 c/6 c/7");
+}
+
+static void test_markers(void **state) {
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        const char *tok = "0123456789abcdef0123456789abcdef";
+        assert_int_equal(ha_marker_seen(dir, "slurmctld/0", tok), 0);
+        assert_int_equal(ha_marker_write(dir, "slurmctld/0", tok, getuid(), getgid(), &err), 1);
+        assert_int_equal(ha_marker_write(dir, "slurmctld/0", tok, getuid(), getgid(), &err), 0); /* there */
+        assert_int_equal(ha_marker_seen(dir, "slurmctld/0", tok), 1);
+        /* another token, another unit, an empty token: not seen */
+        assert_int_equal(ha_marker_seen(dir, "slurmctld/0", "ffffffffffffffffffffffffffffffff"), 0);
+        assert_int_equal(ha_marker_seen(dir, "slurmctld/1", tok), 0);
+        assert_int_equal(ha_marker_seen(dir, "slurmctld/0", ""), 0);
+        /* private to SlurmUser (root here) */
+        _cleanup_free_ char *p = xasprintf("%s/charm-markers/slurmctld-0", dir);
+        struct stat st;
+        assert_int_equal(stat(p, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0600);
+
+        _cleanup_free_ char *unit = NULL;
+        time_t t;
+        assert_int_equal(ha_takeover_read(dir, &unit, &t), -ENOENT);
+        assert_int_equal(ha_takeover_mark(dir, "slurmctld/1", getuid(), getgid(), &err), 0);
+        assert_int_equal(ha_takeover_read(dir, &unit, &t), 0);
+        assert_string_equal(unit, "slurmctld/1");
+        assert_true(t > 0 && t <= time(NULL));
+}
+
+static void test_heartbeat(void **state) {
+        /* slurmctld 22.05's format: time then index, each 8 bytes big-endian */
+        unsigned char b[16] = { 0 };
+        uint64_t when = 1795449325, idx = 2;
+        for (int i = 0; i < 8; i++) {
+                b[7 - i] = (unsigned char) (when >> (8 * i));
+                b[15 - i] = (unsigned char) (idx >> (8 * i));
+        }
+        _cleanup_free_ char *p = xasprintf("%s/heartbeat", dir);
+        time_t t;
+        uint64_t got;
+        assert_int_equal(ha_heartbeat_read(dir, &t, &got), -ENOENT);
+        assert_int_equal(write_file_atomic(p, (const char *) b, sizeof b, 0600, (uid_t) -1, (gid_t) -1), 0);
+        assert_int_equal(ha_heartbeat_read(dir, &t, &got), 0);
+        assert_int_equal(t, (time_t) when);
+        assert_int_equal(got, idx);
+        assert_int_equal(write_file_atomic(p, "short", 5, 0600, (uid_t) -1, (gid_t) -1), 0);
+        assert_int_equal(ha_heartbeat_read(dir, &t, &got), -EINVAL);
+}
+
+static void test_role(void **state) {
+        char *hosts[] = { "m-0", "m-1", "m-2" };
+        struct {
+                long self, boss;
+                const char *want;
+        } cases[] = {
+                { 0, 0, "primary, in charge" },
+                { 1, 0, "backup 1, m-0 in charge" },
+                { 1, 1, "backup 1, in charge" },
+                { 0, 2, "primary, m-2 in charge" },
+                { 2, -1, "backup 2, none in charge" },
+                { -1, 0, "not a controller yet" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+                ha_role_message(cases[i].self, cases[i].boss, hosts, 3, &out);
+                assert_string_equal(out.buf, cases[i].want);
+        }
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_order),
+                cmocka_unit_test(test_markers),
+                cmocka_unit_test(test_heartbeat),
+                cmocka_unit_test(test_role),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}
