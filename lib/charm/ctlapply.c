@@ -346,7 +346,8 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
                         r = slurm_ctl_takeover_with(applied_path, (int) was, &e);
                         strbuf_addf(&ret->message, "%stook control as the new primary%s%s",
-                                ret->message.len ? "; " : "", r < 0 ? " (takeover: " : "", r < 0 ? e.buf : "");
+                                ret->message.len ? "; " : "", r < 0 ? " (takeover: " : "",
+                                r < 0 ? e.buf : "");
                         if (r < 0)
                                 strbuf_addch(&ret->message, ')');
                 }

@@ -80,7 +80,7 @@ struct ctl_apply_opts {
         const char *self_host; /* this unit's SlurmctldHost name (NULL: wait for the primary) */
         bool push;             /* this unit pushes new files to the slurmd units (one does: the leader) */
         bool in_charge;        /* this unit's slurmctld is the one in charge (heals stale allocations) */
-        const char *previous; /* the live file before this hook wrote (NULL: none) */
+        const char *previous;  /* the live file before this hook wrote (NULL: none) */
         size_t previous_len;
 };
 

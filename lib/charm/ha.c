@@ -88,8 +88,8 @@ int ha_marker_seen(const char *dir, const char *unit, const char *token) {
         return streq(data, token);
 }
 
-int ha_marker_write(const char *dir, const char *unit, const char *token, uid_t uid, gid_t gid,
-        struct strbuf *err) {
+int ha_marker_write(
+        const char *dir, const char *unit, const char *token, uid_t uid, gid_t gid, struct strbuf *err) {
         _cleanup_free_ char *mdir = xasprintf("%s/%s", dir, HA_MARKER_DIR), *path = marker_path(dir, unit);
         _cleanup_free_ char *line = xasprintf("%s\n", token);
         int r;
@@ -217,7 +217,8 @@ int ha_request_first(struct juju_ctx *ctx, const char *peer_rel, struct strbuf *
         return juju_relation_set(ctx, peer_rel, false, "takeover-request", now, err);
 }
 
-int ha_peers_sync(struct juju_ctx *ctx, const struct ha_peers_input *in, struct ha_view *ret, struct strbuf *err) {
+int ha_peers_sync(
+        struct juju_ctx *ctx, const struct ha_peers_input *in, struct ha_view *ret, struct strbuf *err) {
         const struct juju_env *env = juju_env(ctx);
         _cleanup_strv_ struct strv peers = STRV_INIT, present = STRV_INIT, admissible = STRV_INIT;
         _cleanup_free_ char *token = NULL, *self_ha = NULL;
@@ -249,8 +250,8 @@ int ha_peers_sync(struct juju_ctx *ctx, const struct ha_peers_input *in, struct 
         if (r >= 0)
                 r = charm_bag_update(ctx, in->peer_rel, false, in->peer_self, "state-marker", token, err);
         if (r >= 0) {
-                _cleanup_free_ char *shared = v.not_shared_with ? xasprintf("no: %s", v.not_shared_with)
-                                                                : xstrdup("yes");
+                _cleanup_free_ char *shared =
+                        v.not_shared_with ? xasprintf("no: %s", v.not_shared_with) : xstrdup("yes");
                 r = charm_bag_update(ctx, in->peer_rel, false, in->peer_self, "state-shared", shared, err);
         }
         if (r < 0) {
@@ -280,7 +281,8 @@ int ha_peers_sync(struct juju_ctx *ctx, const struct ha_peers_input *in, struct 
                 const char *self_req = charm_bag_string(in->peer_self, "takeover-request");
                 for (size_t i = 0; i <= peers.n; i++) {
                         const char *unit = i < peers.n ? peers.v[i] : env->unit;
-                        const char *req = i < peers.n ? charm_bag_string(bags[i], "takeover-request") : self_req;
+                        const char *req =
+                                i < peers.n ? charm_bag_string(bags[i], "takeover-request") : self_req;
                         long long at = req ? atoll(req) : 0;
                         if (at > done_at && at > best) {
                                 best = at;
@@ -311,7 +313,8 @@ int ha_peers_sync(struct juju_ctx *ctx, const struct ha_peers_input *in, struct 
                 }
                 if (r >= 0) {
                         _cleanup_free_ char *ctls = strv_join(&v.controllers, " ");
-                        r = charm_bag_update(ctx, in->peer_rel, true, in->peer_app, "controllers", ctls, err);
+                        r = charm_bag_update(
+                                ctx, in->peer_rel, true, in->peer_app, "controllers", ctls, err);
                 }
                 if (r < 0) {
                         ha_view_done(&v);
@@ -343,8 +346,8 @@ int ha_peers_sync(struct juju_ctx *ctx, const struct ha_peers_input *in, struct 
         return 0;
 }
 
-int ha_publish_serving(struct juju_ctx *ctx, const char *peer_rel, const cJSON *peer_self, const struct strv *order,
-        struct strbuf *err) {
+int ha_publish_serving(struct juju_ctx *ctx, const char *peer_rel, const cJSON *peer_self,
+        const struct strv *order, struct strbuf *err) {
         _cleanup_free_ char *joined = strv_join(order, " ");
         int r = charm_bag_update(ctx, peer_rel, false, peer_self, "serving", joined, err);
         return r < 0 ? r : 0;

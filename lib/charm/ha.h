@@ -61,8 +61,8 @@ int ha_token(const struct charm_paths *paths, char **ret, struct strbuf *err);
 /* Writes <dir>/HA_MARKER_DIR/<unit> (unit with "/" as "-") holding token, owned by uid:gid and
  * only readable by them, durably (fsync, rename, fsync of the directory); 1 written, 0 already
  * there with that token. */
-int ha_marker_write(const char *dir, const char *unit, const char *token, uid_t uid, gid_t gid,
-        struct strbuf *err);
+int ha_marker_write(
+        const char *dir, const char *unit, const char *token, uid_t uid, gid_t gid, struct strbuf *err);
 /* Whether <dir>/HA_MARKER_DIR/<unit> holds token: 1 yes, 0 no (missing or another token). */
 int ha_marker_seen(const char *dir, const char *unit, const char *token);
 
@@ -99,7 +99,8 @@ struct ha_view {
         char *takeover;          /* a unit that took over and is not first yet (NULL: none) */
         char *first_serving;     /* what the first unit says it runs ("serving": its order), or NULL */
 };
-#define HA_VIEW_INIT { .order = STRV_INIT, .controllers = STRV_INIT, .self = -1 }
+#define HA_VIEW_INIT \
+        { .order = STRV_INIT, .controllers = STRV_INIT, .self = -1 }
 void ha_view_done(struct ha_view *v);
 
 /* Every unit: writes its marker, publishes hostname, token ("state-marker") and whether it sees
@@ -108,7 +109,8 @@ void ha_view_done(struct ha_view *v);
  * it sees and who see everyone's; a unit asking for a takeover, "takeover-request" in its bag
  * newer than the app bag's "takeover-done", moves first) and the "controllers" list, in the app
  * bag. Others read them. Fills *ret. */
-int ha_peers_sync(struct juju_ctx *ctx, const struct ha_peers_input *in, struct ha_view *ret, struct strbuf *err);
+int ha_peers_sync(
+        struct juju_ctx *ctx, const struct ha_peers_input *in, struct ha_view *ret, struct strbuf *err);
 
 /* A takeover announced in the shared state directory (<dir>/HA_MARKER_DIR/takeover: "<unit>
  * <time>"), written by the takeover action BEFORE it takes control: the other controllers'
@@ -120,8 +122,8 @@ int ha_takeover_read(const char *dir, char **ret_unit, time_t *ret_time);
 
 /* After this unit's slurmctld took the file: publishes the order it runs ("serving"), which
  * tells the others (a displaced primary waits for the new one, ha_view.first_serving). */
-int ha_publish_serving(struct juju_ctx *ctx, const char *peer_rel, const cJSON *peer_self, const struct strv *order,
-        struct strbuf *err);
+int ha_publish_serving(struct juju_ctx *ctx, const char *peer_rel, const cJSON *peer_self,
+        const struct strv *order, struct strbuf *err);
 
 /* Action takeover's peer part: writes "takeover-request" (the time) into this unit's peer bag,
  * for the leader to put the unit first. */

@@ -127,7 +127,6 @@ static int cmp_relation_id(const void *a, const void *b) {
         return x < y ? -1 : x > y;
 }
 
-
 /* Leader: the cluster name (config, or the one kept in the peer bag, or a new one). Returns
  * 0, or 1 with a blocked outcome. */
 static int decide_cluster_name(
@@ -235,7 +234,8 @@ static int ensure_statesave(const struct charm_paths *paths, const char *dir, ui
 
 static bool state_dir_ok(const char *s) {
         size_t n = strlen(s);
-        if (s[0] != '/' || n > 200 || streq(s, "/") || strstr(s, "/../") || (n >= 3 && streq(s + n - 3, "/..")))
+        if (s[0] != '/' || n > 200 || streq(s, "/") || strstr(s, "/../") ||
+                (n >= 3 && streq(s + n - 3, "/..")))
                 return false;
         for (const char *p = s; *p; p++)
                 if (!(isalnum((unsigned char) *p) || strchr("._-/", *p)))
@@ -270,7 +270,8 @@ static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, 
         }
         /* options that decide where state lives are checked before anything is written */
         if (in->cfg_timeout < 5 || in->cfg_timeout > 3600) {
-                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "slurmctld-timeout: %lld is not a number of seconds from 5 to 3600",
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED,
+                        "slurmctld-timeout: %lld is not a number of seconds from 5 to 3600",
                         (long long) in->cfg_timeout);
                 out->set_app_status = in->leader;
                 out->app_status = JUJU_STATUS_BLOCKED;
@@ -278,7 +279,8 @@ static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, 
         }
         if (!isempty(in->cfg_state_dir) && !state_dir_ok(in->cfg_state_dir)) {
                 charm_outcome_set(out, JUJU_STATUS_BLOCKED,
-                        "state-save-location: \"%.60s\" is not an absolute path of letters, digits and . _ - /",
+                        "state-save-location: \"%.60s\" is not an absolute path of letters, digits and . _ "
+                        "- /",
                         in->cfg_state_dir);
                 out->set_app_status = in->leader;
                 out->app_status = JUJU_STATUS_BLOCKED;
@@ -313,7 +315,8 @@ static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, 
         {
                 uid_t uid;
                 gid_t gid;
-                in->state_dir = charm_path(o_paths, isempty(in->cfg_state_dir) ? CHARM_PATH_STATESAVE : in->cfg_state_dir);
+                in->state_dir = charm_path(
+                        o_paths, isempty(in->cfg_state_dir) ? CHARM_PATH_STATESAVE : in->cfg_state_dir);
                 r = ensure_statesave(o_paths, in->state_dir, &uid, &gid, err);
                 if (r < 0)
                         return r;
@@ -423,7 +426,6 @@ static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, 
 }
 
 /* --- writes and daemons ------------------------------------------------------------------------ */
-
 
 int slurmctld_install(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct charm_outcome *ret,
         struct strbuf *err) {
@@ -779,8 +781,8 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
                                         continue;
                                 strbuf_reset(&e);
                                 r = slurm_ctl_takeover((int) i, &e);
-                                strbuf_addf(&note, "; control handed to %s%s%s", c.v[i].host, r < 0 ? ": " : "",
-                                        r < 0 ? e.buf : "");
+                                strbuf_addf(&note, "; control handed to %s%s%s", c.v[i].host,
+                                        r < 0 ? ": " : "", r < 0 ? e.buf : "");
                                 break;
                         }
                 }
@@ -803,7 +805,8 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
         if (r < 0)
                 return r;
         (void) juju_logf(ctx, JUJU_LOG_INFO, NULL, "slurmctld stopped (state saved)%s", note.buf);
-        charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmctld stopped: the unit is leaving%s", note.buf);
+        charm_outcome_set(
+                out, JUJU_STATUS_MAINTENANCE, "slurmctld stopped: the unit is leaving%s", note.buf);
         return 0;
 }
 
@@ -848,7 +851,8 @@ static int role_store(const struct charm_paths *p, const struct ctl_inputs *in, 
         if (in->ha.order.n > 1) {
                 strbuf_addf(&s, "%ld %lld %s", in->ha.self, (long long) in->cfg_timeout, in->state_dir);
                 for (size_t i = 0; i < in->controllers.n; i++)
-                        strbuf_addf(&s, " %.*s", (int) strcspn(in->controllers.v[i], "("), in->controllers.v[i]);
+                        strbuf_addf(
+                                &s, " %.*s", (int) strcspn(in->controllers.v[i], "("), in->controllers.v[i]);
         }
         return write_state(p, ROLE_FILE, s.buf ? s.buf : "", err);
 }
@@ -884,7 +888,8 @@ static int ha_gate(struct juju_ctx *ctx, const struct ctl_inputs *in, sd_bus *bu
                 }
                 if (in->ha.not_shared_with)
                         charm_outcome_set(out, JUJU_STATUS_BLOCKED,
-                                "state-save-location %s is not shared with %s (its marker is not there): two "
+                                "state-save-location %s is not shared with %s (its marker is not there): "
+                                "two "
                                 "controllers with private state directories lose jobs; mount one shared "
                                 "directory on every unit",
                                 isempty(in->cfg_state_dir) ? CHARM_PATH_STATESAVE : in->cfg_state_dir,
@@ -985,8 +990,9 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         /* not running slurmctld: the reason stays */
                         size_t n = strcspn(gate, " ");
                         gate[n] = '\0';
-                        charm_outcome_set(out, streq(gate, "blocked") ? JUJU_STATUS_BLOCKED : JUJU_STATUS_WAITING,
-                                "%s", gate + n + 1);
+                        charm_outcome_set(out,
+                                streq(gate, "blocked") ? JUJU_STATUS_BLOCKED : JUJU_STATUS_WAITING, "%s",
+                                gate + n + 1);
                         return 0;
                 }
                 if (ctl_status_from_slurm(out, gone, &e) < 0) {
@@ -1145,8 +1151,9 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         /* kept for the quick status refresh of compute unit events: a unit that may not run
          * slurmctld says why there too */
         {
-                _cleanup_free_ char *line = r > 0 ? xasprintf("%s %s", juju_status_name(out->status), out->message.buf)
-                                                 : xstrdup("");
+                _cleanup_free_ char *line = r > 0
+                        ? xasprintf("%s %s", juju_status_name(out->status), out->message.buf)
+                        : xstrdup("");
                 int k = write_state(&o->paths, GATE_STATUS_FILE, line, err);
                 if (k < 0)
                         return k;
@@ -1310,7 +1317,8 @@ int slurmctld_takeover(struct juju_ctx *ctx, const struct slurmctld_opts *o, str
                 /* the primary takes control back whenever its slurmctld starts: nothing to move */
                 r = slurm_ctl_ping_one(0, &e);
                 if (r < 0) {
-                        strbuf_addf(err, "takeover: this unit is the primary and its slurmctld does not answer: %s",
+                        strbuf_addf(err,
+                                "takeover: this unit is the primary and its slurmctld does not answer: %s",
                                 e.buf);
                         return r;
                 }
@@ -1351,7 +1359,8 @@ int slurmctld_takeover(struct juju_ctx *ctx, const struct slurmctld_opts *o, str
         strv_push(&kv, "in-charge");
         strv_push(&kv, host);
         strv_push(&kv, "note");
-        strv_push(&kv, "the controllers ahead of this one stopped; the leader makes this unit the primary, "
-                       "then they run again as its backups");
+        strv_push(&kv,
+                "the controllers ahead of this one stopped; the leader makes this unit the primary, "
+                "then they run again as its backups");
         return juju_action_set_many(ctx, &kv, err);
 }

@@ -22,6 +22,11 @@
  * reconcile of the leader also deletes stale records: nodes of a related application whose unit
  * is no longer in relation-list, DOWN or not responding, holding no job. Never waits on jobs.
  *
+ * Several controller units (charm/ha.h): each unit proves StateSaveLocation is shared, the
+ * leader keeps the controller order in the peer app bag, a unit outside it runs no slurmctld,
+ * a controller unit that leaves hands control over and stops slurmctld with SIGTERM (stop, or
+ * its own relation-departed), and every status starts with the unit's role.
+ *
  * Ownership: the outcome is the caller's (charm.h). */
 #pragma once
 

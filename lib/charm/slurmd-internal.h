@@ -68,7 +68,8 @@ int sd_install_dropin(const struct slurmd_opts *o, const char *charm_dir, struct
 
 /* Waits (bounded) for slurmd's configuration cache (fetched at or after since, when since > 0:
  * slurmd restarted then), reads it, then waits for the node's registration. */
-int sd_wait_registered(const char *node, time_t since, int timeout_ms, struct slurm_node *ret, struct strbuf *err);
+int sd_wait_registered(
+        const char *node, time_t since, int timeout_ms, struct slurm_node *ret, struct strbuf *err);
 
 /* Whether this unit has left relation rel (the "left" file names it): 1 yes, 0 no (no file,
  * or it names another relation: the file is then removed, the unit joins again). */

@@ -214,7 +214,8 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
                 out->app_status = JUJU_STATUS_BLOCKED;
                 return 1;
         }
-        if (!isempty(in->default_reason) && charm_reason_check("default-node-reason", in->default_reason, &e) < 0) {
+        if (!isempty(in->default_reason) &&
+                charm_reason_check("default-node-reason", in->default_reason, &e) < 0) {
                 blocked(out, in->leader, "", e.buf);
                 return 1;
         }
@@ -310,7 +311,8 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
         return 0;
 }
 
-int sd_wait_registered(const char *node, time_t since, int timeout_ms, struct slurm_node *ret, struct strbuf *err) {
+int sd_wait_registered(
+        const char *node, time_t since, int timeout_ms, struct slurm_node *ret, struct strbuf *err) {
         int64_t deadline = slurm_now_ms() + timeout_ms;
         int delay = SLURM_POLL_FIRST_MS;
         struct stat st;
@@ -318,7 +320,8 @@ int sd_wait_registered(const char *node, time_t since, int timeout_ms, struct sl
         /* the configuration slurmd fetched since it (re)started: an older cache may name the
          * controllers in an order where a standby comes first, and every RPC through it then
          * waits 1.5 x SlurmctldTimeout */
-        while (!slurm_config_path() || (since > 0 && (stat(CONF_CACHE_PATH, &st) < 0 || st.st_mtime < since))) {
+        while (!slurm_config_path() ||
+                (since > 0 && (stat(CONF_CACHE_PATH, &st) < 0 || st.st_mtime < since))) {
                 if (!slurm_poll_sleep(&delay, deadline)) {
                         strbuf_addf(err, "slurmd has not fetched its configuration (%s) within %d ms",
                                 CONF_CACHE_PATH, timeout_ms);

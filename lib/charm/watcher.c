@@ -282,8 +282,8 @@ int watcher_daemon_status(const char *service, const struct unit_state *st, stru
                 /* systemd gave up (a crash loop ends at the start limit): where to look */
                 const char *log = streq(daemon, "munge") ? "/var/log/munge/munged.log" : NULL;
                 _cleanup_free_ char *slurm_log = log ? NULL : xasprintf("/var/log/slurm/%s.log", daemon);
-                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s failed (Result=%s, NRestarts=%u): see %s", daemon,
-                        result, st->n_restarts, log ? log : slurm_log);
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s failed (Result=%s, NRestarts=%u): see %s",
+                        daemon, result, st->n_restarts, log ? log : slurm_log);
                 return 1;
         }
         return 0;

@@ -129,7 +129,8 @@ int slurm_ctl_takeover(int index, struct strbuf *err) {
         }
         r = slurm_takeover(index);
         if (r != SLURM_SUCCESS)
-                return slurm_fail(err, slurm_rc_code(r), "takeover by %s", slurm_conf.control_machine[index]);
+                return slurm_fail(
+                        err, slurm_rc_code(r), "takeover by %s", slurm_conf.control_machine[index]);
         return 0;
 }
 

@@ -18,8 +18,8 @@ static const char *const owned_partition[] = { "PartitionName", "Nodes", NULL };
 static const char *const owned_node[] = { "NodeName", "NodeAddr", "NodeHostname", "Port", "State", NULL };
 static const char *const owned_global[] = { "ClusterName", "SlurmctldHost", "ControlMachine", "ControlAddr",
         "BackupController", "BackupAddr", "SlurmctldPort", "SlurmctldParameters", "AuthType", "AuthInfo",
-        "AuthAltTypes", "AuthAltParameters", "CredType", "SlurmUser", "StateSaveLocation", "SlurmctldTimeout",
-        "MaxNodeCount", "SelectType", "Include", NULL };
+        "AuthAltTypes", "AuthAltParameters", "CredType", "SlurmUser", "StateSaveLocation",
+        "SlurmctldTimeout", "MaxNodeCount", "SelectType", "Include", NULL };
 
 const char *slurm_options_kind_name(enum slurm_options_kind kind) {
         return (unsigned) kind < _SLURM_OPTIONS_KIND_MAX ? kind_names[kind] : "unknown";
@@ -172,11 +172,13 @@ int slurm_options_parse_mem(const char *s, size_t len, enum slurm_options_kind k
                                 return -EINVAL;
                         /* keys with an option of their own say which */
                         if (streq(owned, "StateSaveLocation"))
-                                strbuf_addstr(err, "key \"StateSaveLocation\" is set by the slurmctld option "
-                                                   "state-save-location");
+                                strbuf_addstr(err,
+                                        "key \"StateSaveLocation\" is set by the slurmctld option "
+                                        "state-save-location");
                         else if (streq(owned, "SlurmctldTimeout"))
-                                strbuf_addstr(err, "key \"SlurmctldTimeout\" is set by the slurmctld option "
-                                                   "slurmctld-timeout");
+                                strbuf_addstr(err,
+                                        "key \"SlurmctldTimeout\" is set by the slurmctld option "
+                                        "slurmctld-timeout");
                         else
                                 strbuf_addf(err, "key \"%s\" is managed by the charm", owned);
                         return -EINVAL;

@@ -24,8 +24,8 @@ static int setup(void **state) {
 }
 
 static int teardown(void **state) {
-        const char *files[] = { "charm-markers/slurmctld-0", "charm-markers/slurmctld-1", "charm-markers/takeover",
-                "heartbeat" };
+        const char *files[] = { "charm-markers/slurmctld-0", "charm-markers/slurmctld-1",
+                "charm-markers/takeover", "heartbeat" };
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
                 _cleanup_free_ char *p = xasprintf("%s/%s", dir, files[i]);
                 (void) unlink(p);
@@ -69,8 +69,8 @@ static void test_order(void **state) {
         expect_order("c/0", "c/0 c/1", "", "c/1", "c/0");
         expect_order("c/0 c/1", "c/0", "c/0", "c/1", "c/0");
         /* at most HA_MAX_CONTROLLERS */
-        expect_order("", "c/0 c/1 c/2 c/3 c/4 c/5 c/6 c/7 c/8 c/9", "c/0 c/1 c/2 c/3 c/4 c/5 c/6 c/7 c/8 c/9",
-                NULL, "c/0 c/1 c/2 c/3 c/4 c/5 c/6 c/7");
+        expect_order("", "c/0 c/1 c/2 c/3 c/4 c/5 c/6 c/7 c/8 c/9",
+                "c/0 c/1 c/2 c/3 c/4 c/5 c/6 c/7 c/8 c/9", NULL, "c/0 c/1 c/2 c/3 c/4 c/5 c/6 c/7");
 }
 
 static void test_markers(void **state) {
