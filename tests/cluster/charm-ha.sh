@@ -183,4 +183,14 @@ expect_status "$u" '^blocked state-save-location /srv/slurm-state is not shared 
 [ "$(mx "$u" systemctl is-active slurmctld || true)" != active ] || die "slurmctld runs on $u"
 job=$(sub slurmctld/0 --wrap true)
 wait_done slurmctld/0 "$job" 30
+
+log "moving state-save-location to an empty directory is refused"
+before=$(fingerprint "$(root_of slurmctld/0)/etc/slurm/slurm.conf")
+js config slurmctld state-save-location=/srv/elsewhere >/dev/null
+settle
+expect_status slurmctld/0 '^blocked state-save-location: slurmctld.s state is in /srv/slurm-state, and /srv/elsewhere holds none'
+[ "$(fingerprint "$(root_of slurmctld/0)/etc/slurm/slurm.conf")" = "$before" ] || die "slurm.conf changed"
+js config slurmctld state-save-location=/srv/slurm-state >/dev/null
+settle
+expect_status slurmctld/0 '^active primary, in charge; '
 log "ok"
