@@ -12,6 +12,7 @@
 #include "slurm/nodestate.h"
 #include "slurm/slurmerr.h"
 #include "util/alloc.h"
+#include "util/strv.h"
 
 #include "util/banned.h"
 
@@ -27,6 +28,8 @@ void slurm_node_done(struct slurm_node *n) {
         free(n->features);
         free(n->features_active);
         free(n->gres);
+        free(n->gres_used);
+        free(n->comment);
         free(n->partitions);
         free(n->address);
         free(n->hostname);
@@ -40,6 +43,7 @@ void slurm_node_list_done(struct slurm_node_list *l) {
         for (size_t i = 0; i < l->n; i++)
                 slurm_node_done(&l->v[i]);
         free(l->v);
+        strv_free(l->nodesets);
         *l = (struct slurm_node_list){ 0 };
 }
 
@@ -127,29 +131,60 @@ static char *parts_of(const struct parts *p, const char *name) {
         return strbuf_detach(&sb, NULL);
 }
 
+/* The NodeSet names of every partition, each once (NULL when none). */
+static char **parts_nodesets(const struct parts *p) {
+        _cleanup_strv_ struct strv sets = STRV_INIT;
+        for (uint32_t i = 0; p->msg && i < p->msg->record_count; i++) {
+                const char *s = p->msg->partition_array[i].nodesets;
+                while (!isempty(s)) {
+                        size_t n = strcspn(s, ",");
+                        _cleanup_free_ char *name = xstrndup(s, n);
+                        if (*name && !strv_contains(&sets, name))
+                                strv_push(&sets, name);
+                        s += n;
+                        if (*s == ',')
+                                s++;
+                }
+        }
+        if (!sets.n)
+                return NULL;
+        return strv_detach(&sets);
+}
+
 static void node_from_info(const node_info_t *in, const struct parts *parts, struct slurm_node *out) {
         uint16_t alloc = 0;
+        uint64_t alloc_mem = 0;
         *out = (struct slurm_node){
                 .name = xstrdup(strempty(in->name)),
                 .state = in->node_state,
                 .reason = dup_or_null(in->reason),
                 .reason_time = isempty(in->reason) ? 0 : in->reason_time,
+                .reason_uid =
+                        isempty(in->reason) || in->reason_uid == NO_VAL ? SLURM_NODE_NO_UID : in->reason_uid,
                 .features = dup_or_null(in->features),
                 /* "Same as features if NULL" (slurm.h) */
                 .features_active = dup_or_null(in->features_act ? in->features_act : in->features),
                 .gres = dup_or_null(in->gres),
+                .gres_used = dup_or_null(in->gres_used),
+                .comment = dup_or_null(in->comment),
                 .address = dup_or_null(in->node_addr),
                 .hostname = dup_or_null(in->node_hostname),
                 .version = dup_or_null(in->version),
                 .cpus = in->cpus,
                 .real_memory = in->real_memory,
+                .free_memory = in->free_mem == NO_VAL64 ? UINT64_MAX : in->free_mem,
                 .weight = in->weight,
+                .boot_time = in->boot_time,
                 .slurmd_start_time = in->slurmd_start_time,
         };
         if (in->select_nodeinfo &&
                 slurm_get_select_nodeinfo(in->select_nodeinfo, SELECT_NODEDATA_SUBCNT, NODE_STATE_ALLOCATED,
                         &alloc) == SLURM_SUCCESS)
                 out->alloc_cpus = alloc;
+        if (in->select_nodeinfo &&
+                slurm_get_select_nodeinfo(in->select_nodeinfo, SELECT_NODEDATA_MEM_ALLOC,
+                        NODE_STATE_ALLOCATED, &alloc_mem) == SLURM_SUCCESS)
+                out->alloc_memory = alloc_mem;
         if (parts)
                 out->partitions = parts_of(parts, out->name);
 }
@@ -244,6 +279,7 @@ int slurm_node_list(
                 return r;
         }
         l.n_partitions = p.msg->record_count;
+        l.nodesets = parts_nodesets(&p);
         l.v = xcalloc(msg->record_count ? msg->record_count : 1, sizeof(*l.v));
         for (uint32_t i = 0; i < msg->record_count; i++) {
                 /* 22.05 leaves holes (name NULL) for deleted or unused dynamic slots */

@@ -33,24 +33,34 @@ struct slurm_node {
         uint32_t state;        /* base | flags, see slurm/nodestate.h */
         char *reason;          /* NULL when none */
         time_t reason_time;    /* 0 when no reason */
+        uint32_t reason_uid;   /* who set the reason; SLURM_NODE_NO_UID when no reason */
         char *features;        /* available features, comma-separated; NULL when none */
         char *features_active; /* active features; NULL when none */
         char *gres;            /* NULL when none */
+        char *gres_used;       /* GRES allocated now ("gpu:0"); NULL when none */
+        char *comment;         /* the admin's comment; NULL when none */
         char *partitions;      /* comma-separated; NULL when in none */
         char *address;         /* NodeAddr */
         char *hostname;        /* NodeHostName */
         char *version;         /* slurmd's version, NULL before registration */
         uint16_t cpus;
-        uint16_t alloc_cpus;  /* CPUs allocated to jobs now */
-        uint64_t real_memory; /* MiB */
+        uint16_t alloc_cpus;   /* CPUs allocated to jobs now */
+        uint64_t real_memory;  /* MiB */
+        uint64_t alloc_memory; /* MiB allocated to jobs now */
+        uint64_t free_memory;  /* MiB free as slurmd last reported; UINT64_MAX when unknown */
         uint32_t weight;
-        time_t slurmd_start_time;
+        time_t boot_time;         /* when the machine booted (slurmd's report); 0 unknown */
+        time_t slurmd_start_time; /* 0 before registration */
 };
+
+#define SLURM_NODE_NO_UID UINT32_MAX
 
 struct slurm_node_list {
         struct slurm_node *v;
         size_t n;
         size_t n_partitions; /* partitions in the cluster (all of them, not only those listed) */
+        char **nodesets;     /* NodeSet names the partitions use (NULL-terminated; NULL when
+                              * none): names slurmctld expands to their nodes in an update */
 };
 
 /* Optional filter of slurm_node_list(); NULL members match everything. */

@@ -77,6 +77,12 @@ void slurm_state_format(uint32_t state, struct strbuf *out) {
                 strbuf_addf(out, "+0x%x", (unsigned) flags);
 }
 
+uint32_t slurm_state_with_cpus(uint32_t state, uint32_t cpus, uint32_t alloc_cpus) {
+        if (alloc_cpus > 0 && alloc_cpus < cpus)
+                return (state & NODE_STATE_FLAGS) | NODE_STATE_MIXED;
+        return state;
+}
+
 static int parse_word(const char *w, size_t len, bool *ret_is_base, uint32_t *ret_bits) {
         for (size_t i = 0; i < ELEMENTSOF(base_names); i++)
                 if (base_names[i] && strlen(base_names[i]) == len &&

@@ -29,6 +29,9 @@ enum slurm_drain {
 const char *slurm_state_base_name(uint32_t state);
 /* Appends "BASE+FLAG+FLAG…"; bits with no name are written as "0x…". */
 void slurm_state_format(uint32_t state, struct strbuf *out);
+/* The state scontrol shows (src/api/node_info.c): the base becomes MIXED when some, not all,
+ * of the node's CPUs are allocated; flags kept. */
+uint32_t slurm_state_with_cpus(uint32_t state, uint32_t cpus, uint32_t alloc_cpus);
 /* Parses "IDLE+DRAIN+DYNAMIC_NORM" (case-insensitive). A missing base is UNKNOWN (0).
  * Returns 0, or -EINVAL for an empty string, an unknown word or two base states. */
 int slurm_state_parse(const char *s, uint32_t *ret_state);

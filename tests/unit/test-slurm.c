@@ -50,6 +50,17 @@ static void test_state_format(void **state) {
         assert_string_equal(slurm_state_base_name(NODE_STATE_FUTURE), "FUTURE");
 }
 
+static void test_state_with_cpus(void **state) {
+        const uint32_t alloc = NODE_STATE_ALLOCATED | NODE_STATE_DRAIN | NODE_STATE_DYNAMIC_NORM;
+        /* scontrol's MIXED: some, not all, CPUs allocated (flags kept) */
+        assert_int_equal(slurm_state_with_cpus(alloc, 4, 2),
+                NODE_STATE_MIXED | NODE_STATE_DRAIN | NODE_STATE_DYNAMIC_NORM);
+        assert_int_equal(slurm_state_with_cpus(alloc, 4, 4), alloc);
+        assert_int_equal(slurm_state_with_cpus(NODE_STATE_IDLE, 4, 0), NODE_STATE_IDLE);
+        /* a stale allocation count above the CPUs (22.05's reconfigure bug) stays as reported */
+        assert_int_equal(slurm_state_with_cpus(alloc, 2, 3), alloc);
+}
+
 static void test_state_parse(void **state) {
         uint32_t s = 12345;
         assert_int_equal(slurm_state_parse("IDLE+DRAIN+DYNAMIC_NORM", &s), 0);
@@ -500,6 +511,7 @@ static void test_partition_keys_live(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_state_format),
+                cmocka_unit_test(test_state_with_cpus),
                 cmocka_unit_test(test_state_parse),
                 cmocka_unit_test(test_state_roundtrip),
                 cmocka_unit_test(test_drain_and_predicates),

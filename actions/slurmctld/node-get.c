@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Action node-get: every field of the named nodes; unknown names under "missing"
+ * (charm/ops.h, ops_node_get()). */
+#include "util/macro.h"
+#include "charm/charm.h"
+#include "charm/ops.h"
+
+#include "util/banned.h"
+
+int main(void) {
+        _cleanup_juju_ctx_ struct juju_ctx *ctx = NULL;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+
+        int r = juju_ctx_from_env(&ctx, &err);
+        if (r < 0) {
+                fprintf(stderr, "node-get: %s\n", err.buf);
+                return 1;
+        }
+        r = ops_node_get(ctx, &err);
+        return charm_action_finish(ctx, "node-get", r, &err);
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Action slurm-config: the running controller's configuration (all keys, or item=…)
+ * (charm/ops.h, ops_slurm_config()). */
+#include "util/macro.h"
+#include "charm/charm.h"
+#include "charm/ops.h"
+
+#include "util/banned.h"
+
+int main(void) {
+        _cleanup_juju_ctx_ struct juju_ctx *ctx = NULL;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+
+        int r = juju_ctx_from_env(&ctx, &err);
+        if (r < 0) {
+                fprintf(stderr, "slurm-config: %s\n", err.buf);
+                return 1;
+        }
+        r = ops_slurm_config(ctx, &err);
+        return charm_action_finish(ctx, "slurm-config", r, &err);
+}
