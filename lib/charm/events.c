@@ -312,11 +312,22 @@ static bool hint_names_node(const struct ev_hint *h, const char *node) {
         return strv_contains(&h->nodes, node);
 }
 
-/* Whether a hint of this step names node with event kind. */
-static bool hinted(const struct ev_observation *obs, const char *node, enum ev_kind kind) {
+/* Whether a trigger's name for a node can be believed: slurmctld 22.05 keeps the pending
+ * events as bits by node INDEX and names them at the next pass (trigger_mgr.c); a node deleted
+ * meanwhile leaves its bit to whichever node takes its index (seen: the leaving node's
+ * "drained" reported as the new node's). So only a node the snapshot knew for the whole window
+ * before the trigger ran is named credibly. */
+static bool credible(const struct ev_node *before, int64_t hint_ms) {
+        return before && before->since_ms <= hint_ms - EV_TRIGGER_WINDOW_MS;
+}
+
+/* Whether a credible hint of this step names node (known before as `before`) with event kind. */
+static bool hinted(const struct ev_observation *obs, const struct ev_node *before, const char *node,
+        enum ev_kind kind) {
         for (size_t i = 0; i < obs->n_hints; i++) {
                 const struct ev_hint *h = &obs->hints[i];
-                if (h->kind <= EV_HINT_UP && hint_event(h->kind) == kind && hint_names_node(h, node))
+                if (h->kind <= EV_HINT_UP && hint_event(h->kind) == kind && hint_names_node(h, node) &&
+                        credible(before, h->time_ms))
                         return true;
         }
         return false;
@@ -340,7 +351,8 @@ static void transients(struct step *st, const char *name, const struct ev_node *
                 bool named = false;
                 for (size_t i = 0; i < obs->n_hints; i++) {
                         const struct ev_hint *h = &obs->hints[i];
-                        if (h->kind > EV_HINT_UP || hint_event(h->kind) != kind || !hint_names_node(h, name))
+                        if (h->kind > EV_HINT_UP || hint_event(h->kind) != kind ||
+                                !hint_names_node(h, name) || !credible(before, h->time_ms))
                                 continue;
                         named = true;
                         if (h->time_ms > when)
@@ -375,7 +387,7 @@ static void transients(struct step *st, const char *name, const struct ev_node *
 static bool node_kept_equal(const struct ev_node *a, const struct ev_node *b) {
         return streq(a->name, b->name) && a->cls == b->cls && streq_ptr(a->reason, b->reason) &&
                 a->reason_time == b->reason_time && a->boot_time == b->boot_time &&
-                memcmp(a->seen_ms, b->seen_ms, sizeof(a->seen_ms)) == 0;
+                a->since_ms == b->since_ms && memcmp(a->seen_ms, b->seen_ms, sizeof(a->seen_ms)) == 0;
 }
 
 int ev_step(const struct ev_state *prev, const struct ev_observation *obs, struct ev_state *ret_next,
@@ -409,8 +421,11 @@ int ev_step(const struct ev_state *prev, const struct ev_observation *obs, struc
                         n->cls = sorted[i]->cls; /* carried over: no state bits */
                 const struct ev_node *o = table_find(&prev->nodes, n->name);
                 memset(n->seen_ms, 0, sizeof(n->seen_ms));
-                if (o)
+                n->since_ms = obs->now_ms;
+                if (o) {
                         memcpy(n->seen_ms, o->seen_ms, sizeof(n->seen_ms));
+                        n->since_ms = o->since_ms;
+                }
         }
 
         if (prev->exists) {
@@ -441,7 +456,7 @@ int ev_step(const struct ev_state *prev, const struct ev_observation *obs, struc
                                         if (slot >= 0 && n->seen_ms[slot] < obs->now_ms)
                                                 n->seen_ms[slot] = obs->now_ms;
                                         if (!out.v[k].transient && slot >= 0 &&
-                                                hinted(obs, n->name, out.v[k].kind))
+                                                hinted(obs, c == 0 ? o : NULL, n->name, out.v[k].kind))
                                                 out.v[k].from_trigger = true;
                                 }
                                 if (c == 0)
@@ -449,19 +464,7 @@ int ev_step(const struct ev_state *prev, const struct ev_observation *obs, struc
                                 j++;
                         }
                 }
-                /* nodes named by a trigger that neither table knows (came and went between two
-                 * steps) */
-                _cleanup_strv_ struct strv unknown = STRV_INIT;
-                for (size_t h = 0; h < obs->n_hints; h++)
-                        for (size_t k = 0; obs->hints[h].kind <= EV_HINT_UP && k < obs->hints[h].nodes.n;
-                                k++) {
-                                const char *name = obs->hints[h].nodes.v[k];
-                                if (!table_find(&prev->nodes, name) && !table_find(&next.nodes, name) &&
-                                        !strv_contains(&unknown, name))
-                                        strv_push(&unknown, name);
-                        }
-                for (size_t k = 0; k < unknown.n; k++)
-                        transients(&st, unknown.v[k], NULL, NULL, out.n);
+                /* a name neither snapshot knew for the window is no credible witness (above) */
         }
 
         if (!changed) {
@@ -560,17 +563,18 @@ static int state_parse(const char *data, struct ev_state *ret) {
         pending = cJSON_GetObjectItemCaseSensitive(j, "pending");
         if (s.next_seq < 1 || !cJSON_IsArray(nodes) || !cJSON_IsArray(pending))
                 return -EBADMSG;
-        /* each node: [name, cls, reason|null, reason_time, boot_time, seen_down, seen_drained, seen_up] */
+        /* each node: [name, cls, reason|null, reason_time, boot_time, seen_down, seen_drained,
+         * seen_up, since] */
         cJSON_ArrayForEach(x, nodes) {
-                const cJSON *f[8];
+                const cJSON *f[9];
                 int k = 0;
                 const cJSON *e;
                 cJSON_ArrayForEach(e, x) {
-                        if (k < 8)
+                        if (k < 9)
                                 f[k] = e;
                         k++;
                 }
-                if (k != 8 || !cJSON_IsString(f[0]) || !cJSON_IsNumber(f[1]) ||
+                if (k != 9 || !cJSON_IsString(f[0]) || !cJSON_IsNumber(f[1]) ||
                         !(cJSON_IsString(f[2]) || cJSON_IsNull(f[2]))) {
                         ev_state_done(&s);
                         return -EBADMSG;
@@ -583,6 +587,7 @@ static int state_parse(const char *data, struct ev_state *ret) {
                 n->boot_time = cJSON_IsNumber(f[4]) ? (int64_t) f[4]->valuedouble : 0;
                 for (int q = 0; q < EV_SEEN_N; q++)
                         n->seen_ms[q] = cJSON_IsNumber(f[5 + q]) ? (int64_t) f[5 + q]->valuedouble : 0;
+                n->since_ms = cJSON_IsNumber(f[8]) ? (int64_t) f[8]->valuedouble : 0;
         }
         /* kept sorted by name (a hand-edited file may not be) */
         for (size_t i = 1; i < s.nodes.n; i++)
@@ -621,6 +626,7 @@ static char *state_render(const struct ev_state *s) {
                 cJSON_AddItemToArray(row, cJSON_CreateNumber((double) n->boot_time));
                 for (int q = 0; q < EV_SEEN_N; q++)
                         cJSON_AddItemToArray(row, cJSON_CreateNumber((double) n->seen_ms[q]));
+                cJSON_AddItemToArray(row, cJSON_CreateNumber((double) n->since_ms));
                 cJSON_AddItemToArray(nodes, row);
         }
         pending = cJSON_AddArrayToObject(j, "pending");

@@ -17,13 +17,18 @@
  * only takes the snapshot (no record): the log tells changes, not the initial inventory.
  *
  * Sources. A record's source is "trigger" when a Slurm trigger named that node with that event
- * (ev_hint: down, drained, up), else "reconcile" (the difference of two snapshots); its cause is
- * why the step ran ("trigger:drained,reconfig", "update-status", "poll", …). A trigger that names
- * a node whose snapshot shows no such change (the node went down and came back between two
- * steps) gives a "transient" record at the trigger's time, unless the log recorded that event
- * for that node within EV_TRIGGER_WINDOW_MS before the trigger ran (a trigger fires up to ~16 s
- * after the event: the same change seen twice is recorded once). Transients of one node are
- * ordered from its last known state (down before: up, down, drained; else down, drained, up).
+ * (ev_hint: down, drained, up) before any reconcile saw the change, else "reconcile" (the
+ * difference of two snapshots; whoever sees a change first records it); its cause is why the
+ * step ran ("trigger:drained,reconfig", "update-status", "poll", …). A trigger that names a node
+ * whose snapshots show no such change (it went down and came back between two steps) gives a
+ * "transient" record at the trigger's time, unless the log recorded that event for that node
+ * within EV_TRIGGER_WINDOW_MS before the trigger ran (a trigger fires up to ~16 s after the
+ * event: the same change seen twice is recorded once). Transients of one node are ordered from
+ * its last known state (down before: up, down, drained; else down, drained, up), and go before
+ * its "removed". A trigger's node name is believed only for a node the snapshot has known for
+ * the whole window: slurmctld 22.05 names pending events by node index at its next pass, so a
+ * node deleted meanwhile hands its events to the node that takes its index (seen: a leaving
+ * node's "drained" reported as the newly registered node's).
  *
  * The record (one JSON object per line, keys in this order; absent keys are omitted):
  *   {"seq":12,"id":"3f9a1c20-12","time":"2026-01-02T03:04:05.678Z","event":"drained",
@@ -121,6 +126,7 @@ struct ev_node {
         int64_t reason_time;        /* s */
         int64_t boot_time;          /* s; 0 unknown */
         int64_t seen_ms[EV_SEEN_N]; /* when this log last recorded it down, drained, up */
+        int64_t since_ms;           /* when the snapshot first had it */
 };
 
 struct ev_table {

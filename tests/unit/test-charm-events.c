@@ -292,6 +292,7 @@ static void test_trigger_sources_and_transients(void **state) {
         ev_table_add(&a_down, "a", DOWN, "dead", 0, 0);
         ev_table_add(&a_down, "b", IDLE, NULL, 0, 0);
         step(&h, &up, NULL, 0, &got);
+        h.now += EV_TRIGGER_WINDOW_MS; /* known long enough for a trigger's name to count */
 
         /* the down trigger names a: the difference's record has the trigger as source; a reconfig
          * trigger is only a cause */
@@ -338,22 +339,35 @@ static void test_trigger_sources_and_transients(void **state) {
         ev_hint_done(&hs[0]);
         ev_hint_done(&hs[1]);
 
-        /* a node that came and went between two steps, and one removed after a drain */
+        /* one removed right after a drain: the drain goes before the removal; a name no
+         * snapshot knew (a node that came and went, or slurmctld's index reuse) is no witness */
         h.now += 60000;
         hint(&hs[0], EV_HINT_DRAINED, h.now, "ghost,b");
         struct ev_table only_a = { 0 };
         ev_table_add(&only_a, "a", DOWN, "dead", 0, 0);
         step(&h, &only_a, hs, 1, &got);
-        ASSERT_RECORDS(&got, "drained:b:trigger:transient", "removed:b:reconcile",
-                "drained:ghost:trigger:transient");
+        ASSERT_RECORDS(&got, "drained:b:trigger:transient", "removed:b:reconcile");
         ev_hint_done(&hs[0]);
+
+        /* slurmctld 22.05 names pending bits by node index: b's slot taken by c before the
+         * pass makes "drained c" out of b's drain; c is new (or too new): not believed */
+        struct ev_table with_c = { 0 };
+        ev_table_add(&with_c, "a", DOWN, "dead", 0, 0);
+        ev_table_add(&with_c, "c", IDLE, NULL, 0, 0);
+        hint(&hs[0], EV_HINT_DRAINED, h.now, "c");
+        step(&h, &with_c, hs, 1, &got);
+        ASSERT_RECORDS(&got, "added:c:reconcile");
+        step(&h, &with_c, hs, 1, &got); /* known for less than the window */
+        ASSERT_NONE(&got);
+        ev_hint_done(&hs[0]);
+        ev_table_done(&with_c);
 
         /* a hint of a drain the difference shows as drained: one record, from the trigger */
         struct ev_table a_drained = { 0 };
         ev_table_add(&a_drained, "a", DOWN | DRAIN, "dead", 0, 0);
         hint(&hs[0], EV_HINT_DRAINED, h.now, "a");
         step(&h, &a_drained, hs, 1, &got);
-        ASSERT_RECORDS(&got, "drained:a:trigger");
+        ASSERT_RECORDS(&got, "drained:a:trigger", "removed:c:reconcile");
         ev_hint_done(&hs[0]);
 
         ev_table_done(&a_drained);
