@@ -8,6 +8,7 @@
 #include "charm/ctlapply.h"
 #include "charm/ctlconf.h"
 #include "charm/ctlguard.h"
+#include "charm/nodeevents.h"
 #include "charm/pause.h"
 #include "charm/watcher.h"
 #include "slurmconf/conf.h"
@@ -958,6 +959,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 strbuf_addf(&msg, "%s; %s", why, out->message.buf);
                 charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s", msg.buf);
         }
+        /* the node event log: watcher, triggers, reconcile (charm/nodeevents.h; never fails) */
+        nodeevents_after_reconcile(ctx, &o->paths, bus, o->event, out);
         out->set_app_status = in.leader;
         out->app_status = out->status;
         return 0;
