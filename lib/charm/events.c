@@ -903,12 +903,12 @@ static void collect(const char *data, size_t len, struct line_ref **v, size_t *n
         }
 }
 
-int ev_log_read(const char *dir, bool has_since, uint64_t since, size_t limit, struct ev_page *ret,
-        struct strbuf *err) {
+int ev_log_read(const char *dir, bool has_since, uint64_t since, size_t limit, size_t max_bytes,
+        struct ev_page *ret, struct strbuf *err) {
         _cleanup_free_ char *cur = dir_file(dir, EV_LOG_FILE), *old = dir_file(dir, EV_LOG_OLD_FILE);
         _cleanup_free_ char *a = NULL, *b = NULL;
         _cleanup_free_ struct line_ref *v = NULL;
-        size_t alen = 0, blen = 0, n = 0, alloc = 0, from, to;
+        size_t alen = 0, blen = 0, n = 0, alloc = 0, from, to, bytes = 0;
         struct ev_page page = { .lines = STRV_INIT };
         int r;
 
@@ -927,16 +927,24 @@ int ev_log_read(const char *dir, bool has_since, uint64_t since, size_t limit, s
                 page.latest = v[n - 1].seq;
         }
         if (has_since) {
+                /* forward from since: while the limit and the bytes allow */
                 from = 0;
                 while (from < n && v[from].seq <= since)
                         from++;
-                to = from + limit < n ? from + limit : n;
+                to = from;
+                while (to < n && to - from < limit &&
+                        (to == from || !max_bytes || bytes + v[to].len + 1 <= max_bytes))
+                        bytes += v[to++].len + 1;
                 page.more = to < n;
                 if (n > 0 && since + 1 < page.oldest)
                         page.rotated_out = page.oldest - since - 1;
         } else {
+                /* backward from the newest */
                 to = n;
-                from = n > limit ? n - limit : 0;
+                from = n;
+                while (from > 0 && to - from < limit &&
+                        (from == to || !max_bytes || bytes + v[from - 1].len + 1 <= max_bytes))
+                        bytes += v[--from].len + 1;
                 page.more = from > 0;
         }
         for (size_t i = from; i < to; i++) {

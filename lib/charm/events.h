@@ -224,7 +224,9 @@ struct ev_page {
         uint64_t rotated_out; /* has_since: records after `since` no longer kept (rotation) */
 };
 void ev_page_done(struct ev_page *p);
-/* has_since: the first `limit` records with seq > since; else the last `limit` records.
- * Only whole lines are read; hold the lock for a view that a rotation cannot cut. */
-int ev_log_read(const char *dir, bool has_since, uint64_t since, size_t limit, struct ev_page *ret,
-        struct strbuf *err);
+/* has_since: the first `limit` records with seq > since; else the last `limit` records; in
+ * both cases no more records than fit in max_bytes (0: no bound; the lines and their newlines;
+ * at least one record). Only whole lines are read; hold the lock for a view that a rotation
+ * cannot cut. Returns the number of records. */
+int ev_log_read(const char *dir, bool has_since, uint64_t since, size_t limit, size_t max_bytes,
+        struct ev_page *ret, struct strbuf *err);

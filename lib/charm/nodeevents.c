@@ -23,6 +23,8 @@
 #define UNIT_TIMEOUT_USEC (30 * 1000 * 1000ULL)
 #define TRIGGER_SET_TIMEOUT_MS (30 * 1000)
 #define HINT_NODES_MAX 65536
+/* action-set takes each KEY=VALUE as one argument: Linux refuses one longer than 128 KiB */
+#define NODEEVENTS_RESULT_MAX (96 * 1024)
 
 char *nodeevents_dir(const struct charm_paths *paths) {
         return charm_path(paths, CHARM_PATH_STATE_DIR "/" NODEEVENTS_STATE_SUBDIR);
@@ -451,7 +453,7 @@ int nodeevents_action(struct juju_ctx *ctx, const struct charm_paths *paths, str
         _cleanup_close_ int lock = -1;
         r = ev_lock(dir, 0, &lock, err);
         if (r >= 0)
-                r = ev_log_read(dir, p.has_since, p.since, p.limit, &page, err);
+                r = ev_log_read(dir, p.has_since, p.since, p.limit, NODEEVENTS_RESULT_MAX, &page, err);
         if (r < 0)
                 return r;
         _cleanup_free_ char *events = strv_join(&page.lines, "\n");

@@ -486,25 +486,38 @@ static void test_commit_and_read(void **state) {
         assert_int_equal(st.st_mode & 07777, 0600);
 
         /* the newest 3 without since; since=4 limit=3: 5..7, more; since=9: 10; since=10: none */
-        assert_int_equal(ev_log_read(dir, false, 0, 3, &page, &err), 3);
+        assert_int_equal(ev_log_read(dir, false, 0, 3, 0, &page, &err), 3);
         assert_int_equal(page.first, 8);
         assert_int_equal(page.last, 10);
         assert_true(page.more);
         assert_int_equal(page.oldest, 1);
         assert_int_equal(page.latest, 10);
         ev_page_done(&page);
-        assert_int_equal(ev_log_read(dir, true, 4, 3, &page, &err), 3);
+        assert_int_equal(ev_log_read(dir, true, 4, 3, 0, &page, &err), 3);
         assert_int_equal(page.first, 5);
         assert_int_equal(page.last, 7);
         assert_true(page.more);
         assert_int_equal(page.rotated_out, 0);
         assert_non_null(strstr(page.lines.v[0], "{\"seq\":5,"));
         ev_page_done(&page);
-        assert_int_equal(ev_log_read(dir, true, 9, 100, &page, &err), 1);
+        assert_int_equal(ev_log_read(dir, true, 9, 100, 0, &page, &err), 1);
         assert_false(page.more);
         ev_page_done(&page);
-        assert_int_equal(ev_log_read(dir, true, 10, 100, &page, &err), 0);
+        assert_int_equal(ev_log_read(dir, true, 10, 100, 0, &page, &err), 0);
         assert_int_equal(page.first, 0);
+        ev_page_done(&page);
+        /* a byte bound: whole records that fit (at least one), from either end */
+        _cleanup_free_ char *all = read_file(dir, EV_LOG_FILE);
+        size_t one = (size_t) (strchr(all, '\n') - all) + 1;
+        assert_int_equal(ev_log_read(dir, true, 0, 100, 2 * one + 10, &page, &err), 2);
+        assert_int_equal(page.last, 2);
+        assert_true(page.more);
+        ev_page_done(&page);
+        assert_int_equal(ev_log_read(dir, true, 0, 100, 1, &page, &err), 1);
+        ev_page_done(&page);
+        assert_int_equal(ev_log_read(dir, false, 0, 100, 2 * one + 10, &page, &err), 2);
+        assert_int_equal(page.first, 9);
+        assert_true(page.more);
         ev_page_done(&page);
         close(fd);
         rm_rf(dir);
@@ -533,7 +546,7 @@ static void test_crash_recovery(void **state) {
         assert_int_equal(ev_log_last_seq(dir, &seq, &err), 0);
         assert_int_equal(seq, 4);
         assert_int_equal(flip(dir, NULL, 5), 1);
-        assert_int_equal(ev_log_read(dir, true, 0, 100, &page, &err), 5);
+        assert_int_equal(ev_log_read(dir, true, 0, 100, 0, &page, &err), 5);
         for (size_t i = 0; i < 5; i++) {
                 _cleanup_free_ char *want = xasprintf("{\"seq\":%zu,", i + 1);
                 assert_non_null(startswith(page.lines.v[i], want));
@@ -545,7 +558,7 @@ static void test_crash_recovery(void **state) {
         assert_true(fd >= 0);
         assert_int_equal(write(fd, "{\"seq\":6,\"id\":\"x", 16), 16);
         close(fd);
-        assert_int_equal(ev_log_read(dir, true, 0, 100, &page, &err), 5);
+        assert_int_equal(ev_log_read(dir, true, 0, 100, 0, &page, &err), 5);
         ev_page_done(&page);
         assert_int_equal(flip(dir, NULL, 6), 1);
         _cleanup_free_ char *after = read_file(dir, EV_LOG_FILE);
@@ -585,15 +598,15 @@ static void test_rotation(void **state) {
         assert_true(strlen(cur) <= EV_LOG_CAP_MIN / 2);
         assert_true(strlen(old) <= EV_LOG_CAP_MIN / 2);
         /* what is kept is contiguous and ends at the last seq */
-        assert_int_equal(
-                ev_log_read(dir, true, 0, 1000, &page, &err), (int) (count_lines(cur) + count_lines(old)));
+        assert_int_equal(ev_log_read(dir, true, 0, 1000, 0, &page, &err),
+                (int) (count_lines(cur) + count_lines(old)));
         assert_int_equal(page.latest, (uint64_t) n);
         assert_true(page.oldest > 1);
         assert_int_equal(page.rotated_out, page.oldest - 1);
         assert_int_equal(page.last - page.first + 1, page.lines.n);
         ev_page_done(&page);
         /* since inside what is kept: no gap reported */
-        assert_int_equal(ev_log_read(dir, true, (uint64_t) n - 2, 1000, &page, &err), 2);
+        assert_int_equal(ev_log_read(dir, true, (uint64_t) n - 2, 1000, 0, &page, &err), 2);
         assert_int_equal(page.rotated_out, 0);
         ev_page_done(&page);
 
