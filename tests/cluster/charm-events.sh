@@ -267,4 +267,19 @@ t0=$(now_ms)
 mx slurmctld/0 scontrol update nodename=slurmd-0 state=drain reason=after-upgrade
 step slurmd-0 drained "$B" "$t0" "drain after upgrade-charm"
 [ "$SEQ" = $((B + 1)) ] || die "seq after upgrade-charm: $SEQ, want $((B + 1))"
+
+# 11. a second controller unit (not the leader): its own log, and node-events answers the same
+# there (it reconciles first: the change made just before is in the answer at once)
+log "add-unit slurmctld: node-events on the non-leader"
+js add-unit slurmctld >/dev/null
+settle 240
+expect_status slurmctld/1 '^active 2 nodes in 1 partition$'
+mx slurmctld/1 scontrol update nodename=slurmd-0 state=resume
+out=$(js run slurmctld/1 node-events limit=1 --format=json)
+python3 -c '
+import json, sys
+r = json.loads(sys.argv[1])["slurmctld/1"]["results"]
+last = json.loads(r["events"])
+assert last["event"] == "resumed" and last["node"] == "slurmd-0" and last["cause"] == "node-events", last
+assert r["nodes"] == "2 nodes: 0 down, 0 drained, 0 draining", r["nodes"]' "$out" || die "node-events on slurmctld/1: $out"
 log "ok"
