@@ -120,7 +120,7 @@ int nodeevents_params_parse(const cJSON *params, struct nodeevents_params *ret, 
 /* Action node-events [since=SEQ] [limit=N]: parameters checked first (a bad one fails the
  * action and changes nothing), a reconcile (best effort: a silent slurmctld is noted, the log
  * is still returned), then the page (at most limit records and 96 KiB: action-set takes each
- * result as one argument; "more" and "next-since" say where to go on): results "events" (JSON lines, oldest first), "count",
- * "first-seq", "last-seq", "next-since", "more", "oldest-seq", "latest-seq", "rotated-out"
- * (records after since no longer kept), "nodes" (counts now), "note". */
+ * result as one argument; "more" and "next-since" say where to go on). Results: "events" (JSON
+ * lines, oldest first), "count", "first-seq", "last-seq", "next-since", "more", "oldest-seq",
+ * "latest-seq", "rotated-out" (records after since no longer kept), "nodes" (counts now), "note". */
 int nodeevents_action(struct juju_ctx *ctx, const struct charm_paths *paths, struct strbuf *err);
