@@ -9,6 +9,7 @@
 #include "charm/ctlconf.h"
 #include "charm/ctlguard.h"
 #include "charm/ha.h"
+#include "charm/nodeevents.h"
 #include "charm/pause.h"
 #include "charm/watcher.h"
 #include "slurmconf/conf.h"
@@ -796,6 +797,9 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
                 if (r < 0)
                         return r;
         }
+        /* the node event watcher too (charm/nodeevents.h): this unit keeps no log any more */
+        (void) unit_stop(bus, NODEEVENTS_UNIT, unit_timeout(o), NULL);
+        (void) unit_disable(bus, NODEEVENTS_UNIT, unit_timeout(o), NULL);
         struct unit_state st;
         r = unit_get_state(bus, "slurmctld.service", &st, err);
         if (r >= 0 && !streq(st.load_state, "not-found"))
@@ -1273,6 +1277,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 strbuf_addf(&msg, "%s; %s", why, out->message.buf);
                 charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s", msg.buf);
         }
+        /* the node event log: watcher, triggers, reconcile (charm/nodeevents.h; never fails) */
+        nodeevents_after_reconcile(ctx, &o->paths, bus, o->event, out);
         out->set_app_status = in.leader;
         out->app_status = out->status;
         return 0;

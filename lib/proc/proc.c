@@ -6,12 +6,14 @@
 #include "proc/proc.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -400,4 +402,107 @@ out_close:
         close_fd(&st_p[0]);
         close_fd(&st_p[1]);
         return r;
+}
+
+/* --- a function called as another user ------------------------------------------------------- */
+
+/* The child's answer on the pipe: fn's return value, then up to PROC_CALL_OUT_MAX bytes. */
+static _noreturn_ void child_call(
+        uid_t uid, gid_t gid, int (*fn)(void *, struct strbuf *), void *userdata, int wfd) {
+        struct strbuf out = STRBUF_INIT;
+        int32_t r;
+
+        if (setgroups(1, &gid) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
+                r = -EPERM;
+        else if (uid != 0 && (setuid(0) == 0 || geteuid() == 0))
+                r = -EPERM; /* must not be able to come back */
+        else
+                r = fn(userdata, &out);
+        if (out.len > PROC_CALL_OUT_MAX)
+                strbuf_setlen(&out, PROC_CALL_OUT_MAX);
+        struct iovec iov[2] = { { &r, sizeof(r) }, { out.buf, out.len } };
+        (void) !writev(wfd, iov, out.len ? 2 : 1);
+        _exit(0);
+}
+
+int proc_call_as(uid_t uid, gid_t gid, int timeout_ms, int (*fn)(void *userdata, struct strbuf *out),
+        void *userdata, struct strbuf *ret_out) {
+        _cleanup_strbuf_ struct strbuf answer = STRBUF_INIT;
+        int p[2] = { -1, -1 }, pidfd = -1, status = 0, r;
+        int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : -1;
+        pid_t pid;
+
+        if (!fn)
+                return -EINVAL;
+        if (ret_out)
+                strbuf_reset(ret_out);
+        r = pipe_cloexec(p);
+        if (r < 0)
+                return r;
+        pid = fork();
+        if (pid < 0) {
+                r = -errno;
+                close_fd(&p[0]);
+                close_fd(&p[1]);
+                return r;
+        }
+        if (pid == 0) {
+                close_fd(&p[0]);
+                child_call(uid, gid, fn, userdata, p[1]);
+        }
+        close_fd(&p[1]);
+        /* the answer, until EOF (the child exited) or the deadline */
+        for (;;) {
+                int left = remaining_ms(deadline);
+                if (left == 0) {
+                        r = -ETIME;
+                        break;
+                }
+                struct pollfd pfd = { .fd = p[0], .events = POLLIN };
+                int k = poll(&pfd, 1, left);
+                if (k < 0 && errno != EINTR) {
+                        r = -errno;
+                        break;
+                }
+                if (k <= 0)
+                        continue;
+                strbuf_grow(&answer, PROC_IO_CHUNK);
+                ssize_t n = read(p[0], answer.buf + answer.len, answer.alloc - answer.len - 1);
+                if (n < 0 && errno != EINTR && errno != EAGAIN) {
+                        r = -errno;
+                        break;
+                }
+                if (n == 0) {
+                        r = 0;
+                        break;
+                }
+                if (n > 0)
+                        strbuf_setlen(&answer, answer.len + (size_t) n);
+                if (answer.len > sizeof(int32_t) + PROC_CALL_OUT_MAX) {
+                        r = -EPROTO;
+                        break;
+                }
+        }
+        close_fd(&p[0]);
+        if (r < 0) {
+                (void) kill(pid, SIGKILL);
+                (void) wait_blocking(pid, &status);
+                return r;
+        }
+        if (deadline >= 0)
+                pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+        r = wait_deadline(pid, pidfd, deadline, &status);
+        close_fd(&pidfd);
+        if (r < 0) {
+                (void) kill(pid, SIGKILL);
+                (void) wait_blocking(pid, &status);
+                return r;
+        }
+        if (answer.len < sizeof(int32_t))
+                return -ECHILD;
+        int32_t v;
+        memcpy(&v, answer.buf, sizeof(v));
+        if (ret_out)
+                strbuf_add(ret_out, answer.buf + sizeof(v), answer.len - sizeof(v));
+        return v;
 }

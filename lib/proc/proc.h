@@ -46,6 +46,20 @@ struct proc {
 int proc_run(struct proc *p);
 void proc_clear(struct proc *p);
 
+/* Calls fn(userdata, out) in a forked child that first becomes uid:gid (supplementary groups
+ * set to gid alone, then setgid, then setuid; a child that could regain root afterwards
+ * gives up). For work that must be done AS another user, not merely with its files: Slurm
+ * accepts a trigger only from SlurmUser, and its munge credential names the caller's uid.
+ * What fn appends to out (at most PROC_CALL_OUT_MAX bytes) comes back in ret_out (may be NULL;
+ * emptied first). The child never returns into the caller's code: it _exit()s, so atexit
+ * handlers and stdio buffers stay the parent's.
+ * Returns fn's return value (0, a positive count or a negative errno), -EPERM when the child
+ * could not become uid:gid, -ETIME when timeout_ms (> 0) expired (the child is killed), -ECHILD
+ * when the child died without an answer, another negative errno when fork or pipe failed. */
+#define PROC_CALL_OUT_MAX (64 * 1024)
+int proc_call_as(uid_t uid, gid_t gid, int timeout_ms, int (*fn)(void *userdata, struct strbuf *out),
+        void *userdata, struct strbuf *ret_out);
+
 static inline void proc_clearp(struct proc *p) {
         proc_clear(p);
 }

@@ -18,6 +18,13 @@ _Static_assert(SLURM_NODE_EVENT_DOWN == TRIGGER_TYPE_DOWN, "trigger bits");
 _Static_assert(SLURM_NODE_EVENT_FAIL == TRIGGER_TYPE_FAIL, "trigger bits");
 _Static_assert(SLURM_NODE_EVENT_IDLE == TRIGGER_TYPE_IDLE, "trigger bits");
 _Static_assert(SLURM_NODE_EVENT_DRAINED == TRIGGER_TYPE_DRAINED, "trigger bits");
+_Static_assert(SLURM_NODE_EVENT_RECONFIG == TRIGGER_TYPE_RECONFIG, "trigger bits");
+_Static_assert(SLURM_CTLD_EVENT_PRI_FAIL == TRIGGER_TYPE_PRI_CTLD_FAIL, "trigger bits");
+_Static_assert(SLURM_CTLD_EVENT_PRI_RES_OP == TRIGGER_TYPE_PRI_CTLD_RES_OP, "trigger bits");
+_Static_assert(SLURM_CTLD_EVENT_PRI_RES_CTRL == TRIGGER_TYPE_PRI_CTLD_RES_CTRL, "trigger bits");
+_Static_assert(SLURM_CTLD_EVENT_BU_FAIL == TRIGGER_TYPE_BU_CTLD_FAIL, "trigger bits");
+_Static_assert(SLURM_CTLD_EVENT_BU_RES_OP == TRIGGER_TYPE_BU_CTLD_RES_OP, "trigger bits");
+_Static_assert(SLURM_CTLD_EVENT_BU_AS_CTRL == TRIGGER_TYPE_BU_CTLD_AS_CTRL, "trigger bits");
 
 /* trigger_info_t.offset: seconds after the event, stored with a 0x8000 origin */
 #define OFFSET_ORIGIN 0x8000
@@ -41,6 +48,8 @@ const char *slurm_node_event_name(enum slurm_node_event e) {
                 return "down";
         case SLURM_NODE_EVENT_FAIL:
                 return "fail";
+        case SLURM_NODE_EVENT_RECONFIG:
+                return "reconfig";
         case SLURM_NODE_EVENT_IDLE:
                 return "idle";
         case SLURM_NODE_EVENT_DRAINED:
@@ -48,6 +57,71 @@ const char *slurm_node_event_name(enum slurm_node_event e) {
         default:
                 return NULL;
         }
+}
+
+const char *slurm_ctld_event_name(enum slurm_ctld_event e) {
+        switch (e) {
+        case SLURM_CTLD_EVENT_PRI_FAIL:
+                return "primary_slurmctld_failure";
+        case SLURM_CTLD_EVENT_PRI_RES_OP:
+                return "primary_slurmctld_resumed_operation";
+        case SLURM_CTLD_EVENT_PRI_RES_CTRL:
+                return "primary_slurmctld_resumed_control";
+        case SLURM_CTLD_EVENT_BU_FAIL:
+                return "backup_slurmctld_failure";
+        case SLURM_CTLD_EVENT_BU_RES_OP:
+                return "backup_slurmctld_resumed_operation";
+        case SLURM_CTLD_EVENT_BU_AS_CTRL:
+                return "backup_slurmctld_assumed_control";
+        default:
+                return NULL;
+        }
+}
+
+static const char *spec_event_name(const struct slurm_trigger_spec *s) {
+        return s->controller ? slurm_ctld_event_name(s->event) : slurm_node_event_name(s->event);
+}
+
+bool slurm_trigger_is(const struct slurm_trigger *t, const struct slurm_trigger_spec *s, uint32_t uid) {
+        return t->permanent && t->user_id == uid && t->events == s->event &&
+                (s->controller ? t->ctld_trigger : t->node_trigger) && streq_ptr(t->resource, "*") &&
+                streq_ptr(t->program, s->program);
+}
+
+int slurm_trigger_set_perm(const struct slurm_trigger_spec *s, struct strbuf *err) {
+        trigger_info_t t;
+        int r;
+
+        if (!spec_event_name(s)) {
+                if (err)
+                        strbuf_addf(err, "trigger: unknown %s event 0x%x",
+                                s->controller ? "slurmctld" : "node", (unsigned) s->event);
+                return -EINVAL;
+        }
+        if (isempty(s->program) || s->program[0] != '/') {
+                if (err)
+                        strbuf_addf(err, "trigger: program \"%s\" is not an absolute path",
+                                strempty(s->program));
+                return -EINVAL;
+        }
+        r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        slurm_init_trigger_msg(&t);
+        t.res_type = s->controller ? TRIGGER_RES_TYPE_SLURMCTLD : TRIGGER_RES_TYPE_NODE;
+        t.res_id = (char *) "*"; /* strigger's choice too; a node name would be fatal at restore */
+        t.trig_type = s->event;
+        t.offset = OFFSET_ORIGIN;
+        t.user_id = (uint32_t) getuid();
+        t.program = (char *) s->program;
+        t.flags = TRIGGER_FLAG_PERM;
+        r = slurm_set_trigger(&t);
+        if (r == SLURM_SUCCESS)
+                return 1;
+        if (slurm_rc_code(r) == ESLURM_TRIGGER_DUP)
+                return 0;
+        return slurm_fail(
+                err, slurm_rc_code(r), "set %s trigger as uid %u", spec_event_name(s), (unsigned) getuid());
 }
 
 int slurm_trigger_set_node(const char *node, enum slurm_node_event event, const char *program,
@@ -101,6 +175,7 @@ int slurm_trigger_list(struct slurm_trigger_list *ret, struct strbuf *err) {
                 l.v[l.n++] = (struct slurm_trigger){
                         .id = t->trig_id,
                         .node_trigger = t->res_type == TRIGGER_RES_TYPE_NODE,
+                        .ctld_trigger = t->res_type == TRIGGER_RES_TYPE_SLURMCTLD,
                         .events = t->trig_type,
                         .resource = isempty(t->res_id) ? NULL : xstrdup(t->res_id),
                         .program = isempty(t->program) ? NULL : xstrdup(t->program),

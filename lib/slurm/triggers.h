@@ -4,11 +4,25 @@
  * with the affected node names as its argument; so this is the controller charm's tool (e.g. to
  * fire a local event when nodes go down or drained), not a compute node's.
  *
- * 22.05 facts: one event type per trigger; a trigger without `permanent` is removed once it
- * fired; slurmctld checks triggers periodically, so a trigger fires seconds after the event,
- * not at once (11-14 s after a drain in tests/cluster/slurm-adapters.sh): no substitute for
- * slurm_jobs_wait_none() where latency matters; only
- * root or SlurmUser may set triggers; the program must be an absolute path the user can run.
+ * 22.05 facts (src/slurmctld/trigger_mgr.c, checked with real daemons; HACKING.md "Node events"):
+ *   - slurmctld checks triggers every 15 s (TRIGGER_INTERVAL, controller.c), so a trigger fires
+ *     up to ~16 s after the event: no substitute for slurm_jobs_wait_none() where latency
+ *     matters; only the controller in charge runs them;
+ *   - with SlurmUser not root, ONLY SlurmUser may set a trigger: root is refused
+ *     (trigger_set(): "Attempt to set trigger by uid 0 != SlurmUser", -EACCES here); the
+ *     program must be a file that user can execute (checked at set time and at each run);
+ *   - the program runs on the controller host in charge, as the trigger's uid, with every fd
+ *     closed (no stdin, stdout or stderr) and the node hostlist (or "reconfig", or the
+ *     controller event's name) as its last argument; the program string is split on spaces;
+ *   - a trigger without `permanent` is removed once it fired; a PERM one is cloned (same id)
+ *     and saved in StateSaveLocation/trigger_state, restored at restart and takeover; the
+ *     pending event bits are NOT saved (events of the last <= 15 s before a restart are lost);
+ *   - a saved trigger naming a node that no longer exists makes slurmctld fatal() at restore
+ *     ("Incomplete trigger data checkpoint file"): use "*", never node names;
+ *   - `fail` never fires (nothing calls trigger_node_failing()); DRAINING, the resume of a
+ *     drained node and a dynamic node's registration fire nothing; `reconfig` fires on every
+ *     reconfigure, node update (scontrol update node: drain, resume, down) and node delete;
+ *   - slurm_get_triggers() lists every user's triggers to anyone (not the copies running now).
  *
  * Functions call slurm_client_init() first; 0 / count or negative errno with a message in err.
  * Ownership: struct slurm_trigger_list owns its strings; free with slurm_trigger_list_done(). */
@@ -25,13 +39,25 @@ enum slurm_node_event {
         SLURM_NODE_EVENT_UP = 1U << 0,
         SLURM_NODE_EVENT_DOWN = 1U << 1,
         SLURM_NODE_EVENT_FAIL = 1U << 2,
+        SLURM_NODE_EVENT_RECONFIG = 1U << 5,
         SLURM_NODE_EVENT_IDLE = 1U << 7,
         SLURM_NODE_EVENT_DRAINED = 1U << 8,
+};
+
+/* Controller events (resource type slurmctld); the values are TRIGGER_TYPE_* bits too. */
+enum slurm_ctld_event {
+        SLURM_CTLD_EVENT_PRI_FAIL = 1U << 9,      /* primary_slurmctld_failure */
+        SLURM_CTLD_EVENT_PRI_RES_OP = 1U << 10,   /* primary_slurmctld_resumed_operation */
+        SLURM_CTLD_EVENT_PRI_RES_CTRL = 1U << 11, /* primary_slurmctld_resumed_control */
+        SLURM_CTLD_EVENT_BU_FAIL = 1U << 13,      /* backup_slurmctld_failure */
+        SLURM_CTLD_EVENT_BU_RES_OP = 1U << 14,    /* backup_slurmctld_resumed_operation */
+        SLURM_CTLD_EVENT_BU_AS_CTRL = 1U << 15,   /* backup_slurmctld_assumed_control */
 };
 
 struct slurm_trigger {
         uint32_t id;
         bool node_trigger; /* a node trigger (else job, controller, database, … trigger) */
+        bool ctld_trigger; /* a slurmctld trigger */
         uint32_t events;   /* TRIGGER_TYPE_* bits (SLURM_NODE_EVENT_* for node triggers) */
         char *resource;    /* node name expression, "*" for any node; NULL when none */
         char *program;
@@ -45,8 +71,26 @@ struct slurm_trigger_list {
 };
 void slurm_trigger_list_done(struct slurm_trigger_list *l);
 
-/* "up", "down", "fail", "idle", "drained"; NULL for anything else. */
+/* "up", "down", "fail", "reconfig", "idle", "drained"; NULL for anything else. */
 const char *slurm_node_event_name(enum slurm_node_event e);
+/* strigger's names: "primary_slurmctld_resumed_control", …; NULL for anything else. */
+const char *slurm_ctld_event_name(enum slurm_ctld_event e);
+
+/* A permanent trigger for every node ("*") or for the controller, as a daemon-side charm
+ * keeps it: one event bit, offset 0. */
+struct slurm_trigger_spec {
+        bool controller;     /* a slurmctld event (else a node event) */
+        uint32_t event;      /* one SLURM_NODE_EVENT_* or SLURM_CTLD_EVENT_* bit */
+        const char *program; /* absolute path, then arguments separated by single spaces */
+};
+/* Whether t is spec's trigger: same kind and event, resource "*", permanent, this program,
+ * owned by uid (pure). */
+bool slurm_trigger_is(const struct slurm_trigger *t, const struct slurm_trigger_spec *s, uint32_t uid);
+/* Sets spec's trigger as the calling user (who must be SlurmUser, see above: call it from a
+ * process running as that uid, proc_call_as()). Returns 1 when set, 0 when slurmctld already
+ * has the same one (ESLURM_TRIGGER_DUP: idempotent), -EACCES when the caller is not SlurmUser
+ * or cannot run the program, -EINVAL for a bad spec. */
+int slurm_trigger_set_perm(const struct slurm_trigger_spec *s, struct strbuf *err);
 
 /* Sets a trigger for one event on node (a name or hostlist expression; NULL or "*": any
  * node). program: absolute path. -EINVAL for a bad event or a relative program. */

@@ -114,25 +114,38 @@ out=$(drive node "$NODE")
 check "weight is 7" has "$out" '^weight=7$'
 
 # --- triggers (slurmctld runs the program on its host; its trigger thread is periodic) ---------
-printf '#!/bin/sh\necho "$(date +%%s.%%N) $*" >>"%s/out/trig"\n' "$T" >"$T/trig.sh"
+# With SlurmUser=slurm (as the charm runs it) only that user may set a trigger: root is refused.
+# as_slurm CMD…: CMD as SlurmUser (what the charm does in a child that became SlurmUser).
+as_slurm() { timeout 60 runuser -u "$SLURM_USER" -- env SLURM_CONF="$SLURM_CONF" "$@" 2>>"$T/log/drive.err"; }
+printf '#!/bin/sh\necho "$(date +%%s.%%N) $(id -un) $*" >>"%s/out/trig"\n' "$T" >"$T/trig.sh"
 chmod 755 "$T/trig.sh"
-out=$(drive trigger-set "$NODE" drained relative/trig.sh)
+out=$(as_slurm "$DRIVE" trigger-set "$NODE" drained relative/trig.sh)
 check "trigger with a relative program: EINVAL" has "$out" '^ERR EINVAL '
 out=$(drive trigger-set "$NODE" drained "$T/trig.sh")
-check "set a drained trigger" has "$out" '^ok$'
+check "root may not set a trigger (SlurmUser=slurm): EACCES" has "$out" '^ERR EACCES '
+check "slurmctld says why" grep -q "Attempt to set trigger by uid 0 != SlurmUser" "$T/log/slurmctld.log"
+out=$(as_slurm "$DRIVE" trigger-set "$NODE" drained "$T/trig.sh")
+check "SlurmUser sets a drained trigger" has "$out" '^ok$'
 out=$(drive triggers)
-check "trigger listed" has "$out" '^1 triggers$' "^trigger [0-9]+ node=1 events=0x100 resource=$NODE program=$T/trig.sh\$"
+check "trigger listed (to root too)" has "$out" '^1 triggers$' "^trigger [0-9]+ node=1 events=0x100 resource=$NODE program=$T/trig.sh\$"
 t0=$(date +%s.%N)
 drive drain "$NODE" "trigger test" >/dev/null
 wait_for 40 test -s "$T/out/trig"
-check "drained trigger ran with the node name" grep -q " $NODE\$" "$T/out/trig"
+check "drained trigger ran as SlurmUser with the node name" grep -q " $SLURM_USER $NODE\$" "$T/out/trig"
 [ -s "$T/out/trig" ] && log "trigger fired $(awk -v a="$t0" '{ printf "%.1f", $1 - a }' "$T/out/trig") s after the drain"
 out=$(drive triggers)
 check "a fired one-shot trigger is gone" has "$out" '^0 triggers$'
-drive trigger-set '*' down "$T/trig.sh" >/dev/null
+out=$(drive trigger-perm down "$T/trig.sh")
+check "root may not set a permanent trigger either: EACCES" has "$out" '^ERR EACCES '
+out=$(as_slurm "$DRIVE" trigger-perm down "$T/trig.sh")
+check "SlurmUser sets a permanent trigger on every node" has "$out" '^set$'
+out=$(as_slurm "$DRIVE" trigger-perm down "$T/trig.sh")
+check "the same again is a duplicate, not an error" has "$out" '^there$'
+out=$(drive triggers)
+check "one permanent trigger on *" has "$out" '^1 triggers$' "^trigger [0-9]+ node=1 events=0x2 resource=\\* program=$T/trig.sh\$"
 id=$(drive triggers | awk '/^trigger / { print $2 }')
 out=$(drive trigger-clear "${id:-0}")
-check "clear a trigger" has "$out" '^ok$'
+check "root clears SlurmUser's trigger" has "$out" '^ok$'
 out=$(drive triggers)
 check "cleared trigger is gone" has "$out" '^0 triggers$'
 out=$(drive trigger-clear 99999)

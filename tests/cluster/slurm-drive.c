@@ -191,6 +191,17 @@ int main(int argc, char **argv) {
                         if (streq(b, slurm_node_event_name(evs[i])))
                                 ev = evs[i];
                 r = slurm_trigger_set_node(a, ev, argv[4], false, &err);
+        } else if (streq(verb, "trigger-perm") && a && b) {
+                /* a permanent trigger on every node, as the controller charm keeps them */
+                const struct slurm_trigger_spec spec = {
+                        .event = streq(a, "down") ? SLURM_NODE_EVENT_DOWN : SLURM_NODE_EVENT_DRAINED,
+                        .program = b
+                };
+                r = slurm_trigger_set_perm(&spec, &err);
+                if (r < 0)
+                        return fail(r, &err);
+                printf("%s\n", r > 0 ? "set" : "there");
+                return 0;
         } else if (streq(verb, "triggers")) {
                 struct slurm_trigger_list l;
                 r = slurm_trigger_list(&l, &err);
@@ -218,7 +229,7 @@ int main(int argc, char **argv) {
                         "       slurm-drive list [FEATURE [PARTITION]] | ping | reconfigure | config-path\n"
                         "       slurm-drive hardware [DEV_DIR]\n"
                         "       slurm-drive trigger-set NODE up|down|fail|idle|drained PROGRAM | triggers |"
-                        " trigger-clear ID\n");
+                        " trigger-clear ID | trigger-perm down|drained PROGRAM\n");
                 return 2;
         }
         if (r < 0)

@@ -3,7 +3,10 @@
 # configless dynamic slurmd (in a private mount namespace), all torn down by cluster_down.
 #
 # Source this file, then call cluster_up; install `trap cluster_down EXIT` first. Sets:
-#   T (temp dir), SLURM_CONF (exported), CTL_PORT, NODE (the dynamic node's name).
+#   T (temp dir), SLURM_CONF (exported), CTL_PORT, NODE (the dynamic node's name), SLURM_USER.
+# slurmctld runs as SlurmUser=slurm, as the charm's slurm.conf has it (templates/slurm.conf):
+# what only SlurmUser may do (set triggers) must fail as root here too, not be hidden by a
+# SlurmUser=root test cluster. slurmd runs as root (SlurmdUser=root, as in production).
 # Every process it starts is recorded by pid in $T/pids; cluster_down kills exactly those, plus
 # the processes (slurmstepd, jobs) in the running slurmd's private mount namespace.
 
@@ -19,6 +22,7 @@ pick_ports() {
         return 1
 }
 NODE=${NODE:-testnode1}
+SLURM_USER=slurm
 T=
 SLURMD_PID=
 
@@ -46,7 +50,10 @@ cluster_up() {
         pick_ports || die "no free port pair in 16817..16916"
         log "ports: slurmctld $CTL_PORT, slurmd $SLURMD_PORT"
         chmod 755 "$T"
-        mkdir -p "$T/state" "$T/spool" "$T/log" "$T/out"
+        id "$SLURM_USER" >/dev/null 2>&1 || die "no user $SLURM_USER (the slurmctld package makes it)"
+        mkdir -p "$T/state" "$T/spool" "$T/log" "$T/out" "$T/run"
+        # slurmctld drops to SlurmUser: its state, log and pid file are that user's
+        chown "$SLURM_USER:" "$T/state" "$T/log" "$T/run" "$T/out"
         : >"$T/pids"
 
         # munge: own key, own socket, foreground so that its pid is ours.
@@ -70,7 +77,7 @@ SlurmdPort=$SLURMD_PORT
 AuthType=auth/munge
 AuthInfo=socket=$T/munge.socket
 CredType=cred/munge
-SlurmUser=root
+SlurmUser=$SLURM_USER
 SlurmdUser=root
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
@@ -83,7 +90,7 @@ MpiDefault=none
 ReturnToService=2
 StateSaveLocation=$T/state
 SlurmdSpoolDir=$T/spool
-SlurmctldPidFile=$T/slurmctld.pid
+SlurmctldPidFile=$T/run/slurmctld.pid
 SlurmdPidFile=$T/slurmd.pid
 SlurmctldLogFile=$T/log/slurmctld.log
 SlurmdLogFile=$T/log/slurmd.log

@@ -299,6 +299,61 @@ static void test_fd_and_signal_hygiene(void **state) {
         assert_non_null(strstr(p.out.buf, "SigIgn:\t0000000000000000\n"));
 }
 
+/* --- proc_call_as ------------------------------------------------------------------------------ */
+
+static int who_am_i(void *userdata, struct strbuf *out) {
+        strbuf_addf(out, "uid=%u gid=%u groups=%d", (unsigned) geteuid(), (unsigned) getegid(),
+                getgroups(0, NULL));
+        return (int) geteuid();
+}
+
+static int fails(void *userdata, struct strbuf *out) {
+        strbuf_addstr(out, "no such thing");
+        return -ENOENT;
+}
+
+static int dies(void *userdata, struct strbuf *out) {
+        _exit(3);
+}
+
+static _noreturn_ int hangs(void *userdata, struct strbuf *out) {
+        for (;;)
+                pause();
+}
+
+static int chatty(void *userdata, struct strbuf *out) {
+        for (int i = 0; i < 2 * PROC_CALL_OUT_MAX; i++)
+                strbuf_addch(out, 'x');
+        return 7;
+}
+
+static void test_call_as(void **state) {
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+        uid_t uid = geteuid();
+
+        /* as oneself: no change is needed and fn's return and text come back */
+        assert_int_equal(proc_call_as(uid, getegid(), 5000, who_am_i, NULL, &out), (int) uid);
+        assert_non_null(strstr(out.buf, "uid="));
+        assert_int_equal(proc_call_as(uid, getegid(), 5000, fails, NULL, &out), -ENOENT);
+        assert_string_equal(out.buf, "no such thing");
+        /* a child that dies without an answer, one that hangs past the timeout */
+        assert_int_equal(proc_call_as(uid, getegid(), 5000, dies, NULL, &out), -ECHILD);
+        int64_t t0 = mono_ms();
+        assert_int_equal(proc_call_as(uid, getegid(), 200, hangs, NULL, &out), -ETIME);
+        assert_true(mono_ms() - t0 < 3000);
+        /* the answer is bounded */
+        assert_int_equal(proc_call_as(uid, getegid(), 5000, chatty, NULL, &out), 7);
+        assert_int_equal(out.len, PROC_CALL_OUT_MAX);
+        assert_int_equal(proc_call_as(uid, getegid(), 5000, NULL, NULL, &out), -EINVAL);
+
+        if (uid != 0)
+                return; /* becoming another user needs root */
+        /* root becomes nobody (65534) for the call, with that group alone, and stays root */
+        assert_int_equal(proc_call_as(65534, 65534, 5000, who_am_i, NULL, &out), 65534);
+        assert_string_equal(out.buf, "uid=65534 gid=65534 groups=1");
+        assert_int_equal(geteuid(), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_exit_codes),
@@ -312,6 +367,7 @@ int main(void) {
                 cmocka_unit_test(test_cwd),
                 cmocka_unit_test(test_timeout),
                 cmocka_unit_test(test_fd_and_signal_hygiene),
+                cmocka_unit_test(test_call_as),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

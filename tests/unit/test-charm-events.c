@@ -1,0 +1,697 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests for lib/charm/events: state classes, the difference of two snapshots as events,
+ * trigger sources and transients, record format, and the files (commit, crash recovery,
+ * partial lines, rotation that never reuses a seq, reading pages, lock, a corrupt snapshot). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/events.h"
+#include "util/fileio.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <slurm/slurm.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "util/banned.h"
+
+#define IDLE NODE_STATE_IDLE
+#define ALLOC NODE_STATE_ALLOCATED
+#define DOWN NODE_STATE_DOWN
+#define DRAIN NODE_STATE_DRAIN
+#define DYN NODE_STATE_DYNAMIC_NORM
+#define T0 1700000000000LL /* ms */
+
+/* --- helpers ------------------------------------------------------------------------------------- */
+
+struct row {
+        const char *name;
+        uint32_t state;
+        const char *reason;
+};
+
+static void table_rows(struct ev_table *t, const struct row *r, size_t n) {
+        ev_table_done(t);
+        for (size_t i = 0; i < n; i++)
+                ev_table_add(t, r[i].name, r[i].state, r[i].reason, T0 / 1000, 1000);
+}
+#define TABLE(t, ...)                                    \
+        do {                                             \
+                const struct row r_[] = { __VA_ARGS__ }; \
+                table_rows(&(t), r_, ELEMENTSOF(r_));    \
+        } while (0)
+
+/* A step: prev → next with the table (NULL: unchanged) and hints; prev becomes next; the
+ * records are returned as "event:node:source[:transient]" lines in ret. */
+struct hist {
+        struct ev_state s;
+        int64_t now;
+};
+
+static void hist_init(struct hist *h) {
+        *h = (struct hist){ .s = { .next_seq = 1, .log_id = "0badc0de" }, .now = T0 };
+}
+
+static int step(struct hist *h, const struct ev_table *t, const struct ev_hint *hints, size_t n_hints,
+        struct strv *ret) {
+        struct ev_state next;
+        struct ev_records recs;
+        struct ev_observation obs = {
+                .table = t,
+                .table_time = h->now / 1000,
+                .hints = hints,
+                .n_hints = n_hints,
+                .cause = "test",
+                .now_ms = h->now,
+        };
+        int r = ev_step(&h->s, &obs, &next, &recs);
+        strv_clear(ret);
+        for (size_t i = 0; i < recs.n; i++) {
+                assert_int_equal(recs.v[i].seq, h->s.next_seq + i);
+                strv_pushf(ret, "%s:%s:%s%s", ev_kind_name(recs.v[i].kind), strempty(recs.v[i].node),
+                        recs.v[i].from_trigger ? "trigger" : "reconcile",
+                        recs.v[i].transient ? ":transient" : "");
+        }
+        assert_int_equal(next.next_seq, h->s.next_seq + recs.n);
+        if (recs.n > 0)
+                assert_int_equal(next.pending.n, recs.n);
+        ev_records_done(&recs);
+        ev_state_done(&h->s);
+        h->s = next;
+        h->now += 1000;
+        return r;
+}
+
+static void assert_strv(const struct strv *got, const char *const *want, size_t n) {
+        _cleanup_free_ char *j = strv_join(got, " | ");
+        if (got->n != n)
+                fail_msg("got %zu records: %s", got->n, j);
+        for (size_t i = 0; i < n; i++)
+                if (!streq(got->v[i], want[i]))
+                        fail_msg("record %zu: got \"%s\", want \"%s\" (all: %s)", i, got->v[i], want[i], j);
+}
+#define ASSERT_RECORDS(got, ...)                          \
+        do {                                              \
+                const char *const w_[] = { __VA_ARGS__ }; \
+                assert_strv(got, w_, ELEMENTSOF(w_));     \
+        } while (0)
+#define ASSERT_NONE(got) assert_int_equal((got)->n, 0)
+
+static void hint(struct ev_hint *h, enum ev_hint_kind k, int64_t t, const char *nodes) {
+        *h = (struct ev_hint){ .kind = k, .time_ms = t, .nodes = STRV_INIT };
+        if (nodes) {
+                _cleanup_free_ char *copy = xstrdup(nodes);
+                for (char *s = copy, *save = NULL, *tok; (tok = strtok_r(s, ",", &save)); s = NULL)
+                        strv_push(&h->nodes, tok);
+        }
+}
+
+static char *tmpdir(void) {
+        char tmpl[] = "/tmp/test-events.XXXXXX";
+        assert_non_null(mkdtemp(tmpl));
+        return xstrdup(tmpl);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        return remove(path);
+}
+
+static void rm_rf(const char *dir) {
+        nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* --- pure ---------------------------------------------------------------------------------------- */
+
+static void test_names(void **state) {
+        enum ev_hint_kind k;
+        assert_string_equal(ev_kind_name(EV_SLURMCTLD_STARTED), "slurmctld-started");
+        assert_null(ev_kind_name(EV_KIND_MAX));
+        assert_int_equal(ev_hint_parse("drained", &k), 0);
+        assert_int_equal(k, EV_HINT_DRAINED);
+        assert_int_equal(ev_hint_parse("fail", &k), -EINVAL);
+        assert_int_equal(ev_hint_parse(NULL, &k), -EINVAL);
+        assert_string_equal(ev_hint_name(EV_HINT_SLURMCTLD), "slurmctld");
+}
+
+static void test_classes(void **state) {
+        assert_int_equal(ev_state_class(IDLE | DYN), 0);
+        assert_int_equal(ev_state_class(ALLOC), 0); /* busy counts only with a drain */
+        assert_int_equal(ev_state_class(DOWN | DYN), EV_CLS_DOWN);
+        assert_int_equal(ev_state_class(IDLE | DRAIN), EV_CLS_DRAIN);
+        assert_int_equal(ev_state_class(IDLE | NODE_STATE_FAIL), EV_CLS_DRAIN);
+        assert_int_equal(ev_state_class(ALLOC | DRAIN), EV_CLS_DRAIN | EV_CLS_BUSY);
+        assert_int_equal(ev_state_class(NODE_STATE_MIXED | DRAIN), EV_CLS_DRAIN | EV_CLS_BUSY);
+        assert_int_equal(ev_state_class(IDLE | DRAIN | NODE_STATE_COMPLETING), EV_CLS_DRAIN | EV_CLS_BUSY);
+        assert_int_equal(ev_state_class(DOWN | DRAIN), EV_CLS_DOWN | EV_CLS_DRAIN);
+        assert_int_equal(ev_state_class(IDLE | NODE_STATE_NO_RESPOND), 0);
+}
+
+static void test_first_step_is_baseline(void **state) {
+        struct hist h;
+        _cleanup_strv_ struct strv got = STRV_INIT;
+        struct ev_table t = { 0 };
+        hist_init(&h);
+        TABLE(t, { "a", IDLE | DYN, NULL }, { "b", DOWN, "disk" });
+        assert_int_equal(step(&h, &t, NULL, 0, &got), 1); /* a snapshot to keep */
+        ASSERT_NONE(&got);
+        assert_true(h.s.exists);
+        assert_int_equal(h.s.nodes.n, 2);
+        /* the same table again: nothing to record and nothing to write */
+        assert_int_equal(step(&h, &t, NULL, 0, &got), 0);
+        ASSERT_NONE(&got);
+        ev_table_done(&t);
+        ev_state_done(&h.s);
+}
+
+/* A scripted life of four nodes, one change at a time. */
+static void test_diff_sequence(void **state) {
+        struct hist h;
+        _cleanup_strv_ struct strv got = STRV_INIT;
+        struct ev_table t = { 0 };
+        hist_init(&h);
+        TABLE(t, { "n1", IDLE, NULL }, { "n2", IDLE, NULL });
+        step(&h, &t, NULL, 0, &got);
+        ASSERT_NONE(&got);
+
+        /* drained (idle), then the reason changes, then resumed */
+        TABLE(t, { "n1", IDLE | DRAIN, "maint" }, { "n2", IDLE, NULL });
+        step(&h, &t, NULL, 0, &got);
+        ASSERT_RECORDS(&got, "drained:n1:reconcile");
+        TABLE(t, { "n1", IDLE | DRAIN, "maint 2" }, { "n2", IDLE, NULL });
+        step(&h, &t, NULL, 0, &got);
+        ASSERT_RECORDS(&got, "reason:n1:reconcile");
+        TABLE(t, { "n1", IDLE, NULL }, { "n2", IDLE, NULL });
+        step(&h, &t, NULL, 0, &got);
+        ASSERT_RECORDS(&got, "resumed:n1:reconcile");
+
+        /* draining while a job runs, drained once it ends */
+        TABLE(t, { "n1", ALLOC | DRAIN, "leaving" }, { "n2", IDLE, NULL });
+        step(&h, &t, NULL, 0, &got);
+        ASSERT_RECORDS(&got, "draining:n1:reconcile");
+        TABLE(t, { "n1", IDLE | DRAIN, "leaving" }, { "n2", IDLE, NULL });
+        step(&h, &t, NULL, 0, &got);
+        ASSERT_RECORDS(&got, "drained:n1:reconcile");
+
+        /* n2 down, then up; a job start on n2 (ALLOCATED) is no event */
+        TABLE(t, { "n1", IDLE | DRAIN, "leaving" }, { "n2", DOWN, "gone" });
+        step(&h, &t, NULL, 0, &got);
+        ASSERT_RECORDS(&got, "down:n2:reconcile");
+        TABLE(t, { "n1", IDLE | DRAIN, "leaving" }, { "n2", ALLOC, NULL });
+        step(&h, &t, NULL, 0, &got);
+        ASSERT_RECORDS(&got, "up:n2:reconcile");
+        TABLE(t, { "n1", IDLE | DRAIN, "leaving" }, { "n2", IDLE, NULL });
+        step(&h, &t, NULL, 0, &got);
+        ASSERT_NONE(&got);
+
+        /* n1 removed, n3 added drained, n0 added: by name order */
+        TABLE(t, { "n3", IDLE | DRAIN, "burn-in" }, { "n2", ALLOC, NULL }, { "n0", IDLE, NULL });
+        step(&h, &t, NULL, 0, &got);
+        ASSERT_RECORDS(&got, "added:n0:reconcile", "removed:n1:reconcile", "added:n3:reconcile",
+                "drained:n3:reconcile");
+        /* down and drained at once: both */
+        TABLE(t, { "n3", IDLE | DRAIN, "burn-in" }, { "n2", ALLOC, NULL }, { "n0", DOWN | DRAIN, "x" });
+        step(&h, &t, NULL, 0, &got);
+        ASSERT_RECORDS(&got, "down:n0:reconcile", "drained:n0:reconcile");
+        /* a resume of DOWN+DRAIN: up and resumed */
+        TABLE(t, { "n3", IDLE | DRAIN, "burn-in" }, { "n2", ALLOC, NULL }, { "n0", IDLE, NULL });
+        step(&h, &t, NULL, 0, &got);
+        ASSERT_RECORDS(&got, "up:n0:reconcile", "resumed:n0:reconcile");
+        /* duplicates in a table count once */
+        TABLE(t, { "n3", IDLE | DRAIN, "burn-in" }, { "n2", ALLOC, NULL }, { "n0", IDLE, NULL },
+                { "n0", DOWN, "dup" });
+        step(&h, &t, NULL, 0, &got);
+        ASSERT_NONE(&got);
+        assert_int_equal(h.s.next_seq, 16);
+        ev_table_done(&t);
+        ev_state_done(&h.s);
+}
+
+static void test_rebooted_and_controller(void **state) {
+        struct hist h;
+        _cleanup_strv_ struct strv got = STRV_INIT;
+        struct ev_table t = { 0 };
+        struct ev_records recs;
+        struct ev_state next;
+        hist_init(&h);
+        ev_table_add(&t, "n1", IDLE, NULL, 0, 5000);
+        struct ev_observation obs = { .table = &t, .ctl_boot = 100, .cause = "x", .now_ms = T0 };
+        assert_int_equal(ev_step(&h.s, &obs, &next, &recs), 1);
+        assert_int_equal(recs.n, 0);
+        ev_records_done(&recs);
+        ev_state_done(&h.s);
+        h.s = next;
+        /* boot time within the slack: the same boot; beyond it: rebooted */
+        t.v[0].boot_time = 5000 + EV_BOOT_SLACK_S;
+        step(&h, &t, NULL, 0, &got);
+        ASSERT_NONE(&got);
+        t.v[0].boot_time = 9000;
+        step(&h, &t, NULL, 0, &got);
+        ASSERT_RECORDS(&got, "rebooted:n1:reconcile");
+
+        /* the controller's boot time changes: one record, first, from the trigger if one said so */
+        struct ev_hint hs[1];
+        hint(&hs[0], EV_HINT_SLURMCTLD, T0, NULL);
+        obs = (struct ev_observation){
+                .table = NULL, .ctl_boot = 200, .hints = hs, .n_hints = 1, .now_ms = T0
+        };
+        assert_int_equal(ev_step(&h.s, &obs, &next, &recs), 1);
+        assert_int_equal(recs.n, 1);
+        assert_int_equal(recs.v[0].kind, EV_SLURMCTLD_STARTED);
+        assert_true(recs.v[0].from_trigger);
+        assert_int_equal(recs.v[0].boot_time, 200);
+        assert_int_equal(next.ctl_boot, 200);
+        ev_records_done(&recs);
+        ev_state_done(&h.s);
+        h.s = next;
+        /* unknown (0) keeps the last one: no record */
+        obs = (struct ev_observation){ .table = NULL, .ctl_boot = 0, .now_ms = T0 };
+        assert_int_equal(ev_step(&h.s, &obs, &next, &recs), 0);
+        assert_int_equal(recs.n, 0);
+        ev_records_done(&recs);
+        ev_state_done(&next);
+        ev_hint_done(&hs[0]);
+        ev_table_done(&t);
+        ev_state_done(&h.s);
+}
+
+static void test_trigger_sources_and_transients(void **state) {
+        struct hist h;
+        _cleanup_strv_ struct strv got = STRV_INIT;
+        struct ev_table up = { 0 }, a_down = { 0 };
+        struct ev_hint hs[3];
+        hist_init(&h);
+        ev_table_add(&up, "a", IDLE, NULL, 0, 0);
+        ev_table_add(&up, "b", IDLE, NULL, 0, 0);
+        ev_table_add(&a_down, "a", DOWN, "dead", 0, 0);
+        ev_table_add(&a_down, "b", IDLE, NULL, 0, 0);
+        step(&h, &up, NULL, 0, &got);
+        h.now += EV_TRIGGER_WINDOW_MS; /* known long enough for a trigger's name to count */
+
+        /* the down trigger names a: the difference's record has the trigger as source; a reconfig
+         * trigger is only a cause */
+        hint(&hs[0], EV_HINT_DOWN, h.now, "a");
+        hint(&hs[1], EV_HINT_RECONFIG, h.now, NULL);
+        step(&h, &a_down, hs, 2, &got);
+        ASSERT_RECORDS(&got, "down:a:trigger");
+        ev_hint_done(&hs[0]);
+        ev_hint_done(&hs[1]);
+
+        /* back up, seen by a reconcile first (update-status), the up trigger comes 10 s later:
+         * recorded once */
+        step(&h, &up, NULL, 0, &got);
+        ASSERT_RECORDS(&got, "up:a:reconcile");
+        hint(&hs[0], EV_HINT_UP, h.now + 10000, "a");
+        step(&h, NULL, hs, 1, &got);
+        ASSERT_NONE(&got);
+        ev_hint_done(&hs[0]);
+
+        /* down and back up between two steps: only the triggers saw it (transients, down
+         * first since a was up; b is up again too, after a down of its own) */
+        h.now += 60000;
+        hint(&hs[0], EV_HINT_UP, h.now, "a,b");
+        hint(&hs[1], EV_HINT_DOWN, h.now, "a");
+        hint(&hs[2], EV_HINT_DOWN, h.now, "b");
+        step(&h, &up, hs, 3, &got);
+        ASSERT_RECORDS(&got, "down:a:trigger:transient", "up:a:trigger:transient",
+                "down:b:trigger:transient", "up:b:trigger:transient");
+        /* the same spool records again (the watcher died before removing them): nothing */
+        step(&h, &up, hs, 3, &got);
+        ASSERT_NONE(&got);
+        for (int i = 0; i < 3; i++)
+                ev_hint_done(&hs[i]);
+
+        /* a was down: up then down again between two steps, the order follows */
+        h.now += 60000;
+        step(&h, &a_down, NULL, 0, &got);
+        ASSERT_RECORDS(&got, "down:a:reconcile");
+        h.now += 60000;
+        hint(&hs[0], EV_HINT_DOWN, h.now, "a");
+        hint(&hs[1], EV_HINT_UP, h.now, "a");
+        step(&h, &a_down, hs, 2, &got);
+        ASSERT_RECORDS(&got, "up:a:trigger:transient", "down:a:trigger:transient");
+        ev_hint_done(&hs[0]);
+        ev_hint_done(&hs[1]);
+
+        /* one removed right after a drain: the drain goes before the removal; a name no
+         * snapshot knew (a node that came and went, or slurmctld's index reuse) is no witness */
+        h.now += 60000;
+        hint(&hs[0], EV_HINT_DRAINED, h.now, "ghost,b");
+        struct ev_table only_a = { 0 };
+        ev_table_add(&only_a, "a", DOWN, "dead", 0, 0);
+        step(&h, &only_a, hs, 1, &got);
+        ASSERT_RECORDS(&got, "drained:b:trigger:transient", "removed:b:reconcile");
+        ev_hint_done(&hs[0]);
+
+        /* slurmctld 22.05 names pending bits by node index: b's slot taken by c before the
+         * pass makes "drained c" out of b's drain; c is new (or too new): not believed */
+        struct ev_table with_c = { 0 };
+        ev_table_add(&with_c, "a", DOWN, "dead", 0, 0);
+        ev_table_add(&with_c, "c", IDLE, NULL, 0, 0);
+        hint(&hs[0], EV_HINT_DRAINED, h.now, "c");
+        step(&h, &with_c, hs, 1, &got);
+        ASSERT_RECORDS(&got, "added:c:reconcile");
+        step(&h, &with_c, hs, 1, &got); /* known for less than the window */
+        ASSERT_NONE(&got);
+        ev_hint_done(&hs[0]);
+        ev_table_done(&with_c);
+
+        /* a hint of a drain the difference shows as drained: one record, from the trigger */
+        struct ev_table a_drained = { 0 };
+        ev_table_add(&a_drained, "a", DOWN | DRAIN, "dead", 0, 0);
+        hint(&hs[0], EV_HINT_DRAINED, h.now, "a");
+        step(&h, &a_drained, hs, 1, &got);
+        ASSERT_RECORDS(&got, "drained:a:trigger", "removed:c:reconcile");
+        ev_hint_done(&hs[0]);
+
+        ev_table_done(&a_drained);
+        ev_table_done(&only_a);
+        ev_table_done(&up);
+        ev_table_done(&a_down);
+        ev_state_done(&h.s);
+}
+
+static void test_record_format(void **state) {
+        _cleanup_strbuf_ struct strbuf line = STRBUF_INIT;
+        struct ev_record r = {
+                .seq = 12,
+                .time_ms = 1767323045678LL, /* 2026-01-02T03:04:05.678Z */
+                .kind = EV_DRAINED,
+                .node = (char *) "compute-0",
+                .state = IDLE | DRAIN | DYN,
+                .has_state = true,
+                .reason = (char *) "disk \"sda\"",
+                .from_trigger = true,
+                .cause = (char *) "trigger:drained,reconfig",
+        };
+        ev_record_format(&r, "3f9a1c20", &line);
+        assert_string_equal(line.buf,
+                "{\"seq\":12,\"id\":\"3f9a1c20-12\",\"time\":\"2026-01-02T03:04:05.678Z\",\"event\":"
+                "\"drained\","
+                "\"node\":\"compute-0\",\"state\":\"IDLE+DRAIN+DYNAMIC_NORM\",\"reason\":\"disk "
+                "\\\"sda\\\"\","
+                "\"source\":\"trigger\",\"cause\":\"trigger:drained,reconfig\"}");
+        strbuf_reset(&line);
+        r = (struct ev_record){ .seq = 3000000000ULL,
+                .time_ms = 1767323045000LL,
+                .kind = EV_SLURMCTLD_STARTED,
+                .boot_time = 1767323040,
+                .transient = false };
+        ev_record_format(&r, "3f9a1c20", &line);
+        assert_string_equal(line.buf,
+                "{\"seq\":3000000000,\"id\":\"3f9a1c20-3000000000\",\"time\":\"2026-01-02T03:04:05.000Z\","
+                "\"event\":\"slurmctld-started\",\"source\":\"reconcile\",\"boot-time\":\"2026-01-02T03:04:"
+                "00.000Z\"}");
+}
+
+static void test_long_reason_cut(void **state) {
+        struct ev_table t = { 0 };
+        char big[EV_REASON_MAX + 50];
+        memset(big, 'x', sizeof big - 1);
+        big[sizeof big - 1] = '\0';
+        /* a multibyte character straddling the cut is not split */
+        memcpy(big + EV_REASON_MAX - 1, "\xc3\xa9", 2);
+        ev_table_add(&t, "n", DOWN, big, 1, 1);
+        assert_int_equal(strlen(t.v[0].reason), EV_REASON_MAX - 1);
+        ev_table_done(&t);
+}
+
+/* --- files ----------------------------------------------------------------------------------------- */
+
+/* One step on dir as the glue does it: load, step, commit. Returns the number of records. */
+static int file_step(const char *dir, const struct ev_log_opts *o, const struct ev_table *t, int64_t now) {
+        struct ev_state prev, next;
+        struct ev_records recs;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        assert_int_equal(ev_state_load(dir, o, &prev, &err), 0);
+        struct ev_observation obs = { .table = t, .cause = "test", .now_ms = now };
+        int changed = ev_step(&prev, &obs, &next, &recs);
+        if (changed)
+                assert_int_equal(ev_commit(dir, o, &next, &err), (int) recs.n);
+        int n = (int) recs.n;
+        ev_records_done(&recs);
+        ev_state_done(&prev);
+        ev_state_done(&next);
+        return n;
+}
+
+/* Flips node n0 between IDLE and DOWN: one record per call after the first. */
+static int flip(const char *dir, const struct ev_log_opts *o, int i) {
+        struct ev_table t = { 0 };
+        ev_table_add(&t, "n0", i % 2 ? DOWN : IDLE, i % 2 ? "flip" : NULL, 0, 0);
+        int n = file_step(dir, o, &t, T0 + i * 1000);
+        ev_table_done(&t);
+        return n;
+}
+
+static char *read_file(const char *dir, const char *name) {
+        _cleanup_free_ char *p = xasprintf("%s/%s", dir, name);
+        char *data = NULL;
+        if (read_full_file(p, &data, NULL) < 0)
+                return NULL;
+        return data;
+}
+
+static size_t count_lines(const char *s) {
+        size_t n = 0;
+        for (; s && *s; s++)
+                n += *s == '\n';
+        return n;
+}
+
+static void test_commit_and_read(void **state) {
+        _cleanup_free_ char *dir = tmpdir();
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        struct ev_page page;
+        int fd;
+
+        assert_int_equal(ev_lock(dir, 0, &fd, &err), 0);
+        assert_int_equal(flip(dir, NULL, 0), 0); /* baseline */
+        for (int i = 1; i <= 10; i++)
+                assert_int_equal(flip(dir, NULL, i), 1);
+        _cleanup_free_ char *log = read_file(dir, EV_LOG_FILE);
+        assert_int_equal(count_lines(log), 10);
+        assert_non_null(strstr(log, "{\"seq\":1,\"id\":\""));
+        assert_non_null(
+                strstr(log, "\"event\":\"down\",\"node\":\"n0\",\"state\":\"DOWN\",\"reason\":\"flip\""));
+        struct stat st;
+        _cleanup_free_ char *sp = xasprintf("%s/%s", dir, EV_STATE_FILE);
+        assert_int_equal(stat(sp, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0600);
+
+        /* the newest 3 without since; since=4 limit=3: 5..7, more; since=9: 10; since=10: none */
+        assert_int_equal(ev_log_read(dir, false, 0, 3, 0, &page, &err), 3);
+        assert_int_equal(page.first, 8);
+        assert_int_equal(page.last, 10);
+        assert_true(page.more);
+        assert_int_equal(page.oldest, 1);
+        assert_int_equal(page.latest, 10);
+        ev_page_done(&page);
+        assert_int_equal(ev_log_read(dir, true, 4, 3, 0, &page, &err), 3);
+        assert_int_equal(page.first, 5);
+        assert_int_equal(page.last, 7);
+        assert_true(page.more);
+        assert_int_equal(page.rotated_out, 0);
+        assert_non_null(strstr(page.lines.v[0], "{\"seq\":5,"));
+        ev_page_done(&page);
+        assert_int_equal(ev_log_read(dir, true, 9, 100, 0, &page, &err), 1);
+        assert_false(page.more);
+        ev_page_done(&page);
+        assert_int_equal(ev_log_read(dir, true, 10, 100, 0, &page, &err), 0);
+        assert_int_equal(page.first, 0);
+        ev_page_done(&page);
+        /* a byte bound: whole records that fit (at least one), from either end */
+        _cleanup_free_ char *all = read_file(dir, EV_LOG_FILE);
+        size_t one = (size_t) (strchr(all, '\n') - all) + 1;
+        assert_int_equal(ev_log_read(dir, true, 0, 100, 2 * one + 10, &page, &err), 2);
+        assert_int_equal(page.last, 2);
+        assert_true(page.more);
+        ev_page_done(&page);
+        assert_int_equal(ev_log_read(dir, true, 0, 100, 1, &page, &err), 1);
+        ev_page_done(&page);
+        assert_int_equal(ev_log_read(dir, false, 0, 100, 2 * one + 10, &page, &err), 2);
+        assert_int_equal(page.first, 9);
+        assert_true(page.more);
+        ev_page_done(&page);
+        close(fd);
+        rm_rf(dir);
+}
+
+static void test_crash_recovery(void **state) {
+        _cleanup_free_ char *dir = tmpdir();
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        _cleanup_free_ char *logp = xasprintf("%s/%s", dir, EV_LOG_FILE);
+        struct ev_page page;
+
+        for (int i = 0; i <= 4; i++)
+                flip(dir, NULL, i);
+        /* the snapshot was written but the append never happened (killed in between): the log
+         * loses its last line; the next load appends it from the snapshot, once */
+        _cleanup_free_ char *log = read_file(dir, EV_LOG_FILE);
+        char *last = log + strlen(log) - 1;
+        while (last > log && last[-1] != '\n')
+                last--;
+        assert_int_equal(
+                write_file_atomic(logp, log, (size_t) (last - log), 0600, (uid_t) -1, (gid_t) -1), 0);
+        uint64_t seq;
+        assert_int_equal(ev_log_last_seq(dir, &seq, &err), 0);
+        assert_int_equal(seq, 3);
+        assert_int_equal(flip(dir, NULL, 4), 0); /* no change: still, the pending record is back */
+        assert_int_equal(ev_log_last_seq(dir, &seq, &err), 0);
+        assert_int_equal(seq, 4);
+        assert_int_equal(flip(dir, NULL, 5), 1);
+        assert_int_equal(ev_log_read(dir, true, 0, 100, 0, &page, &err), 5);
+        for (size_t i = 0; i < 5; i++) {
+                _cleanup_free_ char *want = xasprintf("{\"seq\":%zu,", i + 1);
+                assert_non_null(startswith(page.lines.v[i], want));
+        }
+        ev_page_done(&page);
+
+        /* killed inside a write: a partial last line is not read, and cut by the next append */
+        int fd = open(logp, O_WRONLY | O_APPEND);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, "{\"seq\":6,\"id\":\"x", 16), 16);
+        close(fd);
+        assert_int_equal(ev_log_read(dir, true, 0, 100, 0, &page, &err), 5);
+        ev_page_done(&page);
+        assert_int_equal(flip(dir, NULL, 6), 1);
+        _cleanup_free_ char *after = read_file(dir, EV_LOG_FILE);
+        assert_int_equal(count_lines(after), 6);
+        assert_null(strstr(after, "\"id\":\"x"));
+        assert_int_equal(after[strlen(after) - 1], '\n');
+
+        /* the snapshot lost (or corrupt): a new one, and the seq goes on after the log's last */
+        _cleanup_free_ char *sp = xasprintf("%s/%s", dir, EV_STATE_FILE);
+        assert_int_equal(write_file_atomic(sp, "{bad", 4, 0600, (uid_t) -1, (gid_t) -1), 0);
+        struct ev_state s;
+        assert_int_equal(ev_state_load(dir, NULL, &s, &err), 0);
+        assert_false(s.exists);
+        assert_int_equal(s.next_seq, 7);
+        ev_state_done(&s);
+        _cleanup_free_ char *bad = xasprintf("%s/%s.bad", dir, EV_STATE_FILE);
+        assert_int_equal(access(bad, F_OK), 0);
+        assert_int_equal(flip(dir, NULL, 7), 0); /* a new baseline */
+        assert_int_equal(flip(dir, NULL, 8), 1);
+        assert_int_equal(ev_log_last_seq(dir, &seq, &err), 0);
+        assert_int_equal(seq, 7);
+        rm_rf(dir);
+}
+
+static void test_rotation(void **state) {
+        _cleanup_free_ char *dir = tmpdir();
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        struct ev_log_opts o = { .cap = EV_LOG_CAP_MIN };
+        struct ev_page page;
+        int n = 200;
+
+        for (int i = 0; i <= n; i++)
+                flip(dir, &o, i);
+        _cleanup_free_ char *cur = read_file(dir, EV_LOG_FILE), *old = read_file(dir, EV_LOG_OLD_FILE);
+        assert_non_null(cur);
+        assert_non_null(old);
+        assert_true(strlen(cur) <= EV_LOG_CAP_MIN / 2);
+        assert_true(strlen(old) <= EV_LOG_CAP_MIN / 2);
+        /* what is kept is contiguous and ends at the last seq */
+        assert_int_equal(ev_log_read(dir, true, 0, 1000, 0, &page, &err),
+                (int) (count_lines(cur) + count_lines(old)));
+        assert_int_equal(page.latest, (uint64_t) n);
+        assert_true(page.oldest > 1);
+        assert_int_equal(page.rotated_out, page.oldest - 1);
+        assert_int_equal(page.last - page.first + 1, page.lines.n);
+        ev_page_done(&page);
+        /* since inside what is kept: no gap reported */
+        assert_int_equal(ev_log_read(dir, true, (uint64_t) n - 2, 1000, 0, &page, &err), 2);
+        assert_int_equal(page.rotated_out, 0);
+        ev_page_done(&page);
+
+        /* the snapshot and the newer part both lost: the seq never goes back */
+        _cleanup_free_ char *sp = xasprintf("%s/%s", dir, EV_STATE_FILE),
+                            *cp = xasprintf("%s/%s", dir, EV_LOG_FILE);
+        assert_int_equal(unlink(sp), 0);
+        uint64_t old_last;
+        assert_int_equal(unlink(cp), 0);
+        assert_int_equal(ev_log_last_seq(dir, &old_last, &err), 0);
+        assert_true(old_last > 0 && old_last < (uint64_t) n);
+        flip(dir, &o, n + 1); /* baseline */
+        flip(dir, &o, n + 2);
+        uint64_t seq;
+        assert_int_equal(ev_log_last_seq(dir, &seq, &err), 0);
+        assert_int_equal(seq, old_last + 1); /* not reused: above what the log still shows */
+        rm_rf(dir);
+}
+
+static void test_lock(void **state) {
+        _cleanup_free_ char *dir = tmpdir();
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        int fd, fd2, p[2];
+        assert_int_equal(pipe(p), 0);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                int cfd;
+                if (ev_lock(dir, 0, &cfd, NULL) < 0)
+                        _exit(1);
+                (void) !write(p[1], "x", 1);
+                pause();
+                _exit(0);
+        }
+        char c;
+        assert_int_equal(read(p[0], &c, 1), 1);
+        assert_int_equal(ev_lock(dir, 100, &fd, &err), -ETIMEDOUT);
+        assert_non_null(strstr(err.buf, "still held"));
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        assert_int_equal(ev_lock(dir, 100, &fd, &err), 0);
+        assert_int_equal(ev_lock(dir, 50, &fd2, NULL), -ETIMEDOUT); /* another open file */
+        close(fd);
+        close(p[0]);
+        close(p[1]);
+        rm_rf(dir);
+}
+
+/* A synthetic 1,000-node table: one drain and one removal among them. */
+static void test_thousand_nodes(void **state) {
+        _cleanup_free_ char *dir = tmpdir();
+        struct ev_table t = { 0 };
+        char name[32];
+        for (int i = 0; i < 1000; i++) {
+                snprintf(name, sizeof name, "compute-%d", i);
+                ev_table_add(&t, name, IDLE | DYN, NULL, 0, 1000);
+        }
+        assert_int_equal(file_step(dir, NULL, &t, T0), 0);
+        assert_int_equal(file_step(dir, NULL, &t, T0 + 1000), 0);
+        t.v[500].state = IDLE | DRAIN | DYN;
+        t.v[500].reason = xstrdup("disk");
+        free(t.v[999].name);
+        free(t.v[999].reason);
+        t.n--;
+        assert_int_equal(file_step(dir, NULL, &t, T0 + 2000), 2);
+        assert_int_equal(file_step(dir, NULL, &t, T0 + 3000), 0);
+        ev_table_done(&t);
+        rm_rf(dir);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_names),
+                cmocka_unit_test(test_classes),
+                cmocka_unit_test(test_first_step_is_baseline),
+                cmocka_unit_test(test_diff_sequence),
+                cmocka_unit_test(test_rebooted_and_controller),
+                cmocka_unit_test(test_trigger_sources_and_transients),
+                cmocka_unit_test(test_record_format),
+                cmocka_unit_test(test_long_reason_cut),
+                cmocka_unit_test(test_commit_and_read),
+                cmocka_unit_test(test_crash_recovery),
+                cmocka_unit_test(test_rotation),
+                cmocka_unit_test(test_lock),
+                cmocka_unit_test(test_thousand_nodes),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
