@@ -83,7 +83,9 @@ poll_on() {
 }
 
 log "deploy slurmctld, 2 slurmd, integrate"
-js deploy "$CTL_CHARM" >/dev/null
+# the controllers share StateSaveLocation, so that a second unit can join later (charm/ha.h)
+mkdir -p "$T/state"
+js deploy "$CTL_CHARM" --share "$T/state:/srv/slurm-state" --config state-save-location=/srv/slurm-state >/dev/null
 js deploy "$SLURMD_CHARM" -n 2 >/dev/null
 js integrate slurmctld slurmd >/dev/null
 settle 240
@@ -271,9 +273,9 @@ step slurmd-0 drained "$B" "$t0" "drain after upgrade-charm"
 # 11. a second controller unit (not the leader): its own log, and node-events answers the same
 # there (it reconciles first: the change made just before is in the answer at once)
 log "add-unit slurmctld: node-events on the non-leader"
-js add-unit slurmctld >/dev/null
+js add-unit slurmctld --share "$T/state:/srv/slurm-state" >/dev/null
 settle 240
-expect_status slurmctld/1 '^active 2 nodes in 1 partition$'
+expect_status slurmctld/1 '^active backup 1, [^ ]+ in charge; 2 nodes in 1 partition$'
 mx slurmctld/1 scontrol update nodename=slurmd-0 state=resume
 out=$(js run slurmctld/1 node-events limit=1 --format=json)
 python3 -c '

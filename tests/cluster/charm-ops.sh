@@ -12,7 +12,9 @@ set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
 source "$(dirname "$0")/charm-lib.sh"
 
-js deploy "$CTL_CHARM" >/dev/null
+# the controllers share StateSaveLocation, so that a second unit can join later (charm/ha.h)
+mkdir -p "$T/state"
+js deploy "$CTL_CHARM" --share "$T/state:/srv/slurm-state" --config state-save-location=/srv/slurm-state >/dev/null
 js deploy "$SLURMD_CHARM" cpu -n 2 >/dev/null
 js integrate slurmctld cpu >/dev/null
 settle 180
@@ -298,7 +300,7 @@ act slurmctld/0 node-resume nodes=cpu-1
 ctl scancel "$requeue"
 
 log "a non-leader controller unit (slurmctld/1) runs the actions the same"
-js add-unit slurmctld >/dev/null
+js add-unit slurmctld --share "$T/state:/srv/slurm-state" >/dev/null
 settle 180
 act slurmctld/1 slurm-config item=SlurmctldHost
 [[ "$(r config.slurmctld-host)" == *,* ]] || die "two controllers: $(cat "$T/res")"

@@ -67,8 +67,6 @@ cluster_up() {
 
         local host
         host=$(hostname)
-        # SlurmUser=root: this cluster runs as the test (root). Production runs slurmctld as
-        # slurm (the charms' template); the charm tests run that way and charm-ops.sh checks it.
         cat >"$T/slurm.conf" <<EOF
 ClusterName=test
 SlurmctldHost=$host(127.0.0.1)
