@@ -15,7 +15,7 @@
 static int reconcile(struct juju_ctx *ctx, const struct charm_paths *paths, struct charm_outcome *out,
         struct strbuf *err) {
 #if defined(CHARM_SLURMCTLD)
-        const struct slurmctld_opts o = { .paths = *paths, .event = "update-status" };
+        const struct slurmctld_opts o = { .paths = *paths, .event = "update-status", .automatic = true };
         return slurmctld_reconcile(ctx, &o, out, err);
 #else
         const struct slurmd_opts o = { .paths = *paths, .event = "update-status" };

@@ -11,7 +11,7 @@ int main(void) {
         _cleanup_juju_ctx_ struct juju_ctx *ctx = NULL;
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
         _cleanup_(charm_outcome_done) struct charm_outcome out = CHARM_OUTCOME_INIT;
-        const struct slurmctld_opts opts = { .event = "node-events-changed" };
+        const struct slurmctld_opts opts = { .event = "node-events-changed", .automatic = true };
 
         int r = juju_ctx_from_env(&ctx, &err);
         if (r < 0) {

@@ -138,9 +138,11 @@ static bool runs_other_file(const char *conf, size_t len) {
 
 /* slurmctld restarted (or started) and answering, or -ESRCH/-ETIMEDOUT (message in err). */
 static int restart_and_wait(const struct ctl_apply_opts *o, bool restart, struct strbuf *err) {
-        /* the charm's own restarts do not count against the unit's start limit (that one is for
-         * a daemon that keeps dying: templates/slurmctld.service.d) */
-        (void) unit_reset_failed(o->bus, "slurmctld.service", o->unit_timeout_usec, NULL);
+        /* the charm's own restarts (a new file, a heal) do not count against the unit's start
+         * limit, which is for a daemon that keeps dying (templates/slurmctld.service.d); starting
+         * a stopped one does, so that a crash loop still ends in "failed" */
+        if (restart)
+                (void) unit_reset_failed(o->bus, "slurmctld.service", o->unit_timeout_usec, NULL);
         int r = charm_unit_ensure(o->bus, "slurmctld.service", restart, o->unit_timeout_usec, err);
         if (r < 0)
                 return r;

@@ -31,6 +31,8 @@
 
 #define DEFAULT_UNIT_TIMEOUT_USEC (90 * 1000 * 1000ULL)
 #define DEFAULT_ANSWER_TIMEOUT_MS (20 * 1000)
+/* after the file is applied: this unit's slurmctld still there? (ctl_wait_answer) */
+#define SELF_ANSWER_MS 2000
 #define DEFAULT_SLURMCTLD_TIMEOUT_S 120
 
 /* The daemons the service watcher follows on a controller unit (charm/watcher.h). */
@@ -1168,6 +1170,10 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         r = unit_get_state(bus, "slurmctld.service", &st, err);
         if (r < 0)
                 return r;
+        if (o->automatic && watcher_daemon_status("slurmctld.service", &st, out) > 0)
+                /* a watcher's run: no start that would reset systemd's start limit, so that a
+                 * crash loop still ends in "failed" (templates/slurmctld.service.d) */
+                return 0;
         if (!streq(st.active_state, "active") && g.rendered.n == 0 && leaving.n_parts == 0) {
                 /* slurmctld 22.05 exits at start without a partition ("No PartitionName
                  * information available"): it starts with the first related application, and
@@ -1226,6 +1232,20 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         return r;
         }
 
+        /* slurmctld may have died since: one quick ping (no retries) before the calls below,
+         * each of which libslurm would retry for MessageTimeout against a dead controller;
+         * a crash loop's status must not wait behind them (the service watcher's handler runs
+         * after this hook) */
+        {
+                _cleanup_strbuf_ struct strbuf w = STRBUF_INIT;
+                if (ctl_wait_answer(bus, in.hostname, SELF_ANSWER_MS, &w) == -ESRCH) {
+                        if (unit_get_state(bus, "slurmctld.service", &st, NULL) < 0 ||
+                                watcher_daemon_status("slurmctld.service", &st, out) == 0)
+                                charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmctld not answering: %s",
+                                        w.buf);
+                        return 0;
+                }
+        }
         if (in.leader) {
                 r = publish(ctx, &in, err);
                 if (r < 0)

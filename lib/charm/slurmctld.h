@@ -45,6 +45,10 @@ struct slurmctld_opts {
         const char *event;          /* the hook this executable is (HOOK_EVENT) */
         uint64_t unit_timeout_usec; /* each systemd job; 0: 90 s */
         int answer_timeout_ms;      /* wait for slurmctld to answer after a (re)start; 0: 20 s */
+        /* run by a watcher, not by Juju (the service watcher's handler, node-events-changed): a
+         * slurmctld that systemd is restarting or gave up on (a crash loop) is left to systemd
+         * and to the admin's next hook; the status says which */
+        bool automatic;
 };
 
 /* Stage 2 of install (packages are there): enables munge. */

@@ -325,8 +325,13 @@ int watcher_service_changed(struct juju_ctx *ctx, const struct watcher_handler_o
                  * comes to that */
                 char host[HOST_NAME_MAX + 1] = "";
                 (void) gethostname(host, sizeof host);
-                (void) ctl_wait_answer(bus, host,
+                r = ctl_wait_answer(bus, host,
                         o->answer_timeout_ms > 0 ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS, NULL);
+                /* it died again meanwhile (a crash loop): its state now, no reconcile whose
+                 * calls would wait for a dead controller */
+                if (r == -ESRCH && unit_get_state(bus, o->service, &st, NULL) >= 0 &&
+                        watcher_daemon_status(o->service, &st, out) > 0)
+                        return 0;
         }
         bus = sd_bus_flush_close_unref(bus);
         return o->reconcile(ctx, &o->paths, out, err);

@@ -111,6 +111,7 @@ settle
 [ "$(unit_status slurmctld/0)" = "$st" ] || die "slurmctld/0: watcher set \"$st\", update-status \"$(unit_status slurmctld/0)\""
 expect_status slurmd/0 '^active idle$'
 
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
 log "slurmctld dies again and again: systemd gives up (start limit), the status says so (blocked)"
 for ((k = 0; k < 8; k++)); do
         [ "$(mx slurmctld/0 systemctl show -p ActiveState --value slurmctld)" = failed ] && break
@@ -122,12 +123,29 @@ for ((k = 0; k < 8; k++)); do
         done
 done
 [ "$(mx slurmctld/0 systemctl show -p ActiveState --value slurmctld)" = failed ] || die "slurmctld never failed"
-end=$((SECONDS + 5))
+# within 0.2 s, unless a kill landed in the middle of a hook's RPC: libslurm retries a refused
+# connection for MessageTimeout (10 s) and the status waits behind that hook (HACKING.md,
+# "Service watching"; measured 14 s): 30 s cap
+t0=$(now_ms)
+end=$((SECONDS + 30))
 until [[ $(unit_status slurmctld/0) =~ ^blocked\ slurmctld\ failed\ \(Result=[a-z-]+,\ NRestarts=[0-9]+\):\ see\ /var/log/slurm/slurmctld\.log$ ]]; do
         [ $SECONDS -lt $end ] || die "slurmctld/0: status \"$(unit_status slurmctld/0)\" with slurmctld failed"
         sleep 0.1
 done
-log "slurmctld/0: \"$(unit_status slurmctld/0)\""
+log "slurmctld/0: \"$(unit_status slurmctld/0)\" $(($(now_ms) - t0)) ms after failed"
+log "the watchers' own runs leave it to systemd and the admin: no start, the status stays"
+ef=$(root_of slurmctld/0)/etc/systemd/system/juju-node-events.service
+refresh=$(sed -n 's/^ExecStart=.* --handler \([^ ]*\).*/\1/p' "$ef")
+[ -n "$refresh" ] || die "no --handler in $ef: $(grep ExecStart "$ef")"
+changed=$(sed -n 's/^ExecStart=.* --handler \([^ ]*\)$/\1/p' "$(root_of slurmctld/0)/etc/systemd/system/juju-service-watcher-slurmctld.service")
+for cmd in "$refresh" "$changed slurmctld.service"; do
+        # shellcheck disable=SC2086 # the handler and its argument
+        mx slurmctld/0 juju-exec slurmctld/0 $cmd >/dev/null 2>&1 || die "juju-exec $cmd failed"
+        [ "$(mx slurmctld/0 systemctl show -p ActiveState --value slurmctld)" = failed ] ||
+                die "$cmd started the failed slurmctld (a crash loop would never end)"
+        [[ $(unit_status slurmctld/0) =~ ^blocked\ slurmctld\ failed ]] ||
+                die "after $cmd: status \"$(unit_status slurmctld/0)\""
+done
 log "update-status repairs it (reset-failed, start) and the status is active again"
 js trigger slurmctld update-status >/dev/null
 settle
