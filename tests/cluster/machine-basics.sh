@@ -30,7 +30,7 @@ ip -o addr show dev "$br" | grep -q inet && die "the bridge has an address"
 
 [ -z "$(mx 0 ls -A /etc/munge)" ] || die "/etc/munge does not start empty"
 # private paths: a file in one machine's /etc/slurm is not seen by the other nor the host
-for p in /etc/slurm /etc/munge /etc/default /etc/systemd/system /var/lib/slurm /var/log /var/spool /run /tmp; do
+for p in /etc/slurm /etc/munge /etc/default /etc/systemd/system /var/lib/slurm /var/log /var/spool /run /tmp /srv /mnt; do
         f="$p/jsim-basics-probe"
         mx 0 sh -c "echo x > $f" || die "cannot write $f in machine 0"
         mx 1 test -e "$f" && die "$f of machine 0 is visible in machine 1"
@@ -64,6 +64,14 @@ mx 2 sh -c 'echo hello > /var/lib/slurm/shared/f' || die "write to the share"
 [ "$(mx 3 cat /var/lib/slurm/shared/f)" = hello ] || die "machine 3 does not see the share"
 [ "$(cat "$T/share/f")" = hello ] || die "the host does not see the share"
 mx 0 test -e /var/lib/slurm/shared/f && die "machine 0 sees a share it was not given"
+# under /srv (where a site mounts a shared file system): the mount point is the machine's own,
+# nothing appears on the host, and a machine without the share has its own empty /srv
+[ -e /srv/jsim-basics-share ] && die "/srv/jsim-basics-share on the host before the test"
+"$JSM" create "$MODEL" 4 --share "$T/share:/srv/jsim-basics-share" >/dev/null || die "create 4 with a share under /srv"
+[ "$(mx 4 cat /srv/jsim-basics-share/f)" = hello ] || die "machine 4 does not see the share under /srv"
+[ -e /srv/jsim-basics-share ] && die "the share's mount point was made on the host"
+mx 0 test -e /srv/jsim-basics-share && die "machine 0 sees machine 4's mount point"
+"$JSM" destroy "$MODEL" 4 || die "destroy 4"
 
 # destroy one: its processes, veth and dir go; the others stay
 "$JSM" destroy "$MODEL" 1 || die "destroy 1"

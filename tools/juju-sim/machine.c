@@ -669,6 +669,10 @@ static const struct {
         { "/var/log", SEED_DIR },
         { "/var/log/slurm", SEED_DIR },
         { "/var/log/munge", SEED_DIR },
+        /* where a site mounts its shared file systems: each machine its own, as on real
+         * machines (a --share binds over a path in it) */
+        { "/srv", SEED_DIR },
+        { "/mnt", SEED_DIR },
 };
 
 /* The paths bound from <machine dir>/root over the machine's view. */
@@ -682,6 +686,8 @@ const char *const mach_private_paths[] = {
         "/var/lib/juju",
         "/var/spool",
         "/var/log",
+        "/srv",
+        "/mnt",
         NULL,
 };
 
