@@ -209,6 +209,34 @@ static size_t split_controllers(struct strv *list, struct ctl_controller *ret, s
 
 /* Reads and decides every input. Returns 0 (complete), 1 (outcome set: blocked or waiting), or
  * a negative errno. */
+/* state-save-location changed on a running cluster: slurmctld would start on the new directory
+ * with no jobs, nodes or reservations. Refused (blocked, nothing written) while the old one holds
+ * state and the new one none: the admin copies it over first. 0 fine, 1 blocked. */
+static int state_move_check(const struct charm_paths *p, const struct ctl_inputs *in, struct charm_outcome *out) {
+        _cleanup_slurmconf_ struct slurmconf *c = NULL;
+        _cleanup_free_ char *conf_path = charm_path(p, CHARM_PATH_SLURM_CONF), *old = NULL;
+        size_t old_len = 0;
+        const char *was;
+        if (read_full_file(conf_path, &old, &old_len) < 0 ||
+                slurmconf_parse("slurm.conf", old, old_len, &c, NULL) < 0 ||
+                !(was = slurmconf_get(c, "StateSaveLocation")))
+                return 0;
+        const char *now = isempty(in->cfg_state_dir) ? CHARM_PATH_STATESAVE : in->cfg_state_dir;
+        if (streq(was, now))
+                return 0;
+        _cleanup_free_ char *was_dir = charm_path(p, was);
+        _cleanup_free_ char *a = xasprintf("%s/job_state", was_dir), *b = xasprintf("%s/job_state", in->state_dir);
+        if (access(a, F_OK) < 0 || access(b, F_OK) == 0)
+                return 0;
+        charm_outcome_set(out, JUJU_STATUS_BLOCKED,
+                "state-save-location: slurmctld's state is in %s, and %s holds none: moving would lose every "
+                "job; pause the controllers, copy %s to %s, then set it again (or set it back)",
+                was, now, was, now);
+        out->set_app_status = in->leader;
+        out->app_status = JUJU_STATUS_BLOCKED;
+        return 1;
+}
+
 /* StateSaveLocation exists and belongs to SlurmUser (a freshly mounted shared file system, a
  * bind mount, is root's: slurmctld then exits "Incorrect permissions on state save loc"). */
 static int ensure_statesave(const struct charm_paths *paths, const char *dir, uid_t *ret_uid, gid_t *ret_gid,
@@ -320,6 +348,10 @@ static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, 
                 gid_t gid;
                 in->state_dir = charm_path(
                         o_paths, isempty(in->cfg_state_dir) ? CHARM_PATH_STATESAVE : in->cfg_state_dir);
+                /* before anything is written there (the directory, this unit's marker) */
+                r = state_move_check(o_paths, in, out);
+                if (r != 0)
+                        return r;
                 r = ensure_statesave(o_paths, in->state_dir, &uid, &gid, err);
                 if (r < 0)
                         return r;
@@ -818,32 +850,6 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
 
 /* --- several controllers (charm/ha.h) ------------------------------------------------------ */
 
-/* state-save-location changed on a running cluster: slurmctld would start on the new directory
- * with no jobs, nodes or reservations. Refused (blocked, nothing written) while the old one holds
- * state and the new one none: the admin copies it over first. 0 fine, 1 blocked. */
-static int state_move_check(const struct charm_paths *p, const struct ctl_inputs *in, const char *old,
-        size_t old_len, struct charm_outcome *out) {
-        _cleanup_slurmconf_ struct slurmconf *c = NULL;
-        const char *was;
-        if (!old || slurmconf_parse("slurm.conf", old, old_len, &c, NULL) < 0 ||
-                !(was = slurmconf_get(c, "StateSaveLocation")))
-                return 0;
-        const char *now = isempty(in->cfg_state_dir) ? CHARM_PATH_STATESAVE : in->cfg_state_dir;
-        if (streq(was, now))
-                return 0;
-        _cleanup_free_ char *was_dir = charm_path(p, was);
-        _cleanup_free_ char *a = xasprintf("%s/job_state", was_dir), *b = xasprintf("%s/job_state", in->state_dir);
-        if (access(a, F_OK) < 0 || access(b, F_OK) == 0)
-                return 0;
-        charm_outcome_set(out, JUJU_STATUS_BLOCKED,
-                "state-save-location: slurmctld's state is in %s, and %s holds none: moving would lose every "
-                "job; pause the controllers, copy %s to %s, then set it again (or set it back)",
-                was, now, was, now);
-        out->set_app_status = in->leader;
-        out->app_status = JUJU_STATUS_BLOCKED;
-        return 1;
-}
-
 /* This unit's role: its index, and who writes the heartbeat (the controller in charge); fresh
  * means written within the last SlurmctldTimeout (it is rewritten every T/4, at most 30 s). */
 static void role_line(long self, const char *state_dir, int64_t timeout, char *const *hosts, size_t n,
@@ -1067,9 +1073,6 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 strbuf_addf(err, "%s: %s", conf_path, strerror(-r));
                 return r;
         }
-        r = state_move_check(&o->paths, &in, old, old_len, out);
-        if (r != 0)
-                return r < 0 ? r : 0;
         r = leaving_update(o, &in, old, old_len, count_present(&in, old, old_len), &leaving, &note, err);
         if (r < 0)
                 return r;
@@ -1232,6 +1235,11 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         return r;
         }
 
+        if (in.leader) {
+                r = publish(ctx, &in, err);
+                if (r < 0)
+                        return r;
+        }
         /* slurmctld may have died since: one quick ping (no retries) before the calls below,
          * each of which libslurm would retry for MessageTimeout against a dead controller;
          * a crash loop's status must not wait behind them (the service watcher's handler runs
@@ -1247,9 +1255,6 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 }
         }
         if (in.leader) {
-                r = publish(ctx, &in, err);
-                if (r < 0)
-                        return r;
                 r = cleanup_nodes(ctx, o, &in, &leaving, &note, err);
                 if (r < 0)
                         return r;

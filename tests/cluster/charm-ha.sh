@@ -193,4 +193,36 @@ expect_status slurmctld/0 '^blocked state-save-location: slurmctld.s state is in
 js config slurmctld state-save-location=/srv/slurm-state >/dev/null
 settle
 expect_status slurmctld/0 '^active primary, in charge; '
+
+log "remove-unit of the primary that is also Juju's leader (slurmctld/0), jobs running and pending"
+js remove-unit "$u" >/dev/null
+settle 120
+is_leader() { js status --format=json | python3 -c 'import json,sys; u=sys.argv[1]; print(json.load(sys.stdin)["applications"][u.split("/")[0]]["units"][u].get("leader", False))' "$1"; }
+[ "$(is_leader slurmctld/0)" = True ] || die "slurmctld/0 is not the leader"
+run4=$(sub slurmctld/0 -w cpu-0 --wrap "sleep 20")
+pend4=$(sub slurmctld/0 --begin=now+25 --wrap true)
+wait_job_state "$run4" RUNNING 30
+quiet
+js remove-unit slurmctld/0 >/dev/null
+settle 120
+[ "$(is_leader slurmctld/2)" = True ] || die "slurmctld/2 did not become the leader"
+js trigger slurmctld update-status >/dev/null
+settle
+expect_status slurmctld/2 '^active (primary, in charge; )?3 nodes in 1 partition(; slurm.conf reaches the compute nodes once no job runs)?$'
+[ "$(ctl_hosts slurmctld/2)" = "$(host_of slurmctld/2) " ] || die "order after the leader left: $(ctl_hosts slurmctld/2)"
+ip2=$(js exec slurmctld/2 -- hostname -I | awk '{print $1}')
+for c in cpu/0 cpu/1 cpu/2; do
+        grep -q -- "--conf-server $ip2:6817\( \|$\|\"\)" "$(root_of "$c")/etc/default/slurmd" ||
+                die "$c not re-pointed to slurmctld/2 alone: $(tail -1 "$(root_of "$c")/etc/default/slurmd")"
+done
+on slurmctld/2 scontrol -o show partition cpu | grep -q 'State=UP' || die "partition cpu: $(on slurmctld/2 scontrol -o show partition cpu)"
+no_job_lost slurmctld/2 "$run4" "$pend4"
+wait_done slurmctld/2 "$run4" 60
+wait_done slurmctld/2 "$pend4" 60
+job=$(sub slurmctld/2 --wrap true)
+wait_done slurmctld/2 "$job" 30
+# no job left: the new slurm.conf is pushed to the compute nodes
+js trigger slurmctld update-status >/dev/null
+settle
+expect_status slurmctld/2 '^active 3 nodes in 1 partition$'
 log "ok"
