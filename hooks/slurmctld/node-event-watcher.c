@@ -94,6 +94,7 @@ int main(int argc, char **argv) {
                 .refresh_argv = refresh,
                 .log = log_line,
                 .ready = ready,
+                .expecting = nodeevents_watch_expecting,
                 .userdata = &paths,
         };
         int r = eventwatch_run(&o, &err);

@@ -68,7 +68,7 @@ static bool spool_full(const char *spool, size_t max) {
         return n >= max;
 }
 
-static void ring(const char *spool) {
+void evspool_ring(const char *spool) {
         _cleanup_free_ char *bell = xasprintf("%s/%s", spool, EVSPOOL_DOORBELL);
         /* no reader (the watcher is not running): ENXIO, nothing to do */
         int fd = open(bell, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
@@ -109,7 +109,7 @@ int evspool_write(const char *spool, const char *kind, const char *arg, int64_t 
         dfd = open(spool, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0 || fsync(dfd) < 0)
                 return -errno;
-        ring(spool);
+        evspool_ring(spool);
         return 0;
 }
 

@@ -49,6 +49,9 @@ char *evspool_dir_of_self(void);
 /* Writes one record durably (see above) and rings the doorbell. kind and arg must hold no
  * newline. Returns 0, 1 when the spool is full (nothing written), or a negative errno. */
 int evspool_write(const char *spool, const char *kind, const char *arg, int64_t now_ns);
+/* Rings the doorbell alone (a hook that wrote an expectation, charm/expect.h); nothing when no
+ * watcher reads it. */
+void evspool_ring(const char *spool);
 
 /* --- the watcher's side ------------------------------------------------------------------------------ */
 

@@ -166,6 +166,12 @@ static void round_run(struct loop *l) {
                 l->refresh_wanted = true;
         if (recs.n >= EVSPOOL_MAX_FILES)
                 want_round(l, now_usec(), "spool");
+        else if (o->expecting && o->expecting(o->userdata))
+                want_round(l,
+                        now_usec() +
+                                (o->expect_poll_usec ? o->expect_poll_usec
+                                                     : EVENTWATCH_EXPECT_POLL_USEC_DEFAULT),
+                        "expect");
 }
 
 int eventwatch_run(const struct eventwatch_opts *o, struct strbuf *err) {

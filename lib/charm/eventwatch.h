@@ -12,6 +12,8 @@
  *   - every poll_usec ("poll"), the safety net for what no trigger reports (a dynamic node's
  *     registration, a lost ring, a takeover seen from another controller unit);
  *   - again at once while the spool still holds records (more than one round's worth).
+ *   - every expect_poll_usec while expecting() says the controller expects a node change that
+ *     has not happened yet ("expect": charm/expect.h), after each successful round;
  * A round with records has the cause "trigger:<kinds>" (their kinds, sorted, e.g.
  * "trigger:drained,reconfig"). A failed round keeps the records and is retried (retry_usec
  * doubling to 30 s) unless a ring or a poll comes first.
@@ -28,6 +30,7 @@
  * on a setup failure (negative errno, message in err). */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -39,6 +42,7 @@
 #define EVENTWATCH_RETRY_USEC_DEFAULT (1000 * 1000ULL)
 #define EVENTWATCH_RETRY_MAX_USEC (30 * 1000 * 1000ULL)
 #define EVENTWATCH_REFRESH_TIMEOUT_MS_DEFAULT (300 * 1000)
+#define EVENTWATCH_EXPECT_POLL_USEC_DEFAULT (1000 * 1000ULL)
 
 struct eventwatch_opts {
         const char *spool;
@@ -56,6 +60,8 @@ struct eventwatch_opts {
         int refresh_timeout_ms;                        /* 0: EVENTWATCH_REFRESH_TIMEOUT_MS_DEFAULT */
         void (*log)(void *userdata, const char *line); /* may be NULL */
         void (*ready)(void *userdata);                 /* once the doorbell is open; may be NULL */
+        bool (*expecting)(void *userdata);             /* after a good round; may be NULL */
+        uint64_t expect_poll_usec;                     /* 0: EVENTWATCH_EXPECT_POLL_USEC_DEFAULT */
         void *userdata;
 };
 

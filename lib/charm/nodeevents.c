@@ -4,6 +4,7 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/nodeevents.h"
+#include "charm/expect.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -345,6 +346,47 @@ int nodeevents_watch_reconcile(
          * are there). A failure does not undo the reconcile; the next hook reports it. */
         (void) nodeevents_triggers_ensure(paths, &e);
         return r;
+}
+
+/* --- expectations (charm/expect.h) ------------------------------------------------------------- */
+
+static int cmp_node_name(const void *key, const void *elem) {
+        return strcmp((const char *) key, ((const struct ev_node *) elem)->name);
+}
+
+static bool in_strv(const char *node, void *userdata) {
+        return strv_contains(userdata, node);
+}
+
+/* In the snapshot's table (sorted by name)? */
+static bool in_snapshot(const char *node, void *userdata) {
+        const struct ev_table *t = userdata;
+        return t->n && bsearch(node, t->v, t->n, sizeof(t->v[0]), cmp_node_name);
+}
+
+bool nodeevents_watch_expecting(void *userdata) {
+        const struct charm_paths *paths = userdata;
+        _cleanup_free_ char *dir = nodeevents_dir(paths);
+        _cleanup_(ev_state_done) struct ev_state st = { 0 };
+        if (ev_state_load(dir, NULL, &st, NULL) < 0 || !st.exists)
+                return false;
+        return expect_open(dir, in_snapshot, &st.nodes, wall_ms()) > 0;
+}
+
+int nodeevents_expect(const struct charm_paths *paths, enum expect_kind kind, const char *node,
+        const struct strv *table, struct strbuf *err) {
+        _cleanup_free_ char *dir = nodeevents_dir(paths), *spool = nodeevents_spool(paths);
+        bool there = strv_contains(table, node);
+        if (there != (kind == EXPECT_LEAVING))
+                return 0; /* happened already */
+        int64_t now = wall_ms();
+        int r = expect_note(dir, kind, node,
+                now + (kind == EXPECT_LEAVING ? EXPECT_LEAVING_MS : EXPECT_JOINING_MS), in_strv,
+                (void *) table, now, err);
+        if (r < 0)
+                return r;
+        evspool_ring(spool);
+        return 1;
 }
 
 void nodeevents_after_reconcile(struct juju_ctx *ctx, const struct charm_paths *paths, sd_bus *bus,

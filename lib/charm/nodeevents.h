@@ -32,9 +32,11 @@
 
 #include "charm/charm.h"
 #include "charm/events.h"
+#include "charm/expect.h"
 #include "charm/eventspool.h"
 #include "slurm/triggers.h"
 #include "util/strbuf.h"
+#include "util/strv.h"
 
 #define NODEEVENTS_STATE_SUBDIR "events" /* under CHARM_PATH_STATE_DIR */
 #define NODEEVENTS_UNIT "juju-node-events.service"
@@ -99,6 +101,15 @@ int nodeevents_reconcile(const struct charm_paths *paths, const struct evspool_l
  * Also makes sure of the triggers (restored by a slurmctld whose state was lost). */
 int nodeevents_watch_reconcile(
         void *userdata, const struct evspool_list *records, const char *cause, struct strbuf *err);
+
+/* The watcher's expecting callback (charm/eventwatch.h, charm/expect.h): an expectation is
+ * open against the last snapshot. userdata: const struct charm_paths *. */
+bool nodeevents_watch_expecting(void *userdata);
+
+/* A hook's expectation (kind, node) against the node names it just read from Slurm (table):
+ * recorded and the watcher rung when it has not happened yet (1), else nothing (0). */
+int nodeevents_expect(const struct charm_paths *paths, enum expect_kind kind, const char *node,
+        const struct strv *table, struct strbuf *err);
 
 /* The ONE call at the end of slurmctld_reconcile(): install (restart on upgrade-charm),
  * triggers, reconcile with cause `event`. Never fails the hook: a failure is logged

@@ -4,6 +4,7 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/slurmctld.h"
+#include "charm/strand.h"
 #include "charm/authkey.h"
 #include "charm/ctlapply.h"
 #include "charm/ctlconf.h"
@@ -98,16 +99,21 @@ static uint64_t unit_timeout(const struct slurmctld_opts *o) {
 }
 
 /* The status line from slurmctld's node table; a departing unit's node (leaving: NULL for
- * none) is not counted while it drains. 0 and the outcome set, or a negative errno. */
-static int ctl_status_from_slurm(struct charm_outcome *out, const char *leaving, struct strbuf *err) {
+ * none) is not counted while it drains. 0 and the outcome set (and the node names in *names
+ * when given), or a negative errno. */
+static int ctl_status_from_slurm(
+        struct charm_outcome *out, const char *leaving, struct strv *names, struct strbuf *err) {
         struct slurm_node_list l = { 0 };
         size_t n;
         bool there = false;
         int r = slurm_node_list(NULL, &l, err);
         if (r < 0)
                 return r;
-        for (size_t i = 0; leaving && i < l.n; i++)
-                there = there || streq(l.v[i].name, leaving);
+        for (size_t i = 0; i < l.n; i++) {
+                there = there || streq_ptr(l.v[i].name, leaving);
+                if (names)
+                        strv_push(names, l.v[i].name);
+        }
         n = l.n - (there ? 1 : 0);
         strbuf_reset(&out->message);
         out->status = JUJU_STATUS_ACTIVE;
@@ -116,6 +122,22 @@ static int ctl_status_from_slurm(struct charm_outcome *out, const char *leaving,
                 strbuf_addf(&out->message, "; %s leaving", leaving);
         slurm_node_list_done(&l);
         return 0;
+}
+
+/* A compute unit came or is going: the node event watcher looks every second until Slurm's
+ * table shows it (charm/expect.h), so that the status follows in seconds. */
+static void expect_change(struct juju_ctx *ctx, const struct charm_paths *paths, const struct juju_env *env,
+        const struct strv *names) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        bool leaving = streq(env->relation_event, "departed");
+        const char *unit = leaving ? env->departing_unit : env->remote_unit;
+        if (isempty(unit) ||
+                (!leaving && !streq(env->relation_event, "joined") &&
+                        !streq(env->relation_event, "changed")))
+                return;
+        _cleanup_free_ char *node = charm_node_name(unit);
+        if (nodeevents_expect(paths, leaving ? EXPECT_LEAVING : EXPECT_JOINING, node, names, &e) < 0)
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "node events: %s", e.buf);
 }
 
 /* --- inputs ------------------------------------------------------------------------------------ */
@@ -212,7 +234,8 @@ static size_t split_controllers(struct strv *list, struct ctl_controller *ret, s
 /* state-save-location changed on a running cluster: slurmctld would start on the new directory
  * with no jobs, nodes or reservations. Refused (blocked, nothing written) while the old one holds
  * state and the new one none: the admin copies it over first. 0 fine, 1 blocked. */
-static int state_move_check(const struct charm_paths *p, const struct ctl_inputs *in, struct charm_outcome *out) {
+static int state_move_check(
+        const struct charm_paths *p, const struct ctl_inputs *in, struct charm_outcome *out) {
         _cleanup_slurmconf_ struct slurmconf *c = NULL;
         _cleanup_free_ char *conf_path = charm_path(p, CHARM_PATH_SLURM_CONF), *old = NULL;
         size_t old_len = 0;
@@ -225,11 +248,13 @@ static int state_move_check(const struct charm_paths *p, const struct ctl_inputs
         if (streq(was, now))
                 return 0;
         _cleanup_free_ char *was_dir = charm_path(p, was);
-        _cleanup_free_ char *a = xasprintf("%s/job_state", was_dir), *b = xasprintf("%s/job_state", in->state_dir);
+        _cleanup_free_ char *a = xasprintf("%s/job_state", was_dir),
+                            *b = xasprintf("%s/job_state", in->state_dir);
         if (access(a, F_OK) < 0 || access(b, F_OK) == 0)
                 return 0;
         charm_outcome_set(out, JUJU_STATUS_BLOCKED,
-                "state-save-location: slurmctld's state is in %s, and %s holds none: moving would lose every "
+                "state-save-location: slurmctld's state is in %s, and %s holds none: moving would lose "
+                "every "
                 "job; pause the controllers, copy %s to %s, then set it again (or set it back)",
                 was, now, was, now);
         out->set_app_status = in->leader;
@@ -1033,10 +1058,12 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                                 gate + n + 1);
                         return 0;
                 }
-                if (ctl_status_from_slurm(out, gone, &e) < 0) {
+                _cleanup_strv_ struct strv names = STRV_INIT;
+                if (ctl_status_from_slurm(out, gone, &names, &e) < 0) {
                         out->skip_status = true;
                         return 0;
                 }
+                expect_change(ctx, &o->paths, env, &names);
                 r = read_state(&o->paths, REFUSED_STATUS_FILE, &refused, err);
                 if (r >= 0)
                         r = read_state(&o->paths, NOTES_STATUS_FILE, &notes, err);
@@ -1046,6 +1073,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         return r;
                 if (!isempty(notes))
                         strbuf_addf(&out->message, "; %s", notes);
+                /* pending jobs that need the departing node or a gone one (charm/strand.h) */
+                strand_status_note(gone, false, &out->message);
                 _cleanup_strbuf_ struct strbuf role = STRBUF_INIT;
                 role_from_store(&o->paths, &role);
                 if (role.len) {
@@ -1249,8 +1278,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 if (ctl_wait_answer(bus, in.hostname, SELF_ANSWER_MS, &w) == -ESRCH) {
                         if (unit_get_state(bus, "slurmctld.service", &st, NULL) < 0 ||
                                 watcher_daemon_status("slurmctld.service", &st, out) == 0)
-                                charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmctld not answering: %s",
-                                        w.buf);
+                                charm_outcome_set(
+                                        out, JUJU_STATUS_MAINTENANCE, "slurmctld not answering: %s", w.buf);
                         return 0;
                 }
         }
@@ -1260,7 +1289,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         return r;
         }
 
-        r = ctl_status_from_slurm(out, NULL, &e);
+        r = ctl_status_from_slurm(out, NULL, NULL, &e);
         if (r < 0) {
                 charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmctld not answering: %s", e.buf);
                 return 0;
@@ -1277,6 +1306,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 strbuf_addbuf(&out->message, &role);
         }
         strbuf_addbuf(&out->message, &note);
+        /* pending jobs that need a node that left: named, and held by the leader (strand.h) */
+        strand_status_note(NULL, in.leader, &out->message);
         if (in.n_waiting > 0)
                 strbuf_addf(&out->message, "; %zu application%s not ready", in.n_waiting,
                         in.n_waiting == 1 ? "" : "s");

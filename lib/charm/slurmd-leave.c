@@ -4,6 +4,7 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/slurmd-internal.h"
+#include "charm/strand.h"
 #include "charm/watcher.h"
 #include "slurm/client.h"
 #include "slurm/jobs.h"
@@ -129,8 +130,14 @@ static int leave_slurm(struct juju_ctx *ctx, const char *unit, const char *node,
                 return r;
         }
 
+        /* pending jobs that need this node: held before the deletion (else the next node to
+         * register would run them, charm/strand.h), and once more after it for any submitted
+         * in between */
+        strand_departure(ctx, unit, node, true);
         strbuf_reset(&e);
         r = slurm_node_delete_free(node, reason.buf, DELETE_RETRY_MS, &e);
+        if (r >= 0)
+                strand_departure(ctx, unit, node, false);
         if (r < 0 && r != -ENOENT) {
                 strbuf_addbuf(err, &e);
                 return r;

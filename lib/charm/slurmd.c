@@ -9,6 +9,7 @@
 #include "charm/authkey.h"
 #include "charm/nodeconf.h"
 #include "charm/pause.h"
+#include "charm/strand.h"
 #include "charm/watcher.h"
 #include "interfaces/slurmd.h"
 #include "slurm/client.h"
@@ -520,12 +521,27 @@ int slurmd_destroy_jobs(struct juju_ctx *ctx, const struct slurmd_opts *o, struc
         strv_push(&kv, "failed");
         strv_push_take(&kv, join_ids(rep.failed, rep.n_failed));
         slurm_destroy_report_done(&rep);
+        /* pending jobs that can only run here, and reservations naming the node (strand.h) */
+        _cleanup_strbuf_ struct strbuf se = STRBUF_INIT;
+        int s_failed = strand_destroy(juju_env(ctx)->unit, node, &kv, &se);
+        if (s_failed < 0) {
+                strbuf_addf(err, "destroy-jobs: %s", se.buf);
+                return s_failed;
+        }
+        if (s_failed > 0) {
+                if (e.len)
+                        strbuf_addstr(&e, "; ");
+                strbuf_addbuf(&e, &se);
+                n_failed += s_failed;
+        }
         r = juju_action_set_many(ctx, &kv, err);
         if (r < 0)
                 return r;
         if (n_failed > 0) {
-                strbuf_addf(err, "destroy-jobs: %d job%s could not be requeued or cancelled: %s", n_failed,
-                        n_failed == 1 ? "" : "s", e.buf);
+                strbuf_addf(err,
+                        "destroy-jobs: %d job%s or reservation%s could not be requeued, cancelled or "
+                        "changed: %s",
+                        n_failed, n_failed == 1 ? "" : "s", n_failed == 1 ? "" : "s", e.buf);
                 return -EIO;
         }
         return 0;

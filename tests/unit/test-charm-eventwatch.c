@@ -188,6 +188,39 @@ static void test_poll_and_refresh(void **state) {
         nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
+/* The controller expects a node change: rounds every expect_poll_usec while expecting() says
+ * so, long before the (hour-long) safety poll; then nothing more. */
+static int expect_left = 2;
+static bool expecting(void *userdata) {
+        return expect_left-- > 0;
+}
+
+static void test_expecting(void **state) {
+        _cleanup_free_ char *dir = tmpdir();
+        struct rec r = { .spool = dir, .rounds = STRV_INIT, .news = 0 };
+        struct eventwatch_opts o = {
+                .spool = dir,
+                .spool_uid = (uid_t) -1,
+                .spool_gid = (gid_t) -1,
+                .poll_usec = 3600ULL * 1000 * 1000,
+                .max_rounds = 3,
+                .reconcile = cb,
+                .expecting = expecting,
+                .expect_poll_usec = 20 * 1000,
+                .userdata = &r,
+        };
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        assert_int_equal(eventwatch_run(&o, &err), 0);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        ASSERT_ROUNDS(&r.rounds, "watcher-start/0", "expect/0", "expect/0");
+        /* two 20 ms waits, not the hour */
+        assert_true(b.tv_sec - a.tv_sec < 5);
+        strv_clear(&r.rounds);
+        nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 static void test_bad_setup(void **state) {
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
         struct eventwatch_opts o = { .spool = "/nonexistent/spool", .reconcile = cb };
@@ -203,6 +236,7 @@ int main(void) {
                 cmocka_unit_test(test_start_and_bursts),
                 cmocka_unit_test(test_retry_keeps_records),
                 cmocka_unit_test(test_poll_and_refresh),
+                cmocka_unit_test(test_expecting),
                 cmocka_unit_test(test_bad_setup),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

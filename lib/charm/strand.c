@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* No job stranded by a departure: hold at the departure, name in the controller's status,
+ * cancel in destroy-jobs. See strand.h. */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/strand.h"
+
+#include "slurm/stranded.h"
+
+#include "util/banned.h"
+
+char *strand_why(const char *node, const char *unit) {
+        return xasprintf("requires node %s, which left the cluster%s%s: cancel this job, or set its "
+                         "ReqNodeList and release it",
+                node, unit ? " with unit " : "", strempty(unit));
+}
+
+static char *join_ids(const uint32_t *v, size_t n) {
+        _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
+        for (size_t i = 0; i < n; i++)
+                strbuf_addf(&s, "%s%u", i ? "," : "", v[i]);
+        return strbuf_detach(&s, NULL);
+}
+
+void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, bool resvs) {
+        _cleanup_(slurm_stranded_done) struct slurm_stranded s = { 0 };
+        _cleanup_(slurm_stranded_report_done) struct slurm_stranded_report rep = SLURM_STRANDED_REPORT_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, what = STRBUF_INIT;
+        _cleanup_free_ char *why = strand_why(node, unit);
+
+        if (slurm_stranded_find(node, &s, &e) < 0) {
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                        "node %s leaving: cannot look for pending jobs that require it: %s", node, e.buf);
+                return;
+        }
+        for (size_t i = 0; resvs && i < s.n_resvs; i++)
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                        "node %s leaving: reservation %s names it; Slurm %s with the node", node,
+                        s.resvs[i].name,
+                        s.resvs[i].only_node ? "deletes the reservation (its only node)"
+                                             : "takes the node out of it");
+        /* the ones held already (by this departure's first look, by their user) stay as they are */
+        size_t k = 0;
+        for (size_t i = 0; i < s.n_jobs; i++) {
+                if (s.jobs[i].held) {
+                        free(s.jobs[i].node);
+                        continue;
+                }
+                s.jobs[k++] = s.jobs[i];
+        }
+        s.n_jobs = k;
+        if (s.n_jobs == 0)
+                return;
+        slurm_stranded_describe_jobs(&s, &what);
+        int n_failed = slurm_stranded_act(&s, SLURM_STRANDED_HOLD, node, why, &rep, &e);
+        if (n_failed < 0) {
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "node %s leaving: %s: holding them: %s", node,
+                        what.buf, e.buf);
+                return;
+        }
+        _cleanup_free_ char *held = join_ids(rep.done, rep.n_done);
+        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                "node %s leaving: %s: held (%s) with the admin comment \"%s\"%s%s", node, what.buf,
+                isempty(held) ? "none" : held, why, n_failed ? "; " : "", n_failed ? e.buf : "");
+}
+
+/* The jobs of s whose node is (leaving) or is not (!leaving) `node`: a view, owning nothing. */
+static struct slurm_stranded pick(const struct slurm_stranded *s, const char *node, bool leaving) {
+        struct slurm_stranded v = { .jobs = xcalloc(s->n_jobs ? s->n_jobs : 1, sizeof(*v.jobs)) };
+        for (size_t i = 0; i < s->n_jobs; i++)
+                if (streq_ptr(s->jobs[i].node, node) == leaving)
+                        v.jobs[v.n_jobs++] = s->jobs[i];
+        return v;
+}
+
+void strand_status_note(const char *leaving, bool hold, struct strbuf *note) {
+        _cleanup_(slurm_stranded_done) struct slurm_stranded s = { 0 };
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        if (slurm_stranded_find(leaving, &s, &e) <= 0)
+                return;
+        struct slurm_stranded going = pick(&s, leaving, true), gone = pick(&s, leaving, false);
+        for (size_t i = 0; hold && i < gone.n_jobs; i++) {
+                /* the departing unit holds the leaving node's jobs when it deletes the node */
+                _cleanup_(slurm_stranded_report_done) struct slurm_stranded_report rep =
+                        SLURM_STRANDED_REPORT_INIT;
+                struct slurm_stranded one = { .jobs = &gone.jobs[i], .n_jobs = 1 };
+                _cleanup_free_ char *why = strand_why(gone.jobs[i].node, NULL);
+                if (gone.jobs[i].held)
+                        continue;
+                strbuf_reset(&e);
+                (void) slurm_stranded_act(&one, SLURM_STRANDED_HOLD, gone.jobs[i].node, why, &rep, &e);
+        }
+        if (going.n_jobs) {
+                strbuf_addstr(note, "; ");
+                slurm_stranded_describe_jobs(&going, note);
+                strbuf_addstr(note, ", which is leaving");
+        }
+        if (gone.n_jobs) {
+                strbuf_addstr(note, "; ");
+                slurm_stranded_describe_jobs(&gone, note);
+                strbuf_addstr(note, ", which left: scancel them, or set ReqNodeList and release them");
+        }
+        free(going.jobs);
+        free(gone.jobs);
+}
+
+int strand_destroy(const char *unit, const char *node, struct strv *kv, struct strbuf *err) {
+        _cleanup_(slurm_stranded_done) struct slurm_stranded s = { 0 };
+        _cleanup_(slurm_stranded_report_done) struct slurm_stranded_report rep = SLURM_STRANDED_REPORT_INIT;
+        _cleanup_free_ char *why = strand_why(node, unit);
+        int r = slurm_stranded_find(node, &s, err);
+        if (r < 0)
+                return r;
+        /* only the jobs that need this node: a job stranded by another departure is not ours */
+        size_t k = 0;
+        for (size_t i = 0; i < s.n_jobs; i++) {
+                if (!streq(s.jobs[i].node, node)) {
+                        free(s.jobs[i].node);
+                        continue;
+                }
+                s.jobs[k++] = s.jobs[i];
+        }
+        s.n_jobs = k;
+        int n_failed = slurm_stranded_act(&s, SLURM_STRANDED_CANCEL, node, why, &rep, err);
+        if (n_failed < 0)
+                return n_failed;
+        strv_push(kv, "stranded-cancelled");
+        strv_push_take(kv, join_ids(rep.done, rep.n_done));
+        strv_push(kv, "reservations-shrunk");
+        strv_push_take(kv, strv_join(&rep.resv_shrunk, ","));
+        strv_push(kv, "reservations-deleted");
+        strv_push_take(kv, strv_join(&rep.resv_deleted, ","));
+        return n_failed;
+}

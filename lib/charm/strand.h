@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* No job stranded by a departure (issue 12): the charms' side of slurm/stranded.h.
+ *
+ * A pending job whose ReqNodeList names a node that leaves can never run where its user asked,
+ * and slurmctld 22.05 would start it on whichever node next takes the deleted node's table
+ * index (slurm/stranded.h has what was seen). So:
+ *   - the departing slurmd unit, right before it deletes its node and once more right after,
+ *     holds those jobs (admin hold; admin comment STRAND_WHY: which node, which unit, what to
+ *     do) and logs them and the reservations naming the node (which Slurm shrinks or deletes
+ *     with the node) in its hook log;
+ *   - the controller's status names them: "pending jobs 9, 10 require node slurmd-1, which is
+ *     leaving" while the departure runs, then "…, held: the node left (scancel them, or set
+ *     their ReqNodeList and release them)" until they are gone; the leader holds any it finds
+ *     that are not held (a forced removal: the controller deleted the stale record itself; a
+ *     job released unchanged);
+ *   - destroy-jobs (the forced path) cancels them with the same comment and takes the node out
+ *     of the reservations (deleting one left empty), and says which.
+ * None of this ever waits: a departure does not hang on a job that cannot run.
+ * Functions return 0 or a negative errno with one message in err; none prints. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "juju/juju.h"
+#include "util/strbuf.h"
+#include "util/strv.h"
+
+/* The admin comment set on a stranded job (caller frees). */
+char *strand_why(const char *node, const char *unit);
+
+/* Departing unit: holds the jobs stranded by node (leaving) that are not held yet and logs them
+ * and (with resvs: before the deletion) the reservations naming it (juju-log WARNING). Never
+ * fails the departure: problems are logged. */
+void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, bool resvs);
+
+/* Controller status: appends "; <note>" for stranded jobs (leaving: the departing unit's node,
+ * or NULL in a full reconcile); hold: also hold the ones that are not held (the leader).
+ * Silent when Slurm does not answer (the status says so elsewhere). */
+void strand_status_note(const char *leaving, bool hold, struct strbuf *note);
+
+/* destroy-jobs: cancels the jobs stranded by node and takes it out of its reservations; adds
+ * the result keys "stranded-cancelled", "reservations-shrunk", "reservations-deleted" to kv
+ * (comma-separated; empty when none). Returns the number of failures (>= 0, messages in err)
+ * or a negative errno when Slurm cannot be read. */
+int strand_destroy(const char *unit, const char *node, struct strv *kv, struct strbuf *err);

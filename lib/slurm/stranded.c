@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What a node's departure strands (pending jobs needing a leaving or gone node, reservations
+ * naming it) and the two ways to deal with them: hold or cancel. See stranded.h. */
+#include "util/macro.h"
+#include "slurm/stranded.h"
+
+#include <signal.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "slurm/client.h"
+#include "slurm/reservations.h"
+#include "slurm/slurmerr.h"
+#include "util/alloc.h"
+#include "util/strv.h"
+
+#include "util/banned.h"
+
+void slurm_stranded_done(struct slurm_stranded *s) {
+        if (!s)
+                return;
+        for (size_t i = 0; i < s->n_jobs; i++)
+                free(s->jobs[i].node);
+        for (size_t i = 0; i < s->n_resvs; i++)
+                free(s->resvs[i].name);
+        free(s->jobs);
+        free(s->resvs);
+        *s = (struct slurm_stranded){ 0 };
+}
+
+void slurm_stranded_report_done(struct slurm_stranded_report *r) {
+        if (!r)
+                return;
+        strv_clear(&r->resv_shrunk);
+        strv_clear(&r->resv_deleted);
+        free(r->done);
+        free(r->failed);
+        *r = (struct slurm_stranded_report) SLURM_STRANDED_REPORT_INIT;
+}
+
+static int cmp_name(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+char *slurm_stranded_needs(const char *req_nodes, const char *leaving, char *const *names, size_t n) {
+        char *found = NULL, *h;
+        if (isempty(req_nodes))
+                return NULL;
+        hostlist_t hl = slurm_hostlist_create(req_nodes);
+        if (!hl)
+                return NULL;
+        while (!found && (h = slurm_hostlist_shift(hl))) {
+                const char *key = h;
+                if (streq_ptr(h, leaving) || !bsearch(&key, names, n, sizeof(char *), cmp_name))
+                        found = xstrdup(h);
+                free(h); /* slurm_hostlist_shift() mallocs */
+        }
+        slurm_hostlist_destroy(hl);
+        return found;
+}
+
+/* The node names of the table, sorted (NULL-terminated strv in *ret). */
+static int node_names(struct strv *ret, struct strbuf *err) {
+        node_info_msg_t *msg = NULL;
+        int r = slurm_load_node((time_t) 0, &msg, SHOW_ALL);
+        if (r != SLURM_SUCCESS)
+                return slurm_fail(err, slurm_rc_code(r), "load nodes");
+        for (uint32_t i = 0; i < msg->record_count; i++)
+                if (!isempty(msg->node_array[i].name))
+                        strv_push(ret, msg->node_array[i].name);
+        slurm_free_node_info_msg(msg);
+        if (ret->n)
+                qsort(ret->v, ret->n, sizeof(char *), cmp_name);
+        return 0;
+}
+
+static bool resv_names_node(const char *nodes, const char *node, bool *ret_only) {
+        if (isempty(nodes))
+                return false;
+        hostlist_t hl = slurm_hostlist_create(nodes);
+        if (!hl)
+                return false;
+        bool found = slurm_hostlist_find(hl, node) >= 0;
+        *ret_only = found && slurm_hostlist_count(hl) == 1;
+        slurm_hostlist_destroy(hl);
+        return found;
+}
+
+int slurm_stranded_find(const char *leaving, struct slurm_stranded *ret, struct strbuf *err) {
+        _cleanup_strv_ struct strv names = STRV_INIT;
+        struct slurm_stranded s = { 0 };
+        job_info_msg_t *jobs = NULL;
+        int r = slurm_client_init(err);
+        if (r >= 0)
+                r = node_names(&names, err);
+        if (r < 0)
+                return r;
+        r = slurm_load_jobs((time_t) 0, &jobs, SHOW_ALL);
+        if (r != SLURM_SUCCESS)
+                return slurm_fail(err, slurm_rc_code(r), "load jobs");
+        for (uint32_t i = 0; i < jobs->record_count; i++) {
+                const slurm_job_info_t *j = &jobs->job_array[i];
+                if ((j->job_state & JOB_STATE_BASE) != JOB_PENDING)
+                        continue;
+                char *node = slurm_stranded_needs(j->req_nodes, leaving, names.v, names.n);
+                if (!node)
+                        continue;
+                s.jobs = xrealloc(s.jobs, (s.n_jobs + 1) * sizeof(*s.jobs));
+                s.jobs[s.n_jobs++] = (struct slurm_stranded_job){ .id = j->job_id, .node = node, .held = j->priority == 0 };
+        }
+        slurm_free_job_info_msg(jobs);
+        if (!isempty(leaving)) {
+                struct slurm_resv_list l = { 0 };
+                r = slurm_resv_list(&l, err);
+                if (r < 0) {
+                        slurm_stranded_done(&s);
+                        return r;
+                }
+                for (size_t i = 0; i < l.n; i++) {
+                        bool only = false;
+                        if (!resv_names_node(l.v[i].nodes, leaving, &only))
+                                continue;
+                        s.resvs = xrealloc(s.resvs, (s.n_resvs + 1) * sizeof(*s.resvs));
+                        s.resvs[s.n_resvs++] =
+                                (struct slurm_stranded_resv){ .name = xstrdup(l.v[i].name), .only_node = only };
+                }
+                slurm_resv_list_done(&l);
+        }
+        *ret = s;
+        return (int) s.n_jobs;
+}
+
+void slurm_stranded_describe_jobs(const struct slurm_stranded *s, struct strbuf *out) {
+        _cleanup_strv_ struct strv nodes = STRV_INIT;
+        if (!s || s->n_jobs == 0)
+                return;
+        strbuf_addf(out, "pending job%s ", s->n_jobs == 1 ? "" : "s");
+        for (size_t i = 0; i < s->n_jobs; i++) {
+                strbuf_addf(out, "%s%u", i ? ", " : "", s->jobs[i].id);
+                if (!strv_contains(&nodes, s->jobs[i].node))
+                        strv_push(&nodes, s->jobs[i].node);
+        }
+        _cleanup_free_ char *list = strv_join(&nodes, ", ");
+        strbuf_addf(out, " require%s node%s %s", s->n_jobs == 1 ? "s" : "", nodes.n == 1 ? "" : "s", list);
+}
+
+static void push_id(uint32_t **v, size_t *n, uint32_t id) {
+        *v = xrealloc(*v, (*n + 1) * sizeof(uint32_t));
+        (*v)[(*n)++] = id;
+}
+
+static void add_failure(struct strbuf *err, int code, const char *what, uint32_t id) {
+        if (err->len)
+                strbuf_addstr(err, "; ");
+        slurm_fail(err, code, "%s job %u", what, id);
+}
+
+/* The job's admin comment with why appended (why alone when it has none; unchanged when it
+ * already ends with why: a hold repeated by a later hook, a cancel after a hold). */
+static char *comment_with(uint32_t id, const char *why) {
+        job_info_msg_t *msg = NULL;
+        char *c = NULL;
+        if (slurm_load_job(&msg, id, SHOW_ALL) == SLURM_SUCCESS && msg->record_count > 0) {
+                const char *old = msg->job_array[0].admin_comment;
+                size_t lo = old ? strlen(old) : 0, lw = strlen(why);
+                if (isempty(old))
+                        c = xstrdup(why);
+                else if (lo >= lw && streq(old + lo - lw, why))
+                        c = xstrdup(old);
+                else
+                        c = xasprintf("%s; %s", old, why);
+        }
+        slurm_free_job_info_msg(msg);
+        return c ? c : xstrdup(why);
+}
+
+static int job_act(uint32_t id, enum slurm_stranded_action action, const char *why) {
+        job_desc_msg_t d;
+        _cleanup_free_ char *comment = comment_with(id, why);
+        slurm_init_job_desc_msg(&d);
+        d.job_id = id;
+        d.admin_comment = comment;
+        if (action == SLURM_STRANDED_HOLD) {
+                d.priority = 0;
+                d.alloc_sid = ALLOC_SID_ADMIN_HOLD;
+        }
+        int r = slurm_update_job(&d);
+        if (r != SLURM_SUCCESS)
+                return slurm_rc_code(r);
+        if (action == SLURM_STRANDED_CANCEL && slurm_kill_job(id, SIGKILL, 0) != SLURM_SUCCESS)
+                return slurm_rc_code(SLURM_ERROR);
+        return 0;
+}
+
+/* The reservation's node list without node: "" when node was its only one. */
+static int resv_without(const char *nodes, const char *node, char **ret) {
+        hostlist_t hl = slurm_hostlist_create(nodes), rest = slurm_hostlist_create("");
+        char *h;
+        if (!hl || !rest) {
+                if (hl)
+                        slurm_hostlist_destroy(hl);
+                if (rest)
+                        slurm_hostlist_destroy(rest);
+                return -EINVAL;
+        }
+        while ((h = slurm_hostlist_shift(hl))) {
+                if (!streq(h, node))
+                        slurm_hostlist_push_host(rest, h);
+                free(h);
+        }
+        char *s = slurm_hostlist_count(rest) > 0 ? slurm_hostlist_ranged_string_malloc(rest) : NULL;
+        *ret = xstrdup(strempty(s));
+        free(s);
+        slurm_hostlist_destroy(hl);
+        slurm_hostlist_destroy(rest);
+        return 0;
+}
+
+static int resv_release(const char *name, const char *node, struct slurm_stranded_report *rep, struct strbuf *err) {
+        _cleanup_(slurm_resv_done) struct slurm_resv r = { 0 };
+        _cleanup_free_ char *rest = NULL;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int k = slurm_resv_get(name, &r, &e);
+        if (k == -ENOENT)
+                return 0; /* gone meanwhile */
+        if (k >= 0 && resv_without(strempty(r.nodes), node, &rest) < 0) {
+                strbuf_addf(&e, "reservation \"%s\": cannot read its node list \"%s\"", name, strempty(r.nodes));
+                k = -EINVAL;
+        }
+        if (k >= 0 && isempty(rest)) {
+                k = slurm_resv_delete(name, &e);
+                if (k >= 0 || k == -ENOENT) {
+                        strv_push(&rep->resv_deleted, name);
+                        return 0;
+                }
+        } else if (k >= 0) {
+                k = slurm_resv_set_nodes(name, rest, &e);
+                if (k >= 0) {
+                        strv_push(&rep->resv_shrunk, name);
+                        return 0;
+                }
+        }
+        if (err->len)
+                strbuf_addstr(err, "; ");
+        strbuf_addbuf(err, &e);
+        return k;
+}
+
+int slurm_stranded_act(const struct slurm_stranded *s, enum slurm_stranded_action action, const char *node,
+        const char *why, struct slurm_stranded_report *ret, struct strbuf *err) {
+        struct slurm_stranded_report rep = SLURM_STRANDED_REPORT_INIT;
+        int r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < s->n_jobs; i++) {
+                uint32_t id = s->jobs[i].id;
+                int code = job_act(id, action, why);
+                if (code == 0 || code == ESLURM_ALREADY_DONE || code == ESLURM_INVALID_JOB_ID ||
+                        (action == SLURM_STRANDED_HOLD && code == ESLURM_JOB_NOT_PENDING)) {
+                        /* done, or it ended (or started) between the listing and now */
+                        push_id(&rep.done, &rep.n_done, id);
+                        continue;
+                }
+                add_failure(err, code, action == SLURM_STRANDED_HOLD ? "hold" : "cancel", id);
+                push_id(&rep.failed, &rep.n_failed, id);
+        }
+        int n_resv_failed = 0;
+        for (size_t i = 0; action == SLURM_STRANDED_CANCEL && i < s->n_resvs; i++)
+                if (resv_release(s->resvs[i].name, node, &rep, err) < 0)
+                        n_resv_failed++;
+        *ret = rep;
+        return (int) rep.n_failed + n_resv_failed;
+}

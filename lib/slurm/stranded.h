@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What a node's departure strands: pending jobs that can only run with a node that is leaving
+ * or gone, and reservations that name the leaving node.
+ *
+ * Slurm 22.05.8 facts (tried in juju-sim machines, issue 12):
+ *   - A job submitted with a required node list (`sbatch -w node`, ReqNodeList) that is still
+ *     PENDING when that node is deleted stays PENDING for ever ("ReqNodeNotAvail,
+ *     UnavailableNodes:slurmd-1"; a multi-node one "PartitionNodeLimit"): its ReqNodeList keeps
+ *     naming the deleted node. Worse, the job keeps the node's table INDEX: the next node to
+ *     register takes that index and the backfill scheduler starts the job there (seen: a job
+ *     submitted with `-w slurmd-1` ran on slurmd-2 a minute after slurmd-1 was deleted and
+ *     slurmd-2 registered; a `-w slurmd-[0-1]` job ran on slurmd-[0,2]). Nothing reports it.
+ *   - slurm_delete_node() takes the node out of every reservation that names it and deletes a
+ *     reservation whose only node it was, silently.
+ * So a departure finds both right before it deletes the node and again right after (a job
+ * submitted in between): the default path HOLDS the stranded jobs (admin hold, an admin comment
+ * naming the departure: they can neither run on a stranger nor vanish; the operator cancels
+ * them or fixes their ReqNodeList and releases them) and reports jobs and reservations in the
+ * hook log; the controller's status names held stranded jobs until they are gone; the forced
+ * path (destroy-jobs) CANCELS them with that comment and takes the node out of the
+ * reservations itself (deleting one left empty), reporting each.
+ *
+ * A pending job is stranded when a node its ReqNodeList names is `leaving` or is not in the
+ * node table. Functions call slurm_client_init() and return 0 (or a count) or a negative errno
+ * with one message appended to err. struct slurm_stranded owns its strings; free it with
+ * slurm_stranded_done() (accepts a zeroed struct). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/strbuf.h"
+#include "util/strv.h"
+
+struct slurm_stranded_job {
+        uint32_t id;
+        char *node; /* the first required node that is leaving or gone */
+        bool held;  /* priority 0: held by an admin or its user */
+};
+
+struct slurm_stranded_resv {
+        char *name;
+        bool only_node; /* the leaving node is its only node: Slurm deletes it with the node */
+};
+
+struct slurm_stranded {
+        struct slurm_stranded_job *jobs;
+        size_t n_jobs;
+        struct slurm_stranded_resv *resvs; /* only when a leaving node was given */
+        size_t n_resvs;
+};
+
+void slurm_stranded_done(struct slurm_stranded *s);
+
+/* Pure: the first name of the hostlist expression req_nodes that equals leaving (may be NULL)
+ * or is not among the sorted names[0..n) (the node table), as a new string; NULL when none
+ * (or req_nodes is empty or not a hostlist). */
+char *slurm_stranded_needs(const char *req_nodes, const char *leaving, char *const *names, size_t n);
+
+/* Loads the node table and the job table (and, with leaving, the reservations) once each.
+ * Returns the number of stranded jobs. */
+int slurm_stranded_find(const char *leaving, struct slurm_stranded *ret, struct strbuf *err);
+
+/* "pending job 9 requires node slurmd-1", "pending jobs 9, 10 require node slurmd-1",
+ * "pending jobs 9, 12 require nodes slurmd-1, slurmd-3" (jobs only; nothing when none). */
+void slurm_stranded_describe_jobs(const struct slurm_stranded *s, struct strbuf *out);
+
+enum slurm_stranded_action {
+        SLURM_STRANDED_HOLD,   /* admin hold + comment; reservations left to Slurm */
+        SLURM_STRANDED_CANCEL, /* comment + cancel; the node taken out of the reservations */
+};
+
+struct slurm_stranded_report {
+        uint32_t *done; /* held or cancelled (or already ended) */
+        size_t n_done;
+        uint32_t *failed;
+        size_t n_failed;
+        struct strv resv_shrunk;  /* the node taken out of them */
+        struct strv resv_deleted; /* deleted: the node was their only one */
+};
+#define SLURM_STRANDED_REPORT_INIT { .resv_shrunk = STRV_INIT, .resv_deleted = STRV_INIT }
+/* Accepts a zeroed or SLURM_STRANDED_REPORT_INIT struct. */
+void slurm_stranded_report_done(struct slurm_stranded_report *r);
+
+/* Each stranded job gets the admin comment `why` (appended to one it has) and is held or
+ * cancelled; with CANCEL, `node` is taken out of each stranded reservation (deleted when it was
+ * its only node). Returns the number of failures (>= 0; err has one line per failure,
+ * "; "-separated) with *ret filled. */
+int slurm_stranded_act(const struct slurm_stranded *s, enum slurm_stranded_action action, const char *node,
+        const char *why, struct slurm_stranded_report *ret, struct strbuf *err);

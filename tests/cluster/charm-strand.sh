@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Issue 12: no job stranded by a departure, and a controller status that follows the cluster.
+# 1. A unit leaves while a job runs on its node: the controller's status drops the node seconds
+#    after the deletion, without update-status (the hook's expectation makes the node event
+#    watcher look every second: a record with cause "expect" proves it); figure printed.
+# 2. Pending jobs that require a leaving node (-w) are named in the controller's status while it
+#    drains, held with an admin comment when it is deleted (not run on the next node to take the
+#    deleted node's index: a new unit registers and the backfill passes), named after it; the
+#    reservations naming the node are in the hook log; a job released unchanged is held again by
+#    the next controller reconcile; the note goes once the jobs are gone.
+# 3. The forced path: drain-timeout runs out, destroy-jobs requeues/cancels the running job,
+#    cancels the pending job that requires the node (admin comment) and takes the node out of a
+#    reservation; resolve, the unit leaves.
+set -euo pipefail
+# shellcheck source=tests/cluster/charm-lib.sh
+source "$(dirname "$0")/charm-lib.sh"
+
+now_ms() { date +%s%3N; }
+
+js deploy "$CTL_CHARM" >/dev/null
+js deploy "$SLURMD_CHARM" -n 3 >/dev/null
+js integrate slurmctld slurmd >/dev/null
+settle 240
+expect_status slurmctld/0 '^active 3 nodes in 1 partition$'
+
+# --- 1. the status follows a departure -----------------------------------------------------------
+log "1. remove-unit slurmd/1 while a job runs on it"
+job=$(submit -w slurmd-1 -o /dev/null --wrap "sleep 6; date +%s%3N >$T/job-end")
+wait_job_state "$job" RUNNING 30
+js remove-unit slurmd/1 >/dev/null
+js wait --timeout 120 >"$T/wait1.out" 2>&1 &
+waiter=$!
+end=$((SECONDS + 60))
+seen_leaving=
+until [[ $(unit_status slurmctld/0) =~ ^active\ 2\ nodes\ in\ 1\ partition$ ]] && [ -s "$T/job-end" ]; do
+        [[ $(unit_status slurmctld/0) =~ slurmd-1\ leaving ]] && seen_leaving=1
+        [ $SECONDS -lt $end ] || die "slurmctld/0 status after the departure: \"$(unit_status slurmctld/0)\""
+        sleep 0.1
+done
+t_status=$(now_ms)
+wait "$waiter" || die "hooks failed: $(cat "$T/wait1.out")"
+[ -n "$seen_leaving" ] || die "the controller never said slurmd-1 was leaving"
+node_exists slurmd-1 && die "node slurmd-1 still there"
+log "figure: job end -> controller status without slurmd-1: $((t_status - $(cat "$T/job-end"))) ms"
+# the watcher's expectation rounds saw slurmd-1 drain or go (its log is read on the host)
+python3 - "$(root_of slurmctld/0)/var/lib/slurm/charm/events/node-events.jsonl" <<'PY' || die "no node event of slurmd-1 came from an expectation round"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+sys.exit(0 if any(r.get("node") == "slurmd-1" and r.get("cause") == "expect" for r in recs) else 1)
+PY
+
+# --- 2. pending jobs that require the leaving node --------------------------------------------------
+log "2. remove-unit slurmd/2 with jobs pending on it and reservations naming it"
+run=$(submit -w slurmd-2 --exclusive -t 5 -o /dev/null --wrap "sleep 8")
+wait_job_state "$run" RUNNING 30
+ja=$(submit -w slurmd-2 --exclusive -t 5 -o /dev/null --wrap "true")
+jb=$(submit -w slurmd-0,slurmd-2 -N2 -t 5 -o /dev/null --wrap "true")
+ctl scontrol create reservation reservationname=only2 nodes=slurmd-2 starttime=now+2hours duration=60 \
+        users=root flags=maint >/dev/null
+ctl scontrol create reservation reservationname=both nodes=slurmd-0,slurmd-2 starttime=now+3hours \
+        duration=60 users=root flags=maint >/dev/null
+lines=$(wc -l <"$MODEL/debug-log.jsonl")
+js remove-unit slurmd/2 >/dev/null
+js wait --timeout 120 >"$T/wait2.out" 2>&1 &
+waiter=$!
+end=$((SECONDS + 30))
+until [[ $(unit_status slurmctld/0) =~ pending\ jobs\ $ja,\ $jb\ require\ node\ slurmd-2,\ which\ is\ leaving ]]; do
+        [ $SECONDS -lt $end ] || die "status while slurmd-2 drains: \"$(unit_status slurmctld/0)\""
+        sleep 0.2
+done
+wait "$waiter" || die "hooks failed: $(cat "$T/wait2.out")"
+node_exists slurmd-2 && die "node slurmd-2 still there"
+for j in "$ja" "$jb"; do
+        [ "$(job_field "$j" JobState)" = PENDING ] || die "job $j: $(job_field "$j" JobState)"
+        [ "$(job_field "$j" Reason)" = JobHeldAdmin ] || die "job $j not held: $(job_field "$j" Reason)"
+        ctl scontrol show job "$j" | grep -q 'AdminComment=requires node slurmd-2, which left the cluster with unit slurmd/2' ||
+                die "job $j: no admin comment: $(ctl scontrol show job "$j" | grep AdminComment)"
+done
+hooklog=$(tail -n +"$((lines + 1))" "$MODEL/debug-log.jsonl")
+for want in "reservation only2 names it; Slurm deletes the reservation (its only node)" \
+        "reservation both names it; Slurm takes the node out of it" \
+        "pending jobs $ja, $jb require node slurmd-2: held ($ja,$jb)"; do
+        grep -qF "$want" <<<"$hooklog" || die "hook log lacks \"$want\""
+done
+# slurmctld updates the reservations some seconds after the deletion (seen: 0-15 s)
+end=$((SECONDS + 60))
+while ctl scontrol show reservation only2 >/dev/null 2>&1 ||
+        [ "$(ctl scontrol show reservation both | grep -o ' Nodes=[^ ]*')" != " Nodes=slurmd-0" ]; do
+        [ $SECONDS -lt $end ] || die "reservations after the deletion: $(ctl scontrol show reservation)"
+        sleep 1
+done
+expect_status slurmctld/0 "^active 1 node in 1 partition; pending jobs $ja, $jb require node slurmd-2, which left"
+
+log "a new unit takes the deleted node's index; the held jobs stay pending through two backfill passes"
+js add-unit slurmd >/dev/null
+settle 180
+node_exists slurmd-3 || die "slurmd-3 did not register"
+sleep 65
+for j in "$ja" "$jb"; do
+        [ "$(job_field "$j" JobState)" = PENDING ] || die "job $j ran: $(job_field "$j" JobState) on $(job_field "$j" NodeList)"
+done
+log "a job released unchanged is held again by the next controller reconcile"
+ctl scontrol release "$ja"
+js trigger slurmctld update-status >/dev/null
+settle
+[ "$(job_field "$ja" Reason)" = JobHeldAdmin ] || die "job $ja not held again: $(job_field "$ja" Reason)"
+ctl scancel "$ja" "$jb"
+js trigger slurmctld update-status >/dev/null
+settle
+expect_status slurmctld/0 '^active 2 nodes in 1 partition$'
+
+# --- 3. destroy-jobs -------------------------------------------------------------------------------
+log "3. drain-timeout runs out; destroy-jobs also cancels the pending job and frees the reservation"
+js config slurmd drain-timeout=3 >/dev/null
+settle
+run=$(submit -w slurmd-3 --exclusive -t 5 -o /dev/null --no-requeue --wrap "sleep 300")
+wait_job_state "$run" RUNNING 30
+jc=$(submit -w slurmd-3 --exclusive -t 5 -o /dev/null --wrap "true")
+ctl scontrol create reservation reservationname=both3 nodes=slurmd-0,slurmd-3 starttime=now+2hours \
+        duration=60 users=root flags=maint >/dev/null
+js remove-unit slurmd/3 >/dev/null
+if js wait --timeout 60 >"$T/wait3.out" 2>&1; then
+        die "the departing hook did not fail"
+fi
+out=$(js run slurmd/3 destroy-jobs)
+grep -q "cancelled: \"\\?$run\"\\?" <<<"$out" || die "destroy-jobs: $out"
+grep -q "stranded-cancelled: \"\\?$jc\"\\?" <<<"$out" || die "destroy-jobs: $out"
+grep -q "reservations-shrunk: \"\\?both3\"\\?" <<<"$out" || die "destroy-jobs: $out"
+[ "$(job_field "$jc" JobState)" = CANCELLED ] || die "job $jc: $(job_field "$jc" JobState)"
+ctl scontrol show job "$jc" | grep -q 'AdminComment=requires node slurmd-3' || die "job $jc: no admin comment"
+[ "$(ctl scontrol show reservation both3 | grep -o ' Nodes=[^ ]*')" = " Nodes=slurmd-0" ] ||
+        die "reservation both3: $(ctl scontrol show reservation both3)"
+js resolve slurmd/3 >/dev/null
+settle 120
+node_exists slurmd-3 && die "node slurmd-3 still there"
+js status --format=json | grep -q '"slurmd/3"' && die "unit slurmd/3 still in the model"
+log "ok"

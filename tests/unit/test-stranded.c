@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests for lib/slurm/stranded's pure parts: which required node strands a pending job, and
+ * the status wording. Finding, holding and cancelling run against real daemons in
+ * tests/cluster/charm-depart.sh. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "util/macro.h"
+#include "slurm/stranded.h"
+
+#include "util/banned.h"
+
+static char *table[] = { "cpu-0", "cpu-2", "gpu-0", "gpu-1" }; /* sorted */
+
+static void check_needs(const char *req, const char *leaving, const char *want) {
+        _cleanup_free_ char *got = slurm_stranded_needs(req, leaving, table, ELEMENTSOF(table));
+        if (!want)
+                assert_null(got);
+        else {
+                assert_non_null(got);
+                assert_string_equal(got, want);
+        }
+}
+
+static void test_needs(void **state) {
+        check_needs(NULL, NULL, NULL);
+        check_needs("", "cpu-0", NULL);
+        check_needs("cpu-0", NULL, NULL);            /* present, nobody leaving */
+        check_needs("cpu-0", "cpu-0", "cpu-0");      /* the leaving node */
+        check_needs("cpu-1", NULL, "cpu-1");         /* gone already */
+        check_needs("cpu-[0,2]", "cpu-2", "cpu-2");  /* a multi-node job needs them all */
+        check_needs("cpu-[0-2]", NULL, "cpu-1");     /* the first missing one */
+        check_needs("gpu-[0-1],cpu-0", "gpu-9", NULL);
+        check_needs("gpu-0,cpu-1", "gpu-0", "gpu-0");
+        /* an empty table: every required node is gone */
+        _cleanup_free_ char *got = slurm_stranded_needs("cpu-0", NULL, NULL, 0);
+        assert_string_equal(got, "cpu-0");
+}
+
+static void test_describe(void **state) {
+        _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
+        struct slurm_stranded_job one[] = { { 9, (char *) "slurmd-1", false } };
+        struct slurm_stranded a = { .jobs = one, .n_jobs = 1 };
+        slurm_stranded_describe_jobs(&a, &s);
+        assert_string_equal(s.buf, "pending job 9 requires node slurmd-1");
+
+        struct slurm_stranded_job two[] = { { 9, (char *) "slurmd-1", false }, { 10, (char *) "slurmd-1", false } };
+        struct slurm_stranded b = { .jobs = two, .n_jobs = 2 };
+        strbuf_reset(&s);
+        slurm_stranded_describe_jobs(&b, &s);
+        assert_string_equal(s.buf, "pending jobs 9, 10 require node slurmd-1");
+
+        struct slurm_stranded_job three[] = { { 9, (char *) "slurmd-1", false }, { 12, (char *) "slurmd-3", false },
+                { 13, (char *) "slurmd-1", false } };
+        struct slurm_stranded c = { .jobs = three, .n_jobs = 3 };
+        strbuf_reset(&s);
+        slurm_stranded_describe_jobs(&c, &s);
+        assert_string_equal(s.buf, "pending jobs 9, 12, 13 require nodes slurmd-1, slurmd-3");
+
+        struct slurm_stranded none = { 0 };
+        strbuf_reset(&s);
+        slurm_stranded_describe_jobs(&none, &s);
+        assert_int_equal(s.len, 0);
+}
+
+static void test_done_zeroed(void **state) {
+        struct slurm_stranded s = { 0 };
+        struct slurm_stranded_report r = { 0 }, q = SLURM_STRANDED_REPORT_INIT;
+        slurm_stranded_done(&s);
+        slurm_stranded_report_done(&r);
+        slurm_stranded_report_done(&q);
+        slurm_stranded_done(NULL);
+        slurm_stranded_report_done(NULL);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_needs),
+                cmocka_unit_test(test_describe),
+                cmocka_unit_test(test_done_zeroed),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
