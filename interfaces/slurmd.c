@@ -8,6 +8,8 @@
 #include <ctype.h>
 #include <cjson/cJSON.h>
 
+#include "slurmconf/hostlist.h"
+
 #include "util/banned.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(cJSON *, cJSON_Delete)
@@ -341,4 +343,113 @@ void controller_data_clear(struct controller_data *d) {
         free(d->auth_key_id);
         d->auth_key_id = NULL;
         strv_clear(&d->controllers);
+}
+
+/* --- GPUs -------------------------------------------------------------------------------------------- */
+
+bool slurmd_iface_valid_device(const char *s) {
+        size_t n = s ? strlen(s) : 0;
+        if (!startswith(strempty(s), "/dev/") || n <= 5 || n > SLURMD_IFACE_MAX_DEVICE_PATH)
+                return false;
+        for (const char *p = s; *p; p++)
+                if (!isalnum((unsigned char) *p) && !strchr("._/-", *p))
+                        return false;
+        /* every component after /dev: not empty, not "." or ".." */
+        for (const char *c = s + 5; *c;) {
+                size_t len = strcspn(c, "/");
+                if (len == 0 || (len == 1 && c[0] == '.') || (len == 2 && c[0] == '.' && c[1] == '.'))
+                        return false;
+                c += len;
+                if (*c == '/' && !*++c)
+                        return false; /* trailing "/" */
+        }
+        return true;
+}
+
+int gpu_devices_encode(char *const *files, char **ret) {
+        size_t n = strv_length(files);
+        if (n > SLURMD_IFACE_MAX_GPUS)
+                return -EINVAL;
+        _cleanup_cjson_ cJSON *list = cJSON_CreateArray();
+        if (!list)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                if (!slurmd_iface_valid_device(files[i]))
+                        return -EINVAL;
+                for (size_t j = 0; j < i; j++)
+                        if (streq(files[i], files[j]))
+                                return -EINVAL;
+                cJSON_AddItemToArray(list, cJSON_CreateString(files[i]));
+        }
+        char *s = cJSON_PrintUnformatted(list);
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+int gpu_devices_decode(const char *json, struct strv *ret, struct strbuf *err) {
+        _cleanup_cjson_ cJSON *list = NULL;
+        _cleanup_strv_ struct strv out = STRV_INIT;
+        const cJSON *v;
+        if (isempty(json))
+                return 0;
+        if (strlen(json) > SLURMD_IFACE_MAX_VALUE) {
+                strbuf_addstr(err, "gpu-devices: too long");
+                return -EINVAL;
+        }
+        list = cJSON_Parse(json);
+        if (!cJSON_IsArray(list)) {
+                strbuf_addstr(err, "gpu-devices: not a JSON list");
+                return -EINVAL;
+        }
+        if (cJSON_GetArraySize(list) > SLURMD_IFACE_MAX_GPUS) {
+                strbuf_addf(err, "gpu-devices: more than %d devices", SLURMD_IFACE_MAX_GPUS);
+                return -EINVAL;
+        }
+        cJSON_ArrayForEach(v, list) {
+                if (!cJSON_IsString(v) || !slurmd_iface_valid_device(v->valuestring)) {
+                        strbuf_addstr(err, "gpu-devices: ");
+                        if (cJSON_IsString(v))
+                                quote_for_display(err, v->valuestring);
+                        else
+                                strbuf_addstr(err, "an item");
+                        strbuf_addstr(err, " is not a device file path under /dev");
+                        return -EINVAL;
+                }
+                if (strv_contains(&out, v->valuestring)) {
+                        strbuf_addstr(err, "gpu-devices: ");
+                        quote_for_display(err, v->valuestring);
+                        strbuf_addstr(err, " listed twice");
+                        return -EINVAL;
+                }
+                strv_push(&out, v->valuestring);
+        }
+        for (size_t i = 0; i < out.n; i++)
+                strv_push(ret, out.v[i]);
+        return 0;
+}
+
+int gres_served_covers(const char *json, const char *node, char *const *files, struct strbuf *err) {
+        _cleanup_cjson_ cJSON *obj = NULL;
+        _cleanup_strv_ struct strv mine = STRV_INIT;
+        const cJSON *v;
+        if (isempty(json))
+                return 0;
+        if (strlen(json) > SLURMD_IFACE_MAX_VALUE || !cJSON_IsObject(obj = cJSON_Parse(json))) {
+                strbuf_addstr(err, "relation data: gres is not a JSON object");
+                return -EINVAL;
+        }
+        strv_pushv(&mine, files);
+        _cleanup_free_ char *key = strv_join(&mine, ",");
+        cJSON_ArrayForEach(v, obj) {
+                _cleanup_strv_ struct strv nodes = STRV_INIT;
+                if (!cJSON_IsString(v) || hostlist_expand(v->valuestring, 100000, &nodes) < 0) {
+                        strbuf_addstr(err, "relation data: gres holds a value that is not a hostlist");
+                        return -EINVAL;
+                }
+                if (strv_contains(&nodes, node))
+                        return streq(v->string, key);
+        }
+        return 0;
 }

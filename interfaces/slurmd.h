@@ -80,3 +80,28 @@ void controller_data_clear(struct controller_data *d);
 bool slurmd_iface_valid_controller(const char *s);
 /* Whether s looks like a Juju secret id ("secret:…" or "secret://…", URI-safe characters). */
 bool slurmd_iface_valid_secret_id(const char *s);
+
+/* --- GPUs (issue 12) ---------------------------------------------------------------------------
+ * slurmd unit → its UNIT bag:
+ *   gpu-devices  JSON list of the node's GPU device files ("/dev/nvidia0", …; [] or absent:
+ *                none), what the controller puts in gres.conf for that node
+ * slurmctld leader → its app bag:
+ *   gres         JSON object: comma-joined device file list → hostlist of the nodes whose
+ *                gres.conf lines the running slurmctld serves with those files, e.g.
+ *                {"/dev/nvidia0,/dev/nvidia1": "gpu-[0-3]"}; a GPU unit starts slurmd once its
+ *                node is listed under its own files */
+#define SLURMD_IFACE_MAX_GPUS 64
+#define SLURMD_IFACE_MAX_DEVICE_PATH 128
+
+/* Whether s is a device file path the charms put in gres.conf: "/dev/" then [A-Za-z0-9._/-]
+ * (no "..", no "//", no trailing "/"), at most SLURMD_IFACE_MAX_DEVICE_PATH characters. */
+bool slurmd_iface_valid_device(const char *s);
+/* Encodes a device list (sorted as given; ret: new JSON string). -EINVAL for a bad or repeated
+ * path or more than SLURMD_IFACE_MAX_GPUS. */
+int gpu_devices_encode(char *const *files, char **ret);
+/* Decodes a unit's gpu-devices (json NULL or empty: 0 with no entries, a unit without GPUs or an
+ * older charm); -EINVAL with one message when it is not a list of distinct valid paths. */
+int gpu_devices_decode(const char *json, struct strv *ret, struct strbuf *err);
+/* Whether the controller's published gres (NULL or empty: nothing served yet) lists node under
+ * exactly files: 1 yes, 0 no, -EINVAL bad data (one message). */
+int gres_served_covers(const char *json, const char *node, char *const *files, struct strbuf *err);

@@ -70,8 +70,8 @@ static void count_one(const struct line *l, void *u) {
                 return;
         c->n++;
         if (c->keep)
-                strbuf_addf(c->keep, "%s %s %" PRId64 "\n", l->kind == EXPECT_LEAVING ? "leaving" : "joining",
-                        l->node, l->until);
+                strbuf_addf(c->keep, "%s %s %" PRId64 "\n",
+                        l->kind == EXPECT_LEAVING ? "leaving" : "joining", l->node, l->until);
 }
 
 size_t expect_count_open(const char *text, expect_present_fn present, void *userdata, int64_t now_ms) {
@@ -93,9 +93,12 @@ int expect_note(const char *dir, enum expect_kind kind, const char *node, int64_
                 strbuf_addf(err, "%s: %s", path, strerror(-r));
                 return r;
         }
-        struct counting c = { .present = present, .userdata = userdata, .now = now_ms, .skip = node, .keep = &next };
+        struct counting c = {
+                .present = present, .userdata = userdata, .now = now_ms, .skip = node, .keep = &next
+        };
         each_line(old, count_one, &c);
-        strbuf_addf(&next, "%s %s %" PRId64 "\n", kind == EXPECT_LEAVING ? "leaving" : "joining", node, until_ms);
+        strbuf_addf(&next, "%s %s %" PRId64 "\n", kind == EXPECT_LEAVING ? "leaving" : "joining", node,
+                until_ms);
         r = mkdir_p(dir, 0700);
         if (r >= 0)
                 r = write_file_atomic(path, next.buf, next.len, 0600, (uid_t) -1, (gid_t) -1);

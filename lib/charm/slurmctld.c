@@ -9,6 +9,7 @@
 #include "charm/ctlapply.h"
 #include "charm/ctlconf.h"
 #include "charm/ctlguard.h"
+#include "charm/gres.h"
 #include "charm/ha.h"
 #include "charm/nodeevents.h"
 #include "charm/pause.h"
@@ -64,6 +65,8 @@ struct ctl_inputs {
         struct strv refused;  /* "relation with "X": why", one per application refused */
         struct strv ignored;  /* applications left out on purpose (a note in the status) */
         char *generated_name; /* owned storage for a generated cluster name */
+        cJSON *gres;          /* the GPU record (charm/gres.h); NULL until loaded */
+        bool gres_served;     /* slurmctld runs with the gres.conf rendered from it */
 };
 
 static void ctl_inputs_done(struct ctl_inputs *in) {
@@ -82,6 +85,7 @@ static void ctl_inputs_done(struct ctl_inputs *in) {
         strv_clear(&in->refused);
         strv_clear(&in->ignored);
         free(in->generated_name);
+        cJSON_Delete(in->gres);
 }
 
 void slurmctld_status_message(size_t n_nodes, size_t n_partitions, struct strbuf *out) {
@@ -546,6 +550,10 @@ static int publish(struct juju_ctx *ctx, struct ctl_inputs *in, struct strbuf *e
                                 return r;
                 }
                 r = charm_bag_update(ctx, rel, true, mine, "controllers", json, err);
+                if (r >= 0 && in->gres && in->gres_served) {
+                        _cleanup_free_ char *gres = gres_served_json(in->gres, in->slurmd_apps.v[i]);
+                        r = charm_bag_update(ctx, rel, true, mine, GRES_APP_KEY, gres, err);
+                }
                 if (r < 0)
                         return r;
         }
@@ -994,6 +1002,62 @@ static int ha_gate(struct juju_ctx *ctx, const struct ctl_inputs *in, sd_bus *bu
         return 0;
 }
 
+/* --- GPU nodes (charm/gres.h) ----------------------------------------------------------------- */
+
+/* A compute unit's own event: its GPU device files into the record. 1 when the record changed
+ * (the full reconcile renders gres.conf), 0 when the quick status refresh is enough. */
+static int gres_event(struct juju_ctx *ctx, const struct slurmctld_opts *o, const struct juju_env *env,
+        struct strbuf *err) {
+        _cleanup_(gres_state_freep) cJSON *st = NULL;
+        bool gone = streq(env->relation_event, "departed");
+        const char *unit = gone ? env->departing_unit : env->remote_unit;
+        const char *value = NULL;
+        int r;
+        if (isempty(unit))
+                return 0;
+        r = gres_state_load(&o->paths, &st, err);
+        if (r >= 0 && !gone)
+                r = juju_relation_get_value(ctx, env->relation_id, unit, GRES_UNIT_KEY, &value, err);
+        if (r < 0)
+                return r;
+        if (gres_unit_update(st, unit, value, gone) == 0)
+                return 0;
+        r = gres_state_store(&o->paths, st, err);
+        return r < 0 ? r : 1;
+}
+
+/* gres.conf from the record (pruned of applications no longer related), written when it
+ * differs, its digest stamped on conf; refused unit data into in->refused. */
+static int write_gres(const struct slurmctld_opts *o, const char *charm_dir, struct ctl_inputs *in,
+        struct strbuf *conf, struct strbuf *err) {
+        _cleanup_free_ char *tmpl_path = charm_template_path(&o->paths, charm_dir, GRES_TEMPLATE),
+                            *tmpl = NULL;
+        _cleanup_free_ char *path = charm_path(&o->paths, GRES_CONF_PATH);
+        _cleanup_strbuf_ struct strbuf text = STRBUF_INIT;
+        int r = gres_state_load(&o->paths, &in->gres, err);
+        if (r < 0)
+                return r;
+        if (gres_prune(in->gres, &in->slurmd_apps) > 0) {
+                r = gres_state_store(&o->paths, in->gres, err);
+                if (r < 0)
+                        return r;
+        }
+        gres_refusals(in->gres, &in->refused);
+        r = read_full_file(tmpl_path, &tmpl, NULL);
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", tmpl_path, strerror(-r));
+                return r;
+        }
+        gres_render(in->gres, tmpl, &text);
+        r = write_file_atomic_if_changed(path, text.buf, text.len, 0644, 0, 0);
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+                return r;
+        }
+        gres_stamp(text.buf, conf);
+        return 0;
+}
+
 int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct charm_outcome *out,
         struct strbuf *err) {
         const struct juju_env *env = juju_env(ctx);
@@ -1038,9 +1102,13 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 strbuf_addf(err, "pause state: %s", strerror(-r));
                 return r;
         }
-        if (is_unit_event_on_slurmd(env)) {
-                /* dynamic nodes: a compute unit coming or going changes nothing here; the status
-                 * is refreshed, keeping what the last full reconcile refused in front */
+        r = is_unit_event_on_slurmd(env) ? gres_event(ctx, o, env, err) : 1;
+        if (r < 0)
+                return r;
+        if (r == 0) {
+                /* dynamic nodes: a compute unit coming or going changes nothing here (unless its
+                 * GPUs change gres.conf); the status is refreshed, keeping what the last full
+                 * reconcile refused in front */
                 _cleanup_free_ char *gone = streq(env->relation_event, "departed") && env->departing_unit
                         ? charm_node_name(env->departing_unit)
                         : NULL;
@@ -1184,6 +1252,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         etc = charm_path(&o->paths, "/etc/slurm");
         r = mkdir_p(etc, 0755);
         if (r >= 0)
+                r = write_gres(o, env->charm_dir, &in, &g.conf, err);
+        if (r >= 0)
                 r = write_file_atomic_if_changed(conf_path, g.conf.buf, g.conf.len, 0644, 0, 0);
         if (r < 0) {
                 strbuf_addf(err, "%s: %s", conf_path, strerror(-r));
@@ -1250,6 +1320,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 if (r < 0)
                         return r;
         }
+        in.gres_served = applied.action != CTL_APPLY_ROLLED_BACK;
         if (applied.action == CTL_APPLY_ROLLED_BACK)
                 strv_push(&in.refused, applied.message.buf);
         else {

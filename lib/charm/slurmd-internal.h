@@ -39,12 +39,13 @@ struct sd_inputs {
         struct slurm_options node_conf;
         char *node_name;
         struct strbuf defaults; /* /etc/default/slurmd */
+        struct strv gpus;       /* this machine's GPU device files (charm/gres.h) */
 };
 #define SD_INPUTS_INIT                                                                                 \
         {                                                                                              \
                 .partition = SLURM_OPTIONS_INIT, .ctl = CONTROLLER_DATA_INIT, .auth_key = STRBUF_INIT, \
                 .hardware = STRV_INIT, .admin = SLURM_OPTIONS_INIT, .node_conf = SLURM_OPTIONS_INIT,   \
-                .defaults = STRBUF_INIT,                                                               \
+                .defaults = STRBUF_INIT, .gpus = STRV_INIT,                                            \
         }
 void sd_inputs_done(struct sd_inputs *in);
 

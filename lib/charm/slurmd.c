@@ -7,6 +7,7 @@
 #include "charm/slurmd.h"
 #include "charm/slurmd-internal.h"
 #include "charm/authkey.h"
+#include "charm/gres.h"
 #include "charm/nodeconf.h"
 #include "charm/pause.h"
 #include "charm/strand.h"
@@ -135,6 +136,27 @@ void sd_inputs_done(struct sd_inputs *in) {
         slurm_options_clear(&in->node_conf);
         free(in->node_name);
         strbuf_release(&in->defaults);
+        strv_clear(&in->gpus);
+}
+
+/* This unit's GPU device files in its own bag (every unit; [] without GPUs), so that the
+ * controller renders their gres.conf lines before this unit's slurmd starts (charm/gres.h). */
+static int publish_gpus(
+        struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_inputs *in, struct strbuf *err) {
+        _cleanup_free_ char *json = NULL;
+        const cJSON *mine;
+        int r = gres_local_devices(&o->paths, &in->gpus, err);
+        if (r < 0)
+                return r;
+        r = gpu_devices_encode(in->gpus.v, &json);
+        if (r < 0) {
+                strbuf_addstr(err, "gpu devices: cannot encode this machine's device files");
+                return r;
+        }
+        r = juju_relation_get(ctx, in->rel, juju_env(ctx)->unit, &mine, err);
+        if (r < 0)
+                return r;
+        return charm_bag_update(ctx, in->rel, false, mine, GRES_UNIT_KEY, json, err);
 }
 
 /* Blocked with "<prefix><msg>"; app: the application's status too (leader). */
@@ -241,6 +263,9 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
                 if (r < 0)
                         return r;
         }
+        r = publish_gpus(ctx, o, in, err);
+        if (r < 0)
+                return r;
 
         if (env->remote_app && streq_ptr(env->relation_id, in->rel))
                 in->remote_app = xstrdup(env->remote_app);
@@ -308,6 +333,23 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
         if (r < 0) {
                 blocked(out, false, "", "cannot render /etc/default/slurmd for these parameters");
                 return 1;
+        }
+        if (in->gpus.n > 0) {
+                /* slurmd reads the File= lines only when it starts: not before they are served */
+                strbuf_reset(&e);
+                r = gres_served_covers(charm_bag_string(bag, GRES_APP_KEY), in->node_name, in->gpus.v, &e);
+                if (r < 0) {
+                        charm_outcome_set(
+                                out, JUJU_STATUS_BLOCKED, "relation with \"%s\": %s", in->remote_app, e.buf);
+                        return 1;
+                }
+                if (r == 0) {
+                        _cleanup_free_ char *list = strv_join(&in->gpus, ", ");
+                        charm_outcome_set(out, JUJU_STATUS_WAITING,
+                                "waiting for slurmctld to serve gres.conf for this node's GPU%s (%s)",
+                                in->gpus.n == 1 ? "" : "s", list);
+                        return 1;
+                }
         }
         return 0;
 }
@@ -509,6 +551,14 @@ int slurmd_destroy_jobs(struct juju_ctx *ctx, const struct slurmd_opts *o, struc
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         int r, n_failed;
 
+        /* first the pending jobs that can only run here, and the reservations naming the node
+         * (strand.h); a job requeued below that requires this node is held by the departure */
+        _cleanup_strbuf_ struct strbuf se = STRBUF_INIT;
+        int s_failed = strand_destroy(juju_env(ctx)->unit, node, &kv, &se);
+        if (s_failed < 0) {
+                strbuf_addf(err, "destroy-jobs: %s", se.buf);
+                return s_failed;
+        }
         n_failed = slurm_jobs_destroy_on_node(node, &rep, &e);
         if (n_failed < 0) {
                 strbuf_addf(err, "destroy-jobs: %s", e.buf);
@@ -521,13 +571,6 @@ int slurmd_destroy_jobs(struct juju_ctx *ctx, const struct slurmd_opts *o, struc
         strv_push(&kv, "failed");
         strv_push_take(&kv, join_ids(rep.failed, rep.n_failed));
         slurm_destroy_report_done(&rep);
-        /* pending jobs that can only run here, and reservations naming the node (strand.h) */
-        _cleanup_strbuf_ struct strbuf se = STRBUF_INIT;
-        int s_failed = strand_destroy(juju_env(ctx)->unit, node, &kv, &se);
-        if (s_failed < 0) {
-                strbuf_addf(err, "destroy-jobs: %s", se.buf);
-                return s_failed;
-        }
         if (s_failed > 0) {
                 if (e.len)
                         strbuf_addstr(&e, "; ");

@@ -92,10 +92,16 @@ static int count_smi(void) {
         return n;
 }
 
-int slurm_detect_gpus(const char *dev_dir, bool use_smi, struct strbuf *err) {
+static int cmp_gpu(const void *a, const void *b) {
+        const char *x = strrchr(*(char *const *) a, '/'), *y = strrchr(*(char *const *) b, '/');
+        unsigned long i = strtoul(x + 7, NULL, 10), j = strtoul(y + 7, NULL, 10); /* "/nvidia" */
+        return i < j ? -1 : i > j;
+}
+
+int slurm_detect_gpu_files(const char *dev_dir, struct strv *ret, struct strbuf *err) {
         _cleanup_(closedirp) DIR *d = NULL;
+        _cleanup_strv_ struct strv found = STRV_INIT;
         struct dirent *de;
-        int n = 0;
 
         if (!dev_dir)
                 dev_dir = "/dev";
@@ -112,8 +118,18 @@ int slurm_detect_gpus(const char *dev_dir, bool use_smi, struct strbuf *err) {
                         continue;
                 if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 || S_ISDIR(st.st_mode))
                         continue;
-                n++;
+                strv_pushf(&found, "%s/%s", dev_dir, de->d_name);
         }
+        if (found.n > 1)
+                qsort(found.v, found.n, sizeof(char *), cmp_gpu);
+        for (size_t i = 0; i < found.n; i++)
+                strv_push(ret, found.v[i]);
+        return (int) found.n;
+}
+
+int slurm_detect_gpus(const char *dev_dir, bool use_smi, struct strbuf *err) {
+        _cleanup_strv_ struct strv files = STRV_INIT;
+        int n = slurm_detect_gpu_files(dev_dir, &files, err);
         if (n == 0 && use_smi)
                 n = count_smi();
         return n;

@@ -30,6 +30,11 @@ int slurm_parse_node_config(const char *text, struct strv *ret_kv_pairs, struct 
  * unreadable dev_dir (a missing one counts 0). */
 int slurm_detect_gpus(const char *dev_dir, bool use_smi, struct strbuf *err);
 
+/* The nvidia<N> entries under dev_dir (NULL: "/dev") as full paths, by N (no nvidia-smi: a GPU
+ * without its device file cannot go in gres.conf). Returns the count or a negative errno for an
+ * unreadable dev_dir (a missing one gives 0). */
+int slurm_detect_gpu_files(const char *dev_dir, struct strv *ret, struct strbuf *err);
+
 /* Runs `slurmd -C` (/usr/sbin/slurmd if there, else slurmd on PATH; 30 s limit) and appends
  * its pairs, then "Gres=gpu:N" when slurm_detect_gpus("/dev", true) finds N > 0. Returns the
  * number of pairs appended or a negative errno (-ENOENT: no slurmd; -ETIME: timed out; -EIO:

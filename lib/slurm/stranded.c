@@ -106,7 +106,9 @@ int slurm_stranded_find(const char *leaving, struct slurm_stranded *ret, struct 
                 if (!node)
                         continue;
                 s.jobs = xrealloc(s.jobs, (s.n_jobs + 1) * sizeof(*s.jobs));
-                s.jobs[s.n_jobs++] = (struct slurm_stranded_job){ .id = j->job_id, .node = node, .held = j->priority == 0 };
+                s.jobs[s.n_jobs++] = (struct slurm_stranded_job){
+                        .id = j->job_id, .node = node, .held = j->priority == 0
+                };
         }
         slurm_free_job_info_msg(jobs);
         if (!isempty(leaving)) {
@@ -121,8 +123,8 @@ int slurm_stranded_find(const char *leaving, struct slurm_stranded *ret, struct 
                         if (!resv_names_node(l.v[i].nodes, leaving, &only))
                                 continue;
                         s.resvs = xrealloc(s.resvs, (s.n_resvs + 1) * sizeof(*s.resvs));
-                        s.resvs[s.n_resvs++] =
-                                (struct slurm_stranded_resv){ .name = xstrdup(l.v[i].name), .only_node = only };
+                        s.resvs[s.n_resvs++] = (struct slurm_stranded_resv){ .name = xstrdup(l.v[i].name),
+                                .only_node = only };
                 }
                 slurm_resv_list_done(&l);
         }
@@ -216,7 +218,8 @@ static int resv_without(const char *nodes, const char *node, char **ret) {
         return 0;
 }
 
-static int resv_release(const char *name, const char *node, struct slurm_stranded_report *rep, struct strbuf *err) {
+static int resv_release(
+        const char *name, const char *node, struct slurm_stranded_report *rep, struct strbuf *err) {
         _cleanup_(slurm_resv_done) struct slurm_resv r = { 0 };
         _cleanup_free_ char *rest = NULL;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
@@ -224,7 +227,8 @@ static int resv_release(const char *name, const char *node, struct slurm_strande
         if (k == -ENOENT)
                 return 0; /* gone meanwhile */
         if (k >= 0 && resv_without(strempty(r.nodes), node, &rest) < 0) {
-                strbuf_addf(&e, "reservation \"%s\": cannot read its node list \"%s\"", name, strempty(r.nodes));
+                strbuf_addf(
+                        &e, "reservation \"%s\": cannot read its node list \"%s\"", name, strempty(r.nodes));
                 k = -EINVAL;
         }
         if (k >= 0 && isempty(rest)) {

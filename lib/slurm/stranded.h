@@ -79,7 +79,8 @@ struct slurm_stranded_report {
         struct strv resv_shrunk;  /* the node taken out of them */
         struct strv resv_deleted; /* deleted: the node was their only one */
 };
-#define SLURM_STRANDED_REPORT_INIT { .resv_shrunk = STRV_INIT, .resv_deleted = STRV_INIT }
+#define SLURM_STRANDED_REPORT_INIT \
+        { .resv_shrunk = STRV_INIT, .resv_deleted = STRV_INIT }
 /* Accepts a zeroed or SLURM_STRANDED_REPORT_INIT struct. */
 void slurm_stranded_report_done(struct slurm_stranded_report *r);
 

@@ -27,12 +27,12 @@ static bool in_list(const char *node, void *u) {
 static void test_count(void **state) {
         _cleanup_strv_ struct strv t = STRV_INIT;
         strv_pushl(&t, "a-0", "a-1", NULL);
-        const char *text = "leaving a-0 2000\n"   /* still there: open */
-                           "leaving a-2 2000\n"   /* gone: met */
-                           "joining a-1 2000\n"   /* there: met */
-                           "joining a-3 2000\n"   /* not yet: open */
-                           "joining a-4 500\n"    /* past */
-                           "bogus a-5 2000\n"     /* not a line */
+        const char *text = "leaving a-0 2000\n" /* still there: open */
+                           "leaving a-2 2000\n" /* gone: met */
+                           "joining a-1 2000\n" /* there: met */
+                           "joining a-3 2000\n" /* not yet: open */
+                           "joining a-4 500\n"  /* past */
+                           "bogus a-5 2000\n"   /* not a line */
                            "leaving\n"
                            "leaving a-0 notanumber\n";
         assert_int_equal(expect_count_open(text, in_list, &t, 1000), 2);

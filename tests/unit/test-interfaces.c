@@ -202,6 +202,78 @@ static void test_controllers_bad(void **state) {
                 "more than");
 }
 
+/* gpu-devices: a unit's device files, checked before any of it reaches gres.conf */
+static void test_gpu_devices(void **state) {
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        _cleanup_strv_ struct strv v = STRV_INIT;
+        _cleanup_free_ char *json = NULL;
+        char *files[] = { (char *) "/dev/nvidia0", (char *) "/dev/dri/card1", NULL };
+
+        assert_int_equal(gpu_devices_encode(files, &json), 0);
+        assert_string_equal(json, "[\"/dev/nvidia0\",\"/dev/dri/card1\"]");
+        assert_int_equal(gpu_devices_decode(json, &v, &err), 0);
+        assert_int_equal(v.n, 2);
+        assert_string_equal(v.v[1], "/dev/dri/card1");
+        strv_clear(&v);
+        assert_int_equal(gpu_devices_decode(NULL, &v, &err), 0); /* absent: no GPUs */
+        assert_int_equal(gpu_devices_decode("[]", &v, &err), 0);
+        assert_int_equal(v.n, 0);
+
+        const struct {
+                const char *json, *msg;
+        } bad[] = {
+                { "{}", "gpu-devices: not a JSON list" },
+                { "nope", "gpu-devices: not a JSON list" },
+                { "[1]", "gpu-devices: an item is not a device file path under /dev" },
+                { "[\"/etc/passwd\"]", "gpu-devices: \"/etc/passwd\" is not a device file path under /dev" },
+                { "[\"/dev/../etc/shadow\"]", "is not a device file path" },
+                { "[\"/dev/./nvidia0\"]", "is not a device file path" },
+                { "[\"/dev//nvidia0\"]", "is not a device file path" },
+                { "[\"/dev/nvidia0/\"]", "is not a device file path" },
+                { "[\"/dev/\"]", "is not a device file path" },
+                { "[\"/dev/nvidia0 File=/x\"]", "is not a device file path" },
+                { "[\"/dev/nvidia0\\nNodeName=x\"]", "is not a device file path" },
+                { "[\"/dev/nvidia0\",\"/dev/nvidia0\"]", "listed twice" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                strbuf_reset(&err);
+                if (gpu_devices_decode(bad[i].json, &v, &err) != -EINVAL || !strstr(err.buf, bad[i].msg))
+                        fail_msg("%s: \"%s\"", bad[i].json, err.buf);
+                assert_int_equal(v.n, 0); /* nothing half-decoded */
+        }
+        /* 65 devices: too many */
+        _cleanup_strbuf_ struct strbuf many = STRBUF_INIT;
+        strbuf_addch(&many, '[');
+        for (int i = 0; i < 65; i++)
+                strbuf_addf(&many, "%s\"/dev/nvidia%d\"", i ? "," : "", i);
+        strbuf_addch(&many, ']');
+        assert_int_equal(gpu_devices_decode(many.buf, &v, &err), -EINVAL);
+        char *twice[] = { (char *) "/dev/nvidia0", (char *) "/dev/nvidia0", NULL };
+        char *badp[] = { (char *) "/dev/../x", NULL };
+        _cleanup_free_ char *j2 = NULL;
+        assert_int_equal(gpu_devices_encode(twice, &j2), -EINVAL);
+        assert_int_equal(gpu_devices_encode(badp, &j2), -EINVAL);
+}
+
+/* gres: which nodes the controller serves with which files */
+static void test_gres_served(void **state) {
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        char *two[] = { (char *) "/dev/nvidia0", (char *) "/dev/nvidia1", NULL };
+        char *one[] = { (char *) "/dev/nvidia0", NULL };
+        const char *served = "{\"/dev/nvidia0,/dev/nvidia1\":\"gpu-[0-2,5]\",\"/dev/nvidia0\":\"gpu-7\"}";
+
+        assert_int_equal(gres_served_covers(served, "gpu-1", two, &err), 1);
+        assert_int_equal(gres_served_covers(served, "gpu-7", one, &err), 1);
+        assert_int_equal(gres_served_covers(served, "gpu-7", two, &err), 0); /* other files */
+        assert_int_equal(gres_served_covers(served, "gpu-3", two, &err), 0); /* not listed */
+        assert_int_equal(gres_served_covers(NULL, "gpu-1", two, &err), 0);   /* nothing yet */
+        assert_int_equal(gres_served_covers("{}", "gpu-1", two, &err), 0);
+        assert_int_equal(err.len, 0);
+        assert_int_equal(gres_served_covers("[]", "gpu-1", two, &err), -EINVAL);
+        assert_int_equal(gres_served_covers("{\"/dev/nvidia0\":\"gpu-[\"}", "gpu-1", one, &err), -EINVAL);
+        assert_int_equal(gres_served_covers("{\"/dev/nvidia0\":3}", "gpu-1", one, &err), -EINVAL);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_compute_round_trip),
@@ -211,6 +283,8 @@ int main(void) {
                 cmocka_unit_test(test_app_names),
                 cmocka_unit_test(test_controllers),
                 cmocka_unit_test(test_controllers_bad),
+                cmocka_unit_test(test_gpu_devices),
+                cmocka_unit_test(test_gres_served),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -271,6 +271,14 @@ static void test_detect_gpus(void **state) {
         sub = xasprintf("%s/nvidia7", dir); /* a directory is not a device */
         assert_int_equal(mkdir(sub, 0755), 0);
         assert_int_equal(slurm_detect_gpus(dir, false, NULL), 3);
+        {
+                /* the files themselves, by number (nvidia12 after nvidia1) */
+                _cleanup_strv_ struct strv files = STRV_INIT;
+                _cleanup_free_ char *want = xasprintf("%s/nvidia0 %s/nvidia1 %s/nvidia12", dir, dir, dir);
+                assert_int_equal(slurm_detect_gpu_files(dir, &files, NULL), 3);
+                _cleanup_free_ char *got = strv_join(&files, " ");
+                assert_string_equal(got, want);
+        }
 
         missing = xasprintf("%s/nope", dir);
         assert_int_equal(slurm_detect_gpus(missing, false, NULL), 0);

@@ -28,11 +28,11 @@ static void check_needs(const char *req, const char *leaving, const char *want) 
 static void test_needs(void **state) {
         check_needs(NULL, NULL, NULL);
         check_needs("", "cpu-0", NULL);
-        check_needs("cpu-0", NULL, NULL);            /* present, nobody leaving */
-        check_needs("cpu-0", "cpu-0", "cpu-0");      /* the leaving node */
-        check_needs("cpu-1", NULL, "cpu-1");         /* gone already */
-        check_needs("cpu-[0,2]", "cpu-2", "cpu-2");  /* a multi-node job needs them all */
-        check_needs("cpu-[0-2]", NULL, "cpu-1");     /* the first missing one */
+        check_needs("cpu-0", NULL, NULL);           /* present, nobody leaving */
+        check_needs("cpu-0", "cpu-0", "cpu-0");     /* the leaving node */
+        check_needs("cpu-1", NULL, "cpu-1");        /* gone already */
+        check_needs("cpu-[0,2]", "cpu-2", "cpu-2"); /* a multi-node job needs them all */
+        check_needs("cpu-[0-2]", NULL, "cpu-1");    /* the first missing one */
         check_needs("gpu-[0-1],cpu-0", "gpu-9", NULL);
         check_needs("gpu-0,cpu-1", "gpu-0", "gpu-0");
         /* an empty table: every required node is gone */
@@ -47,14 +47,15 @@ static void test_describe(void **state) {
         slurm_stranded_describe_jobs(&a, &s);
         assert_string_equal(s.buf, "pending job 9 requires node slurmd-1");
 
-        struct slurm_stranded_job two[] = { { 9, (char *) "slurmd-1", false }, { 10, (char *) "slurmd-1", false } };
+        struct slurm_stranded_job two[] = { { 9, (char *) "slurmd-1", false },
+                { 10, (char *) "slurmd-1", false } };
         struct slurm_stranded b = { .jobs = two, .n_jobs = 2 };
         strbuf_reset(&s);
         slurm_stranded_describe_jobs(&b, &s);
         assert_string_equal(s.buf, "pending jobs 9, 10 require node slurmd-1");
 
-        struct slurm_stranded_job three[] = { { 9, (char *) "slurmd-1", false }, { 12, (char *) "slurmd-3", false },
-                { 13, (char *) "slurmd-1", false } };
+        struct slurm_stranded_job three[] = { { 9, (char *) "slurmd-1", false },
+                { 12, (char *) "slurmd-3", false }, { 13, (char *) "slurmd-1", false } };
         struct slurm_stranded c = { .jobs = three, .n_jobs = 3 };
         strbuf_reset(&s);
         slurm_stranded_describe_jobs(&c, &s);

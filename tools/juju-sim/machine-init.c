@@ -83,7 +83,11 @@ static void setup_mounts(const struct mach_init_args *a, int up) {
         hosts_fd = open_source(a->hosts);
         if (hosts_fd < 0)
                 fail(up, a->hosts);
+        unsigned gpus = 0;
         for (; a->shares && a->shares[n_share]; n_share++) {
+                share_fd[n_share] = -1;
+                if (mach_gpus_parse(a->shares[n_share], &gpus) != 0)
+                        continue; /* checked by machine_create() */
                 const char *colon = strchr(a->shares[n_share], ':');
                 snprintf(step, sizeof step, "%.*s", (int) (colon - a->shares[n_share]), a->shares[n_share]);
                 share_fd[n_share] = open_source(step);
@@ -130,7 +134,11 @@ static void setup_mounts(const struct mach_init_args *a, int up) {
                 }
         if (bind_fd(hosts_fd, "/etc/hosts", true) < 0)
                 fail(up, "bind /etc/hosts");
+        if (gpus > 0 && mach_dev_setup(gpus, step, sizeof step) < 0)
+                fail(up, step);
         for (size_t i = 0; i < n_share; i++) {
+                if (share_fd[i] < 0)
+                        continue; /* a fake device attachment */
                 const char *target = strchr(a->shares[i], ':') + 1;
                 snprintf(step, sizeof step, "share %s", target);
                 if (mkdir_p(target, 0755) < 0)

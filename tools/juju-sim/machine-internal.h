@@ -37,6 +37,13 @@ struct mach_init_args {
 
 extern const char *const mach_private_paths[];
 
+/* Fake GPUs (machine-dev.c): 1 and *ret for an "@gpus=N" attachment, 0 for another one,
+ * -EINVAL for a bad count. */
+int mach_gpus_parse(const char *attachment, unsigned *ret);
+/* In the machine's mount namespace: its own /dev with gpus fake NVIDIA devices. 0 or a negative
+ * errno, step naming what failed. */
+int mach_dev_setup(unsigned gpus, char *step, size_t step_len);
+
 /* The intermediate child: joins the cgroups, unshares the namespaces, forks the init, reports
  * its pid and exits. Never returns. */
 _noreturn_ void mach_init_launch(const struct mach_init_args *a);

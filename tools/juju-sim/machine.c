@@ -822,6 +822,15 @@ static int read_msg(int fd, int64_t deadline, struct mach_msg *ret) {
 
 static int check_shares(char *const *shares, struct strbuf *err) {
         for (size_t i = 0; shares && shares[i]; i++) {
+                unsigned gpus;
+                int k = mach_gpus_parse(shares[i], &gpus);
+                if (k < 0) {
+                        strbuf_addf(err, "\"%s\": expected @gpus=N with N from 1 to %d", shares[i],
+                                MACH_GPUS_MAX);
+                        return k;
+                }
+                if (k > 0)
+                        continue;
                 const char *colon = strchr(shares[i], ':');
                 if (!colon || shares[i][0] != '/' || colon[1] != '/') {
                         strbuf_addf(err, "share \"%s\": expected HOSTDIR:PATH, both absolute", shares[i]);

@@ -105,9 +105,20 @@ int machine_make_private(const char *model_dir);
 /* Registers the model (MACHINE_REGISTRY_DIR), then creates its bridge if missing (idempotent). */
 int machine_net_ensure(const char *model_dir, struct strbuf *err);
 
+/* Fake GPUs: an attachment "@gpus=N" (1..MACH_GPUS_MAX; juju-sim's `--gpus N`, standing in for
+ * a cloud's GPU instance type) gives the machine its own /dev (tmpfs: null, zero, full, random,
+ * urandom, tty, a devpts instance, /dev/shm, the fd links) holding /dev/nvidia0..N-1 and
+ * /dev/nvidiactl: character devices of the NVIDIA major (195) with no driver behind them, so
+ * opening one fails with ENXIO where a device cgroup allows it and EPERM where it denies it.
+ * Other machines keep the host's /dev (no /dev/nvidia* there on these hosts). */
+#define MACH_GPUS_PREFIX "@gpus="
+#define MACH_GPUS_MAX 16
+#define MACH_NVIDIA_MAJOR 195
+
 /* Creates machine `id` (fails with -EEXIST when a live one has that id) and returns when its
- * systemd manager is ready (bounded: 30 s). shares: NULL-terminated "HOSTDIR:PATH" list or
- * NULL. On failure everything made for this machine is removed again. */
+ * systemd manager is ready (bounded: 30 s). shares: NULL-terminated attachments, each
+ * "HOSTDIR:PATH" (a host directory bound at PATH) or "@gpus=N" (above), or NULL. On failure
+ * everything made for this machine is removed again. */
 int machine_create(const char *model_dir, unsigned id, char *const *shares, struct machine_info *ret,
         struct strbuf *err);
 

@@ -40,8 +40,9 @@ static int fail_err(int r, const struct strbuf *err) {
 
 static void usage(FILE *f) {
         fputs("usage: juju-sim [--model DIR] VERB [ARGS…]\n"
-              "  deploy CHARM [APP] [-n N] [--config K=V …] [--share HOSTDIR:PATH …]\n"
-              "  add-unit APP [-n N] [--share HOSTDIR:PATH …]   (--share: HOSTDIR at PATH in each new "
+              "  deploy CHARM [APP] [-n N] [--config K=V …] [--share HOSTDIR:PATH …] [--gpus N]\n"
+              "  add-unit APP [-n N] [--share HOSTDIR:PATH …] [--gpus N]   (--share: HOSTDIR at PATH in "
+              "each new "
               "machine)\n"
               "  remove-unit [--force] UNIT…   remove-application APP   integrate A[:EP] B[:EP]   "
               "remove-relation A "
@@ -123,13 +124,17 @@ static int cmd_deploy(int argc, char **argv) {
                         strv_push(&cfg, argv[i] + 9);
                 else if (streq(argv[i], "--share") && i + 1 < argc)
                         strv_push(&shares, argv[++i]);
+                else if (streq(argv[i], "--gpus") && i + 1 < argc)
+                        strv_pushf(&shares, "@gpus=%s", argv[++i]);
                 else if (argv[i][0] == '-' && argv[i][1])
                         return die(2, "option provided but not defined: %s", argv[i]);
                 else
                         strv_push(&pos, argv[i]);
         }
         if (pos.n < 1 || pos.n > 2)
-                return die(2, "usage: deploy CHARM [APP] [-n N] [--config K=V …] [--share HOSTDIR:PATH …]");
+                return die(2,
+                        "usage: deploy CHARM [APP] [-n N] [--config K=V …] [--share HOSTDIR:PATH …] [--gpus "
+                        "N]");
         _cleanup_model_ struct model *m = NULL;
         int r = open_locked(true, &m);
         if (r)
@@ -197,6 +202,8 @@ static int cmd_add_unit(int argc, char **argv) {
                                 return die(2, "invalid value \"%s\" for option -n", argv[i]);
                 } else if (streq(argv[i], "--share") && i + 1 < argc)
                         strv_push(&shares, argv[++i]);
+                else if (streq(argv[i], "--gpus") && i + 1 < argc)
+                        strv_pushf(&shares, "@gpus=%s", argv[++i]);
                 else if (argv[i][0] == '-')
                         return die(2, "option provided but not defined: %s", argv[i]);
                 else if (!app)
@@ -205,7 +212,7 @@ static int cmd_add_unit(int argc, char **argv) {
                         return die(2, "unrecognized args: [\"%s\"]", argv[i]);
         }
         if (!app)
-                return die(2, "usage: add-unit APP [-n N] [--share HOSTDIR:PATH …]");
+                return die(2, "usage: add-unit APP [-n N] [--share HOSTDIR:PATH …] [--gpus N]");
         _cleanup_model_ struct model *m = NULL;
         int r = open_locked(false, &m);
         if (r)
