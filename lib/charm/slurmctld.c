@@ -1026,14 +1026,12 @@ static int gres_event(struct juju_ctx *ctx, const struct slurmctld_opts *o, cons
         return r < 0 ? r : 1;
 }
 
-/* gres.conf from the record (pruned of applications no longer related), written when it
- * differs, its digest stamped on conf; refused unit data into in->refused. */
-static int write_gres(const struct slurmctld_opts *o, const char *charm_dir, struct ctl_inputs *in,
-        struct strbuf *conf, struct strbuf *err) {
-        _cleanup_free_ char *tmpl_path = charm_template_path(&o->paths, charm_dir, GRES_TEMPLATE),
-                            *tmpl = NULL;
-        _cleanup_free_ char *path = charm_path(&o->paths, GRES_CONF_PATH);
-        _cleanup_strbuf_ struct strbuf text = STRBUF_INIT;
+/* gres.conf's text from the record (pruned of applications no longer related), and its stamp
+ * on the slurm.conf template, so that every candidate the guard judges carries it (a refused
+ * file is then recognized as such); refused unit data into in->refused. */
+static int prepare_gres(const struct slurmctld_opts *o, const char *charm_dir, struct ctl_inputs *in,
+        struct strbuf *text, struct strbuf *tmpl, struct strbuf *err) {
+        _cleanup_free_ char *tmpl_path = charm_template_path(&o->paths, charm_dir, GRES_TEMPLATE), *head = NULL;
         int r = gres_state_load(&o->paths, &in->gres, err);
         if (r < 0)
                 return r;
@@ -1043,18 +1041,13 @@ static int write_gres(const struct slurmctld_opts *o, const char *charm_dir, str
                         return r;
         }
         gres_refusals(in->gres, &in->refused);
-        r = read_full_file(tmpl_path, &tmpl, NULL);
+        r = read_full_file(tmpl_path, &head, NULL);
         if (r < 0) {
                 strbuf_addf(err, "%s: %s", tmpl_path, strerror(-r));
                 return r;
         }
-        gres_render(in->gres, tmpl, &text);
-        r = write_file_atomic_if_changed(path, text.buf, text.len, 0644, 0, 0);
-        if (r < 0) {
-                strbuf_addf(err, "%s: %s", path, strerror(-r));
-                return r;
-        }
-        gres_stamp(text.buf, conf);
+        gres_render(in->gres, head, text);
+        gres_stamp(text->buf, tmpl);
         return 0;
 }
 
@@ -1180,6 +1173,15 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 strbuf_addf(err, "%s: %s", tmpl_path, strerror(-r));
                 return r;
         }
+        /* GPU nodes: gres.conf's text, stamped on the template (charm/gres.h) */
+        _cleanup_strbuf_ struct strbuf gres_text = STRBUF_INIT, stamped = STRBUF_INIT;
+        strbuf_add(&stamped, tmpl, tmpl_len);
+        r = prepare_gres(o, env->charm_dir, &in, &gres_text, &stamped, err);
+        if (r < 0)
+                return r;
+        free(tmpl);
+        tmpl_len = stamped.len;
+        tmpl = strbuf_detach(&stamped, NULL);
         r = read_state(&o->paths, PARAMS_APPLIED_FILE, &params_applied, err);
         if (r < 0)
                 return r;
@@ -1251,10 +1253,15 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
 
         etc = charm_path(&o->paths, "/etc/slurm");
         r = mkdir_p(etc, 0755);
-        if (r >= 0)
-                r = write_gres(o, env->charm_dir, &in, &g.conf, err);
-        if (r >= 0)
+        if (r >= 0) {
+                _cleanup_free_ char *gres_path = charm_path(&o->paths, GRES_CONF_PATH);
+                r = write_file_atomic_if_changed(gres_path, gres_text.buf, gres_text.len, 0644, 0, 0);
+                if (r < 0) {
+                        strbuf_addf(err, "%s: %s", gres_path, strerror(-r));
+                        return r;
+                }
                 r = write_file_atomic_if_changed(conf_path, g.conf.buf, g.conf.len, 0644, 0, 0);
+        }
         if (r < 0) {
                 strbuf_addf(err, "%s: %s", conf_path, strerror(-r));
                 return r;

@@ -51,7 +51,7 @@ char *slurm_stranded_needs(const char *req_nodes, const char *leaving, char *con
                 return NULL;
         while (!found && (h = slurm_hostlist_shift(hl))) {
                 const char *key = h;
-                if (streq_ptr(h, leaving) || !bsearch(&key, names, n, sizeof(char *), cmp_name))
+                if (streq_ptr(h, leaving) || n == 0 || !bsearch(&key, names, n, sizeof(char *), cmp_name))
                         found = xstrdup(h);
                 free(h); /* slurm_hostlist_shift() mallocs */
         }
