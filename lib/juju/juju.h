@@ -236,14 +236,14 @@ int juju_secret_revoke(
 int juju_secret_remove(struct juju_ctx *ctx, const char *id, unsigned revision, struct strbuf *err);
 /* secret-ids --format=json: appends the ids of the secrets this app/unit owns. */
 int juju_secret_ids(struct juju_ctx *ctx, struct strv *ret, struct strbuf *err);
-/* secret-info-get [--label L] --format=json [ID]: the metadata object of that one secret (the
+/* secret-info-get (--label L | ID) --format=json: the metadata object of that one secret (the
  * tool prints {ID: {...}}; this returns the inner object, caller frees). */
 int juju_secret_info_get(
         struct juju_ctx *ctx, const char *id, const char *label, cJSON **ret, struct strbuf *err);
 
 /* --- unit state, ports, network ------------------------------------------------------------- */
 
-/* state-get --format=json KEY: the value (caller frees), *ret = NULL when unset. */
+/* state-get --format=json KEY: the value (caller frees), *ret = NULL when unset (Juju prints ""). */
 int juju_state_get(struct juju_ctx *ctx, const char *key, char **ret, struct strbuf *err);
 /* state-set KEY=VALUE */
 int juju_state_set(struct juju_ctx *ctx, const char *key, const char *value, struct strbuf *err);

@@ -310,7 +310,9 @@ int juju_state_get(struct juju_ctx *ctx, const char *key, char **ret, struct str
                         strbuf_addstr(err, "state-get: expected a JSON string");
                 return -EBADMSG;
         }
-        *ret = cJSON_IsString(j) ? xstrdup(j->valuestring) : NULL;
+        /* Juju prints "" for a missing key (state-get.go, without --strict); state-set of ""
+         * deletes the key, so "" means missing */
+        *ret = cJSON_IsString(j) && *j->valuestring ? xstrdup(j->valuestring) : NULL;
         cJSON_Delete(j);
         return 0;
 }

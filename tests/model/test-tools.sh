@@ -60,7 +60,8 @@ assert_eq "peer relation-list" "a/0" "$(x a/1 -- relation-list -r cluster:0)"
 
 # network
 assert_eq "unit-get private-address" "127.0.0.1" "$(x a/0 -- unit-get private-address)"
-assert_eq "network-get: bind address" "127.0.0.1" "$(x a/0 -- network-get db --format=json | jq -r '.["bind-addresses"][0].addresses[0].address')"
+assert_eq "network-get: bind address (json: value)" "127.0.0.1" "$(x a/0 -- network-get db --format=json | jq -r '.["bind-addresses"][0].addresses[0].value')"
+assert_eq "network-get: yaml keeps the old address key" "127.0.0.1" "$(x a/0 -- network-get db | sed -n 's/^ *address: //p')"
 assert_eq "network-get: ingress address" "127.0.0.1" "$(x a/0 -- network-get db --format=json | jq -r '.["ingress-addresses"][0]')"
 assert_eq "network-get --ingress-address" "127.0.0.1" "$(x a/0 -- network-get metrics --ingress-address)"
 assert_rc "network-get of an unknown binding: exit 1" 1 x a/0 -- network-get nope

@@ -88,6 +88,7 @@ static void serve_one(struct hookctx *ctx, int lfd) {
                         return;
         }
         _cleanup_json_ cJSON *j = cJSON_Parse(req.buf);
+        _cleanup_free_ char *output = NULL;
         int code;
         const cJSON *argv = jget(j, "argv");
         if (!cJSON_IsArray(argv) || cJSON_GetArraySize(argv) < 1) {
@@ -102,9 +103,12 @@ static void serve_one(struct hookctx *ctx, int lfd) {
                 const cJSON *a;
                 cJSON_ArrayForEach(a, argv) strv_push(&av, cJSON_IsString(a) ? a->valuestring : "");
                 ctx->tool_calls++;
-                code = hooktool_run(ctx, av.v, jstr(j, "file"), &out, &errout);
+                code = hooktool_run(ctx, av.v, jget(j, "file") ? jstr(j, "file") : NULL, jget(j, "files"),
+                        &out, &errout, &output);
         }
         _cleanup_json_ cJSON *rep = cJSON_CreateObject();
+        if (output)
+                jset_str(rep, "output", output);
         jset_num(rep, "code", code);
         jset_str(rep, "stdout", out.buf);
         jset_str(rep, "stderr", errout.buf);

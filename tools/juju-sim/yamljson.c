@@ -434,13 +434,124 @@ static void sort_keys(cJSON *v) {
         free(items);
 }
 
-void format_value(struct strbuf *out, const cJSON *v0, enum out_format f) {
-        _cleanup_json_ cJSON *copy = v0 ? cJSON_Duplicate(v0, true) : NULL;
+/* Go's strconv.FormatFloat(d, 'f' or 'e', -1, 64) as encoding/json uses it. */
+static void add_go_number(struct strbuf *out, double d) {
+        char buf[64];
+        double a = fabs(d);
+        if (!isfinite(d)) {
+                strbuf_addstr(out, "null");
+                return;
+        }
+        if (a == 0 || (a >= 1e-6 && a < 1e21)) {
+                for (int p = 0; p <= 30; p++) {
+                        snprintf(buf, sizeof(buf), "%.*f", p, d);
+                        if (strtod(buf, NULL) == d)
+                                break;
+                }
+                strbuf_addstr(out, buf);
+                return;
+        }
+        for (int p = 0; p <= 17; p++) {
+                snprintf(buf, sizeof(buf), "%.*e", p, d);
+                if (strtod(buf, NULL) == d)
+                        break;
+        }
+        size_t n = strlen(buf);
+        if (n >= 4 && buf[n - 4] == 'e' && buf[n - 3] == '-' && buf[n - 2] == '0') {
+                buf[n - 2] = buf[n - 1];
+                buf[n - 1] = '\0';
+        }
+        strbuf_addstr(out, buf);
+}
+
+/* A JSON string as Go's encoding/json writes it (HTML-safe: <, >, & escaped; U+2028/9 too). */
+static void add_go_string(struct strbuf *out, const char *s) {
+        strbuf_addch(out, '"');
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
+                switch (*p) {
+                case '"':
+                        strbuf_addstr(out, "\\\"");
+                        break;
+                case '\\':
+                        strbuf_addstr(out, "\\\\");
+                        break;
+                case '\n':
+                        strbuf_addstr(out, "\\n");
+                        break;
+                case '\r':
+                        strbuf_addstr(out, "\\r");
+                        break;
+                case '\t':
+                        strbuf_addstr(out, "\\t");
+                        break;
+                case '\b':
+                        strbuf_addstr(out, "\\b");
+                        break;
+                case '\f':
+                        strbuf_addstr(out, "\\f");
+                        break;
+                case '<':
+                case '>':
+                case '&':
+                        strbuf_addf(out, "\\u%04x", *p);
+                        break;
+                default:
+                        if (*p < 0x20)
+                                strbuf_addf(out, "\\u%04x", *p);
+                        else if (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)) {
+                                strbuf_addf(out, "\\u%04x", p[2] == 0xa8 ? 0x2028 : 0x2029);
+                                p += 2;
+                        } else
+                                strbuf_addch(out, (char) *p);
+                }
+        }
+        strbuf_addch(out, '"');
+}
+
+static void add_go_json(struct strbuf *out, const cJSON *v) {
+        const cJSON *c;
+        if (cJSON_IsString(v))
+                add_go_string(out, v->valuestring);
+        else if (cJSON_IsNumber(v))
+                add_go_number(out, v->valuedouble);
+        else if (cJSON_IsTrue(v))
+                strbuf_addstr(out, "true");
+        else if (cJSON_IsFalse(v))
+                strbuf_addstr(out, "false");
+        else if (cJSON_IsObject(v)) {
+                strbuf_addch(out, '{');
+                cJSON_ArrayForEach(c, v) {
+                        if (c != v->child)
+                                strbuf_addch(out, ',');
+                        add_go_string(out, c->string);
+                        strbuf_addch(out, ':');
+                        add_go_json(out, c);
+                }
+                strbuf_addch(out, '}');
+        } else if (cJSON_IsArray(v)) {
+                strbuf_addch(out, '[');
+                cJSON_ArrayForEach(c, v) {
+                        if (c != v->child)
+                                strbuf_addch(out, ',');
+                        add_go_json(out, c);
+                }
+                strbuf_addch(out, ']');
+        } else
+                strbuf_addstr(out, "null");
+}
+
+void json_to_go_json(struct strbuf *out, const cJSON *v) {
+        add_go_json(out, v);
+}
+
+/* cmd.FormatJson / FormatYaml / FormatSmart (juju/cmd output.go). */
+static void format_any(struct strbuf *out, const cJSON *v0, enum out_format f, bool sort) {
+        _cleanup_json_ cJSON *copy = v0 && !cJSON_IsNull(v0) ? cJSON_Duplicate(v0, true) : NULL;
         const cJSON *v = copy;
-        sort_keys(copy);
+        if (sort)
+                sort_keys(copy);
         if (f == FORMAT_JSON) {
-                _cleanup_free_ char *s = v ? cJSON_PrintUnformatted(v) : xstrdup("null");
-                strbuf_addstr(out, s);
+                add_go_json(out, v);
                 strbuf_addch(out, '\n');
                 return;
         }
@@ -449,17 +560,18 @@ void format_value(struct strbuf *out, const cJSON *v0, enum out_format f) {
                         json_to_yaml(out, v);
                 return;
         }
-        if (!v || cJSON_IsNull(v))
+        if (!v)
                 return;
         if (cJSON_IsString(v)) {
-                strbuf_addstr(out, v->valuestring);
-                strbuf_addch(out, '\n');
+                if (*v->valuestring) {
+                        strbuf_addstr(out, v->valuestring);
+                        strbuf_addch(out, '\n');
+                }
         } else if (cJSON_IsBool(v)) {
                 strbuf_addstr(out, cJSON_IsTrue(v) ? "True\n" : "False\n");
         } else if (cJSON_IsNumber(v)) {
-                add_number(out, v->valuedouble);
-                strbuf_addch(out, '\n');
-        } else if (cJSON_IsArray(v)) {
+                json_to_yaml(out, v);
+        } else if (cJSON_IsArray(v) && v->child) {
                 const cJSON *c;
                 bool strings = true;
                 cJSON_ArrayForEach(c, v) strings = strings && cJSON_IsString(c);
@@ -467,10 +579,26 @@ void format_value(struct strbuf *out, const cJSON *v0, enum out_format f) {
                         json_to_yaml(out, v);
                         return;
                 }
+                _cleanup_strbuf_ struct strbuf l = STRBUF_INIT;
                 cJSON_ArrayForEach(c, v) {
-                        strbuf_addstr(out, c->valuestring);
+                        if (c != v->child)
+                                strbuf_addch(&l, '\n');
+                        strbuf_addstr(&l, c->valuestring);
+                }
+                if (l.len) {
+                        strbuf_addbuf(out, &l);
                         strbuf_addch(out, '\n');
                 }
-        } else
+        } else if (cJSON_IsArray(v))
+                return; /* an empty []string joins to "" */
+        else
                 json_to_yaml(out, v);
+}
+
+void format_value(struct strbuf *out, const cJSON *v, enum out_format f) {
+        format_any(out, v, f, true);
+}
+
+void format_struct(struct strbuf *out, const cJSON *v, enum out_format f) {
+        format_any(out, v, f, false);
 }
