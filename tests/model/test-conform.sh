@@ -117,4 +117,35 @@ assert_eq "secret-remove --revision x" '|ERROR invalid value "x" for option --re
 assert_eq "secret-ids: ids without secret: (ops adds it back)" "${id#secret:}" "$(x a/0 -- secret-ids | grep "${id#secret:}")"
 assert_eq "secret-ids: a non-leader lists no application secret" "" "$(x a/1 -- secret-ids)"
 
+# --- juju run: parameters (cmd/juju/action/run.go; internal/charm/actions.go; gojsonschema) ---
+behave a action-typed 'out params action-get --format=json'
+behave a action-open 'out params action-get --format=json'
+behave a action-echo 'out params action-get --format=json'
+jrun() { js run "$@" >/dev/null 2>"$TMP/err"; echo "$?|$(cat "$TMP/err")"; }
+jrun a/0 typed times=3 flag=yes ratio=0.5 'tags=[a, b]' opts.name=x >/dev/null
+assert_eq "values parsed as YAML (3 an integer, yes a boolean, a list), dotted keys nest, defaults typed and nested" \
+        '{"flag":true,"mode":"fast","opts":{"depth":3,"name":"x"},"ratio":0.5,"tags":["a","b"],"times":3}' "$(got a params)"
+jrun a/0 typed >/dev/null
+assert_eq "defaults alone keep their YAML type (2, not \"2\")" '{"mode":"fast","opts":{"depth":3},"times":2}' "$(got a params)"
+jrun a/0 typed --string-args opts.name=007 >/dev/null
+assert_eq "--string-args keeps the raw strings" '"007"' "$(got a params | jq -c .opts.name)"
+assert_eq "--string-args: a string where an integer is wanted is refused" \
+        '1|ERROR validation failed: (root).times : must be of type integer, given "3"' "$(jrun a/0 typed --string-args times=3)"
+printf 'times: 5\nmode: slow\nopts:\n  name: fromfile\n' > "$TMP/p.yaml"
+jrun a/0 typed --params "$TMP/p.yaml" times=7 >/dev/null
+assert_eq "--params FILE, arguments override it" '{"mode":"slow","opts":{"depth":3,"name":"fromfile"},"times":7}' "$(got a params)"
+assert_eq "an enum" '1|ERROR validation failed: (root).mode : must match one of the enum values ["fast","slow"], given "medium"' "$(jrun a/0 typed mode=medium)"
+assert_eq "a wrong type in a nested object" '1|ERROR validation failed: (root).opts.depth : must be of type integer, given 1.5' "$(jrun a/0 typed opts.depth=1.5)"
+assert_eq "additionalProperties is false unless the action says otherwise" \
+        '1|ERROR validation failed: (root) : additional property "nope" is not allowed, given {"nope":1}' "$(jrun a/0 typed nope=1)"
+jrun a/0 open anything=1 >/dev/null
+assert_eq "additionalProperties: true lets it in" '{"anything":1}' "$(got a params)"
+assert_eq "required is checked before the defaults are inserted" \
+        '1|ERROR validation failed: (root) : "msg" property is missing and required, given {"n":5}' "$(jrun a/0 echo n=5)"
+assert_eq "an argument without =" '2|ERROR argument "x" must be of the form key.key.key...=value' "$(jrun a/0 typed x)"
+assert_eq "a bad key" '2|ERROR key "Bad" must start and end with lowercase alphanumeric, and contain only lowercase alphanumeric and hyphens' "$(jrun a/0 typed Bad=1)"
+jrun a/leader echo msg=viainleader >/dev/null
+assert_eq "APP/leader runs on the leader" '"viainleader"' "$(got a params | jq -c .msg)"
+assert_eq "an empty value stays the string \"\"" '""' "$(jrun a/0 echo msg= >/dev/null; got a params | jq -c .msg)"
+
 finish

@@ -76,7 +76,7 @@ assert_contains "run: YAML results by default" "msg: hi" "$(js run a/0 echo msg=
 assert_eq "run: action-log" '["working"]' "$(js run a/0 echo msg=hi --format=json | jq -c '.["a/0"].log')"
 out=$(js run a/0 echo 2>&1); rc=$?
 assert_eq "run: a missing required param is refused" "1" "$rc"
-assert_contains "and named" '"msg" is required' "$out"
+assert_contains "and named as the controller does" 'validation failed: (root) : "msg" property is missing and required, given {}' "$out"
 assert_rc "run: an unknown param is refused (additionalProperties false)" 1 js run a/0 echo msg=hi extra=1
 assert_rc "run: a bad integer is refused" 1 js run a/0 echo msg=hi n=abc
 assert_rc "run: an unknown action is refused" 1 js run a/0 nosuch

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <sys/random.h>
 
+#include "actionparams.h"
 #include "charm.h"
 #include "gnuflag.h"
 #include "model.h"
@@ -640,17 +641,6 @@ static int t_action_get(struct call *c) {
         return print(c, v);
 }
 
-/* charm.GetActionNameRule(): ^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$ */
-static bool valid_key(const char *k) {
-        size_t l = strlen(k);
-        if (!l || k[0] == '-' || k[l - 1] == '-')
-                return false;
-        for (const char *p = k; *p; p++)
-                if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
-                        return false;
-        return true;
-}
-
 static const char *const reserved_keys[] = { "stdout", "stdout-encoding", "stderr", "stderr-encoding" };
 
 static int t_action_set(struct call *c) {
@@ -673,7 +663,7 @@ static int t_action_set(struct call *c) {
                                 dot = strchr(seg, '.');
                                 if (dot)
                                         *dot = '\0';
-                                if (!valid_key(seg))
+                                if (!action_name_valid(seg)) /* charm.GetActionNameRule() */
                                         return fail(c, 2,
                                                 "key %s must start and end with lowercase alphanumeric, and "
                                                 "contain only lowercase alphanumeric, hyphens and periods",

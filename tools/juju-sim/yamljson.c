@@ -112,10 +112,16 @@ cJSON *yaml_scalar_typed(const char *s) {
         double d;
         if (streq(s, "") || streq(s, "~") || streq(s, "null") || streq(s, "Null") || streq(s, "NULL"))
                 return cJSON_CreateNull();
-        if (streq(s, "true") || streq(s, "True") || streq(s, "TRUE"))
-                return cJSON_CreateTrue();
-        if (streq(s, "false") || streq(s, "False") || streq(s, "FALSE"))
-                return cJSON_CreateFalse();
+        /* yaml.v2's resolve table (YAML 1.1): y, yes, on are true; n, no, off false */
+        static const char *const yes[] = { "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON" };
+        static const char *const no[] = { "n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off",
+                "OFF" };
+        for (size_t k = 0; k < ELEMENTSOF(yes); k++) {
+                if (streq(s, yes[k]))
+                        return cJSON_CreateTrue();
+                if (streq(s, no[k]))
+                        return cJSON_CreateFalse();
+        }
         if (parse_int(s, &i))
                 return cJSON_CreateNumber((double) i);
         if (parse_float(s, &d))
