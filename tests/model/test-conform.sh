@@ -148,4 +148,19 @@ jrun a/leader echo msg=viainleader >/dev/null
 assert_eq "APP/leader runs on the leader" '"viainleader"' "$(got a params | jq -c .msg)"
 assert_eq "an empty value stays the string \"\"" '""' "$(jrun a/0 echo msg= >/dev/null; got a params | jq -c .msg)"
 
+# --- charm bases (internal/charm/base.go validOSForBase; core/base/supportedseries.go) ---
+mkbase() { # DIR OS CHANNEL: the recorder charm with a manifest naming OS@CHANNEL
+        rm -rf "$1" && cp -r "$CHARMS/recorder" "$1"
+        printf 'bases:\n- name: %s\n  channel: "%s"\n  architectures: [amd64]\n' "$2" "$3" >"$1/manifest.yaml"
+}
+mkbase "$TMP/deb" debian 12
+assert_eq "a debian@12 manifest is refused as Juju refuses it" \
+        '1|ERROR charm "recorder": no base Juju 3.x deploys a machine charm on: os "debian" not valid' \
+        "$(js deploy "$TMP/deb" deb >/dev/null 2>"$TMP/err"; echo "$?|$(cat "$TMP/err")")"
+mkbase "$TMP/bionic" ubuntu 18.04
+assert_contains "ubuntu@18.04 is no longer a supported workload base" 'base "ubuntu@18.04" is not a supported machine base' \
+        "$(js deploy "$TMP/bionic" old 2>&1)"
+mkbase "$TMP/jammy" ubuntu 22.04
+assert_eq "ubuntu@22.04 deploys" "0" "$(js deploy "$TMP/jammy" jam >/dev/null 2>&1; echo $?)"
+
 finish

@@ -7,6 +7,7 @@
 
 #include "charm.h"
 #include "actionparams.h"
+#include "bases.h"
 #include "yamljson.h"
 #include "util/alloc.h"
 #include "util/banned.h"
@@ -95,6 +96,37 @@ bad:
         return -EINVAL;
 }
 
+/* manifest.yaml's bases, judged as a Juju 3.x controller does (bases.h): at least one must be
+ * a supported machine base. A charm directory without manifest.yaml (juju-sim's test charms) is
+ * taken as it is: a deviation, real Juju 3 deploys packed charms. */
+static int check_manifest(const char *dir, const char *name, cJSON *desc, struct strbuf *err) {
+        _cleanup_json_ cJSON *man = NULL;
+        _cleanup_free_ char *p = xasprintf("%s/manifest.yaml", dir);
+        int r = yaml_file_to_json(p, false, &man, err);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        const cJSON *b, *bases = jget(man, "bases");
+        if (!cJSON_IsArray(bases) || !bases->child) {
+                strbuf_addf(err, "charm \"%s\": manifest.yaml: no bases", name);
+                return -EINVAL;
+        }
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+        cJSON_ArrayForEach(b, bases) {
+                const char *os = strempty(jstr(b, "name")), *ch = strempty(jstr(b, "channel"));
+                if (why.len)
+                        strbuf_addstr(&why, "; ");
+                if (juju_base_check(os, ch, &why) == 0) {
+                        _cleanup_free_ char *base = xasprintf("%s@%s", os, ch);
+                        jset_str(desc, "base", base);
+                        return 0;
+                }
+        }
+        strbuf_addf(err, "charm \"%s\": no base Juju 3.x deploys a machine charm on: %s", name, why.buf);
+        return -EINVAL;
+}
+
 static const char *const option_types[] = { "string", "int", "float", "boolean", "secret" };
 
 int charm_load(const char *dir, cJSON **ret, struct strbuf *err) {
@@ -164,6 +196,8 @@ int charm_load(const char *dir, cJSON **ret, struct strbuf *err) {
         const cJSON *a;
         if (cJSON_IsObject(actions))
                 cJSON_ArrayForEach(a, actions) jset(acts, a->string, cJSON_Duplicate(a, true));
+        if ((r = check_manifest(dir, name, desc, err)) < 0)
+                return r;
         *ret = TAKE_PTR(desc);
         return 0;
 }
