@@ -148,6 +148,26 @@ jrun a/leader echo msg=viainleader >/dev/null
 assert_eq "APP/leader runs on the leader" '"viainleader"' "$(got a params | jq -c .msg)"
 assert_eq "an empty value stays the string \"\"" '""' "$(jrun a/0 echo msg= >/dev/null; got a params | jq -c .msg)"
 
+# --- leader-get/-set, goal-state, juju-reboot, relation-model-get ---
+js wait >/dev/null 2>&1
+n0=$(nevents)
+assert_eq "leader-set by the leader" "||0" "$(out a/0 leader-set k1=v1 'k2= two ')"
+assert_eq "leader-get KEY" "two" "$(x a/1 -- leader-get k2)"
+assert_eq "leader-get - --format=json" '{"k1":"v1","k2":"two"}' "$(x a/1 -- leader-get - --format=json)"
+assert_eq "leader-get of a key=value" '|ERROR invalid key "a=b"|2' "$(out a/1 leader-get a=b)"
+assert_eq "leader-set by a non-leader" "|ERROR cannot write leadership settings: cannot write settings: not the leader|1" "$(out a/1 leader-set k=v)"
+js wait >/dev/null 2>&1
+assert_contains "the other units get leader-settings-changed" "a/1 leader-settings-changed" "$(events $((n0 + 1)))"
+assert_eq "goal-state --format=json: units and related units" \
+        "{\"units\":{\"a/0\":{\"status\":\"active\"},\"a/1\":{\"status\":\"active\"}},\"relations\":{\"cluster\":{\"a/1\":{\"status\":\"active\"}},\"db\":{\"b\":{\"status\":\"joined\"},\"b/0\":{\"status\":\"active\"}}}}" \
+        "$(x a/0 -- goal-state --format=json)"
+assert_eq "goal-state allows yaml and json only" '|ERROR invalid value "smart" for option --format: unknown format "smart"|2' "$(out a/0 goal-state --format=smart)"
+assert_eq "juju-reboot outside an action is taken" "||0" "$(out a/0 juju-reboot)"
+behave a action-free 'out reboot juju-reboot --now'
+js run a/0 free >/dev/null 2>&1
+assert_eq "juju-reboot in an action: exit 1" "1" "$(got a reboot.rc)"
+assert_eq "relation-model-get -r ID (smart: YAML)" "uuid: $(js status --format=json | jq -r '.model.uuid // empty')" "$(x a/0 -- relation-model-get -r $rid)"
+
 # --- charm bases (internal/charm/base.go validOSForBase; core/base/supportedseries.go) ---
 mkbase() { # DIR OS CHANNEL: the recorder charm with a manifest naming OS@CHANNEL
         rm -rf "$1" && cp -r "$CHARMS/recorder" "$1"

@@ -1590,6 +1590,110 @@ static int t_network_get(struct call *c) {
         return 0;
 }
 
+/* --- leadership settings, goal state, reboot, relation model -------------------------------- */
+
+static int t_leader_get(struct call *c) {
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        const char *key = c->args.n ? c->args.v[0] : "";
+        if (streq(key, "-"))
+                key = "";
+        else if (strchr(key, '='))
+                return fail(c, 2, "invalid key %s", q(c, key, &b));
+        int r = check_empty(c, c->args.n ? 1 : 0);
+        if (r)
+                return r;
+        const cJSON *ls = jget(state_app(W(c), c->ctx->app), "leader-settings");
+        if (!*key) {
+                _cleanup_json_ cJSON *all = ls ? cJSON_Duplicate(ls, true) : cJSON_CreateObject();
+                return print(c, all);
+        }
+        return print(c, jget(ls, key));
+}
+
+/* leader-set: written at once (not at the hook's end), the other units told with
+ * leader-settings-changed. */
+static int t_leader_set(struct call *c) {
+        _cleanup_json_ cJSON *kv = cJSON_CreateObject();
+        int r = keyvalues(c, 0, kv);
+        if (r)
+                return r;
+        if (!leader(c))
+                return fail(c, 1, "cannot write leadership settings: cannot write settings: not the leader");
+        bool changed = false;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, kv) {
+                const cJSON *old = jget(jget(state_app(W(c), c->ctx->app), "leader-settings"), e->string);
+                changed = changed || (*e->valuestring ? !old || !streq_ptr(old->valuestring, e->valuestring) : !!old);
+        }
+        if (!changed)
+                return 0;
+        cJSON *states[2] = { c->ctx->m->state, W(c) };
+        for (int i = 0; i < 2; i++) {
+                cJSON *app = state_app(states[i], c->ctx->app);
+                apply_kv(jobj(app, "leader-settings"), kv);
+                const cJSON *u;
+                cJSON_ArrayForEach(u, jget(app, "units")) if (!streq(u->valuestring, c->ctx->unit))
+                        queue_event(states[i], u->valuestring, event_new("leader-settings-changed"));
+        }
+        return 0;
+}
+
+/* formattedGoalState: units of this application and, per endpoint, the related units and
+ * applications. Juju adds each entry's "since" time; juju-sim has none to give. */
+static int t_goal_state(struct call *c) {
+        int r = check_empty(c, 0);
+        if (r)
+                return r;
+        cJSON *o = cJSON_CreateObject();
+        cJSON *units = jobj(o, "units"), *rels = jobj(o, "relations");
+        const cJSON *u, *ur;
+        cJSON_ArrayForEach(u, jget(state_app(W(c), c->ctx->app), "units")) {
+                const cJSON *unit = state_unit(W(c), u->valuestring);
+                jset_str(jobj(units, u->valuestring), "status",
+                        streq_ptr(jstr(unit, "life"), "dying") ? "dying" : "active");
+        }
+        cJSON_ArrayForEach(ur, jget(my_unit(c), "relations")) {
+                long id = strtol(ur->string, NULL, 10);
+                const cJSON *rel = state_relation(W(c), id);
+                const char *ep = jstr(rel_endpoint(rel, c->ctx->app), "endpoint");
+                if (!rel || !ep || cJSON_IsTrue(jget(ur, "broken")))
+                        continue;
+                cJSON *e = jobj(rels, ep);
+                const char *rapp = rel_remote_app(rel, c->ctx->app);
+                if (rapp && !cJSON_IsTrue(jget(rel, "peer")))
+                        jset_str(jobj(e, rapp), "status", "joined");
+                const cJSON *m;
+                cJSON_ArrayForEach(m, jget(ur, "members")) jset_str(jobj(e, m->valuestring), "status", "active");
+        }
+        format_struct(c->out, o, c->format);
+        cJSON_Delete(o);
+        return 0;
+}
+
+static int t_juju_reboot(struct call *c) {
+        int r = check_empty(c, 0);
+        if (r)
+                return r;
+        if (c->ctx->is_action)
+                return fail(c, 1, "juju-reboot is not supported when running an action.");
+        _cleanup_free_ char *line = xasprintf("INFO juju-sim: juju-reboot%s requested (machines are not rebooted)",
+                has(c, "now") ? " --now" : "");
+        cJSON_AddItemToArray(c->ctx->logs, cJSON_CreateString(line));
+        return 0;
+}
+
+static int t_relation_model_get(struct call *c) {
+        long id = -1;
+        int r = relation_arg(c, &id);
+        if (r || (r = check_empty(c, 0)))
+                return r;
+        cJSON *o = cJSON_CreateObject();
+        jset_str(o, "uuid", strempty(jstr(jget(W(c), "model"), "uuid")));
+        format_struct(c->out, o, c->format);
+        cJSON_Delete(o);
+        return 0;
+}
+
 /* --- dispatch ----------------------------------------------------------------------------- */
 
 static const struct {
@@ -1603,14 +1707,19 @@ static const struct {
         { "application-version-set", t_application_version_set },
         { "close-port", t_close_port },
         { "config-get", t_config_get },
+        { "goal-state", t_goal_state },
         { "is-leader", t_is_leader },
         { "juju-log", t_juju_log },
+        { "juju-reboot", t_juju_reboot },
+        { "leader-get", t_leader_get },
+        { "leader-set", t_leader_set },
         { "network-get", t_network_get },
         { "open-port", t_open_port },
         { "opened-ports", t_opened_ports },
         { "relation-get", t_relation_get },
         { "relation-ids", t_relation_ids },
         { "relation-list", t_relation_list },
+        { "relation-model-get", t_relation_model_get },
         { "relation-set", t_relation_set },
         { "secret-add", t_secret_add },
         { "secret-get", t_secret_get },

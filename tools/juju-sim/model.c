@@ -14,6 +14,7 @@
 
 #include "charm.h"
 #include "model.h"
+#include "toolflags.h"
 #include "runner.h"
 #include "simmachine.h"
 #include "yamljson.h"
@@ -22,13 +23,9 @@
 #include "util/fileio.h"
 #include "util/banned.h"
 
-/* The hook tools served by juju-sim-tool: each is a symlink in DIR/tools. */
-static const char *const tool_names[] = { "relation-ids", "relation-list", "relation-get", "relation-set",
-        "config-get", "is-leader", "status-set", "status-get", "application-version-set", "juju-log",
-        "action-get", "action-set", "action-fail", "action-log", "secret-add", "secret-get", "secret-set",
-        "secret-grant", "secret-revoke", "secret-remove", "secret-ids", "secret-info-get", "state-get",
-        "state-set", "state-delete", "open-port", "close-port", "opened-ports", "unit-get", "network-get",
-        "juju-exec", "juju-reboot", "goal-state", "credential-get", "leader-get", "leader-set" };
+/* DIR/tools holds a symlink to juju-sim-tool for every hook tool served (toolflags_names), for
+ * juju-exec, and for the tools Juju ships that juju-sim answers "not supported" (exit 1). */
+static const char *const tool_extra[] = { "juju-exec", "credential-get" };
 
 char *model_dir_resolve(const char *dir) {
         if (isempty(dir))
@@ -150,8 +147,10 @@ static int model_create(const char *dir, struct strbuf *err) {
                 return -errno;
         }
         _cleanup_free_ char *tool = tool_exe(), *self = self_exe();
-        for (size_t i = 0; i < ELEMENTSOF(tool_names); i++) {
-                _cleanup_free_ char *l = xasprintf("%s/%s", tools, tool_names[i]);
+        for (size_t i = 0; i < ELEMENTSOF(tool_extra) + strv_length((char **) toolflags_names); i++) {
+                const char *name = i < ELEMENTSOF(tool_extra) ? tool_extra[i]
+                                                              : toolflags_names[i - ELEMENTSOF(tool_extra)];
+                _cleanup_free_ char *l = xasprintf("%s/%s", tools, name);
                 (void) unlink(l);
                 if (symlink(tool, l) < 0) {
                         strbuf_addf(err, "%s: %s", l, strerror(errno));

@@ -19,10 +19,14 @@ static const struct toolflags table[] = {
         { .name = "application-version-set" },
         { .name = "close-port", .format_deprecated = true, .flags = { S("endpoints", 1) } },
         { .name = "config-get", .out = "smart", .formats = TF_DEFAULT, .flags = { B("a", 1), B("all", 1) } },
+        { .name = "goal-state", .out = "yaml", .formats = TF_YAML | TF_JSON },
         { .name = "is-leader", .out = "smart", .formats = TF_DEFAULT },
         { .name = "juju-log",
                 .format_deprecated = true,
                 .flags = { B("debug", 1), S("l", 2), S("log-level", 2) } },
+        { .name = "juju-reboot", .flags = { B("now", 1) } },
+        { .name = "leader-get", .out = "smart", .formats = TF_DEFAULT },
+        { .name = "leader-set" },
         { .name = "network-get",
                 .out = "smart",
                 .formats = TF_DEFAULT,
@@ -33,6 +37,7 @@ static const struct toolflags table[] = {
         { .name = "relation-get", .out = "smart", .formats = TF_DEFAULT, .flags = { REL, B("app", 1) } },
         { .name = "relation-ids", .out = "smart", .formats = TF_DEFAULT },
         { .name = "relation-list", .out = "smart", .formats = TF_DEFAULT, .flags = { REL, B("app", 1) } },
+        { .name = "relation-model-get", .out = "smart", .formats = TF_DEFAULT, .flags = { REL } },
         { .name = "relation-set",
                 .format_deprecated = true,
                 .flags = { REL, S("file", 1), B("app", 2) } },
@@ -64,8 +69,9 @@ static const struct toolflags table[] = {
 
 const char *const toolflags_names[] = {
         "action-fail", "action-get", "action-log", "action-set", "application-version-set", "close-port",
-        "config-get", "is-leader", "juju-log", "network-get", "open-port", "opened-ports", "relation-get",
-        "relation-ids", "relation-list", "relation-set", "secret-add", "secret-get", "secret-grant",
+        "config-get", "goal-state", "is-leader", "juju-log", "juju-reboot", "leader-get", "leader-set",
+        "network-get", "open-port", "opened-ports", "relation-get", "relation-ids", "relation-list",
+        "relation-model-get", "relation-set", "secret-add", "secret-get", "secret-grant",
         "secret-ids", "secret-info-get", "secret-remove", "secret-revoke", "secret-set", "state-delete",
         "state-get", "state-set", "status-get", "status-set", "unit-get", NULL
 };
