@@ -74,6 +74,28 @@ assert_eq "status-get --format=json without --include-data: only the status" '{"
 assert_eq "action-get outside an action: exit 1" "|ERROR not running an action|1" "$(out a/0 action-get)"
 assert_eq "action-set outside an action, bad args first: exit 2" '|ERROR argument "x" must be of the form key...=value|2' "$(out a/0 action-set x)"
 
+# --- more tools: unit-get, ports, network-get flags, status-get --application, actions ---
+assert_eq "unit-get without a setting" "|ERROR no setting specified|2" "$(out a/0 unit-get)"
+assert_eq "unit-get of an unknown setting" '|ERROR unknown setting "x"|2' "$(out a/0 unit-get x)"
+assert_eq "open-port without a port" "|ERROR no port or range specified|2" "$(out a/0 open-port)"
+assert_eq "open-port 8080 then opened-ports (one per line, as ops parses it)" "8080/tcp" "$(x a/0 -- bash -c 'open-port 8080 && opened-ports')"
+assert_eq "network-get --ingress-address --egress-subnets: a map" '{"egress-subnets":["127.0.0.1/32"],"ingress-address":"127.0.0.1"}' \
+        "$(x a/0 -- network-get db --ingress-address --egress-subnets --format=json)"
+assert_eq "network-get --egress-subnets alone: the list" "127.0.0.1/32" "$(x a/0 -- network-get db --egress-subnets)"
+assert_eq "network-get -r ID without a binding" "|ERROR no arguments specified|2" "$(out a/0 network-get -r $rid)"
+assert_eq "status-get --application --format=json (leader): status and units, no message without --include-data" \
+        '{"application-status":{"status":"waiting","units":{"a/0":{"status":"unknown"},"a/1":{"status":"maintenance"}}}}' \
+        "$(x a/0 -- status-get --application --format=json)"
+behave a action-free 'action-set; out failed action-fail'
+assert_eq "action-set with no arguments is fine; action-fail's default message" \
+        "failed action failed without reason given, check action for errors" \
+        "$(js run a/0 free --format=json 2>/dev/null | jq -r '.["a/0"] | .status + " " + .message')"
+behave b backend-relation-changed 'juju-log -l debug "in a relation hook"'
+x a/0 -- relation-set -r "$rid" poke=1 >/dev/null
+js wait >/dev/null 2>&1
+assert_contains "juju-log in a relation hook: the relation first, level case-insensitive" "DEBUG backend:$rid: in a relation hook" "$(js debug-log --replay)"
+unbehave b backend-relation-changed
+
 # --- relation-get / relation-set (relation-get.go, relation-set.go) ---
 assert_eq "relation-get -r ID - UNIT --app --format=json (ops): the remote app bag" "{}" "$(x a/0 -- relation-get -r $rid - b/0 --app --format=json)"
 assert_eq "relation-get of an application without --app" '|ERROR expected unit name, got application name "b"|2' "$(out a/0 relation-get -r $rid - b)"
