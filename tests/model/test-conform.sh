@@ -96,6 +96,33 @@ js wait >/dev/null 2>&1
 assert_contains "juju-log in a relation hook: the relation first, level case-insensitive" "DEBUG backend:$rid: in a relation hook" "$(js debug-log --replay)"
 unbehave b backend-relation-changed
 
+# --- YAML as gopkg.in/yaml.v2 writes it (encode.go stringv; emitterc.go, width 80) ---
+long=$(printf 'word%.0s ' {1..30})
+x a/1 -- bash -c 'state-set "multi=$(printf "l1\nl2")" "tab=$(printf "a\tb")" "colon=a: b" num=123 yes=yes \
+        date=2024-01-01 "hash=a #b" "bang=!x" b60=1:20 oct=017 under=1_000 "plain=hello world" "long='"$long"'"
+        printf "m2: |\n  l1\n\n  l3\n" | state-set --file -'
+assert_eq "yaml: plain, single-quoted, double-quoted, literal |- and |, folded at 80 columns, keys quoted too" \
+'b60: "1:20"
+bang: '"'"'!x'"'"'
+colon: '"'"'a: b'"'"'
+date: "2024-01-01"
+hash: '"'"'a #b'"'"'
+long: word word word word word word word word word word word word word word word word
+  word word word word word word word word word word word word word word
+m2: |
+  l1
+
+  l3
+multi: |-
+  l1
+  l2
+num: "123"
+oct: "017"
+plain: hello world
+tab: "a\tb"
+under: "1_000"
+"yes": "yes"' "$(x a/1 -- state-get)"
+
 # --- relation-get / relation-set (relation-get.go, relation-set.go) ---
 assert_eq "relation-get -r ID - UNIT --app --format=json (ops): the remote app bag" "{}" "$(x a/0 -- relation-get -r $rid - b/0 --app --format=json)"
 assert_eq "relation-get of an application without --app" '|ERROR expected unit name, got application name "b"|2' "$(out a/0 relation-get -r $rid - b)"
