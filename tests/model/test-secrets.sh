@@ -42,8 +42,14 @@ assert_contains "JUJU_SECRET_LABEL is the consumer's label" "JUJU_SECRET_LABEL=t
 assert_eq "the consumer keeps its revision" "one" "$(x b/0 -- secret-get "$id" pass)"
 assert_eq "--peek shows the latest" "two" "$(x b/0 -- secret-get "$id" pass --peek)"
 assert_eq "--peek does not move the consumer" "one" "$(x b/0 -- secret-get "$id" pass)"
+n1=$(nevents)
 assert_eq "--refresh moves it" "two" "$(x b/0 -- secret-get "$id" pass --refresh)"
 assert_eq "and it stays there" "two" "$(x b/0 -- secret-get "$id" pass)"
+js wait
+assert_eq "revision 1, tracked by no one now, is obsolete: the owner (leader) gets secret-remove" \
+        "a/0 secret-remove" "$(events $((n1 + 1)))"
+assert_contains "with JUJU_SECRET_REVISION" "JUJU_SECRET_REVISION=1" "$(cat "$(charm_dir a)/env/a-0.secret-remove")"
+assert_eq "the owner removes it" "0" "$(x a/0 -- secret-remove "$id" --revision 1 >/dev/null; echo $?)"
 assert_eq "the owner sees the latest" "two" "$(x a/1 -- secret-get "$id" pass)"
 assert_eq "secret-info-get: metadataDisplay's fields in order, no rotation unless set, the grant's access" \
         '{"revision":2,"label":"mysec","owner":"application","description":"test secret","access":[{"target":"application-b","scope":"relation-b.backend#a.db","role":"view"}]}' \

@@ -1363,6 +1363,41 @@ void model_event_post(struct model *m, const char *unit, const cJSON *ev, bool o
         model_gc(m);
 }
 
+/* A revision that is not the latest and that no consumer tracks any more is obsolete: its owner
+ * (the unit, or the application's leader) gets secret-remove with JUJU_SECRET_REVISION, once, and
+ * is expected to call secret-remove --revision (Juju's state/secrets obsolete revisions). */
+static void secret_obsolete_revisions(cJSON *work) {
+        cJSON *sec;
+        cJSON_ArrayForEach(sec, jget(work, "secrets")) {
+                long latest = (long) jnum(sec, "latest", 0);
+                const char *owner = jstr(sec, "owner");
+                if (streq_ptr(jstr(sec, "owner-kind"), "application"))
+                        owner = jstr(state_app(work, owner), "leader");
+                if (!owner)
+                        continue;
+                const cJSON *rev;
+                cJSON_ArrayForEach(rev, jget(sec, "revisions")) {
+                        long r = strtol(rev->string, NULL, 10);
+                        if (r >= latest || jarr_find(jget(sec, "remove-notified"), rev->string) >= 0)
+                                continue;
+                        bool tracked = false;
+                        const cJSON *u;
+                        cJSON_ArrayForEach(u, jget(work, "units")) {
+                                const cJSON *t = jget(jget(u, "secrets"), sec->string);
+                                tracked = tracked || (t && (long) jnum(t, "revision", 0) == r);
+                        }
+                        if (tracked)
+                                continue;
+                        cJSON *ev = event_new("secret-remove");
+                        jset_str(ev, "secret", sec->string);
+                        jset_str(ev, "label", strempty(jstr(sec, "label")));
+                        jset_num(ev, "revision", (double) r);
+                        queue_event(work, owner, ev);
+                        cJSON_AddItemToArray(jarr(sec, "remove-notified"), cJSON_CreateString(rev->string));
+                }
+        }
+}
+
 void model_commit(struct model *m, cJSON *work, const char *unit) {
         cJSON *old = m->state;
         const char *app = unit_app(work, unit);
@@ -1405,6 +1440,7 @@ void model_commit(struct model *m, cJSON *work, const char *unit) {
                         queue_event(work, u->string, ev);
                 }
         }
+        secret_obsolete_revisions(work);
         m->state = work;
         cJSON_Delete(old);
 }
