@@ -557,6 +557,25 @@ static int param_string(const cJSON *params, const char *key, const char **ret, 
         return 1;
 }
 
+/* A parameter the schema types [string, integer]: `juju run … jobids=12` sends YAML's integer
+ * 12 (cmd/juju/action/run.go parses each value as YAML), so a whole number is taken as its
+ * decimal text (in buf). Returns as param_string. */
+static int param_text(const cJSON *params, const char *key, char *buf, size_t len, const char **ret,
+        struct strbuf *err) {
+        const cJSON *v = params ? cJSON_GetObjectItemCaseSensitive(params, key) : NULL;
+        if (cJSON_IsNumber(v) && v->valuedouble == (double) (long long) v->valuedouble) {
+                snprintf(buf, len, "%lld", (long long) v->valuedouble);
+                *ret = buf;
+                return 1;
+        }
+        if (cJSON_IsNumber(v)) {
+                strbuf_addf(err, "%s: expected a string or a whole number", key);
+                *ret = NULL;
+                return -EINVAL;
+        }
+        return param_string(params, key, ret, err);
+}
+
 static int param_bool(const cJSON *params, const char *key, bool *ret, struct strbuf *err) {
         const cJSON *v = params ? cJSON_GetObjectItemCaseSensitive(params, key) : NULL;
         if (!v || cJSON_IsNull(v)) {
@@ -890,7 +909,8 @@ int ops_find_req_parse(const cJSON *params, struct ops_find_req *ret, struct str
         r = params_known(params, known, err);
         if (r < 0)
                 return r;
-        if ((r = param_string(params, "user", &v, err)) != 0) {
+        char num[32];
+        if ((r = param_text(params, "user", num, sizeof(num), &v, err)) != 0) {
                 if (r < 0 || (r = name_list("user", v, 32, &q.users, err)) < 0)
                         return r;
                 given++;
@@ -962,7 +982,8 @@ int ops_jobids_parse(const cJSON *params, struct slurm_jobid **ret, struct strbu
         r = params_known(params, known, err);
         if (r < 0)
                 return r;
-        r = param_string(params, "jobids", &v, err);
+        char num[32];
+        r = param_text(params, "jobids", num, sizeof(num), &v, err);
         if (r < 0)
                 return r;
         if (r == 0 || isempty(v)) {

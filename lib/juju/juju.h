@@ -188,8 +188,8 @@ int juju_logf(struct juju_ctx *ctx, enum juju_log_level level, struct strbuf *er
 int juju_action_params(struct juju_ctx *ctx, const cJSON **ret, struct strbuf *err);
 /* One param by dotted path ("a.b"), borrowed; *ret = NULL when absent. */
 int juju_action_param(struct juju_ctx *ctx, const char *path, const cJSON **ret, struct strbuf *err);
-/* Whether key is valid for action-set: dot-separated segments of [a-z0-9-], each starting and
- * ending with [a-z0-9]; not one of the reserved stdout, stderr, stdout-encoding, stderr-encoding. */
+/* Whether key is valid for action-set (action-set.go): dot-separated segments of [a-z0-9-], each
+ * starting and ending with [a-z0-9], none of them stdout, stderr, stdout-encoding, stderr-encoding. */
 bool juju_action_key_valid(const char *key);
 /* action-set KEY=VALUE (nested keys as "result.conf"). -EINVAL on an invalid key. */
 int juju_action_set(struct juju_ctx *ctx, const char *key, const char *value, struct strbuf *err);
@@ -234,18 +234,19 @@ int juju_secret_revoke(
         struct juju_ctx *ctx, const char *id, const char *rel_id, const char *unit, struct strbuf *err);
 /* secret-remove [--revision N] ID (revision 0: the whole secret). */
 int juju_secret_remove(struct juju_ctx *ctx, const char *id, unsigned revision, struct strbuf *err);
-/* secret-ids --format=json: appends the ids of the secrets this app/unit owns. */
+/* secret-ids --format=json: appends the ids of the secrets this app/unit owns (Juju prints
+ * bare ids, without "secret:"; the leader also gets the application's). */
 int juju_secret_ids(struct juju_ctx *ctx, struct strv *ret, struct strbuf *err);
-/* secret-info-get [--label L] --format=json [ID]: the metadata object of that one secret (the
+/* secret-info-get (--label L | ID) --format=json: the metadata object of that one secret (the
  * tool prints {ID: {...}}; this returns the inner object, caller frees). */
 int juju_secret_info_get(
         struct juju_ctx *ctx, const char *id, const char *label, cJSON **ret, struct strbuf *err);
 
 /* --- unit state, ports, network ------------------------------------------------------------- */
 
-/* state-get --format=json KEY: the value (caller frees), *ret = NULL when unset. */
+/* state-get --format=json KEY: the value (caller frees), *ret = NULL when unset (Juju prints ""). */
 int juju_state_get(struct juju_ctx *ctx, const char *key, char **ret, struct strbuf *err);
-/* state-set KEY=VALUE */
+/* state-set KEY=VALUE (Juju's keyvalues.Parse trims key and value; "" deletes the key) */
 int juju_state_set(struct juju_ctx *ctx, const char *key, const char *value, struct strbuf *err);
 /* state-delete KEY */
 int juju_state_delete(struct juju_ctx *ctx, const char *key, struct strbuf *err);

@@ -205,6 +205,11 @@ int juju_secret_info_get(
                         strbuf_addstr(err, "secret-info-get: no secret id or label given");
                 return -EINVAL;
         }
+        if (!isempty(id) && !isempty(label)) { /* Juju refuses both (secret-info-get.go) */
+                if (err)
+                        strbuf_addstr(err, "secret-info-get: give a secret id or a label, not both");
+                return -EINVAL;
+        }
         strv_push(&argv, "secret-info-get");
         if (!isempty(label))
                 strv_pushl(&argv, "--label", label, NULL);

@@ -220,20 +220,22 @@ static bool key_segment_char(char c) {
         return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
+/* action-set.go: every dot-separated segment matches charm.GetActionNameRule() and none is a
+ * reserved key ("foo.stdout" is refused too). */
 bool juju_action_key_valid(const char *key) {
         static const char *const reserved[] = { "stdout", "stderr", "stdout-encoding", "stderr-encoding" };
 
         if (isempty(key))
                 return false;
-        for (size_t i = 0; i < ELEMENTSOF(reserved); i++)
-                if (streq(key, reserved[i]))
-                        return false;
         for (const char *s = key;;) {
                 const char *e = strchrnul(s, '.');
                 if (e == s || !key_segment_char(s[0]) || !key_segment_char(e[-1]))
                         return false;
                 for (const char *c = s; c < e; c++)
                         if (!key_segment_char(*c) && *c != '-')
+                                return false;
+                for (size_t i = 0; i < ELEMENTSOF(reserved); i++)
+                        if ((size_t) (e - s) == strlen(reserved[i]) && strncmp(s, reserved[i], (size_t) (e - s)) == 0)
                                 return false;
                 if (!*e)
                         return true;
@@ -310,7 +312,9 @@ int juju_state_get(struct juju_ctx *ctx, const char *key, char **ret, struct str
                         strbuf_addstr(err, "state-get: expected a JSON string");
                 return -EBADMSG;
         }
-        *ret = cJSON_IsString(j) ? xstrdup(j->valuestring) : NULL;
+        /* Juju prints "" for a missing key (state-get.go, without --strict); state-set of ""
+         * deletes the key, so "" means missing */
+        *ret = cJSON_IsString(j) && *j->valuestring ? xstrdup(j->valuestring) : NULL;
         cJSON_Delete(j);
         return 0;
 }

@@ -11,12 +11,17 @@ js integrate a:db b:backend
 js wait || fail "wait"
 envdir="$(charm_dir a)/env"
 # bash adds PWD, SHLVL and _ to what it passes to `env`: not Juju's.
-keys() { cut -d= -f1 "$1" | grep -vx -e PWD -e SHLVL -e _ | tr '\n' ' '; }
+keys() { cut -d= -f1 "$1" | grep -vx -e PWD -e SHLVL -e _ | LC_ALL=C sort | tr '\n' ' '; }
+# want VAR…: the expected key list, sorted as keys() prints it
+want() { printf '%s\n' $always "$@" | LC_ALL=C sort | tr '\n' ' '; }
+# HookContext.HookVars (juju/juju internal/worker/uniter/runner/context/context.go) exports these
+# in every hook, empty where there is nothing to say
+always="JUJU_API_ADDRESSES JUJU_SLA JUJU_PRINCIPAL_UNIT JUJU_AVAILABILITY_ZONE CLOUD_API_VERSION JUJU_CHARM_HTTP_PROXY JUJU_CHARM_HTTPS_PROXY JUJU_CHARM_FTP_PROXY JUJU_CHARM_NO_PROXY"
 val() { grep "^$2=" "$1" | head -1 | cut -d= -f2-; }
 base="CHARM_DIR DEBIAN_FRONTEND JUJU_AGENT_SOCKET_ADDRESS JUJU_AGENT_SOCKET_NETWORK JUJU_CHARM_DIR JUJU_CONTEXT_ID JUJU_DISPATCH_PATH JUJU_HOOK_NAME JUJU_MACHINE_ID JUJU_MODEL_NAME JUJU_MODEL_UUID"
 rel="JUJU_RELATION JUJU_RELATION_ID JUJU_REMOTE_APP JUJU_REMOTE_UNIT"
-assert_eq "install: only Juju's variables" "$base JUJU_UNIT_NAME JUJU_VERSION LANG PATH " "$(keys "$envdir/a-0.install")"
-assert_eq "relation-joined adds the relation variables" "$base $rel JUJU_UNIT_NAME JUJU_VERSION LANG PATH " \
+assert_eq "install: only Juju's variables" "$(want $base JUJU_UNIT_NAME JUJU_VERSION LANG PATH)" "$(keys "$envdir/a-0.install")"
+assert_eq "relation-joined adds the relation variables" "$(want $base $rel JUJU_UNIT_NAME JUJU_VERSION LANG PATH)" \
         "$(keys "$envdir/a-0.db-relation-joined")"
 f="$envdir/a-0.install"
 assert_eq "JUJU_UNIT_NAME" "a/0" "$(val "$f" JUJU_UNIT_NAME)"
@@ -46,12 +51,14 @@ ctx2=$(val "$envdir/a-0.start" JUJU_CONTEXT_ID)
 js remove-unit b/0
 js wait
 f="$envdir/a-0.db-relation-departed"
-assert_eq "relation-departed adds JUJU_DEPARTING_UNIT" "CHARM_DIR DEBIAN_FRONTEND JUJU_AGENT_SOCKET_ADDRESS JUJU_AGENT_SOCKET_NETWORK JUJU_CHARM_DIR JUJU_CONTEXT_ID JUJU_DEPARTING_UNIT JUJU_DISPATCH_PATH JUJU_HOOK_NAME JUJU_MACHINE_ID JUJU_MODEL_NAME JUJU_MODEL_UUID $rel JUJU_UNIT_NAME JUJU_VERSION LANG PATH " "$(keys "$f")"
+assert_eq "relation-departed adds JUJU_DEPARTING_UNIT" "$(want $base JUJU_DEPARTING_UNIT $rel JUJU_UNIT_NAME JUJU_VERSION LANG PATH)" "$(keys "$f")"
 assert_eq "JUJU_DEPARTING_UNIT" "b/0" "$(val "$f" JUJU_DEPARTING_UNIT)"
 
 js run a/0 echo msg=hi >/dev/null
 f="$envdir/a-0.action-echo"
-assert_eq "actions: JUJU_ACTION_NAME/UUID, empty JUJU_HOOK_NAME" "CHARM_DIR DEBIAN_FRONTEND JUJU_ACTION_NAME JUJU_ACTION_UUID JUJU_AGENT_SOCKET_ADDRESS JUJU_AGENT_SOCKET_NETWORK JUJU_CHARM_DIR JUJU_CONTEXT_ID JUJU_DISPATCH_PATH JUJU_HOOK_NAME JUJU_MACHINE_ID JUJU_MODEL_NAME JUJU_MODEL_UUID JUJU_UNIT_NAME JUJU_VERSION LANG PATH " "$(keys "$f")"
+assert_eq "actions: JUJU_ACTION_NAME/UUID/TAG, empty JUJU_HOOK_NAME" "$(want $base JUJU_ACTION_NAME JUJU_ACTION_UUID JUJU_ACTION_TAG JUJU_UNIT_NAME JUJU_VERSION LANG PATH)" "$(keys "$f")"
+assert_eq "JUJU_ACTION_TAG is action-<id>" "action-$(val "$f" JUJU_ACTION_UUID)" "$(val "$f" JUJU_ACTION_TAG)"
+assert_eq "JUJU_SLA" "unsupported" "$(val "$f" JUJU_SLA)"
 assert_eq "action dispatch path" "actions/echo" "$(val "$f" JUJU_DISPATCH_PATH)"
 assert_eq "action JUJU_HOOK_NAME empty" "" "$(val "$f" JUJU_HOOK_NAME)"
 out=$(js exec a/1 -- 'echo "$JUJU_UNIT_NAME $JUJU_CONTEXT_ID $PWD"; echo ${HOME-nohome} ${LEAKME-noleak}')

@@ -17,8 +17,9 @@ assert_contains "a non-leader may add a unit-owned secret" "secret:" "$uid"
 id=$(x a/0 -- secret-add --label mysec --description 'test secret' pass=one)
 [[ "$id" =~ ^secret:[0-9a-v]{20}$ ]] && pass "secret-add prints a secret URI" || fail "secret-add printed '$id'"
 other=$(x a/0 -- secret-add pass=other)
-assert_eq "secret-ids (leader): the app's secrets" "$(printf '%s\n' "$id" "$other" | sort)" "$(x a/0 -- secret-ids | sort)"
-assert_eq "owner reads by label" "one" "$(x a/0 -- secret-get --label mysec pass)"
+assert_eq "secret-ids (leader): the app's secrets, ids without secret:" "$(printf '%s\n' "${id#secret:}" "${other#secret:}" | sort)" "$(x a/0 -- secret-ids)"
+assert_eq "owner reads by label" "one" "$(x a/0 -- secret-get --label mysec --format=json | jq -r .pass)"
+assert_rc "secret-get --label L KEY: KEY is taken as the URI (exit 2)" 2 x a/0 -- secret-get --label mysec pass
 assert_eq "other units of the owner app read it" "one" "$(x a/1 -- secret-get "$id" pass)"
 
 out=$(x b/0 -- secret-get "$id" 2>&1); rc=$?
@@ -27,7 +28,7 @@ assert_rc "a non-leader may not grant" 1 x a/1 -- secret-grant "$id" -r "db:$rid
 assert_rc "the leader grants to the relation" 0 x a/0 -- secret-grant "$id" -r "db:$rid"
 assert_eq "the consumer reads it (and gives its own label)" "pass: one" "$(x b/0 -- secret-get "$id" --label theirs)"
 assert_eq "json format" '{"pass":"one"}' "$(x b/0 -- secret-get "$id" --format=json)"
-assert_eq "the consumer reads by its label" "one" "$(x b/0 -- secret-get --label theirs pass)"
+assert_eq "the consumer reads by its label" "one" "$(x b/0 -- secret-get --label theirs --format=json | jq -r .pass)"
 assert_rc "still no grant for the other secret" 1 x b/0 -- secret-get "$other"
 
 assert_rc "a non-leader may not set a new revision" 1 x a/1 -- secret-set "$id" pass=bad
@@ -41,10 +42,17 @@ assert_contains "JUJU_SECRET_LABEL is the consumer's label" "JUJU_SECRET_LABEL=t
 assert_eq "the consumer keeps its revision" "one" "$(x b/0 -- secret-get "$id" pass)"
 assert_eq "--peek shows the latest" "two" "$(x b/0 -- secret-get "$id" pass --peek)"
 assert_eq "--peek does not move the consumer" "one" "$(x b/0 -- secret-get "$id" pass)"
+n1=$(nevents)
 assert_eq "--refresh moves it" "two" "$(x b/0 -- secret-get "$id" pass --refresh)"
 assert_eq "and it stays there" "two" "$(x b/0 -- secret-get "$id" pass)"
+js wait
+assert_eq "revision 1, tracked by no one now, is obsolete: the owner (leader) gets secret-remove" \
+        "a/0 secret-remove" "$(events $((n1 + 1)))"
+assert_contains "with JUJU_SECRET_REVISION" "JUJU_SECRET_REVISION=1" "$(cat "$(charm_dir a)/env/a-0.secret-remove")"
+assert_eq "the owner removes it" "0" "$(x a/0 -- secret-remove "$id" --revision 1 >/dev/null; echo $?)"
 assert_eq "the owner sees the latest" "two" "$(x a/1 -- secret-get "$id" pass)"
-assert_eq "secret-info-get" '{"description":"test secret","label":"mysec","owner":"application","revision":2,"rotation":"never"}' \
+assert_eq "secret-info-get: metadataDisplay's fields in order, no rotation unless set, the grant's access" \
+        '{"revision":2,"label":"mysec","owner":"application","description":"test secret","access":[{"target":"application-b","scope":"relation-b.backend#a.db","role":"view"}]}' \
         "$(x a/0 -- secret-info-get "$id" --format=json | jq -c '.[]' )"
 assert_rc "secret-info-get needs the owner (leader)" 1 x a/1 -- secret-info-get "$id"
 n0=$(nevents)

@@ -60,7 +60,8 @@ assert_eq "peer relation-list" "a/0" "$(x a/1 -- relation-list -r cluster:0)"
 
 # network
 assert_eq "unit-get private-address" "127.0.0.1" "$(x a/0 -- unit-get private-address)"
-assert_eq "network-get: bind address" "127.0.0.1" "$(x a/0 -- network-get db --format=json | jq -r '.["bind-addresses"][0].addresses[0].address')"
+assert_eq "network-get: bind address (json: value)" "127.0.0.1" "$(x a/0 -- network-get db --format=json | jq -r '.["bind-addresses"][0].addresses[0].value')"
+assert_eq "network-get: yaml keeps the old address key" "127.0.0.1" "$(x a/0 -- network-get db | sed -n 's/^ *address: //p')"
 assert_eq "network-get: ingress address" "127.0.0.1" "$(x a/0 -- network-get db --format=json | jq -r '.["ingress-addresses"][0]')"
 assert_eq "network-get --ingress-address" "127.0.0.1" "$(x a/0 -- network-get metrics --ingress-address)"
 assert_rc "network-get of an unknown binding: exit 1" 1 x a/0 -- network-get nope
@@ -75,7 +76,7 @@ assert_contains "run: YAML results by default" "msg: hi" "$(js run a/0 echo msg=
 assert_eq "run: action-log" '["working"]' "$(js run a/0 echo msg=hi --format=json | jq -c '.["a/0"].log')"
 out=$(js run a/0 echo 2>&1); rc=$?
 assert_eq "run: a missing required param is refused" "1" "$rc"
-assert_contains "and named" '"msg" is required' "$out"
+assert_contains "and named as the controller does" 'validation failed: (root) : "msg" property is missing and required, given {}' "$out"
 assert_rc "run: an unknown param is refused (additionalProperties false)" 1 js run a/0 echo msg=hi extra=1
 assert_rc "run: a bad integer is refused" 1 js run a/0 echo msg=hi n=abc
 assert_rc "run: an unknown action is refused" 1 js run a/0 nosuch

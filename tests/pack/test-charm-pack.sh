@@ -52,5 +52,13 @@ for pair in "slurmctld=$ctl" "slurmd=$sd"; do
         # every other hook is the full executable (it links libslurm): proves the split is real
         readelf -d "$dir/hooks/config-changed" | grep -q 'libslurm' || bad "$name: config-changed without libslurm?"
         grep -q '^  channel:' "$dir/manifest.yaml" || bad "$name: manifest without channel"
+        # a base Juju 3.x deploys machine charms on (tools/juju-sim/bases.h; issue 13)
+        base="$(sed -n 's/^- name: //p' "$dir/manifest.yaml")@$(sed -n 's/^  channel: "\(.*\)"/\1/p' "$dir/manifest.yaml")"
+        case $base in
+        ubuntu@20.04|ubuntu@22.04|ubuntu@24.04|centos@7|centos@9) echo "$name: base $base" ;;
+        *) bad "$name: manifest base $base: a Juju 3.x controller refuses it" ;;
+        esac
+        cc="$(dirname "$file")/charmcraft/$name/charmcraft.yaml"
+        grep -qx "base: $base" "$cc" && grep -qx "name: $name" "$cc" || bad "$name: $cc missing or not for base $base"
 done
 exit $fail

@@ -514,13 +514,20 @@ static void other_params(void **state) {
                 assert_int_equal(ids[2].kind, SLURM_JOBID_ARRAY_TASK);
                 assert_int_equal(ids[3].kind, SLURM_JOBID_HET);
         }
+        {
+                /* juju run … jobids=12 sends YAML's integer 12 */
+                _cleanup_juju_cjson_ cJSON *p = J("{\"jobids\":12}");
+                _cleanup_free_ struct slurm_jobid *one = NULL;
+                assert_int_equal(ops_jobids_parse(p, &one, &err), 1);
+        }
         const struct {
                 const char *json, *msg;
         } bad_ids[] = {
                 { "{}", "jobids: give job ids" },
                 { "{\"jobids\":\" , \"}", "jobids: give job ids" },
                 { "{\"jobids\":\"12;13\"}", "jobids: \"12;13\" is not a job id" },
-                { "{\"jobids\":12}", "jobids: expected a string" },
+                { "{\"jobids\":1.5}", "jobids: expected a string or a whole number" },
+                { "{\"jobids\":true}", "jobids: expected a string" },
                 { "{\"jobids\":\"1\",\"x\":1}", "unknown parameter \"x\" (known: jobids)" },
         };
         for (size_t i = 0; i < ELEMENTSOF(bad_ids); i++) {

@@ -5,8 +5,13 @@
  *   charm-pack split IN.yaml CHARM OUT.yaml   the section under top-level key CHARM, dedented,
  *                                             comments kept; verified by parsing both files and
  *                                             comparing OUT with IN[CHARM] node by node
- *   charm-pack manifest OUT.yaml [OS_RELEASE] bases: [{name: ID, channel: VERSION_ID,
- *                                             architectures: [deb arch of uname -m]}]
+ *   charm-pack manifest OUT.yaml [OS_RELEASE [BASE]]
+ *                                             bases: [{name, channel, architectures: [deb arch
+ *                                             of uname -m]}]: BASE "os@channel" (a base Juju 3.x
+ *                                             deploys machine charms on, tools/juju-sim/bases.h),
+ *                                             or "auto": the build host's ID@VERSION_ID when
+ *                                             Juju takes it, else ubuntu@22.04
+ *   charm-pack charmcraft OUT STAGE SRCDIR BASE  charmcraft.yaml for the charm split in STAGE
  *   charm-pack check DIR [NAME]               an unpacked charm: the YAML files parse, every
  *                                             hook metadata.yaml implies and every action of
  *                                             actions.yaml is an executable file
@@ -22,6 +27,7 @@
 #include <sys/utsname.h>
 #include <yaml.h>
 
+#include "bases.h"
 #include "util/banned.h"
 
 static int load_doc(const char *path, yaml_document_t *doc) {
@@ -205,8 +211,9 @@ static bool yaml_safe(const char *s) {
         return true;
 }
 
-static int cmd_manifest(const char *out, const char *os_release) {
+static int cmd_manifest(const char *out, const char *os_release, const char *base) {
         _cleanup_free_ char *data = NULL, *id = NULL, *ver = NULL;
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
         _cleanup_strbuf_ struct strbuf m = STRBUF_INIT;
         struct utsname u;
         int r;
@@ -222,13 +229,31 @@ static int cmd_manifest(const char *out, const char *os_release) {
                 fprintf(stderr, "%s: no usable ID and VERSION_ID\n", os_release);
                 return 1;
         }
+        if (!streq(base, "auto")) {
+                const char *at = strchr(base, '@');
+                free(id);
+                free(ver);
+                id = at ? xstrndup(base, (size_t) (at - base)) : xstrdup(base);
+                ver = xstrdup(at ? at + 1 : "");
+                if (juju_base_check(id, ver, &why) < 0 || !yaml_safe(id) || !yaml_safe(ver)) {
+                        fprintf(stderr, "charm base \"%s\": %s\n", base, why.buf);
+                        return 1;
+                }
+        } else if (juju_base_check(id, ver, &why) < 0) {
+                /* the build host is no Juju base (Debian 12, say): declare the base the charm
+                 * is meant for; its executables must then be rebuilt there (charmcraft.yaml) */
+                free(id);
+                free(ver);
+                id = xstrdup("ubuntu");
+                ver = xstrdup("22.04");
+        }
         if (uname(&u) < 0) {
                 fprintf(stderr, "uname: %s\n", strerror(errno));
                 return 1;
         }
         strbuf_addf(&m,
-                "# Written at build time: the base this charm was built on. A charm runs only on the\n"
-                "# base it was built on (its executables link this base's libslurm).\n"
+                "# Written at build time (charm-pack manifest). The executables link the build\n"
+                "# host's libslurm: the charm runs on a machine of this base only when built on it.\n"
                 "bases:\n"
                 "- name: %s\n"
                 "  channel: \"%s\"\n"
@@ -238,6 +263,94 @@ static int cmd_manifest(const char *out, const char *os_release) {
         r = write_file_atomic(out, m.buf, m.len, 0644, (uid_t) -1, (gid_t) -1);
         if (r < 0) {
                 fprintf(stderr, "%s: %s\n", out, strerror(-r));
+                return 1;
+        }
+        return 0;
+}
+
+/* Appends the file's lines, each indented by ind spaces (comments and blank lines kept). */
+static int add_indented(struct strbuf *out, const char *path, int ind) {
+        _cleanup_free_ char *data = NULL;
+        int r = read_full_file(path, &data, NULL);
+        if (r < 0) {
+                fprintf(stderr, "%s: %s\n", path, strerror(-r));
+                return r;
+        }
+        for (const char *l = data; *l;) {
+                const char *nl = strchr(l, '\n');
+                size_t n = nl ? (size_t) (nl - l) : strlen(l);
+                if (n)
+                        strbuf_addf(out, "%*s%.*s", ind, "", (int) n, l);
+                strbuf_addch(out, '\n');
+                l += n + (nl != NULL);
+        }
+        return 0;
+}
+
+/* charmcraft.yaml (charmcraft 3, base + platforms, metadata/config/actions merged in) for the
+ * charm whose split YAML files are in STAGE: `charmcraft pack` builds it on the base with meson
+ * from the repository at SRCDIR. Checked by parsing it back. */
+static int cmd_charmcraft(const char *out, const char *stage, const char *srcdir, const char *base) {
+        _cleanup_strbuf_ struct strbuf m = STRBUF_INIT, why = STRBUF_INIT;
+        _cleanup_free_ char *meta = xasprintf("%s/metadata.yaml", stage), *config = xasprintf("%s/config.yaml", stage),
+                            *actions = xasprintf("%s/actions.yaml", stage);
+        yaml_document_t doc;
+        if (load_doc(meta, &doc) < 0)
+                return 1;
+        const char *name = scalar(map_get(&doc, yaml_document_get_root_node(&doc), "name"));
+        _cleanup_free_ char *charm = name ? xstrdup(name) : NULL;
+        yaml_document_delete(&doc);
+        const char *at = strchr(base, '@');
+        _cleanup_free_ char *os = at ? xstrndup(base, (size_t) (at - base)) : xstrdup(base);
+        if (!charm || !yaml_safe(charm) || juju_base_check(os, at ? at + 1 : "", &why) < 0) {
+                fprintf(stderr, "charmcraft: charm %s, base \"%s\": %s\n", strempty(charm), base, why.buf);
+                return 1;
+        }
+        strbuf_addf(&m,
+                "# charmcraft.yaml for %s, written by charm-pack from this repository's YAML files.\n"
+                "# `charmcraft pack` builds the native executables with meson on the base itself (they\n"
+                "# link its libslurm) and packs what build/%s.charm holds.\n"
+                "type: charm\n"
+                "base: %s\n"
+                "platforms:\n"
+                "  amd64:\n"
+                "  arm64:\n"
+                "parts:\n"
+                "  %s:\n"
+                "    plugin: nil\n"
+                "    source: %s\n"
+                "    source-type: local\n"
+                "    build-packages: [gcc, meson, ninja-build, pkg-config, libslurm-dev, libyaml-dev,\n"
+                "      libcjson-dev, libsystemd-dev, zip, unzip]\n"
+                "    override-build: |\n"
+                "      meson setup --wipe \"$CRAFT_PART_BUILD/b\" \"$CRAFT_PART_SRC\" -Dtests=false -Dcharm_base=%s\n"
+                "      ninja -C \"$CRAFT_PART_BUILD/b\" %s.charm\n"
+                "      unzip -o \"$CRAFT_PART_BUILD/b/%s.charm\" -d \"$CRAFT_PART_INSTALL\"\n"
+                "      rm -f \"$CRAFT_PART_INSTALL/manifest.yaml\" \"$CRAFT_PART_INSTALL/metadata.yaml\" \\\n"
+                "        \"$CRAFT_PART_INSTALL/config.yaml\" \"$CRAFT_PART_INSTALL/actions.yaml\"\n"
+                "# metadata.yaml\n",
+                charm, charm, base, charm, srcdir, base, charm, charm);
+        if (add_indented(&m, meta, 0) < 0)
+                return 1;
+        strbuf_addstr(&m, "config:\n");
+        if (add_indented(&m, config, 2) < 0)
+                return 1;
+        strbuf_addstr(&m, "actions:\n");
+        if (add_indented(&m, actions, 2) < 0)
+                return 1;
+        int r = write_file_atomic(out, m.buf, m.len, 0644, (uid_t) -1, (gid_t) -1);
+        if (r < 0) {
+                fprintf(stderr, "%s: %s\n", out, strerror(-r));
+                return 1;
+        }
+        if (load_doc(out, &doc) < 0)
+                return 1;
+        yaml_node_t *root = yaml_document_get_root_node(&doc);
+        bool ok = streq_ptr(scalar(map_get(&doc, root, "name")), charm) && map_get(&doc, root, "config") &&
+                map_get(&doc, root, "actions") && map_get(&doc, root, "parts");
+        yaml_document_delete(&doc);
+        if (!ok) {
+                fprintf(stderr, "%s: does not read back as one charm's charmcraft.yaml\n", out);
                 return 1;
         }
         return 0;
@@ -359,11 +472,13 @@ static int cmd_check(const char *dir, const char *want_name) {
 int main(int argc, char **argv) {
         if (argc == 5 && streq(argv[1], "split"))
                 return cmd_split(argv[2], argv[3], argv[4]);
-        if ((argc == 3 || argc == 4) && streq(argv[1], "manifest"))
-                return cmd_manifest(argv[2], argc == 4 ? argv[3] : "/etc/os-release");
+        if (argc >= 3 && argc <= 5 && streq(argv[1], "manifest"))
+                return cmd_manifest(argv[2], argc >= 4 ? argv[3] : "/etc/os-release", argc == 5 ? argv[4] : "auto");
+        if (argc == 6 && streq(argv[1], "charmcraft"))
+                return cmd_charmcraft(argv[2], argv[3], argv[4], argv[5]);
         if ((argc == 3 || argc == 4) && streq(argv[1], "check"))
                 return cmd_check(argv[2], argc == 4 ? argv[3] : NULL);
         fprintf(stderr,
-                "usage: charm-pack split IN CHARM OUT | manifest OUT [OS_RELEASE] | check DIR [NAME]\n");
+                "usage: charm-pack split IN CHARM OUT | manifest OUT [OS_RELEASE [BASE]] | charmcraft OUT STAGE SRCDIR BASE | check DIR [NAME]\n");
         return 2;
 }

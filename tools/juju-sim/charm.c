@@ -6,6 +6,8 @@
 #include <math.h>
 
 #include "charm.h"
+#include "actionparams.h"
+#include "bases.h"
 #include "yamljson.h"
 #include "util/alloc.h"
 #include "util/banned.h"
@@ -94,6 +96,37 @@ bad:
         return -EINVAL;
 }
 
+/* manifest.yaml's bases, judged as a Juju 3.x controller does (bases.h): at least one must be
+ * a supported machine base. A charm directory without manifest.yaml (juju-sim's test charms) is
+ * taken as it is: a deviation, real Juju 3 deploys packed charms. */
+static int check_manifest(const char *dir, const char *name, cJSON *desc, struct strbuf *err) {
+        _cleanup_json_ cJSON *man = NULL;
+        _cleanup_free_ char *p = xasprintf("%s/manifest.yaml", dir);
+        int r = yaml_file_to_json(p, false, &man, err);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        const cJSON *b, *bases = jget(man, "bases");
+        if (!cJSON_IsArray(bases) || !bases->child) {
+                strbuf_addf(err, "charm \"%s\": manifest.yaml: no bases", name);
+                return -EINVAL;
+        }
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+        cJSON_ArrayForEach(b, bases) {
+                const char *os = strempty(jstr(b, "name")), *ch = strempty(jstr(b, "channel"));
+                if (why.len)
+                        strbuf_addstr(&why, "; ");
+                if (juju_base_check(os, ch, &why) == 0) {
+                        _cleanup_free_ char *base = xasprintf("%s@%s", os, ch);
+                        jset_str(desc, "base", base);
+                        return 0;
+                }
+        }
+        strbuf_addf(err, "charm \"%s\": no base Juju 3.x deploys a machine charm on: %s", name, why.buf);
+        return -EINVAL;
+}
+
 static const char *const option_types[] = { "string", "int", "float", "boolean", "secret" };
 
 int charm_load(const char *dir, cJSON **ret, struct strbuf *err) {
@@ -163,6 +196,8 @@ int charm_load(const char *dir, cJSON **ret, struct strbuf *err) {
         const cJSON *a;
         if (cJSON_IsObject(actions))
                 cJSON_ArrayForEach(a, actions) jset(acts, a->string, cJSON_Duplicate(a, true));
+        if ((r = check_manifest(dir, name, desc, err)) < 0)
+                return r;
         *ret = TAKE_PTR(desc);
         return 0;
 }
@@ -192,145 +227,16 @@ cJSON *charm_config_effective(const cJSON *charm, const cJSON *set, bool all) {
         return eff;
 }
 
-/* Types the text of one parameter by its JSON-schema type (none: as YAML would). */
-static int param_value(
-        const cJSON *schema, const char *key, const char *text, cJSON **ret, struct strbuf *err) {
-        const char *type = jstr(schema, "type");
-        if (!type) {
-                *ret = yaml_scalar_typed(text);
-                return 0;
-        }
-        if (streq(type, "string")) {
-                *ret = cJSON_CreateString(text);
-                return 0;
-        }
-        if (streq(type, "boolean")) {
-                bool b;
-                if (parse_bool(text, &b) < 0)
-                        goto bad;
-                *ret = cJSON_CreateBool(b);
-                return 0;
-        }
-        if (streq(type, "integer") || streq(type, "number")) {
-                char *end;
-                errno = 0;
-                double d = streq(type, "integer") ? (double) strtoll(text, &end, 10) : strtod(text, &end);
-                if (errno || end == text || *end)
-                        goto bad;
-                *ret = cJSON_CreateNumber(d);
-                return 0;
-        }
-        if (streq(type, "array") || streq(type, "object")) {
-                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-                cJSON *v = NULL;
-                if (yaml_to_json(text, strlen(text), true, &v, &e) < 0)
-                        goto bad;
-                if ((streq(type, "array") && !cJSON_IsArray(v)) ||
-                        (streq(type, "object") && !cJSON_IsObject(v))) {
-                        cJSON_Delete(v);
-                        goto bad;
-                }
-                *ret = v;
-                return 0;
-        }
-        *ret = yaml_scalar_typed(text);
-        return 0;
-bad:
-        strbuf_addf(err, "validation failed: params.%s: expected %s, given \"%s\"", key, type, text);
-        return -EINVAL;
-}
-
-static bool type_matches(const cJSON *v, const char *type) {
-        if (!type)
-                return true;
-        if (streq(type, "string"))
-                return cJSON_IsString(v);
-        if (streq(type, "boolean"))
-                return cJSON_IsBool(v);
-        if (streq(type, "number"))
-                return cJSON_IsNumber(v);
-        if (streq(type, "integer"))
-                return cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble);
-        if (streq(type, "array"))
-                return cJSON_IsArray(v);
-        if (streq(type, "object"))
-                return cJSON_IsObject(v);
-        return true;
-}
-
-int charm_action_params(
-        const cJSON *charm, const char *action, char *const *kv, cJSON **ret, struct strbuf *err) {
+int charm_action_params(const cJSON *charm, const char *action, const char *params_yaml, char *const *kv,
+        bool string_args, cJSON **ret, struct strbuf *err) {
         const cJSON *def = jget(jget(charm, "actions"), action);
         if (!def) {
                 strbuf_addf(err, "action \"%s\" not defined", action);
                 return -ENOENT;
         }
-        const cJSON *schema = jget(def, "params");
-        _cleanup_json_ cJSON *params = cJSON_CreateObject();
-        for (size_t i = 0; kv && kv[i]; i++) {
-                const char *eq = strchr(kv[i], '=');
-                if (!eq || eq == kv[i]) {
-                        strbuf_addf(err, "argument \"%s\" must be of the form key=value", kv[i]);
-                        return -EINVAL;
-                }
-                _cleanup_free_ char *key = xstrndup(kv[i], (size_t) (eq - kv[i]));
-                /* Dotted keys nest: a.b=c gives {"a": {"b": "c"}}; the top key selects the schema. */
-                cJSON *parent = params;
-                const cJSON *sch = schema;
-                char *seg = key, *dot;
-                while ((dot = strchr(seg, '.'))) {
-                        *dot = '\0';
-                        sch = jget(jget(sch, seg), "properties");
-                        parent = jobj(parent, seg);
-                        seg = dot + 1;
-                }
-                cJSON *v = NULL;
-                int r = param_value(jget(sch, seg), seg, eq + 1, &v, err);
-                if (r < 0)
-                        return r;
-                jset(parent, seg, v);
-        }
-        const cJSON *p;
-        cJSON_ArrayForEach(p, params) {
-                const cJSON *s = jget(schema, p->string);
-                if (!s) {
-                        const cJSON *ap = jget(def, "additionalProperties");
-                        if (cJSON_IsFalse(ap)) {
-                                strbuf_addf(err,
-                                        "validation failed: additional property \"%s\" is not allowed",
-                                        p->string);
-                                return -EINVAL;
-                        }
-                        continue;
-                }
-                if (!type_matches(p, jstr(s, "type"))) {
-                        strbuf_addf(err, "validation failed: params.%s: expected %s", p->string,
-                                jstr(s, "type"));
-                        return -EINVAL;
-                }
-                const cJSON *en = jget(s, "enum"), *e;
-                if (cJSON_IsArray(en)) {
-                        bool found = false;
-                        cJSON_ArrayForEach(e, en) found = found || cJSON_Compare(e, p, true);
-                        if (!found) {
-                                strbuf_addf(err,
-                                        "validation failed: params.%s: value is not one of the enum",
-                                        p->string);
-                                return -EINVAL;
-                        }
-                }
-        }
-        cJSON_ArrayForEach(p, schema) {
-                const cJSON *d = jget(p, "default");
-                if (d && !jget(params, p->string))
-                        jset(params, p->string, cJSON_Duplicate(d, true));
-        }
-        cJSON_ArrayForEach(p, jget(def, "required")) {
-                if (cJSON_IsString(p) && !jget(params, p->valuestring)) {
-                        strbuf_addf(err, "validation failed: \"%s\" is required", p->valuestring);
-                        return -EINVAL;
-                }
-        }
-        *ret = TAKE_PTR(params);
-        return 0;
+        _cleanup_json_ cJSON *params = NULL;
+        int r = action_params_parse(params_yaml, kv, string_args, &params, err);
+        if (r < 0)
+                return r;
+        return action_params_validate(def, params, ret, err);
 }

@@ -25,7 +25,8 @@ int charm_config_value(
  * left out unless all (then null). The caller frees the result. */
 cJSON *charm_config_effective(const cJSON *charm, const cJSON *set, bool all);
 
-/* Builds an action's parameters from K=V arguments (dotted keys nest), checks them against
- * actions.yaml (types, required, additionalProperties) and applies defaults. */
-int charm_action_params(
-        const cJSON *charm, const char *action, char *const *kv, cJSON **ret, struct strbuf *err);
+/* Builds an action's parameters as `juju run` and the controller do (actionparams.h): the
+ * --params YAML (or NULL), then K=V arguments (dotted keys nest, values YAML-typed unless
+ * string_args), validated against the action's schema, then the defaults. */
+int charm_action_params(const cJSON *charm, const char *action, const char *params_yaml, char *const *kv,
+        bool string_args, cJSON **ret, struct strbuf *err);

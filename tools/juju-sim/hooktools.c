@@ -4,59 +4,49 @@
 #include "util/macro.h"
 
 #include <ctype.h>
+#include <time.h>
 #include <sys/random.h>
 
+#include "actionparams.h"
 #include "charm.h"
+#include "gnuflag.h"
 #include "model.h"
 #include "runner.h"
+#include "toolflags.h"
 #include "yamljson.h"
 #include "util/alloc.h"
 #include "util/strv.h"
 #include "util/banned.h"
 
-/* --- flags -------------------------------------------------------------------------------- */
-
-#define MAX_FLAGS 12
-
-struct flag {
-        const char *name;  /* long name; a one-letter name is also accepted with one dash */
-        const char *alias; /* second name or NULL */
-        bool takes_value;
-        bool set;
-        const char *value;
-};
+/* --- flags (gnuflag.h, toolflags.h) ------------------------------------------------------ */
 
 struct call {
         struct hookctx *ctx;
         const char *tool;
+        const struct toolflags *tf;
         struct strbuf *out;
         struct strbuf *err;
         const char *file;
-        struct flag flags[MAX_FLAGS];
-        size_t nflags;
+        const cJSON *files; /* {path: contents} of key#file= arguments, read by the tool */
+        struct gnuflag_value values[TF_NSLOTS];
         struct strv args;
         enum out_format format;
+        long rel_id; /* -r's relation, checked while parsing (relationIdValue.Set) */
 };
 
-static void flag(struct call *c, const char *name, const char *alias, bool takes_value) {
-        c->flags[c->nflags++] = (struct flag){ .name = name, .alias = alias, .takes_value = takes_value };
-}
-
-static struct flag *flag_get(struct call *c, const char *name) {
-        for (size_t i = 0; i < c->nflags; i++)
-                if (streq(c->flags[i].name, name))
-                        return &c->flags[i];
-        return NULL;
+static const struct gnuflag_value *flag_value(struct call *c, const char *name) {
+        int slot = toolflags_slot(c->tf, name);
+        return slot < 0 ? NULL : &c->values[slot];
 }
 
 static bool has(struct call *c, const char *name) {
-        struct flag *f = flag_get(c, name);
-        return f && f->set;
+        const struct gnuflag_value *v = flag_value(c, name);
+        return v && v->set && v->b;
 }
 
 static const char *val(struct call *c, const char *name) {
-        struct flag *f = flag_get(c, name);
-        return f && f->set ? f->value : NULL;
+        const struct gnuflag_value *v = flag_value(c, name);
+        return v && v->set ? v->value : NULL;
 }
 
 static int fail(struct call *c, int code, const char *fmt, ...) _printf_(3, 4);
@@ -70,50 +60,87 @@ static int fail(struct call *c, int code, const char *fmt, ...) {
         return code;
 }
 
-/* Parses argv[1..] against the declared flags (gnuflag-like: -x and --x, "=value" or the next
- * argument, flags and arguments interspersed, "--" ends flags). Returns 0 or exit code 2. */
-static int parse(struct call *c, char *const *argv) {
-        bool dashdash = false;
-        for (size_t i = 1; argv[i]; i++) {
-                const char *a = argv[i];
-                if (dashdash || a[0] != '-' || streq(a, "-")) {
-                        strv_push(&c->args, a);
-                        continue;
+/* Juju's %q in a message. */
+static const char *q(struct call *c, const char *s, struct strbuf *buf) {
+        (void) c;
+        strbuf_reset(buf);
+        gnuflag_quote(buf, s);
+        return buf->buf;
+}
+
+/* The relation ids the unit knows in this context (HookContext.relations). */
+static bool known_relation(struct call *c, long id) {
+        return state_relation(c->ctx->work, id) && unit_rel(c->ctx->work, c->ctx->unit, id);
+}
+
+/* Set() of the flags with their own value types: -r (relationIdValue), --format
+ * (formatterValue), --revision (intValue). */
+static int set_flag(void *ud, const struct gnuflag *f, const char *value, struct strbuf *why) {
+        struct call *c = ud;
+        if (streq(f->name, "r") || streq(f->name, "relation")) {
+                const char *colon = strrchr(value, ':');
+                const char *num = colon ? colon + 1 : value;
+                char *end;
+                errno = 0;
+                long id = strtol(num, &end, 10);
+                if (!*num || *end || errno || isspace((unsigned char) *num)) {
+                        strbuf_addstr(why, "invalid relation id");
+                        return -EINVAL;
                 }
-                if (streq(a, "--")) {
-                        dashdash = true;
-                        continue;
+                if (!known_relation(c, id)) {
+                        strbuf_addstr(why, "relation not found");
+                        return -EINVAL;
                 }
-                const char *name = a + 1 + (a[1] == '-');
-                _cleanup_free_ char *n = NULL;
-                const char *eq = strchr(name, '=');
-                n = eq ? xstrndup(name, (size_t) (eq - name)) : xstrdup(name);
-                struct flag *f = NULL;
-                for (size_t k = 0; k < c->nflags; k++)
-                        if (streq(c->flags[k].name, n) || streq_ptr(c->flags[k].alias, n))
-                                f = &c->flags[k];
-                if (!f)
-                        return fail(c, 2, "option provided but not defined: %s", a);
-                f->set = true;
-                if (!f->takes_value) {
-                        if (eq)
-                                return fail(c, 2, "invalid value \"%s\" for flag %s", eq + 1, a);
-                        continue;
-                }
-                if (eq)
-                        f->value = eq + 1;
-                else if (argv[i + 1])
-                        f->value = argv[++i];
-                else
-                        return fail(c, 2, "flag needs an argument: %s", a);
+                c->rel_id = id;
+                return 0;
         }
-        const char *fmt = val(c, "format");
-        if (fmt && parse_format(fmt, &c->format) < 0)
-                return fail(
-                        c, 2, "invalid value \"%s\" for option --format: unknown format \"%s\"", fmt, fmt);
+        if (streq(f->name, "format") && c->tf->out) {
+                enum out_format fmt;
+                unsigned bit = streq(value, "smart") ? TF_SMART
+                        : streq(value, "yaml")       ? TF_YAML
+                        : streq(value, "json")       ? TF_JSON
+                                                     : 0;
+                if (!(bit & c->tf->formats) || parse_format(value, &fmt) < 0) {
+                        strbuf_addstr(why, "unknown format ");
+                        gnuflag_quote(why, value);
+                        return -EINVAL;
+                }
+                c->format = fmt;
+                return 0;
+        }
+        if (streq(f->name, "revision")) {
+                char *end;
+                errno = 0;
+                (void) strtoll(value, &end, 0);
+                if (!*value || *end || errno) {
+                        strbuf_addstr(why, errno == ERANGE ? "strconv.ParseInt: parsing " : "strconv.ParseInt: parsing ");
+                        gnuflag_quote(why, value);
+                        strbuf_addstr(why, errno == ERANGE ? ": value out of range" : ": invalid syntax");
+                        return -EINVAL;
+                }
+        }
         return 0;
 }
 
+/* Parses argv[1..] for the tool (gnuflag grammar, interspersed). Returns 0, or the exit code
+ * with the message written: 2 for a usage error (cmd.Main), 0 after printing help. */
+static int parse(struct call *c, char *const *argv) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        c->rel_id = c->ctx->relation_id;
+        if (c->tf->out) {
+                enum out_format fmt = FORMAT_SMART;
+                (void) parse_format(c->tf->out, &fmt);
+                c->format = fmt;
+        }
+        int r = toolflags_parse(c->tf, argv, c->values, set_flag, c, &c->args, &e);
+        if (r == GNUFLAG_HELP) {
+                strbuf_addf(c->out, "Usage: %s [options]\n", c->tool);
+                return -1;
+        }
+        if (r < 0)
+                return fail(c, 2, "%s", e.buf);
+        return 0;
+}
 static int print(struct call *c, const cJSON *v) {
         format_value(c->out, v, c->format);
         return 0;
@@ -125,12 +152,17 @@ static int print_take(struct call *c, cJSON *v) {
         return 0;
 }
 
-static int want_args(struct call *c, size_t min, size_t max) {
-        if (c->args.n < min)
-                return fail(c, 2, "%s: missing argument", c->tool);
-        if (c->args.n > max)
-                return fail(c, 2, "unrecognized args: [\"%s\"]", c->args.v[max]);
-        return 0;
+/* cmd.CheckEmpty(args[from:]): `unrecognized args: ["a" "b"]` (Go's %q of a []string), exit 2. */
+static int check_empty(struct call *c, size_t from) {
+        if (c->args.n <= from)
+                return 0;
+        _cleanup_strbuf_ struct strbuf l = STRBUF_INIT;
+        for (size_t i = from; i < c->args.n; i++) {
+                if (i > from)
+                        strbuf_addch(&l, ' ');
+                gnuflag_quote(&l, c->args.v[i]);
+        }
+        return fail(c, 2, "unrecognized args: [%s]", l.buf);
 }
 
 /* --- context helpers ---------------------------------------------------------------------- */
@@ -147,28 +179,11 @@ static bool leader(struct call *c) {
         return unit_is_leader(W(c), c->ctx->unit);
 }
 
-/* Resolves -r (or the hook's relation) to an id the unit knows. Returns 0 or an exit code. */
+/* The relation -r named (checked while parsing) or the hook's. Returns 0 or exit code 2. */
 static int relation_arg(struct call *c, long *ret) {
-        const char *r = val(c, "r");
-        if (!r) {
-                if (c->ctx->relation_id < 0)
-                        return fail(c, 2, "no relation id specified");
-                *ret = c->ctx->relation_id;
-                return 0;
-        }
-        const char *colon = strrchr(r, ':');
-        const char *num = colon ? colon + 1 : r;
-        char *end;
-        long id = strtol(num, &end, 10);
-        const cJSON *rel = state_relation(W(c), id);
-        bool ok = *num && !*end && rel && unit_rel(W(c), c->ctx->unit, id);
-        if (ok && colon) {
-                _cleanup_free_ char *ep = xstrndup(r, (size_t) (colon - r));
-                ok = streq_ptr(jstr(rel_endpoint(rel, c->ctx->app), "endpoint"), ep);
-        }
-        if (!ok)
-                return fail(c, 2, "invalid value \"%s\" for option -r: relation not found", r);
-        *ret = id;
+        if (c->rel_id < 0)
+                return fail(c, 2, "no relation id specified");
+        *ret = c->rel_id;
         return 0;
 }
 
@@ -177,67 +192,116 @@ static char *rel_key(struct call *c, long id) {
         return xasprintf("%s:%ld", strempty(jstr(rel_endpoint(rel, c->ctx->app), "endpoint")), id);
 }
 
-static int unit_cmp(const void *a, const void *b) {
-        const char *x = *(char *const *) a, *y = *(char *const *) b;
-        const char *sx = strrchr(x, '/'), *sy = strrchr(y, '/');
-        size_t lx = sx ? (size_t) (sx - x) : strlen(x), ly = sy ? (size_t) (sy - y) : strlen(y);
-        int r = strncmp(x, y, lx < ly ? lx : ly);
-        if (r || lx != ly)
-                return r ? r : (lx < ly ? -1 : 1);
-        long nx = sx ? atol(sx + 1) : 0, ny = sy ? atol(sy + 1) : 0;
-        return nx < ny ? -1 : nx > ny;
+static int str_cmp(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
+/* A []string sorted as Go's sort.Strings (byte order: "a/10" before "a/2"). */
 static cJSON *string_list(struct strv *sv) {
-        qsort(sv->v, sv->n, sizeof(char *), unit_cmp);
+        qsort(sv->v, sv->n, sizeof(char *), str_cmp);
         cJSON *a = cJSON_CreateArray();
         for (size_t i = 0; i < sv->n; i++)
                 cJSON_AddItemToArray(a, cJSON_CreateString(sv->v[i]));
         return a;
 }
 
-/* key=value arguments (and a --file YAML map first) into obj; "" deletes when del. */
-static int kv_args(struct call *c, size_t from, cJSON *obj, bool del) {
-        if (c->file) {
-                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-                _cleanup_json_ cJSON *m = NULL;
-                if (yaml_to_json(c->file, strlen(c->file), false, &m, &e) < 0)
-                        return fail(c, 1, "cannot read --file: %s", e.buf);
-                if (!cJSON_IsObject(m) && !cJSON_IsNull(m))
-                        return fail(c, 1, "cannot read --file: expected a YAML map");
-                const cJSON *e2;
-                cJSON_ArrayForEach(e2, m) {
-                        const char *v = cJSON_IsString(e2) ? e2->valuestring : "";
-                        if (del && !*v)
-                                cJSON_DeleteItemFromObjectCaseSensitive(obj, e2->string);
-                        else
-                                jset_str(obj, e2->string, v);
-                }
-        }
+static bool go_space(char ch) {
+        return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f';
+}
+
+static char *trim_dup(const char *s, size_t n) {
+        while (n && go_space(*s))
+                s++, n--;
+        while (n && go_space(s[n - 1]))
+                n--;
+        return xstrndup(s, n);
+}
+
+/* juju/utils keyvalues.Parse(args[from:], allowEmptyValues=true) into kv (an object of
+ * strings): keys and values trimmed, duplicates refused. Returns 0 or exit code 2. */
+static int keyvalues(struct call *c, size_t from, cJSON *kv) {
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
         for (size_t i = from; i < c->args.n; i++) {
-                const char *eq = strchr(c->args.v[i], '=');
-                if (!eq || eq == c->args.v[i])
-                        return fail(c, 2, "expected \"key=value\", got \"%s\"", c->args.v[i]);
-                _cleanup_free_ char *k = xstrndup(c->args.v[i], (size_t) (eq - c->args.v[i]));
-                if (del && !eq[1])
-                        cJSON_DeleteItemFromObjectCaseSensitive(obj, k);
-                else
-                        jset_str(obj, k, eq + 1);
+                const char *a = c->args.v[i], *eq = strchr(a, '=');
+                if (!eq)
+                        return fail(c, 2, "expected \"key=value\", got %s", q(c, a, &b));
+                _cleanup_free_ char *k = trim_dup(a, (size_t) (eq - a));
+                _cleanup_free_ char *v = trim_dup(eq + 1, strlen(eq + 1));
+                if (!*k)
+                        return fail(c, 2, "expected \"key=value\", got \"%s=%s\"", k, v);
+                if (jget(kv, k))
+                        return fail(c, 2, "key %s specified more than once", q(c, k, &b));
+                jset_str(kv, k, v);
         }
         return 0;
+}
+
+/* The --file contents as a YAML (or JSON) map of strings, goyaml's map[string]string: a null
+ * value is "", a nested one refused. Returns 0 or the exit code given. */
+static int file_map(struct call *c, int code, cJSON **ret) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        _cleanup_json_ cJSON *m = NULL;
+        if (yaml_to_json(c->file, strlen(c->file), false, &m, &e) < 0)
+                return fail(c, code, "yaml: %s", e.buf);
+        if (!cJSON_IsObject(m) && !cJSON_IsNull(m))
+                return fail(c, code, "yaml: unmarshal errors: cannot unmarshal into map[string]string");
+        cJSON *out = cJSON_CreateObject();
+        const cJSON *e2;
+        cJSON_ArrayForEach(e2, m) {
+                if (!cJSON_IsString(e2) && !cJSON_IsNull(e2)) {
+                        cJSON_Delete(out);
+                        return fail(c, code, "yaml: unmarshal errors: cannot unmarshal !!map or !!seq into string");
+                }
+                jset_str(out, e2->string, cJSON_IsString(e2) ? e2->valuestring : "");
+        }
+        *ret = out;
+        return 0;
+}
+
+/* The --file map merged under the arguments' kv (relation-set, state-set). Returns 0 or 1. */
+static int settings_file(struct call *c, cJSON *kv) {
+        if (!c->file)
+                return 0;
+        _cleanup_json_ cJSON *m = NULL;
+        int r = file_map(c, 1, &m);
+        if (r)
+                return r;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, m) if (!jget(kv, e->string)) jset_str(kv, e->string, e->valuestring);
+        return 0;
+}
+
+/* Applies kv to bag: an empty value deletes the key (relation-set, state-set). */
+static void apply_kv(cJSON *bag, const cJSON *kv) {
+        const cJSON *e;
+        cJSON_ArrayForEach(e, kv) {
+                if (!*e->valuestring)
+                        cJSON_DeleteItemFromObjectCaseSensitive(bag, e->string);
+                else
+                        jset_str(bag, e->string, e->valuestring);
+        }
+}
+
+/* The deprecated --format of juju-log, relation-set, open-port, close-port: a warning on
+ * stderr, without a newline, as Juju writes it. */
+static void deprecated_format(struct call *c) {
+        if (c->tf->format_deprecated && !c->tf->out && val(c, "format") && *val(c, "format"))
+                strbuf_addf(c->err, "--format flag deprecated for command \"%s\"", c->tool);
 }
 
 /* --- relations ------------------------------------------------------------------------------ */
 
 static int t_relation_ids(struct call *c) {
-        int r = want_args(c, 0, 1);
+        const char *ep = NULL;
+        if (c->ctx->relation_id >= 0)
+                ep = jstr(rel_endpoint(state_relation(W(c), c->ctx->relation_id), c->ctx->app), "endpoint");
+        if (c->args.n)
+                ep = c->args.v[0];
+        else if (isempty(ep))
+                return fail(c, 2, "no endpoint name specified");
+        int r = check_empty(c, 1);
         if (r)
                 return r;
-        const char *ep = c->args.n ? c->args.v[0] : NULL;
-        if (!ep && c->ctx->relation_id >= 0)
-                ep = jstr(rel_endpoint(state_relation(W(c), c->ctx->relation_id), c->ctx->app), "endpoint");
-        if (!ep)
-                return fail(c, 2, "no endpoint name specified");
         _cleanup_strv_ struct strv ids = STRV_INIT;
         const cJSON *ur;
         cJSON_ArrayForEach(ur, jget(my_unit(c), "relations")) {
@@ -248,16 +312,13 @@ static int t_relation_ids(struct call *c) {
                 if (streq_ptr(jstr(rel_endpoint(rel, c->ctx->app), "endpoint"), ep))
                         strv_push_take(&ids, rel_key(c, id));
         }
-        cJSON *a = cJSON_CreateArray();
-        for (size_t i = 0; i < ids.n; i++)
-                cJSON_AddItemToArray(a, cJSON_CreateString(ids.v[i]));
-        return print_take(c, a);
+        return print_take(c, string_list(&ids));
 }
 
 static int t_relation_list(struct call *c) {
-        long id;
-        int r = want_args(c, 0, 0);
-        if (r || (r = relation_arg(c, &id)))
+        long id = -1;
+        int r = relation_arg(c, &id);
+        if (r || (r = check_empty(c, 0)))
                 return r;
         const cJSON *rel = state_relation(W(c), id);
         if (has(c, "app")) {
@@ -271,72 +332,125 @@ static int t_relation_list(struct call *c) {
         return print_take(c, string_list(&mem));
 }
 
+/* names.IsValidApplication / names.IsValidUnit (juju/names application.go, unit.go): an
+ * application name is lowercase letters, digits and hyphens, starts with a letter, and every
+ * part after a hyphen holds a letter; a unit is "<application>/<number>". */
+static bool valid_application(const char *s, size_t n) {
+        if (n == 0 || !(s[0] >= 'a' && s[0] <= 'z'))
+                return false;
+        bool letter = false;
+        for (size_t i = 0; i < n; i++) {
+                char ch = s[i];
+                if (ch == '-') {
+                        if (!letter || i + 1 == n)
+                                return false;
+                        letter = false;
+                } else if (ch >= 'a' && ch <= 'z')
+                        letter = true;
+                else if (!(ch >= '0' && ch <= '9'))
+                        return false;
+        }
+        return letter;
+}
+
+static bool valid_unit(const char *s) {
+        const char *slash = strchr(s, '/');
+        if (!slash || !valid_application(s, (size_t) (slash - s)) || !slash[1])
+                return false;
+        if (slash[1] == '0' && slash[2])
+                return false;
+        for (const char *p = slash + 1; *p; p++)
+                if (!(*p >= '0' && *p <= '9'))
+                        return false;
+        return true;
+}
+
 static int t_relation_get(struct call *c) {
-        long id;
-        int r = want_args(c, 0, 2);
-        if (r || (r = relation_arg(c, &id)))
+        long id = -1;
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        int r = relation_arg(c, &id);
+        if (r)
                 return r;
-        const char *key = c->args.n > 0 ? c->args.v[0] : "-";
-        const char *target = c->args.n > 1 ? c->args.v[1] : NULL;
+        const char *key = c->args.n > 0 ? c->args.v[0] : "";
+        if (streq(key, "-"))
+                key = "";
         bool app = has(c, "app");
+        _cleanup_free_ char *target = NULL;
+        /* RelationGetCommand.determineUnitOrAppName */
+        if (c->args.n > 1) {
+                const char *s = c->args.v[1];
+                if (app) {
+                        if (valid_application(s, strlen(s)))
+                                target = xstrdup(s);
+                        else if (valid_unit(s))
+                                target = xstrndup(s, (size_t) (strchr(s, '/') - s));
+                        else
+                                target = xstrdup("");
+                } else {
+                        if (!valid_unit(s)) {
+                                if (valid_application(s, strlen(s)))
+                                        return fail(c, 2, "expected unit name, got application name %s",
+                                                q(c, s, &b));
+                                return fail(c, 2, "invalid unit name %s", q(c, s, &b));
+                        }
+                        target = xstrdup(s);
+                }
+        } else if (app) {
+                if (isempty(c->ctx->remote_app))
+                        return fail(c, 2, "no unit or application specified");
+                target = xstrdup(c->ctx->remote_app);
+        } else if (!isempty(c->ctx->remote_unit))
+                target = xstrdup(c->ctx->remote_unit);
+        else if (!isempty(c->ctx->remote_app)) {
+                target = xstrdup(c->ctx->remote_app);
+                app = true;
+        } else
+                return fail(c, 2, "no unit or application specified");
+        if ((r = check_empty(c, 2)))
+                return r;
         const cJSON *rel = state_relation(W(c), id);
         bool peer = cJSON_IsTrue(jget(rel, "peer"));
         const char *remote_app = rel_remote_app(rel, c->ctx->app);
-        if (!target)
-                target = app ? (c->ctx->relation_id == id ? c->ctx->remote_app : remote_app)
-                             : (c->ctx->relation_id == id ? c->ctx->remote_unit : NULL);
-        if (isempty(target))
-                return fail(c, 2, "no unit or application specified");
         _cleanup_free_ char *rk = rel_key(c, id);
         const cJSON *bag = NULL;
-        if (app || !strchr(target, '/')) {
-                /* an application bag (a unit name with --app means its application) */
-                _cleanup_free_ char *an = strchr(target, '/')
-                        ? xstrndup(target, (size_t) (strchr(target, '/') - target))
-                        : xstrdup(target);
-                if (streq(an, c->ctx->app)) {
+        if (app) {
+                if (streq(target, c->ctx->app)) {
                         if (!peer && !leader(c))
-                                return fail(c, 1,
-                                        "cannot read application settings of \"%s\" in relation \"%s\": "
-                                        "permission denied",
-                                        an, rk);
-                } else if (!streq_ptr(an, remote_app))
-                        return fail(c, 1, "application \"%s\" is not in relation \"%s\"", an, rk);
-                bag = jget(jget(rel, "app-data"), an);
+                                return fail(c, 1, "permission denied");
+                } else if (!streq_ptr(target, remote_app))
+                        return fail(c, 1, "application \"%s\" is not in relation \"%s\"", target, rk);
+                bag = jget(jget(rel, "app-data"), target);
         } else {
                 const char *tapp = unit_app(W(c), target);
                 _cleanup_free_ char *an = xstrndup(target, (size_t) (strchr(target, '/') - target));
                 if (!streq(target, c->ctx->unit)) {
                         if (streq(an, c->ctx->app) && !peer)
-                                return fail(c, 1,
-                                        "cannot read settings of unit \"%s\" in relation \"%s\": "
-                                        "permission denied",
-                                        target, rk);
+                                return fail(c, 1, "permission denied");
                         if (!streq_ptr(an, remote_app) || (tapp && !streq(tapp, an)))
                                 return fail(c, 1, "unit \"%s\" is not in relation \"%s\"", target, rk);
                 }
                 bag = jget(jget(rel, "unit-data"), target);
                 if (!bag)
-                        return fail(c, 1,
-                                "cannot read settings for unit \"%s\" in relation \"%s\": settings not "
-                                "found",
-                                target, rk);
+                        return fail(c, 1, "cannot read settings for unit \"%s\" in relation \"%s\": unit \"%s\": settings not found",
+                                target, rk, target);
         }
-        if (streq(key, "-")) {
+        if (!*key) {
                 cJSON *all = bag ? cJSON_Duplicate(bag, true) : cJSON_CreateObject();
                 return print_take(c, all);
         }
-        const cJSON *v = jget(bag, key);
-        if (!v && c->format == FORMAT_SMART)
-                return 0;
-        _cleanup_json_ cJSON *null = cJSON_CreateNull();
-        return print(c, v ? v : null);
+        return print(c, jget(bag, key));
 }
 
 static int t_relation_set(struct call *c) {
-        long id;
+        long id = -1;
         int r = relation_arg(c, &id);
         if (r)
+                return r;
+        _cleanup_json_ cJSON *kv = cJSON_CreateObject();
+        if ((r = keyvalues(c, 0, kv)))
+                return r;
+        deprecated_format(c);
+        if ((r = settings_file(c, kv)))
                 return r;
         const cJSON *ur = unit_rel(W(c), c->ctx->unit, id);
         _cleanup_free_ char *rk = rel_key(c, id);
@@ -346,41 +460,33 @@ static int t_relation_set(struct call *c) {
         cJSON *bag;
         if (has(c, "app")) {
                 if (!leader(c))
-                        return fail(c, 1,
-                                "cannot write application settings of \"%s\" in relation \"%s\": "
-                                "permission denied (not the leader)",
-                                c->ctx->app, rk);
+                        return fail(c, 1, "cannot write relation settings");
                 bag = jobj(jobj(rel, "app-data"), c->ctx->app);
         } else
                 bag = jobj(jobj(rel, "unit-data"), c->ctx->unit);
-        /* Check every argument before changing anything. */
-        for (size_t i = 0; i < c->args.n; i++)
-                if (!strchr(c->args.v[i], '=') || c->args.v[i][0] == '=')
-                        return fail(c, 2, "expected \"key=value\", got \"%s\"", c->args.v[i]);
-        return kv_args(c, 0, bag, true);
+        apply_kv(bag, kv);
+        return 0;
 }
 
 /* --- config, leadership, status, logging -------------------------------------------------- */
 
 static int t_config_get(struct call *c) {
-        int r = want_args(c, 0, 1);
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        const char *key = c->args.n ? c->args.v[0] : "";
+        if (*key && has(c, "all"))
+                return fail(c, 2, "cannot use argument --all together with key %s", q(c, key, &b));
+        int r = check_empty(c, 1);
         if (r)
                 return r;
         const cJSON *a = state_app(W(c), c->ctx->app);
-        _cleanup_json_ cJSON *eff =
-                charm_config_effective(jget(a, "charm"), jget(a, "config"), has(c, "all"));
-        if (c->args.n) {
-                const cJSON *v = jget(eff, c->args.v[0]);
-                if (!v && c->format == FORMAT_SMART)
-                        return 0;
-                _cleanup_json_ cJSON *null = cJSON_CreateNull();
-                return print(c, v ? v : null);
-        }
+        _cleanup_json_ cJSON *eff = charm_config_effective(jget(a, "charm"), jget(a, "config"), has(c, "all"));
+        if (*key)
+                return print(c, jget(eff, key));
         return print(c, eff);
 }
 
 static int t_is_leader(struct call *c) {
-        int r = want_args(c, 0, 0);
+        int r = check_empty(c, 0);
         if (r)
                 return r;
         return print_take(c, cJSON_CreateBool(leader(c)));
@@ -389,16 +495,18 @@ static int t_is_leader(struct call *c) {
 static const char *const settable[] = { "maintenance", "blocked", "waiting", "active" };
 
 static int t_status_set(struct call *c) {
-        int r = want_args(c, 1, 2);
-        if (r)
-                return r;
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        if (!c->args.n)
+                return fail(c, 2, "invalid args, require <status> [message]");
         bool ok = false;
         for (size_t i = 0; i < ELEMENTSOF(settable); i++)
                 ok = ok || streq(c->args.v[0], settable[i]);
         if (!ok)
-                return fail(c, 2,
-                        "invalid status \"%s\", expected one of [maintenance blocked waiting active]",
-                        c->args.v[0]);
+                return fail(c, 2, "invalid status %s, expected one of [maintenance blocked waiting active]",
+                        q(c, c->args.v[0], &b));
+        int r = check_empty(c, 2);
+        if (r)
+                return r;
         const char *msg = c->args.n > 1 ? c->args.v[1] : "";
         bool app = has(c, "application");
         if (app && !leader(c))
@@ -414,9 +522,11 @@ static int t_status_set(struct call *c) {
         return 0;
 }
 
+/* toDetails(): status, plus message and status-data with --include-data. */
 static cJSON *status_obj(const cJSON *s, bool data) {
         cJSON *o = cJSON_CreateObject();
-        jset_str(o, "message", jstr(s, "message"));
+        if (data)
+                jset_str(o, "message", strempty(jstr(s, "message")));
         jset_str(o, "status", jstr(s, "status") ? jstr(s, "status") : "unknown");
         if (data)
                 jobj(o, "status-data");
@@ -424,7 +534,7 @@ static cJSON *status_obj(const cJSON *s, bool data) {
 }
 
 static int t_status_get(struct call *c) {
-        int r = want_args(c, 0, 0);
+        int r = check_empty(c, 0);
         if (r)
                 return r;
         bool data = has(c, "include-data");
@@ -432,12 +542,15 @@ static int t_status_get(struct call *c) {
                 if (!leader(c))
                         return fail(c, 1, "finding application status: this unit is not the leader");
                 const cJSON *a = state_app(W(c), c->ctx->app);
+                const cJSON *st = jget(a, "status");
+                if (!data && c->format == FORMAT_SMART)
+                        return print_take(c, cJSON_CreateString(jstr(st, "status") ? jstr(st, "status") : "unknown"));
                 cJSON *o = cJSON_CreateObject();
-                cJSON *as = status_obj(jget(a, "status"), true);
+                cJSON *as = status_obj(st, data);
                 cJSON *units = jobj(as, "units");
                 const cJSON *u;
                 cJSON_ArrayForEach(u, jget(a, "units")) jset(units, u->valuestring,
-                        status_obj(jget(state_unit(W(c), u->valuestring), "workload"), true));
+                        status_obj(jget(state_unit(W(c), u->valuestring), "workload"), data));
                 jset(o, "application-status", as);
                 return print_take(c, o);
         }
@@ -451,7 +564,9 @@ static int t_status_get(struct call *c) {
 }
 
 static int t_application_version_set(struct call *c) {
-        int r = want_args(c, 1, 1);
+        if (!c->args.n)
+                return fail(c, 2, "no version specified");
+        int r = check_empty(c, 1);
         if (r)
                 return r;
         jset_str(state_app(c->ctx->m->state, c->ctx->app), "version", c->args.v[0]);
@@ -459,19 +574,37 @@ static int t_application_version_set(struct call *c) {
         return 0;
 }
 
+/* loggo.ParseLevel: case-insensitive names, WARN for WARNING. NULL when unknown. */
+static const char *log_level(const char *s) {
+        static const char *const levels[] = { "TRACE", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL" };
+        if (strcasecmp(s, "WARN") == 0)
+                return "WARNING";
+        for (size_t i = 0; i < ELEMENTSOF(levels); i++)
+                if (strcasecmp(s, levels[i]) == 0)
+                        return levels[i];
+        return NULL;
+}
+
 static int t_juju_log(struct call *c) {
         if (c->args.n == 0)
                 return fail(c, 2, "no message specified");
-        const char *level = val(c, "log-level");
-        if (!level)
-                level = has(c, "debug") ? "DEBUG" : "INFO";
-        _cleanup_strv_ struct strv words = STRV_INIT;
-        for (size_t i = 0; i < c->args.n; i++)
-                strv_push(&words, c->args.v[i]);
-        _cleanup_free_ char *msg = strv_join(&words, " ");
-        _cleanup_free_ char *line = xasprintf("%s %s", level, msg);
-        for (char *p = line; *p && *p != ' '; p++)
-                *p = (char) toupper((unsigned char) *p);
+        deprecated_format(c);
+        const char *level = "INFO";
+        if (has(c, "debug"))
+                level = "DEBUG";
+        else if (!isempty(val(c, "log-level"))) {
+                level = log_level(val(c, "log-level"));
+                if (!level) {
+                        _cleanup_free_ char *w = xasprintf(
+                                "WARNING Specified log level of \"%s\" is not valid", val(c, "log-level"));
+                        cJSON_AddItemToArray(c->ctx->logs, cJSON_CreateString(w));
+                        level = "INFO";
+                }
+        }
+        _cleanup_free_ char *msg = strv_join(&c->args, " ");
+        _cleanup_free_ char *prefix = c->ctx->relation_id >= 0 ? rel_key(c, c->ctx->relation_id) : NULL;
+        _cleanup_free_ char *line = prefix ? xasprintf("%s %s: %s", level, prefix, msg)
+                                           : xasprintf("%s %s", level, msg);
         cJSON_AddItemToArray(c->ctx->logs, cJSON_CreateString(line));
         return 0;
 }
@@ -483,97 +616,91 @@ static int need_action(struct call *c) {
 }
 
 static int t_action_get(struct call *c) {
-        int r = want_args(c, 0, 1);
+        int r = check_empty(c, 1);
         if (r || (r = need_action(c)))
                 return r;
         if (!c->args.n)
                 return print(c, c->ctx->action_params);
+        /* recurseMapOnKeys over strings.Split(key, ".") */
         _cleanup_free_ char *path = xstrdup(c->args.v[0]);
         const cJSON *v = c->ctx->action_params;
         char *seg = path, *dot;
-        for (;;) {
+        for (size_t guard = 0; guard < 256; guard++) {
                 dot = strchr(seg, '.');
                 if (dot)
                         *dot = '\0';
+                if (!cJSON_IsObject(v)) {
+                        v = NULL;
+                        break;
+                }
                 v = jget(v, seg);
                 if (!dot || !v)
                         break;
                 seg = dot + 1;
         }
-        if (!v)
-                return 0;
         return print(c, v);
 }
 
-static bool valid_key(const char *k) {
-        size_t l = strlen(k);
-        if (!l || !isalnum((unsigned char) k[0]) || !isalnum((unsigned char) k[l - 1]))
-                return false;
-        for (const char *p = k; *p; p++)
-                if (!((*p >= 'a' && *p <= 'z') || isdigit((unsigned char) *p) || *p == '-'))
-                        return false;
-        return true;
-}
+static const char *const reserved_keys[] = { "stdout", "stdout-encoding", "stderr", "stderr-encoding" };
 
 static int t_action_set(struct call *c) {
-        int r = need_action(c);
-        if (r)
-                return r;
-        if (!c->args.n)
-                return fail(c, 2, "no key=value pairs specified");
-        for (int pass = 0; pass < 2; pass++)
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        for (int pass = 0; pass < 2; pass++) {
+                if (pass == 1) {
+                        int r = need_action(c);
+                        if (r)
+                                return r;
+                }
                 for (size_t i = 0; i < c->args.n; i++) {
                         const char *eq = strchr(c->args.v[i], '=');
                         if (!eq)
-                                return fail(
-                                        c, 2, "argument \"%s\" must be of the form key=value", c->args.v[i]);
+                                return fail(c, 2, "argument %s must be of the form key...=value",
+                                        q(c, c->args.v[i], &b));
                         _cleanup_free_ char *key = xstrndup(c->args.v[i], (size_t) (eq - c->args.v[i]));
                         cJSON *parent = c->ctx->action_results;
                         char *seg = key, *dot;
-                        bool top = true;
-                        for (;;) {
+                        for (size_t guard = 0; guard < 256; guard++) {
                                 dot = strchr(seg, '.');
                                 if (dot)
                                         *dot = '\0';
-                                if (!valid_key(seg))
+                                if (!action_name_valid(seg)) /* charm.GetActionNameRule() */
                                         return fail(c, 2,
-                                                "key \"%s\" must start and end with lowercase "
-                                                "alphanumeric, and contain only lowercase "
-                                                "alphanumeric, hyphens and periods",
-                                                seg);
-                                if (top && !dot &&
-                                        (streq(seg, "stdout") || streq(seg, "stderr") ||
-                                                streq(seg, "stdout-encoding")))
-                                        return fail(c, 2, "cannot set reserved action key \"%s\"", seg);
+                                                "key %s must start and end with lowercase alphanumeric, and "
+                                                "contain only lowercase alphanumeric, hyphens and periods",
+                                                q(c, seg, &b));
+                                for (size_t k = 0; k < ELEMENTSOF(reserved_keys); k++)
+                                        if (streq(seg, reserved_keys[k]))
+                                                return fail(c, 2, "cannot set reserved action key \"%s\"", seg);
                                 if (!dot)
                                         break;
                                 if (pass)
                                         parent = jobj(parent, seg);
                                 seg = dot + 1;
-                                top = false;
                         }
                         if (pass)
                                 jset_str(parent, seg, eq + 1);
                 }
+        }
         return 0;
 }
 
 static int t_action_fail(struct call *c) {
-        int r = need_action(c);
-        if (r || (r = want_args(c, 0, 1)))
+        int r = check_empty(c, 1);
+        if (r || (r = need_action(c)))
                 return r;
         c->ctx->action_failed = true;
         free(c->ctx->action_message);
-        c->ctx->action_message = xstrdup(c->args.n ? c->args.v[0] : "action failed without reason given");
+        c->ctx->action_message = xstrdup(
+                c->args.n ? c->args.v[0] : "action failed without reason given, check action for errors");
         return 0;
 }
 
 static int t_action_log(struct call *c) {
+        if (!c->args.n)
+                return fail(c, 2, "no message specified");
         int r = need_action(c);
         if (r)
                 return r;
-        if (!c->args.n)
-                return fail(c, 2, "no message specified");
         _cleanup_free_ char *msg = strv_join(&c->args, " ");
         cJSON_AddItemToArray(c->ctx->action_log, cJSON_CreateString(msg));
         _cleanup_free_ char *line = xasprintf("ACTION %s", msg);
@@ -581,15 +708,46 @@ static int t_action_log(struct call *c) {
         return 0;
 }
 
+static bool endswith(const char *s, const char *suffix) {
+        size_t l = strlen(s), n = strlen(suffix);
+        return l >= n && streq(s + l - n, suffix);
+}
+
 /* --- secrets ------------------------------------------------------------------------------ */
 
-static char *secret_norm(const char *s) {
-        const char *p = strrchr(s, '/');
-        if (p)
-                return xasprintf("secret:%s", p + 1);
-        if (startswith(s, "secret:"))
-                return xstrdup(s);
-        return xasprintf("secret:%s", s);
+/* secrets.ParseURI (juju/juju core/secrets/secret.go): "secret:ID", "secret://MODEL/ID" or a bare
+ * ID, ID being an xid (20 characters of 0-9a-v). Returns "secret:ID" or NULL. */
+static char *secret_uri(const char *s) {
+        const char *id = s;
+        if (startswith(s, "secret://")) {
+                id = strrchr(s, '/') + 1;
+        } else if (startswith(s, "secret:"))
+                id = s + strlen("secret:");
+        else if (strchr(s, ':'))
+                return NULL;
+        if (strlen(id) != 20)
+                return NULL;
+        for (const char *p = id; *p; p++)
+                if (!(*p >= '0' && *p <= '9') && !(*p >= 'a' && *p <= 'v'))
+                        return NULL;
+        return xasprintf("secret:%s", id);
+}
+
+/* args[0] as a secret URI (secrets.ParseURI); *ret NULL when absent and not required. Returns
+ * 0 or exit code 2. */
+static int uri_arg(struct call *c, bool required, char **ret) {
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        *ret = NULL;
+        if (!c->args.n)
+                return required ? fail(c, 2, "missing secret URI") : 0;
+        *ret = secret_uri(c->args.v[0]);
+        if (!*ret)
+                return fail(c, 2, "secret URI %s not valid", q(c, c->args.v[0], &b));
+        return 0;
+}
+
+static const char *label_arg(struct call *c) {
+        return isempty(val(c, "label")) ? NULL : val(c, "label");
 }
 
 static bool secret_owner_side(struct call *c, const cJSON *s) {
@@ -598,10 +756,9 @@ static bool secret_owner_side(struct call *c, const cJSON *s) {
                                               : streq_ptr(owner, c->ctx->unit);
 }
 
-static bool secret_manager(struct call *c, const cJSON *s) {
-        if (!secret_owner_side(c, s))
-                return false;
-        return streq_ptr(jstr(s, "owner-kind"), "unit") || leader(c);
+/* In SecretMetadata(): the unit's own secrets, and the application's for its leader. */
+static bool secret_listed(struct call *c, const cJSON *s) {
+        return secret_owner_side(c, s) && (streq_ptr(jstr(s, "owner-kind"), "unit") || leader(c));
 }
 
 static bool secret_granted(struct call *c, const cJSON *s) {
@@ -613,21 +770,17 @@ static bool secret_granted(struct call *c, const cJSON *s) {
         return false;
 }
 
-/* Finds the secret by id (argument) or --label; *ret_uri is its key. */
-static int secret_find(struct call *c, const char *id, cJSON **ret, char **ret_uri) {
+/* Finds the secret by URI or label; *ret_uri is its key. */
+static int secret_find(struct call *c, const char *uri, const char *label, cJSON **ret, char **ret_uri) {
         cJSON *secrets = jobj(W(c), "secrets");
-        const char *label = val(c, "label");
-        if (id) {
-                _cleanup_free_ char *uri = secret_norm(id);
+        if (uri) {
                 cJSON *s = jget(secrets, uri);
                 if (!s)
-                        return fail(c, 1, "secret \"%s\" not found", id);
+                        return fail(c, 1, "secret \"%s\" not found", uri + strlen("secret:"));
                 *ret = s;
-                *ret_uri = TAKE_PTR(uri);
+                *ret_uri = xstrdup(uri);
                 return 0;
         }
-        if (!label)
-                return fail(c, 2, "require either a secret URI or label");
         cJSON *s;
         cJSON_ArrayForEach(s, secrets) {
                 if (secret_owner_side(c, s) && streq_ptr(jstr(s, "label"), label)) {
@@ -647,34 +800,258 @@ static int secret_find(struct call *c, const char *id, cJSON **ret, char **ret_u
         return fail(c, 1, "secret with label \"%s\" not found", label);
 }
 
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static char *base64_encode(const char *s) {
+        _cleanup_strbuf_ struct strbuf o = STRBUF_INIT;
+        const unsigned char *p = (const unsigned char *) s;
+        size_t n = strlen(s);
+        for (size_t i = 0; i < n; i += 3) {
+                unsigned v = (unsigned) p[i] << 16 | (i + 1 < n ? (unsigned) p[i + 1] << 8 : 0) |
+                        (i + 2 < n ? p[i + 2] : 0);
+                strbuf_addch(&o, b64[v >> 18 & 63]);
+                strbuf_addch(&o, b64[v >> 12 & 63]);
+                strbuf_addch(&o, i + 1 < n ? b64[v >> 6 & 63] : '=');
+                strbuf_addch(&o, i + 2 < n ? b64[v & 63] : '=');
+        }
+        return strbuf_detach(&o, NULL);
+}
+
+/* base64.StdEncoding.DecodeString (padding required). Returns the byte offset of the first
+ * bad input byte as a negative number - 1, or 0 with *ret (NUL-terminated; NUL bytes inside
+ * give -EBADMSG: juju-sim keeps secret values as strings). */
+static long base64_decode(const char *s, char **ret) {
+        _cleanup_strbuf_ struct strbuf o = STRBUF_INIT;
+        size_t n = strlen(s);
+        if (n % 4)
+                return -(long) (n / 4 * 4) - 1;
+        for (size_t i = 0; i < n; i += 4) {
+                unsigned v = 0;
+                int pad = 0;
+                for (size_t k = 0; k < 4; k++) {
+                        const char *x = s[i + k] ? strchr(b64, s[i + k]) : NULL;
+                        if (s[i + k] == '=' && i + 4 == n && k >= 2 && (k == 3 || s[i + 3] == '=')) {
+                                pad++;
+                                v <<= 6;
+                                continue;
+                        }
+                        if (!x || pad)
+                                return -(long) (i + k) - 1;
+                        v = v << 6 | (unsigned) (x - b64);
+                }
+                strbuf_addch(&o, (char) (v >> 16));
+                if (pad < 2)
+                        strbuf_addch(&o, (char) (v >> 8 & 255));
+                if (pad < 1)
+                        strbuf_addch(&o, (char) (v & 255));
+        }
+        if (memchr(o.buf, '\0', o.len))
+                return -EBADMSG;
+        *ret = strbuf_detach(&o, NULL);
+        return 0;
+}
+
+/* keyRegExp of core/secrets: ^([a-z](?:-?[a-z0-9]){2,})$ */
+static bool secret_key_ok(const char *k) {
+        if (!(k[0] >= 'a' && k[0] <= 'z'))
+                return false;
+        size_t units = 0;
+        for (const char *p = k + 1; *p;) {
+                if (*p == '-')
+                        p++;
+                if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
+                        return false;
+                p++;
+                units++;
+        }
+        return units >= 2;
+}
+
+/* One key/value into content as encodeBase64() judges it: "#base64" keys hold base64 (kept
+ * decoded here), other values are plain. Returns 0 or exit code 1 (Init errors are exit 2). */
+static int secret_put(struct call *c, cJSON *content, const char *key0, const char *value, int code) {
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        _cleanup_free_ char *key = xstrdup(key0);
+        _cleanup_free_ char *decoded = NULL;
+        if (endswith(key, "#base64")) {
+                key[strlen(key) - strlen("#base64")] = '\0';
+                long r = base64_decode(value, &decoded);
+                if (r == -EBADMSG)
+                        return fail(c, code, "juju-sim: secret content of key %s holds NUL bytes (not supported)",
+                                q(c, key, &b));
+                if (r < 0)
+                        return fail(c, code, "illegal base64 data at input byte %ld", -r - 1);
+                value = decoded;
+        }
+        if (!secret_key_ok(key))
+                return fail(c, code, "key %s not valid", q(c, key, &b));
+        jset_str(content, key, value);
+        return 0;
+}
+
+/* secrets.CreateSecretData(args[from:]) then ReadSecretData(--file): key=value,
+ * key#base64=..., key#file=PATH (read by the tool: the request's "files"). Exit 2 on errors. */
 static int secret_content(struct call *c, size_t from, cJSON *content) {
-        int r = kv_args(c, from, content, false);
-        if (r)
-                return r;
-        const cJSON *e;
-        cJSON_ArrayForEach(e, content) {
-                if (strlen(e->string) < 3 || !valid_key(e->string))
-                        return fail(c, 2, "invalid key \"%s\" in secret content", e->string);
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        int r;
+        for (size_t i = from; i < c->args.n; i++) {
+                const char *a = c->args.v[i];
+                size_t l = strlen(a);
+                while (l && a[l - 1] == '=') /* base64 padding is not the separator */
+                        l--;
+                const char *eq = memchr(a, '=', l);
+                if (!eq || eq == a)
+                        return fail(c, 2, "key value %s not valid", q(c, a, &b));
+                _cleanup_free_ char *key = xstrndup(a, (size_t) (eq - a));
+                const char *value = eq + 1;
+                if (endswith(key, "#file")) {
+                        key[strlen(key) - strlen("#file")] = '\0';
+                        const cJSON *f = jget(c->files, value);
+                        if (!cJSON_IsString(f)) {
+                                const char *e = jstr(f, "error");
+                                return fail(c, 2, "reading content for secret key %s: %s", q(c, key, &b),
+                                        e ? e : "juju-sim: the file was not sent by the tool");
+                        }
+                        value = f->valuestring;
+                }
+                if ((r = secret_put(c, content, key, value, 2)))
+                        return r;
+        }
+        if (c->file && val(c, "file") && *val(c, "file")) { /* ReadSecretData: JSON or YAML */
+                _cleanup_json_ cJSON *m = NULL;
+                if ((r = file_map(c, 2, &m)))
+                        return r;
+                const cJSON *e;
+                cJSON_ArrayForEach(e, m) if ((r = secret_put(c, content, e->string, e->valuestring, 2))) return r;
         }
         return 0;
 }
 
+/* Go's time.ParseDuration for the forms a charm writes ("24h", "1h30m", "90s", "1.5h"); returns
+ * seconds or -1. */
+static double go_duration(const char *s) {
+        static const struct {
+                const char *u;
+                double sec;
+        } units[] = { { "ns", 1e-9 }, { "us", 1e-6 }, { "µs", 1e-6 }, { "ms", 1e-3 }, { "s", 1 }, { "m", 60 },
+                { "h", 3600 } };
+        double total = 0, sign = 1;
+        if (*s == '-' || *s == '+')
+                sign = *s++ == '-' ? -1 : 1;
+        if (streq(s, "0"))
+                return 0;
+        if (!*s)
+                return -1;
+        for (size_t guard = 0; *s && guard < 64; guard++) {
+                char *end;
+                if (!(isdigit((unsigned char) *s) || *s == '.'))
+                        return -1;
+                double v = strtod(s, &end);
+                if (end == s)
+                        return -1;
+                s = end;
+                size_t best = 0, bi = 0;
+                for (size_t i = 0; i < ELEMENTSOF(units); i++)
+                        if (startswith(s, units[i].u) && strlen(units[i].u) > best)
+                                best = strlen(units[i].u), bi = i;
+                if (!best)
+                        return -1;
+                total += v * units[bi].sec;
+                s += best;
+        }
+        return sign * total;
+}
+
+/* --expire: RFC 3339, "2006-01-02T15:04:05" (UTC) or a positive Go duration, into an RFC 3339
+ * UTC time. Returns 0 or exit code 2. */
+static int secret_expire(struct call *c, const char *spec, char **ret) {
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        struct tm tm = { 0 };
+        const char *end = strptime(spec, "%Y-%m-%dT%H:%M:%S", &tm);
+        time_t t = 0;
+        if (end) {
+                long off = 0;
+                if (*end == '.')
+                        for (end++; isdigit((unsigned char) *end); end++)
+                                ;
+                if (*end == 'Z' && !end[1])
+                        off = 0;
+                else if ((*end == '+' || *end == '-') && strlen(end) == 6 && end[3] == ':')
+                        off = (end[0] == '-' ? -1 : 1) * (atol(end + 1) * 3600 + atol(end + 4) * 60);
+                else if (*end)
+                        end = NULL;
+                if (end)
+                        t = timegm(&tm) - off;
+        }
+        if (!end) {
+                double d = go_duration(spec);
+                if (d < 0 && spec[0] == '-')
+                        return fail(c, 2, "negative expire duration %s not valid", q(c, spec, &b));
+                if (d < 0)
+                        return fail(c, 2, "expire time or duration %s not valid", q(c, spec, &b));
+                if (d <= 0)
+                        return fail(c, 2, "negative expire duration %s not valid", q(c, spec, &b));
+                t = time(NULL) + (time_t) d;
+        }
+        struct tm u;
+        char buf[64];
+        gmtime_r(&t, &u);
+        strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &u);
+        *ret = xstrdup(buf);
+        return 0;
+}
+
+static const char *const rotate_policies[] = { "never", "hourly", "daily", "weekly", "monthly", "quarterly",
+        "yearly" };
+
+/* secretUpsertCommand.Init: --expire, --rotate, --owner checked, then the content. */
+static int secret_upsert_init(struct call *c, size_t from, cJSON *content, char **ret_expire) {
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        int r;
+        if (!isempty(val(c, "expire")) && (r = secret_expire(c, val(c, "expire"), ret_expire)))
+                return r;
+        const char *rot = val(c, "rotate");
+        if (!isempty(rot)) {
+                bool ok = false;
+                for (size_t i = 0; i < ELEMENTSOF(rotate_policies); i++)
+                        ok = ok || streq(rot, rotate_policies[i]);
+                if (!ok)
+                        return fail(c, 2, "rotate policy %s not valid", q(c, rot, &b));
+        }
+        const char *owner = val(c, "owner") ? val(c, "owner") : "application";
+        if (!streq(owner, "application") && !streq(owner, "unit"))
+                return fail(c, 2, "secret owner %s not valid", q(c, owner, &b));
+        return secret_content(c, from, content);
+}
+
+/* The metadata flags into the secret (marshallArg: only the non-empty ones). */
+static void secret_meta(struct call *c, cJSON *s, const char *expire) {
+        if (!isempty(val(c, "label")))
+                jset_str(s, "label", val(c, "label"));
+        if (!isempty(val(c, "description")))
+                jset_str(s, "description", val(c, "description"));
+        if (!isempty(val(c, "rotate")))
+                jset_str(s, "rotation", val(c, "rotate"));
+        if (expire)
+                jset_str(s, "expiry", expire);
+}
+
 static int t_secret_add(struct call *c) {
-        const char *owner = val(c, "owner");
-        if (owner && !streq(owner, "application") && !streq(owner, "unit"))
-                return fail(c, 2, "secret owner \"%s\" not valid", owner);
-        bool unit_owned = owner && streq(owner, "unit");
+        if (!c->args.n && isempty(val(c, "file")))
+                return fail(c, 2, "missing secret value or filename");
         _cleanup_json_ cJSON *content = cJSON_CreateObject();
-        int r = secret_content(c, 0, content);
+        _cleanup_free_ char *expire = NULL;
+        int r = secret_upsert_init(c, 0, content, &expire);
         if (r)
                 return r;
+        bool unit_owned = streq_ptr(val(c, "owner"), "unit");
         if (!content->child)
-                return fail(c, 2, "missing secret value");
+                return fail(c, 1, "empty secret value not valid");
         if (!unit_owned && !leader(c))
-                return fail(c, 1, "cannot create an application-owned secret: this unit is not the leader");
+                return fail(c, 1, "this unit is not the leader");
         cJSON *secrets = jobj(W(c), "secrets");
         const char *label = val(c, "label");
-        if (label) {
+        if (!isempty(label)) {
                 const cJSON *s;
                 cJSON_ArrayForEach(s, secrets) if (secret_owner_side(c, s) &&
                         streq_ptr(jstr(s, "label"), label)) return fail(c, 1,
@@ -692,10 +1069,7 @@ static int t_secret_add(struct call *c) {
         cJSON *s = cJSON_CreateObject();
         jset_str(s, "owner", unit_owned ? c->ctx->unit : c->ctx->app);
         jset_str(s, "owner-kind", unit_owned ? "unit" : "application");
-        if (label)
-                jset_str(s, "label", label);
-        if (val(c, "description"))
-                jset_str(s, "description", val(c, "description"));
+        secret_meta(c, s, expire);
         jset_num(s, "latest", 1);
         jset(jobj(s, "revisions"), "1", TAKE_PTR(content));
         jarr(s, "grants");
@@ -704,94 +1078,110 @@ static int t_secret_add(struct call *c) {
         return 0;
 }
 
-static bool looks_like_secret_id(const char *s) {
-        if (startswith(s, "secret:"))
-                return true;
-        if (strlen(s) != 20)
-                return false;
-        for (const char *p = s; *p; p++)
-                if (!isdigit((unsigned char) *p) && !(*p >= 'a' && *p <= 'v'))
-                        return false;
-        return true;
+/* The revision a consumer sees, updating its tracking as --peek/--refresh say. */
+static long consumer_revision(struct call *c, cJSON *s, const char *uri, const char *label) {
+        cJSON *track = jget(jobj(my_unit(c), "secrets"), uri);
+        long rev;
+        if (has(c, "peek"))
+                rev = (long) jnum(s, "latest", 1);
+        else if (!track || has(c, "refresh")) {
+                rev = (long) jnum(s, "latest", 1);
+                if (!track)
+                        track = jobj(jobj(my_unit(c), "secrets"), uri);
+                jset_num(track, "revision", (double) rev);
+        } else
+                rev = (long) jnum(track, "revision", 1);
+        if (label)
+                jset_str(track ? track : jobj(jobj(my_unit(c), "secrets"), uri), "label", label);
+        return rev;
 }
 
 static int t_secret_get(struct call *c) {
-        int r = want_args(c, 0, 2);
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        _cleanup_free_ char *uri0 = NULL;
+        int r = uri_arg(c, false, &uri0);
         if (r)
                 return r;
-        const char *id = c->args.n ? c->args.v[0] : NULL;
+        const char *label = label_arg(c);
+        if (!uri0 && !label)
+                return fail(c, 2, "require either a secret URI or label");
+        if (has(c, "peek") && has(c, "refresh"))
+                return fail(c, 2, "specify one of --peek or --refresh but not both");
         const char *key = c->args.n > 1 ? c->args.v[1] : NULL;
-        if (id && val(c, "label") && c->args.n == 1 && !looks_like_secret_id(id)) {
-                /* secret-get --label L KEY */
-                key = id;
-                id = NULL;
-        }
+        r = check_empty(c, 2);
+        if (r)
+                return r;
         cJSON *s;
         _cleanup_free_ char *uri = NULL;
-        r = secret_find(c, id, &s, &uri);
-        if (r)
+        if ((r = secret_find(c, uri0, label, &s, &uri)))
                 return r;
         long rev;
         if (secret_owner_side(c, s)) {
                 rev = (long) jnum(s, "latest", 1);
+                if (uri0 && label)
+                        jset_str(s, "label", label);
         } else {
                 if (!secret_granted(c, s))
                         return fail(c, 1, "permission denied");
-                cJSON *track = jget(jobj(my_unit(c), "secrets"), uri);
-                if (has(c, "peek"))
-                        rev = (long) jnum(s, "latest", 1);
-                else if (!track || has(c, "refresh")) {
-                        rev = (long) jnum(s, "latest", 1);
-                        if (!track)
-                                track = jobj(jobj(my_unit(c), "secrets"), uri);
-                        jset_num(track, "revision", (double) rev);
-                } else
-                        rev = (long) jnum(track, "revision", 1);
-                if (id && val(c, "label"))
-                        jset_str(track ? track : jobj(jobj(my_unit(c), "secrets"), uri), "label",
-                                val(c, "label"));
+                rev = consumer_revision(c, s, uri, uri0 ? label : NULL);
         }
         char rk[32];
         snprintf(rk, sizeof(rk), "%ld", rev);
         const cJSON *content = jget(jget(s, "revisions"), rk);
         if (!content)
-                return fail(c, 1, "secret \"%s\" revision %ld not found", uri, rev);
-        if (key) {
-                const cJSON *v = jget(content, key);
-                if (!v)
-                        return fail(c, 1, "secret \"%s\" has no key \"%s\"", uri, key);
+                return fail(c, 1, "secret \"%s\" revision %ld not found", uri + strlen("secret:"), rev);
+        if (!key)
+                return print(c, content);
+        /* SecretValue.KeyValue: "key#base64" gives the encoded value */
+        _cleanup_free_ char *k = xstrdup(key);
+        bool enc = endswith(k, "#base64");
+        if (enc)
+                k[strlen(k) - strlen("#base64")] = '\0';
+        const cJSON *v = jget(content, k);
+        if (!v)
+                return fail(c, 1, "secret key %s not found", q(c, k, &b));
+        if (!enc)
                 return print(c, v);
-        }
-        return print(c, content);
+        _cleanup_free_ char *e = base64_encode(v->valuestring);
+        return print_take(c, cJSON_CreateString(e));
 }
 
+/* The secret named by args[0] (a URI), for its manager: the owner unit, or the leader for an
+ * application-owned one. Returns 0 or an exit code. */
 static int manage(struct call *c, cJSON **ret, char **ret_uri) {
-        int r = secret_find(c, c->args.n ? c->args.v[0] : NULL, ret, ret_uri);
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        if (!c->args.n)
+                return fail(c, 2, "missing secret URI");
+        _cleanup_free_ char *uri = secret_uri(c->args.v[0]);
+        if (!uri)
+                return fail(c, 2, "secret URI %s not valid", q(c, c->args.v[0], &b));
+        int r = secret_find(c, uri, NULL, ret, ret_uri);
         if (r)
                 return r;
-        if (!secret_manager(c, *ret))
-                return fail(c, 1, "permission denied: %s",
-                        secret_owner_side(c, *ret) ? "this unit is not the leader"
-                                                   : "not the secret's owner");
+        if (!secret_owner_side(c, *ret))
+                return fail(c, 1, "permission denied");
+        if (streq_ptr(jstr(*ret, "owner-kind"), "application") && !leader(c))
+                return fail(c, 1, "this unit is not the leader");
         return 0;
 }
 
 static int t_secret_set(struct call *c) {
-        cJSON *s;
-        _cleanup_free_ char *uri = NULL;
-        if (!c->args.n)
-                return fail(c, 2, "missing secret URI");
-        int r = manage(c, &s, &uri);
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        _cleanup_free_ char *uri0 = NULL;
+        int r = uri_arg(c, true, &uri0);
         if (r)
                 return r;
         _cleanup_json_ cJSON *content = cJSON_CreateObject();
-        r = secret_content(c, 1, content);
+        _cleanup_free_ char *expire = NULL;
+        r = secret_upsert_init(c, 1, content, &expire);
         if (r)
                 return r;
-        if (val(c, "label"))
-                jset_str(s, "label", val(c, "label"));
-        if (val(c, "description"))
-                jset_str(s, "description", val(c, "description"));
+        cJSON *s;
+        _cleanup_free_ char *uri = NULL;
+        if ((r = manage(c, &s, &uri)))
+                return r;
+        /* --owner is checked (application|unit) but, as in Juju, does not move the secret */
+        secret_meta(c, s, expire);
         if (!content->child)
                 return 0;
         long latest = (long) jnum(s, "latest", 1);
@@ -806,26 +1196,40 @@ static int t_secret_set(struct call *c) {
 }
 
 static int t_secret_grant(struct call *c) {
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        _cleanup_free_ char *uri0 = NULL;
+        int r = uri_arg(c, true, &uri0);
+        if (r)
+                return r;
+        if (c->rel_id < 0)
+                return fail(c, 2, "no relation id specified");
+        long id = c->rel_id;
+        const char *rapp = rel_remote_app(state_relation(W(c), id), c->ctx->app);
+        const char *unit = isempty(val(c, "unit")) ? NULL : val(c, "unit");
+        if (unit) {
+                if (!valid_unit(unit))
+                        return fail(c, 2, "unit %s not valid", q(c, unit, &b));
+                _cleanup_free_ char *ua = xstrndup(unit, (size_t) (strchr(unit, '/') - unit));
+                if (!streq_ptr(ua, rapp))
+                        return fail(c, 2, "cannot specify unit \"%s\" in relation to application \"%s\"", unit,
+                                strempty(rapp));
+        }
+        r = check_empty(c, 1);
+        if (r)
+                return r;
         cJSON *s;
         _cleanup_free_ char *uri = NULL;
-        int r = want_args(c, 1, 1);
-        if (r || (r = manage(c, &s, &uri)))
+        if (!jget(jobj(W(c), "secrets"), uri0) || !secret_owner_side(c, jget(jobj(W(c), "secrets"), uri0)))
+                return fail(c, 1, "secret \"%s\" not found", uri0 + strlen("secret:"));
+        if ((r = manage(c, &s, &uri)))
                 return r;
-        if (!val(c, "r"))
-                return fail(c, 2, "missing relation id (-r)");
-        long id;
-        if ((r = relation_arg(c, &id)))
-                return r;
-        const char *rapp = rel_remote_app(state_relation(W(c), id), c->ctx->app);
-        const char *unit = val(c, "unit");
-        if (unit && !streq_ptr(unit_app(W(c), unit), rapp))
-                return fail(c, 1, "unit \"%s\" is not in relation %ld", unit, id);
         cJSON *g = cJSON_CreateObject();
         jset_num(g, "relation", (double) id);
         jset_str(g, unit ? "unit" : "app", unit ? unit : rapp);
         cJSON *grants = jarr(s, "grants");
         const cJSON *e;
-        cJSON_ArrayForEach(e, grants) if (cJSON_Compare(e, g, true)) {
+        cJSON_ArrayForEach(e, grants) if (cJSON_Compare(e, g, true) ||
+                (streq_ptr(jstr(e, "app"), rapp) && (long) jnum(e, "relation", -1) == id)) {
                 cJSON_Delete(g);
                 return 0;
         }
@@ -834,37 +1238,68 @@ static int t_secret_grant(struct call *c) {
 }
 
 static int t_secret_revoke(struct call *c) {
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        _cleanup_free_ char *uri0 = NULL;
+        int r = uri_arg(c, true, &uri0);
+        if (r)
+                return r;
+        const char *app = isempty(val(c, "app")) ? NULL : val(c, "app");
+        const char *unit = isempty(val(c, "unit")) ? NULL : val(c, "unit");
+        if (app && !valid_application(app, strlen(app)))
+                return fail(c, 2, "application %s not valid", q(c, app, &b));
+        if (unit && !valid_unit(unit))
+                return fail(c, 2, "unit %s not valid", q(c, unit, &b));
+        if (app && unit)
+                return fail(c, 2, "specify only one of application or unit");
+        long id = -1;
+        if (c->rel_id >= 0) {
+                if (app)
+                        return fail(c, 2, "do not specify both relation and app");
+                id = c->rel_id;
+                app = rel_remote_app(state_relation(W(c), id), c->ctx->app);
+        }
+        if (!app && !unit)
+                return fail(c, 2, "missing relation or application or unit");
+        r = check_empty(c, 1);
+        if (r)
+                return r;
         cJSON *s;
         _cleanup_free_ char *uri = NULL;
-        int r = want_args(c, 1, 1);
-        if (r || (r = manage(c, &s, &uri)))
+        if ((r = manage(c, &s, &uri)))
                 return r;
-        long id = -1;
-        if (val(c, "r") && (r = relation_arg(c, &id)))
-                return r;
-        const char *app = val(c, "app"), *unit = val(c, "unit");
         cJSON *grants = jarr(s, "grants");
         for (int i = cJSON_GetArraySize(grants) - 1; i >= 0; i--) {
                 const cJSON *g = cJSON_GetArrayItem(grants, i);
-                if ((id < 0 || (long) jnum(g, "relation", -1) == id) &&
-                        (!app || streq_ptr(jstr(g, "app"), app)) &&
-                        (!unit || streq_ptr(jstr(g, "unit"), unit)))
+                bool hit = unit ? streq_ptr(jstr(g, "unit"), unit)
+                                : streq_ptr(jstr(g, "app"), app) ||
+                                (jstr(g, "unit") && startswith(jstr(g, "unit"), app) &&
+                                        jstr(g, "unit")[strlen(app)] == '/');
+                if (hit)
                         cJSON_DeleteItemFromArray(grants, i);
         }
         return 0;
 }
 
 static int t_secret_remove(struct call *c) {
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        _cleanup_free_ char *uri0 = NULL;
+        int r = uri_arg(c, true, &uri0);
+        if (r)
+                return r;
+        r = check_empty(c, 1);
+        if (r)
+                return r;
         cJSON *s;
         _cleanup_free_ char *uri = NULL;
-        int r = want_args(c, 1, 1);
-        if (r || (r = manage(c, &s, &uri)))
+        if ((r = manage(c, &s, &uri)))
                 return r;
-        const char *rev = val(c, "revision");
-        if (rev) {
-                if (!jget(jget(s, "revisions"), rev))
-                        return fail(c, 1, "secret \"%s\" revision %s not found", uri, rev);
-                cJSON_DeleteItemFromObjectCaseSensitive(jget(s, "revisions"), rev);
+        long rev = val(c, "revision") ? strtol(val(c, "revision"), NULL, 0) : 0;
+        if (rev > 0) {
+                char rk[32];
+                snprintf(rk, sizeof(rk), "%ld", rev);
+                if (!jget(jget(s, "revisions"), rk))
+                        return fail(c, 1, "secret \"%s\" revision %ld not found", uri + strlen("secret:"), rev);
+                cJSON_DeleteItemFromObjectCaseSensitive(jget(s, "revisions"), rk);
                 if (jget(s, "revisions")->child)
                         return 0;
         }
@@ -872,73 +1307,151 @@ static int t_secret_remove(struct call *c) {
         return 0;
 }
 
+/* SecretMetadata(): the secrets this unit may manage or see as owner (the application's for
+ * every unit of it, the unit's own). */
 static int t_secret_ids(struct call *c) {
-        int r = want_args(c, 0, 0);
+        int r = check_empty(c, 0);
         if (r)
                 return r;
-        cJSON *a = cJSON_CreateArray();
+        _cleanup_strv_ struct strv ids = STRV_INIT;
         const cJSON *s;
-        cJSON_ArrayForEach(s, jget(W(c), "secrets")) if (secret_owner_side(c, s))
-                cJSON_AddItemToArray(a, cJSON_CreateString(s->string));
-        return print_take(c, a);
+        cJSON_ArrayForEach(s, jget(W(c), "secrets")) if (secret_listed(c, s))
+                strv_push(&ids, s->string + strlen("secret:"));
+        return print_take(c, string_list(&ids));
+}
+
+/* The relation's tag (names.NewRelationTag of its key: the endpoints "app:name", requirer
+ * before provider, joined by a space): "relation-b.backend#a.db". */
+static char *relation_tag(struct call *c, long id) {
+        const cJSON *rel = state_relation(W(c), id), *e;
+        _cleanup_strbuf_ struct strbuf k = STRBUF_INIT;
+        for (int pass = 0; pass < 2; pass++)
+                cJSON_ArrayForEach(e, jget(rel, "endpoints")) {
+                        bool provider = streq_ptr(jstr(e, "role"), "provider");
+                        if ((pass == 0) == provider)
+                                continue;
+                        if (k.len)
+                                strbuf_addch(&k, '#');
+                        strbuf_addf(&k, "%s.%s", strempty(jstr(e, "app")), strempty(jstr(e, "endpoint")));
+                }
+        return xasprintf("relation-%s", k.buf);
+}
+
+/* names tags: "application-b", "unit-b-0" */
+static char *tag_of(const cJSON *g) {
+        if (jstr(g, "unit")) {
+                _cleanup_free_ char *u = xstrdup(jstr(g, "unit"));
+                char *slash = strchr(u, '/');
+                if (slash)
+                        *slash = '-';
+                return xasprintf("unit-%s", u);
+        }
+        return xasprintf("application-%s", strempty(jstr(g, "app")));
 }
 
 static int t_secret_info_get(struct call *c) {
-        cJSON *s;
-        _cleanup_free_ char *uri = NULL;
-        int r = want_args(c, 0, 1);
-        if (r || (r = manage(c, &s, &uri)))
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        _cleanup_free_ char *uri0 = NULL;
+        int r = uri_arg(c, false, &uri0);
+        if (r)
                 return r;
+        const char *label = label_arg(c);
+        if (!uri0 && !label)
+                return fail(c, 2, "require either a secret URI or label");
+        if (uri0 && label)
+                return fail(c, 2, "specify either a secret URI or label but not both");
+        r = check_empty(c, 1);
+        if (r)
+                return r;
+        const cJSON *s = NULL;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, jget(W(c), "secrets")) {
+                if (secret_listed(c, e) &&
+                        (uri0 ? streq(e->string, uri0) : streq_ptr(jstr(e, "label"), label))) {
+                        s = e;
+                        break;
+                }
+        }
+        if (!s)
+                return fail(c, 1, "secret %s not found", q(c, uri0 ? uri0 + strlen("secret:") : label, &b));
+        /* metadataDisplay, in its field order */
         cJSON *o = cJSON_CreateObject();
-        cJSON *i = jobj(o, uri + strlen("secret:"));
+        cJSON *i = jobj(o, s->string + strlen("secret:"));
         jset_num(i, "revision", jnum(s, "latest", 1));
-        if (jstr(s, "label"))
-                jset_str(i, "label", jstr(s, "label"));
+        jset_str(i, "label", strempty(jstr(s, "label")));
         jset_str(i, "owner", jstr(s, "owner-kind"));
-        jset_str(i, "rotation", "never");
-        if (jstr(s, "description"))
+        if (!isempty(jstr(s, "description")))
                 jset_str(i, "description", jstr(s, "description"));
-        return print_take(c, o);
+        if (!isempty(jstr(s, "rotation")))
+                jset_str(i, "rotation", jstr(s, "rotation"));
+        if (!isempty(jstr(s, "expiry")))
+                jset_str(i, "expiry", jstr(s, "expiry"));
+        const cJSON *g;
+        cJSON_ArrayForEach(g, jget(s, "grants")) {
+                cJSON *a = cJSON_CreateObject();
+                _cleanup_free_ char *t = tag_of(g);
+                jset_str(a, "target", t);
+                _cleanup_free_ char *scope = relation_tag(c, (long) jnum(g, "relation", -1));
+                jset_str(a, "scope", scope);
+                jset_str(a, "role", "view");
+                cJSON_AddItemToArray(jarr(i, "access"), a);
+        }
+        format_struct(c->out, o, c->format);
+        cJSON_Delete(o);
+        return 0;
 }
 
 /* --- state, ports, network ---------------------------------------------------------------- */
 
 static int t_state_get(struct call *c) {
-        int r = want_args(c, 0, 1);
+        const char *key = c->args.n ? c->args.v[0] : "";
+        if (streq(key, "-"))
+                key = "";
+        int r = check_empty(c, 1);
         if (r)
                 return r;
         const cJSON *st = jget(my_unit(c), "state");
-        if (!c->args.n)
-                return print(c, st);
-        const cJSON *v = jget(st, c->args.v[0]);
+        if (!*key) /* GetCharmState: nil when empty */
+                return print(c, cJSON_GetArraySize(st) ? st : NULL);
+        const cJSON *v = jget(st, key);
         if (!v) {
-                if (has(c, "strict"))
-                        return fail(c, 1, "state key \"%s\" not found", c->args.v[0]);
-                if (c->format == FORMAT_SMART)
-                        return 0;
-                _cleanup_json_ cJSON *null = cJSON_CreateNull();
-                return print(c, null);
+                if (has(c, "strict")) {
+                        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+                        return fail(c, 1, "%s not found", q(c, key, &b));
+                }
+                _cleanup_json_ cJSON *empty = cJSON_CreateString("");
+                return print(c, empty);
         }
         return print(c, v);
 }
 
 static int t_state_set(struct call *c) {
-        return kv_args(c, 0, jobj(my_unit(c), "state"), true);
+        _cleanup_json_ cJSON *kv = cJSON_CreateObject();
+        int r = keyvalues(c, 0, kv);
+        if (r || (r = settings_file(c, kv)))
+                return r;
+        apply_kv(jobj(my_unit(c), "state"), kv);
+        return 0;
 }
 
 static int t_state_delete(struct call *c) {
-        int r = want_args(c, 1, 1);
+        if (!c->args.n)
+                return fail(c, 2, "specify a key");
+        int r = check_empty(c, 1);
         if (r)
                 return r;
         cJSON_DeleteItemFromObjectCaseSensitive(jobj(my_unit(c), "state"), c->args.v[0]);
         return 0;
 }
 
-/* "80", "80/tcp", "8000-8010/udp", "icmp" into the canonical "80/tcp" form. */
-static char *port_norm(const char *s) {
-        if (streq(s, "icmp"))
+/* network.ParsePortRange(strings.ToLower(s)): "80", "80/tcp", "8000-8010/udp", "icmp" into
+ * the canonical "80/tcp" form; NULL when it is not one. */
+static char *port_norm(const char *s0) {
+        _cleanup_free_ char *p = xstrdup(s0);
+        for (char *x = p; *x; x++)
+                *x = (char) tolower((unsigned char) *x);
+        if (streq(p, "icmp"))
                 return xstrdup("icmp");
-        _cleanup_free_ char *p = xstrdup(s);
         char *slash = strchr(p, '/');
         const char *proto = "tcp";
         if (slash) {
@@ -957,12 +1470,15 @@ static char *port_norm(const char *s) {
 }
 
 static int t_port(struct call *c, bool open) {
-        int r = want_args(c, 1, 1);
-        if (r)
-                return r;
+        if (!c->args.n)
+                return fail(c, 2, "no port or range specified");
         _cleanup_free_ char *p = port_norm(c->args.v[0]);
         if (!p)
                 return fail(c, 2, "invalid port range \"%s\"", c->args.v[0]);
+        int r = check_empty(c, 1);
+        if (r)
+                return r;
+        deprecated_format(c);
         cJSON *ports = jarr(my_unit(c), "ports");
         jarr_remove_str(ports, p);
         if (open)
@@ -970,8 +1486,16 @@ static int t_port(struct call *c, bool open) {
         return 0;
 }
 
+static int t_open_port(struct call *c) {
+        return t_port(c, true);
+}
+
+static int t_close_port(struct call *c) {
+        return t_port(c, false);
+}
+
 static int t_opened_ports(struct call *c) {
-        int r = want_args(c, 0, 0);
+        int r = check_empty(c, 0);
         if (r)
                 return r;
         return print(c, jarr(my_unit(c), "ports"));
@@ -982,45 +1506,59 @@ static const char *my_address(struct call *c) {
 }
 
 static int t_unit_get(struct call *c) {
-        int r = want_args(c, 1, 1);
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        if (!c->args.n)
+                return fail(c, 2, "no setting specified");
+        if (!streq(c->args.v[0], "private-address") && !streq(c->args.v[0], "public-address"))
+                return fail(c, 2, "unknown setting %s", q(c, c->args.v[0], &b));
+        int r = check_empty(c, 1);
         if (r)
                 return r;
-        if (!streq(c->args.v[0], "private-address") && !streq(c->args.v[0], "public-address"))
-                return fail(c, 2, "unknown setting \"%s\"", c->args.v[0]);
         return print_take(c, cJSON_CreateString(my_address(c)));
 }
 
 static int t_network_get(struct call *c) {
-        int r = want_args(c, 0, 1);
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        if (!c->args.n)
+                return fail(c, 2, "no arguments specified");
+        const char *binding = c->args.v[0];
+        if (!*binding)
+                return fail(c, 2, "no binding name specified");
+        int r = check_empty(c, 1);
         if (r)
                 return r;
-        const char *binding = c->args.n ? c->args.v[0] : NULL;
-        if (val(c, "r")) {
-                long id;
-                if ((r = relation_arg(c, &id)))
-                        return r;
-                if (!binding)
-                        binding = jstr(rel_endpoint(state_relation(W(c), id), c->ctx->app), "endpoint");
-        }
-        if (!binding)
-                return fail(c, 2, "no arguments specified");
         const cJSON *charm = jget(state_app(W(c), c->ctx->app), "charm");
         if (!jget(jget(charm, "endpoints"), binding) && !jget(jget(charm, "extra-bindings"), binding))
-                return fail(c, 1, "no network config found for binding \"%s\"", binding);
+                return fail(c, 1, "no network config found for binding %s", q(c, binding, &b));
         const char *addr = my_address(c);
         bool lo = startswith(addr, "127.") != NULL;
         _cleanup_free_ char *subnet = xasprintf("%s/32", addr);
-        if (has(c, "bind-address") || has(c, "ingress-address") || has(c, "primary-address"))
+        bool bind = has(c, "bind-address"), ingress = has(c, "ingress-address"), egress = has(c, "egress-subnets");
+        if (has(c, "primary-address")) {
+                if (bind || ingress || egress)
+                        return fail(c, 1, "--primary-address must be the only flag specified");
                 return print_take(c, cJSON_CreateString(addr));
-        if (has(c, "egress-subnets"))
-                return print_take(c, cJSON_CreateString(subnet));
-        cJSON *o = cJSON_CreateObject();
-        cJSON *ba = cJSON_CreateObject();
-        jset_str(ba, "mac-address", "");
-        jset_str(ba, "interface-name", lo ? "lo" : "eth0");
-        cJSON *a = cJSON_CreateObject();
-        jset_str(a, "hostname", "");
-        jset_str(a, "address", addr);
+        }
+        if (bind + ingress + egress == 1) {
+                if (egress) {
+                        cJSON *l = cJSON_CreateArray();
+                        cJSON_AddItemToArray(l, cJSON_CreateString(subnet));
+                        return print_take(c, l);
+                }
+                return print_take(c, cJSON_CreateString(addr));
+        }
+        if (bind + ingress + egress > 1) {
+                cJSON *o = cJSON_CreateObject();
+                if (egress)
+                        cJSON_AddItemToArray(jarr(o, "egress-subnets"), cJSON_CreateString(subnet));
+                if (ingress)
+                        jset_str(o, "ingress-address", addr);
+                if (bind)
+                        jset_str(o, "bind-address", addr);
+                return print_take(c, o);
+        }
+        /* networkInfoResultDisplay: struct order; the X copies only in YAML */
+        bool yaml = c->format != FORMAT_JSON;
         _cleanup_free_ char *cidr = lo ? xstrdup("127.0.0.0/8") : NULL;
         if (!cidr) {
                 _cleanup_free_ char *net = xstrdup(addr);
@@ -1029,144 +1567,202 @@ static int t_network_get(struct call *c) {
                         *dot = '\0';
                 cidr = xasprintf("%s.0/24", net);
         }
-        jset_str(a, "cidr", cidr);
+        cJSON *o = cJSON_CreateObject();
+        cJSON *ba = cJSON_CreateObject();
+        jset_str(ba, "mac-address", "");
+        jset_str(ba, "interface-name", lo ? "lo" : "eth0");
+        cJSON *a = cJSON_CreateObject();
+        jset_str(a, "hostname", "");
         jset_str(a, "value", addr);
+        jset_str(a, "cidr", cidr);
+        if (yaml)
+                jset_str(a, "address", addr);
         cJSON_AddItemToArray(jarr(ba, "addresses"), a);
-        jset_str(ba, "macaddress", "");
-        jset_str(ba, "interfacename", lo ? "lo" : "eth0");
+        if (yaml) {
+                jset_str(ba, "macaddress", "");
+                jset_str(ba, "interfacename", lo ? "lo" : "eth0");
+        }
         cJSON_AddItemToArray(jarr(o, "bind-addresses"), ba);
         cJSON_AddItemToArray(jarr(o, "egress-subnets"), cJSON_CreateString(subnet));
         cJSON_AddItemToArray(jarr(o, "ingress-addresses"), cJSON_CreateString(addr));
-        if (c->format == FORMAT_SMART)
-                c->format = FORMAT_YAML;
-        return print_take(c, o);
+        format_struct(c->out, o, c->format);
+        cJSON_Delete(o);
+        return 0;
+}
+
+/* --- leadership settings, goal state, reboot, relation model -------------------------------- */
+
+static int t_leader_get(struct call *c) {
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        const char *key = c->args.n ? c->args.v[0] : "";
+        if (streq(key, "-"))
+                key = "";
+        else if (strchr(key, '='))
+                return fail(c, 2, "invalid key %s", q(c, key, &b));
+        int r = check_empty(c, c->args.n ? 1 : 0);
+        if (r)
+                return r;
+        const cJSON *ls = jget(state_app(W(c), c->ctx->app), "leader-settings");
+        if (!*key) {
+                _cleanup_json_ cJSON *all = ls ? cJSON_Duplicate(ls, true) : cJSON_CreateObject();
+                return print(c, all);
+        }
+        return print(c, jget(ls, key));
+}
+
+/* leader-set: written at once (not at the hook's end), the other units told with
+ * leader-settings-changed. */
+static int t_leader_set(struct call *c) {
+        _cleanup_json_ cJSON *kv = cJSON_CreateObject();
+        int r = keyvalues(c, 0, kv);
+        if (r)
+                return r;
+        if (!leader(c))
+                return fail(c, 1, "cannot write leadership settings: cannot write settings: not the leader");
+        bool changed = false;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, kv) {
+                const cJSON *old = jget(jget(state_app(W(c), c->ctx->app), "leader-settings"), e->string);
+                changed = changed || (*e->valuestring ? !old || !streq_ptr(old->valuestring, e->valuestring) : !!old);
+        }
+        if (!changed)
+                return 0;
+        cJSON *states[2] = { c->ctx->m->state, W(c) };
+        for (int i = 0; i < 2; i++) {
+                cJSON *app = state_app(states[i], c->ctx->app);
+                apply_kv(jobj(app, "leader-settings"), kv);
+                const cJSON *u;
+                cJSON_ArrayForEach(u, jget(app, "units")) if (!streq(u->valuestring, c->ctx->unit))
+                        queue_event(states[i], u->valuestring, event_new("leader-settings-changed"));
+        }
+        return 0;
+}
+
+/* formattedGoalState: units of this application and, per endpoint, the related units and
+ * applications. Juju adds each entry's "since" time; juju-sim has none to give. */
+static int t_goal_state(struct call *c) {
+        int r = check_empty(c, 0);
+        if (r)
+                return r;
+        cJSON *o = cJSON_CreateObject();
+        cJSON *units = jobj(o, "units"), *rels = jobj(o, "relations");
+        const cJSON *u, *ur;
+        cJSON_ArrayForEach(u, jget(state_app(W(c), c->ctx->app), "units")) {
+                const cJSON *unit = state_unit(W(c), u->valuestring);
+                jset_str(jobj(units, u->valuestring), "status",
+                        streq_ptr(jstr(unit, "life"), "dying") ? "dying" : "active");
+        }
+        cJSON_ArrayForEach(ur, jget(my_unit(c), "relations")) {
+                long id = strtol(ur->string, NULL, 10);
+                const cJSON *rel = state_relation(W(c), id);
+                const char *ep = jstr(rel_endpoint(rel, c->ctx->app), "endpoint");
+                if (!rel || !ep || cJSON_IsTrue(jget(ur, "broken")))
+                        continue;
+                cJSON *e = jobj(rels, ep);
+                const char *rapp = rel_remote_app(rel, c->ctx->app);
+                if (rapp && !cJSON_IsTrue(jget(rel, "peer")))
+                        jset_str(jobj(e, rapp), "status", "joined");
+                const cJSON *m;
+                cJSON_ArrayForEach(m, jget(ur, "members")) jset_str(jobj(e, m->valuestring), "status", "active");
+        }
+        format_struct(c->out, o, c->format);
+        cJSON_Delete(o);
+        return 0;
+}
+
+static int t_juju_reboot(struct call *c) {
+        int r = check_empty(c, 0);
+        if (r)
+                return r;
+        if (c->ctx->is_action)
+                return fail(c, 1, "juju-reboot is not supported when running an action.");
+        _cleanup_free_ char *line = xasprintf("INFO juju-sim: juju-reboot%s requested (machines are not rebooted)",
+                has(c, "now") ? " --now" : "");
+        cJSON_AddItemToArray(c->ctx->logs, cJSON_CreateString(line));
+        return 0;
+}
+
+static int t_relation_model_get(struct call *c) {
+        long id = -1;
+        int r = relation_arg(c, &id);
+        if (r || (r = check_empty(c, 0)))
+                return r;
+        cJSON *o = cJSON_CreateObject();
+        jset_str(o, "uuid", strempty(jstr(jget(W(c), "model"), "uuid")));
+        format_struct(c->out, o, c->format);
+        cJSON_Delete(o);
+        return 0;
 }
 
 /* --- dispatch ----------------------------------------------------------------------------- */
 
-int hooktool_run(struct hookctx *ctx, char *const *argv, const char *file, struct strbuf *out,
-        struct strbuf *errout) {
-        const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-        struct call c = {
-                .ctx = ctx, .tool = name, .out = out, .err = errout, .file = file, .args = STRV_INIT
-        };
-        int r;
-        flag(&c, "format", NULL, true);
-        flag(&c, "o", "output", true);
-        int (*fn)(struct call *) = NULL;
-        bool open_port = false, close_port = false;
+static const struct {
+        const char *name;
+        int (*fn)(struct call *);
+} tools[] = {
+        { "action-fail", t_action_fail },
+        { "action-get", t_action_get },
+        { "action-log", t_action_log },
+        { "action-set", t_action_set },
+        { "application-version-set", t_application_version_set },
+        { "close-port", t_close_port },
+        { "config-get", t_config_get },
+        { "goal-state", t_goal_state },
+        { "is-leader", t_is_leader },
+        { "juju-log", t_juju_log },
+        { "juju-reboot", t_juju_reboot },
+        { "leader-get", t_leader_get },
+        { "leader-set", t_leader_set },
+        { "network-get", t_network_get },
+        { "open-port", t_open_port },
+        { "opened-ports", t_opened_ports },
+        { "relation-get", t_relation_get },
+        { "relation-ids", t_relation_ids },
+        { "relation-list", t_relation_list },
+        { "relation-model-get", t_relation_model_get },
+        { "relation-set", t_relation_set },
+        { "secret-add", t_secret_add },
+        { "secret-get", t_secret_get },
+        { "secret-grant", t_secret_grant },
+        { "secret-ids", t_secret_ids },
+        { "secret-info-get", t_secret_info_get },
+        { "secret-remove", t_secret_remove },
+        { "secret-revoke", t_secret_revoke },
+        { "secret-set", t_secret_set },
+        { "state-delete", t_state_delete },
+        { "state-get", t_state_get },
+        { "state-set", t_state_set },
+        { "status-get", t_status_get },
+        { "status-set", t_status_set },
+        { "unit-get", t_unit_get },
+};
 
-        if (streq(name, "relation-ids"))
-                fn = t_relation_ids;
-        else if (streq(name, "relation-list")) {
-                flag(&c, "r", "relation", true);
-                flag(&c, "app", NULL, false);
-                fn = t_relation_list;
-        } else if (streq(name, "relation-get")) {
-                flag(&c, "r", "relation", true);
-                flag(&c, "app", NULL, false);
-                fn = t_relation_get;
-        } else if (streq(name, "relation-set")) {
-                flag(&c, "r", "relation", true);
-                flag(&c, "app", NULL, false);
-                flag(&c, "file", NULL, true);
-                fn = t_relation_set;
-        } else if (streq(name, "config-get")) {
-                flag(&c, "all", "a", false);
-                fn = t_config_get;
-        } else if (streq(name, "is-leader"))
-                fn = t_is_leader;
-        else if (streq(name, "status-set")) {
-                flag(&c, "application", NULL, false);
-                fn = t_status_set;
-        } else if (streq(name, "status-get")) {
-                flag(&c, "application", NULL, false);
-                flag(&c, "include-data", NULL, false);
-                fn = t_status_get;
-        } else if (streq(name, "application-version-set"))
-                fn = t_application_version_set;
-        else if (streq(name, "juju-log")) {
-                flag(&c, "log-level", "l", true);
-                flag(&c, "debug", NULL, false);
-                flag(&c, "key", NULL, true);
-                fn = t_juju_log;
-        } else if (streq(name, "action-get"))
-                fn = t_action_get;
-        else if (streq(name, "action-set"))
-                fn = t_action_set;
-        else if (streq(name, "action-fail"))
-                fn = t_action_fail;
-        else if (streq(name, "action-log"))
-                fn = t_action_log;
-        else if (streq(name, "secret-add")) {
-                flag(&c, "label", NULL, true);
-                flag(&c, "description", NULL, true);
-                flag(&c, "owner", NULL, true);
-                flag(&c, "expire", NULL, true);
-                flag(&c, "rotate", NULL, true);
-                flag(&c, "file", NULL, true);
-                fn = t_secret_add;
-        } else if (streq(name, "secret-get")) {
-                flag(&c, "label", NULL, true);
-                flag(&c, "peek", NULL, false);
-                flag(&c, "refresh", NULL, false);
-                fn = t_secret_get;
-        } else if (streq(name, "secret-set")) {
-                flag(&c, "label", NULL, true);
-                flag(&c, "description", NULL, true);
-                flag(&c, "expire", NULL, true);
-                flag(&c, "rotate", NULL, true);
-                flag(&c, "file", NULL, true);
-                fn = t_secret_set;
-        } else if (streq(name, "secret-grant")) {
-                flag(&c, "r", "relation", true);
-                flag(&c, "unit", NULL, true);
-                fn = t_secret_grant;
-        } else if (streq(name, "secret-revoke")) {
-                flag(&c, "r", "relation", true);
-                flag(&c, "unit", NULL, true);
-                flag(&c, "app", NULL, true);
-                fn = t_secret_revoke;
-        } else if (streq(name, "secret-remove")) {
-                flag(&c, "revision", NULL, true);
-                fn = t_secret_remove;
-        } else if (streq(name, "secret-ids"))
-                fn = t_secret_ids;
-        else if (streq(name, "secret-info-get")) {
-                flag(&c, "label", NULL, true);
-                fn = t_secret_info_get;
-        } else if (streq(name, "state-get")) {
-                flag(&c, "strict", NULL, false);
-                fn = t_state_get;
-        } else if (streq(name, "state-set")) {
-                flag(&c, "file", NULL, true);
-                fn = t_state_set;
-        } else if (streq(name, "state-delete"))
-                fn = t_state_delete;
-        else if ((open_port = streq(name, "open-port")) || (close_port = streq(name, "close-port"))) {
-                flag(&c, "endpoints", NULL, true);
-        } else if (streq(name, "opened-ports")) {
-                flag(&c, "endpoints", NULL, false);
-                fn = t_opened_ports;
-        } else if (streq(name, "unit-get"))
-                fn = t_unit_get;
-        else if (streq(name, "network-get")) {
-                flag(&c, "r", "relation", true);
-                flag(&c, "bind-address", NULL, false);
-                flag(&c, "ingress-address", NULL, false);
-                flag(&c, "egress-subnets", NULL, false);
-                flag(&c, "primary-address", NULL, false);
-                fn = t_network_get;
-        } else {
-                r = fail(&c, 1, "juju-sim: hook tool \"%s\" is not supported", name);
-                strv_clear(&c.args);
-                return r;
+int hooktool_run(struct hookctx *ctx, char *const *argv, const char *file, const cJSON *files,
+        struct strbuf *out, struct strbuf *errout, char **ret_output) {
+        const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+        struct call c = { .ctx = ctx,
+                .tool = name,
+                .out = out,
+                .err = errout,
+                .file = file,
+                .files = files,
+                .args = STRV_INIT,
+                .format = FORMAT_SMART };
+        int (*fn)(struct call *) = NULL;
+        for (size_t i = 0; i < ELEMENTSOF(tools); i++)
+                if (streq(tools[i].name, name))
+                        fn = tools[i].fn;
+        c.tf = toolflags_find(name);
+        if (!fn || !c.tf)
+                return fail(&c, 1, "juju-sim: hook tool \"%s\" is not supported", name);
+        int r = parse(&c, argv);
+        if (r < 0)
+                r = 0; /* help printed */
+        else if (r == 0) {
+                r = fn(&c);
+                if (r == 0 && val(&c, "output") && *val(&c, "output"))
+                        *ret_output = xstrdup(val(&c, "output"));
         }
-        r = parse(&c, argv);
-        if (r == 0 && val(&c, "o"))
-                r = fail(&c, 2, "--output is not supported by juju-sim");
-        if (r == 0)
-                r = open_port || close_port ? t_port(&c, open_port) : fn(&c);
         strv_clear(&c.args);
         return r;
 }

@@ -8,6 +8,8 @@
 #include <time.h>
 
 #include "charm.h"
+#include "actionparams.h"
+#include "gnuflag.h"
 #include "model.h"
 #include "runner.h"
 #include "simmachine.h"
@@ -384,37 +386,64 @@ static int cmd_wait(int argc, char **argv) {
         return sr;
 }
 
+/* `juju run UNIT ACTION [k.k=v …]` (cmd/juju/action/run.go): gnuflag flags --format,
+ * --params FILE, --string-args; UNIT may be APP/leader. */
 static int cmd_run(int argc, char **argv) {
         enum out_format f = FORMAT_YAML;
+        static const struct gnuflag defs[] = {
+                { "format", GNUFLAG_STRING, 0 },
+                { "params", GNUFLAG_STRING, 1 },
+                { "string-args", GNUFLAG_BOOL, 2 },
+        };
+        struct gnuflag_value vals[3] = { { 0 } };
         _cleanup_strv_ struct strv pos = STRV_INIT;
-        for (int i = 1; i < argc; i++) {
-                const char *fmt = NULL;
-                if (streq(argv[i], "--format") && i + 1 < argc)
-                        fmt = argv[++i];
-                else if (startswith(argv[i], "--format="))
-                        fmt = argv[i] + 9;
-                else if (argv[i][0] == '-' && argv[i][1] == '-')
-                        return die(2, "option provided but not defined: %s", argv[i]);
-                else {
-                        strv_push(&pos, argv[i]);
-                        continue;
-                }
-                if (parse_format(fmt, &f) < 0 || f == FORMAT_SMART)
-                        return die(2, "invalid value \"%s\" for option --format", fmt);
+        _cleanup_strbuf_ struct strbuf perr = STRBUF_INIT;
+        int r = gnuflag_parse(defs, ELEMENTSOF(defs), vals, 3, true, argv + 1, NULL, NULL, &pos, &perr);
+        if (r == GNUFLAG_HELP) {
+                puts("Usage: juju-sim run <unit> <action-name> [<key>=<value> [<key>[.<key> ...]=<value>]]");
+                return 0;
         }
+        if (r < 0)
+                return die(2, "%s", perr.buf);
+        if (vals[0].set && (parse_format(vals[0].value, &f) < 0 || f == FORMAT_SMART))
+                return die(2, "invalid value \"%s\" for option --format: unknown format \"%s\"", vals[0].value,
+                        vals[0].value);
+        if (pos.n < 1)
+                return die(2, "no unit specified");
+        const char *slash = strchr(pos.v[0], '/');
+        if (!slash || !slash[1] || (!streq(slash + 1, "leader") && strspn(slash + 1, "0123456789") != strlen(slash + 1)))
+                return die(2, "invalid unit or action name \"%s\"", pos.v[0]);
         if (pos.n < 2)
-                return die(2, "usage: run UNIT ACTION [K=V …] [--format=json|yaml]");
+                return die(2, "no action specified");
+        if (!action_name_valid(pos.v[1]))
+                return die(2, "invalid unit or action name \"%s\"", pos.v[1]);
+        if (action_params_check_args(pos.v + 2, &perr) < 0)
+                return die(2, "%s", perr.buf);
+        _cleanup_free_ char *params_yaml = NULL;
+        if (vals[1].set) {
+                r = read_full_file(vals[1].value, &params_yaml, NULL);
+                if (r < 0)
+                        return die(1, "open %s: %s", vals[1].value, strerror(-r));
+        }
         _cleanup_model_ struct model *m = NULL;
-        int r = open_locked(false, &m);
+        r = open_locked(false, &m);
         if (r)
                 return r;
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
         const char *unit = pos.v[0], *action = pos.v[1];
+        _cleanup_free_ char *leader = NULL;
+        if (streq(strchr(unit, '/'), "/leader")) {
+                _cleanup_free_ char *of = xstrndup(unit, strlen(unit) - strlen("/leader"));
+                if (!jstr(state_app(m->state, of), "leader"))
+                        return die(1, "could not determine leader for \"%s\"", of);
+                unit = leader = xstrdup(jstr(state_app(m->state, of), "leader"));
+        }
         const char *app = unit_app(m->state, unit);
         if (!app)
                 return die(1, "unit \"%s\" not found", unit);
         _cleanup_json_ cJSON *params = NULL, *result = NULL;
-        r = charm_action_params(jget(state_app(m->state, app), "charm"), action, pos.v + 2, &params, &err);
+        r = charm_action_params(jget(state_app(m->state, app), "charm"), action, params_yaml, pos.v + 2,
+                vals[2].set && vals[2].b, &params, &err);
         if (r < 0)
                 return fail_err(r, &err);
         r = runner_run_action(m, unit, action, params, &result, &err);

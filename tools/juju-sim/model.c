@@ -14,6 +14,7 @@
 
 #include "charm.h"
 #include "model.h"
+#include "toolflags.h"
 #include "runner.h"
 #include "simmachine.h"
 #include "yamljson.h"
@@ -22,13 +23,9 @@
 #include "util/fileio.h"
 #include "util/banned.h"
 
-/* The hook tools served by juju-sim-tool: each is a symlink in DIR/tools. */
-static const char *const tool_names[] = { "relation-ids", "relation-list", "relation-get", "relation-set",
-        "config-get", "is-leader", "status-set", "status-get", "application-version-set", "juju-log",
-        "action-get", "action-set", "action-fail", "action-log", "secret-add", "secret-get", "secret-set",
-        "secret-grant", "secret-revoke", "secret-remove", "secret-ids", "secret-info-get", "state-get",
-        "state-set", "state-delete", "open-port", "close-port", "opened-ports", "unit-get", "network-get",
-        "juju-exec", "juju-reboot", "goal-state", "credential-get", "leader-get", "leader-set" };
+/* DIR/tools holds a symlink to juju-sim-tool for every hook tool served (toolflags_names), for
+ * juju-exec, and for the tools Juju ships that juju-sim answers "not supported" (exit 1). */
+static const char *const tool_extra[] = { "juju-exec", "credential-get" };
 
 char *model_dir_resolve(const char *dir) {
         if (isempty(dir))
@@ -150,8 +147,10 @@ static int model_create(const char *dir, struct strbuf *err) {
                 return -errno;
         }
         _cleanup_free_ char *tool = tool_exe(), *self = self_exe();
-        for (size_t i = 0; i < ELEMENTSOF(tool_names); i++) {
-                _cleanup_free_ char *l = xasprintf("%s/%s", tools, tool_names[i]);
+        for (size_t i = 0; i < ELEMENTSOF(tool_extra) + strv_length((char **) toolflags_names); i++) {
+                const char *name = i < ELEMENTSOF(tool_extra) ? tool_extra[i]
+                                                              : toolflags_names[i - ELEMENTSOF(tool_extra)];
+                _cleanup_free_ char *l = xasprintf("%s/%s", tools, name);
                 (void) unlink(l);
                 if (symlink(tool, l) < 0) {
                         strbuf_addf(err, "%s: %s", l, strerror(errno));
@@ -1364,6 +1363,41 @@ void model_event_post(struct model *m, const char *unit, const cJSON *ev, bool o
         model_gc(m);
 }
 
+/* A revision that is not the latest and that no consumer tracks any more is obsolete: its owner
+ * (the unit, or the application's leader) gets secret-remove with JUJU_SECRET_REVISION, once, and
+ * is expected to call secret-remove --revision (Juju's state/secrets obsolete revisions). */
+static void secret_obsolete_revisions(cJSON *work) {
+        cJSON *sec;
+        cJSON_ArrayForEach(sec, jget(work, "secrets")) {
+                long latest = (long) jnum(sec, "latest", 0);
+                const char *owner = jstr(sec, "owner");
+                if (streq_ptr(jstr(sec, "owner-kind"), "application"))
+                        owner = jstr(state_app(work, owner), "leader");
+                if (!owner)
+                        continue;
+                const cJSON *rev;
+                cJSON_ArrayForEach(rev, jget(sec, "revisions")) {
+                        long r = strtol(rev->string, NULL, 10);
+                        if (r >= latest || jarr_find(jget(sec, "remove-notified"), rev->string) >= 0)
+                                continue;
+                        bool tracked = false;
+                        const cJSON *u;
+                        cJSON_ArrayForEach(u, jget(work, "units")) {
+                                const cJSON *t = jget(jget(u, "secrets"), sec->string);
+                                tracked = tracked || (t && (long) jnum(t, "revision", 0) == r);
+                        }
+                        if (tracked)
+                                continue;
+                        cJSON *ev = event_new("secret-remove");
+                        jset_str(ev, "secret", sec->string);
+                        jset_str(ev, "label", strempty(jstr(sec, "label")));
+                        jset_num(ev, "revision", (double) r);
+                        queue_event(work, owner, ev);
+                        cJSON_AddItemToArray(jarr(sec, "remove-notified"), cJSON_CreateString(rev->string));
+                }
+        }
+}
+
 void model_commit(struct model *m, cJSON *work, const char *unit) {
         cJSON *old = m->state;
         const char *app = unit_app(work, unit);
@@ -1406,6 +1440,7 @@ void model_commit(struct model *m, cJSON *work, const char *unit) {
                         queue_event(work, u->string, ev);
                 }
         }
+        secret_obsolete_revisions(work);
         m->state = work;
         cJSON_Delete(old);
 }

@@ -88,6 +88,7 @@ static void serve_one(struct hookctx *ctx, int lfd) {
                         return;
         }
         _cleanup_json_ cJSON *j = cJSON_Parse(req.buf);
+        _cleanup_free_ char *output = NULL;
         int code;
         const cJSON *argv = jget(j, "argv");
         if (!cJSON_IsArray(argv) || cJSON_GetArraySize(argv) < 1) {
@@ -102,9 +103,12 @@ static void serve_one(struct hookctx *ctx, int lfd) {
                 const cJSON *a;
                 cJSON_ArrayForEach(a, argv) strv_push(&av, cJSON_IsString(a) ? a->valuestring : "");
                 ctx->tool_calls++;
-                code = hooktool_run(ctx, av.v, jstr(j, "file"), &out, &errout);
+                code = hooktool_run(ctx, av.v, jget(j, "file") ? jstr(j, "file") : NULL, jget(j, "files"),
+                        &out, &errout, &output);
         }
         _cleanup_json_ cJSON *rep = cJSON_CreateObject();
+        if (output)
+                jset_str(rep, "output", output);
         jset_num(rep, "code", code);
         jset_str(rep, "stdout", out.buf);
         jset_str(rep, "stderr", errout.buf);
@@ -240,10 +244,16 @@ static void build_env(struct hookctx *ctx, const char *charm_dir, const char *di
         env_add(env, "JUJU_CONTEXT_ID", ctx->id);
         env_add(env, "JUJU_AGENT_SOCKET_ADDRESS", sock);
         env_add(env, "JUJU_AGENT_SOCKET_NETWORK", "unix");
-        if (dispatch_path) {
-                env_add(env, "JUJU_HOOK_NAME", ctx->hook);
+        /* HookContext.HookVars exports these always, empty where there is nothing to say */
+        env_add(env, "JUJU_HOOK_NAME", ctx->hook);
+        static const char *const empty[] = { "JUJU_API_ADDRESSES", "JUJU_PRINCIPAL_UNIT", "JUJU_AVAILABILITY_ZONE",
+                "CLOUD_API_VERSION", "JUJU_CHARM_HTTP_PROXY", "JUJU_CHARM_HTTPS_PROXY", "JUJU_CHARM_FTP_PROXY",
+                "JUJU_CHARM_NO_PROXY" };
+        for (size_t i = 0; i < ELEMENTSOF(empty); i++)
+                env_add(env, empty[i], "");
+        env_add(env, "JUJU_SLA", "unsupported");
+        if (dispatch_path)
                 env_add(env, "JUJU_DISPATCH_PATH", dispatch_path);
-        }
         if (ctx->relation_id >= 0) {
                 const cJSON *rel = state_relation(st, ctx->relation_id);
                 const char *ep = jstr(rel_endpoint(rel, ctx->app), "endpoint");
@@ -257,11 +267,12 @@ static void build_env(struct hookctx *ctx, const char *charm_dir, const char *di
         if (ctx->is_action) {
                 env_add(env, "JUJU_ACTION_NAME", ctx->action_name);
                 env_add(env, "JUJU_ACTION_UUID", jstr(ev, "action-id"));
+                strv_pushf(env, "JUJU_ACTION_TAG=action-%s", strempty(jstr(ev, "action-id")));
         }
         if (jstr(ev, "secret")) {
                 env_add(env, "JUJU_SECRET_ID", jstr(ev, "secret"));
                 env_add(env, "JUJU_SECRET_LABEL", jstr(ev, "label"));
-                if (jget(ev, "revision"))
+                if (jnum(ev, "revision", 0) > 0)
                         strv_pushf(env, "JUJU_SECRET_REVISION=%d", (int) jnum(ev, "revision", 0));
         }
 }

@@ -5,9 +5,12 @@
  *
  * Protocol (juju-sim-tool <-> runner), one connection per tool call on the filesystem socket
  * DIR/agent.sock (JUJU_AGENT_SOCKET_ADDRESS): the tool writes one JSON object
- *   { "context": ID, "argv": [name, args…], "file": "<contents of --file PATH or stdin>"? }
- * and shuts down its write side; the runner answers { "code": N, "stdout": S, "stderr": S } and
- * closes. A request whose context is not the running one is refused (code 1).
+ *   { "context": ID, "argv": [name, args…], "file": "<contents of --file PATH or stdin>"?,
+ *     "files": { PATH: "<contents>" | { "error": "<Go's os error text>" } }? }
+ * ("files": the key#file=PATH arguments of secret-add/secret-set, read where the path makes
+ * sense) and shuts down its write side; the runner answers
+ *   { "code": N, "stdout": S, "stderr": S, "output": PATH? }
+ * and closes; with "output" (the tool's -o/--output) the tool writes stdout to PATH instead. A request whose context is not the running one is refused (code 1).
  *
  * Invariants: one context at a time (the caller holds the model lock); status-set, juju-log and
  * application-version-set take effect at once, everything else lands in ctx->work, which replaces
@@ -62,8 +65,9 @@ int runner_run_action(struct model *m, const char *unit, const char *action, cJS
  * stdout and stderr. *ret_status: its exit status (128+N for a signal). */
 int runner_exec(struct model *m, const char *unit, char *const *cmd, int *ret_status, struct strbuf *err);
 
-/* Implemented in hooktools.c: runs one hook tool in ctx. Returns the tool's exit code. */
-int hooktool_run(
-        struct hookctx *ctx, char *const *argv, const char *file, struct strbuf *out, struct strbuf *errout);
+/* Implemented in hooktools.c: runs one hook tool in ctx (file: the --file contents, files: the
+ * request's "files"). Returns the tool's exit code; *ret_output (malloc'd) is the -o path, if any. */
+int hooktool_run(struct hookctx *ctx, char *const *argv, const char *file, const cJSON *files,
+        struct strbuf *out, struct strbuf *errout, char **ret_output);
 
 int64_t now_ms(void);

@@ -3,11 +3,13 @@
  * forwards its argv to the running hook's runner, and juju-exec, which runs `juju-sim exec`. */
 #include "util/macro.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <cjson/cJSON.h>
 
+#include "toolflags.h"
 #include "util/alloc.h"
 #include "util/fileio.h"
 #include "util/strbuf.h"
@@ -45,16 +47,29 @@ static void write_all(int fd, const char *p, size_t n) {
         }
 }
 
-/* The --file argument's contents ("-": stdin), read here where the path makes sense. */
-static int file_arg(int argc, char **argv, char **ret) {
-        for (int i = 1; i < argc; i++) {
-                const char *f = NULL;
-                if ((streq(argv[i], "--file") || streq(argv[i], "-file")) && i + 1 < argc)
-                        f = argv[i + 1];
-                else if (startswith(argv[i], "--file="))
-                        f = argv[i] + 7;
-                if (!f)
-                        continue;
+/* Go's os error text for a failed open: "open PATH: no such file or directory". */
+static char *os_error(const char *path, int err) {
+        _cleanup_free_ char *e = xstrdup(strerror(err));
+        if (e[0] >= 'A' && e[0] <= 'Z' && !(e[1] >= 'A' && e[1] <= 'Z'))
+                e[0] = (char) (e[0] - 'A' + 'a');
+        return xasprintf("open %s: %s", path, e);
+}
+
+/* What the tool reads where its paths make sense (the hook's cwd and mount namespace), parsing
+ * argv with the tool's own flags (toolflags.h): --file (a path or "-": stdin) into
+ * req["file"], and secret-add/secret-set's key#file=PATH arguments into req["files"]. */
+static int read_inputs(const char *name, char **argv, cJSON *req) {
+        const struct toolflags *t = toolflags_find(name);
+        if (!t)
+                return 0;
+        struct gnuflag_value values[TF_NSLOTS] = { { 0 } };
+        _cleanup_strv_ struct strv args = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        if (toolflags_parse(t, argv, values, NULL, NULL, &args, &err) != 0)
+                return 0; /* the agent reports the usage error */
+        int slot = toolflags_slot(t, "file");
+        const char *f = slot >= 0 && values[slot].set ? values[slot].value : NULL;
+        if (f && *f) {
                 _cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
                 if (streq(f, "-")) {
                         if (read_fd(0, &sb) < 0)
@@ -63,13 +78,34 @@ static int file_arg(int argc, char **argv, char **ret) {
                         _cleanup_free_ char *data = NULL;
                         int r = read_full_file(f, &data, NULL);
                         if (r < 0) {
-                                fprintf(stderr, "ERROR cannot read \"%s\": %s\n", f, strerror(-r));
+                                _cleanup_free_ char *e = os_error(f, -r);
+                                fprintf(stderr, "ERROR %s\n", e);
                                 return r;
                         }
                         strbuf_addstr(&sb, data);
                 }
-                *ret = strbuf_detach(&sb, NULL);
-                return 1;
+                cJSON_AddStringToObject(req, "file", sb.buf);
+        }
+        if (!streq(name, "secret-add") && !streq(name, "secret-set"))
+                return 0;
+        cJSON *files = NULL;
+        for (size_t i = streq(name, "secret-set") ? 1 : 0; i < args.n; i++) {
+                const char *a = args.v[i], *mark = strstr(a, "#file=");
+                if (!mark)
+                        continue;
+                const char *path = mark + strlen("#file=");
+                if (!files)
+                        files = cJSON_AddObjectToObject(req, "files");
+                if (cJSON_GetObjectItemCaseSensitive(files, path))
+                        continue;
+                _cleanup_free_ char *data = NULL;
+                int r = read_full_file(path, &data, NULL);
+                if (r < 0) {
+                        _cleanup_free_ char *e = os_error(path, -r);
+                        cJSON *o = cJSON_AddObjectToObject(files, path);
+                        cJSON_AddStringToObject(o, "error", e);
+                } else
+                        cJSON_AddStringToObject(files, path, data);
         }
         return 0;
 }
@@ -83,17 +119,16 @@ static int hook_tool(const char *name, int argc, char **argv) {
                         name);
                 return 1;
         }
-        _cleanup_free_ char *file = NULL;
-        if (file_arg(argc, argv, &file) < 0)
-                return 1;
         cJSON *req = cJSON_CreateObject();
         cJSON_AddStringToObject(req, "context", ctx);
         cJSON *av = cJSON_AddArrayToObject(req, "argv");
         cJSON_AddItemToArray(av, cJSON_CreateString(name));
         for (int i = 1; i < argc; i++)
                 cJSON_AddItemToArray(av, cJSON_CreateString(argv[i]));
-        if (file)
-                cJSON_AddStringToObject(req, "file", file);
+        if (read_inputs(name, argv, req) < 0) {
+                cJSON_Delete(req);
+                return 1;
+        }
         _cleanup_free_ char *s = cJSON_PrintUnformatted(req);
         cJSON_Delete(req);
 
@@ -121,8 +156,18 @@ static int hook_tool(const char *name, int argc, char **argv) {
                 fprintf(stderr, "ERROR bad answer from the juju-sim agent\n");
                 return 1;
         }
-        const char *o = jstr_(j, "stdout"), *e = jstr_(j, "stderr");
-        if (o)
+        const char *o = jstr_(j, "stdout"), *e = jstr_(j, "stderr"), *path = jstr_(j, "output");
+        if (o && path) {
+                /* -o/--output: cmd.Output.Write creates the file (relative to the cwd) */
+                _cleanup_close_ int ofd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+                if (ofd < 0) {
+                        _cleanup_free_ char *err = os_error(path, errno);
+                        fprintf(stderr, "ERROR %s\n", err);
+                        cJSON_Delete(j);
+                        return 1;
+                }
+                write_all(ofd, o, strlen(o));
+        } else if (o)
                 write_all(1, o, strlen(o));
         if (e)
                 write_all(2, e, strlen(e));

@@ -28,10 +28,16 @@ void json_to_yaml(struct strbuf *out, const cJSON *v);
 /* Output formats shared by the hook tools and the CLI. */
 enum out_format { FORMAT_SMART, FORMAT_JSON, FORMAT_YAML };
 int parse_format(const char *s, enum out_format *ret);
-/* Appends v in the format, with a final newline (nothing at all for a JSON-less null in smart).
- * Smart (Juju's FormatSmart): strings bare, booleans True/False, numbers plain, a list of
- * strings one per line, anything else as YAML. */
+/* Appends v as juju/cmd's formatters print a Go value (output.go), maps with sorted keys as Go
+ * prints a map. v NULL or a JSON null is Go's nil: nothing in yaml and smart, "null" in json.
+ * json: encoding/json (HTML-safe escapes, Go's float format). yaml: the YAML emitter below.
+ * smart (FormatSmart): a string bare (an empty one prints nothing), a bool True/False, a list of
+ * strings one per line (an empty one prints nothing), anything else as yaml. */
 void format_value(struct strbuf *out, const cJSON *v, enum out_format f);
+/* As format_value, keys kept in the order given (a Go struct's fields). */
+void format_struct(struct strbuf *out, const cJSON *v, enum out_format f);
+/* Appends v as Go's json.Marshal would (keys in the order given). */
+void json_to_go_json(struct strbuf *out, const cJSON *v);
 
 /* Case-sensitive object lookup (cJSON_GetObjectItem ignores case). */
 static inline cJSON *jget(const cJSON *o, const char *k) {
