@@ -1,21 +1,55 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Jobs are tracked and confined by cgroups (issue 12), on real daemons in juju-sim machines: the
-# controller writes cgroup.conf next to slurm.conf and slurmd gets it (configless); a job's
-# daemon (setsid nohup sleep, outliving the batch script) is killed at the job's end (under
-# proctrack/linuxproc it survives: tried by hand, HACKING.md); a job over its --mem is killed by
-# the kernel (OUT_OF_MEMORY) while one within it completes; --cpus-per-task=1 on a 2-CPU node
-# gives the job exactly one CPU (-c 2: both); a changed cgroup.conf restarts slurmctld and is
-# pushed to slurmd.
+# Jobs are tracked and confined by cgroups (issue 12), on real daemons in juju-sim machines. The
+# cluster is first deployed as an older charm had it (proctrack/linuxproc, task/none): there a
+# job's daemon (setsid nohup sleep, outliving the batch script) survives the job, which is what
+# check (1) below would find without cgroups. Then upgrade-charm brings the template's cgroup
+# plugins: slurmctld restarts and pushes the file, and the compute unit's next hook restarts
+# slurmd, which reads them only at its start. Then: the controller's cgroup.conf is slurmd's
+# (configless); (1) a job's daemon is killed at the job's end; (2) a job over its --mem is killed
+# by the kernel (OUT_OF_MEMORY) while one within it completes; (3) --cpus-per-task=1 on a 2-CPU
+# node gives the job exactly one CPU (-c 2: both); (4) a changed cgroup.conf restarts slurmctld
+# and is pushed to slurmd.
 set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
 source "$(dirname "$0")/charm-lib.sh"
 
+# slurmd_plugins: the proctrack and task plugins the running slurmd has loaded
+slurmd_plugins() {
+        js exec slurmd/0 -- sh -c 'grep -o "/\(proctrack\|task\)_[a-z]*\.so" /proc/$(systemctl show -p MainPID --value slurmd)/maps' |
+                sort -u | tr -d '/' | tr '\n' ' '
+}
+
+log_tools # what slurmd/0 says when it restarts
 js deploy "$CTL_CHARM" >/dev/null
 js deploy "$SLURMD_CHARM" >/dev/null
+sed -i 's|^ProctrackType=.*|ProctrackType=proctrack/linuxproc|; s|^TaskPlugin=.*|TaskPlugin=task/none|' \
+        "$MODEL/charms/slurmctld/templates/slurm.conf"
 js integrate slurmctld slurmd >/dev/null
 settle 180
 expect_status slurmd/0 '^active idle$'
+
+log "(0) an older charm's cluster: proctrack/linuxproc, task/none"
+[ "$(slurmd_plugins)" = "proctrack_linuxproc.so task_none.so " ] || die "slurmd runs $(slurmd_plugins)"
+mark="1234.$$"
+job=$(submit -w slurmd-0 -o /dev/null --wrap "setsid nohup sleep $mark </dev/null >/dev/null 2>&1 & sleep 0.5")
+wait_job_state "$job" COMPLETED 30
+sleep 1
+survivor=$(js exec slurmd/0 -- pgrep -f "sleep $mark") || die "under linuxproc the job's daemon was gone too: check (1) proves nothing"
+log "under linuxproc the daemon of job $job survived it (pid $survivor)"
+js exec slurmd/0 -- kill "$survivor"
+
+log "upgrade-charm to the template's cgroup plugins"
+cp "$TOP_SRCDIR/templates/slurm.conf" "$MODEL/charms/slurmctld/templates/slurm.conf"
+js trigger slurmctld upgrade-charm >/dev/null
+settle
+js trigger slurmd update-status >/dev/null
+settle
+[ "$(slurmd_plugins)" = "proctrack_cgroup.so task_affinity.so task_cgroup.so " ] || die "after the upgrade slurmd runs $(slurmd_plugins)"
+grep -q '^slurmd/0 status-set maintenance restarting slurmd: slurm.conf names proctrack/cgroup,task/cgroup,task/affinity, which it did not load at its start $' \
+        "$T/argv.log" || die "slurmd/0 did not say why it restarted slurmd"
+expect_status slurmd/0 '^active idle$'
+log "slurmd restarted with $(slurmd_plugins)"
 
 log "cgroup.conf: the template's bytes on the controller, and in slurmd's conf-cache"
 ctl_root=$(root_of slurmctld/0)
