@@ -365,11 +365,11 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
         if (!active) {
                 ret->action = CTL_APPLY_STARTED;
                 r = restart_and_wait(o, false, &why);
-        } else if (same && !runs_other_file(conf, len))
+        } else if (same && !o->others_changed && !runs_other_file(conf, len))
                 r = 0;
         else if (same)
-                /* slurmctld read another file (an admin's reconfigure after a hand edit): ours
-                 * again, whatever kind of change that is */
+                /* slurmctld read another file (an admin's reconfigure after a hand edit), or
+                 * cgroup.conf changed: ours again, whatever kind of change that is */
                 r = restart_for_file(o, &ret->action, &push_pending, &why);
         else if (applied &&
                 ctl_conf_live_changes(applied, applied_len, conf, len, slurm_partition_key_live, &live) >

@@ -6,6 +6,7 @@
 #include "charm/slurmctld.h"
 #include "charm/strand.h"
 #include "charm/authkey.h"
+#include "charm/cgroupconf.h"
 #include "charm/ctlapply.h"
 #include "charm/ctlconf.h"
 #include "charm/ctlguard.h"
@@ -1251,6 +1252,9 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (key_changed < 0)
                 return key_changed;
 
+        int cgroup_changed = cgroup_conf_install(&o->paths, env->charm_dir, err);
+        if (cgroup_changed < 0)
+                return cgroup_changed;
         etc = charm_path(&o->paths, "/etc/slurm");
         r = mkdir_p(etc, 0755);
         if (r >= 0) {
@@ -1318,8 +1322,11 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 .answer_timeout_ms = o->answer_timeout_ms ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS,
                 .previous = old,
                 .previous_len = old_len,
+                .others_changed = cgroup_changed > 0,
         };
         r = ctl_apply(&ao, g.conf.buf, g.conf.len, &applied, err);
+        if (r >= 0)
+                r = cgroup_conf_applied(&o->paths, err);
         if (r < 0)
                 return r;
         if (applied.action != CTL_APPLY_ROLLED_BACK) {

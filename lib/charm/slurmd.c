@@ -14,6 +14,7 @@
 #include "charm/watcher.h"
 #include "interfaces/slurmd.h"
 #include "slurm/client.h"
+#include "slurmconf/conf.h"
 #include "slurm/hardware.h"
 #include "slurm/jobs.h"
 #include "slurm/nodes.h"
@@ -406,6 +407,51 @@ static int apply_default_state(
         return slurm_node_get(in->node_name, node, err);
 }
 
+/* One plugin item ("cgroup" or "task/cgroup" of type "task"): missing when no mapped file of
+ * maps ends in "/<type>_<name>.so" while another plugin of that type is mapped (a slurmd that
+ * has not loaded that type yet, just started, is not judged). */
+static void plugin_check(
+        const char *type, const char *item, const char *maps, struct strbuf *missing, int *n) {
+        const char *slash = strchr(item, '/');
+        const char *name = slash ? slash + 1 : item;
+        _cleanup_free_ char *so = xasprintf("/%s_%s.so\n", type, name), *any = xasprintf("/%s_", type);
+        if (isempty(name) || strstr(maps, so) || !strstr(maps, any))
+                return;
+        strbuf_addf(missing, "%s%s/%s", missing->len ? "," : "", type, name);
+        (*n)++;
+}
+
+int slurmd_plugins_missing(const char *conf, size_t conf_len, const char *maps, struct strbuf *missing) {
+        _cleanup_slurmconf_ struct slurmconf *c = NULL;
+        if (slurmconf_parse("slurm.conf", conf, conf_len, &c, NULL) < 0)
+                return 0;
+        int n = 0;
+        const char *pt = slurmconf_get(c, "ProctrackType");
+        if (pt)
+                plugin_check("proctrack", pt, maps, missing, &n);
+        _cleanup_free_ char *tp = xstrdup(strempty(slurmconf_get(c, "TaskPlugin")));
+        for (char *item = tp, *comma; item && *item; item = comma ? comma + 1 : NULL) {
+                comma = strchr(item, ',');
+                if (comma)
+                        *comma = '\0';
+                plugin_check("task", item, maps, missing, &n);
+        }
+        return n;
+}
+
+/* The start-only plugins the running slurmd (main_pid, in this machine) lacks, as
+ * slurmd_plugins_missing() against the file it runs with now: 1 with the list in why, 0. */
+static int plugins_stale(uint32_t main_pid, struct strbuf *why) {
+        const char *conf_path = slurm_config_path();
+        if (main_pid == 0 || !conf_path)
+                return 0;
+        _cleanup_free_ char *maps_path = xasprintf("/proc/%u/maps", main_pid), *maps = NULL, *conf = NULL;
+        size_t conf_len = 0;
+        if (read_full_file(maps_path, &maps, NULL) < 0 || read_full_file(conf_path, &conf, &conf_len) < 0)
+                return 0;
+        return slurmd_plugins_missing(conf, conf_len, maps, why) > 0;
+}
+
 /* What a (re)start is for, shown while it runs: a repair (update-status, the watcher) can take
  * seconds, and the status must not say "idle" meanwhile. Nothing is set when nothing restarts. */
 static void say_maintenance(struct juju_ctx *ctx, const char *msg) {
@@ -475,10 +521,17 @@ int slurmd_reconcile(
         if (r < 0)
                 return r;
         bool active = streq(st.active_state, "active");
-        bool restart = active && (defaults_changed > 0 || dropin_changed > 0);
+        _cleanup_strbuf_ struct strbuf stale = STRBUF_INIT;
+        bool restart =
+                active && (defaults_changed > 0 || dropin_changed > 0 || plugins_stale(st.main_pid, &stale));
         if (!active)
                 say_maintenance(ctx, "starting slurmd");
-        else if (restart)
+        else if (restart && stale.len) {
+                _cleanup_free_ char *msg = xasprintf(
+                        "restarting slurmd: slurm.conf names %s, which it did not load at its start",
+                        stale.buf);
+                say_maintenance(ctx, msg);
+        } else if (restart)
                 say_maintenance(ctx,
                         defaults_changed > 0 ? "restarting slurmd: /etc/default/slurmd changed"
                                              : "restarting slurmd: its drop-in changed");

@@ -12,7 +12,8 @@
  * partition/nodeset (compute_data_encode) when they differ. When the controller's data is
  * complete it installs the key (munge restarted only when it changed), the drop-in and
  * /etc/default/slurmd (`-Z --conf '<hardware | admin> Features=<app>' -N <node>
- * --conf-server <controllers>`), starts slurmd (restart when that file changed), waits
+ * --conf-server <controllers>`), starts slurmd (restart when that file changed, or when the
+ * running slurmd lacks a start-only plugin its slurm.conf names: slurmd_plugins_missing()), waits
  * (bounded) for the node to register, applies default-node-state/-reason once (remembered in
  * <state>/default-state-applied, so later scontrol changes by an admin stand), and reports the
  * node's Slurm state. update-status runs the same and so repairs a stopped slurmd or a missing
@@ -50,6 +51,13 @@ int slurmd_reconcile(
 /* The stored hardware line ("CPUs=2 RealMemory=…"), detecting and storing it when missing.
  * Appends the "Key=Value" words to ret. */
 int slurmd_hardware(const struct charm_paths *paths, struct strv *ret, struct strbuf *err);
+
+/* The plugins a slurmd reads only at its start (ProctrackType, TaskPlugin items) that slurm.conf
+ * (conf) names and slurmd's memory map (maps: /proc/PID/maps) lacks: a slurmd started under an
+ * older file, e.g. one with proctrack/linuxproc before a charm upgrade brought proctrack/cgroup
+ * (a pushed file does not change them: slurmd must restart). Pure. Appends "type/name" words,
+ * comma-separated, to missing; returns their count (0 when conf does not parse). */
+int slurmd_plugins_missing(const char *conf, size_t conf_len, const char *maps, struct strbuf *missing);
 
 /* Whether this hook is the unit leaving the cluster (pure): stop, remove, relation-broken of
  * the slurmctld relation, or its relation-departed naming this unit as the departing one (a

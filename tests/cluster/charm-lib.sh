@@ -54,6 +54,20 @@ settle() {
         }
 }
 
+# log_tools: every hook tool call (hooks and the watchers' runs) is logged to $T/argv.log as
+# "UNIT TOOL ARG… " lines, through a wrapper that juju-sim links the tools to (call it before the
+# first deploy).
+log_tools() {
+        cat >"$T/tool-wrap" <<WRAP
+#!/bin/bash
+{ printf '%s ' "\$JUJU_UNIT_NAME" "\${0##*/}" "\$@"; printf '\n'; } >>"$T/argv.log"
+exec -a "\${0##*/}" "$TOP_BUILDDIR/juju-sim-tool" "\$@"
+WRAP
+        chmod +x "$T/tool-wrap"
+        export JUJU_SIM_TOOL=$T/tool-wrap
+        : >"$T/argv.log"
+}
+
 # unit_status UNIT: "STATUS MESSAGE" of the unit's workload.
 unit_status() {
         js status --format=json | python3 -c '

@@ -15,16 +15,8 @@ source "$(dirname "$0")/charm-lib.sh"
 JSM=${JSM:-$TOP_BUILDDIR/tools/juju-sim/juju-sim-machine}
 [ -x "$JSM" ] || die "no juju-sim-machine at $JSM"
 
-# Every hook tool call (hooks and the watchers' runs) with its unit, through a wrapper that juju-sim
-# links the tools to: the status-set calls show what a unit said while a repair ran.
-cat >"$T/tool-wrap" <<WRAP
-#!/bin/bash
-{ printf '%s ' "\$JUJU_UNIT_NAME" "\${0##*/}" "\$@"; printf '\n'; } >>"$T/argv.log"
-exec -a "\${0##*/}" "$TOP_BUILDDIR/juju-sim-tool" "\$@"
-WRAP
-chmod +x "$T/tool-wrap"
-export JUJU_SIM_TOOL=$T/tool-wrap
-: >"$T/argv.log"
+# the status-set calls show what a unit said while a repair ran
+log_tools
 # mark: the tool log's length; said_since MARK UNIT: UNIT's status-set calls since MARK, one a line.
 mark() { wc -l <"$T/argv.log"; }
 # (the leader's status-set --application calls, the application status following its unit, are

@@ -16,6 +16,7 @@ A=$V/orphan-a # juju-sim, 2 machines, registered; its dir is deleted
 B=$V/orphan-b # juju-sim-machine, 1 machine, dir and registry entry deleted (an older juju-sim's)
 L=$V/live     # juju-sim, 2 machines, left alone
 F=$V/fake     # never made: a bare jsim-H cgroup holding a sleep, and a jsbH bridge
+G=$V/fake-v1  # never made: an empty jsim-H/m2 in our v1 memory cgroup only (a create cut short)
 # $MODEL (machine-lib's, juju-sim-machine, 1 machine): alive, registry entry deleted: adopted
 fake_pid=
 
@@ -25,7 +26,7 @@ gc_cleanup() {
                 [ -n "$fake_pid" ] && { kill -KILL "$fake_pid"; wait "$fake_pid"; } 2>/dev/null
                 JUJU_SIM_MODEL=$L "$JS" destroy >/dev/null 2>&1 || rc=1
                 # destroy-all works from the cgroups when the dir is gone
-                for m in "$A" "$B" "$F"; do
+                for m in "$A" "$B" "$F" "$G"; do
                         "$JSM" destroy-all "$m" >/dev/null 2>&1 || rc=1
                 done
                 rm -rf "$V"
@@ -36,11 +37,11 @@ gc_cleanup() {
 trap gc_cleanup EXIT
 trap 'exit 130' INT TERM
 
-for m in "$A" "$B" "$L" "$F"; do
+for m in "$A" "$B" "$L" "$F" "$G"; do
         printf '%s %s\n' "$m" "$("$JSM" names "$m" | tr '\n' ' ')" >>"$LEDGER"
 done
 hash_of() { "$JSM" names "$1" | sed -n 's/^cgroup=jsim-//p'; }
-hA=$(hash_of "$A") hB=$(hash_of "$B") hL=$(hash_of "$L") hF=$(hash_of "$F") hM=$(hash_of "$MODEL")
+hA=$(hash_of "$A") hB=$(hash_of "$B") hL=$(hash_of "$L") hF=$(hash_of "$F") hG=$(hash_of "$G") hM=$(hash_of "$MODEL")
 left_of() {
         local bridge cgroup veth_prefix
         eval "$("$JSM" names "$1" | grep -E '^(bridge|cgroup|veth_prefix)=')"
@@ -80,8 +81,15 @@ sleep 600 &
 fake_pid=$!
 echo "$fake_pid" >"$cg2/jsim-$hF/m3/cgroup.procs" || die "fake process into its cgroup"
 ip link add "jsb$hF" type bridge || die "fake bridge"
+# the v1 fake, below our own cgroup as juju-sim makes them (machine-cgroup.c): hybrid hosts only
+gone_v1=("$A" "$B" "$F")
+if [ "$(stat -f -c %T /sys/fs/cgroup/memory 2>/dev/null)" = cgroupfs ]; then
+        mkdir -p "/sys/fs/cgroup/memory$(sed -n 's/^[0-9]*:memory://p' /proc/self/cgroup)/jsim-$hG/m2" ||
+                die "fake v1 cgroup"
+        gone_v1+=("$G")
+fi
 
-for m in "$A" "$B" "$L" "$F"; do
+for m in "${gone_v1[@]}" "$L"; do
         [ -n "$(left_of "$m")" ] || die "nothing of $m before gc: the test proves nothing"
 done
 live_before=$(procs_of "$L")
@@ -99,11 +107,15 @@ grep -q "^removed jsim-$hA \"$A\" (directory gone): killed [0-9]* processes of 2
 grep -q "^removed jsim-$hB \"$B\" (unregistered, directory gone)" <<<"$out" || die "gc did not report $B"
 grep -q "^removed jsim-$hF (unregistered, model unknown): killed 1 process of 1 machine" <<<"$out" ||
         die "gc did not report the fake jsim-$hF"
+if [ ${#gone_v1[@]} = 4 ]; then
+        grep -q "^removed jsim-$hG (unregistered, no process left): removed cgroups jsim-$hG$" <<<"$out" ||
+                die "gc did not report the v1 fake jsim-$hG"
+fi
 grep -q "jsim-$hL\|jsim-$hM" <<<"$out" && die "gc touched a live model: $out"
 { wait "$fake_pid"; } 2>/dev/null # reaped: no zombie of it either
 fake_pid=
 
-for m in "$A" "$B" "$F"; do
+for m in "${gone_v1[@]}"; do
         left=$(left_of "$m")
         [ -z "$left" ] || die "left of $m after gc: $left"
 done

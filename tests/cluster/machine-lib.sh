@@ -90,8 +90,8 @@ SlurmctldHost=$host($addr)
 AuthType=auth/munge
 SlurmctldParameters=enable_configless
 SelectType=select/cons_tres
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+ProctrackType=proctrack/cgroup
+TaskPlugin=task/cgroup,task/affinity
 MpiDefault=none
 MaxNodeCount=${2:-100}
 # dynamic nodes are not in the compute nodes' config: no message forwarding between them
@@ -104,6 +104,9 @@ SlurmdLogFile=/var/log/slurm/slurmd.log
 NodeSet=ns1 Feature=ns1
 PartitionName=ns1 Nodes=ns1 Default=YES State=UP
 CONF
+        # served to the slurmd (configless) with slurm.conf
+        mx "$1" sh -c 'printf "%s\n" ConstrainCores=yes ConstrainRAMSpace=yes ConstrainSwapSpace=yes \
+                ConstrainDevices=yes > /etc/slurm/cgroup.conf' || return 1
         mx "$1" systemctl start slurmctld.service || return 1
         wait_for 30 mx "$1" scontrol ping
 }
@@ -135,9 +138,8 @@ leftovers_of() {
         local model=$1 bridge=$2 cgroup=$3 veth=$4 p
         ip link show "$bridge" >/dev/null 2>&1 && echo "bridge $bridge"
         ip -o link | grep -o "${veth}[0-9]*" | sed 's/^/veth /'
-        for p in /sys/fs/cgroup/unified /sys/fs/cgroup/systemd /sys/fs/cgroup; do
-                [ -e "$p/$cgroup" ] && echo "cgroup $p/$cgroup"
-        done
+        # the v1 controller ones sit below the creator's cgroup (machine-cgroup.c)
+        find /sys/fs/cgroup/ -maxdepth 5 -type d -name "$cgroup" 2>/dev/null | sed 's/^/cgroup /'
         # zombies are left out: their reaper (the host's PID 1) collects them on its own time
         for p in /proc/[0-9]*; do
                 grep -qs '^State:.*Z' "$p/status" && continue

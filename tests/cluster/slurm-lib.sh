@@ -81,6 +81,9 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 MaxNodeCount=10
 SlurmctldParameters=enable_configless
+# linuxproc and task/none here, unlike the charm's template (cgroup): this slurmd runs on the
+# host, not in a juju-sim machine with a cgroup tree of its own, and cgroup plugins would make
+# their slurm_<node> cgroups in the host's hierarchies (the adapters do not depend on them)
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none

@@ -173,12 +173,12 @@ static void test_params(void **state) {
 
         /* a key every slurmd reads only at its start: refused while the charms do not restart
          * slurmd for it; the template's own value is fine */
-        in.params = "TaskPlugin=task/affinity";
+        in.params = "TaskPlugin=task/none";
         _cleanup_(ctl_guard_result_done) struct ctl_guard_result r1 = CTL_GUARD_RESULT_INIT;
         assert_int_equal(ctl_guard_render(&in, &r1, &err), 0);
         assert_true(r1.params_refused);
         assert_non_null(startswith(r1.refused.v[0], "slurm-conf-parameters: TaskPlugin: every slurmd reads it"));
-        in.params = "TaskPlugin=task/none";
+        in.params = "TaskPlugin=task/cgroup,task/affinity";
         _cleanup_(ctl_guard_result_done) struct ctl_guard_result r3 = CTL_GUARD_RESULT_INIT;
         assert_int_equal(ctl_guard_render(&in, &r3, &err), 0);
         assert_false(r3.params_refused);

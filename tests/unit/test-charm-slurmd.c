@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests of the slurmd charm's pure decisions: which hooks are the unit leaving the
- * cluster (slurmd_event_leaves). The departure itself is proven in tests/cluster/charm-depart.sh. */
+ * cluster (slurmd_event_leaves), which start-only plugins a running slurmd lacks
+ * (slurmd_plugins_missing). The departure itself is proven in tests/cluster/charm-depart.sh. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,6 +10,7 @@
 
 #include "util/macro.h"
 #include "charm/slurmd.h"
+#include "util/strbuf.h"
 
 #include "util/banned.h"
 
@@ -54,9 +56,37 @@ static void test_event_leaves(void **state) {
         assert_false(slurmd_event_leaves(NULL));
 }
 
+#define LIB "7f0c1c2a1000-7f0c1c2a5000 r-xp 00000000 fe:01 1234 /usr/lib/x86_64-linux-gnu/slurm-wlm/"
+
+static int missing(const char *conf, const char *maps, const char *want) {
+        _cleanup_strbuf_ struct strbuf m = STRBUF_INIT;
+        int n = slurmd_plugins_missing(conf, strlen(conf), maps, &m);
+        assert_string_equal(m.buf, want);
+        return n;
+}
+
+static void test_plugins_missing(void **state) {
+        const char *conf =
+                "ClusterName=c\nProctrackType=proctrack/cgroup\nTaskPlugin=task/cgroup,task/affinity\n";
+        /* started under the older charm's file: every plugin of the new one is missing */
+        const char *old = LIB "auth_munge.so\n" LIB "proctrack_linuxproc.so\n" LIB "task_none.so\n";
+        assert_int_equal(missing(conf, old, "proctrack/cgroup,task/cgroup,task/affinity"), 3);
+        const char *now = LIB "proctrack_cgroup.so\n" LIB "task_affinity.so\n" LIB "task_cgroup.so\n" LIB
+                              "cgroup_v1.so\n";
+        assert_int_equal(missing(conf, now, ""), 0);
+        /* items without their type, as slurm.conf(5) allows */
+        assert_int_equal(missing("TaskPlugin=affinity,cgroup\n", now, ""), 0);
+        assert_int_equal(missing("TaskPlugin=affinity\n", LIB "task_none.so\n", "task/affinity"), 1);
+        /* a type not loaded yet (slurmd just started) is not judged */
+        assert_int_equal(missing(conf, LIB "auth_munge.so\n", ""), 0);
+        /* a file that does not parse says nothing */
+        assert_int_equal(missing("ProctrackType\n", old, ""), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_event_leaves),
+                cmocka_unit_test(test_plugins_missing),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -356,7 +356,8 @@ static void test_cross_keys(void **state) {
         expect_set(SLURM_OPTIONS_NODE, "RealMemory=1000 MemSpecLimit=1000", "below RealMemory");
         expect_set(SLURM_OPTIONS_NODE, "MemSpecLimit=1000", NULL); /* slurmd adds RealMemory */
 
-        /* with the charm's template as the base: proctrack/linuxproc forbids X11 */
+        /* with a base that has proctrack/linuxproc (the charm's template has proctrack/cgroup,
+         * which takes X11): X11 is refused */
         _cleanup_slurm_options_ struct slurm_options base = SLURM_OPTIONS_INIT, admin = SLURM_OPTIONS_INIT;
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
         assert_int_equal(slurm_options_parse("ProctrackType=proctrack/linuxproc SelectType=select/cons_tres "
@@ -369,6 +370,9 @@ static void test_cross_keys(void **state) {
         assert_int_equal(slurm_options_check_set(SLURM_OPTIONS_GLOBAL, &admin, &base, &err), -EINVAL);
         assert_non_null(strstr(err.buf, "proctrack/linuxproc"));
         strbuf_reset(&err);
+        slurm_options_set(&base, "ProctrackType", "proctrack/cgroup"); /* the template's */
+        assert_int_equal(slurm_options_check_set(SLURM_OPTIONS_GLOBAL, &admin, &base, &err), 0);
+        slurm_options_set(&base, "ProctrackType", "proctrack/linuxproc");
         assert_int_equal(
                 slurm_options_parse("SelectTypeParameters=CR_Memory", SLURM_OPTIONS_GLOBAL, &admin, &err),
                 0);

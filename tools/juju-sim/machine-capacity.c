@@ -193,41 +193,15 @@ static void inotify_usage(uid_t uid, uint64_t *ret_instances, uint64_t *ret_watc
 
 /* ---------------------------------------------------------------- cgroups */
 
-/* The caller's path in the v1 hierarchy of controller ("/" when not found). */
-static char *v1_cgroup_path(const char *controller) {
-        _cleanup_free_ char *data = NULL;
-        if (read_full_file("/proc/self/cgroup", &data, NULL) < 0)
-                return NULL;
-        for (char *line = data, *next; line && *line; line = next) {
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
-                char *c = strchr(line, ':');
-                char *p = c ? strchr(c + 1, ':') : NULL;
-                if (!p)
-                        continue;
-                *p = '\0';
-                /* "N:pids:/path", also "N:cpu,cpuacct:/path" */
-                for (char *tok = c + 1, *comma; tok; tok = comma ? comma + 1 : NULL) {
-                        comma = strchr(tok, ',');
-                        if (comma)
-                                *comma = '\0';
-                        if (streq(tok, controller))
-                                return xstrdup(p + 1);
-                }
-        }
-        return NULL;
-}
-
-/* On a host where a machine stays in its creator's v1 pids and memory cgroups (hybrid or v1:
- * machine.c moves it only in the unified and name=systemd hierarchies), the tightest limit of
- * the caller's cgroup and its ancestors. limit_file/usage_file: pids.max + pids.current or
- * memory.limit_in_bytes + memory.usage_in_bytes; scale divides both (bytes → MiB). */
+/* On a hybrid or v1 host a machine stays in its creator's v1 pids cgroup, and its memory cgroup
+ * is a child of the creator's (<caller's cgroup>/jsim-H/mN, machine-cgroup.c): either way the
+ * tightest limit of the caller's cgroup and its ancestors binds it. limit_file/usage_file: pids.max +
+ * pids.current or memory.limit_in_bytes + memory.usage_in_bytes; scale divides both (bytes → MiB). */
 static void v1_cgroup_limit(struct machine_capacity *c, const char *controller, const char *limit_file,
         const char *usage_file, uint64_t scale, const char *name, const char *unit, uint64_t reserve_div,
         uint64_t per_machine) {
-        _cleanup_free_ char *rel = v1_cgroup_path(controller);
-        if (!rel)
+        _cleanup_free_ char *rel = NULL;
+        if (mach_cgroup_find(0, controller, NULL, &rel) < 0)
                 return;
         _cleanup_free_ char *best = NULL;
         uint64_t best_max = 0, best_used = 0, best_room = UINT64_MAX;
@@ -304,7 +278,7 @@ int machine_capacity(struct machine_capacity *ret) {
                         min_u64(512, max / 8), MACHINE_COST_MEMORY_MIB);
         }
 
-        /* the caller's own v1 cgroups, where the machines stay (not on a pure cgroup2 host) */
+        /* the caller's own v1 cgroups, whose limits bind the machines (not on a pure cgroup2 host) */
         const char *bases[2];
         mach_cgroup_bases(bases);
         if (!bases[0] || !streq(bases[0], "/sys/fs/cgroup")) {

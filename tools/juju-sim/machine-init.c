@@ -70,6 +70,33 @@ static int bind_fd(int fd, const char *dst, bool ro) {
         return r;
 }
 
+/* Mounts a cgroup hierarchy at dir (made): in the machine's cgroup namespace, its root is the
+ * machine's own cgroup. */
+static int mount_cgroup(const char *dir, const char *type, const char *opts) {
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        if (mount("cgroup", dir, type, MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
+                return -errno;
+        return 0;
+}
+
+/* A v1 controller hierarchy ("memory", "cpu,cpuacct") at /sys/fs/cgroup/<name>, with a link
+ * for each controller of a shared one (cpuacct -> cpu,cpuacct), as systemd lays them out. */
+static int mount_v1(const char *name) {
+        char dir[256];
+        snprintf(dir, sizeof dir, "/sys/fs/cgroup/%s", name);
+        int r = mount_cgroup(dir, "cgroup", name);
+        if (r < 0 || !strchr(name, ','))
+                return r;
+        for (const char *p = name; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+                char link[256];
+                snprintf(link, sizeof link, "/sys/fs/cgroup/%.*s", (int) strcspn(p, ","), p);
+                if (symlink(name, link) < 0 && errno != EEXIST)
+                        return -errno;
+        }
+        return 0;
+}
+
 static void setup_mounts(const struct mach_init_args *a, int up) {
         char step[4200];
         int priv_fd[16], hosts_fd, share_fd[64];
@@ -95,30 +122,34 @@ static void setup_mounts(const struct mach_init_args *a, int up) {
                         fail(up, step);
         }
 
-        /* On a hybrid cgroup host, the machine sees only the cgroup2 and name=systemd hierarchies
-         * (bound from the host's): its manager must not create cgroups in the host's v1
-         * controller hierarchies (memory, pids, cpu), where its cgroup is the host's. */
+        /* cgroups: the machine is in a cgroup namespace whose root is its own cgroup jsim-H/mN
+         * in every hierarchy it has; fresh cgroup mounts there show those subtrees only, as
+         * /sys/fs/cgroup shows a real machine's whole tree: its systemd and slurmd manage them,
+         * and /proc/PID/cgroup paths inside match the mounts. */
         const char *bases[2];
         mach_cgroup_bases(bases);
         bool hybrid = bases[0] && !streq(bases[0], "/sys/fs/cgroup");
-        int cg_fd[2] = { -1, -1 };
-        for (int i = 0; hybrid && i < 2; i++)
-                if (bases[i] && (cg_fd[i] = open_source(bases[i])) < 0)
-                        fail(up, bases[i]);
 
         if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
                 fail(up, "make / rprivate");
-        if (hybrid) {
+        /* the host's tree goes (detached, so nothing shows it below the new mounts) */
+        if (umount2("/sys/fs/cgroup", MNT_DETACH) < 0 && errno != EINVAL)
+                fail(up, "unmount the host's /sys/fs/cgroup");
+        if (hybrid || !bases[0]) {
                 if (mount("tmpfs", "/sys/fs/cgroup", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
                             "mode=0755") < 0)
                         fail(up, "mount /sys/fs/cgroup");
-                for (int i = 0; i < 2; i++) {
-                        if (cg_fd[i] < 0)
-                                continue;
-                        if (mkdir(bases[i], 0755) < 0 || bind_fd(cg_fd[i], bases[i], false) < 0)
-                                fail(up, bases[i]);
-                }
-        }
+                if (bases[0] && mount_cgroup(bases[0], "cgroup2", NULL) < 0)
+                        fail(up, bases[0]);
+                if (bases[1] && mount_cgroup(bases[1], "cgroup", "none,name=systemd") < 0)
+                        fail(up, bases[1]);
+                for (size_t i = 0; a->v1_mounts && a->v1_mounts[i]; i++)
+                        if (mount_v1(a->v1_mounts[i]) < 0) {
+                                snprintf(step, sizeof step, "mount cgroup %s", a->v1_mounts[i]);
+                                fail(up, step);
+                        }
+        } else if (mount("cgroup2", "/sys/fs/cgroup", "cgroup2", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+                fail(up, "mount /sys/fs/cgroup");
         if (sethostname(a->hostname, strlen(a->hostname)) < 0)
                 fail(up, "sethostname");
         if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
@@ -317,8 +348,15 @@ void mach_init_launch(const struct mach_init_args *a) {
         for (size_t i = 0; a->cgroup_procs && a->cgroup_procs[i]; i++)
                 if (mach_write_str(a->cgroup_procs[i], "0") < 0)
                         fail(a->up_fd, "join cgroup");
-        if (unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWNET | CLONE_NEWIPC) < 0)
+        if (unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWNET | CLONE_NEWIPC |
+                    CLONE_NEWCGROUP) < 0)
                 fail(a->up_fd, "unshare");
+        /* pure cgroup2 host: the namespace's root is mN, the init lives in its leaf init.scope,
+         * and mN hands its controllers on (machine.c cgroup_create) */
+        if (a->leaf_procs && mach_write_str(a->leaf_procs, "0") < 0)
+                fail(a->up_fd, "join init.scope");
+        if (a->delegate && mach_write_str(a->delegate, a->delegate_value) < 0)
+                fail(a->up_fd, "delegate controllers");
         pid_t pid = fork();
         if (pid < 0)
                 fail(a->up_fd, "fork init");

@@ -9,6 +9,8 @@
 #include <sys/types.h>
 
 #include "util/macro.h"
+#include "util/strbuf.h"
+#include "util/strv.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir)
 
@@ -30,7 +32,11 @@ struct mach_init_args {
         const char *hosts; /* the model's hosts file */
         const char *hostname;
         char *const *cgroup_procs; /* cgroup.procs files to join before unsharing */
-        char *const *shares;       /* "HOSTDIR:PATH" or NULL */
+        const char *leaf_procs;    /* pure cgroup2 host: the leaf to join after unsharing (NULL: none) */
+        const char *delegate;      /* … then this cgroup.subtree_control gets delegate_value */
+        const char *delegate_value;
+        char *const *v1_mounts; /* v1 hierarchies mounted in the machine ("memory", "cpu,cpuacct") */
+        char *const *shares;    /* "HOSTDIR:PATH" or NULL */
         int up_fd, down_fd, log_fd;
         int keep_fd, keep_fd2; /* the parent's pipe ends: closed in the child */
 };
@@ -55,5 +61,32 @@ uint32_t mach_model_hash(const char *model_dir);
 char *mach_hosts_path(const char *abs);
 void mach_cgroup_bases(const char *bases[2]);
 int mach_write_str(const char *path, const char *s);
+
+/* ---- machine-cgroup.c: the v1 controller hierarchies a machine gets (hybrid or v1 host) ----
+ * Slurm's cgroup/v1 plugin needs freezer (proctrack/cgroup), cpuset, memory and devices
+ * (task/cgroup), cpuacct (jobacct_gather/cgroup). A machine's cgroup there is
+ * <caller's cgroup>/jsim-H/mN (the caller's limits bind it, machine-capacity.c), seen by the
+ * machine as its own root (cgroup namespace). */
+extern const char *const mach_v1_controllers[];
+
+/* The hierarchy of /proc/PID/cgroup (pid 0: the caller) holding controller ("" the cgroup2
+ * line, "name=systemd" that one): 0 with *ret_name (the line's list: "cpu,cpuacct") and
+ * *ret_path (the cgroup's path in it), each optional, caller frees; -ENOENT; -ESRCH (no pid). */
+int mach_cgroup_find(pid_t pid, const char *controller, char **ret_name, char **ret_path);
+
+/* The host mount point of a hierarchy named as in /proc/PID/cgroup (caller frees). */
+char *mach_cgroup_mount(const char *name);
+
+/* Pushes the names of mach_v1_controllers' hierarchies mounted on this host (each once;
+ * none on a pure cgroup2 host) to ret; returns their count. */
+int mach_v1_hierarchies(struct strv *ret);
+
+/* Pushes the host path of every jsim-<8 hex> cgroup (only those named name, when not NULL) in
+ * those hierarchies: a walk of each to depth 4, at most 4096 dirs, not into jsim- dirs. */
+void mach_v1_model_dirs(const char *name, struct strv *ret);
+
+/* Creates <caller's cgroup>/<cg>/m<id> in each of those hierarchies (cpuset: cpus and mems
+ * copied from the parent) and pushes their cgroup.procs paths to ret_procs. */
+int mach_v1_create(const char *cg, unsigned id, struct strv *ret_procs, struct strbuf *err);
 int mach_pid_stat(pid_t pid, unsigned long long *ret_start, char *ret_state);
 bool mach_pid_alive(pid_t pid, unsigned long long starttime);

@@ -16,6 +16,7 @@
 #include "machine.h"
 #include "machine-internal.h"
 #include "util/alloc.h"
+#include "util/fileio.h"
 
 #include "util/banned.h"
 
@@ -26,21 +27,54 @@ static const struct {
         int type;
 } entered[] = {
         /* the mount namespace last: entering it moves root and cwd to the machine's */
+        { "cgroup", CLONE_NEWCGROUP },
         { "ipc", CLONE_NEWIPC },
         { "uts", CLONE_NEWUTS },
         { "net", CLONE_NEWNET },
         { "mnt", CLONE_NEWNS },
 };
 
+/* The hierarchies a machine has cgroups in: cgroup2, name=systemd and the v1 controllers. */
+#define MAX_CGROUPS 8
+
+/* Opens cgroup.procs of the init's cgroup in every hierarchy where it is a machine's
+ * (/jsim-H/mN, as the host sees /proc/PID/cgroup): the child joins them all. */
+static int open_init_cgroups(pid_t init, int cgfd[], size_t max) {
+        _cleanup_free_ char *file = xasprintf("/proc/%d/cgroup", (int) init), *data = NULL;
+        int r = read_full_file(file, &data, NULL);
+        if (r < 0)
+                return r == -ENOENT ? -ESRCH : r;
+        const char *bases[2];
+        mach_cgroup_bases(bases);
+        size_t n = 0;
+        for (char *line = data, *next; line && *line && n < max; line = next) {
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = '\0';
+                char *c = strchr(line, ':');
+                char *p = c ? strchr(c + 1, ':') : NULL;
+                if (!p || !strstr(p, "/jsim-"))
+                        continue;
+                *p = '\0';
+                _cleanup_free_ char *mnt = *(c + 1) ? mach_cgroup_mount(c + 1) : xstrdup(strempty(bases[0]));
+                _cleanup_free_ char *procs = xasprintf("%s%s/cgroup.procs", mnt, p + 1);
+                cgfd[n] = open(procs, O_WRONLY | O_CLOEXEC);
+                if (cgfd[n] >= 0)
+                        n++;
+        }
+        return 0;
+}
+
 _noreturn_ static void child(int errfd, const int nsfd[], const int cgfd[], int stdio[3], char *const argv[],
         char *const envp[], const char *cwd) {
         int e;
+        /* the cgroups first, from the host's cgroup namespace */
+        for (int i = 0; i < MAX_CGROUPS; i++)
+                if (cgfd[i] >= 0)
+                        (void) !write(cgfd[i], "0", 1);
         for (size_t i = 0; i < ELEMENTSOF(entered); i++)
                 if (setns(nsfd[i], entered[i].type) < 0)
                         goto fail;
-        for (int i = 0; i < 2; i++)
-                if (cgfd[i] >= 0)
-                        (void) !write(cgfd[i], "0", 1);
         if (chdir(cwd ? cwd : "/") < 0)
                 goto fail;
         /* Move the stdio fds out of the way first, so that dup2 cannot clobber one of them. */
@@ -75,7 +109,9 @@ int machine_spawn(const struct machine_info *m, char *const argv[], char *const 
         if (!mach_pid_alive(m->pid, m->starttime))
                 return -ESRCH;
         int nsfd[ELEMENTSOF(entered)];
-        int cgfd[2] = { -1, -1 };
+        int cgfd[MAX_CGROUPS];
+        for (int i = 0; i < MAX_CGROUPS; i++)
+                cgfd[i] = -1;
         for (size_t i = 0; i < ELEMENTSOF(entered); i++)
                 nsfd[i] = -1;
         _cleanup_close_ int pidns = -1, selfns = -1, null = -1, errpipe_r = -1, errpipe_w = -1;
@@ -102,26 +138,9 @@ int machine_spawn(const struct machine_info *m, char *const argv[], char *const 
                 r = -ESRCH;
                 goto out;
         }
-        {
-                const char *bases[2];
-                mach_cgroup_bases(bases);
-                _cleanup_free_ char *abs_cg = NULL;
-                const char *slash = m->dir ? strrchr(m->dir, '/') : NULL;
-                if (m->dir && slash) {
-                        /* m->dir is <abs model>/machines/<id>: the model dir is two levels up */
-                        _cleanup_free_ char *model = xstrndup(m->dir, (size_t) (slash - m->dir));
-                        char *s2 = strrchr(model, '/');
-                        if (s2)
-                                *s2 = '\0';
-                        abs_cg = xasprintf("jsim-%08" PRIx32 "/m%u", mach_model_hash(model), m->id);
-                        for (int i = 0; i < 2; i++) {
-                                if (!bases[i])
-                                        continue;
-                                _cleanup_free_ char *p = xasprintf("%s/%s/cgroup.procs", bases[i], abs_cg);
-                                cgfd[i] = open(p, O_WRONLY | O_CLOEXEC);
-                        }
-                }
-        }
+        r = open_init_cgroups(m->pid, cgfd, ELEMENTSOF(cgfd));
+        if (r < 0)
+                goto out;
         null = open("/dev/null", O_RDWR | O_CLOEXEC);
         if (null < 0) {
                 r = -errno;
@@ -169,7 +188,7 @@ out:
         for (size_t i = 0; i < ELEMENTSOF(entered); i++)
                 if (nsfd[i] >= 0)
                         close(nsfd[i]);
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < MAX_CGROUPS; i++)
                 if (cgfd[i] >= 0)
                         close(cgfd[i]);
         return r;

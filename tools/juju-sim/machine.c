@@ -275,8 +275,32 @@ static void cgroup_kill_tree(const char *path, bool v2) {
                         (void) kill(pids[i], SIGKILL);
 }
 
+/* Kills every process of the cgroup tree at path, waits until it is empty (bounded by
+ * deadline) and removes it. */
+static int cgroup_drain_remove(const char *path, bool v2, int64_t deadline, struct strbuf *err) {
+        if (access(path, F_OK) < 0)
+                return 0;
+        for (;;) {
+                int r = cgroup_populated(path, v2);
+                if (r <= 0)
+                        break;
+                cgroup_kill_tree(path, v2);
+                if (mach_now_ms() > deadline) {
+                        if (err)
+                                strbuf_addf(err, "cgroup \"%s\": processes still there after kill", path);
+                        return -EBUSY;
+                }
+                mach_sleep_ms(10);
+        }
+        int r = cgroup_rmdir_tree(path);
+        if (r < 0 && err)
+                strbuf_addf(err, "cgroup \"%s\": cannot remove: %s", path, strerror(-r));
+        return r;
+}
+
 /* Kills a cgroup tree in every hierarchy (rel: "jsim-H" or "jsim-H/mN"), waits until it is
- * empty (bounded by deadline) and removes it. */
+ * empty (bounded by deadline) and removes it: the cgroup2 and name=systemd ones first (the
+ * processes die there), then the v1 controller ones wherever they are (machine-cgroup.c). */
 static int cgroup_kill_wait_remove(const char *rel, int64_t deadline, struct strbuf *err) {
         const char *bases[2];
         mach_cgroup_bases(bases);
@@ -284,48 +308,91 @@ static int cgroup_kill_wait_remove(const char *rel, int64_t deadline, struct str
                 if (!bases[i])
                         continue;
                 _cleanup_free_ char *path = xasprintf("%s/%s", bases[i], rel);
-                if (access(path, F_OK) < 0)
-                        continue;
-                for (;;) {
-                        int r = cgroup_populated(path, i == 0);
-                        if (r <= 0)
-                                break;
-                        cgroup_kill_tree(path, i == 0);
-                        if (mach_now_ms() > deadline) {
-                                if (err)
-                                        strbuf_addf(err, "cgroup \"%s\": processes still there after kill",
-                                                path);
-                                return -EBUSY;
-                        }
-                        mach_sleep_ms(10);
-                }
-                int r = cgroup_rmdir_tree(path);
-                if (r < 0) {
-                        if (err)
-                                strbuf_addf(err, "cgroup \"%s\": cannot remove: %s", path, strerror(-r));
+                int r = cgroup_drain_remove(path, i == 0, deadline, err);
+                if (r < 0)
                         return r;
-                }
+        }
+        const char *sub = strchr(rel, '/');
+        _cleanup_free_ char *model = sub ? xstrndup(rel, (size_t) (sub - rel)) : xstrdup(rel);
+        _cleanup_strv_ struct strv dirs = STRV_INIT;
+        mach_v1_model_dirs(model, &dirs);
+        for (size_t i = 0; i < dirs.n; i++) {
+                _cleanup_free_ char *path = xasprintf("%s%s", dirs.v[i], sub ? sub : "");
+                int r = cgroup_drain_remove(path, false, deadline, err);
+                if (r < 0)
+                        return r;
         }
         return 0;
 }
 
-/* Creates jsim-H/mN in every hierarchy and returns the cgroup.procs paths to join. */
-static int cgroup_create(const char *model_dir, unsigned id, struct strv *ret_procs, struct strbuf *err) {
+/* What a new machine joins: cgroup.procs files (before its namespaces are made), and on a
+ * pure cgroup2 host the leaf its init moves to and the delegation of its subtree. */
+struct machine_cgroups {
+        struct strv procs, v1;
+        char *leaf, *delegate, *delegate_value;
+};
+
+static void machine_cgroups_done(struct machine_cgroups *c) {
+        strv_clear(&c->procs);
+        strv_clear(&c->v1);
+        free(c->leaf);
+        free(c->delegate);
+        free(c->delegate_value);
+}
+
+/* The controllers of a cgroup2 dir as "+cpu +memory …" (NULL when none). */
+static char *cgroup2_controllers(const char *dir) {
+        _cleanup_free_ char *file = xasprintf("%s/cgroup.controllers", dir), *data = NULL;
+        if (read_full_file(file, &data, NULL) < 0)
+                return NULL;
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+        for (char *w = data, *end; *w; w = end) {
+                while (*w == ' ' || *w == '\n')
+                        w++;
+                end = w + strcspn(w, " \n");
+                if (end > w)
+                        strbuf_addf(&out, "%s+%.*s", out.len ? " " : "", (int) (end - w), w);
+        }
+        return out.len ? strbuf_detach(&out, NULL) : NULL;
+}
+
+/* Creates jsim-H/mN in every hierarchy: the cgroup2 and name=systemd ones at their root, the v1
+ * controller ones under the caller's cgroup (machine-cgroup.c). On a pure cgroup2 host the
+ * machine's subtree is delegated as systemd delegates one (Delegate=yes): the controllers of
+ * jsim-H enabled for mN and for mN's children, and the init in the leaf mN/init.scope (a cgroup
+ * with controllers enabled for its children holds no process). */
+static int cgroup_create(
+        const char *model_dir, unsigned id, struct machine_cgroups *ret, struct strbuf *err) {
         const char *bases[2];
         mach_cgroup_bases(bases);
         _cleanup_free_ char *cg = machine_cgroup_name(model_dir);
+        bool pure2 = bases[0] && streq(bases[0], "/sys/fs/cgroup");
         for (int i = 0; i < 2; i++) {
                 if (!bases[i])
                         continue;
                 _cleanup_free_ char *path = xasprintf("%s/%s/m%u", bases[i], cg, id);
                 int r = mkdir_p(path, 0755);
+                if (r >= 0 && i == 0 && pure2) {
+                        _cleanup_free_ char *model = xasprintf("%s/%s", bases[i], cg);
+                        _cleanup_free_ char *ctl = cgroup2_controllers(model);
+                        _cleanup_free_ char *sc = xasprintf("%s/cgroup.subtree_control", model);
+                        if (ctl)
+                                r = mach_write_str(sc, ctl);
+                        ret->leaf = xasprintf("%s/init.scope/cgroup.procs", path);
+                        _cleanup_free_ char *leaf = xasprintf("%s/init.scope", path);
+                        if (r >= 0)
+                                r = mkdir_p(leaf, 0755);
+                        ret->delegate = xasprintf("%s/cgroup.subtree_control", path);
+                        ret->delegate_value = cgroup2_controllers(path);
+                }
                 if (r < 0) {
                         strbuf_addf(err, "cgroup \"%s\": %s", path, strerror(-r));
                         return r;
                 }
-                strv_pushf(ret_procs, "%s/cgroup.procs", path);
+                strv_pushf(&ret->procs, "%s/cgroup.procs", path);
         }
-        return 0;
+        mach_v1_hierarchies(&ret->v1);
+        return mach_v1_create(cg, id, &ret->procs, err);
 }
 
 /* ---------------------------------------------------------------- processes */
@@ -855,8 +922,9 @@ static int create_steps(
         r = seed_root(m->dir, err);
         if (r < 0)
                 return r;
-        _cleanup_strv_ struct strv procs = STRV_INIT;
-        r = cgroup_create(abs, id, &procs, err);
+        _cleanup_(machine_cgroups_done) struct machine_cgroups cgs = { STRV_INIT, STRV_INIT, NULL, NULL,
+                NULL };
+        r = cgroup_create(abs, id, &cgs, err);
         if (r < 0)
                 return r;
 
@@ -864,7 +932,11 @@ static int create_steps(
                 .root = xasprintf("%s/root", m->dir),
                 .hosts = mach_hosts_path(abs),
                 .hostname = m->hostname,
-                .cgroup_procs = procs.v,
+                .cgroup_procs = cgs.procs.v,
+                .leaf_procs = cgs.leaf,
+                .delegate = cgs.delegate_value ? cgs.delegate : NULL,
+                .delegate_value = cgs.delegate_value,
+                .v1_mounts = cgs.v1.v,
                 .shares = shares,
                 .up_fd = -1,
                 .down_fd = -1,
@@ -1318,6 +1390,17 @@ static void gc_probe_h(uint32_t h, struct gc_probe *ret) {
                 }
                 ret->cgroups = true;
         }
+        _cleanup_strv_ struct strv v1 = STRV_INIT;
+        mach_v1_model_dirs(cg, &v1);
+        for (size_t i = 0; i < v1.n; i++) {
+                if (!ret->cgroups) { /* only v1 ones left (a create cut short, an older juju-sim) */
+                        _cleanup_free_ unsigned *ids = NULL;
+                        ret->nmachines = scan_ids(v1.v[i], "m", false, &ids);
+                        cgroup_tree_pids(v1.v[i], 0, &pids, &n, GC_MAX_PIDS);
+                        ret->nproc = n;
+                }
+                ret->cgroups = true;
+        }
         /* A live console log wins over a deleted one (a model dir recreated at the same path). */
         for (size_t i = 0; i < n; i++) {
                 bool deleted = false;
@@ -1410,6 +1493,12 @@ int machine_gc(struct strv *removed, struct strbuf *err) {
         for (int b = 0; b < 2; b++)
                 if (bases[b])
                         hashes_scan(bases[b], "jsim-", &hs, &n);
+        _cleanup_strv_ struct strv v1 = STRV_INIT;
+        mach_v1_model_dirs(NULL, &v1);
+        for (size_t i = 0; i < v1.n; i++) {
+                *strrchr(v1.v[i], '/') = '\0';
+                hashes_scan(v1.v[i], "jsim-", &hs, &n);
+        }
         hashes_scan("/sys/class/net", "jsb", &hs, &n);
 
         int ret = 0, count = 0;

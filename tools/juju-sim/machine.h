@@ -13,11 +13,23 @@
  *   starttime = field 22 of /proc/PID/stat, cgroup). A pid is only signalled when its start
  *   time still matches (no pid-reuse accidents). M/machines, M/machines/N and N/root are 0700,
  *   the record, the console log and the hosts lock 0600 (machine_make_private()).
- * - cgroups: the init is started inside /sys/fs/cgroup/unified/jsim-H/mN (and the same path in
- *   the name=systemd v1 hierarchy on a hybrid host; on a pure cgroup2 host the base is
- *   /sys/fs/cgroup). Its systemd manages the subtree (init.scope, app.slice/slurmd.service…),
- *   so machines do not trample on one another, and destroy can kill through cgroup.kill
- *   even a machine whose record was never written (juju-sim killed mid-create).
+ * - cgroups: what a real machine gives slurmd, a cgroup tree of its own. The init is started
+ *   inside jsim-H/mN of the cgroup2 hierarchy (/sys/fs/cgroup/unified on a hybrid host,
+ *   /sys/fs/cgroup on a pure cgroup2 one) and of the name=systemd v1 one, both at their root,
+ *   and of the v1 controller hierarchies Slurm's cgroup/v1 plugin needs (freezer, cpuset,
+ *   memory, devices, cpuacct: machine-cgroup.c) under the CALLER's cgroup there
+ *   (<caller's cgroup>/jsim-H/mN: a sandboxed caller's memory limit still binds its machines;
+ *   cpuset.cpus/mems copied from the parent). The machine has its own cgroup namespace rooted
+ *   there, and fresh cgroup mounts under a tmpfs /sys/fs/cgroup (the host's tree detached):
+ *   inside, /proc/PID/cgroup says "/" for the machine's root and /sys/fs/cgroup/<controller>
+ *   is its subtree, so its systemd (init.scope, app.slice/slurmd.service…) and slurmd
+ *   (slurm_<node>/uid_U/job_J/step_S: proctrack/cgroup, task/cgroup) manage their own subtrees
+ *   as on a real machine, machines do not trample on one another, and destroy can kill through
+ *   cgroup.kill even a machine whose record was never written (juju-sim killed mid-create).
+ *   Destroy and gc find the v1 cgroups again by a bounded walk of those hierarchies. On a pure
+ *   cgroup2 host the subtree is delegated instead: jsim-H enables its controllers for mN and
+ *   mN for its children, and the init lives in mN/init.scope (NOT tried: no such host here).
+ *   The pids and other v1 hierarchies stay the caller's.
  * - Network: one bridge per model `jsbH` with NO address on the host (IPv6 off on it), no
  *   forwarding, no NAT: there is no route from the host or off it. Subnet 10.201.X.0/24,
  *   X = H mod 250; machine N has 10.201.X.(N+10) on its eth0 (a veth whose host end is
@@ -33,7 +45,7 @@
  *   /etc/systemd/system, /var/lib/slurm, /var/lib/munge, /var/lib/juju, /var/spool, /var/log.
  *   They are seeded at create from the host: /etc/default's files, /etc/slurm/plugstack.conf*,
  *   the directories under /var/lib/slurm, /var/log/{slurm,munge} (owners and modes copied);
- *   /etc/munge starts EMPTY (no key). /sys and /sys/fs/cgroup are the host's, untouched.
+ *   /etc/munge starts EMPTY (no key). /sys is the host's; /sys/fs/cgroup the machine's own.
  *   Shares ("HOSTDIR:PATH") are bound after those (PATH is created inside the machine's view;
  *   under a private path it stays private). /var/lib/juju is created empty on the host if
  *   missing (a mount point is needed); nothing else is created outside M.
@@ -213,8 +225,9 @@ static inline void machine_capacity_clearp(struct machine_capacity *c) {
  * - tasks: the smaller of kernel.pid_max and kernel.threads-max, in use from /proc/loadavg,
  *   1024 (at most max/8) kept for the host;
  * - memory: MemTotal, in use = MemTotal - MemAvailable, 512 MiB (at most max/8) kept;
- * - where machines stay in their creator's v1 pids and memory cgroups (a hybrid or v1 host), the
- *   tightest pids.max / memory.limit_in_bytes of the caller's cgroup and its ancestors.
+ * - on a hybrid or v1 host (machines stay in their creator's v1 pids cgroup, and their memory
+ *   cgroups are children of the creator's), the tightest pids.max / memory.limit_in_bytes of
+ *   the caller's cgroup and its ancestors.
  * A value that cannot be read leaves its limit out. Does not change anything. Returns 0. */
 int machine_capacity(struct machine_capacity *ret);
 
