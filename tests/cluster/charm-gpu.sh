@@ -6,7 +6,8 @@
 # lines it would be INVALID_REG and take no job); srun --gres=gpu:K gets CUDA_VISIBLE_DEVICES;
 # more GPUs than the node has, or a GPU on a CPU partition, is refused by Slurm; a GPU unit
 # added later starts slurmd only once the controller serves its lines; its lines go with it;
-# bad gpu-devices relation data blocks the controller naming the unit and changes nothing.
+# bad gpu-devices relation data blocks the controller naming the unit and changes nothing;
+# with cgroup confinement (ConstrainDevices) a job opens only the GPUs it was given.
 set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
 source "$(dirname "$0")/charm-lib.sh"
@@ -36,6 +37,16 @@ out=$(ctl srun -p gpu --gres=gpu:1 sh -c 'echo "CVD=$CUDA_VISIBLE_DEVICES"')
 [ "$out" = CVD=0 ] || die "gres=gpu:1: $out"
 out=$(ctl srun -p gpu --gres=gpu:2 sh -c 'echo "CVD=$CUDA_VISIBLE_DEVICES"')
 [ "$out" = CVD=0,1 ] || die "gres=gpu:2: $out"
+# ConstrainDevices (cgroup.conf): a job opens only its own GPUs. The fake devices have no
+# driver: an allowed open fails with ENXIO ("No such device or address"), a denied one with
+# EPERM from the job's devices cgroup ("Operation not permitted")
+try_open='for d in /dev/nvidia0 /dev/nvidia1; do if cat $d 2>/tmp/e; then echo "$d open"; else echo "$d $(sed "s/.*: //" /tmp/e)"; fi; done'
+out=$(ctl srun -p gpu --gres=gpu:1 sh -c "$try_open")
+[ "$out" = $'/dev/nvidia0 No such device or address\n/dev/nvidia1 Operation not permitted' ] || die "gres=gpu:1 devices: $out"
+out=$(ctl srun -p gpu sh -c "$try_open")
+[ "$out" = $'/dev/nvidia0 Operation not permitted\n/dev/nvidia1 Operation not permitted' ] || die "no gres, devices: $out"
+out=$(ctl srun -p gpu --gres=gpu:2 sh -c "$try_open")
+[ "$out" = $'/dev/nvidia0 No such device or address\n/dev/nvidia1 No such device or address' ] || die "gres=gpu:2 devices: $out"
 out=$(ctl srun -p gpu --gres=gpu:3 true 2>&1) && die "gres=gpu:3 ran: $out"
 grep -q "Requested node configuration is not available" <<<"$out" || die "gres=gpu:3: $out"
 out=$(ctl srun -p cpu --gres=gpu:1 true 2>&1) && die "a GPU on the cpu partition ran: $out"
