@@ -87,18 +87,11 @@ int cgroup_conf_check(const char *name, const char *data, size_t len, struct str
         return 0;
 }
 
-static char *applied_path(const struct charm_paths *paths) {
-        _cleanup_free_ char *dir = charm_path(paths, CHARM_PATH_STATE_DIR);
-        return xasprintf("%s/%s", dir, CGROUP_CONF_APPLIED_FILE);
-}
-
-int cgroup_conf_install(const struct charm_paths *paths, const char *charm_dir, struct strbuf *err) {
+int cgroup_conf_render(
+        const struct charm_paths *paths, const char *charm_dir, struct strbuf *ret, struct strbuf *err) {
         _cleanup_free_ char *tmpl_path = charm_template_path(paths, charm_dir, "cgroup.conf");
-        _cleanup_free_ char *path = charm_path(paths, CHARM_PATH_CGROUP_CONF);
-        _cleanup_free_ char *etc = charm_path(paths, "/etc/slurm");
-        _cleanup_free_ char *applied = applied_path(paths);
-        _cleanup_free_ char *data = NULL, *last = NULL;
-        size_t len = 0, last_len = 0;
+        _cleanup_free_ char *data = NULL;
+        size_t len = 0;
         int r = read_full_file(tmpl_path, &data, &len);
         if (r < 0) {
                 strbuf_addf(err, "%s: %s", tmpl_path, strerror(-r));
@@ -107,35 +100,17 @@ int cgroup_conf_install(const struct charm_paths *paths, const char *charm_dir, 
         r = cgroup_conf_check(tmpl_path, data, len, err);
         if (r < 0)
                 return r;
-        r = mkdir_p(etc, 0755);
-        if (r >= 0)
-                r = write_file_atomic_if_changed(path, data, len, 0644, 0, 0);
-        if (r < 0) {
-                strbuf_addf(err, "%s: %s", path, strerror(-r));
-                return r;
-        }
-        r = read_full_file(applied, &last, &last_len);
-        if (r < 0 && r != -ENOENT) {
-                strbuf_addf(err, "%s: %s", applied, strerror(-r));
-                return r;
-        }
-        return r == -ENOENT || last_len != len || memcmp(last, data, len) != 0;
+        strbuf_add(ret, data, len);
+        return 0;
 }
 
-int cgroup_conf_applied(const struct charm_paths *paths, struct strbuf *err) {
+int cgroup_conf_write(const struct charm_paths *paths, const char *data, size_t len, struct strbuf *err) {
         _cleanup_free_ char *path = charm_path(paths, CHARM_PATH_CGROUP_CONF);
-        _cleanup_free_ char *dir = charm_path(paths, CHARM_PATH_STATE_DIR);
-        _cleanup_free_ char *applied = applied_path(paths);
-        _cleanup_free_ char *data = NULL;
-        size_t len = 0;
-        int r = read_full_file(path, &data, &len);
+        _cleanup_free_ char *etc = charm_path(paths, "/etc/slurm");
+        int r = mkdir_p(etc, 0755);
         if (r >= 0)
-                r = mkdir_p(dir, 0700);
-        if (r >= 0)
-                r = write_file_atomic_if_changed(applied, data, len, 0600, (uid_t) -1, (gid_t) -1);
-        if (r < 0) {
-                strbuf_addf(err, "%s: %s", applied, strerror(-r));
-                return r;
-        }
-        return 0;
+                r = write_file_atomic_if_changed(path, data, len, 0644, 0, 0);
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+        return r;
 }

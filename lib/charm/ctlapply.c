@@ -365,7 +365,7 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
         if (!active) {
                 ret->action = CTL_APPLY_STARTED;
                 r = restart_and_wait(o, false, &why);
-        } else if (same && !o->others_changed && !runs_other_file(conf, len))
+        } else if (same && !runs_other_file(conf, len))
                 r = 0;
         else if (same)
                 /* slurmctld read another file (an admin's reconfigure after a hand edit), or

@@ -82,8 +82,6 @@ struct ctl_apply_opts {
         bool in_charge;        /* this unit's slurmctld is the one in charge (heals stale allocations) */
         const char *previous;  /* the live file before this hook wrote (NULL: none) */
         size_t previous_len;
-        bool others_changed; /* a file slurmctld serves with it (cgroup.conf) changed: restart
-                              * and push as for a changed slurm.conf */
 };
 
 struct ctl_apply_result {

@@ -4,6 +4,8 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/ctlconf.h"
+
+#include <inttypes.h>
 #include "charm/authkey.h"
 #include "slurmconf/conf.h"
 
@@ -337,4 +339,16 @@ bool ctl_cluster_name_valid(const char *s) {
                             s[i] == '-'))
                         return false;
         return true;
+}
+
+void ctl_conf_stamp(const char *name, const char *text, struct strbuf *conf) {
+        uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a 64 */
+        for (const unsigned char *p = (const unsigned char *) strempty(text); *p; p++)
+                h = (h ^ *p) * 0x100000001b3ULL;
+        if (conf->len && conf->buf[conf->len - 1] != '\n')
+                strbuf_addch(conf, '\n');
+        strbuf_addf(conf,
+                "# %s served with this file (a change restarts slurmctld, which serves both): %016" PRIx64
+                "\n",
+                name, h);
 }

@@ -109,3 +109,10 @@ int ctl_cluster_name_generate(char **ret);
 /* Whether s is a usable ClusterName: 1 to 40 chars of [a-z0-9_-], starting with a letter
  * (Slurm lowercases it; slurmdbd uses it in table names). */
 bool ctl_cluster_name_valid(const char *s);
+
+/* Files slurmctld serves with slurm.conf (gres.conf, cgroup.conf) are read by it only when it
+ * starts: the controller appends this comment line, naming the file and the digest of its text,
+ * to the slurm.conf template, so that a change of either file is a change of slurm.conf (a
+ * restart by ctl_apply, with its rollback and push) and every candidate the guard judges carries
+ * it. A newline comes first when conf lacks one. */
+void ctl_conf_stamp(const char *name, const char *text, struct strbuf *conf);

@@ -5,8 +5,6 @@
 #include "util/alloc.h"
 #include "charm/gres.h"
 
-#include <inttypes.h>
-
 #include "interfaces/slurmd.h"
 #include "slurm/hardware.h"
 #include "slurmconf/hostlist.h"
@@ -51,7 +49,8 @@ int gres_state_load(const struct charm_paths *p, cJSON **ret, struct strbuf *err
 }
 
 int gres_state_store(const struct charm_paths *p, const cJSON *st, struct strbuf *err) {
-        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR), *path = state_path(p, GRES_STATE_FILE);
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR),
+                            *path = state_path(p, GRES_STATE_FILE);
         _cleanup_free_ char *text = cJSON_PrintUnformatted(st);
         if (!text)
                 return -ENOMEM;
@@ -171,21 +170,10 @@ void gres_render(const cJSON *st, const char *tmpl, struct strbuf *out) {
                 cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(all, nodes.v[i])) {
                         /* decoded before it was stored; checked again: this goes in a file */
                         if (cJSON_IsString(f) && slurmd_iface_valid_device(f->valuestring))
-                                strbuf_addf(out, "NodeName=%s Name=gpu File=%s\n", nodes.v[i], f->valuestring);
+                                strbuf_addf(
+                                        out, "NodeName=%s Name=gpu File=%s\n", nodes.v[i], f->valuestring);
                 }
         }
-}
-
-void gres_stamp(const char *gres_conf, struct strbuf *conf) {
-        uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a 64 */
-        for (const unsigned char *p = (const unsigned char *) strempty(gres_conf); *p; p++)
-                h = (h ^ *p) * 0x100000001b3ULL;
-        if (conf->len && conf->buf[conf->len - 1] != '\n')
-                strbuf_addch(conf, '\n');
-        strbuf_addf(conf,
-                "# gres.conf served with this file (a change restarts slurmctld, which serves both): %016" PRIx64
-                "\n",
-                h);
 }
 
 char *gres_served_json(const cJSON *st, const char *app) {

@@ -16,8 +16,8 @@
  * unit alone, naming it, and changes nothing) and pruned of applications no longer related;
  * renders /etc/slurm/gres.conf (templates/gres.conf, then one "NodeName=<node> Name=gpu
  * File=<file>" line per device, by node) atomically; and stamps slurm.conf with the digest of
- * that text, so that a gres.conf change is a slurm.conf change to ctl_apply (a restart, never a
- * 22.05 reconfigure: ctlapply.h), with its rollback and its push. After the apply the leader
+ * that text (ctl_conf_stamp()), so that a gres.conf change is a slurm.conf change to ctl_apply (a restart,
+ * never a 22.05 reconfigure: ctlapply.h), with its rollback and its push. After the apply the leader
  * publishes `gres` (files → nodes, per application), and a GPU unit starts slurmd only once its
  * node is listed there under its own files. A CPU-only unit publishes [] and waits for nothing.
  *
@@ -60,9 +60,6 @@ void gres_refusals(const cJSON *st, struct strv *out);
 
 /* gres.conf: the template text, then the lines (sorted by node, then file). */
 void gres_render(const cJSON *st, const char *tmpl, struct strbuf *out);
-
-/* Appends the slurm.conf line that stamps the gres.conf text (a comment with its digest). */
-void gres_stamp(const char *gres_conf, struct strbuf *conf);
 
 /* What the leader publishes to application app: {"<files>": "<hostlist>"} of its nodes (a new
  * JSON string; "{}" when none). */

@@ -1032,7 +1032,8 @@ static int gres_event(struct juju_ctx *ctx, const struct slurmctld_opts *o, cons
  * file is then recognized as such); refused unit data into in->refused. */
 static int prepare_gres(const struct slurmctld_opts *o, const char *charm_dir, struct ctl_inputs *in,
         struct strbuf *text, struct strbuf *tmpl, struct strbuf *err) {
-        _cleanup_free_ char *tmpl_path = charm_template_path(&o->paths, charm_dir, GRES_TEMPLATE), *head = NULL;
+        _cleanup_free_ char *tmpl_path = charm_template_path(&o->paths, charm_dir, GRES_TEMPLATE),
+                            *head = NULL;
         int r = gres_state_load(&o->paths, &in->gres, err);
         if (r < 0)
                 return r;
@@ -1048,7 +1049,7 @@ static int prepare_gres(const struct slurmctld_opts *o, const char *charm_dir, s
                 return r;
         }
         gres_render(in->gres, head, text);
-        gres_stamp(text->buf, tmpl);
+        ctl_conf_stamp("gres.conf", text->buf, tmpl);
         return 0;
 }
 
@@ -1175,11 +1176,15 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 return r;
         }
         /* GPU nodes: gres.conf's text, stamped on the template (charm/gres.h) */
-        _cleanup_strbuf_ struct strbuf gres_text = STRBUF_INIT, stamped = STRBUF_INIT;
+        _cleanup_strbuf_ struct strbuf gres_text = STRBUF_INIT, cgroup_text = STRBUF_INIT,
+                                       stamped = STRBUF_INIT;
         strbuf_add(&stamped, tmpl, tmpl_len);
         r = prepare_gres(o, env->charm_dir, &in, &gres_text, &stamped, err);
+        if (r >= 0)
+                r = cgroup_conf_render(&o->paths, env->charm_dir, &cgroup_text, err);
         if (r < 0)
                 return r;
+        ctl_conf_stamp("cgroup.conf", cgroup_text.buf, &stamped);
         free(tmpl);
         tmpl_len = stamped.len;
         tmpl = strbuf_detach(&stamped, NULL);
@@ -1252,11 +1257,12 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (key_changed < 0)
                 return key_changed;
 
-        int cgroup_changed = cgroup_conf_install(&o->paths, env->charm_dir, err);
-        if (cgroup_changed < 0)
-                return cgroup_changed;
         etc = charm_path(&o->paths, "/etc/slurm");
         r = mkdir_p(etc, 0755);
+        if (r >= 0)
+                r = cgroup_conf_write(&o->paths, cgroup_text.buf, cgroup_text.len, err);
+        if (r < 0)
+                return r;
         if (r >= 0) {
                 _cleanup_free_ char *gres_path = charm_path(&o->paths, GRES_CONF_PATH);
                 r = write_file_atomic_if_changed(gres_path, gres_text.buf, gres_text.len, 0644, 0, 0);
@@ -1322,11 +1328,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 .answer_timeout_ms = o->answer_timeout_ms ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS,
                 .previous = old,
                 .previous_len = old_len,
-                .others_changed = cgroup_changed > 0,
         };
         r = ctl_apply(&ao, g.conf.buf, g.conf.len, &applied, err);
-        if (r >= 0)
-                r = cgroup_conf_applied(&o->paths, err);
         if (r < 0)
                 return r;
         if (applied.action != CTL_APPLY_ROLLED_BACK) {

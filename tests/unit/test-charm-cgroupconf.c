@@ -83,35 +83,35 @@ static void test_install(void **state) {
 
         assert_int_equal(mkdir_p(tdir, 0755), 0);
         assert_int_equal(write_file_atomic(tmpl, v1, strlen(v1), 0644, (uid_t) -1, (gid_t) -1), 0);
-        /* nothing applied yet: slurmctld must (re)start with it */
-        assert_int_equal(cgroup_conf_install(&p, NULL, &err), 1);
+        /* read and checked, then written; a second write changes nothing */
+        _cleanup_strbuf_ struct strbuf text = STRBUF_INIT;
+        assert_int_equal(cgroup_conf_render(&p, NULL, &text, &err), 0);
+        assert_string_equal(text.buf, v1);
+        assert_int_equal(cgroup_conf_write(&p, text.buf, text.len, &err), 1);
         _cleanup_free_ char *got = NULL;
         assert_int_equal(read_full_file(out, &got, NULL), 0);
         assert_string_equal(got, v1);
         struct stat st;
         assert_int_equal(stat(out, &st), 0);
         assert_int_equal(st.st_mode & 07777, 0644);
-        assert_int_equal(cgroup_conf_install(&p, NULL, &err), 1); /* still not applied */
-        assert_int_equal(cgroup_conf_applied(&p, &err), 0);
-        assert_int_equal(cgroup_conf_install(&p, NULL, &err), 0);
-        /* a new template (upgrade-charm): written, and a restart is due */
+        assert_int_equal(cgroup_conf_write(&p, text.buf, text.len, &err), 0);
+        /* a new template (upgrade-charm): its text, written */
         assert_int_equal(write_file_atomic(tmpl, v2, strlen(v2), 0644, (uid_t) -1, (gid_t) -1), 0);
-        assert_int_equal(cgroup_conf_install(&p, NULL, &err), 1);
-        assert_int_equal(cgroup_conf_applied(&p, &err), 0);
-        assert_int_equal(cgroup_conf_install(&p, NULL, &err), 0);
-        /* a bad template writes nothing */
+        strbuf_reset(&text);
+        assert_int_equal(cgroup_conf_render(&p, NULL, &text, &err), 0);
+        assert_string_equal(text.buf, v2);
+        assert_int_equal(cgroup_conf_write(&p, text.buf, text.len, &err), 1);
+        /* a bad template gives nothing to write */
         const char *bad = "ConstrainCores=yes\nNoSuchKey=1\n";
         assert_int_equal(write_file_atomic(tmpl, bad, strlen(bad), 0644, (uid_t) -1, (gid_t) -1), 0);
-        assert_int_equal(cgroup_conf_install(&p, NULL, &err), -EINVAL);
+        strbuf_reset(&text);
+        assert_int_equal(cgroup_conf_render(&p, NULL, &text, &err), -EINVAL);
+        assert_int_equal(text.len, 0);
         assert_non_null(strstr(err.buf, "line 2: \"NoSuchKey\""));
-        free(got);
-        got = NULL;
-        assert_int_equal(read_full_file(out, &got, NULL), 0);
-        assert_string_equal(got, v2);
         /* no template: the error names it */
         assert_int_equal(unlink(tmpl), 0);
         strbuf_reset(&err);
-        assert_int_equal(cgroup_conf_install(&p, NULL, &err), -ENOENT);
+        assert_int_equal(cgroup_conf_render(&p, NULL, &text, &err), -ENOENT);
         assert_non_null(strstr(err.buf, "templates/cgroup.conf"));
 }
 

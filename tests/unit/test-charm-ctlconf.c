@@ -362,8 +362,27 @@ static void test_leaving(void **state) {
         compute_data_clear(&d[0]);
 }
 
+static void test_stamp(void **state) {
+        _cleanup_strbuf_ struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, c = STRBUF_INIT;
+        strbuf_addstr(&a, "ClusterName=x");
+        ctl_conf_stamp("gres.conf", "NodeName=gpu-0 Name=gpu File=/dev/nvidia0\n", &a);
+        strbuf_addstr(&b, "ClusterName=x\n");
+        ctl_conf_stamp("gres.conf", "NodeName=gpu-0 Name=gpu File=/dev/nvidia0\n", &b);
+        strbuf_addstr(&c, "ClusterName=x\n");
+        ctl_conf_stamp("gres.conf", "NodeName=gpu-0 Name=gpu File=/dev/nvidia1\n", &c);
+        assert_string_equal(a.buf, b.buf); /* a newline first when missing */
+        assert_string_not_equal(b.buf, c.buf);
+        assert_non_null(strstr(b.buf, "\n# gres.conf served with this file"));
+        assert_int_equal(b.buf[b.len - 1], '\n');
+        /* the name is part of the line: two files with the same text stamp differently */
+        _cleanup_strbuf_ struct strbuf d = STRBUF_INIT;
+        ctl_conf_stamp("cgroup.conf", "NodeName=gpu-0 Name=gpu File=/dev/nvidia0\n", &d);
+        assert_non_null(strstr(d.buf, "# cgroup.conf served with this file"));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_stamp),
                 cmocka_unit_test(test_render_basic),
                 cmocka_unit_test(test_render_default_and_removal),
                 cmocka_unit_test(test_render_params),

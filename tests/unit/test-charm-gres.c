@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests for lib/charm/gres: the GPU record (a unit's data in, a bad list refused naming the
- * unit and changing nothing, departures, pruning by application), gres.conf rendering, the
- * slurm.conf stamp, what the leader publishes, and the local device record. The whole path runs
+ * unit and changing nothing, departures, pruning by application), gres.conf rendering, what
+ * the leader publishes, and the local device record (the stamp: test-charm-ctlconf). The whole path runs
  * on real daemons with fake NVIDIA devices in tests/cluster/charm-gpu.sh. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -47,12 +47,14 @@ static void test_update(void **state) {
         _cleanup_strv_ struct strv why = STRV_INIT;
         gres_refusals(st, &why);
         assert_int_equal(why.n, 1);
-        assert_string_equal(why.v[0], "gpu/0: gpu-devices: \"/etc/passwd\" is not a device file path under /dev: "
-                                      "gres.conf keeps node gpu-0 as it was");
+        assert_string_equal(why.v[0],
+                "gpu/0: gpu-devices: \"/etc/passwd\" is not a device file path under /dev: "
+                "gres.conf keeps node gpu-0 as it was");
         _cleanup_strbuf_ struct strbuf conf = STRBUF_INIT;
         gres_render(st, "# head\n", &conf);
-        assert_string_equal(conf.buf, "# head\nNodeName=gpu-0 Name=gpu File=/dev/nvidia0\n"
-                                      "NodeName=gpu-0 Name=gpu File=/dev/nvidia1\n");
+        assert_string_equal(conf.buf,
+                "# head\nNodeName=gpu-0 Name=gpu File=/dev/nvidia0\n"
+                "NodeName=gpu-0 Name=gpu File=/dev/nvidia1\n");
         /* good data again: the refusal goes */
         assert_int_equal(gres_unit_update(st, "gpu/0", "[\"/dev/nvidia1\"]", false), 1);
         strv_clear(&why);
@@ -76,16 +78,18 @@ static void test_render_and_prune(void **state) {
         assert_int_equal(gres_unit_update(st, "gpu/4", "[\"nope\"]", false), 1);
         _cleanup_strbuf_ struct strbuf conf = STRBUF_INIT;
         gres_render(st, "# head", &conf);
-        assert_string_equal(conf.buf, "# head\n"
-                                      "NodeName=big-gpu-0 Name=gpu File=/dev/nvidia3\n"
-                                      "NodeName=gpu-10 Name=gpu File=/dev/nvidia0\n"
-                                      "NodeName=gpu-2 Name=gpu File=/dev/nvidia0\n"
-                                      "NodeName=gpu-2 Name=gpu File=/dev/nvidia1\n"
-                                      "NodeName=gpu-3 Name=gpu File=/dev/nvidia0\n"
-                                      "NodeName=gpu-3 Name=gpu File=/dev/nvidia1\n");
+        assert_string_equal(conf.buf,
+                "# head\n"
+                "NodeName=big-gpu-0 Name=gpu File=/dev/nvidia3\n"
+                "NodeName=gpu-10 Name=gpu File=/dev/nvidia0\n"
+                "NodeName=gpu-2 Name=gpu File=/dev/nvidia0\n"
+                "NodeName=gpu-2 Name=gpu File=/dev/nvidia1\n"
+                "NodeName=gpu-3 Name=gpu File=/dev/nvidia0\n"
+                "NodeName=gpu-3 Name=gpu File=/dev/nvidia1\n");
         /* per application, grouped by files, hostlists compressed; "gpu" is not "big-gpu" */
         _cleanup_free_ char *served = gres_served_json(st, "gpu");
-        assert_string_equal(served, "{\"/dev/nvidia0\":\"gpu-10\",\"/dev/nvidia0,/dev/nvidia1\":\"gpu-[2-3]\"}");
+        assert_string_equal(
+                served, "{\"/dev/nvidia0\":\"gpu-10\",\"/dev/nvidia0,/dev/nvidia1\":\"gpu-[2-3]\"}");
         _cleanup_free_ char *none = gres_served_json(st, "cpu");
         assert_string_equal(none, "{}");
 
@@ -96,20 +100,6 @@ static void test_render_and_prune(void **state) {
         assert_int_equal(gres_prune(st, &apps), 0);
         _cleanup_free_ char *t = text(st);
         assert_string_equal(t, "{\"nodes\":{\"big-gpu-0\":[\"/dev/nvidia3\"]},\"refused\":{}}");
-}
-
-static void test_stamp(void **state) {
-        _cleanup_strbuf_ struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, c = STRBUF_INIT;
-        strbuf_addstr(&a, "ClusterName=x");
-        gres_stamp("NodeName=gpu-0 Name=gpu File=/dev/nvidia0\n", &a);
-        strbuf_addstr(&b, "ClusterName=x\n");
-        gres_stamp("NodeName=gpu-0 Name=gpu File=/dev/nvidia0\n", &b);
-        strbuf_addstr(&c, "ClusterName=x\n");
-        gres_stamp("NodeName=gpu-0 Name=gpu File=/dev/nvidia1\n", &c);
-        assert_string_equal(a.buf, b.buf); /* a newline first when missing */
-        assert_string_not_equal(b.buf, c.buf);
-        assert_non_null(strstr(b.buf, "\n# gres.conf served with this file"));
-        assert_int_equal(b.buf[b.len - 1], '\n');
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
@@ -163,7 +153,6 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_update),
                 cmocka_unit_test(test_render_and_prune),
-                cmocka_unit_test(test_stamp),
                 cmocka_unit_test(test_state_and_local),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
