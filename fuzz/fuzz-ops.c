@@ -56,7 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         if (q.resv_name)
                                 must(plain(q.resv_name), "reservation name");
                         if (a == OPS_NODE_RESERVE)
-                                must(q.duration_min >= 1 && q.duration_min <= OPS_RESV_MAX_MINUTES, "duration");
+                                must(q.duration_min >= 1 && q.duration_min <= OPS_RESV_MAX_MINUTES,
+                                        "duration");
                 }
                 ops_node_req_done(&q);
                 strbuf_release(&err);

@@ -560,8 +560,8 @@ static int param_string(const cJSON *params, const char *key, const char **ret, 
 /* A parameter the schema types [string, integer]: `juju run … jobids=12` sends YAML's integer
  * 12 (cmd/juju/action/run.go parses each value as YAML), so a whole number is taken as its
  * decimal text (in buf). Returns as param_string. */
-static int param_text(const cJSON *params, const char *key, char *buf, size_t len, const char **ret,
-        struct strbuf *err) {
+static int param_text(
+        const cJSON *params, const char *key, char *buf, size_t len, const char **ret, struct strbuf *err) {
         const cJSON *v = params ? cJSON_GetObjectItemCaseSensitive(params, key) : NULL;
         if (cJSON_IsNumber(v) && v->valuedouble == (double) (long long) v->valuedouble) {
                 snprintf(buf, len, "%lld", (long long) v->valuedouble);

@@ -42,5 +42,5 @@ bool juju_utf8_valid(const char *s);
 int juju_tool_strv(struct juju_ctx *ctx, const struct strv *argv, struct strv *ret, struct strbuf *err);
 /* Runs the tool and returns the JSON object it printed (caller frees). -EBADMSG for anything
  * else, except that empty output or null gives {} when empty_ok. */
-int juju_tool_object(struct juju_ctx *ctx, const struct strv *argv, bool empty_ok, cJSON **ret,
-        struct strbuf *err);
+int juju_tool_object(
+        struct juju_ctx *ctx, const struct strv *argv, bool empty_ok, cJSON **ret, struct strbuf *err);

@@ -235,7 +235,8 @@ bool juju_action_key_valid(const char *key) {
                         if (!key_segment_char(*c) && *c != '-')
                                 return false;
                 for (size_t i = 0; i < ELEMENTSOF(reserved); i++)
-                        if ((size_t) (e - s) == strlen(reserved[i]) && strncmp(s, reserved[i], (size_t) (e - s)) == 0)
+                        if ((size_t) (e - s) == strlen(reserved[i]) &&
+                                strncmp(s, reserved[i], (size_t) (e - s)) == 0)
                                 return false;
                 if (!*e)
                         return true;

@@ -244,7 +244,8 @@ int slurm_partition_update(const char *name, char *const *kv, size_t n_kv, struc
         for (size_t i = 0; i + 1 < n_kv; i += 2)
                 if (encode(&m, kv[i], kv[i + 1]) <= 0) {
                         if (err)
-                                strbuf_addf(err, "partition \"%s\": %s cannot be changed on a running slurmctld",
+                                strbuf_addf(err,
+                                        "partition \"%s\": %s cannot be changed on a running slurmctld",
                                         name, kv[i]);
                         return -EOPNOTSUPP;
                 }

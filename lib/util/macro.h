@@ -21,17 +21,17 @@
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
 /* Hand ownership out of a cleanup variable: the variable becomes NULL (or -1). */
-#define TAKE_PTR(p)                        \
-        ({                                 \
-                __typeof__(p) _tp_ = (p);  \
-                (p) = NULL;                \
-                _tp_;                      \
+#define TAKE_PTR(p)                       \
+        ({                                \
+                __typeof__(p) _tp_ = (p); \
+                (p) = NULL;               \
+                _tp_;                     \
         })
-#define TAKE_FD(fd)                \
-        ({                         \
-                int _tfd_ = (fd);  \
-                (fd) = -1;         \
-                _tfd_;             \
+#define TAKE_FD(fd)               \
+        ({                        \
+                int _tfd_ = (fd); \
+                (fd) = -1;        \
+                _tfd_;            \
         })
 
 /* DEFINE_TRIVIAL_CLEANUP_FUNC(FILE *, fclose) defines fclosep(FILE **). The
@@ -87,8 +87,8 @@ static inline const char *strempty(const char *s) {
 }
 
 /* Negative errno from a libc call that returns -1 and sets errno. */
-#define RET_NERRNO(expr)                               \
-        ({                                             \
-                int _r_ = (expr);                      \
+#define RET_NERRNO(expr)                                     \
+        ({                                                   \
+                int _r_ = (expr);                            \
                 _r_ < 0 ? (errno > 0 ? -errno : -EIO) : _r_; \
         })

@@ -16,7 +16,8 @@ struct strv {
 };
 
 extern char *strv_empty_array[];
-#define STRV_INIT { .v = strv_empty_array, .n = 0, .alloc = 0 }
+#define STRV_INIT \
+        { .v = strv_empty_array, .n = 0, .alloc = 0 }
 
 void strv_init(struct strv *sv);
 void strv_clear(struct strv *sv);

@@ -140,8 +140,7 @@ static void test_one_bad_application(void **state) {
         assert_true(has_line(&r.conf, "PartitionName=cpu Nodes=cpu MaxTime=60 Default=YES"));
         assert_true(has_line(&r.conf, "PartitionName=big Nodes=big MaxTime=20"));
         assert_int_equal(r.refused.n, 1);
-        assert_string_equal(r.refused.v[0],
-                "relation with \"cpu\": Bad value for MaxTime=666");
+        assert_string_equal(r.refused.v[0], "relation with \"cpu\": Bad value for MaxTime=666");
         assert_false(r.params_refused);
         /* all new, all last good, then cpu and big one at a time: 4 */
         assert_int_equal(j.calls, 4);
@@ -177,7 +176,8 @@ static void test_params(void **state) {
         _cleanup_(ctl_guard_result_done) struct ctl_guard_result r1 = CTL_GUARD_RESULT_INIT;
         assert_int_equal(ctl_guard_render(&in, &r1, &err), 0);
         assert_true(r1.params_refused);
-        assert_non_null(startswith(r1.refused.v[0], "slurm-conf-parameters: TaskPlugin: every slurmd reads it"));
+        assert_non_null(
+                startswith(r1.refused.v[0], "slurm-conf-parameters: TaskPlugin: every slurmd reads it"));
         in.params = "TaskPlugin=task/cgroup,task/affinity";
         _cleanup_(ctl_guard_result_done) struct ctl_guard_result r3 = CTL_GUARD_RESULT_INIT;
         assert_int_equal(ctl_guard_render(&in, &r3, &err), 0);
@@ -189,8 +189,7 @@ static void test_params(void **state) {
         _cleanup_(ctl_guard_result_done) struct ctl_guard_result r2 = CTL_GUARD_RESULT_INIT;
         assert_int_equal(ctl_guard_render(&in, &r2, &err), 0);
         assert_true(r2.params_refused);
-        assert_string_equal(r2.refused.v[0],
-                "slurm-conf-parameters: Bad value for SlurmctldDebug=debug3");
+        assert_string_equal(r2.refused.v[0], "slurm-conf-parameters: Bad value for SlurmctldDebug=debug3");
         assert_string_equal(r2.params_applied, "SlurmctldDebug=verbose");
         assert_null(strstr(r2.conf.buf, "debug3"));
         compute_data_clear(&a);

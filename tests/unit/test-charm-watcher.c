@@ -151,11 +151,13 @@ static void test_daemon_status(void **state) {
         st = mkstate("failed", "failed", "start-limit-hit", 5);
         assert_int_equal(watcher_daemon_status("slurmctld.service", &st, &out), 1);
         assert_int_equal(out.status, JUJU_STATUS_BLOCKED);
-        assert_string_equal(out.message.buf, "slurmctld failed (Result=start-limit-hit, NRestarts=5): see /var/log/slurm/slurmctld.log");
+        assert_string_equal(out.message.buf,
+                "slurmctld failed (Result=start-limit-hit, NRestarts=5): see /var/log/slurm/slurmctld.log");
 
         st = mkstate("failed", "failed", "", 0);
         assert_int_equal(watcher_daemon_status("slurmd.service", &st, &out), 1);
-        assert_string_equal(out.message.buf, "slurmd failed (Result=unknown, NRestarts=0): see /var/log/slurm/slurmd.log");
+        assert_string_equal(out.message.buf,
+                "slurmd failed (Result=unknown, NRestarts=0): see /var/log/slurm/slurmd.log");
 
         /* every other state is the charm's to describe: out untouched */
         charm_outcome_set(&out, JUJU_STATUS_ACTIVE, "idle");

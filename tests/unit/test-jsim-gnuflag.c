@@ -40,8 +40,8 @@ static void run(struct res *res, bool intersperse, ...) {
         va_end(ap);
         av[n] = NULL;
         *res = (struct res){ .args = STRV_INIT, .err = STRBUF_INIT };
-        res->r = gnuflag_parse(defs, ELEMENTSOF(defs), res->v, 5, intersperse, (char *const *) av, NULL, NULL,
-                &res->args, &res->err);
+        res->r = gnuflag_parse(defs, ELEMENTSOF(defs), res->v, 5, intersperse, (char *const *) av, NULL,
+                NULL, &res->args, &res->err);
 }
 
 static void done(struct res *res) {
@@ -109,12 +109,14 @@ static void test_bools(void **state) {
         run(&x, true, "--app=yes", NULL);
         assert_int_equal(x.r, -EINVAL);
         assert_string_equal(x.err.buf,
-                "invalid value \"yes\" for option --app: strconv.ParseBool: parsing \"yes\": invalid syntax");
+                "invalid value \"yes\" for option --app: strconv.ParseBool: parsing \"yes\": invalid "
+                "syntax");
         done(&x);
         run(&x, true, "-a=true", NULL); /* the short form keeps "=": ParseBool("=true") */
         assert_int_equal(x.r, -EINVAL);
         assert_string_equal(x.err.buf,
-                "invalid value \"=true\" for option -a: strconv.ParseBool: parsing \"=true\": invalid syntax");
+                "invalid value \"=true\" for option -a: strconv.ParseBool: parsing \"=true\": invalid "
+                "syntax");
         done(&x);
 }
 
@@ -183,8 +185,10 @@ static void test_set_and_quote(void **state) {
         _cleanup_strv_ struct strv args = STRV_INIT;
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
         char *av[] = { "--format", "x\"y\n", NULL };
-        assert_int_equal(gnuflag_parse(defs, ELEMENTSOF(defs), v, 5, true, av, refuse, NULL, &args, &err), -EINVAL);
-        assert_string_equal(err.buf, "invalid value \"x\\\"y\\n\" for option --format: unknown format \"x\\\"y\\n\"");
+        assert_int_equal(
+                gnuflag_parse(defs, ELEMENTSOF(defs), v, 5, true, av, refuse, NULL, &args, &err), -EINVAL);
+        assert_string_equal(
+                err.buf, "invalid value \"x\\\"y\\n\" for option --format: unknown format \"x\\\"y\\n\"");
 }
 
 static void test_toolflags(void **state) {
@@ -202,7 +206,8 @@ static void test_toolflags(void **state) {
         assert_int_equal(toolflags_parse(t, av2, v2, NULL, NULL, &args, &err), -EINVAL);
         assert_string_equal(err.buf, "option provided but not defined: --format");
         assert_null(toolflags_find("no-such-tool"));
-        assert_int_equal(toolflags_slot(toolflags_find("config-get"), "a"), toolflags_slot(toolflags_find("config-get"), "all"));
+        assert_int_equal(toolflags_slot(toolflags_find("config-get"), "a"),
+                toolflags_slot(toolflags_find("config-get"), "all"));
         for (size_t i = 0; toolflags_names[i]; i++)
                 assert_non_null(toolflags_find(toolflags_names[i]));
 }

@@ -292,7 +292,8 @@ static int add_indented(struct strbuf *out, const char *path, int ind) {
  * from the repository at SRCDIR. Checked by parsing it back. */
 static int cmd_charmcraft(const char *out, const char *stage, const char *srcdir, const char *base) {
         _cleanup_strbuf_ struct strbuf m = STRBUF_INIT, why = STRBUF_INIT;
-        _cleanup_free_ char *meta = xasprintf("%s/metadata.yaml", stage), *config = xasprintf("%s/config.yaml", stage),
+        _cleanup_free_ char *meta = xasprintf("%s/metadata.yaml", stage),
+                            *config = xasprintf("%s/config.yaml", stage),
                             *actions = xasprintf("%s/actions.yaml", stage);
         yaml_document_t doc;
         if (load_doc(meta, &doc) < 0)
@@ -323,10 +324,12 @@ static int cmd_charmcraft(const char *out, const char *stage, const char *srcdir
                 "    build-packages: [gcc, meson, ninja-build, pkg-config, libslurm-dev, libyaml-dev,\n"
                 "      libcjson-dev, libsystemd-dev, zip, unzip]\n"
                 "    override-build: |\n"
-                "      meson setup --wipe \"$CRAFT_PART_BUILD/b\" \"$CRAFT_PART_SRC\" -Dtests=false -Dcharm_base=%s\n"
+                "      meson setup --wipe \"$CRAFT_PART_BUILD/b\" \"$CRAFT_PART_SRC\" -Dtests=false "
+                "-Dcharm_base=%s\n"
                 "      ninja -C \"$CRAFT_PART_BUILD/b\" %s.charm\n"
                 "      unzip -o \"$CRAFT_PART_BUILD/b/%s.charm\" -d \"$CRAFT_PART_INSTALL\"\n"
-                "      rm -f \"$CRAFT_PART_INSTALL/manifest.yaml\" \"$CRAFT_PART_INSTALL/metadata.yaml\" \\\n"
+                "      rm -f \"$CRAFT_PART_INSTALL/manifest.yaml\" \"$CRAFT_PART_INSTALL/metadata.yaml\" "
+                "\\\n"
                 "        \"$CRAFT_PART_INSTALL/config.yaml\" \"$CRAFT_PART_INSTALL/actions.yaml\"\n"
                 "# metadata.yaml\n",
                 charm, charm, base, charm, srcdir, base, charm, charm);
@@ -473,12 +476,14 @@ int main(int argc, char **argv) {
         if (argc == 5 && streq(argv[1], "split"))
                 return cmd_split(argv[2], argv[3], argv[4]);
         if (argc >= 3 && argc <= 5 && streq(argv[1], "manifest"))
-                return cmd_manifest(argv[2], argc >= 4 ? argv[3] : "/etc/os-release", argc == 5 ? argv[4] : "auto");
+                return cmd_manifest(
+                        argv[2], argc >= 4 ? argv[3] : "/etc/os-release", argc == 5 ? argv[4] : "auto");
         if (argc == 6 && streq(argv[1], "charmcraft"))
                 return cmd_charmcraft(argv[2], argv[3], argv[4], argv[5]);
         if ((argc == 3 || argc == 4) && streq(argv[1], "check"))
                 return cmd_check(argv[2], argc == 4 ? argv[3] : NULL);
         fprintf(stderr,
-                "usage: charm-pack split IN CHARM OUT | manifest OUT [OS_RELEASE [BASE]] | charmcraft OUT STAGE SRCDIR BASE | check DIR [NAME]\n");
+                "usage: charm-pack split IN CHARM OUT | manifest OUT [OS_RELEASE [BASE]] | charmcraft OUT "
+                "STAGE SRCDIR BASE | check DIR [NAME]\n");
         return 2;
 }

@@ -62,8 +62,8 @@ static void add_value(cJSON *target, char **keys, size_t n, cJSON *value) {
         jset(next, keys[n - 1], value);
 }
 
-int action_params_parse(const char *params_yaml, char *const *kv, bool string_args, cJSON **ret,
-        struct strbuf *err) {
+int action_params_parse(
+        const char *params_yaml, char *const *kv, bool string_args, cJSON **ret, struct strbuf *err) {
         _cleanup_json_ cJSON *params = NULL;
         if (params_yaml) {
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
@@ -197,7 +197,8 @@ static void validate_object(struct vctx *v, const cJSON *schema, const cJSON *va
                 add_error(v, context, value, "must have at the most %d properties", mx->valueint);
         cJSON_ArrayForEach(e, jget(schema, "required")) {
                 if (cJSON_IsString(e) && !jget(value, e->valuestring))
-                        add_error(v, context, value, "\"%s\" property is missing and required", e->valuestring);
+                        add_error(v, context, value, "\"%s\" property is missing and required",
+                                e->valuestring);
         }
         const cJSON *props = jget(schema, "properties"), *ap = jget(schema, "additionalProperties");
         cJSON_ArrayForEach(e, value) {
@@ -235,7 +236,7 @@ static void validate_scalar(struct vctx *v, const cJSON *schema, const cJSON *va
                 if (cJSON_IsNumber(x = jget(schema, "maximum"))) {
                         number_text(&lim, x->valuedouble);
                         if (cJSON_IsTrue(jget(schema, "exclusiveMaximum")) ? d >= x->valuedouble
-                                                                            : d > x->valuedouble)
+                                                                           : d > x->valuedouble)
                                 add_error(v, context, value,
                                         cJSON_IsTrue(jget(schema, "exclusiveMaximum"))
                                                 ? "must be lower than %s"
@@ -246,7 +247,7 @@ static void validate_scalar(struct vctx *v, const cJSON *schema, const cJSON *va
                 if (cJSON_IsNumber(x = jget(schema, "minimum"))) {
                         number_text(&lim, x->valuedouble);
                         if (cJSON_IsTrue(jget(schema, "exclusiveMinimum")) ? d <= x->valuedouble
-                                                                            : d < x->valuedouble)
+                                                                           : d < x->valuedouble)
                                 add_error(v, context, value,
                                         cJSON_IsTrue(jget(schema, "exclusiveMinimum"))
                                                 ? "must be greater than %s"
@@ -259,14 +260,17 @@ static void validate_scalar(struct vctx *v, const cJSON *schema, const cJSON *va
                 for (const unsigned char *p = (const unsigned char *) value->valuestring; *p; p++)
                         runes += (*p & 0xc0) != 0x80;
                 if (cJSON_IsNumber(x = jget(schema, "minLength")) && runes < (size_t) x->valueint)
-                        add_error(v, context, value, "string length must be greater or equal to %d", x->valueint);
+                        add_error(v, context, value, "string length must be greater or equal to %d",
+                                x->valueint);
                 if (cJSON_IsNumber(x = jget(schema, "maxLength")) && runes > (size_t) x->valueint)
-                        add_error(v, context, value, "string length must be lower or equal to %d", x->valueint);
+                        add_error(v, context, value, "string length must be lower or equal to %d",
+                                x->valueint);
                 if (cJSON_IsString(x = jget(schema, "pattern"))) {
                         regex_t re;
                         if (regcomp(&re, x->valuestring, REG_EXTENDED | REG_NOSUB) == 0) {
                                 if (regexec(&re, value->valuestring, 0, NULL, 0) != 0)
-                                        add_error(v, context, value, "does not match pattern '%s'", x->valuestring);
+                                        add_error(v, context, value, "does not match pattern '%s'",
+                                                x->valuestring);
                                 regfree(&re);
                         }
                 }

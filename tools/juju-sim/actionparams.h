@@ -22,8 +22,8 @@
 
 /* The CLI side: params_yaml (the --params file's contents, or NULL), then kv (NULL-terminated
  * "k.k=v" arguments). Returns 0 or -EINVAL with Juju's message. */
-int action_params_parse(const char *params_yaml, char *const *kv, bool string_args, cJSON **ret,
-        struct strbuf *err);
+int action_params_parse(
+        const char *params_yaml, char *const *kv, bool string_args, cJSON **ret, struct strbuf *err);
 
 /* runCommand.Init's check of the key=value arguments (no '=', a bad key): 0 or -EINVAL. */
 int action_params_check_args(char *const *kv, struct strbuf *err);

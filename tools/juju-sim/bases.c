@@ -9,11 +9,12 @@
 const char juju_bases_accepted[] = "ubuntu@20.04, ubuntu@22.04, ubuntu@24.04, centos@7, centos@9";
 
 int juju_base_check(const char *os, const char *channel, struct strbuf *err) {
-        static const char *const valid_os[] = { "ubuntu", "centos", "windows", "osx", "opensuse", "genericlinux" };
+        static const char *const valid_os[] = { "ubuntu", "centos", "windows", "osx", "opensuse",
+                "genericlinux" };
         static const struct {
                 const char *os, *track;
-        } workload[] = { { "ubuntu", "20.04" }, { "ubuntu", "22.04" }, { "ubuntu", "24.04" }, { "centos", "7" },
-                { "centos", "9" } };
+        } workload[] = { { "ubuntu", "20.04" }, { "ubuntu", "22.04" }, { "ubuntu", "24.04" },
+                { "centos", "7" }, { "centos", "9" } };
         bool known = false;
         for (size_t i = 0; i < ELEMENTSOF(valid_os); i++)
                 known = known || streq(os, valid_os[i]);

@@ -183,7 +183,8 @@ int gnuflag_parse(const struct gnuflag *defs, size_t ndefs, struct gnuflag_value
                                 return -EINVAL;
                         }
                         const char *rest = eq ? eq : "";
-                        r = flag_arg(defs, ndefs, values, nslots, name, len, true, &rest, args, &i, set, ud, err);
+                        r = flag_arg(
+                                defs, ndefs, values, nslots, name, len, true, &rest, args, &i, set, ud, err);
                         if (r != 0)
                                 return r;
                         continue;
@@ -194,7 +195,8 @@ int gnuflag_parse(const struct gnuflag *defs, size_t ndefs, struct gnuflag_value
                         size_t n = rune_len(rest);
                         const char *name = rest;
                         rest += n;
-                        r = flag_arg(defs, ndefs, values, nslots, name, n, false, &rest, args, &i, set, ud, err);
+                        r = flag_arg(
+                                defs, ndefs, values, nslots, name, n, false, &rest, args, &i, set, ud, err);
                         if (r != 0)
                                 return r;
                 }

@@ -44,7 +44,8 @@ struct gnuflag_value {
 
 /* A flag's Set(): validates value; returns 0, or -EINVAL with why (gnuflag's error after
  * "for option -r: "). NULL accepts every string. */
-typedef int (*gnuflag_set_fn)(void *userdata, const struct gnuflag *f, const char *value, struct strbuf *why);
+typedef int (*gnuflag_set_fn)(
+        void *userdata, const struct gnuflag *f, const char *value, struct strbuf *why);
 
 #define GNUFLAG_HELP 1
 

@@ -113,7 +113,9 @@ static int set_flag(void *ud, const struct gnuflag *f, const char *value, struct
                 errno = 0;
                 (void) strtoll(value, &end, 0);
                 if (!*value || *end || errno) {
-                        strbuf_addstr(why, errno == ERANGE ? "strconv.ParseInt: parsing " : "strconv.ParseInt: parsing ");
+                        strbuf_addstr(why,
+                                errno == ERANGE ? "strconv.ParseInt: parsing "
+                                                : "strconv.ParseInt: parsing ");
                         gnuflag_quote(why, value);
                         strbuf_addstr(why, errno == ERANGE ? ": value out of range" : ": invalid syntax");
                         return -EINVAL;
@@ -250,7 +252,8 @@ static int file_map(struct call *c, int code, cJSON **ret) {
         cJSON_ArrayForEach(e2, m) {
                 if (!cJSON_IsString(e2) && !cJSON_IsNull(e2)) {
                         cJSON_Delete(out);
-                        return fail(c, code, "yaml: unmarshal errors: cannot unmarshal !!map or !!seq into string");
+                        return fail(c, code,
+                                "yaml: unmarshal errors: cannot unmarshal !!map or !!seq into string");
                 }
                 jset_str(out, e2->string, cJSON_IsString(e2) ? e2->valuestring : "");
         }
@@ -431,7 +434,9 @@ static int t_relation_get(struct call *c) {
                 }
                 bag = jget(jget(rel, "unit-data"), target);
                 if (!bag)
-                        return fail(c, 1, "cannot read settings for unit \"%s\" in relation \"%s\": unit \"%s\": settings not found",
+                        return fail(c, 1,
+                                "cannot read settings for unit \"%s\" in relation \"%s\": unit \"%s\": "
+                                "settings not found",
                                 target, rk, target);
         }
         if (!*key) {
@@ -479,7 +484,8 @@ static int t_config_get(struct call *c) {
         if (r)
                 return r;
         const cJSON *a = state_app(W(c), c->ctx->app);
-        _cleanup_json_ cJSON *eff = charm_config_effective(jget(a, "charm"), jget(a, "config"), has(c, "all"));
+        _cleanup_json_ cJSON *eff =
+                charm_config_effective(jget(a, "charm"), jget(a, "config"), has(c, "all"));
         if (*key)
                 return print(c, jget(eff, key));
         return print(c, eff);
@@ -544,7 +550,8 @@ static int t_status_get(struct call *c) {
                 const cJSON *a = state_app(W(c), c->ctx->app);
                 const cJSON *st = jget(a, "status");
                 if (!data && c->format == FORMAT_SMART)
-                        return print_take(c, cJSON_CreateString(jstr(st, "status") ? jstr(st, "status") : "unknown"));
+                        return print_take(
+                                c, cJSON_CreateString(jstr(st, "status") ? jstr(st, "status") : "unknown"));
                 cJSON *o = cJSON_CreateObject();
                 cJSON *as = status_obj(st, data);
                 cJSON *units = jobj(as, "units");
@@ -603,8 +610,8 @@ static int t_juju_log(struct call *c) {
         }
         _cleanup_free_ char *msg = strv_join(&c->args, " ");
         _cleanup_free_ char *prefix = c->ctx->relation_id >= 0 ? rel_key(c, c->ctx->relation_id) : NULL;
-        _cleanup_free_ char *line = prefix ? xasprintf("%s %s: %s", level, prefix, msg)
-                                           : xasprintf("%s %s", level, msg);
+        _cleanup_free_ char *line =
+                prefix ? xasprintf("%s %s: %s", level, prefix, msg) : xasprintf("%s %s", level, msg);
         cJSON_AddItemToArray(c->ctx->logs, cJSON_CreateString(line));
         return 0;
 }
@@ -670,7 +677,8 @@ static int t_action_set(struct call *c) {
                                                 q(c, seg, &b));
                                 for (size_t k = 0; k < ELEMENTSOF(reserved_keys); k++)
                                         if (streq(seg, reserved_keys[k]))
-                                                return fail(c, 2, "cannot set reserved action key \"%s\"", seg);
+                                                return fail(
+                                                        c, 2, "cannot set reserved action key \"%s\"", seg);
                                 if (!dot)
                                         break;
                                 if (pass)
@@ -877,7 +885,8 @@ static int secret_put(struct call *c, cJSON *content, const char *key0, const ch
                 key[strlen(key) - strlen("#base64")] = '\0';
                 long r = base64_decode(value, &decoded);
                 if (r == -EBADMSG)
-                        return fail(c, code, "juju-sim: secret content of key %s holds NUL bytes (not supported)",
+                        return fail(c, code,
+                                "juju-sim: secret content of key %s holds NUL bytes (not supported)",
                                 q(c, key, &b));
                 if (r < 0)
                         return fail(c, code, "illegal base64 data at input byte %ld", -r - 1);
@@ -922,7 +931,8 @@ static int secret_content(struct call *c, size_t from, cJSON *content) {
                 if ((r = file_map(c, 2, &m)))
                         return r;
                 const cJSON *e;
-                cJSON_ArrayForEach(e, m) if ((r = secret_put(c, content, e->string, e->valuestring, 2))) return r;
+                cJSON_ArrayForEach(
+                        e, m) if ((r = secret_put(c, content, e->string, e->valuestring, 2))) return r;
         }
         return 0;
 }
@@ -933,8 +943,8 @@ static double go_duration(const char *s) {
         static const struct {
                 const char *u;
                 double sec;
-        } units[] = { { "ns", 1e-9 }, { "us", 1e-6 }, { "µs", 1e-6 }, { "ms", 1e-3 }, { "s", 1 }, { "m", 60 },
-                { "h", 3600 } };
+        } units[] = { { "ns", 1e-9 }, { "us", 1e-6 }, { "µs", 1e-6 }, { "ms", 1e-3 }, { "s", 1 },
+                { "m", 60 }, { "h", 3600 } };
         double total = 0, sign = 1;
         if (*s == '-' || *s == '+')
                 sign = *s++ == '-' ? -1 : 1;
@@ -1211,8 +1221,8 @@ static int t_secret_grant(struct call *c) {
                         return fail(c, 2, "unit %s not valid", q(c, unit, &b));
                 _cleanup_free_ char *ua = xstrndup(unit, (size_t) (strchr(unit, '/') - unit));
                 if (!streq_ptr(ua, rapp))
-                        return fail(c, 2, "cannot specify unit \"%s\" in relation to application \"%s\"", unit,
-                                strempty(rapp));
+                        return fail(c, 2, "cannot specify unit \"%s\" in relation to application \"%s\"",
+                                unit, strempty(rapp));
         }
         r = check_empty(c, 1);
         if (r)
@@ -1298,7 +1308,8 @@ static int t_secret_remove(struct call *c) {
                 char rk[32];
                 snprintf(rk, sizeof(rk), "%ld", rev);
                 if (!jget(jget(s, "revisions"), rk))
-                        return fail(c, 1, "secret \"%s\" revision %ld not found", uri + strlen("secret:"), rev);
+                        return fail(
+                                c, 1, "secret \"%s\" revision %ld not found", uri + strlen("secret:"), rev);
                 cJSON_DeleteItemFromObjectCaseSensitive(jget(s, "revisions"), rk);
                 if (jget(s, "revisions")->child)
                         return 0;
@@ -1533,7 +1544,8 @@ static int t_network_get(struct call *c) {
         const char *addr = my_address(c);
         bool lo = startswith(addr, "127.") != NULL;
         _cleanup_free_ char *subnet = xasprintf("%s/32", addr);
-        bool bind = has(c, "bind-address"), ingress = has(c, "ingress-address"), egress = has(c, "egress-subnets");
+        bool bind = has(c, "bind-address"), ingress = has(c, "ingress-address"),
+             egress = has(c, "egress-subnets");
         if (has(c, "primary-address")) {
                 if (bind || ingress || egress)
                         return fail(c, 1, "--primary-address must be the only flag specified");
@@ -1623,7 +1635,8 @@ static int t_leader_set(struct call *c) {
         const cJSON *e;
         cJSON_ArrayForEach(e, kv) {
                 const cJSON *old = jget(jget(state_app(W(c), c->ctx->app), "leader-settings"), e->string);
-                changed = changed || (*e->valuestring ? !old || !streq_ptr(old->valuestring, e->valuestring) : !!old);
+                changed = changed ||
+                        (*e->valuestring ? !old || !streq_ptr(old->valuestring, e->valuestring) : !!old);
         }
         if (!changed)
                 return 0;
@@ -1663,7 +1676,8 @@ static int t_goal_state(struct call *c) {
                 if (rapp && !cJSON_IsTrue(jget(rel, "peer")))
                         jset_str(jobj(e, rapp), "status", "joined");
                 const cJSON *m;
-                cJSON_ArrayForEach(m, jget(ur, "members")) jset_str(jobj(e, m->valuestring), "status", "active");
+                cJSON_ArrayForEach(m, jget(ur, "members"))
+                        jset_str(jobj(e, m->valuestring), "status", "active");
         }
         format_struct(c->out, o, c->format);
         cJSON_Delete(o);
@@ -1676,8 +1690,9 @@ static int t_juju_reboot(struct call *c) {
                 return r;
         if (c->ctx->is_action)
                 return fail(c, 1, "juju-reboot is not supported when running an action.");
-        _cleanup_free_ char *line = xasprintf("INFO juju-sim: juju-reboot%s requested (machines are not rebooted)",
-                has(c, "now") ? " --now" : "");
+        _cleanup_free_ char *line =
+                xasprintf("INFO juju-sim: juju-reboot%s requested (machines are not rebooted)",
+                        has(c, "now") ? " --now" : "");
         cJSON_AddItemToArray(c->ctx->logs, cJSON_CreateString(line));
         return 0;
 }

@@ -40,12 +40,18 @@ int mach_dev_setup(unsigned gpus, char *step, size_t step_len) {
                 const char *path;
                 unsigned maj, min;
         } std[] = {
-                { "/dev/null", 1, 3 }, { "/dev/zero", 1, 5 }, { "/dev/full", 1, 7 },
-                { "/dev/random", 1, 8 }, { "/dev/urandom", 1, 9 }, { "/dev/tty", 5, 0 },
+                { "/dev/null", 1, 3 },
+                { "/dev/zero", 1, 5 },
+                { "/dev/full", 1, 7 },
+                { "/dev/random", 1, 8 },
+                { "/dev/urandom", 1, 9 },
+                { "/dev/tty", 5, 0 },
         };
         static const char *const links[][2] = {
-                { "/proc/self/fd", "/dev/fd" }, { "/proc/self/fd/0", "/dev/stdin" },
-                { "/proc/self/fd/1", "/dev/stdout" }, { "/proc/self/fd/2", "/dev/stderr" },
+                { "/proc/self/fd", "/dev/fd" },
+                { "/proc/self/fd/0", "/dev/stdin" },
+                { "/proc/self/fd/1", "/dev/stdout" },
+                { "/proc/self/fd/2", "/dev/stderr" },
                 { "pts/ptmx", "/dev/ptmx" },
         };
         snprintf(step, step_len, "mount /dev");
@@ -59,7 +65,8 @@ int mach_dev_setup(unsigned gpus, char *step, size_t step_len) {
         }
         snprintf(step, step_len, "mount /dev/pts");
         if (mkdir("/dev/pts", 0755) < 0 ||
-                mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") < 0)
+                mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+                        "newinstance,ptmxmode=0666,mode=0620") < 0)
                 return -errno;
         snprintf(step, step_len, "mount /dev/shm");
         if (mkdir("/dev/shm", 01777) < 0 ||

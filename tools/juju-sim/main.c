@@ -406,12 +406,13 @@ static int cmd_run(int argc, char **argv) {
         if (r < 0)
                 return die(2, "%s", perr.buf);
         if (vals[0].set && (parse_format(vals[0].value, &f) < 0 || f == FORMAT_SMART))
-                return die(2, "invalid value \"%s\" for option --format: unknown format \"%s\"", vals[0].value,
-                        vals[0].value);
+                return die(2, "invalid value \"%s\" for option --format: unknown format \"%s\"",
+                        vals[0].value, vals[0].value);
         if (pos.n < 1)
                 return die(2, "no unit specified");
         const char *slash = strchr(pos.v[0], '/');
-        if (!slash || !slash[1] || (!streq(slash + 1, "leader") && strspn(slash + 1, "0123456789") != strlen(slash + 1)))
+        if (!slash || !slash[1] ||
+                (!streq(slash + 1, "leader") && strspn(slash + 1, "0123456789") != strlen(slash + 1)))
                 return die(2, "invalid unit or action name \"%s\"", pos.v[0]);
         if (pos.n < 2)
                 return die(2, "no action specified");

@@ -246,9 +246,9 @@ static void build_env(struct hookctx *ctx, const char *charm_dir, const char *di
         env_add(env, "JUJU_AGENT_SOCKET_NETWORK", "unix");
         /* HookContext.HookVars exports these always, empty where there is nothing to say */
         env_add(env, "JUJU_HOOK_NAME", ctx->hook);
-        static const char *const empty[] = { "JUJU_API_ADDRESSES", "JUJU_PRINCIPAL_UNIT", "JUJU_AVAILABILITY_ZONE",
-                "CLOUD_API_VERSION", "JUJU_CHARM_HTTP_PROXY", "JUJU_CHARM_HTTPS_PROXY", "JUJU_CHARM_FTP_PROXY",
-                "JUJU_CHARM_NO_PROXY" };
+        static const char *const empty[] = { "JUJU_API_ADDRESSES", "JUJU_PRINCIPAL_UNIT",
+                "JUJU_AVAILABILITY_ZONE", "CLOUD_API_VERSION", "JUJU_CHARM_HTTP_PROXY",
+                "JUJU_CHARM_HTTPS_PROXY", "JUJU_CHARM_FTP_PROXY", "JUJU_CHARM_NO_PROXY" };
         for (size_t i = 0; i < ELEMENTSOF(empty); i++)
                 env_add(env, empty[i], "");
         env_add(env, "JUJU_SLA", "unsupported");

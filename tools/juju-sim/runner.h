@@ -10,7 +10,8 @@
  * ("files": the key#file=PATH arguments of secret-add/secret-set, read where the path makes
  * sense) and shuts down its write side; the runner answers
  *   { "code": N, "stdout": S, "stderr": S, "output": PATH? }
- * and closes; with "output" (the tool's -o/--output) the tool writes stdout to PATH instead. A request whose context is not the running one is refused (code 1).
+ * and closes; with "output" (the tool's -o/--output) the tool writes stdout to PATH instead. A request whose
+ * context is not the running one is refused (code 1).
  *
  * Invariants: one context at a time (the caller holds the model lock); status-set, juju-log and
  * application-version-set take effect at once, everything else lands in ctx->work, which replaces

@@ -6,8 +6,10 @@
 #include "toolflags.h"
 #include "util/banned.h"
 
-#define B(n, s) { .name = n, .kind = GNUFLAG_BOOL, .slot = s }
-#define S(n, s) { .name = n, .kind = GNUFLAG_STRING, .slot = s }
+#define B(n, s) \
+        { .name = n, .kind = GNUFLAG_BOOL, .slot = s }
+#define S(n, s) \
+        { .name = n, .kind = GNUFLAG_STRING, .slot = s }
 #define REL S("r", 0), S("relation", 0)
 
 /* Slots 0..11 per tool; TF_SLOT_FORMAT/TF_SLOT_OUTPUT are added by toolflags_defs(). */
@@ -38,9 +40,7 @@ static const struct toolflags table[] = {
         { .name = "relation-ids", .out = "smart", .formats = TF_DEFAULT },
         { .name = "relation-list", .out = "smart", .formats = TF_DEFAULT, .flags = { REL, B("app", 1) } },
         { .name = "relation-model-get", .out = "smart", .formats = TF_DEFAULT, .flags = { REL } },
-        { .name = "relation-set",
-                .format_deprecated = true,
-                .flags = { REL, S("file", 1), B("app", 2) } },
+        { .name = "relation-set", .format_deprecated = true, .flags = { REL, S("file", 1), B("app", 2) } },
         { .name = "secret-add",
                 .flags = { S("expire", 1), S("rotate", 2), S("description", 3), S("label", 4), S("file", 5),
                         S("owner", 6) } },
@@ -50,7 +50,10 @@ static const struct toolflags table[] = {
                 .flags = { S("label", 1), B("peek", 2), B("refresh", 3) } },
         { .name = "secret-grant", .flags = { S("unit", 1), REL } },
         { .name = "secret-ids", .out = "smart", .formats = TF_DEFAULT },
-        { .name = "secret-info-get", .out = "yaml", .formats = TF_YAML | TF_JSON, .flags = { S("label", 1) } },
+        { .name = "secret-info-get",
+                .out = "yaml",
+                .formats = TF_YAML | TF_JSON,
+                .flags = { S("label", 1) } },
         { .name = "secret-remove", .flags = { S("revision", 1) } },
         { .name = "secret-revoke", .flags = { S("app", 1), S("application", 1), S("unit", 2), REL } },
         { .name = "secret-set",
@@ -67,14 +70,13 @@ static const struct toolflags table[] = {
         { .name = "unit-get", .out = "smart", .formats = TF_DEFAULT },
 };
 
-const char *const toolflags_names[] = {
-        "action-fail", "action-get", "action-log", "action-set", "application-version-set", "close-port",
-        "config-get", "goal-state", "is-leader", "juju-log", "juju-reboot", "leader-get", "leader-set",
-        "network-get", "open-port", "opened-ports", "relation-get", "relation-ids", "relation-list",
-        "relation-model-get", "relation-set", "secret-add", "secret-get", "secret-grant",
-        "secret-ids", "secret-info-get", "secret-remove", "secret-revoke", "secret-set", "state-delete",
-        "state-get", "state-set", "status-get", "status-set", "unit-get", NULL
-};
+const char *const toolflags_names[] = { "action-fail", "action-get", "action-log", "action-set",
+        "application-version-set", "close-port", "config-get", "goal-state", "is-leader", "juju-log",
+        "juju-reboot", "leader-get", "leader-set", "network-get", "open-port", "opened-ports",
+        "relation-get", "relation-ids", "relation-list", "relation-model-get", "relation-set", "secret-add",
+        "secret-get", "secret-grant", "secret-ids", "secret-info-get", "secret-remove", "secret-revoke",
+        "secret-set", "state-delete", "state-get", "state-set", "status-get", "status-set", "unit-get",
+        NULL };
 
 const struct toolflags *toolflags_find(const char *name) {
         for (size_t i = 0; i < ELEMENTSOF(table); i++)

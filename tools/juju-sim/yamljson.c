@@ -113,9 +113,10 @@ cJSON *yaml_scalar_typed(const char *s) {
         if (streq(s, "") || streq(s, "~") || streq(s, "null") || streq(s, "Null") || streq(s, "NULL"))
                 return cJSON_CreateNull();
         /* yaml.v2's resolve table (YAML 1.1): y, yes, on are true; n, no, off false */
-        static const char *const yes[] = { "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON" };
-        static const char *const no[] = { "n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off",
-                "OFF" };
+        static const char *const yes[] = { "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On",
+                "ON" };
+        static const char *const no[] = { "n", "N", "no", "No", "NO", "false", "False", "FALSE", "off",
+                "Off", "OFF" };
         for (size_t k = 0; k < ELEMENTSOF(yes); k++) {
                 if (streq(s, yes[k]))
                         return cJSON_CreateTrue();
@@ -281,8 +282,8 @@ static bool resolves_non_str(const char *s) {
         cJSON_Delete(t);
         if (typed)
                 return true;
-        static const char *const special[] = { ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf", "+.Inf",
-                "+.INF", "-.inf", "-.Inf", "-.INF" };
+        static const char *const special[] = { ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "+.inf",
+                "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF" };
         for (size_t i = 0; i < ELEMENTSOF(special); i++)
                 if (streq(s, special[i]))
                         return true;
@@ -302,9 +303,9 @@ static bool resolves_non_str(const char *s) {
                 for (; *p && ok; p++) {
                         if (*p == '_')
                                 continue;
-                        int d = isdigit((unsigned char) *p) ? *p - '0'
+                        int d = isdigit((unsigned char) *p)    ? *p - '0'
                                 : isxdigit((unsigned char) *p) ? (tolower((unsigned char) *p) - 'a' + 10)
-                                                                : 99;
+                                                               : 99;
                         ok = d < base;
                         digit = digit || ok;
                 }
@@ -386,7 +387,8 @@ static struct analysis analyze(const char *value) {
         bool preceded_ws = true;
         for (size_t i = 0, w; i < n; i += w) {
                 w = u8len(v + i);
-                bool followed_ws = i + w >= n || v[i + w] == ' ' || v[i + w] == '\t' || is_break_at(v + i + w);
+                bool followed_ws =
+                        i + w >= n || v[i + w] == ' ' || v[i + w] == '\t' || is_break_at(v + i + w);
                 char c = (char) v[i];
                 if (i == 0) {
                         if (strchr("#,[]{}&*!|>'\"%@`", c) && c)
@@ -429,7 +431,9 @@ static struct analysis analyze(const char *value) {
 /* encode.go stringv + select_scalar_style */
 static enum scalar_style string_style(const char *s, bool simple_key) {
         struct analysis a = analyze(s);
-        enum scalar_style st = strchr(s, '\n') ? STYLE_LITERAL : resolves_non_str(s) ? STYLE_DOUBLE : STYLE_PLAIN;
+        enum scalar_style st = strchr(s, '\n') ? STYLE_LITERAL
+                : resolves_non_str(s)          ? STYLE_DOUBLE
+                                               : STYLE_PLAIN;
         if (st == STYLE_PLAIN && (!a.block_plain || (!*s && simple_key)))
                 st = STYLE_SINGLE;
         if (st == STYLE_SINGLE && !a.single)
@@ -468,12 +472,24 @@ static void write_double(struct strbuf *out, const char *s, int ind, bool breaks
                         else if (w == 3)
                                 cp = (v[i] & 0x0fu) << 12 | (v[i + 1] & 0x3fu) << 6 | (v[i + 2] & 0x3fu);
                         else if (w == 4)
-                                cp = (v[i] & 0x07u) << 18 | (v[i + 1] & 0x3fu) << 12 | (v[i + 2] & 0x3fu) << 6 |
-                                        (v[i + 3] & 0x3fu);
-                        const char *e = cp == 0 ? "0" : cp == 7 ? "a" : cp == 8 ? "b" : cp == 9 ? "t"
-                                : cp == 10 ? "n" : cp == 11 ? "v" : cp == 12 ? "f" : cp == 13 ? "r"
-                                : cp == 0x1b ? "e" : cp == '"' ? "\"" : cp == '\\' ? "\\" : cp == 0x85 ? "N"
-                                : cp == 0xa0 ? "_" : cp == 0x2028 ? "L" : cp == 0x2029 ? "P" : NULL;
+                                cp = (v[i] & 0x07u) << 18 | (v[i + 1] & 0x3fu) << 12 |
+                                        (v[i + 2] & 0x3fu) << 6 | (v[i + 3] & 0x3fu);
+                        const char *e = cp == 0 ? "0"
+                                : cp == 7       ? "a"
+                                : cp == 8       ? "b"
+                                : cp == 9       ? "t"
+                                : cp == 10      ? "n"
+                                : cp == 11      ? "v"
+                                : cp == 12      ? "f"
+                                : cp == 13      ? "r"
+                                : cp == 0x1b    ? "e"
+                                : cp == '"'     ? "\""
+                                : cp == '\\'    ? "\\"
+                                : cp == 0x85    ? "N"
+                                : cp == 0xa0    ? "_"
+                                : cp == 0x2028  ? "L"
+                                : cp == 0x2029  ? "P"
+                                                : NULL;
                         strbuf_addch(out, '\\');
                         if (e)
                                 strbuf_addstr(out, e);
@@ -508,7 +524,8 @@ static void write_single(struct strbuf *out, const char *s, int ind, bool breaks
         for (size_t i = 0, w; i < n; i += w) {
                 w = u8len(v + i);
                 if (v[i] == ' ') {
-                        if (breaks && !spaces && column(out) > BEST_WIDTH && i != 0 && i != n - 1 && v[i + 1] != ' ')
+                        if (breaks && !spaces && column(out) > BEST_WIDTH && i != 0 && i != n - 1 &&
+                                v[i + 1] != ' ')
                                 write_indent(out, ind);
                         else
                                 strbuf_addch(out, ' ');
