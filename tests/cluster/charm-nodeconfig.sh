@@ -22,10 +22,12 @@ log "node-config Weight=7 Features=big while a job runs on the drained node"
 job=$(submit -w slurmd-0 -o /dev/null --mem=100 --wrap "sleep 4")
 wait_job_state "$job" RUNNING 30
 ctl scontrol update nodename=slurmd-0 state=drain reason=maintenance
-out=$(js run slurmd/0 node-config parameters="Weight=7 Features=big")
+# JSON: the YAML form folds a long value over lines, as Juju's does
+out=$(js run slurmd/0 node-config parameters="Weight=7 Features=big" --format=json)
 [ "$(job_field "$job" JobState)" = COMPLETED ] || die "job $job: $(job_field "$job" JobState)"
 [ "$(job_field "$job" ExitCode)" = 0:0 ] || die "job $job: exit $(job_field "$job" ExitCode)"
-grep -q 'conf: .*Weight=7 Features=slurmd,big' <<<"$out" || die "node-config result: $out"
+python3 -c 'import json, sys; r = json.loads(sys.argv[1])["slurmd/0"]["results"]; sys.exit("Weight=7 Features=slurmd,big" not in r["conf"])' "$out" ||
+        die "node-config result: $out"
 [ "$(node_field Weight)" = 7 ] || die "Weight: $(node_field Weight)"
 [ "$(node_field AvailableFeatures)" = slurmd,big ] || die "features: $(node_field AvailableFeatures)"
 [[ $(node_field State) == *DRAIN* ]] || die "state not restored: $(node_field State)"
