@@ -93,6 +93,13 @@ int charm_action_finish(struct juju_ctx *ctx, const char *action, int r, struct 
         return 0;
 }
 
+char *charm_join_ids(const uint32_t *v, size_t n) {
+        _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
+        for (size_t i = 0; i < n; i++)
+                strbuf_addf(&s, "%s%u", i ? "," : "", v[i]);
+        return strbuf_detach(&s, NULL);
+}
+
 char *charm_node_name(const char *unit) {
         char *s = xstrdup(unit);
         for (char *p = s; *p; p++)

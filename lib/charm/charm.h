@@ -80,6 +80,9 @@ int charm_hook_finish(struct juju_ctx *ctx, int r, struct charm_outcome *o, stru
  * is reported by action-fail, it does not put the unit in error. */
 int charm_action_finish(struct juju_ctx *ctx, const char *action, int r, struct strbuf *err);
 
+/* Job ids as an action result value: "9,10,12" ("" for none). Caller frees. */
+char *charm_join_ids(const uint32_t *v, size_t n);
+
 /* The node name of a unit: "app/3" gives "app-3" (Slurm node names cannot hold '/').
  * Caller frees. */
 char *charm_node_name(const char *unit);

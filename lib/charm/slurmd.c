@@ -592,13 +592,6 @@ int slurmd_reconcile(
         return 0;
 }
 
-static char *join_ids(const uint32_t *v, size_t n) {
-        _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
-        for (size_t i = 0; i < n; i++)
-                strbuf_addf(&s, "%s%u", i ? "," : "", v[i]);
-        return strbuf_detach(&s, NULL);
-}
-
 int slurmd_destroy_jobs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct strbuf *err) {
         _cleanup_free_ char *node = charm_node_name(juju_env(ctx)->unit);
         _cleanup_strv_ struct strv kv = STRV_INIT;
@@ -620,11 +613,11 @@ int slurmd_destroy_jobs(struct juju_ctx *ctx, const struct slurmd_opts *o, struc
                 return n_failed;
         }
         strv_push(&kv, "requeued");
-        strv_push_take(&kv, join_ids(rep.requeued, rep.n_requeued));
+        strv_push_take(&kv, charm_join_ids(rep.requeued, rep.n_requeued));
         strv_push(&kv, "cancelled");
-        strv_push_take(&kv, join_ids(rep.cancelled, rep.n_cancelled));
+        strv_push_take(&kv, charm_join_ids(rep.cancelled, rep.n_cancelled));
         strv_push(&kv, "failed");
-        strv_push_take(&kv, join_ids(rep.failed, rep.n_failed));
+        strv_push_take(&kv, charm_join_ids(rep.failed, rep.n_failed));
         slurm_destroy_report_done(&rep);
         if (s_failed > 0) {
                 if (e.len)

@@ -5,6 +5,7 @@
 #include "util/alloc.h"
 #include "charm/strand.h"
 
+#include "charm/charm.h"
 #include "slurm/stranded.h"
 
 #include "util/banned.h"
@@ -13,13 +14,6 @@ char *strand_why(const char *node, const char *unit) {
         return xasprintf("requires node %s, which left the cluster%s%s: cancel this job, or set its "
                          "ReqNodeList and release it",
                 node, unit ? " with unit " : "", strempty(unit));
-}
-
-static char *join_ids(const uint32_t *v, size_t n) {
-        _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
-        for (size_t i = 0; i < n; i++)
-                strbuf_addf(&s, "%s%u", i ? "," : "", v[i]);
-        return strbuf_detach(&s, NULL);
 }
 
 void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, bool resvs) {
@@ -58,7 +52,7 @@ void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, 
                         what.buf, e.buf);
                 return;
         }
-        _cleanup_free_ char *held = join_ids(rep.done, rep.n_done);
+        _cleanup_free_ char *held = charm_join_ids(rep.done, rep.n_done);
         (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
                 "node %s leaving: %s: held (%s) with the admin comment \"%s\"%s%s", node, what.buf,
                 isempty(held) ? "none" : held, why, n_failed ? "; " : "", n_failed ? e.buf : "");
@@ -125,7 +119,7 @@ int strand_destroy(const char *unit, const char *node, struct strv *kv, struct s
         if (n_failed < 0)
                 return n_failed;
         strv_push(kv, "stranded-cancelled");
-        strv_push_take(kv, join_ids(rep.done, rep.n_done));
+        strv_push_take(kv, charm_join_ids(rep.done, rep.n_done));
         strv_push(kv, "reservations-shrunk");
         strv_push_take(kv, strv_join(&rep.resv_shrunk, ","));
         strv_push(kv, "reservations-deleted");
