@@ -8,6 +8,7 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "slurm/compat.h"
 #include "slurm/slurmerr.h"
 #include "util/alloc.h"
 
@@ -215,7 +216,9 @@ int slurm_ctl_running_values(struct strv *ret, struct strbuf *err) {
                 { "CredType", c->cred_type },
                 { "JobAcctGatherType", c->job_acct_gather_type },
                 { "JobCompType", c->job_comp_type },
-                { "LaunchType", c->launch_type },
+#if !SLURM_AT_LEAST(23, 11)
+                { "LaunchType", c->launch_type }, /* gone in 23.11 */
+#endif
                 { "MpiDefault", c->mpi_default },
                 { "PreemptType", c->preempt_type },
                 { "PriorityType", c->priority_type },

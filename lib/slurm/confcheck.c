@@ -13,6 +13,8 @@
 #include <slurm/slurm.h>
 
 #include "util/alloc.h"
+#include "slurm/compat.h"
+
 #include "util/banned.h"
 
 /* Exported by libslurm.so.38 but not declared in <slurm/slurm.h>. */
@@ -111,27 +113,39 @@ static int child_check_plugins(void) {
         m += check_plugins("AuthAltTypes", "auth", c->authalttypes, true, false);
         m += check_plugins("BurstBufferType", "burst_buffer", c->bb_type, true, false);
         m += check_plugins("CliFilterPlugins", "cli_filter", c->cli_filter_plugins, true, false);
+#if !SLURM_AT_LEAST(23, 11)
         m += check_plugins("CoreSpecPlugin", "core_spec", c->core_spec_plugin, true, false);
+#endif
         m += check_plugins("CredType", "cred", c->cred_type, false, false);
+#if !SLURM_AT_LEAST(23, 11)
         m += check_plugins("ExtSensorsType", "ext_sensors", c->ext_sensors_type, false, false);
+#endif
         m += check_plugins("JobAcctGatherType", "jobacct_gather", c->job_acct_gather_type, false, false);
         m += check_plugins("JobCompType", "jobcomp", c->job_comp_type, false, false);
         m += check_plugins("JobContainerType", "job_container", c->job_container_plugin, true, false);
         m += check_plugins("JobSubmitPlugins", "job_submit", c->job_submit_plugins, true, false);
+#if !SLURM_AT_LEAST(23, 11)
         m += check_plugins("LaunchType", "launch", c->launch_type, false, false);
+#endif
         m += check_plugins("MCSPlugin", "mcs", c->mcs_plugin, false, false);
         m += check_plugins("MpiDefault", "mpi", c->mpi_default, false, true);
         m += check_plugins("NodeFeaturesPlugins", "node_features", c->node_features_plugins, true, false);
+#if !SLURM_AT_LEAST(23, 11)
         m += check_plugins("PowerPlugin", "power", c->power_plugin, true, false);
+#endif
         m += check_plugins("PreemptType", "preempt", c->preempt_type, false, false);
         m += check_plugins("PrEpPlugins", "prep", c->prep_plugins, true, false);
         m += check_plugins("PriorityType", "priority", c->priority_type, false, false);
         m += check_plugins("PrioritySiteFactorPlugin", "site_factor", c->site_factor_plugin, false, false);
         m += check_plugins("ProctrackType", "proctrack", c->proctrack_type, false, false);
+#if !SLURM_AT_LEAST(23, 11)
         m += check_plugins("RoutePlugin", "route", c->route_plugin, false, false);
+#endif
         m += check_plugins("SchedulerType", "sched", c->schedtype, false, false);
         m += check_plugins("SelectType", "select", c->select_type, false, false);
+#if !SLURM_AT_LEAST(23, 11)
         m += check_plugins("SlurmctldPlugstack", "slurmctld", c->slurmctld_plugstack, true, false);
+#endif
         m += check_plugins("SwitchType", "switch", c->switch_type, false, false);
         m += check_plugins("TaskPlugin", "task", c->task_plugin, true, false);
         m += check_plugins("TopologyPlugin", "topology", c->topology_plugin, false, false);

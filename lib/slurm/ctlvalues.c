@@ -9,6 +9,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "slurm/client.h"
+#include "slurm/compat.h"
 #include "slurm/slurmerr.h"
 #include "util/alloc.h"
 
@@ -62,7 +63,7 @@ int slurm_ctl_conf_values(struct strv *ret, struct strbuf *err) {
         _cleanup_strv_ struct strv out = STRV_INIT;
         _cleanup_strbuf_ struct strbuf hosts = STRBUF_INIT;
         slurm_conf_t *c = NULL;
-        List l;
+        slurm_list_t l;
         int r;
 
         r = slurm_client_init(err);
@@ -81,7 +82,7 @@ int slurm_ctl_conf_values(struct strv *ret, struct strbuf *err) {
         push_pair(&out, "SlurmctldHost", hosts.buf);
         l = slurm_ctl_conf_2_key_pairs(c);
         if (l) {
-                ListIterator it = slurm_list_iterator_create(l);
+                slurm_list_itr_t it = slurm_list_iterator_create(l);
                 const struct key_pair *kp;
                 while ((kp = slurm_list_next(it)))
                         if (!isempty(kp->name))

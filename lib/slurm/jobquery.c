@@ -10,6 +10,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "slurm/client.h"
+#include "slurm/compat.h"
 #include "slurm/nodes.h"
 #include "slurm/nodestate.h"
 #include "slurm/slurmerr.h"
@@ -19,10 +20,15 @@
 
 /* Exported by libslurm.so.38 (src/common/bitstring.c, slurm_protocol_defs.c) but not declared
  * in <slurm/slurm.h>: the bitmap of an array's pending tasks, and the text of a job's state
- * reason (a static string). */
+ * reason (a static string; renamed in 24.11). */
 extern bitoff_t slurm_bit_size(bitstr_t *b);
 extern int slurm_bit_test(bitstr_t *b, bitoff_t bit);
+#if SLURM_AT_LEAST(24, 11)
+extern const char *slurm_job_state_reason_string(enum job_state_reason inx); /* renamed */
+#define slurm_job_reason_string slurm_job_state_reason_string
+#else
 extern char *slurm_job_reason_string(enum job_state_reason inx);
+#endif
 
 #define NONE32 UINT32_MAX
 
@@ -268,7 +274,7 @@ static bool m_account(const char *w, const struct slurm_jobinfo *j) {
 }
 /* Any of the wanted nodes in the job's allocation: one hostlist per job. */
 static bool nodes_any(char *const *want, const struct slurm_jobinfo *j) {
-        hostlist_t hl;
+        slurm_hl_t hl;
         bool found = false;
         if (!want)
                 return true;

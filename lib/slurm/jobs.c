@@ -9,6 +9,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "slurm/client.h"
+#include "slurm/compat.h"
 #include "slurm/nodes.h"
 #include "slurm/nodestate.h"
 #include "slurm/slurmerr.h"
@@ -38,7 +39,7 @@ void slurm_destroy_report_done(struct slurm_destroy_report *r) {
 }
 
 static bool job_has_node(const slurm_job_info_t *j, const char *node) {
-        hostlist_t hl;
+        slurm_hl_t hl;
         bool found;
         if (!slurm_job_state_on_node(j->job_state) || isempty(j->nodes))
                 return false;

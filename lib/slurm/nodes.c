@@ -9,6 +9,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "slurm/client.h"
+#include "slurm/compat.h"
 #include "slurm/nodestate.h"
 #include "slurm/slurmerr.h"
 #include "util/alloc.h"
@@ -89,7 +90,7 @@ bool slurm_poll_sleep(int *delay_ms, int64_t deadline_ms) {
 /* The partitions of the cluster, with each one's node list expanded once. */
 struct parts {
         partition_info_msg_t *msg;
-        hostlist_t *hl; /* one per partition; NULL when it has no nodes */
+        slurm_hl_t *hl; /* one per partition; NULL when it has no nodes */
 };
 
 static void parts_done(struct parts *p) {
@@ -108,7 +109,7 @@ static int parts_load(struct parts *ret, struct strbuf *err) {
         int r = slurm_load_partitions((time_t) 0, &p.msg, SHOW_ALL);
         if (r != SLURM_SUCCESS)
                 return slurm_fail(err, slurm_rc_code(r), "load partitions");
-        p.hl = xcalloc(p.msg->record_count ? p.msg->record_count : 1, sizeof(hostlist_t));
+        p.hl = xcalloc(p.msg->record_count ? p.msg->record_count : 1, sizeof(slurm_hl_t));
         for (uint32_t i = 0; i < p.msg->record_count; i++)
                 if (!isempty(p.msg->partition_array[i].nodes))
                         p.hl[i] = slurm_hostlist_create(p.msg->partition_array[i].nodes);

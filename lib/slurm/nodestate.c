@@ -25,7 +25,9 @@ struct flag_name {
 
 /* In bit order; the first name of a bit is the one written. */
 static const struct flag_name flag_names[] = {
+#ifdef NODE_STATE_NET /* gone in 24.11 */
         { NODE_STATE_NET, "PERFCTRS" },
+#endif
         { NODE_STATE_RES, "RESERVED" },
         { NODE_STATE_UNDRAIN, "UNDRAIN" },
         { NODE_STATE_CLOUD, "CLOUD" },
@@ -48,6 +50,9 @@ static const struct flag_name flag_names[] = {
         { NODE_STATE_POWER_UP, "POWER_UP" },
         { NODE_STATE_POWER_DRAIN, "POWER_DRAIN" },
         { NODE_STATE_DYNAMIC_NORM, "DYNAMIC_NORM" },
+#ifdef NODE_STATE_BLOCKED /* new in 24.11 */
+        { NODE_STATE_BLOCKED, "BLOCKED" },
+#endif
         /* aliases, accepted when parsing only */
         { NODE_STATE_NO_RESPOND, "NO_RESPOND" },
         { NODE_STATE_MAINT, "MAINT" },

@@ -42,7 +42,9 @@ static const struct {
         { RESERVE_FLAG_NO_STATIC, "NO_STATIC", false, "only changes an existing reservation" },
         { RESERVE_FLAG_PART_NODES, "PART_NODES", false, "needs a partition and Nodes=ALL" },
         { RESERVE_FLAG_NO_PART_NODES, "NO_PART_NODES", false, "only changes an existing reservation" },
+#ifdef RESERVE_FLAG_FIRST_CORES /* gone in 24.11 */
         { RESERVE_FLAG_FIRST_CORES, "FIRST_CORES", false, "reserves cores, not whole nodes" },
+#endif
         { RESERVE_FLAG_TIME_FLOAT, "TIME_FLOAT", false,
                 "takes a start relative to now: give start= instead" },
         { RESERVE_FLAG_REPLACE, "REPLACE", false, "picks nodes itself; nodes are named here" },

@@ -8,13 +8,15 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "slurm/compat.h"
+
 #include "util/banned.h"
 
 int slurm_rc_code(int rc) {
         int code;
         if (rc > 0)
                 return rc;
-        code = slurm_get_errno();
+        code = slurm_last_errno();
         return code > 0 ? code : SLURM_UNEXPECTED_MSG_ERROR;
 }
 
@@ -60,10 +62,9 @@ int slurm_code_to_errno(int code) {
                 code == SLURM_COMMUNICATIONS_MISSING_SOCKET_ERROR ||
                 (code >= SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR &&
                         code <= SLURMCTLD_COMMUNICATIONS_SHUTDOWN_ERROR) ||
-                (code >= SLURM_PROTOCOL_SOCKET_IMPL_ZERO_RECV_LENGTH &&
-                        code <= SLURM_PROTOCOL_SOCKET_ZERO_BYTES_SENT))
+                (code >= SLURM_SOCKET_ERR_FIRST && code <= SLURM_SOCKET_ERR_LAST))
                 return -ECONNREFUSED;
-        if (code >= ESLURM_AUTH_CRED_INVALID && code <= ESLURM_AUTH_SKIP)
+        if (code >= ESLURM_AUTH_CRED_INVALID && code <= ESLURM_AUTH_LAST)
                 return -EACCES;
         return -EIO;
 }

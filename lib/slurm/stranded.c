@@ -9,6 +9,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "slurm/client.h"
+#include "slurm/compat.h"
 #include "slurm/reservations.h"
 #include "slurm/slurmerr.h"
 #include "util/alloc.h"
@@ -46,7 +47,7 @@ char *slurm_stranded_needs(const char *req_nodes, const char *leaving, char *con
         char *found = NULL, *h;
         if (isempty(req_nodes))
                 return NULL;
-        hostlist_t hl = slurm_hostlist_create(req_nodes);
+        slurm_hl_t hl = slurm_hostlist_create(req_nodes);
         if (!hl)
                 return NULL;
         while (!found && (h = slurm_hostlist_shift(hl))) {
@@ -77,7 +78,7 @@ static int node_names(struct strv *ret, struct strbuf *err) {
 static bool resv_names_node(const char *nodes, const char *node, bool *ret_only) {
         if (isempty(nodes))
                 return false;
-        hostlist_t hl = slurm_hostlist_create(nodes);
+        slurm_hl_t hl = slurm_hostlist_create(nodes);
         if (!hl)
                 return false;
         bool found = slurm_hostlist_find(hl, node) >= 0;
@@ -196,7 +197,7 @@ static int job_act(uint32_t id, enum slurm_stranded_action action, const char *w
 
 /* The reservation's node list without node: "" when node was its only one. */
 static int resv_without(const char *nodes, const char *node, char **ret) {
-        hostlist_t hl = slurm_hostlist_create(nodes), rest = slurm_hostlist_create("");
+        slurm_hl_t hl = slurm_hostlist_create(nodes), rest = slurm_hostlist_create("");
         char *h;
         if (!hl || !rest) {
                 if (hl)
@@ -210,7 +211,7 @@ static int resv_without(const char *nodes, const char *node, char **ret) {
                         slurm_hostlist_push_host(rest, h);
                 free(h);
         }
-        char *s = slurm_hostlist_count(rest) > 0 ? slurm_hostlist_ranged_string_malloc(rest) : NULL;
+        char *s = slurm_hostlist_count(rest) > 0 ? slurm_hl_string(rest) : NULL;
         *ret = xstrdup(strempty(s));
         free(s);
         slurm_hostlist_destroy(hl);
