@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The cluster's auth key: base64, generation from getrandom(2), installation as munge.key
- * with owner and mode exact from the first byte. */
+/* The cluster's auth key: base64, generation from getrandom(2), installation as the
+ * generation's key file (munge.key or slurm.key) with owner and mode exact from the first
+ * byte. */
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/authkey.h"
@@ -125,23 +126,25 @@ int auth_key_install(const struct charm_paths *paths, const char *key_b64, struc
                         AUTH_KEY_MAX_LEN);
                 return -EINVAL;
         }
-        r = charm_lookup_user(paths->munge_user, "munge", &uid, &gid, err);
+        const struct slurm_caps *caps = charm_caps(paths);
+        r = charm_lookup_user(paths->key_user, caps->key_owner, &uid, &gid, err);
         if (r < 0)
                 return r;
 
-        _cleanup_free_ char *path = charm_path(paths, CHARM_PATH_MUNGE_KEY);
-        _cleanup_free_ char *dir = charm_path(paths, "/etc/munge");
-        /* munged runs as munge and must reach its key: a directory we create is munge's */
+        _cleanup_free_ char *path = charm_path(paths, caps->key_path);
+        _cleanup_free_ char *dir = charm_path(paths, caps->key_dir);
+        /* munged runs as munge and must reach its key: a private directory we create is the
+         * key owner's; a shared one (/etc/slurm) is root's and readable */
         if (access(dir, F_OK) < 0) {
-                r = mkdir_p(dir, 0700);
-                if (r >= 0)
+                r = mkdir_p(dir, caps->key_dir_private ? 0700 : 0755);
+                if (r >= 0 && caps->key_dir_private)
                         r = RET_NERRNO(chown(dir, uid, gid));
                 if (r < 0) {
                         strbuf_addf(err, "%s: %s", dir, strerror(-r));
                         return r;
                 }
         }
-        r = write_file_atomic_if_changed(path, key.buf, key.len, 0400, uid, gid);
+        r = write_file_atomic_if_changed(path, key.buf, key.len, caps->key_mode, uid, gid);
         if (r < 0)
                 strbuf_addf(err, "%s: %s", path, strerror(-r));
         return r;

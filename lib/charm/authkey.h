@@ -2,11 +2,12 @@
 /* The cluster's auth key: made once by the slurmctld leader (random bytes), carried base64 in
  * an application-owned Juju secret, written by every unit to the key file of the auth plugin.
  *
- * Slurm 22.05 authenticates with munge: the key is AUTH_KEY_LEN random bytes in
- * /etc/munge/munge.key, owner munge:munge, mode 0400; munged reads it only at start, so a
- * changed key needs a munge restart. (On 23.11+ with AuthType=auth/slurm the same bytes would
- * go to /etc/slurm/slurm.key, owner slurm, mode 0400: a different path and owner in
- * auth_key_install(), nothing else; not built here since this base has 22.05.)
+ * The file is the Slurm generation's (slurm/caps.h, charm_caps()): on 22.05 (auth/munge) the
+ * key is AUTH_KEY_LEN random bytes in /etc/munge/munge.key, owner munge:munge, mode 0400, read
+ * by munged at start only, so a changed key needs a munge restart; on 24.11 (auth/slurm) the
+ * same bytes go to /etc/slurm/slurm.key, owner SlurmUser (slurm), mode 0400, read by the
+ * Slurm daemons themselves at start, so a changed key needs a restart of slurmctld/slurmd.
+ * Configless mode does not carry slurm.key: every unit installs it from the secret.
  *
  * The key never appears in argv, a databag, a log or an error message: the base64 text travels
  * only through the secret, decoded bytes only into the file (created 0400 from the first
@@ -42,8 +43,9 @@ int auth_key_generate(void *buf, size_t len);
 /* A new key, base64 (appended to ret). */
 int auth_key_generate_base64(struct strbuf *ret);
 
-/* Decodes key_b64 and writes it to <root>/etc/munge/munge.key (munge user, 0400) when its
- * bytes, owner or mode differ. Returns 1 when written (munge must be restarted), 0 when
+/* Decodes key_b64 and writes it to <root><caps key_path> (owner paths->key_user or the
+ * generation's key owner, its key mode) when its bytes, owner or mode differ. Returns 1 when
+ * written (the service reading it must be restarted), 0 when
  * unchanged, -EINVAL (message without the key) when the text is not base64 of an acceptable
  * key, or the write's negative errno. */
 int auth_key_install(const struct charm_paths *paths, const char *key_b64, struct strbuf *err);

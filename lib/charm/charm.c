@@ -21,6 +21,18 @@ char *charm_path(const struct charm_paths *p, const char *path) {
         return xasprintf("%s%s", root, path);
 }
 
+const struct slurm_caps *charm_caps(const struct charm_paths *p) {
+        return p && p->caps ? p->caps : slurm_caps_built();
+}
+
+size_t charm_services(const struct charm_paths *p, const char *daemon, char *ret[static 3]) {
+        const char *auth = charm_caps(p)->auth_service;
+        ret[0] = (char *) daemon;
+        ret[1] = (char *) auth;
+        ret[2] = NULL;
+        return auth ? 2 : 1;
+}
+
 char *charm_template_path(const struct charm_paths *p, const char *fallback_charm_dir, const char *name) {
         const char *dir = p && p->charm_dir ? p->charm_dir : fallback_charm_dir;
         return xasprintf("%s/templates/%s", isempty(dir) ? "." : dir, name);

@@ -25,23 +25,30 @@
 #include <systemd/sd-bus.h>
 
 #include "juju/juju.h"
+#include "slurm/caps.h"
 #include "slurmconf/options.h"
 #include "util/strbuf.h"
 
 /* Compiled-in paths (relative to charm_paths.root). */
 #define CHARM_PATH_SLURM_CONF "/etc/slurm/slurm.conf"
-#define CHARM_PATH_MUNGE_KEY "/etc/munge/munge.key"
 #define CHARM_PATH_SLURMD_DEFAULTS "/etc/default/slurmd"
 #define CHARM_PATH_STATE_DIR "/var/lib/slurm/charm"
 #define CHARM_PATH_STATESAVE "/var/lib/slurm/slurmctld"
 
 /* Where the charm reads and writes. */
 struct charm_paths {
-        const char *root;       /* prefix of every written path; "" or NULL: the real root */
-        const char *charm_dir;  /* where templates/ lives; NULL: JUJU_CHARM_DIR of the ctx */
-        const char *munge_user; /* owner of the munge key; NULL: "munge" */
-        const char *slurm_user; /* owner of Slurm's state directories; NULL: "slurm" */
+        const char *root;              /* prefix of every written path; "" or NULL: the real root */
+        const char *charm_dir;         /* where templates/ lives; NULL: JUJU_CHARM_DIR of the ctx */
+        const char *key_user;          /* owner of the auth key; NULL: the generation's (caps) */
+        const char *slurm_user;        /* owner of Slurm's state directories; NULL: "slurm" */
+        const struct slurm_caps *caps; /* the Slurm generation; NULL: the one built against */
 };
+
+/* The Slurm generation the charm works with: p->caps, else slurm_caps_built(). */
+const struct slurm_caps *charm_caps(const struct charm_paths *p);
+/* The services of a unit: daemon, then the generation's auth service when it has one
+ * (munge.service on 22.05), then NULL. Returns how many (1 or 2). */
+size_t charm_services(const struct charm_paths *p, const char *daemon, char *ret[static 3]);
 
 /* "<root><path>" (caller frees). */
 char *charm_path(const struct charm_paths *p, const char *path);

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "interfaces/slurmd.h"
+#include "slurm/caps.h"
 #include "util/strbuf.h"
 
 struct ctl_controller {
@@ -37,7 +38,8 @@ struct ctl_controller {
 };
 
 struct ctl_conf_input {
-        const char *template_path; /* for messages */
+        const struct slurm_caps *caps; /* the Slurm generation (AuthType, CredType); NULL: built */
+        const char *template_path;     /* for messages */
         const char *template_data;
         size_t template_len;
         const char *cluster_name;

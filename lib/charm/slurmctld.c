@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The slurmctld charm: inputs read once, validated, then munge.key and slurm.conf written
- * only when they differ, munge and slurmctld driven over sd-bus, relation data published. */
+/* The slurmctld charm: inputs read once, validated, then the auth key and slurm.conf written
+ * only when they differ, munge (22.05) and slurmctld driven over sd-bus, relation data published. */
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/slurmctld.h"
@@ -37,9 +37,6 @@
 /* after the file is applied: this unit's slurmctld still there? (ctl_wait_answer) */
 #define SELF_ANSWER_MS 2000
 #define DEFAULT_SLURMCTLD_TIMEOUT_S 120
-
-/* The daemons the service watcher follows on a controller unit (charm/watcher.h). */
-static const char *const watched[] = { "slurmctld.service", "munge.service" };
 
 /* Everything the controller is told, read once. */
 struct ctl_inputs {
@@ -207,9 +204,8 @@ static int decide_auth_key(struct juju_ctx *ctx, struct ctl_inputs *in, struct s
                 strbuf_addf(err, "auth key: getrandom: %s", strerror(-r));
                 return r;
         }
-        r = charm_secret_add_private(ctx, AUTH_KEY_SECRET_LABEL,
-                "Slurm cluster auth key (munge.key, base64)", AUTH_KEY_SECRET_KEY, in->auth_key.buf,
-                &in->auth_key_id, err);
+        r = charm_secret_add_private(ctx, AUTH_KEY_SECRET_LABEL, "Slurm cluster auth key (base64)",
+                AUTH_KEY_SECRET_KEY, in->auth_key.buf, &in->auth_key_id, err);
         if (r < 0)
                 return r;
         return juju_relation_set(ctx, in->peer_rel, true, "auth_key_id", in->auth_key_id, err);
@@ -500,8 +496,9 @@ int slurmctld_install(struct juju_ctx *ctx, const struct slurmctld_opts *o, stru
         r = unit_bus_open(&bus, err);
         if (r < 0)
                 return r;
-        /* munge starts once the key is there (reconcile); slurmctld once slurm.conf is */
-        r = unit_enable(bus, "munge.service", unit_timeout(o), err);
+        /* munge (22.05) starts once the key is there (reconcile); slurmctld once slurm.conf is */
+        const char *auth = charm_caps(&o->paths)->auth_service;
+        r = auth ? unit_enable(bus, auth, unit_timeout(o), err) : 0;
         if (r < 0)
                 return r;
         _cleanup_free_ char *version = charm_slurm_version();
@@ -860,7 +857,10 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
         r = unit_bus_open(&bus, err);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < ELEMENTSOF(watched); i++) {
+        /* the daemons the service watcher follows on a controller unit (charm/watcher.h) */
+        char *watched[3];
+        size_t n_watched = charm_services(&o->paths, "slurmctld.service", watched);
+        for (size_t i = 0; i < n_watched; i++) {
                 r = watcher_remove(&o->paths, bus, watched[i], err);
                 if (r < 0)
                         return r;
@@ -1087,7 +1087,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         r = charm_paused(&o->paths, &paused);
         if (r > 0) {
                 /* the admin's maintenance: nothing is started or written (charm/pause.h) */
-                char *services[] = { "slurmctld.service", "munge.service", NULL };
+                char *services[3];
+                charm_services(&o->paths, "slurmctld.service", services);
                 if (unit_bus_open(&bus, NULL) < 0)
                         bus = NULL;
                 charm_paused_outcome(bus, env->unit, paused, services, out);
@@ -1208,6 +1209,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                                 .data = in.data_ok[i] ? &in.data[i] : NULL };
         struct ctl_guard_input gi = {
                 .conf = {
+                        .caps = charm_caps(&o->paths),
                         .template_path = tmpl_path,
                         .template_data = tmpl,
                         .template_len = tmpl_len,
@@ -1281,7 +1283,12 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         r = unit_bus_open(&bus, err);
         if (r < 0)
                 return r;
-        r = charm_unit_ensure(bus, "munge.service", key_changed > 0, unit_timeout(o), err);
+        const char *auth = charm_caps(&o->paths)->auth_service;
+        if (auth)
+                r = charm_unit_ensure(bus, auth, key_changed > 0, unit_timeout(o), err);
+        else if (key_changed > 0)
+                /* auth/slurm (24.11): slurmctld reads slurm.key at its start only */
+                r = unit_try_restart(bus, "slurmctld.service", unit_timeout(o), err);
         if (r < 0)
                 return r;
 
@@ -1345,7 +1352,9 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 if (r < 0)
                         return r;
         }
-        for (size_t i = 0; i < ELEMENTSOF(watched); i++) {
+        char *watched[3];
+        size_t n_watched = charm_services(&o->paths, "slurmctld.service", watched);
+        for (size_t i = 0; i < n_watched; i++) {
                 r = watcher_install(&o->paths, bus, env->unit, watched[i], env->charm_dir,
                         streq_ptr(o->event, "upgrade-charm"), err);
                 if (r < 0)
@@ -1453,7 +1462,8 @@ int slurmctld_pause(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct
                 r = juju_action_set(ctx, "paused", "true", err);
         if (r < 0)
                 return r;
-        char *services[] = { "slurmctld.service", "munge.service", NULL };
+        char *services[3];
+        charm_services(&o->paths, "slurmctld.service", services);
         if (unit_bus_open(&bus, NULL) < 0)
                 bus = NULL;
         charm_paused_outcome(bus, juju_env(ctx)->unit, reason, services, &out);

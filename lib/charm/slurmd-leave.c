@@ -159,9 +159,10 @@ static int leave_system(const struct slurmd_opts *o, struct strbuf *err) {
         if (r < 0)
                 return r;
         /* first the watcher (charm/watcher.h): stopping slurmd must not run its handler */
-        r = watcher_remove(&o->paths, bus, "slurmd.service", err);
-        if (r >= 0)
-                r = watcher_remove(&o->paths, bus, "munge.service", err);
+        char *services[3];
+        size_t n_services = charm_services(&o->paths, "slurmd.service", services);
+        for (size_t i = 0; r >= 0 && i < n_services; i++)
+                r = watcher_remove(&o->paths, bus, services[i], err);
         if (r < 0)
                 return r;
         r = unit_get_state(bus, "slurmd.service", &st, err);
@@ -174,7 +175,7 @@ static int leave_system(const struct slurmd_opts *o, struct strbuf *err) {
                 if (r < 0)
                         return r;
         }
-        const char *files[] = { CHARM_PATH_SLURMD_DEFAULTS, CHARM_PATH_MUNGE_KEY };
+        const char *files[] = { CHARM_PATH_SLURMD_DEFAULTS, charm_caps(&o->paths)->key_path };
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
                 _cleanup_free_ char *path = charm_path(&o->paths, files[i]);
                 if (unlink(path) < 0 && errno != ENOENT) {
@@ -182,12 +183,14 @@ static int leave_system(const struct slurmd_opts *o, struct strbuf *err) {
                         return -errno;
                 }
         }
-        /* munge keeps the key in memory: stop it, the key is gone */
-        r = unit_get_state(bus, "munge.service", &st, err);
-        if (r >= 0 && !streq(st.load_state, "not-found"))
-                r = unit_stop(bus, "munge.service", sd_unit_timeout(o), err);
-        if (r < 0)
-                return r;
+        /* munge keeps the key in memory: stop it, the key is gone (24.11: slurmd held it) */
+        if (n_services > 1) {
+                r = unit_get_state(bus, services[1], &st, err);
+                if (r >= 0 && !streq(st.load_state, "not-found"))
+                        r = unit_stop(bus, services[1], sd_unit_timeout(o), err);
+                if (r < 0)
+                        return r;
+        }
         r = unit_remove_dropin(
                 o->paths.root ? o->paths.root : "", "slurmd.service", SLURMD_DROPIN_NAME, err);
         if (r > 0)

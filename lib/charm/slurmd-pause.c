@@ -67,7 +67,8 @@ int slurmd_pause(struct juju_ctx *ctx, const struct slurmd_opts *o, struct strbu
         r = juju_action_set_many(ctx, &kv, err);
         if (r < 0)
                 return r;
-        char *services[] = { "slurmd.service", "munge.service", NULL };
+        char *services[3];
+        charm_services(&o->paths, "slurmd.service", services);
         if (unit_bus_open(&bus, NULL) < 0)
                 bus = NULL;
         charm_paused_outcome(bus, juju_env(ctx)->unit, reason, services, &out);
@@ -79,12 +80,13 @@ int slurmd_resume(struct juju_ctx *ctx, const struct slurmd_opts *o, struct strb
         int r;
 
         /* the pause's own drain is lifted first, so the reconcile reports the node as it is;
-         * that RPC needs munge, which the admin may have stopped */
+         * that RPC needs munge (22.05), which the admin may have stopped */
         r = charm_paused(&o->paths, &reason);
         if (r > 0 && slurm_config_path()) {
                 _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-                if (unit_bus_open(&bus, NULL) >= 0)
-                        (void) charm_unit_ensure(bus, "munge.service", false, sd_unit_timeout(o), NULL);
+                const char *auth = charm_caps(&o->paths)->auth_service;
+                if (auth && unit_bus_open(&bus, NULL) >= 0)
+                        (void) charm_unit_ensure(bus, auth, false, sd_unit_timeout(o), NULL);
                 _cleanup_free_ char *why = drain_reason(reason);
                 struct slurm_node n = { 0 };
                 if (slurm_node_get(node, &n, NULL) >= 0 && slurm_state_drain(n.state) != SLURM_DRAIN_NONE &&

@@ -29,8 +29,6 @@
 
 #define DEFAULT_UNIT_TIMEOUT_USEC (90 * 1000 * 1000ULL)
 
-/* The daemons the service watcher follows on a compute unit (charm/watcher.h). */
-static const char *const watched[] = { "slurmd.service", "munge.service" };
 /* Where slurmd (configless) leaves the fetched slurm.conf; libslurm looks there (slurm/client.h). */
 #define CONF_CACHE_PATH "/run/slurm/conf/slurm.conf"
 
@@ -117,7 +115,8 @@ int slurmd_install(
                 r = unit_daemon_reload(bus, unit_timeout(o), err);
         if (r < 0)
                 return r;
-        r = unit_enable(bus, "munge.service", unit_timeout(o), err);
+        const char *auth = charm_caps(&o->paths)->auth_service;
+        r = auth ? unit_enable(bus, auth, unit_timeout(o), err) : 0;
         if (r < 0)
                 return r;
         _cleanup_free_ char *version = charm_slurm_version();
@@ -472,7 +471,8 @@ int slurmd_reconcile(
         r = charm_paused(&o->paths, &paused);
         if (r > 0) {
                 /* the admin's maintenance: nothing is started or written (charm/pause.h) */
-                char *services[] = { "slurmd.service", "munge.service", NULL };
+                char *services[3];
+                charm_services(&o->paths, "slurmd.service", services);
                 if (unit_bus_open(&bus, NULL) < 0)
                         bus = NULL;
                 charm_paused_outcome(bus, juju_env(ctx)->unit, paused, services, out);
@@ -513,9 +513,10 @@ int slurmd_reconcile(
                 if (r < 0)
                         return r;
         }
-        if (key_changed > 0)
+        const char *auth = charm_caps(&o->paths)->auth_service;
+        if (key_changed > 0 && auth)
                 say_maintenance(ctx, "restarting munge: munge.key changed");
-        r = charm_unit_ensure(bus, "munge.service", key_changed > 0, unit_timeout(o), err);
+        r = auth ? charm_unit_ensure(bus, auth, key_changed > 0, unit_timeout(o), err) : 0;
         if (r < 0)
                 return r;
         struct unit_state st;
@@ -524,8 +525,11 @@ int slurmd_reconcile(
                 return r;
         bool active = streq(st.active_state, "active");
         _cleanup_strbuf_ struct strbuf stale = STRBUF_INIT;
-        bool restart =
-                active && (defaults_changed > 0 || dropin_changed > 0 || plugins_stale(st.main_pid, &stale));
+        /* auth/slurm (24.11): slurmd reads slurm.key at its start only */
+        bool key_restart = !auth && key_changed > 0;
+        bool restart = active &&
+                (defaults_changed > 0 || dropin_changed > 0 || key_restart ||
+                        plugins_stale(st.main_pid, &stale));
         if (!active)
                 say_maintenance(ctx, "starting slurmd");
         else if (restart && stale.len) {
@@ -535,14 +539,17 @@ int slurmd_reconcile(
                 say_maintenance(ctx, msg);
         } else if (restart)
                 say_maintenance(ctx,
-                        defaults_changed > 0 ? "restarting slurmd: /etc/default/slurmd changed"
-                                             : "restarting slurmd: its drop-in changed");
+                        defaults_changed > 0         ? "restarting slurmd: /etc/default/slurmd changed"
+                                : dropin_changed > 0 ? "restarting slurmd: its drop-in changed"
+                                                     : "restarting slurmd: slurm.key changed");
         time_t since = time(NULL);
         r = charm_unit_ensure(bus, "slurmd.service", restart, unit_timeout(o), err);
         if (r < 0)
                 return r;
         bool started = r > 0;
-        for (size_t i = 0; i < ELEMENTSOF(watched); i++) {
+        char *watched[3];
+        size_t n_watched = charm_services(&o->paths, "slurmd.service", watched);
+        for (size_t i = 0; i < n_watched; i++) {
                 r = watcher_install(&o->paths, bus, juju_env(ctx)->unit, watched[i],
                         juju_env(ctx)->charm_dir, streq_ptr(o->event, "upgrade-charm"), err);
                 if (r < 0)

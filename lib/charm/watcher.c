@@ -299,9 +299,11 @@ int watcher_service_changed(struct juju_ctx *ctx, const struct watcher_handler_o
                 strbuf_addstr(err, "service-changed: no daemon or reconcile given");
                 return -EINVAL;
         }
-        if (!streq_ptr(o->service, o->daemon) && !streq_ptr(o->service, "munge.service")) {
-                strbuf_addf(err, "service-changed: \"%s\" is not %s or munge.service", strempty(o->service),
-                        o->daemon);
+        char *services[3];
+        size_t n_services = charm_services(&o->paths, o->daemon, services);
+        if (!streq_ptr(o->service, o->daemon) && (n_services < 2 || !streq_ptr(o->service, services[1]))) {
+                strbuf_addf(err, "service-changed: \"%s\" is not %s%s%s", strempty(o->service), o->daemon,
+                        n_services > 1 ? " or " : "", n_services > 1 ? services[1] : "");
                 return -EINVAL;
         }
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -313,7 +315,6 @@ int watcher_service_changed(struct juju_ctx *ctx, const struct watcher_handler_o
         r = charm_paused(&o->paths, &paused);
         if (r > 0) {
                 /* stopped on purpose: the status says so, nothing is restarted (charm/pause.h) */
-                char *services[] = { (char *) o->daemon, "munge.service", NULL };
                 charm_paused_outcome(bus, juju_env(ctx)->unit, paused, services, out);
                 return 0;
         }

@@ -91,7 +91,7 @@ static void test_generate(void **state) {
 
 static void test_install(void **state) {
         const char *root = *state;
-        const struct charm_paths p = { .root = root, .munge_user = "root" };
+        const struct charm_paths p = { .root = root, .key_user = "root", .caps = slurm_caps_find("22.05") };
         _cleanup_strbuf_ struct strbuf key = STRBUF_INIT, key2 = STRBUF_INIT, err = STRBUF_INIT;
         _cleanup_free_ char *path = xasprintf("%s/etc/munge/munge.key", root), *data = NULL;
         struct stat st, st2;
@@ -130,10 +130,63 @@ static void test_install(void **state) {
         assert_int_equal(st.st_ino, st2.st_ino);
 
         /* an unknown owner is an error naming the user */
-        const struct charm_paths q = { .root = root, .munge_user = "no-such-user-h7" };
+        const struct charm_paths q = { .root = root, .key_user = "no-such-user-h7", .caps = p.caps };
         strbuf_reset(&err);
         assert_int_equal(auth_key_install(&q, key.buf, &err), -ENOENT);
         assert_non_null(strstr(err.buf, "no-such-user-h7"));
+}
+
+/* 24.11 (auth/slurm): the same bytes to /etc/slurm/slurm.key, no munge directory; a missing
+ * /etc/slurm is made 0755 and left root's (slurmd reads slurm.conf there), the key 0400. */
+static void test_install_slurm_key(void **state) {
+        const char *root = *state;
+        const struct slurm_caps *caps = slurm_caps_find("24.11");
+        assert_non_null(caps);
+        const struct charm_paths p = { .root = root, .key_user = "root", .caps = caps };
+        _cleanup_strbuf_ struct strbuf key = STRBUF_INIT, err = STRBUF_INIT, raw = STRBUF_INIT;
+        _cleanup_free_ char *path = xasprintf("%s/etc/slurm/slurm.key", root),
+                            *dir = xasprintf("%s/etc/slurm", root),
+                            *munge = xasprintf("%s/etc/munge/munge.key", root), *data = NULL;
+        struct stat st;
+        size_t len;
+
+        (void) unlink(munge);
+        assert_int_equal(auth_key_generate_base64(&key), 0);
+        assert_int_equal(auth_key_install(&p, key.buf, &err), 1);
+        assert_int_equal(err.len, 0);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0400);
+        assert_int_equal(stat(dir, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0755);
+        assert_int_equal(read_full_file(path, &data, &len), 0);
+        assert_int_equal(base64_decode(key.buf, &raw), 0);
+        assert_int_equal(len, raw.len);
+        assert_memory_equal(data, raw.buf, len);
+        assert_int_equal(access(munge, F_OK), -1); /* no munge key on 24.11 */
+        assert_int_equal(auth_key_install(&p, key.buf, &err), 0);
+
+        /* the owner is the generation's SlurmUser unless a test says otherwise */
+        const struct charm_paths q = { .root = root, .key_user = "no-such-user-h7", .caps = caps };
+        strbuf_reset(&err);
+        assert_int_equal(auth_key_install(&q, key.buf, &err), -ENOENT);
+        assert_null(strstr(err.buf, key.buf));
+        assert_int_equal(unlink(path), 0);
+}
+
+/* The services of a unit: the daemon, and munge only where the generation has it. */
+static void test_services(void **state) {
+        char *s[3];
+        const struct charm_paths old = { .caps = slurm_caps_find("22.05") },
+                                 new = { .caps = slurm_caps_find("24.11") };
+        assert_int_equal(charm_services(&old, "slurmd.service", s), 2);
+        assert_string_equal(s[0], "slurmd.service");
+        assert_string_equal(s[1], "munge.service");
+        assert_null(s[2]);
+        assert_int_equal(charm_services(&new, "slurmctld.service", s), 1);
+        assert_string_equal(s[0], "slurmctld.service");
+        assert_null(s[1]);
+        assert_ptr_equal(charm_caps(NULL), slurm_caps_built());
+        assert_ptr_equal(charm_caps(&new), new.caps);
 }
 
 static void test_helpers(void **state) {
@@ -168,6 +221,8 @@ int main(void) {
                 cmocka_unit_test(test_base64_refuses),
                 cmocka_unit_test(test_generate),
                 cmocka_unit_test_setup_teardown(test_install, setup_root, teardown_root),
+                cmocka_unit_test_setup_teardown(test_install_slurm_key, setup_root, teardown_root),
+                cmocka_unit_test(test_services),
                 cmocka_unit_test(test_helpers),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

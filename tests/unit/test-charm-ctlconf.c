@@ -103,6 +103,20 @@ static void test_render_basic(void **state) {
         assert_non_null(strstr(out2.buf, "\nPartitionName=compute Nodes=compute Default=YES\n"));
         assert_non_null(strstr(out2.buf, "\nPartitionName=zeta Nodes=zeta MaxTime=1-00:00:00\n"));
 
+        /* the auth plugins are the generation's, whatever the build: munge on 22.05, Slurm's
+         * own on 24.11, and nothing else of the file changes with them */
+        in.caps = slurm_caps_find("22.05");
+        strbuf_reset(&out2);
+        assert_int_equal(ctl_conf_render(&in, &out2, &err), 0);
+        assert_non_null(strstr(out2.buf, "\nAuthType=auth/munge\nCredType=cred/munge\n"));
+        in.caps = slurm_caps_find("24.11");
+        _cleanup_strbuf_ struct strbuf out3 = STRBUF_INIT;
+        assert_int_equal(ctl_conf_render(&in, &out3, &err), 0);
+        assert_non_null(strstr(out3.buf, "\nAuthType=auth/slurm\nCredType=cred/slurm\n"));
+        assert_null(strstr(out3.buf, "munge"));
+        assert_int_equal(out3.len, out2.len); /* same length: only those two values differ */
+        in.caps = NULL;
+
         compute_data_clear(&d[0]);
         compute_data_clear(&d[1]);
 }

@@ -181,7 +181,8 @@ static int no_reconcile(struct juju_ctx *ctx, const struct charm_paths *paths, s
 static void test_service_changed_refuses_other_services(void **state) {
         _cleanup_(charm_outcome_done) struct charm_outcome out = CHARM_OUTCOME_INIT;
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
-        struct watcher_handler_opts o = { .service = "slurmctld.service",
+        struct watcher_handler_opts o = { .paths = { .caps = slurm_caps_find("22.05") },
+                .service = "slurmctld.service",
                 .hint_state = "active",
                 .daemon = "slurmd.service",
                 .reconcile = no_reconcile };
@@ -202,6 +203,12 @@ static void test_service_changed_refuses_other_services(void **state) {
         o.reconcile = NULL;
         assert_int_equal(watcher_service_changed(NULL, &o, &out, &err), -EINVAL);
         assert_string_equal(err.buf, "service-changed: no daemon or reconcile given");
+        /* 24.11 has no munge: the daemon alone is watched */
+        strbuf_reset(&err);
+        o.paths.caps = slurm_caps_find("24.11");
+        o.reconcile = no_reconcile;
+        assert_int_equal(watcher_service_changed(NULL, &o, &out, &err), -EINVAL);
+        assert_string_equal(err.buf, "service-changed: \"munge.service\" is not slurmctld.service");
 }
 
 static void test_watch_run_options(void **state) {

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What the rest of the library must know about the Slurm generation it runs with, as data:
+ * the auth mechanism and its key, the daemons' service type, and the behaviours that differ.
+ * The API differences themselves stay in lib/slurm (compat.h); a charm decides from these
+ * fields, never from SLURM_VERSION_NUMBER, so the 24.11 rendering of slurm.conf and the
+ * handling of its key are unit-tested on a 22.05 build too (slurm_caps_find("24.11")).
+ *
+ * The two generations (facts checked on Debian 12's 22.05.8 and Debian 13's 24.11.5):
+ *   22.05  auth/munge + cred/munge: munged holds the key /etc/munge/munge.key (munge:munge,
+ *          0400) and must be restarted to read a new one; the packaged slurmd/slurmctld units
+ *          are Type=simple (-D); `scontrol reconfigure` re-reads the file in place; no
+ *          `scontrol listjobs`.
+ *   24.11  auth/slurm + cred/slurm: the Slurm daemons themselves read /etc/slurm/slurm.key
+ *          (owned by SlurmUser or root, no permission bits for others, else fatal); clients
+ *          get tokens from a local daemon's sack socket, so no munge at all; configless
+ *          does not carry the key (the charm does, through its Juju secret); the packaged
+ *          units are Type=notify (--systemd, exclusive with -D); `scontrol reconfigure`
+ *          re-execs the daemons; `scontrol listjobs/liststeps/listpids` exist.
+ *
+ * Ownership: every string is static. */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct slurm_caps {
+        const char *release;      /* "22.05", "24.11" */
+        const char *auth_type;    /* slurm.conf AuthType */
+        const char *cred_type;    /* slurm.conf CredType */
+        const char *key_path;     /* the cluster's auth key file */
+        const char *key_dir;      /* its directory */
+        bool key_dir_private;     /* key_dir belongs to key_owner (made 0700 for it when missing) */
+        const char *key_owner;    /* the user owning the key file */
+        mode_t key_mode;          /* the key file's mode */
+        const char *auth_service; /* the service that reads the key; NULL: the Slurm daemons do */
+        bool service_notify;      /* packaged slurmd/slurmctld units are Type=notify */
+        bool listjobs;            /* scontrol listjobs/liststeps/listpids exist */
+        bool reconfigure_reexecs; /* scontrol reconfigure re-execs the daemons */
+};
+
+/* The generation this library was built against. */
+const struct slurm_caps *slurm_caps_built(void);
+/* A known generation by release ("22.05", "24.11"), or NULL. */
+const struct slurm_caps *slurm_caps_find(const char *release);
+/* Every known generation, oldest first, NULL-terminated. */
+extern const struct slurm_caps *const slurm_caps_all[];
