@@ -3,10 +3,13 @@
  * libyaml yet), installs the packages, then execs bin/install-stage2. */
 #include "util/macro.h"
 #include "charm/bootstrap.h"
+#include "slurm/caps.h"
 
 #include "util/banned.h"
 
 int main(void) {
-        char *pkgs[] = { (char *) "slurmd", (char *) "munge", (char *) "slurm-client", NULL };
+        /* munge only where the Slurm generation authenticates with it (22.05; not 24.11) */
+        char *pkgs[] = { (char *) "slurmd", (char *) "slurm-client",
+                (char *) slurm_caps_built()->auth_package, NULL };
         return bootstrap_main(pkgs, "bin/install-stage2");
 }

@@ -52,11 +52,15 @@ int ctl_conf_render(const struct ctl_conf_input *in, struct strbuf *out, struct 
         r = slurmconf_set(c, "ClusterName", in->cluster_name, err);
         if (r < 0)
                 return r;
-        /* the generation's auth plugins (the template names 22.05's) */
+        /* the generation's auth plugins and pid files (the template names 22.05's) */
         const struct slurm_caps *caps = in->caps ? in->caps : slurm_caps_built();
         r = slurmconf_set(c, "AuthType", caps->auth_type, err);
         if (r >= 0)
                 r = slurmconf_set(c, "CredType", caps->cred_type, err);
+        if (r >= 0)
+                r = slurmconf_set(c, "SlurmctldPidFile", caps->ctld_pid_file, err);
+        if (r >= 0)
+                r = slurmconf_set(c, "SlurmdPidFile", caps->slurmd_pid_file, err);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < in->n_controllers; i++) {

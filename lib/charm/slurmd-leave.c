@@ -8,6 +8,7 @@
 #include "charm/watcher.h"
 #include "slurm/client.h"
 #include "slurm/jobs.h"
+#include "slurm/localjobs.h"
 #include "slurm/nodes.h"
 #include "slurm/nodestate.h"
 #include "systemd/unit.h"
@@ -19,6 +20,8 @@
 
 /* After the job wait, a delete refused as busy (a job still completing) is retried this long. */
 #define DELETE_RETRY_MS 10000
+/* scontrol listjobs reads local sockets only: a few seconds is plenty. */
+#define LOCAL_JOBS_TIMEOUT_MS 10000
 
 bool slurmd_event_leaves(const struct juju_env *env) {
         if (!env || !env->event)
@@ -71,6 +74,35 @@ static char *join_ids(const struct slurm_job_list *l) {
         return strbuf_detach(&s, NULL);
 }
 
+/* No controller answers: its stale-record rule deletes the record later. But slurmd is not
+ * stopped under running jobs: where Slurm has listjobs (24.11), the node itself says whether
+ * any runs here; then the departure waits (-EBUSY: the hook fails, Juju retries it). Where it
+ * cannot tell (22.05, or listjobs failed) the departure goes on, as before, with a warning. */
+static int leave_unreachable(struct juju_ctx *ctx, const char *node, const char *why, struct strbuf *err) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        _cleanup_free_ uint32_t *ids = NULL;
+        size_t n = 0;
+        int r = slurm_local_jobs(node, LOCAL_JOBS_TIMEOUT_MS, &ids, &n, &e);
+        if (r >= 0 && n > 0) {
+                _cleanup_strbuf_ struct strbuf list = STRBUF_INIT;
+                for (size_t i = 0; i < n && i < 20; i++)
+                        strbuf_addf(&list, "%s%u", i ? ", " : "", ids[i]);
+                if (n > 20)
+                        strbuf_addf(&list, " and %zu more", n - 20);
+                _cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
+                strbuf_addf(&msg, "controller unreachable and job%s %s still running on %s: not leaving yet",
+                        n > 1 ? "s" : "", list.buf, node);
+                (void) juju_status_set(ctx, false, JUJU_STATUS_BLOCKED, msg.buf, NULL);
+                strbuf_addf(err, "%s (%s); the departure is retried", msg.buf, why);
+                return -EBUSY;
+        }
+        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                "controller unreachable, node \"%s\" not deleted here: %s%s%s", node, why,
+                r < 0 && r != -EOPNOTSUPP ? "; jobs on this node unknown: " : "",
+                r < 0 && r != -EOPNOTSUPP ? e.buf : "");
+        return 0;
+}
+
 /* Drain, wait, delete. 0 done (or nothing to do), negative errno with a message. Fills the
  * figures for the log line. */
 static int leave_slurm(struct juju_ctx *ctx, const char *unit, const char *node, int timeout_ms,
@@ -82,12 +114,8 @@ static int leave_slurm(struct juju_ctx *ctx, const char *unit, const char *node,
         r = slurm_node_get_state(node, &state, &e);
         if (r == -ENOENT)
                 return 0; /* deleted already (by us before a failure, or by the controller) */
-        if (r == -ECONNREFUSED || r == -ETIMEDOUT) {
-                /* no controller to leave: its stale-record rule deletes the record later */
-                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
-                        "controller unreachable, node \"%s\" not deleted here: %s", node, e.buf);
-                return 0;
-        }
+        if (r == -ECONNREFUSED || r == -ETIMEDOUT)
+                return leave_unreachable(ctx, node, e.buf, err);
         if (r < 0) {
                 strbuf_addbuf(err, &e);
                 return r;

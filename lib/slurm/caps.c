@@ -17,7 +17,10 @@ static const struct slurm_caps caps_22_05 = {
         .key_owner = "munge",
         .key_mode = 0400,
         .auth_service = "munge.service",
+        .auth_package = "munge",
         .service_notify = false,
+        .ctld_pid_file = "/run/slurmctld.pid",
+        .slurmd_pid_file = "/run/slurmd.pid",
         .listjobs = false,
         .reconfigure_reexecs = false,
 };
@@ -32,7 +35,10 @@ static const struct slurm_caps caps_24_11 = {
         .key_owner = "slurm",
         .key_mode = 0400,
         .auth_service = NULL,
+        .auth_package = NULL,
         .service_notify = true,
+        .ctld_pid_file = "/run/slurmctld/slurmctld.pid",
+        .slurmd_pid_file = "/run/slurm/slurmd.pid",
         .listjobs = true,
         .reconfigure_reexecs = true,
 };

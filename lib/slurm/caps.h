@@ -14,7 +14,9 @@
  *          (owned by SlurmUser or root, no permission bits for others, else fatal); clients
  *          get tokens from a local daemon's sack socket, so no munge at all; configless
  *          does not carry the key (the charm does, through its Juju secret); the packaged
- *          units are Type=notify (--systemd, exclusive with -D); `scontrol reconfigure`
+ *          units are Type=notify (--systemd, exclusive with -D), slurmctld's runs as
+ *          User=slurm with RuntimeDirectory=slurmctld (its pid file goes there, /run is
+ *          root's), slurmd's has RuntimeDirectory=slurm; `scontrol reconfigure`
  *          re-execs the daemons; `scontrol listjobs/liststeps/listpids` exist.
  *
  * Ownership: every string is static. */
@@ -33,7 +35,10 @@ struct slurm_caps {
         const char *key_owner;    /* the user owning the key file */
         mode_t key_mode;          /* the key file's mode */
         const char *auth_service; /* the service that reads the key; NULL: the Slurm daemons do */
+        const char *auth_package; /* the Debian package of that service (installed); NULL: none */
         bool service_notify;      /* packaged slurmd/slurmctld units are Type=notify */
+        const char *ctld_pid_file;   /* SlurmctldPidFile: where the packaged unit lets it write */
+        const char *slurmd_pid_file; /* SlurmdPidFile */
         bool listjobs;            /* scontrol listjobs/liststeps/listpids exist */
         bool reconfigure_reexecs; /* scontrol reconfigure re-execs the daemons */
 };

@@ -42,11 +42,14 @@ static void test_consistent(void **state) {
                 assert_true(munge || streq(c->auth_type, "auth/slurm"));
                 assert_string_equal(c->cred_type, munge ? "cred/munge" : "cred/slurm");
                 assert_int_equal(c->auth_service != NULL, munge);
+                assert_int_equal(c->auth_package != NULL, munge);
                 assert_int_equal(c->key_dir_private, munge);
                 assert_true(startswith(c->key_path, c->key_dir));
                 assert_int_equal(c->key_path[strlen(c->key_dir)], '/');
                 assert_int_equal(c->key_mode & 0077, 0);
                 assert_string_equal(c->key_owner, munge ? "munge" : "slurm");
+                assert_true(startswith(c->ctld_pid_file, "/run/"));
+                assert_true(startswith(c->slurmd_pid_file, "/run/"));
         }
         const struct slurm_caps *old = slurm_caps_find("22.05"), *new = slurm_caps_find("24.11");
         assert_false(old->listjobs);

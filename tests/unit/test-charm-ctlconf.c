@@ -114,7 +114,11 @@ static void test_render_basic(void **state) {
         assert_int_equal(ctl_conf_render(&in, &out3, &err), 0);
         assert_non_null(strstr(out3.buf, "\nAuthType=auth/slurm\nCredType=cred/slurm\n"));
         assert_null(strstr(out3.buf, "munge"));
-        assert_int_equal(out3.len, out2.len); /* same length: only those two values differ */
+        assert_non_null(strstr(out3.buf, "\nSlurmctldPidFile=/run/slurmctld/slurmctld.pid\n"));
+        assert_non_null(strstr(out3.buf, "\nSlurmdPidFile=/run/slurm/slurmd.pid\n"));
+        assert_non_null(strstr(out2.buf, "\nSlurmctldPidFile=/run/slurmctld.pid\n"));
+        /* only those values differ */
+        assert_int_equal(out3.len, out2.len + strlen("/slurmctld") + strlen("/slurm"));
         in.caps = NULL;
 
         compute_data_clear(&d[0]);
