@@ -81,6 +81,19 @@ int ctl_conf_render(const struct ctl_conf_input *in, struct strbuf *out, struct 
         if (r < 0)
                 return r;
         for (size_t i = 0; i < extra.n; i++) {
+                if (slurm_caps_key_gone(caps, extra.items[i].key)) {
+                        strbuf_addf(err,
+                                "slurm-conf-parameters: %s is not read by Slurm %s any more (defunct or "
+                                "moved)",
+                                extra.items[i].key, caps->release);
+                        return -EINVAL;
+                }
+                const char *gone = slurm_caps_item_gone(caps, extra.items[i].key, extra.items[i].value);
+                if (gone) {
+                        strbuf_addf(err, "slurm-conf-parameters: %s: Slurm %s has no %s any more",
+                                extra.items[i].key, caps->release, gone);
+                        return -EINVAL;
+                }
                 r = slurmconf_set(c, extra.items[i].key, extra.items[i].value, &e);
                 if (r < 0) {
                         strbuf_addf(err, "slurm-conf-parameters: %s", e.buf);

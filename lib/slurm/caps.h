@@ -26,26 +26,38 @@
 #include <sys/types.h>
 
 struct slurm_caps {
-        const char *release;      /* "22.05", "24.11" */
-        const char *auth_type;    /* slurm.conf AuthType */
-        const char *cred_type;    /* slurm.conf CredType */
-        const char *key_path;     /* the cluster's auth key file */
-        const char *key_dir;      /* its directory */
-        bool key_dir_private;     /* key_dir belongs to key_owner (made 0700 for it when missing) */
-        const char *key_owner;    /* the user owning the key file */
-        mode_t key_mode;          /* the key file's mode */
-        const char *auth_service; /* the service that reads the key; NULL: the Slurm daemons do */
-        const char *auth_package; /* the Debian package of that service (installed); NULL: none */
-        bool service_notify;      /* packaged slurmd/slurmctld units are Type=notify */
+        const char *release;         /* "22.05", "24.11" */
+        const char *auth_type;       /* slurm.conf AuthType */
+        const char *cred_type;       /* slurm.conf CredType */
+        const char *key_path;        /* the cluster's auth key file */
+        const char *key_dir;         /* its directory */
+        bool key_dir_private;        /* key_dir belongs to key_owner (made 0700 for it when missing) */
+        const char *key_owner;       /* the user owning the key file */
+        mode_t key_mode;             /* the key file's mode */
+        const char *auth_service;    /* the service that reads the key; NULL: the Slurm daemons do */
+        const char *auth_package;    /* the Debian package of that service (installed); NULL: none */
+        bool service_notify;         /* packaged slurmd/slurmctld units are Type=notify */
         const char *ctld_pid_file;   /* SlurmctldPidFile: where the packaged unit lets it write */
         const char *slurmd_pid_file; /* SlurmdPidFile */
-        bool listjobs;            /* scontrol listjobs/liststeps/listpids exist */
-        bool reconfigure_reexecs; /* scontrol reconfigure re-execs the daemons */
+        bool listjobs;               /* scontrol listjobs/liststeps/listpids exist */
+        bool reconfigure_reexecs;    /* scontrol reconfigure re-execs the daemons */
+        /* global slurm.conf keys this generation no longer reads (slurm.conf(5) of 22.05 has
+         * them): "defunct" (logged, ignored), moved, or an unrecognized key (fatal);
+         * NULL-terminated */
+        const char *const *gone_keys;
+        /* items of global list values this generation no longer knows, as "Key=Item"
+         * (DebugFlags=TimeCray: a fatal "Invalid DebugFlag" on 24.11); NULL-terminated */
+        const char *const *gone_items;
 };
 
 /* The generation this library was built against. */
 const struct slurm_caps *slurm_caps_built(void);
 /* A known generation by release ("22.05", "24.11"), or NULL. */
 const struct slurm_caps *slurm_caps_find(const char *release);
+/* Whether key (any case, as Slurm reads keys) is one of c's gone_keys. */
+bool slurm_caps_key_gone(const struct slurm_caps *c, const char *key);
+/* The first item of the comma list value of key that c no longer knows (c's gone_items, any
+ * case), or NULL. */
+const char *slurm_caps_item_gone(const struct slurm_caps *c, const char *key, const char *value);
 /* Every known generation, oldest first, NULL-terminated. */
 extern const struct slurm_caps *const slurm_caps_all[];

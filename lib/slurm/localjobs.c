@@ -58,7 +58,8 @@ int slurm_local_jobs_parse(const char *json, uint32_t **ret_ids, size_t *ret_n, 
         return 0;
 }
 
-int slurm_local_jobs(const char *node, int timeout_ms, uint32_t **ret_ids, size_t *ret_n, struct strbuf *err) {
+int slurm_local_jobs(
+        const char *node, int timeout_ms, uint32_t **ret_ids, size_t *ret_n, struct strbuf *err) {
         if (!slurm_caps_built()->listjobs) {
                 strbuf_addf(err, "Slurm %s has no scontrol listjobs", slurm_caps_built()->release);
                 return -EOPNOTSUPP;
@@ -75,7 +76,10 @@ int slurm_local_jobs(const char *node, int timeout_ms, uint32_t **ret_ids, size_
         int r = proc_run(&p);
         if (r != 0) {
                 strbuf_trim(&p.err);
-                strbuf_addf(err, "scontrol listjobs: %s", r < 0 ? strerror(-r) : p.err.len ? p.err.buf : "failed");
+                strbuf_addf(err, "scontrol listjobs: %s",
+                        r < 0               ? strerror(-r)
+                                : p.err.len ? p.err.buf
+                                            : "failed");
                 return r < 0 ? r : -EIO;
         }
         return slurm_local_jobs_parse(p.out.buf, ret_ids, ret_n, err);

@@ -25,4 +25,5 @@ int slurm_local_jobs_parse(const char *json, uint32_t **ret_ids, size_t *ret_n, 
 
 /* Runs `scontrol listjobs --json` for node (bounded by timeout_ms) and parses it. -EOPNOTSUPP
  * on a Slurm without listjobs; -EIO with scontrol's message when it failed. */
-int slurm_local_jobs(const char *node, int timeout_ms, uint32_t **ret_ids, size_t *ret_n, struct strbuf *err);
+int slurm_local_jobs(
+        const char *node, int timeout_ms, uint32_t **ret_ids, size_t *ret_n, struct strbuf *err);

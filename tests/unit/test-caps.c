@@ -59,6 +59,18 @@ static void test_consistent(void **state) {
         assert_false(old->reconfigure_reexecs);
         assert_true(new->reconfigure_reexecs);
         assert_string_equal(new->key_path, "/etc/slurm/slurm.key");
+        /* keys 24.11 no longer reads, any case; 22.05 reads them all */
+        assert_true(slurm_caps_key_gone(new, "SlurmctldPlugstack"));
+        assert_true(slurm_caps_key_gone(new, "keepalivetime"));
+        assert_false(slurm_caps_key_gone(new, "SlurmctldTimeout"));
+        assert_false(slurm_caps_key_gone(new, NULL));
+        assert_false(slurm_caps_key_gone(old, "SlurmctldPlugstack"));
+        assert_string_equal(slurm_caps_item_gone(new, "debugflags", "Backfill,tIMEcray"), "TimeCray");
+        assert_string_equal(slurm_caps_item_gone(new, "DebugFlags", "ExtSensors"), "ExtSensors");
+        assert_null(slurm_caps_item_gone(new, "DebugFlags", "Backfill,TimeCrays,,Time"));
+        assert_null(slurm_caps_item_gone(new, "DebugFlag", "TimeCray"));
+        assert_null(slurm_caps_item_gone(new, "DebugFlags", NULL));
+        assert_null(slurm_caps_item_gone(old, "DebugFlags", "TimeCray"));
 }
 
 int main(void) {

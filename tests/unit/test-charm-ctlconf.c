@@ -119,6 +119,26 @@ static void test_render_basic(void **state) {
         assert_non_null(strstr(out2.buf, "\nSlurmctldPidFile=/run/slurmctld.pid\n"));
         /* only those values differ */
         assert_int_equal(out3.len, out2.len + strlen("/slurmctld") + strlen("/slurm"));
+        /* a key 24.11 no longer reads is refused there, with nothing rendered; 22.05 takes it */
+        in.extra_params = "MessageTimeout=20 SlurmctldPlugstack=nonstop";
+        strbuf_reset(&out3);
+        strbuf_reset(&err);
+        assert_int_equal(ctl_conf_render(&in, &out3, &err), -EINVAL);
+        assert_string_equal(err.buf,
+                "slurm-conf-parameters: SlurmctldPlugstack is not read by Slurm 24.11 any more (defunct or "
+                "moved)");
+        assert_int_equal(out3.len, 0);
+        in.caps = slurm_caps_find("22.05");
+        strbuf_reset(&err);
+        assert_int_equal(ctl_conf_render(&in, &out3, &err), 0);
+        assert_non_null(strstr(out3.buf, "\nSlurmctldPlugstack=nonstop\n"));
+        in.caps = slurm_caps_find("24.11");
+        in.extra_params = "DebugFlags=Backfill,TimeCray";
+        strbuf_reset(&err);
+        assert_int_equal(ctl_conf_render(&in, &out3, &err), -EINVAL);
+        assert_string_equal(
+                err.buf, "slurm-conf-parameters: DebugFlags: Slurm 24.11 has no TimeCray any more");
+        in.extra_params = NULL;
         in.caps = NULL;
 
         compute_data_clear(&d[0]);

@@ -17,13 +17,16 @@ static void test_parse(void **state) {
         size_t n = 99;
 
         /* 24.11.5's answer with no slurmstepd on the node (trimmed meta) */
-        assert_int_equal(slurm_local_jobs_parse("{\"jobs\":[],\"meta\":{\"plugin\":{}},\"errors\":[]}", &ids, &n, &err), 0);
+        assert_int_equal(slurm_local_jobs_parse(
+                                 "{\"jobs\":[],\"meta\":{\"plugin\":{}},\"errors\":[]}", &ids, &n, &err),
+                0);
         assert_int_equal(n, 0);
         free(ids);
         ids = NULL;
         /* jobs come sorted and once each (a job with two steps has two slurmstepd) */
-        assert_int_equal(slurm_local_jobs_parse(
-                                 "{\"jobs\":[{\"job_id\":12},{\"job_id\":3},{\"job_id\":12}]}", &ids, &n, &err),
+        assert_int_equal(
+                slurm_local_jobs_parse(
+                        "{\"jobs\":[{\"job_id\":12},{\"job_id\":3},{\"job_id\":12}]}", &ids, &n, &err),
                 0);
         assert_int_equal(n, 2);
         assert_int_equal(ids[0], 3);

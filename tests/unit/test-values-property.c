@@ -19,6 +19,7 @@
 #include <pwd.h>
 #include <time.h>
 
+#include "slurm/caps.h"
 #include "slurm/confcheck.h"
 #include "slurmconf/keys.h"
 #include "slurmconf/options.h"
@@ -423,6 +424,9 @@ static int collect_key(const struct slurmconf_value_info *vi, void *userdata) {
                 if (strstr(err.buf, "managed by the charm") || strstr(err.buf, "not supported") ||
                         strstr(err.buf, "unknown ") || strstr(err.buf, "default-partition"))
                         continue;
+                /* a key this Slurm no longer reads: the controller refuses it (charm/ctlconf) */
+                if (kind == SLURM_OPTIONS_GLOBAL && slurm_caps_key_gone(slurm_caps_built(), vi->key))
+                        continue;
                 strv_push(&c->keys[kind], vi->key);
         }
         return 0;
@@ -491,6 +495,11 @@ int main(void) {
                                 if (ours && kind == SLURM_OPTIONS_GLOBAL)
                                         ours = slurm_options_check_set(SLURM_OPTIONS_GLOBAL, &o,
                                                        &template_globals, &err) == 0;
+                                /* an item this Slurm no longer knows: the controller refuses it
+                                 * (charm/ctlconf) */
+                                if (ours && kind == SLURM_OPTIONS_GLOBAL &&
+                                        slurm_caps_item_gone(slurm_caps_built(), key, v.buf))
+                                        ours = false;
                                 if (keys_only) {
                                         /* the old rule: any value the characters allow */
                                         _cleanup_slurm_options_ struct slurm_options k = SLURM_OPTIONS_INIT;
