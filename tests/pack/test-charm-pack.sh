@@ -58,6 +58,11 @@ for pair in "slurmctld=$ctl" "slurmd=$sd"; do
         ubuntu@20.04|ubuntu@22.04|ubuntu@24.04|centos@7|centos@9) echo "$name: base $base" ;;
         *) bad "$name: manifest base $base: a Juju 3.x controller refuses it" ;;
         esac
+        # the base the executables were built on (juju-sim runs the charm on machines of it)
+        built=$(sed -n 's/^built-on: //p' "$dir/manifest.yaml")
+        . /etc/os-release
+        [ "$built" = "$ID@$VERSION_ID" ] || bad "$name: built-on \"$built\", this build host is $ID@$VERSION_ID"
+        echo "$name: built on $built"
         cc="$(dirname "$file")/charmcraft/$name/charmcraft.yaml"
         grep -qx "base: $base" "$cc" && grep -qx "name: $name" "$cc" || bad "$name: $cc missing or not for base $base"
 done

@@ -10,7 +10,10 @@
  *                                             of uname -m]}]: BASE "os@channel" (a base Juju 3.x
  *                                             deploys machine charms on, tools/juju-sim/bases.h),
  *                                             or "auto": the build host's ID@VERSION_ID when
- *                                             Juju takes it, else ubuntu@22.04
+ *                                             Juju takes it, else the Ubuntu base of the same
+ *                                             Slurm generation (Debian 12: ubuntu@22.04, 13:
+ *                                             ubuntu@24.04); and built-on: ID@VERSION_ID of
+ *                                             OS_RELEASE (a juju-sim key, Juju ignores it)
  *   charm-pack charmcraft OUT STAGE SRCDIR BASE  charmcraft.yaml for the charm split in STAGE
  *   charm-pack check DIR [NAME]               an unpacked charm: the YAML files parse, every
  *                                             hook metadata.yaml implies and every action of
@@ -23,6 +26,7 @@
 #include "util/strv.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <yaml.h>
@@ -186,24 +190,6 @@ static const char *deb_arch(const char *machine) {
         return machine;
 }
 
-/* VALUE of KEY=VALUE in os-release (quotes removed), or NULL. Caller frees. */
-static char *os_release_get(const char *data, const char *key) {
-        size_t kl = strlen(key);
-        for (const char *line = data; line && *line;
-                line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-                if (strncmp(line, key, kl) != 0 || line[kl] != '=')
-                        continue;
-                const char *v = line + kl + 1;
-                size_t n = strcspn(v, "\n");
-                if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
-                        v++;
-                        n -= 2;
-                }
-                return xstrndup(v, n);
-        }
-        return NULL;
-}
-
 static bool yaml_safe(const char *s) {
         for (; *s; s++)
                 if (!(isalnum((unsigned char) *s) || strchr("._-", *s)))
@@ -223,12 +209,15 @@ static int cmd_manifest(const char *out, const char *os_release, const char *bas
                 fprintf(stderr, "%s: %s\n", os_release, strerror(-r));
                 return 1;
         }
-        id = os_release_get(data, "ID");
-        ver = os_release_get(data, "VERSION_ID");
+        id = os_release_value(data, "ID");
+        ver = os_release_value(data, "VERSION_ID");
         if (isempty(id) || isempty(ver) || !yaml_safe(id) || !yaml_safe(ver)) {
                 fprintf(stderr, "%s: no usable ID and VERSION_ID\n", os_release);
                 return 1;
         }
+        /* what the executables were built on (their libslurm): juju-sim runs the charm on
+         * machines of that base only (tools/juju-sim/README.md "Bases") */
+        _cleanup_free_ char *built_on = xasprintf("%s@%s", id, ver);
         if (!streq(base, "auto")) {
                 const char *at = strchr(base, '@');
                 free(id);
@@ -241,11 +230,14 @@ static int cmd_manifest(const char *out, const char *os_release, const char *bas
                 }
         } else if (juju_base_check(id, ver, &why) < 0) {
                 /* the build host is no Juju base (Debian 12, say): declare the base the charm
-                 * is meant for; its executables must then be rebuilt there (charmcraft.yaml) */
+                 * is meant for, the Ubuntu release of the same Slurm generation (Debian 13's
+                 * 24.11 and Ubuntu 24.04's 23.11 use auth/slurm; Debian 12's 22.05 and Ubuntu
+                 * 22.04's 21.08 munge); its executables must then be rebuilt there (charmcraft.yaml) */
+                bool newer = streq(id, "debian") && strtol(ver, NULL, 10) >= 13;
                 free(id);
                 free(ver);
                 id = xstrdup("ubuntu");
-                ver = xstrdup("22.04");
+                ver = xstrdup(newer ? "24.04" : "22.04");
         }
         if (uname(&u) < 0) {
                 fprintf(stderr, "uname: %s\n", strerror(errno));
@@ -258,8 +250,10 @@ static int cmd_manifest(const char *out, const char *os_release, const char *bas
                 "- name: %s\n"
                 "  channel: \"%s\"\n"
                 "  architectures:\n"
-                "  - %s\n",
-                id, ver, deb_arch(u.machine));
+                "  - %s\n"
+                "# juju-sim: the base the executables were built on (Juju ignores this key)\n"
+                "built-on: %s\n",
+                id, ver, deb_arch(u.machine), built_on);
         r = write_file_atomic(out, m.buf, m.len, 0644, (uid_t) -1, (gid_t) -1);
         if (r < 0) {
                 fprintf(stderr, "%s: %s\n", out, strerror(-r));

@@ -112,6 +112,10 @@ static int check_manifest(const char *dir, const char *name, cJSON *desc, struct
                 strbuf_addf(err, "charm \"%s\": manifest.yaml: no bases", name);
                 return -EINVAL;
         }
+        /* juju-sim's own key (charm-pack writes it): the base the executables were built on */
+        const char *built = jstr(man, "built-on");
+        if (built)
+                jset_str(desc, "built-on", built);
         _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
         cJSON_ArrayForEach(b, bases) {
                 const char *os = strempty(jstr(b, "name")), *ch = strempty(jstr(b, "channel"));

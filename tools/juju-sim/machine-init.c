@@ -11,9 +11,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/close_range.h>
 
+#include "machine.h"
 #include "machine-internal.h"
 #include "util/fileio.h"
 
@@ -97,6 +99,77 @@ static int mount_v1(const char *name) {
         return 0;
 }
 
+/* Where the host's root stays attached while the binds from it are made (setup_mounts). */
+#define OLD_ROOT "/.juju-sim-host"
+
+/* A machine of another base: "/" becomes an overlay of the root file system (lower, shared by
+ * every machine of that base, never written) and <machine dir>/fs/upper, with the host's /dev and
+ * /sys in it. The host's root stays at OLD_ROOT until setup_mounts() has made its binds (a bind
+ * from a detached mount is refused), then goes. */
+static void enter_rootfs(const struct mach_init_args *a, int up) {
+        char opts[4200], new_root[4200], step[4300];
+        snprintf(
+                opts, sizeof opts, "lowerdir=%s,upperdir=%s/upper,workdir=%s/work", a->rootfs, a->fs, a->fs);
+        snprintf(new_root, sizeof new_root, "%s/new", a->fs);
+        if (mount("overlay", new_root, "overlay", 0, opts) < 0) {
+                snprintf(step, sizeof step, "overlay of %s", a->rootfs);
+                fail(up, step);
+        }
+        static const char *const host[] = { "/dev", "/sys" };
+        for (size_t i = 0; i < ELEMENTSOF(host); i++) {
+                snprintf(step, sizeof step, "%s%s", new_root, host[i]);
+                if (mkdir(step, 0755) < 0 && errno != EEXIST)
+                        fail(up, step);
+                if (bind_mount(host[i], step, false) < 0)
+                        fail(up, step);
+        }
+        snprintf(step, sizeof step, "%s" OLD_ROOT, new_root);
+        if (mkdir(step, 0700) < 0 && errno != EEXIST)
+                fail(up, step);
+        if (syscall(SYS_pivot_root, new_root, step) < 0)
+                fail(up, "pivot_root");
+        if (chdir("/") < 0)
+                fail(up, "chdir /");
+}
+
+/* The value of the first "key=" line of a unit file's text, into buf ("" when none). */
+static void unit_value(const char *text, const char *key, char *buf, size_t len) {
+        size_t kl = strlen(key);
+        buf[0] = '\0';
+        for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+                if (strncmp(l, key, kl) == 0 && l[kl] == '=') {
+                        snprintf(buf, len, "%.*s", (int) strcspn(l + kl + 1, "\n \t"), l + kl + 1);
+                        return;
+                }
+}
+
+/* A test bed gap, closed: the machine's manager is a user manager (run as root), which creates a
+ * unit's RuntimeDirectory= owned by itself, where the system manager of a real machine gives it
+ * to the unit's User= (trixie's slurmctld, User=slurm, binds its sack socket in
+ * /run/slurmctld). For each packaged unit with both, a drop-in next to its link chowns the
+ * directory with full privileges ("+") before the daemon starts, as a real machine has it. */
+static int runtime_dir_dropin(const char *unit, const char *path) {
+        _cleanup_free_ char *text = NULL;
+        if (read_full_file(path, &text, NULL) < 0)
+                return 0;
+        char user[64], group[64], dir[128];
+        unit_value(text, "User", user, sizeof user);
+        unit_value(text, "Group", group, sizeof group);
+        unit_value(text, "RuntimeDirectory", dir, sizeof dir);
+        if (!user[0] || streq(user, "root") || !dir[0])
+                return 0;
+        char ddir[256], conf[300], body[512];
+        snprintf(ddir, sizeof ddir, "/run/juju-sim/units/%s.d", unit);
+        snprintf(conf, sizeof conf, "%s/50-juju-sim-runtime-directory.conf", ddir);
+        int n = snprintf(body, sizeof body,
+                "# juju-sim: what the system manager does for User= (machine-init.c)\n"
+                "[Service]\nExecStartPre=+/bin/chown %s%s%s /run/%s\n",
+                user, group[0] ? ":" : "", group, dir);
+        if (mkdir(ddir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        return write_file_atomic(conf, body, (size_t) n, 0644, (uid_t) -1, (gid_t) -1);
+}
+
 static void setup_mounts(const struct mach_init_args *a, int up) {
         char step[4200];
         int priv_fd[16], hosts_fd, share_fd[64];
@@ -113,7 +186,8 @@ static void setup_mounts(const struct mach_init_args *a, int up) {
         unsigned gpus = 0;
         for (; a->shares && a->shares[n_share]; n_share++) {
                 share_fd[n_share] = -1;
-                if (mach_gpus_parse(a->shares[n_share], &gpus) != 0)
+                if (mach_gpus_parse(a->shares[n_share], &gpus) != 0 ||
+                        startswith(a->shares[n_share], MACH_ROOTFS_PREFIX))
                         continue; /* checked by machine_create() */
                 const char *colon = strchr(a->shares[n_share], ':');
                 snprintf(step, sizeof step, "%.*s", (int) (colon - a->shares[n_share]), a->shares[n_share]);
@@ -132,6 +206,8 @@ static void setup_mounts(const struct mach_init_args *a, int up) {
 
         if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
                 fail(up, "make / rprivate");
+        if (a->rootfs)
+                enter_rootfs(a, up);
         /* the host's tree goes (detached, so nothing shows it below the new mounts) */
         if (umount2("/sys/fs/cgroup", MNT_DETACH) < 0 && errno != EINVAL)
                 fail(up, "unmount the host's /sys/fs/cgroup");
@@ -159,7 +235,8 @@ static void setup_mounts(const struct mach_init_args *a, int up) {
         if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
                 fail(up, "mount /tmp");
         for (size_t i = 0; i < n_priv; i++)
-                if (bind_fd(priv_fd[i], mach_private_paths[i], false) < 0) {
+                if ((a->rootfs && mkdir_p(mach_private_paths[i], 0755) < 0) ||
+                        bind_fd(priv_fd[i], mach_private_paths[i], false) < 0) {
                         snprintf(step, sizeof step, "bind %s", mach_private_paths[i]);
                         fail(up, step);
                 }
@@ -191,11 +268,18 @@ static void setup_mounts(const struct mach_init_args *a, int up) {
                 char src[256], dst[256];
                 snprintf(src, sizeof src, "/lib/systemd/system/%s", packaged_units[i]);
                 snprintf(dst, sizeof dst, "/run/juju-sim/units/%s", packaged_units[i]);
-                if (access(src, F_OK) == 0 && symlink(src, dst) < 0)
+                if (access(src, F_OK) < 0)
+                        continue;
+                if (symlink(src, dst) < 0)
                         fail(up, "link packaged units");
+                if (runtime_dir_dropin(packaged_units[i], src) < 0)
+                        fail(up, "runtime directory drop-in");
         }
         if (chdir("/") < 0)
                 fail(up, "chdir /");
+        /* every bind from the host is made: the host's tree goes */
+        if (a->rootfs && (umount2(OLD_ROOT, MNT_DETACH) < 0 || rmdir(OLD_ROOT) < 0))
+                fail(up, "detach the host's root");
 }
 
 _noreturn_ static void exec_manager(int notify_fd) {
@@ -322,6 +406,11 @@ _noreturn_ static void init_main(const struct mach_init_args *a) {
         }
         close(notify_fd);
         (void) unlink("/run/juju-sim/notify");
+        /* A test bed gap, closed: a system manager's notify socket takes READY=1 from daemons of
+         * any user (trixie's slurmctld: Type=notify, User=slurm); the user manager makes its own
+         * for its user only. */
+        if (chmod("/run/systemd/notify", 0777) < 0 && errno != ENOENT)
+                fail(up, "chmod /run/systemd/notify");
         struct mach_msg ready = { .code = MACH_MSG_READY };
         if (write(up, &ready, sizeof ready) != (ssize_t) sizeof ready)
                 _exit(1); /* nobody to hand the machine to */

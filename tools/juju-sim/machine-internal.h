@@ -37,11 +37,16 @@ struct mach_init_args {
         const char *delegate_value;
         char *const *v1_mounts; /* v1 hierarchies mounted in the machine ("memory", "cpu,cpuacct") */
         char *const *shares;    /* "HOSTDIR:PATH" or NULL */
+        const char *rootfs;     /* "@rootfs=" attachment's DIR, or NULL: the host's file system */
+        const char *fs;         /* with rootfs: <machine dir>/fs (upper, work, new: the overlay) */
         int up_fd, down_fd, log_fd;
         int keep_fd, keep_fd2; /* the parent's pipe ends: closed in the child */
 };
 
 extern const char *const mach_private_paths[];
+
+/* The "@rootfs=DIR" attachment's DIR (NULL: none); not a share. */
+const char *mach_rootfs_of(char *const *shares);
 
 /* Fake GPUs (machine-dev.c): 1 and *ret for an "@gpus=N" attachment, 0 for another one,
  * -EINVAL for a bad count. */

@@ -782,6 +782,14 @@ static int seed_copy_file(const char *host, const char *dst) {
         return write_file_atomic(dst, data, len, st.st_mode & 07777, st.st_uid, st.st_gid);
 }
 
+const char *mach_rootfs_of(char *const *shares) {
+        const char *r = NULL;
+        for (size_t i = 0; shares && shares[i]; i++)
+                if (startswith(shares[i], MACH_ROOTFS_PREFIX))
+                        r = shares[i] + strlen(MACH_ROOTFS_PREFIX);
+        return r;
+}
+
 static int seed_one(const char *host, const char *dst, enum seed how, int depth) {
         if (how == SEED_FILE)
                 return seed_copy_file(host, dst);
@@ -810,7 +818,8 @@ static int seed_one(const char *host, const char *dst, enum seed how, int depth)
         return 0;
 }
 
-static int seed_root(const char *mdir, struct strbuf *err) {
+/* Seeds <mdir>/root from the host, or from the root file system src ("" or NULL: the host). */
+static int seed_root(const char *mdir, const char *src, struct strbuf *err) {
         _cleanup_free_ char *root = xasprintf("%s/root", mdir);
         if (mkdir(root, 0700) < 0 && errno != EEXIST) {
                 strbuf_addf(err, "machine dir \"%s\": %s", root, strerror(errno));
@@ -821,15 +830,17 @@ static int seed_root(const char *mdir, struct strbuf *err) {
                 _cleanup_free_ char *parent = xstrdup(dst);
                 *strrchr(parent, '/') = '\0';
                 int r = mkdir_p(parent, 0755);
+                _cleanup_free_ char *from = xasprintf("%s%s", strempty(src), seeds[i].path);
                 if (r >= 0)
-                        r = seed_one(seeds[i].path, dst, seeds[i].how, 0);
+                        r = seed_one(from, dst, seeds[i].how, 0);
                 if (r < 0) {
                         strbuf_addf(err, "machine dir \"%s\": %s", dst, strerror(-r));
                         return r;
                 }
         }
-        /* Mount points the host may lack (nothing else is created outside the model dir). */
-        for (size_t i = 0; mach_private_paths[i]; i++)
+        /* Mount points the host may lack (nothing else is created outside the model dir); a
+         * machine of another base makes its own in its overlay. */
+        for (size_t i = 0; !src && mach_private_paths[i]; i++)
                 if (access(mach_private_paths[i], F_OK) < 0) {
                         int r = mkdir_p(mach_private_paths[i], 0755);
                         if (r < 0) {
@@ -898,6 +909,15 @@ static int check_shares(char *const *shares, struct strbuf *err) {
                 }
                 if (k > 0)
                         continue;
+                if (startswith(shares[i], MACH_ROOTFS_PREFIX)) {
+                        const char *dir = shares[i] + strlen(MACH_ROOTFS_PREFIX);
+                        _cleanup_free_ char *mgr = xasprintf("%s/usr/lib/systemd/systemd", dir);
+                        if (dir[0] != '/' || access(mgr, X_OK) < 0) {
+                                strbuf_addf(err, "root file system \"%s\": no %s", dir, mgr);
+                                return -ENOENT;
+                        }
+                        continue;
+                }
                 const char *colon = strchr(shares[i], ':');
                 if (!colon || shares[i][0] != '/' || colon[1] != '/') {
                         strbuf_addf(err, "share \"%s\": expected HOSTDIR:PATH, both absolute", shares[i]);
@@ -919,9 +939,20 @@ static int create_steps(
         r = machine_net_ensure(abs, err);
         if (r < 0)
                 return r;
-        r = seed_root(m->dir, err);
+        const char *rootfs = mach_rootfs_of(shares);
+        r = seed_root(m->dir, rootfs, err);
         if (r < 0)
                 return r;
+        _cleanup_free_ char *fs = rootfs ? xasprintf("%s/fs", m->dir) : NULL;
+        static const char *const fs_dirs[] = { "", "/upper", "/work", "/new" };
+        for (size_t i = 0; fs && i < ELEMENTSOF(fs_dirs); i++) {
+                _cleanup_free_ char *d = xasprintf("%s%s", fs, fs_dirs[i]);
+                if (mkdir(d, i == 0 ? 0700 : 0755) < 0 && errno != EEXIST) {
+                        r = -errno;
+                        strbuf_addf(err, "machine dir \"%s\": %s", d, strerror(-r));
+                        return r;
+                }
+        }
         _cleanup_(machine_cgroups_done) struct machine_cgroups cgs = { STRV_INIT, STRV_INIT, NULL, NULL,
                 NULL };
         r = cgroup_create(abs, id, &cgs, err);
@@ -938,6 +969,8 @@ static int create_steps(
                 .delegate_value = cgs.delegate_value,
                 .v1_mounts = cgs.v1.v,
                 .shares = shares,
+                .rootfs = rootfs,
+                .fs = fs,
                 .up_fd = -1,
                 .down_fd = -1,
                 .log_fd = -1,

@@ -127,9 +127,19 @@ int machine_net_ensure(const char *model_dir, struct strbuf *err);
 #define MACH_GPUS_MAX 16
 #define MACH_NVIDIA_MAJOR 195
 
+/* A machine of another base: an attachment "@rootfs=DIR" (DIR absolute, a root file system such as
+ * tools/rootfs/build.sh's Debian 13 tree) gives the machine an overlay of DIR (lower, never
+ * written) and M/machines/N/fs/upper as its "/" (pivot_root; the host's tree is detached), with
+ * the host's /dev and /sys bound in, the private paths seeded from DIR instead of the host, and
+ * everything else as above (cgroups, /proc, /run, /tmp, network, the manager: DIR's own
+ * systemd). Only what the attachments bind ("HOSTDIR:PATH") is seen of the host: the caller binds
+ * the model dir and juju-sim's own directory at their paths. Without it a machine sees the
+ * host's file system (the host's base). */
+#define MACH_ROOTFS_PREFIX "@rootfs="
+
 /* Creates machine `id` (fails with -EEXIST when a live one has that id) and returns when its
  * systemd manager is ready (bounded: 30 s). shares: NULL-terminated attachments, each
- * "HOSTDIR:PATH" (a host directory bound at PATH) or "@gpus=N" (above), or NULL. On failure
+ * "HOSTDIR:PATH" (a host directory bound at PATH), "@gpus=N" or "@rootfs=DIR" (above), or NULL. On failure
  * everything made for this machine is removed again. */
 int machine_create(const char *model_dir, unsigned id, char *const *shares, struct machine_info *ret,
         struct strbuf *err);

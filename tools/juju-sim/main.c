@@ -42,7 +42,7 @@ static int fail_err(int r, const struct strbuf *err) {
 
 static void usage(FILE *f) {
         fputs("usage: juju-sim [--model DIR] VERB [ARGS…]\n"
-              "  deploy CHARM [APP] [-n N] [--config K=V …] [--share HOSTDIR:PATH …] [--gpus N]\n"
+              "  deploy CHARM [APP] [-n N] [--config K=V …] [--share HOSTDIR:PATH …] [--gpus N] [--base B]\n"
               "  add-unit APP [-n N] [--share HOSTDIR:PATH …] [--gpus N]   (--share: HOSTDIR at PATH in "
               "each new "
               "machine)\n"
@@ -56,6 +56,7 @@ static void usage(FILE *f) {
               "  exec UNIT -- CMD …   debug-log [--replay] [-n N] [--format=json]   destroy\n"
               "  gc   removes what is left on this host of models whose directory was deleted\n"
               "       without destroy (machines, cgroups, bridges); never touches an existing model\n"
+              "  model-config [default-base[=B]]   the base of machines deployed without --base\n"
               "  capacity [--format=json|yaml]   how many more namespace machines this host (and the\n"
               "       model, when there is one) can hold, limit by limit; deploy and add-unit refuse more\n"
               "The model directory: --model DIR, else $JUJU_SIM_MODEL, else ./.juju-sim.\n"
@@ -116,6 +117,7 @@ static int stops_restore(const sigset_t *old, int r) {
 static int cmd_deploy(int argc, char **argv) {
         int n = 1;
         _cleanup_strv_ struct strv pos = STRV_INIT, cfg = STRV_INIT, shares = STRV_INIT;
+        const char *base = NULL;
         for (int i = 1; i < argc; i++) {
                 if ((streq(argv[i], "-n") || streq(argv[i], "--num-units")) && i + 1 < argc) {
                         if (!parse_int_arg(argv[++i], &n))
@@ -128,6 +130,8 @@ static int cmd_deploy(int argc, char **argv) {
                         strv_push(&shares, argv[++i]);
                 else if (streq(argv[i], "--gpus") && i + 1 < argc)
                         strv_pushf(&shares, "@gpus=%s", argv[++i]);
+                else if (streq(argv[i], "--base") && i + 1 < argc)
+                        base = argv[++i];
                 else if (argv[i][0] == '-' && argv[i][1])
                         return die(2, "option provided but not defined: %s", argv[i]);
                 else
@@ -136,7 +140,7 @@ static int cmd_deploy(int argc, char **argv) {
         if (pos.n < 1 || pos.n > 2)
                 return die(2,
                         "usage: deploy CHARM [APP] [-n N] [--config K=V …] [--share HOSTDIR:PATH …] [--gpus "
-                        "N]");
+                        "N] [--base B]");
         _cleanup_model_ struct model *m = NULL;
         int r = open_locked(true, &m);
         if (r)
@@ -147,7 +151,7 @@ static int cmd_deploy(int argc, char **argv) {
         /* model_dir_resolve makes a relative path absolute against the cwd */
         sigset_t old;
         stops_block(&old);
-        r = model_deploy(m, charm, pos.n > 1 ? pos.v[1] : NULL, n, cfg.v, shares.v, &err);
+        r = model_deploy(m, charm, pos.n > 1 ? pos.v[1] : NULL, n, cfg.v, shares.v, base, &err);
         if (r < 0)
                 return stops_restore(&old, fail_err(r, &err));
         return stops_restore(&old, save(m));
@@ -837,6 +841,26 @@ static int cmd_destroy(int argc, char **argv) {
         return r < 0 ? fail_err(r, &err) : 0;
 }
 
+/* model-config [default-base[=B]]: the one model key juju-sim keeps (Juju's default-base: the
+ * base deploy gives machines without --base; B empty resets it). */
+static int cmd_model_config(int argc, char **argv) {
+        if (argc > 2 || (argc == 2 && !startswith(argv[1], "default-base")))
+                return die(2, "usage: model-config [default-base[=B]]");
+        _cleanup_model_ struct model *m = NULL;
+        int r = open_locked(argc == 2 && strchr(argv[1], '='), &m);
+        if (r)
+                return r;
+        if (argc < 2 || !strchr(argv[1], '=')) {
+                const char *b = jstr(jget(m->state, "model"), "default-base");
+                if (b)
+                        printf("%s%s\n", argc < 2 ? "default-base: " : "", b);
+                return 0;
+        }
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        r = model_set_default_base(m, strchr(argv[1], '=') + 1, &err);
+        return r < 0 ? fail_err(r, &err) : save(m);
+}
+
 static int cmd_capacity(int argc, char **argv) {
         enum out_format f = FORMAT_SMART;
         int r = parse_table_format(argc, argv, "capacity", &f);
@@ -1005,6 +1029,8 @@ int main(int argc, char **argv) {
                 return cmd_gc(n, v);
         if (streq(verb, "capacity"))
                 return cmd_capacity(n, v);
+        if (streq(verb, "model-config"))
+                return cmd_model_config(n, v);
         if (streq(verb, "help")) {
                 usage(stdout);
                 return 0;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "bases.h"
 #include "charm.h"
 #include "model.h"
 #include "toolflags.h"
@@ -737,8 +738,62 @@ static void undo_units(
         strbuf_addstr(err, "; the model is as it was before");
 }
 
+static bool host_mode(const struct model *m) {
+        return !streq_ptr(jstr(jget(m->state, "model"), "machine-mode"), "namespace");
+}
+
+/* Checks that machines of base can be made here: the host's base always, another one in
+ * namespace mode when its root file system is built. */
+static int check_machine_base(const struct model *m, const char *base, struct strbuf *err) {
+        _cleanup_free_ char *rootfs = NULL, *host = sim_host_base();
+        if (host_mode(m) && !streq_ptr(base, host)) {
+                strbuf_addf(err, "base \"%s\": host-mode machines are this host (%s)", base, strempty(host));
+                return -EINVAL;
+        }
+        return sim_base_rootfs(base, &rootfs, err);
+}
+
+int model_set_default_base(struct model *m, const char *base, struct strbuf *err) {
+        cJSON *model = jobj(m->state, "model");
+        if (isempty(base)) {
+                cJSON_DeleteItemFromObject(model, "default-base");
+                return 0;
+        }
+        int r = check_machine_base(m, base, err);
+        if (r < 0)
+                return r;
+        jset_str(model, "default-base", base);
+        return 0;
+}
+
+/* The machines' base for a deploy of the charm desc (model.h), checked. Caller frees. */
+static int deploy_base(
+        const struct model *m, const cJSON *desc, const char *base, char **ret, struct strbuf *err) {
+        const char *built = jstr(desc, "built-on"), *def = jstr(jget(m->state, "model"), "default-base");
+        _cleanup_free_ char *host = sim_host_base();
+        if (!base)
+                base = def && (!built || streq(built, def)) ? def : built ? built : host;
+        if (!base) {
+                strbuf_addstr(err, "deploy: this host's base is unknown (/etc/os-release): give --base");
+                return -EINVAL;
+        }
+        if (built && !streq(built, base)) {
+                strbuf_addf(err,
+                        "charm \"%s\" was built on %s (its executables link that base's libraries): it "
+                        "cannot run on "
+                        "%s machines; deploy a charm built on %s, or --base %s",
+                        strempty(jstr(desc, "name")), built, base, base, built);
+                return -EINVAL;
+        }
+        int r = check_machine_base(m, base, err);
+        if (r < 0)
+                return r;
+        *ret = xstrdup(base);
+        return 0;
+}
+
 int model_deploy(struct model *m, const char *charm, const char *app, int n, char *const *config,
-        char *const *shares, struct strbuf *err) {
+        char *const *shares, const char *base, struct strbuf *err) {
         _cleanup_json_ cJSON *desc = NULL;
         _cleanup_free_ char *cdir = NULL;
         int r;
@@ -790,7 +845,10 @@ int model_deploy(struct model *m, const char *charm, const char *app, int n, cha
         cJSON_Delete(desc);
         desc = NULL;
         _cleanup_json_ cJSON *cfg = cJSON_CreateObject();
+        _cleanup_free_ char *mbase = NULL;
         r = charm_load(cdir, &desc, err);
+        if (r >= 0)
+                r = deploy_base(m, desc, base, &mbase, err);
         if (r >= 0)
                 r = config_apply_kv(desc, cfg, config, err);
         if (r < 0) {
@@ -800,6 +858,7 @@ int model_deploy(struct model *m, const char *charm, const char *app, int n, cha
         _cleanup_json_ cJSON *before = cJSON_Duplicate(m->state, true);
         cJSON *a = cJSON_CreateObject();
         jset_str(a, "charm-dir", cdir);
+        jset_str(a, "base", mbase);
         jset(a, "charm", TAKE_PTR(desc));
         jset(a, "config", TAKE_PTR(cfg));
         jset_num(a, "next-unit", 0);

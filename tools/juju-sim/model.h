@@ -83,8 +83,13 @@ cJSON *unit_rel(const cJSON *st, const char *unit, long id);
  * the machines they made, remove the charm dir a deploy unpacked and put the state back as it
  * was (the message says so). A caller that holds SIGINT, SIGTERM and SIGHUP blocked while they
  * run gets the same (-EINTR) when one arrives: they look for it between two machines. */
+/* base: the machines' base (`--base`, tools/juju-sim/bases.h), or NULL: the model's default-base
+ * when the charm was built on it, else the base the charm was built on (manifest built-on), else
+ * this host's. A charm built on another base than its machines' is refused. */
 int model_deploy(struct model *m, const char *charm, const char *app, int n, char *const *config,
-        char *const *shares, struct strbuf *err);
+        char *const *shares, const char *base, struct strbuf *err);
+/* model-config default-base=B (B "" resets): the base deploy gives machines without --base. */
+int model_set_default_base(struct model *m, const char *base, struct strbuf *err);
 int model_add_unit(struct model *m, const char *app, int n, char *const *shares, struct strbuf *err);
 int model_remove_unit(struct model *m, const char *unit, struct strbuf *err);
 /* remove-unit --force: no hook of the unit runs; remote units get relation-departed; the unit

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <linux/close_range.h>
 
+#include "bases.h"
 #include "machine.h"
 #include "model.h"
 #include "simmachine.h"
@@ -94,8 +95,25 @@ int sim_machine_create(struct model *m, cJSON *rec, struct strbuf *err) {
                 strbuf_addf(err, "%s: %s", link, strerror(errno));
                 return -errno;
         }
+        /* the unit's application's base: another one than the host's is a root file system */
+        _cleanup_free_ char *app =
+                xstrndup(strempty(jstr(rec, "unit")), strcspn(strempty(jstr(rec, "unit")), "/"));
+        const char *base = jstr(state_app(m->state, app), "base");
+        _cleanup_free_ char *rootfs = NULL;
+        if (base) {
+                r = sim_base_rootfs(base, &rootfs, err);
+                if (r < 0)
+                        return r;
+                jset_str(rec, "base", base);
+        }
         _cleanup_strv_ struct strv shares = STRV_INIT;
         strv_pushf(&shares, "%s:/usr/local/sbin", bin);
+        if (rootfs) {
+                /* such a machine sees nothing of the host but what is bound: the model dir (the
+                 * charm, agent.sock) at its path, and juju-sim's directories (below) */
+                strv_pushf(&shares, MACH_ROOTFS_PREFIX "%s", rootfs);
+                strv_pushf(&shares, "%s:%s", m->dir, m->dir);
+        }
         /* juju-sim and juju-sim-tool must be reachable inside (hook tools, juju-exec): when they
          * live under a path the machine has its own of (a build tree under /tmp), bind it in. */
         static const char *const exes[] = { "juju-sim", "juju-sim-tool" };
@@ -105,7 +123,7 @@ int sim_machine_create(struct model *m, cJSON *rec, struct strbuf *err) {
                 if (!slash || slash == dir)
                         continue;
                 *slash = '\0';
-                if (!startswith(dir, "/tmp/") && !startswith(dir, "/run/"))
+                if (!rootfs && !startswith(dir, "/tmp/") && !startswith(dir, "/run/"))
                         continue;
                 _cleanup_free_ char *share = xasprintf("%s:%s", dir, dir);
                 if (!strv_contains(&shares, share))
