@@ -51,6 +51,10 @@ static void child_say(const char *s) {
 
 /* Whether <dir>/<type>_<name>.so exists in one directory of the colon-separated dirs. */
 static bool plugin_file_exists(const char *dirs, const char *type, const char *name) {
+        /* 23.11+: cred/slurm is built into auth_slurm.so (src/plugins/auth/slurm/cred_slurm.c;
+         * Debian 13 ships no cred_slurm.so) */
+        if (streq(type, "cred") && streq(name, "slurm"))
+                type = "auth";
         const char *p = dirs;
         while (p && *p) {
                 const char *e = strchr(p, ':');
