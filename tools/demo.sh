@@ -5,26 +5,40 @@
 # hook as it finishes), print the status, sinfo and `srun -N2 hostname`, the per-hook figures,
 # then destroy the model. --keep leaves it running and says how to use and remove it. Ctrl-C at
 # any point destroys what was made. Needs root; ./dev demo builds first.
+# --base debian@13: the charms built on Debian 13 (build-debian13/: Slurm 24.11, auth/slurm) on
+# machines of that base (tools/rootfs's tree); default: this host's base and build/.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.."
 BUILD=${BUILD:-build}
 JS=$BUILD/juju-sim
-keep=
-for a in "$@"; do
+keep= base=
+while [ $# -gt 0 ]; do
+        a=$1
+        shift
         case $a in
         --keep) keep=1 ;;
+        --base)
+                base=${1:?demo: --base needs a base (debian@13)}
+                shift
+                ;;
         -h | --help)
-                sed -n '3,7p' "$0" | sed 's/^# \{0,1\}//'
+                sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'
                 exit 0
                 ;;
         *)
-                echo "demo: unknown argument \"$a\" (use --keep)" >&2
+                echo "demo: unknown argument \"$a\" (use --keep, --base debian@13)" >&2
                 exit 2
                 ;;
         esac
 done
+if [ -n "$base" ]; then
+        # the other base's charms; juju-sim stays the host's build (it runs on the host)
+        CHARMS=build-${base/@/}
+else
+        CHARMS=$BUILD
+fi
 [ "$(id -u)" = 0 ] || { echo "demo: needs root (namespaces, a systemd manager per machine)" >&2; exit 1; }
-for f in "$JS" "$BUILD/slurmctld.charm" "$BUILD/slurmd.charm"; do
+for f in "$JS" "$CHARMS/slurmctld.charm" "$CHARMS/slurmd.charm"; do
         [ -e "$f" ] || { echo "demo: $f missing: run ./dev build" >&2; exit 1; }
 done
 
@@ -60,8 +74,8 @@ trap cleanup EXIT
 trap 'echo; echo "demo: interrupted" >&2; exit 130' INT TERM
 
 bold "==> model $JUJU_SIM_MODEL (namespaced machines)"
-"$JS" deploy "$BUILD/slurmctld.charm"
-"$JS" deploy "$BUILD/slurmd.charm" -n 2
+"$JS" deploy "$CHARMS/slurmctld.charm" ${base:+--base "$base"}
+"$JS" deploy "$CHARMS/slurmd.charm" -n 2 ${base:+--base "$base"}
 "$JS" integrate slurmctld slurmd
 
 bold "==> running hooks (each line: a hook that finished, its wall time and peak RSS)"

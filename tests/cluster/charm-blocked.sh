@@ -76,7 +76,7 @@ settle
 expect_status lonely/0 '^blocked relation with "bad-slurmctld": '
 r=$(root_of lonely/0)
 ! grep -qs 'Written by the slurmd charm' "$r/etc/default/slurmd" || die "lonely: /etc/default/slurmd written from bad data"
-[ ! -e "$r/etc/munge/munge.key" ] || die "lonely: munge.key written from bad data"
+[ ! -e "$r$AUTH_KEY" ] || die "lonely: ${AUTH_KEY##*/} written from bad data"
 js config bad-slurmctld controllers='["ok:6817"]' auth-key-id='not-a-secret' >/dev/null
 settle
 expect_status lonely/0 '^blocked relation with "bad-slurmctld": '

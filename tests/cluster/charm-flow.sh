@@ -39,14 +39,14 @@ sinfo=$(js exec slurmctld/0 -- sinfo -h -o '%P %D %t')
 hosts=$(js exec slurmctld/0 -- timeout 60 srun -N2 hostname | sort -u | wc -l)
 [ "$hosts" = 2 ] || die "srun -N2 hostname: $hosts distinct hosts"
 
-# one key everywhere, munge's, 0400
-ref=$(root_of slurmctld/0)/etc/munge/munge.key
+# one key everywhere (munge's on 22.05, Slurm's own on 24.11), 0400
+ref=$(root_of slurmctld/0)$AUTH_KEY
 for u in slurmd/0 slurmd/1; do
-        cmp -s "$ref" "$(root_of "$u")/etc/munge/munge.key" || die "$u: munge.key differs from the controller's"
+        cmp -s "$ref" "$(root_of "$u")$AUTH_KEY" || die "$u: ${AUTH_KEY##*/} differs from the controller's"
 done
 for u in slurmctld/0 slurmd/0 slurmd/1; do
-        m=$(stat -c '%a %U:%G' "$(root_of "$u")/etc/munge/munge.key")
-        [ "$m" = "400 munge:munge" ] || die "$u: munge.key is $m"
+        m=$(stat -c '%a %U:%G' "$(root_of "$u")$AUTH_KEY")
+        [ "$m" = "400 $AUTH_OWNER" ] || die "$u: ${AUTH_KEY##*/} is $m"
 done
 grep -q '^SLURMD_OPTIONS="-Z --conf '"'"'.*Features=slurmd'"'"' -N slurmd-0 --conf-server 10\.[0-9.]*:6817"$' \
         "$(root_of slurmd/0)/etc/default/slurmd" || die "/etc/default/slurmd: $(cat "$(root_of slurmd/0)/etc/default/slurmd")"

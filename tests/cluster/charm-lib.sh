@@ -14,8 +14,26 @@ skip() {
         exit 77
 }
 [ "$(id -u)" = 0 ] || skip "not root"
-for prog in ip /usr/lib/systemd/systemd slurmctld slurmd munged python3; do
-        command -v "$prog" >/dev/null 2>&1 || [ -x "$prog" ] || skip "$prog missing"
+# CHARM_BASE: the base of the charms and machines under test: this host's (default, build/) or
+# debian@13 (build-debian13/, built in and deployed on tools/rootfs's Debian 13 tree: Slurm
+# 24.11, auth/slurm, no munged). AUTH_KEY, its AUTH_OWNER and AUTH_SERVICE are that base's (lib/slurm/caps.h).
+CHARM_BASE=${CHARM_BASE:-}
+BASE_ROOT=
+AUTH_KEY=/etc/munge/munge.key AUTH_SERVICE=munge AUTH_OWNER=munge:munge
+if [ -n "$CHARM_BASE" ]; then
+        "${TOP_SRCDIR:?}/tools/rootfs/build.sh" --check "$CHARM_BASE" || skip "no root file system for $CHARM_BASE (./dev rootfs $CHARM_BASE)"
+        BASE_ROOT=$("$TOP_SRCDIR/tools/rootfs/build.sh" --path "$CHARM_BASE")
+        BASE_BUILDDIR=$TOP_SRCDIR/build-${CHARM_BASE/@/}
+        [ -f "$BASE_BUILDDIR/slurmctld.charm" ] || skip "charms not built on $CHARM_BASE (./dev build)"
+        CTL_CHARM=${CTL_CHARM:-$BASE_BUILDDIR/slurmctld.charm}
+        SLURMD_CHARM=${SLURMD_CHARM:-$BASE_BUILDDIR/slurmd.charm}
+        AUTH_KEY=/etc/slurm/slurm.key AUTH_SERVICE= AUTH_OWNER=slurm:slurm
+fi
+for prog in ip /usr/lib/systemd/systemd /usr/sbin/slurmctld /usr/sbin/slurmd ${AUTH_SERVICE:+/usr/sbin/munged} python3; do
+        case $prog in
+        /usr/lib/* | /usr/sbin/*) [ -x "$BASE_ROOT$prog" ] || skip "$BASE_ROOT$prog missing" ;;
+        *) command -v "$prog" >/dev/null 2>&1 || skip "$prog missing" ;;
+        esac
 done
 JS=${JUJU_SIM:-${TOP_BUILDDIR:?}/juju-sim}
 CTL_CHARM=${CTL_CHARM:-$TOP_BUILDDIR/slurmctld.charm}
@@ -23,7 +41,7 @@ SLURMD_CHARM=${SLURMD_CHARM:-$TOP_BUILDDIR/slurmd.charm}
 [ -x "$JS" ] || die "no juju-sim at $JS"
 [ -f "$CTL_CHARM" ] && [ -f "$SLURMD_CHARM" ] || die "charms not built"
 
-T=$(mktemp -d /var/tmp/charm-test.XXXXXX)
+T=$(mktemp -d "/var/tmp/charm-test${CHARM_BASE:+-${CHARM_BASE/@/}}.XXXXXX")
 MODEL=$T/${0##*/}
 MODEL=${MODEL%.sh}
 export JUJU_SIM_MODEL=$MODEL JUJU_SIM_MACHINES=namespace
@@ -43,7 +61,16 @@ charm_cleanup() {
 trap charm_cleanup EXIT
 trap 'exit 130' INT TERM
 
-js() { "$JS" "$@"; }
+# js: juju-sim. The tests hand files between the host and jobs or hooks through $T, which a
+# machine of the host's base sees as the host's; a machine of another base sees only what is
+# bound, so its deploy and add-unit share $T at its path.
+js() {
+        if [ -n "$CHARM_BASE" ] && { [ "$1" = deploy ] || [ "$1" = add-unit ]; }; then
+                "$JS" "$@" --share "$T:$T"
+        else
+                "$JS" "$@"
+        fi
+}
 
 # settle [SECONDS]: runs queued hooks until the model is idle; fails on a hook error.
 settle() {
@@ -111,7 +138,7 @@ fingerprint() {
 charm_files() {
         local r
         r=$(root_of "$1")
-        echo "$r/etc/slurm/slurm.conf" "$r/etc/munge/munge.key" "$r/etc/default/slurmd" \
+        echo "$r/etc/slurm/slurm.conf" "$r$AUTH_KEY" "$r/etc/default/slurmd" \
                 "$r/etc/systemd/system/slurmd.service.d/10-slurmd-charm.conf" "$r/var/lib/slurm/charm/hardware" \
                 "$r/var/lib/slurm/charm/default-state-applied"
 }
