@@ -304,6 +304,11 @@ static int push_update(const struct ctl_apply_opts *o, const char *conf, size_t 
         int r = slurm_ctl_reconfigure(&e);
         if (r < 0 && r != -ESTALE)
                 return 0; /* a later hook tries again */
+        /* 23.11+ re-execs slurmctld at a reconfigure: its RPCs wait for the new process */
+        if (charm_caps(o->paths)->reconfigure_reexecs) {
+                strbuf_reset(&e);
+                (void) ctl_wait_answer(o->bus, o->self_host, o->answer_timeout_ms, &e);
+        }
         refresh_membership(conf, len);
         (void) unlink(path);
         return 0;

@@ -23,6 +23,40 @@ static char *drain_reason(const char *reason) {
         return xasprintf("paused: %s", reason);
 }
 
+/* Lifts the pause's own drain of node: only while the node is drained with that reason (an
+ * admin's later drain stays). 1 when lifted, 0 when there was nothing of ours, or the RPC's
+ * negative errno (no configuration or no way to authenticate: slurmd not running, on 24.11). */
+static int undrain_ours(const char *node, const char *why) {
+        struct slurm_node n = { 0 };
+        int r = slurm_config_path() ? slurm_node_get(node, &n, NULL) : -ENOENT;
+        if (r >= 0 && slurm_state_drain(n.state) != SLURM_DRAIN_NONE && streq_ptr(n.reason, why))
+                r = slurm_node_undrain(node, NULL) < 0 ? -EIO : 1;
+        else if (r >= 0)
+                r = 0;
+        slurm_node_done(&n);
+        return r;
+}
+
+/* The drain resume could not lift before the reconcile (its RPC needs the configuration and,
+ * with auth/slurm, a running slurmd's sack socket: a stopped slurmd has neither). One action
+ * process resumes one unit, so this file-scope slot is all the state there is. */
+static char *resume_pending_why;
+
+/* Resume's reconcile: starts what is stopped, then lifts the pending drain and looks again,
+ * so that the status is the node's as it is now. */
+static int reconcile_resumed(struct juju_ctx *ctx, const struct charm_paths *paths,
+        struct charm_outcome *out, struct strbuf *err) {
+        int r = reconcile(ctx, paths, out, err);
+        if (r < 0 || !resume_pending_why)
+                return r;
+        _cleanup_free_ char *node = charm_node_name(juju_env(ctx)->unit);
+        if (undrain_ours(node, resume_pending_why) <= 0)
+                return r;
+        charm_outcome_done(out);
+        *out = (struct charm_outcome) CHARM_OUTCOME_INIT;
+        return reconcile(ctx, paths, out, err);
+}
+
 int slurmd_pause(struct juju_ctx *ctx, const struct slurmd_opts *o, struct strbuf *err) {
         _cleanup_free_ char *reason = NULL, *node = charm_node_name(juju_env(ctx)->unit), *why = NULL;
         _cleanup_(charm_outcome_done) struct charm_outcome out = CHARM_OUTCOME_INIT;
@@ -80,19 +114,19 @@ int slurmd_resume(struct juju_ctx *ctx, const struct slurmd_opts *o, struct strb
         int r;
 
         /* the pause's own drain is lifted first, so the reconcile reports the node as it is;
-         * that RPC needs munge (22.05), which the admin may have stopped */
+         * that RPC needs munge (22.05), which the admin may have stopped, or (24.11) a running
+         * slurmd: then it is lifted after the reconcile has started slurmd */
         r = charm_paused(&o->paths, &reason);
-        if (r > 0 && slurm_config_path()) {
+        _cleanup_free_ char *why = r > 0 ? drain_reason(reason) : NULL;
+        if (why) {
                 _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
                 const char *auth = charm_caps(&o->paths)->auth_service;
                 if (auth && unit_bus_open(&bus, NULL) >= 0)
                         (void) charm_unit_ensure(bus, auth, false, sd_unit_timeout(o), NULL);
-                _cleanup_free_ char *why = drain_reason(reason);
-                struct slurm_node n = { 0 };
-                if (slurm_node_get(node, &n, NULL) >= 0 && slurm_state_drain(n.state) != SLURM_DRAIN_NONE &&
-                        streq_ptr(n.reason, why))
-                        (void) slurm_node_undrain(node, NULL);
-                slurm_node_done(&n);
+                if (undrain_ours(node, why) < 0)
+                        resume_pending_why = why;
         }
-        return charm_action_resume(ctx, &o->paths, reconcile, &cleared, err);
+        r = charm_action_resume(ctx, &o->paths, reconcile_resumed, &cleared, err);
+        resume_pending_why = NULL;
+        return r;
 }

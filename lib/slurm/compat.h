@@ -12,7 +12,8 @@
  *   24.05  slurm_get_errno() is gone: errno carries the code.
  *   24.11  the socket error codes start at 5003 (ZERO_RECV_LENGTH is gone) and the auth
  *          codes end at ESLURM_AUTH_UNABLE_TO_GENERATE_TOKEN; NODE_STATE_NET is gone;
- *          RESERVE_FLAG_FIRST_CORES is gone; slurm_conf_t lost launch_type, power_plugin,
+ *          RESERVE_FLAG_FIRST_CORES is gone; a resumed node keeps its reason (below);
+ *          slurm_conf_t lost launch_type, power_plugin,
  *          route_plugin, core_spec_plugin, ext_sensors_type, slurmctld_plugstack. */
 #pragma once
 
@@ -20,6 +21,8 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 #include <slurm/slurm_version.h>
+
+#include "slurm/nodestate.h"
 
 #define SLURM_AT_LEAST(a, b) (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(a, b, 0))
 
@@ -48,6 +51,18 @@ typedef ListIterator slurm_list_itr_t;
 #define ESLURM_AUTH_LAST ESLURM_AUTH_SKIP
 #endif
 #define SLURM_SOCKET_ERR_LAST SLURM_PROTOCOL_SOCKET_ZERO_BYTES_SENT
+
+/* The reason of a node, where it has one. 24.11 keeps the last drain or down reason on a
+ * resumed node (checked on 24.11.5: RESUME and UNDRAIN leave it, an empty reason does not
+ * clear it; 22.05 clears it); a reason means something only while the node is drained, down
+ * or failing (sinfo -R's rule), so that is when lib/slurm reports one, on every generation. */
+static inline const char *slurm_info_reason(const node_info_t *in) {
+#if SLURM_AT_LEAST(24, 11)
+        if (!(in->node_state & (NODE_STATE_DRAIN | NODE_STATE_FAIL)) && !slurm_state_down(in->node_state))
+                return NULL;
+#endif
+        return in->reason && in->reason[0] ? in->reason : NULL;
+}
 
 /* Slurm's rendered hostlist of hl as a malloc'd string (NULL on failure or when empty). */
 char *slurm_hl_string(slurm_hl_t hl);

@@ -155,13 +155,13 @@ static char **parts_nodesets(const struct parts *p) {
 static void node_from_info(const node_info_t *in, const struct parts *parts, struct slurm_node *out) {
         uint16_t alloc = 0;
         uint64_t alloc_mem = 0;
+        const char *reason = slurm_info_reason(in);
         *out = (struct slurm_node){
                 .name = xstrdup(strempty(in->name)),
                 .state = in->node_state,
-                .reason = dup_or_null(in->reason),
-                .reason_time = isempty(in->reason) ? 0 : in->reason_time,
-                .reason_uid =
-                        isempty(in->reason) || in->reason_uid == NO_VAL ? SLURM_NODE_NO_UID : in->reason_uid,
+                .reason = dup_or_null(reason),
+                .reason_time = !reason ? 0 : in->reason_time,
+                .reason_uid = !reason || in->reason_uid == NO_VAL ? SLURM_NODE_NO_UID : in->reason_uid,
                 .features = dup_or_null(in->features),
                 /* "Same as features if NULL" (slurm.h) */
                 .features_active = dup_or_null(in->features_act ? in->features_act : in->features),

@@ -8,6 +8,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "slurm/client.h"
+#include "slurm/compat.h"
 #include "slurm/slurmerr.h"
 #include "util/alloc.h"
 
@@ -47,8 +48,8 @@ int slurm_node_table_load(time_t since, struct slurm_node_table *ret, struct str
                 t.v[t.n++] = (struct slurm_node_row){
                         .name = xstrdup(in->name),
                         .state = in->node_state,
-                        .reason = isempty(in->reason) ? NULL : xstrdup(in->reason),
-                        .reason_time = isempty(in->reason) ? 0 : in->reason_time,
+                        .reason = slurm_info_reason(in) ? xstrdup(in->reason) : NULL,
+                        .reason_time = slurm_info_reason(in) ? in->reason_time : 0,
                         .boot_time = in->boot_time,
                         .slurmd_start_time = in->slurmd_start_time,
                 };

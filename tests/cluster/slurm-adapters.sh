@@ -11,11 +11,12 @@ if [ "$(id -u)" != 0 ]; then
         exit 77
 fi
 DRIVE=$(realpath "${1:?usage: slurm-adapters.sh SLURM-DRIVE}") || exit 1
-for p in munged slurmctld slurmd sbatch scontrol unshare nsenter; do
+. "$(dirname "$0")/slurm-lib.sh"
+need=(slurmctld slurmd sbatch scontrol unshare nsenter)
+[ "$SLURM_AUTH" = munge ] && need+=(munged)
+for p in "${need[@]}"; do
         command -v "$p" >/dev/null || { echo "slurm-adapters: $p missing: skipped"; exit 77; }
 done
-
-. "$(dirname "$0")/slurm-lib.sh"
 # Only matters when slurm-drive is built with ASan: libslurm's own leak is not ours.
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$(dirname "$(realpath "$0")")/slurm-lsan.supp:print_suppressions=0}
 trap cluster_down EXIT
@@ -76,8 +77,13 @@ check "drain unknown node: ENOENT" has "$out" '^ERR ENOENT '
 # --- configless clients: no SLURM_CONF, no /etc/slurm/slurm.conf, slurmd's cache -------------
 out=$(in_node "$DRIVE" config-path)
 check "configless client finds /run/slurm/conf/slurm.conf" has "$out" '^/run/slurm/conf/slurm.conf$'
-check "the cache link points into SlurmdSpoolDir/conf-cache" \
-        sh -c "[ \"\$(nsenter --mount=/proc/$SLURMD_PID/ns/mnt readlink /run/slurm/conf)\" = '$T/spool/conf-cache' ]"
+if [ "$SLURM_AUTH" = munge ]; then # 22.05: a link to the cache
+        check "the cache link points into SlurmdSpoolDir/conf-cache" \
+                sh -c "[ \"\$(nsenter --target $SLURMD_PID --mount --root readlink /run/slurm/conf)\" = '$T/spool/conf-cache' ]"
+else # 24.11: a directory of copies
+        check "the cache in /run/slurm/conf is SlurmdSpoolDir/conf-cache's slurm.conf" \
+                sh -c "nsenter --target $SLURMD_PID --mount --root cat /run/slurm/conf/slurm.conf | cmp -s - '$T/spool/conf-cache/slurm.conf'"
+fi
 out=$(in_node "$DRIVE" node "$NODE")
 check "configless client reads its node" has "$out" '^state=IDLE'
 out=$(env -u SLURM_CONF "$DRIVE" node "$NODE")

@@ -23,6 +23,18 @@ pick_ports() {
 }
 NODE=${NODE:-testnode1}
 SLURM_USER=slurm
+# The Slurm generation installed here (lib/slurm/caps.h): munge up to 23.02, Slurm's own auth
+# (auth/slurm: a key file next to slurm.conf, tokens from the daemons' sack sockets under /run)
+# from 23.11 on. Run auth/slurm tests in a private /run (tools/rootfs/run.sh gives one).
+slurm_auth() {
+        local v
+        v=$(slurmctld -V 2>/dev/null | awk '{print $2}')
+        case $v in
+        2[3-9].1[1-2]* | 2[4-9].* | [3-9][0-9].*) echo slurm ;;
+        *) echo munge ;;
+        esac
+}
+SLURM_AUTH=$(slurm_auth)
 T=
 SLURMD_PID=
 
@@ -56,14 +68,31 @@ cluster_up() {
         chown "$SLURM_USER:" "$T/state" "$T/log" "$T/run" "$T/out"
         : >"$T/pids"
 
-        # munge: own key, own socket, foreground so that its pid is ours.
-        dd if=/dev/urandom of="$T/munge.key" bs=1024 count=1 status=none
-        chmod 0400 "$T/munge.key"
-        munged --foreground --force --socket="$T/munge.socket" --key-file="$T/munge.key" \
-                --pid-file="$T/munged.pid" --log-file="$T/log/munged.log" --seed-file="$T/munged.seed" \
-                >>"$T/log/munged.err" 2>&1 &
-        record_pid munged $!
-        wait_for 10 test -S "$T/munge.socket" || die "munged did not create its socket"
+        local auth_lines
+        if [ "$SLURM_AUTH" = slurm ]; then
+                # Slurm's own auth: the key next to slurm.conf, SlurmUser's, no bits for others;
+                # slurmctld's sack socket in /run/slurmctld (which must be this namespace's)
+                [ "$(stat -c %d:%i /run)" != "$(stat -c %d:%i /proc/1/root/run 2>/dev/null)" ] ||
+                        die "auth/slurm needs a private /run (run this test through tools/rootfs/run.sh)"
+                dd if=/dev/urandom of="$T/slurm.key" bs=1024 count=1 status=none
+                chown "$SLURM_USER:" "$T/slurm.key"
+                chmod 0400 "$T/slurm.key"
+                install -d -o "$SLURM_USER" -g "$SLURM_USER" /run/slurmctld
+                auth_lines="AuthType=auth/slurm
+CredType=cred/slurm"
+        else
+                # munge: own key, own socket, foreground so that its pid is ours.
+                dd if=/dev/urandom of="$T/munge.key" bs=1024 count=1 status=none
+                chmod 0400 "$T/munge.key"
+                munged --foreground --force --socket="$T/munge.socket" --key-file="$T/munge.key" \
+                        --pid-file="$T/munged.pid" --log-file="$T/log/munged.log" --seed-file="$T/munged.seed" \
+                        >>"$T/log/munged.err" 2>&1 &
+                record_pid munged $!
+                wait_for 10 test -S "$T/munge.socket" || die "munged did not create its socket"
+                auth_lines="AuthType=auth/munge
+AuthInfo=socket=$T/munge.socket
+CredType=cred/munge"
+        fi
 
         local host
         host=$(hostname)
@@ -72,9 +101,7 @@ ClusterName=test
 SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$CTL_PORT
 SlurmdPort=$SLURMD_PORT
-AuthType=auth/munge
-AuthInfo=socket=$T/munge.socket
-CredType=cred/munge
+$auth_lines
 SlurmUser=$SLURM_USER
 SlurmdUser=root
 SelectType=select/cons_tres
@@ -119,15 +146,23 @@ EOF
 # its /run/slurm/conf cache link and pid files stay out of the host's /run) and an empty
 # /etc/slurm (so that clients in there find the config the configless way). 22.05's slurmd has
 # no --authinfo: before it has the config it talks to munged through the default socket, which
-# is linked to ours inside the namespace.
+# is linked to ours inside the namespace. With auth/slurm, configless does not carry the key:
+# it is copied to the node's /etc/slurm, where slurmd looks before it has a slurm.conf.
 start_slurmd() {
         local conf=${1:-"CPUs=2 RealMemory=500 Feature=ns1"}
         unshare --mount --propagation private sh -c '
                 set -e
                 mount -t tmpfs tmpfs /run
                 mount -t tmpfs tmpfs /etc/slurm
-                mkdir -p /run/munge
-                ln -s "$1/munge.socket" /run/munge/munge.socket.2
+                if [ -e "$1/slurm.key" ]; then
+                        cp -p "$1/slurm.key" /etc/slurm/slurm.key
+                        # the packaged unit'"'"'s RuntimeDirectory=slurm: the configless cache
+                        # (/run/slurm/conf) and the sack socket go there
+                        mkdir -p /run/slurm
+                else
+                        mkdir -p /run/munge
+                        ln -s "$1/munge.socket" /run/munge/munge.socket.2
+                fi
                 unset SLURM_CONF
                 exec slurmd -D -Z --conf-server "127.0.0.1:$2" --conf "$4" -N "$3"' \
                 sh "$T" "$CTL_PORT" "$NODE" "$conf" >>"$T/log/slurmd.out" 2>&1 &
@@ -175,7 +210,8 @@ stop_slurmd() {
 
 # in_node CMD...: runs CMD inside the dynamic node's mount namespace, without SLURM_CONF.
 in_node() {
-        nsenter --mount="/proc/$SLURMD_PID/ns/mnt" env -u SLURM_CONF "$@"
+        # --root: the node's root, also when the test runs chrooted (tools/rootfs/run.sh)
+        nsenter --target "$SLURMD_PID" --mount --root env -u SLURM_CONF "$@"
 }
 
 cluster_down() {
