@@ -31,16 +31,18 @@ expect_status slurmctld/0 '^active 1 node in 1 partition$'
 expect_status slurmd/0 '^active idle$'
 MACHINE[slurmctld/0]=$(machine_of slurmctld/0)
 MACHINE[slurmd/0]=$(machine_of slurmd/0)
-key64=$(base64 -w0 <"$(root_of slurmctld/0)/etc/munge/munge.key")
+key64=$(base64 -w0 <"$(root_of slurmctld/0)$AUTH_KEY")
 [ ${#key64} -ge 40 ] || die "no key read"
 grep -qF "$key64" "$MODEL/state.json" || die "the key is not in state.json: this test would prove nothing"
 
 # bad_modes: what in the model is open to group or others. Expected nothing but DIR/bin (bound
 # at /usr/local/sbin in the machines), the hosts file (their /etc/hosts), symlinks, the files in a
 # charm's dir (executables; the dir is 0700) and the machines' own files under machines/N/root
-# (bound over their /etc/…, /var/…).
+# (bound over their /etc/…, /var/…) and, on a machine of another base, machines/N/fs/upper (its
+# "/", 0755 as a machine's root is, inside machines/N/fs, 0700).
 bad_modes() {
-        find "$MODEL" \( -path "$MODEL/machines/*/root/*" -o -path "$MODEL/charms/*/*" -o -path "$MODEL/bin" \
+        find "$MODEL" \( -path "$MODEL/machines/*/root/*" -o -path "$MODEL/machines/*/fs/upper" \
+                -o -path "$MODEL/charms/*/*" -o -path "$MODEL/bin" \
                 -o -path "$MODEL/bin/*" -o -path "$MODEL/machines/hosts" -o -type l \) -prune -o -perm /077 \
                 -printf '%m %p\n'
 }
@@ -86,14 +88,23 @@ for u in slurmctld/0 slurmd/0; do
 done
 mx slurmctld/0 runuser -u nobody -- cat /etc/slurm/slurm.conf >/dev/null || die "nobody cannot read slurm.conf"
 
+# srun_nobody ARG…: a job as nobody: srun --uid=nobody (like the issue); 24.11 has no --uid, so
+# there nobody submits it.
+srun_nobody() {
+        if [ -n "$CHARM_BASE" ]; then
+                ctl timeout 60 runuser -u nobody -- srun --chdir=/tmp "$@"
+        else
+                ctl timeout 60 srun --chdir=/tmp --uid=nobody "$@"
+        fi
+}
 log "a job as nobody (srun --uid=nobody, like the issue) reads nothing of the model"
-[ "$(ctl timeout 60 srun --chdir=/tmp --uid=nobody id -un)" = nobody ] || die "srun --chdir=/tmp --uid=nobody does not run as nobody"
-if out=$(ctl timeout 60 srun --chdir=/tmp --uid=nobody grep -A3 auth-key "$MODEL/state.json" 2>&1); then
+[ "$(srun_nobody id -un)" = nobody ] || die "srun as nobody does not run as nobody"
+if out=$(srun_nobody grep -A3 auth-key "$MODEL/state.json" 2>&1); then
         die "a job as nobody read state.json: $out"
 fi
 [[ $out != *"$key64"* ]] || die "a job as nobody printed the key"
 [[ $out == *"Permission denied"* ]] || die "srun grep state.json: \"$out\""
-out=$(ctl timeout 60 srun --chdir=/tmp --uid=nobody sh -c 'cat "$0"/state.json "$0"/debug-log.jsonl "$0"/juju-sim.json "$0"/machines/*/console.log 2>&1; ls "$0" 2>&1' "$MODEL" || true)
+out=$(srun_nobody sh -c 'cat "$0"/state.json "$0"/debug-log.jsonl "$0"/juju-sim.json "$0"/machines/*/console.log 2>&1; ls "$0" 2>&1' "$MODEL" || true)
 [[ $out != *"$key64"* ]] || die "a job as nobody printed the key"
 [ "$(grep -c 'Permission denied' <<<"$out")" -ge 4 ] || die "a job as nobody: \"$out\""
 

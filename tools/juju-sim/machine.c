@@ -947,7 +947,8 @@ static int create_steps(
         static const char *const fs_dirs[] = { "", "/upper", "/work", "/new" };
         for (size_t i = 0; fs && i < ELEMENTSOF(fs_dirs); i++) {
                 _cleanup_free_ char *d = xasprintf("%s%s", fs, fs_dirs[i]);
-                if (mkdir(d, i == 0 ? 0700 : 0755) < 0 && errno != EEXIST) {
+                /* upper's mode is that of the machine's "/" (0755); the rest is root's alone */
+                if (mkdir(d, i == 1 ? 0755 : 0700) < 0 && errno != EEXIST) {
                         r = -errno;
                         strbuf_addf(err, "machine dir \"%s\": %s", d, strerror(-r));
                         return r;
