@@ -34,6 +34,10 @@ older=$(js exec older/0 -- cat /etc/debian_version)
 [ "$older" = "$(cat /etc/debian_version)" ] || die "older/0 runs Debian $older, the host $(cat /etc/debian_version)"
 log "newer/0: Debian $newer, systemd $(js exec newer/0 -- sh -c 'systemctl --version | head -1'); older/0: Debian $older"
 
+bases=$(js status --format=json | jq -r --arg n "$(machine_of newer/0)" --arg o "$(machine_of older/0)" \
+        '"\(.machines[$n].base.name)@\(.machines[$n].base.channel) \(.machines[$o].base.name)@\(.machines[$o].base.channel)"')
+[ "$bases" = "$CHARM_BASE $host_base" ] || die "status: machine bases $bases"
+
 log "a $CHARM_BASE machine sees the host only through juju-sim's binds"
 js exec newer/0 -- test -d "$MODEL" || die "the model dir is not bound"
 js exec newer/0 -- test -x "$JS" || die "juju-sim's directory is not bound"

@@ -604,6 +604,15 @@ static cJSON *status_json(const cJSON *st) {
                 jset_str(mo2, "unit", jstr(mc, "unit"));
                 jset_str(mo2, "instance-id",
                         streq_ptr(jstr(model, "machine-mode"), "namespace") ? "namespace" : "host");
+                /* the base as Juju prints it; juju-sim's machine bases are its own (bases.h) */
+                const cJSON *ma = state_app(st, jstr(state_unit(st, jstr(mc, "unit")), "application"));
+                const char *b = jstr(ma, "base");
+                if (b && strchr(b, '@')) {
+                        cJSON *bo = jobj(mo2, "base");
+                        _cleanup_free_ char *os = xstrndup(b, strcspn(b, "@"));
+                        jset_str(bo, "name", os);
+                        jset_str(bo, "channel", strchr(b, '@') + 1);
+                }
                 cJSON *ms = jobj(mo2, "machine-status");
                 jset_str(ms, "current", "started");
         }
@@ -694,13 +703,17 @@ static void status_tabular(const cJSON *st) {
         putchar('\n');
         table_print(&t, 7);
         strv_clear(&t);
-        strv_pushl(&t, "Machine", "State", "Address", "Hostname", "Inst id", NULL);
+        strv_pushl(&t, "Machine", "State", "Address", "Hostname", "Inst id", "Base", NULL);
         cJSON_ArrayForEach(u, jget(s, "machines")) {
+                const cJSON *b = jget(u, "base");
+                _cleanup_free_ char *base = b
+                        ? xasprintf("%s@%s", strempty(jstr(b, "name")), strempty(jstr(b, "channel")))
+                        : xstrdup("");
                 strv_pushl(&t, u->string, "started", strempty(jstr(u, "dns-name")),
-                        strempty(jstr(u, "hostname")), strempty(jstr(u, "instance-id")), NULL);
+                        strempty(jstr(u, "hostname")), strempty(jstr(u, "instance-id")), base, NULL);
         }
         putchar('\n');
-        table_print(&t, 5);
+        table_print(&t, 6);
         strv_clear(&t);
         strv_pushl(&t, "Integration provider", "Requirer", "Interface", "Type", "Message", NULL);
         cJSON_ArrayForEach(u, jget(s, "relations")) {
