@@ -35,6 +35,9 @@ for prog in ip /usr/lib/systemd/systemd /usr/sbin/slurmctld /usr/sbin/slurmd ${A
         *) command -v "$prog" >/dev/null 2>&1 || skip "$prog missing" ;;
         esac
 done
+# SLURM_VERSION: the base's Slurm ("22.05.8", "24.11.5"), from its dpkg database
+SLURM_VERSION=$(dpkg-query --admindir="$BASE_ROOT/var/lib/dpkg" -W -f '${Version}' slurmd)
+SLURM_VERSION=${SLURM_VERSION%%-*}
 JS=${JUJU_SIM:-${TOP_BUILDDIR:?}/juju-sim}
 CTL_CHARM=${CTL_CHARM:-$TOP_BUILDDIR/slurmctld.charm}
 SLURMD_CHARM=${SLURMD_CHARM:-$TOP_BUILDDIR/slurmd.charm}
