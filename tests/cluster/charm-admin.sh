@@ -38,7 +38,8 @@ back_within() {
         log "figure: $2: $3 stopped -> active again in $(($(date +%s%N) / 1000000 - t0)) ms"
 }
 
-for u in cpu/0 slurmctld/0; do
+# (24.11: no munge, the Slurm daemons read their key themselves)
+for u in ${AUTH_SERVICE:+cpu/0 slurmctld/0}; do
         log "$u: munge stopped by hand is started again, and Slurm works"
         mx "$u" systemctl stop munge
         back_within 1500 "$u" munge
@@ -52,14 +53,14 @@ log "pause: daemons stopped on purpose stay stopped, the status says so"
 out=$(js run cpu/1 pause reason="new disk")
 grep -q 'drained: "true"' <<<"$out" || die "pause: $out"
 ctl scontrol -o show node cpu-1 | grep -q 'Reason=paused: new disk ' || die "not drained: $(ctl scontrol -o show node cpu-1)"
-mx cpu/1 systemctl stop slurmd munge
+mx cpu/1 systemctl stop slurmd $AUTH_SERVICE
 sleep 2
 ! is_active cpu/1 slurmd || die "slurmd started again while paused"
-! is_active cpu/1 munge || die "munge started again while paused"
+[ -z "$AUTH_SERVICE" ] || ! is_active cpu/1 munge || die "munge started again while paused"
 js trigger cpu/1 update-status >/dev/null
 settle
 ! is_active cpu/1 slurmd || die "update-status started slurmd while paused"
-expect_status cpu/1 '^maintenance paused by admin: new disk \(resume: juju run cpu/1 resume\); slurmd inactive; munge inactive$'
+expect_status cpu/1 '^maintenance paused by admin: new disk \(resume: juju run cpu/1 resume\); slurmd inactive'"${AUTH_SERVICE:+; $AUTH_SERVICE inactive}"'$'
 js run slurmctld/0 pause reason=upgrade >/dev/null
 mx slurmctld/0 systemctl stop slurmctld
 sleep 2
@@ -72,7 +73,7 @@ expect_status slurmctld/0 '^active '
 log "resume lifts the pause's drain, not an admin's own"
 js run cpu/1 resume >"$T/out"
 is_active cpu/1 slurmd || die "resume did not start slurmd"
-is_active cpu/1 munge || die "resume did not start munge"
+[ -z "$AUTH_SERVICE" ] || is_active cpu/1 munge || die "resume did not start munge"
 expect_status cpu/1 '^active idle$'
 js run cpu/2 pause >/dev/null
 ctl scontrol update nodename=cpu-2 state=drain reason=admin-own
