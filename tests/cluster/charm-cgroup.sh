@@ -30,7 +30,10 @@ settle 180
 expect_status slurmd/0 '^active idle$'
 
 log "(0) an older charm's cluster: proctrack/linuxproc, task/none"
-[ "$(slurmd_plugins)" = "proctrack_linuxproc.so task_none.so " ] || die "slurmd runs $(slurmd_plugins)"
+# task/none is a plugin file on 22.05, built into slurmd on 24.11 (no task_none.so there)
+want="proctrack_linuxproc.so task_none.so "
+[ -e "$BASE_ROOT/usr/lib/x86_64-linux-gnu/slurm-wlm/task_none.so" ] || want="proctrack_linuxproc.so "
+[ "$(slurmd_plugins)" = "$want" ] || die "slurmd runs $(slurmd_plugins)"
 mark="1234.$$"
 job=$(submit -w slurmd-0 -o /dev/null --wrap "setsid nohup sleep $mark </dev/null >/dev/null 2>&1 & sleep 0.5")
 wait_job_state "$job" COMPLETED 30
@@ -46,8 +49,11 @@ settle
 js trigger slurmd update-status >/dev/null
 settle
 [ "$(slurmd_plugins)" = "proctrack_cgroup.so task_affinity.so task_cgroup.so " ] || die "after the upgrade slurmd runs $(slurmd_plugins)"
-grep -q '^slurmd/0 status-set maintenance restarting slurmd: slurm.conf names proctrack/cgroup,task/cgroup,task/affinity, which it did not load at its start $' \
-        "$T/argv.log" || die "slurmd/0 did not say why it restarted slurmd"
+# 22.05: slurmd keeps its start-only plugins through the pushed reconfigure, the charm restarts
+# it and says why; 24.11: the reconfigure re-execs slurmd, which loads them itself
+[ -n "$CHARM_BASE" ] ||
+        grep -q '^slurmd/0 status-set maintenance restarting slurmd: slurm.conf names proctrack/cgroup,task/cgroup,task/affinity, which it did not load at its start $' \
+                "$T/argv.log" || die "slurmd/0 did not say why it restarted slurmd"
 expect_status slurmd/0 '^active idle$'
 log "slurmd restarted with $(slurmd_plugins)"
 
