@@ -88,7 +88,9 @@ chmod 0644 "$work/slurm-charms-no-munge.deb"
 
 mapfile -t pkgs < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$pkgfile" | grep -v '^$')
 echo "rootfs: building $base ($suite, ${#pkgs[@]} packages) from $mirror into $dir" >&2
-mmdebstrap --quiet --mode=root --variant=apt --format=tar \
+# In a mount namespace of its own, with its temporary directory in $work: a failed run (no mirror)
+# leaves no mount (its .deb bind) and no directory behind.
+TMPDIR=$work unshare --mount --propagation private -- mmdebstrap --quiet --mode=root --variant=apt --format=tar \
         --aptopt='APT::Install-Recommends "false"' \
         --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
         --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
