@@ -33,6 +33,18 @@ size_t charm_services(const struct charm_paths *p, const char *daemon, char *ret
         return auth ? 2 : 1;
 }
 
+int charm_install_finish(struct juju_ctx *ctx, const struct charm_paths *p, sd_bus *bus,
+        uint64_t timeout_usec, struct charm_outcome *out, struct strbuf *err) {
+        const char *auth = charm_caps(p)->auth_service;
+        int r = auth ? unit_enable(bus, auth, timeout_usec, err) : 0;
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *version = charm_slurm_version();
+        (void) juju_application_version_set(ctx, version, NULL);
+        charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "installed");
+        return 0;
+}
+
 char *charm_template_path(const struct charm_paths *p, const char *fallback_charm_dir, const char *name) {
         const char *dir = p && p->charm_dir ? p->charm_dir : fallback_charm_dir;
         return xasprintf("%s/templates/%s", isempty(dir) ? "." : dir, name);

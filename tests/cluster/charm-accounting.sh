@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Accounting end to end on real daemons: slurmctld + slurmd + slurmdbd (its own machine) on a
+# real MariaDB (the mariadb test charm, tests/charms/mariadb, on a third machine).
+#  1. integrate: the controller gets AccountingStorageType/Host/Port, the cluster registers
+#     itself, sacct shows a finished job; StoragePass is in slurmdbd.conf (0600 slurm) only.
+#  2. outage: slurmdbd stopped while jobs run and more are submitted and finish; slurmctld keeps
+#     scheduling; slurmdbd back: sacct shows every job (counts before/after, none lost).
+#  3. bad credentials from the database side: slurmdbd blocked with the database's own reason.
+#  4. the relation removed: accounting off again in slurm.conf.
+set -euo pipefail
+# shellcheck source=tests/cluster/charm-lib.sh
+source "$(dirname "$0")/charm-lib.sh"
+DBD_CHARM=${DBD_CHARM:-$TOP_BUILDDIR/slurmdbd.charm}
+MARIADB=${TOP_SRCDIR:?}/tests/charms/mariadb
+for prog in slurmdbd mariadbd mariadb-install-db; do
+        command -v "$prog" >/dev/null || skip "$prog missing"
+done
+[ -f "$DBD_CHARM" ] || die "no slurmdbd charm at $DBD_CHARM"
+
+log "deploy slurmctld, slurmd, slurmdbd, mariadb; integrate"
+js deploy "$CTL_CHARM" >/dev/null
+js deploy "$SLURMD_CHARM" >/dev/null
+js deploy "$DBD_CHARM" >/dev/null
+js deploy "$MARIADB" >/dev/null
+js integrate slurmctld slurmd >/dev/null
+settle 180
+expect_status slurmdbd/0 '^blocked no database'
+js integrate slurmdbd mariadb >/dev/null
+settle 180
+expect_status slurmdbd/0 '^blocked no controller: integrate with slurmctld$'
+t0=$(date +%s%N)
+js integrate slurmctld slurmdbd >/dev/null
+settle 240
+log "integrated in $((($(date +%s%N) - t0) / 1000000)) ms"
+expect_status slurmdbd/0 '^active slurmdbd primary: database slurm_acct_db on [0-9.]+:3306$'
+expect_status slurmctld/0 '^active '
+
+dbd_addr=$(js exec slurmdbd/0 -- unit-get private-address 2>/dev/null || true)
+conf=$(js exec slurmctld/0 -- cat /etc/slurm/slurm.conf)
+grep -qx 'AccountingStorageType=accounting_storage/slurmdbd' <<<"$conf" || die "no AccountingStorageType in slurm.conf"
+grep -qE '^AccountingStorageHost=[0-9.]+$' <<<"$conf" || die "no AccountingStorageHost in slurm.conf"
+grep -qx 'AccountingStoragePort=6819' <<<"$conf" || die "no AccountingStoragePort in slurm.conf"
+! grep -q '^AccountingStorageBackupHost' <<<"$conf" || die "a backup host with one slurmdbd unit"
+
+# StoragePass: in slurmdbd.conf (0600, slurm) and nowhere else the test can look
+dbd_root=$(root_of slurmdbd/0)
+st=$(stat -c '%a %U' "$dbd_root/etc/slurm/slurmdbd.conf")
+[ "$st" = "600 slurm" ] || die "slurmdbd.conf is $st, want 600 slurm"
+pass=$(sed -n 's/^StoragePass=//p' "$dbd_root/etc/slurm/slurmdbd.conf")
+[ ${#pass} -ge 8 ] || die "no StoragePass in slurmdbd.conf"
+if grep -rqF -- "$pass" "$MODEL/state" "$dbd_root/var/log" 2>/dev/null; then
+        die "the database password is in the model's state or a log"
+fi
+for p in /proc/[0-9]*; do
+        if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$pass"; then
+                die "the database password is in the argv of $(tr '\0' ' ' <"$p/cmdline")"
+        fi
+done
+
+# the cluster registered itself in the database
+cluster=$(sed -n 's/^ClusterName=//p' <<<"$conf")
+wait_for_cluster() {
+        local i
+        for ((i = 0; i < 60; i++)); do
+                js exec slurmctld/0 -- sacctmgr -nP show cluster format=cluster 2>/dev/null | grep -qx "$cluster" && return 0
+                sleep 1
+        done
+        return 1
+}
+wait_for_cluster || die "cluster $cluster not registered in the database"
+
+# sacct shows a finished job
+j=$(submit -o /dev/null --wrap 'true')
+wait_job_state "$j" COMPLETED 60 || die "job $j did not complete"
+seen() { # seen ID…: every job id is in sacct (allocations, -X)
+        local out id
+        out=$(js exec slurmctld/0 -- sacct -nP -X -a -o jobid,state -S now-1hours 2>/dev/null)
+        for id in "$@"; do
+                grep -q "^$id|" <<<"$out" || return 1
+        done
+}
+ok=0
+for ((i = 0; i < 60; i++)); do seen "$j" && { ok=1; break; }; sleep 1; done
+[ $ok = 1 ] || die "sacct does not show job $j"
+log "sacct shows job $j"
+
+log "outage: slurmdbd stopped while jobs run and more are submitted"
+running=$(submit -o /dev/null --wrap 'sleep 8')
+wait_job_state "$running" RUNNING 30 || die "job $running did not start"
+js exec slurmdbd/0 -- systemctl stop slurmdbd.service
+ids=("$running")
+for n in 1 2 3 4 5; do
+        ids+=("$(submit -o /dev/null --wrap 'sleep 1')")
+done
+for id in "${ids[@]}"; do
+        wait_job_state "$id" COMPLETED 90 || die "job $id did not complete while slurmdbd was down"
+done
+log "${#ids[@]} jobs ran and completed with slurmdbd down"
+js exec slurmdbd/0 -- systemctl start slurmdbd.service
+ok=0
+for ((i = 0; i < 120; i++)); do seen "${ids[@]}" && { ok=1; break; }; sleep 1; done
+[ $ok = 1 ] || die "after the outage sacct lacks some of ${ids[*]}"
+total=$(js exec slurmctld/0 -- sacct -nP -X -a -o jobid -S now-1hours | grep -c '^[0-9]')
+log "after the outage sacct shows all ${#ids[@]} jobs of it ($total in all)"
+[ "$total" -ge $((${#ids[@]} + 1)) ] || die "sacct shows $total jobs, want at least $((${#ids[@]} + 1))"
+
+log "bad credentials from the database side: slurmdbd blocked, with the database's reason"
+js config mariadb break-password=true >/dev/null
+settle 180
+expect_status slurmdbd/0 '^blocked slurmdbd does not serve: .*[Aa]ccess denied'
+js config mariadb break-password=false >/dev/null
+settle 180
+expect_status slurmdbd/0 '^active slurmdbd primary'
+
+log "relation removed: accounting off"
+js remove-relation slurmctld slurmdbd >/dev/null
+settle 180
+conf=$(js exec slurmctld/0 -- cat /etc/slurm/slurm.conf)
+! grep -q '^AccountingStorage' <<<"$conf" || die "accounting keys left in slurm.conf after the relation went"
+expect_status slurmctld/0 '^active '
+j=$(submit -o /dev/null --wrap 'true')
+wait_job_state "$j" COMPLETED 60 || die "job $j did not complete without accounting"
+log "ok"
