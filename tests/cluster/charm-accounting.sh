@@ -7,7 +7,9 @@
 #  2. outage: slurmdbd stopped while jobs run and more are submitted and finish; slurmctld keeps
 #     scheduling; slurmdbd back: sacct shows every job (counts before/after, none lost).
 #  3. bad credentials from the database side: slurmdbd blocked with the database's own reason.
-#  4. the relation removed: accounting off again in slurm.conf.
+#  4. a second slurmdbd unit: the controllers get AccountingStorageBackupHost; the primary's
+#     slurmdbd stopped, the backup serves: jobs that ran meanwhile are in sacct.
+#  5. the relation removed: accounting off again in slurm.conf.
 set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
 source "$(dirname "$0")/charm-lib.sh"
@@ -53,7 +55,7 @@ if grep -rqF -- "$pass" "$MODEL/state" "$dbd_root/var/log" 2>/dev/null; then
         die "the database password is in the model's state or a log"
 fi
 for p in /proc/[0-9]*; do
-        if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$pass"; then
+        if { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -qF -- "$pass"; then
                 die "the database password is in the argv of $(tr '\0' ' ' <"$p/cmdline")"
         fi
 done
@@ -112,6 +114,31 @@ expect_status slurmdbd/0 '^blocked slurmdbd does not serve: .*[Aa]ccess denied'
 js config mariadb break-password=false >/dev/null
 settle 180
 expect_status slurmdbd/0 '^active slurmdbd primary'
+
+log "a second slurmdbd unit: the backup serves when the primary is gone"
+js add-unit slurmdbd >/dev/null
+settle 240
+expect_status slurmdbd/1 '^active slurmdbd backup: database slurm_acct_db on '
+conf=$(js exec slurmctld/0 -- cat /etc/slurm/slurm.conf)
+backup=$(sed -n 's/^AccountingStorageBackupHost=//p' <<<"$conf")
+[ -n "$backup" ] || die "no AccountingStorageBackupHost with two slurmdbd units"
+[ "$backup" = "$(js exec slurmdbd/1 -- unit-get private-address)" ] || die "AccountingStorageBackupHost=$backup is not slurmdbd/1's address"
+grep -q "^DbdBackupHost=" "$(root_of slurmdbd/1)/etc/slurm/slurmdbd.conf" || die "no DbdBackupHost in slurmdbd/1's slurmdbd.conf"
+js exec slurmdbd/0 -- systemctl stop slurmdbd.service
+t0=$(date +%s%N)
+ids=()
+for n in 1 2 3; do
+        ids+=("$(submit -o /dev/null --wrap 'true')")
+done
+for id in "${ids[@]}"; do
+        wait_job_state "$id" COMPLETED 60
+done
+ok=0
+for ((i = 0; i < 120; i++)); do seen "${ids[@]}" && { ok=1; break; }; sleep 1; done
+[ $ok = 1 ] || die "with the primary slurmdbd stopped, sacct lacks some of ${ids[*]}"
+log "primary stopped: the backup recorded all ${#ids[@]} jobs, in sacct after $((($(date +%s%N) - t0) / 1000000)) ms"
+grep -q "Taking Control" "$(root_of slurmdbd/1)/var/log/slurm/slurmdbd.log" || die "the backup slurmdbd never took control"
+js exec slurmdbd/0 -- systemctl start slurmdbd.service
 
 log "relation removed: accounting off"
 js remove-relation slurmctld slurmdbd >/dev/null
