@@ -15,7 +15,8 @@ bool db_name_valid(const char *name) {
         if (n == 0 || n > 64)
                 return false;
         for (size_t i = 0; i < n; i++)
-                if (!((name[i] >= 'a' && name[i] <= 'z') || isdigit((unsigned char) name[i]) || name[i] == '_'))
+                if (!((name[i] >= 'a' && name[i] <= 'z') || isdigit((unsigned char) name[i]) ||
+                            name[i] == '_'))
                         return false;
         return true;
 }
@@ -65,18 +66,21 @@ int db_credentials_check(const char *username, const char *password, struct strb
         }
         for (size_t i = 0; i < un; i++)
                 if (!isalnum((unsigned char) username[i]) && !strchr("_.-", username[i])) {
-                        strbuf_addstr(err, "database credentials: the username holds other characters than "
-                                           "letters, digits, '_', '.' and '-'");
+                        strbuf_addstr(err,
+                                "database credentials: the username holds other characters than "
+                                "letters, digits, '_', '.' and '-'");
                         return -EINVAL;
                 }
         if (pn < 8 || pn > 256) {
-                strbuf_addf(err, "database credentials: the password has %zu characters (want 8 to 256)", pn);
+                strbuf_addf(
+                        err, "database credentials: the password has %zu characters (want 8 to 256)", pn);
                 return -EINVAL;
         }
         for (size_t i = 0; i < pn; i++)
                 if (!isgraph((unsigned char) password[i]) || strchr("#\"'\\", password[i])) {
-                        strbuf_addstr(err, "database credentials: the password holds a character a "
-                                           "slurmdbd.conf value cannot (space, control, '#', quote or '\\')");
+                        strbuf_addstr(err,
+                                "database credentials: the password holds a character a "
+                                "slurmdbd.conf value cannot (space, control, '#', quote or '\\')");
                         return -EINVAL;
                 }
         return 0;

@@ -24,7 +24,7 @@
 #define DB_REQUESTED_SECRETS "[\"username\",\"password\"]"
 
 struct db_provider_data {
-        char *host;      /* of the first endpoint */
+        char *host; /* of the first endpoint */
         unsigned port;
         char *secret_id; /* secret-user */
         char *database;

@@ -43,7 +43,8 @@ int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_vie
         if (r < 0)
                 return r;
         /* the relation going away: accounting off */
-        if (ret->rels.n > 0 && streq_ptr(env->relation_event, "broken") && streq_ptr(env->relation_id, ret->rels.v[0]))
+        if (ret->rels.n > 0 && streq_ptr(env->relation_event, "broken") &&
+                streq_ptr(env->relation_id, ret->rels.v[0]))
                 strv_clear(&ret->rels);
         if (ret->rels.n == 0)
                 return 0;
@@ -56,8 +57,8 @@ int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_vie
         if (r == -ENODATA)
                 ret->waiting = true;
         else if (r < 0) {
-                strbuf_addf(&ret->refused, "relation with \"%s\": %s (accounting stays as it was)", strempty(remote),
-                        e.buf);
+                strbuf_addf(&ret->refused, "relation with \"%s\": %s (accounting stays as it was)",
+                        strempty(remote), e.buf);
                 read_last(p, &ret->hosts);
         }
         return 0;
@@ -76,7 +77,8 @@ int acct_store(const struct charm_paths *p, const struct acct_view *v, struct st
         return r < 0 ? r : 0;
 }
 
-int acct_publish(struct juju_ctx *ctx, const struct acct_view *v, const char *auth_key_id, struct strbuf *err) {
+int acct_publish(
+        struct juju_ctx *ctx, const struct acct_view *v, const char *auth_key_id, struct strbuf *err) {
         for (size_t i = 0; i < v->rels.n; i++) {
                 const cJSON *mine;
                 int r = juju_relation_get(ctx, v->rels.v[i], juju_env(ctx)->app, &mine, err);

@@ -21,8 +21,8 @@
 #define ACCT_STATE_FILE "accounting"
 
 struct acct_view {
-        struct strv rels;  /* relation ids on the slurmdbd endpoint (0 or 1) */
-        struct strv hosts; /* "host:port", primary first: what slurm.conf gets (empty: none) */
+        struct strv rels;      /* relation ids on the slurmdbd endpoint (0 or 1) */
+        struct strv hosts;     /* "host:port", primary first: what slurm.conf gets (empty: none) */
         struct strbuf refused; /* why the relation's data was not taken (kept the last good) */
         bool waiting;          /* related, nothing published yet */
 };
@@ -34,5 +34,6 @@ int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_vie
 /* Records the hosts taken (after slurm.conf was written with them). */
 int acct_store(const struct charm_paths *p, const struct acct_view *v, struct strbuf *err);
 /* Leader: the auth key secret granted to and named in every slurmdbd relation. */
-int acct_publish(struct juju_ctx *ctx, const struct acct_view *v, const char *auth_key_id, struct strbuf *err);
+int acct_publish(
+        struct juju_ctx *ctx, const struct acct_view *v, const char *auth_key_id, struct strbuf *err);
 void acct_view_done(struct acct_view *v);

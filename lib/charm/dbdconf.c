@@ -25,8 +25,9 @@ static bool charm_key(const char *line, size_t len) {
 
 int dbd_conf_render(const struct dbd_conf_input *in, struct strbuf *out, struct strbuf *err) {
         const struct slurm_caps *caps = in->caps ? in->caps : slurm_caps_built();
-        if (!in->primary || isempty(in->primary->host) || isempty(in->primary->addr) || isempty(in->db_host) ||
-                !in->db_port || isempty(in->db_user) || isempty(in->db_pass) || isempty(in->db_name)) {
+        if (!in->primary || isempty(in->primary->host) || isempty(in->primary->addr) ||
+                isempty(in->db_host) || !in->db_port || isempty(in->db_user) || isempty(in->db_pass) ||
+                isempty(in->db_name)) {
                 strbuf_addstr(err, "slurmdbd.conf: an input is missing");
                 return -EINVAL;
         }

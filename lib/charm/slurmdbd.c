@@ -104,20 +104,21 @@ static int read_units(struct juju_ctx *ctx, struct dbd_inputs *in, struct strbuf
                 if (juju_relation_get(ctx, in->peer_rel, peers.v[i], &bag, NULL) < 0)
                         continue;
                 const char *host = charm_bag_string(bag, "host"), *addr = charm_bag_string(bag, "addr");
-                _cleanup_free_ char *hp = xasprintf("%s:1", strempty(host)), *ap = xasprintf("%s:1", strempty(addr));
+                _cleanup_free_ char *hp = xasprintf("%s:1", strempty(host)),
+                                    *ap = xasprintf("%s:1", strempty(addr));
                 if (!slurmd_iface_valid_controller(hp) || !slurmd_iface_valid_controller(ap))
                         continue; /* not yet published (or not usable): not a candidate */
-                in->units[in->n_units++] = (struct dbd_unit){ .unit = xstrdup(peers.v[i]),
-                        .host = xstrdup(host),
-                        .addr = xstrdup(addr) };
+                in->units[in->n_units++] = (struct dbd_unit){
+                        .unit = xstrdup(peers.v[i]), .host = xstrdup(host), .addr = xstrdup(addr)
+                };
         }
         return 0;
 }
 
 /* The database: asked for by the leader, its endpoint and credentials read. 0 complete,
  * 1 with *out set (wait or blocked), or a negative errno. */
-static int read_database(struct juju_ctx *ctx, struct dbd_inputs *in, struct charm_outcome *out,
-        struct strbuf *err) {
+static int read_database(
+        struct juju_ctx *ctx, struct dbd_inputs *in, struct charm_outcome *out, struct strbuf *err) {
         _cleanup_strv_ struct strv rels = STRV_INIT;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         const char *name = NULL;
@@ -139,7 +140,8 @@ static int read_database(struct juju_ctx *ctx, struct dbd_inputs *in, struct cha
                 strv_clear(&rels);
         if (rels.n == 0) {
                 charm_outcome_set(out, JUJU_STATUS_BLOCKED,
-                        "no database: integrate with a MySQL/MariaDB charm (endpoint %s)", SLURMDBD_DB_ENDPOINT);
+                        "no database: integrate with a MySQL/MariaDB charm (endpoint %s)",
+                        SLURMDBD_DB_ENDPOINT);
                 return 1;
         }
         in->db_rel = xstrdup(rels.v[0]);
@@ -149,7 +151,8 @@ static int read_database(struct juju_ctx *ctx, struct dbd_inputs *in, struct cha
                 if (r >= 0)
                         r = charm_bag_update(ctx, in->db_rel, true, mine, "database", name, err);
                 if (r >= 0)
-                        r = charm_bag_update(ctx, in->db_rel, true, mine, "requested-secrets", DB_REQUESTED_SECRETS, err);
+                        r = charm_bag_update(
+                                ctx, in->db_rel, true, mine, "requested-secrets", DB_REQUESTED_SECRETS, err);
                 if (r < 0)
                         return r;
         }
@@ -172,9 +175,11 @@ static int read_database(struct juju_ctx *ctx, struct dbd_inputs *in, struct cha
                 return 1;
         }
         _cleanup_free_ char *pass = NULL;
-        r = juju_secret_get_value(ctx, in->db.secret_id, NULL, JUJU_SECRET_REFRESH, "username", &in->db_user, &e);
+        r = juju_secret_get_value(
+                ctx, in->db.secret_id, NULL, JUJU_SECRET_REFRESH, "username", &in->db_user, &e);
         if (r >= 0)
-                r = juju_secret_get_value(ctx, in->db.secret_id, NULL, JUJU_SECRET_REFRESH, "password", &pass, &e);
+                r = juju_secret_get_value(
+                        ctx, in->db.secret_id, NULL, JUJU_SECRET_REFRESH, "password", &pass, &e);
         if (r >= 0) {
                 strbuf_addstr(&in->db_pass, pass);
                 explicit_bzero(pass, strlen(pass));
@@ -186,15 +191,16 @@ static int read_database(struct juju_ctx *ctx, struct dbd_inputs *in, struct cha
         }
         if (r < 0) {
                 /* not granted (yet), or gone: the provider's next change hook brings it */
-                charm_outcome_set(out, JUJU_STATUS_WAITING, "waiting for the database credentials (%s)", e.buf);
+                charm_outcome_set(
+                        out, JUJU_STATUS_WAITING, "waiting for the database credentials (%s)", e.buf);
                 return 1;
         }
         return 0;
 }
 
 /* The controllers' auth key. 0 read, 1 with *out set, or a negative errno. */
-static int read_controllers(struct juju_ctx *ctx, struct dbd_inputs *in, struct charm_outcome *out,
-        struct strbuf *err) {
+static int read_controllers(
+        struct juju_ctx *ctx, struct dbd_inputs *in, struct charm_outcome *out, struct strbuf *err) {
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         const struct juju_env *env = juju_env(ctx);
         int r = juju_relation_ids(ctx, SLURMDBD_CTL_ENDPOINT, &in->ctl_rels, err);
@@ -224,7 +230,8 @@ static int read_controllers(struct juju_ctx *ctx, struct dbd_inputs *in, struct 
                 return 1;
         }
         _cleanup_free_ char *v = NULL;
-        r = juju_secret_get_value(ctx, in->auth_key_id, NULL, JUJU_SECRET_REFRESH, AUTH_KEY_SECRET_KEY, &v, &e);
+        r = juju_secret_get_value(
+                ctx, in->auth_key_id, NULL, JUJU_SECRET_REFRESH, AUTH_KEY_SECRET_KEY, &v, &e);
         if (r < 0) {
                 charm_outcome_set(out, JUJU_STATUS_WAITING, "waiting for the auth key secret (%s)", e.buf);
                 return 1;
@@ -270,7 +277,8 @@ static bool listening(const char *addr, unsigned port, int timeout_ms) {
         struct pollfd p = { .fd = fd, .events = POLLOUT };
         int soerr = 0;
         socklen_t l = sizeof soerr;
-        return poll(&p, 1, timeout_ms) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l) == 0 && soerr == 0;
+        return poll(&p, 1, timeout_ms) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l) == 0 &&
+                soerr == 0;
 }
 
 /* Why slurmdbd does not serve, from its log since from: the database's own refusal when it
@@ -303,8 +311,8 @@ static int wait_serving(sd_bus *bus, const struct slurmdbd_opts *o, const char *
                 _cleanup_free_ char *log = charm_path(&o->paths, SLURMDBD_LOG_PATH);
                 _cleanup_free_ char *why = log_reason(log, log_from);
                 if (gone || (why && waited >= limit / 2) || waited >= limit) {
-                        charm_outcome_set(out, JUJU_STATUS_BLOCKED, "slurmdbd does not serve%s%s%s", why ? ": " : "",
-                                why ? why : "", why ? "" : " (see " SLURMDBD_LOG_PATH ")");
+                        charm_outcome_set(out, JUJU_STATUS_BLOCKED, "slurmdbd does not serve%s%s%s",
+                                why ? ": " : "", why ? why : "", why ? "" : " (see " SLURMDBD_LOG_PATH ")");
                         return 1;
                 }
                 struct timespec d = { 0, 250 * 1000 * 1000 };
@@ -352,7 +360,8 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
                 strbuf_addbuf(err, &e);
                 return key_changed;
         }
-        _cleanup_free_ char *tmpl_path = charm_template_path(&o->paths, juju_env(ctx)->charm_dir, "slurmdbd.conf");
+        _cleanup_free_ char *tmpl_path =
+                charm_template_path(&o->paths, juju_env(ctx)->charm_dir, "slurmdbd.conf");
         _cleanup_free_ char *tmpl = NULL;
         size_t tmpl_len = 0;
         r = read_full_file(tmpl_path, &tmpl, &tmpl_len);
@@ -407,13 +416,14 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
                 _cleanup_free_ char *log = charm_path(&o->paths, SLURMDBD_LOG_PATH);
                 struct stat lst;
                 off_t log_from = stat(log, &lst) == 0 ? lst.st_size : 0;
-                r = charm_unit_ensure(bus, "slurmdbd.service", conf_changed > 0 || (!auth && key_changed > 0),
-                        unit_timeout(o), err);
+                r = charm_unit_ensure(bus, "slurmdbd.service",
+                        conf_changed > 0 || (!auth && key_changed > 0), unit_timeout(o), err);
                 if (r < 0)
                         return r;
                 /* after a (re)start: until it serves, bounded; else one look (a slurmdbd that
                  * lost its database keeps running, retrying, and does not listen) */
-                int limit = r > 0 ? (o->answer_timeout_ms ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS) : 1000;
+                int limit = r > 0 ? (o->answer_timeout_ms ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS)
+                                  : 1000;
                 if (r == 0)
                         log_from = 0;
                 if (inp->self == 0 && wait_serving(bus, o, inp->addr, log_from, limit, out) > 0)

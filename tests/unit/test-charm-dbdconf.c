@@ -9,10 +9,12 @@
 #include "util/macro.h"
 #include "charm/dbdconf.h"
 
-static const char tmpl[] = "# comment\nDbdPort=6819\nSlurmUser=slurm\nStoragePass=from-template\nAuthType=auth/none\n";
+static const char tmpl[] =
+        "# comment\nDbdPort=6819\nSlurmUser=slurm\nStoragePass=from-template\nAuthType=auth/none\n";
 
 static void test_render(void **state) {
-        const struct dbd_unit p = { "slurmdbd/0", "juju-m-3", "10.0.0.3" }, b = { "slurmdbd/2", "juju-m-5", "10.0.0.5" };
+        const struct dbd_unit p = { "slurmdbd/0", "juju-m-3", "10.0.0.3" },
+                              b = { "slurmdbd/2", "juju-m-5", "10.0.0.5" };
         struct dbd_conf_input in = {
                 .caps = slurm_caps_find("22.05"),
                 .template_data = tmpl,
@@ -34,7 +36,8 @@ static void test_render(void **state) {
         assert_non_null(strstr(out.buf, "\nDbdHost=juju-m-3\nDbdAddr=10.0.0.3\n"));
         assert_null(strstr(out.buf, "DbdBackupHost"));
         assert_non_null(strstr(out.buf,
-                "\nStorageHost=10.0.0.9\nStoragePort=3306\nStorageUser=rel3\nStoragePass=s3cretXYZ\nStorageLoc=slurm_acct_db\n"));
+                "\nStorageHost=10.0.0.9\nStoragePort=3306\nStorageUser=rel3\nStoragePass="
+                "s3cretXYZ\nStorageLoc=slurm_acct_db\n"));
 
         /* a backup; Slurm's own auth on 24.11 */
         in.backup = &b;
