@@ -77,18 +77,25 @@ int acct_store(const struct charm_paths *p, const struct acct_view *v, struct st
         return r < 0 ? r : 0;
 }
 
-int acct_publish(
-        struct juju_ctx *ctx, const struct acct_view *v, const char *auth_key_id, struct strbuf *err) {
+int acct_publish(struct juju_ctx *ctx, const struct acct_view *v, const char *auth_key_id,
+        const char *cluster_name, const char *controllers_json, struct strbuf *err) {
         for (size_t i = 0; i < v->rels.n; i++) {
                 const cJSON *mine;
                 int r = juju_relation_get(ctx, v->rels.v[i], juju_env(ctx)->app, &mine, err);
                 if (r < 0)
                         return r;
-                if (streq_ptr(charm_bag_string(mine, "auth_key_id"), auth_key_id))
-                        continue;
-                r = juju_secret_grant(ctx, auth_key_id, v->rels.v[i], NULL, err);
+                if (!streq_ptr(charm_bag_string(mine, "auth_key_id"), auth_key_id)) {
+                        r = juju_secret_grant(ctx, auth_key_id, v->rels.v[i], NULL, err);
+                        if (r >= 0)
+                                r = juju_relation_set(
+                                        ctx, v->rels.v[i], true, "auth_key_id", auth_key_id, err);
+                }
                 if (r >= 0)
-                        r = juju_relation_set(ctx, v->rels.v[i], true, "auth_key_id", auth_key_id, err);
+                        r = charm_bag_update(
+                                ctx, v->rels.v[i], true, mine, "cluster_name", cluster_name, err);
+                if (r >= 0)
+                        r = charm_bag_update(
+                                ctx, v->rels.v[i], true, mine, "controllers", controllers_json, err);
                 if (r < 0)
                         return r;
         }

@@ -33,7 +33,8 @@ struct acct_view {
 int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_view *ret, struct strbuf *err);
 /* Records the hosts taken (after slurm.conf was written with them). */
 int acct_store(const struct charm_paths *p, const struct acct_view *v, struct strbuf *err);
-/* Leader: the auth key secret granted to and named in every slurmdbd relation. */
-int acct_publish(
-        struct juju_ctx *ctx, const struct acct_view *v, const char *auth_key_id, struct strbuf *err);
+/* Leader: the auth key secret granted to and named in every slurmdbd relation, the cluster
+ * name and the controllers (JSON list of "host:port", as the slurmd interface has it). */
+int acct_publish(struct juju_ctx *ctx, const struct acct_view *v, const char *auth_key_id,
+        const char *cluster_name, const char *controllers_json, struct strbuf *err);
 void acct_view_done(struct acct_view *v);

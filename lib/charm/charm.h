@@ -119,6 +119,9 @@ long charm_unit_number(const char *unit);
 int charm_unit_ensure(
         sd_bus *bus, const char *unit, bool restart, uint64_t timeout_usec, struct strbuf *err);
 
+/* Whether something accepts a TCP connection on addr (dotted IPv4):port within timeout_ms. */
+bool charm_tcp_listening(const char *addr, unsigned port, int timeout_ms);
+
 /* The end of every charm's install: the generation's auth service enabled (munge on 22.05; it
  * starts once the key is there), the Slurm version as the application version, and the
  * outcome "installed". */

@@ -50,6 +50,25 @@ int dbd_conf_render(const struct dbd_conf_input *in, struct strbuf *out, struct 
         return 0;
 }
 
+void dbd_client_conf_render(const struct slurm_caps *caps, const char *cluster, char *const *controllers,
+        size_t n_controllers, const struct dbd_unit *primary, const struct dbd_unit *backup,
+        struct strbuf *out) {
+        if (!caps)
+                caps = slurm_caps_built();
+        strbuf_addstr(out,
+                "# Written by the slurmdbd charm: the client side of this slurmdbd (libslurmdb, sacctmgr "
+                "with\n"
+                "# SLURM_CONF pointing here). Not read by slurmdbd.\n");
+        strbuf_addf(out, "ClusterName=%s\n", cluster);
+        for (size_t i = 0; i < n_controllers; i++)
+                strbuf_addf(out, "SlurmctldHost=%.*s\n", (int) strcspn(controllers[i], ":"), controllers[i]);
+        strbuf_addf(
+                out, "AuthType=%s\nAccountingStorageType=accounting_storage/slurmdbd\n", caps->auth_type);
+        strbuf_addf(out, "AccountingStorageHost=%s\nAccountingStoragePort=6819\n", primary->addr);
+        if (backup)
+                strbuf_addf(out, "AccountingStorageBackupHost=%s\n", backup->addr);
+}
+
 void dbd_pick_serving(const struct dbd_unit *units, size_t n, long *ret_primary, long *ret_backup) {
         long best[2] = { -1, -1 };
         long num[2] = { 0, 0 };

@@ -45,6 +45,13 @@ struct dbd_conf_input {
  * a missing input. */
 int dbd_conf_render(const struct dbd_conf_input *in, struct strbuf *out, struct strbuf *err);
 
+/* The client configuration of a slurmdbd unit (for libslurmdb: the admin actions, sacctmgr
+ * with SLURM_CONF): ClusterName, SlurmctldHost per controller ("host:port", the host taken),
+ * AuthType, AccountingStorage* to the serving units. */
+void dbd_client_conf_render(const struct slurm_caps *caps, const char *cluster, char *const *controllers,
+        size_t n_controllers, const struct dbd_unit *primary, const struct dbd_unit *backup,
+        struct strbuf *out);
+
 /* The serving units among units (n of them): the lowest two unit numbers. *ret_primary and
  * *ret_backup index units (-1: none). */
 void dbd_pick_serving(const struct dbd_unit *units, size_t n, long *ret_primary, long *ret_backup);

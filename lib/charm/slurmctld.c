@@ -508,8 +508,10 @@ static bool is_unit_event_on_slurmd(const struct juju_env *env) {
                         streq(env->relation_event, "departed"));
 }
 
-/* Leader: auth_key_id and controllers in every slurmd relation's app bag (secret granted). */
-static int publish(struct juju_ctx *ctx, struct ctl_inputs *in, struct strbuf *err) {
+/* Leader: auth_key_id and controllers in every slurmd relation's app bag (secret granted), and
+ * what slurmdbd needs in the accounting relation's (charm/accounting.h). */
+static int publish(
+        struct juju_ctx *ctx, struct ctl_inputs *in, const struct acct_view *acct, struct strbuf *err) {
         _cleanup_strv_ struct strv ctls = STRV_INIT;
         _cleanup_free_ char *json = NULL;
         int r;
@@ -549,7 +551,7 @@ static int publish(struct juju_ctx *ctx, struct ctl_inputs *in, struct strbuf *e
                 if (r < 0)
                         return r;
         }
-        return 0;
+        return acct_publish(ctx, acct, in->auth_key_id, in->cluster_name, json, err);
 }
 
 /* --- applications that left (HACKING.md, "risk 2") ------------------------------------------- */
@@ -1367,9 +1369,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         }
 
         if (in.leader) {
-                r = publish(ctx, &in, err);
-                if (r >= 0)
-                        r = acct_publish(ctx, &acct, in.auth_key_id, err);
+                r = publish(ctx, &in, &acct, err);
                 if (r < 0)
                         return r;
         }

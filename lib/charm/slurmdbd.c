@@ -58,6 +58,8 @@ struct dbd_inputs {
         struct strv ctl_rels;
         char *auth_key_id;
         struct strbuf auth_key; /* base64, secret */
+        char *cluster;          /* NULL: not published (yet) */
+        struct strv controllers;
 };
 
 static void dbd_inputs_done(struct dbd_inputs *in) {
@@ -75,6 +77,8 @@ static void dbd_inputs_done(struct dbd_inputs *in) {
         strv_clear(&in->ctl_rels);
         free(in->auth_key_id);
         strbuf_release_secret(&in->auth_key);
+        free(in->cluster);
+        strv_clear(&in->controllers);
 }
 
 /* This unit's address and host in the peer bag; the peers' from theirs. */
@@ -229,6 +233,11 @@ static int read_controllers(
                 charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s", e.buf);
                 return 1;
         }
+        /* the cluster and its controllers: for the client configuration only (the actions) */
+        if (dbd_cluster_decode(charm_bag_string(bag, "cluster_name"), charm_bag_string(bag, "controllers"),
+                    &in->cluster, &in->controllers, &e) == -EINVAL)
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "%s: no client configuration", e.buf);
+        strbuf_reset(&e);
         _cleanup_free_ char *v = NULL;
         r = juju_secret_get_value(
                 ctx, in->auth_key_id, NULL, JUJU_SECRET_REFRESH, AUTH_KEY_SECRET_KEY, &v, &e);
@@ -262,25 +271,6 @@ static int publish(struct juju_ctx *ctx, const struct dbd_inputs *in, struct str
         return 0;
 }
 
-/* Whether something listens on addr:port (one connect, timeout_ms at most). */
-static bool listening(const char *addr, unsigned port, int timeout_ms) {
-        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port) };
-        if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
-                return false;
-        _cleanup_close_ int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-                return false;
-        if (connect(fd, (struct sockaddr *) &sa, sizeof sa) == 0)
-                return true;
-        if (errno != EINPROGRESS)
-                return false;
-        struct pollfd p = { .fd = fd, .events = POLLOUT };
-        int soerr = 0;
-        socklen_t l = sizeof soerr;
-        return poll(&p, 1, timeout_ms) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l) == 0 &&
-                soerr == 0;
-}
-
 /* Why slurmdbd does not serve, from its log since from: the database's own refusal when it
  * logged one (its next line only says it will try again), else its last error. */
 static char *log_reason(const char *path, off_t from) {
@@ -303,7 +293,7 @@ static int wait_serving(sd_bus *bus, const struct slurmdbd_opts *o, const char *
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         for (int waited = 0;;) {
-                if (listening(addr, SLURMDBD_PORT, 200))
+                if (charm_tcp_listening(addr, SLURMDBD_PORT, 200))
                         return 0;
                 struct unit_state st;
                 bool gone = unit_get_state(bus, "slurmdbd.service", &st, NULL) >= 0 &&
@@ -397,6 +387,22 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
                 return conf_changed;
         }
 
+        if (inp->cluster) {
+                _cleanup_strbuf_ struct strbuf cc = STRBUF_INIT;
+                dbd_client_conf_render(charm_caps(&o->paths), inp->cluster, inp->controllers.v,
+                        inp->controllers.n, &inp->units[inp->primary],
+                        inp->backup >= 0 ? &inp->units[inp->backup] : NULL, &cc);
+                _cleanup_free_ char *dir = charm_path(&o->paths, CHARM_PATH_STATE_DIR);
+                _cleanup_free_ char *path = charm_path(&o->paths, SLURMDBD_CLIENT_CONF_PATH);
+                r = mkdir_p(dir, 0700);
+                if (r >= 0)
+                        r = write_file_atomic_if_changed(path, cc.buf, cc.len, 0644, 0, 0);
+                if (r < 0) {
+                        strbuf_addf(err, "%s: %s", path, strerror(-r));
+                        return r;
+                }
+        }
+
         /* --- daemons --- */
         r = unit_bus_open(&bus, err);
         if (r < 0)
@@ -436,7 +442,10 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
 
 int slurmdbd_reconcile(
         struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct charm_outcome *out, struct strbuf *err) {
-        struct dbd_inputs in = { .db_pass = STRBUF_INIT, .ctl_rels = STRV_INIT, .auth_key = STRBUF_INIT };
+        struct dbd_inputs in = { .db_pass = STRBUF_INIT,
+                .ctl_rels = STRV_INIT,
+                .auth_key = STRBUF_INIT,
+                .controllers = STRV_INIT };
         int r = reconcile(ctx, o, &in, out, err);
         dbd_inputs_done(&in);
         return r;

@@ -18,6 +18,8 @@
 
 #define SLURMDBD_CONF_PATH "/etc/slurm/slurmdbd.conf"
 #define SLURMDBD_LOG_PATH "/var/log/slurm/slurmdbd.log"
+/* libslurmdb's configuration on a slurmdbd unit (the actions; sacctmgr with SLURM_CONF) */
+#define SLURMDBD_CLIENT_CONF_PATH CHARM_PATH_STATE_DIR "/slurm-client.conf"
 #define SLURMDBD_DB_ENDPOINT "database"
 #define SLURMDBD_CTL_ENDPOINT "slurmctld"
 #define SLURMDBD_PEER_ENDPOINT "slurmdbd-peer"

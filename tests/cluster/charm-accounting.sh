@@ -9,7 +9,9 @@
 #  3. bad credentials from the database side: slurmdbd blocked with the database's own reason.
 #  4. a second slurmdbd unit: the controllers get AccountingStorageBackupHost; the primary's
 #     slurmdbd stopped, the backup serves: jobs that ran meanwhile are in sacct.
-#  5. the relation removed: accounting off again in slurm.conf.
+#  5. the accounting actions (libslurmdb): an account, a user in it, a QOS; seen by sacctmgr on
+#     the controller; a duplicate, a missing account and a bad name refused, nothing changed.
+#  6. the relation removed: accounting off again in slurm.conf.
 set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
 source "$(dirname "$0")/charm-lib.sh"
@@ -139,6 +141,35 @@ for ((i = 0; i < 120; i++)); do seen "${ids[@]}" && { ok=1; break; }; sleep 1; d
 log "primary stopped: the backup recorded all ${#ids[@]} jobs, in sacct after $((($(date +%s%N) - t0) / 1000000)) ms"
 grep -q "Taking Control" "$(root_of slurmdbd/1)/var/log/slurm/slurmdbd.log" || die "the backup slurmdbd never took control"
 js exec slurmdbd/0 -- systemctl start slurmdbd.service
+# the backup hands control back (an action during the change-over fails cleanly: try again)
+ok=0
+for ((i = 0; i < 120; i++)); do
+        grep -q "Backup has given up control" "$(root_of slurmdbd/1)/var/log/slurm/slurmdbd.log" && { ok=1; break; }
+        sleep 0.5
+done
+[ $ok = 1 ] || die "the backup slurmdbd did not give control back to the primary"
+
+log "accounting actions: account-add, user-add, qos-add, accounting-show"
+js run slurmdbd/0 account-add name=physics description="Physics dept" >"$T/out" || die "account-add: $(cat "$T/out")"
+js run slurmdbd/0 user-add name=alice account=physics >"$T/out" || die "user-add: $(cat "$T/out")"
+js run slurmdbd/0 qos-add name=high priority=100 >"$T/out" || die "qos-add: $(cat "$T/out")"
+assoc=$(js exec slurmctld/0 -- sacctmgr -nP show assoc format=account,user)
+grep -qx 'physics|alice' <<<"$assoc" || die "sacctmgr on the controller does not show alice in physics: $assoc"
+grep -qx 'physics|' <<<"$assoc" || die "no account association for physics: $assoc"
+js exec slurmctld/0 -- sacctmgr -nP show qos format=name,priority | grep -qx 'high|100' || die "sacctmgr does not show QOS high with priority 100"
+js run slurmdbd/1 accounting-show --format=json >"$T/show.json" || die "accounting-show: $(cat "$T/show.json")"
+show=$(jq -r '.[].results | "\(.accounts)/\(.users)/\(.qos)"' "$T/show.json")
+grep -q 'physics' <<<"$show" && grep -q 'alice:physics' <<<"$show" && grep -q 'high:100' <<<"$show" ||
+        die "accounting-show (on the backup unit): $show"
+before=$(js exec slurmctld/0 -- sacctmgr -nP show assoc format=account,user | sort)
+! js run slurmdbd/0 account-add name=physics >"$T/out" 2>&1 || die "a second physics accepted"
+grep -q 'account physics exists already' "$T/out" || die "duplicate account: $(cat "$T/out")"
+! js run slurmdbd/0 user-add name=bob account=nosuch >"$T/out" 2>&1 || die "a user in a missing account accepted"
+grep -q 'account nosuch does not exist' "$T/out" || die "missing account: $(cat "$T/out")"
+! js run slurmdbd/0 account-add name="Bad Name" >"$T/out" 2>&1 || die "a bad account name accepted"
+after=$(js exec slurmctld/0 -- sacctmgr -nP show assoc format=account,user | sort)
+[ "$before" = "$after" ] || die "a refused action changed the associations"
+log "account physics, user alice, QOS high added; 3 bad requests refused, nothing changed"
 
 log "relation removed: accounting off"
 js remove-relation slurmctld slurmdbd >/dev/null

@@ -8,6 +8,7 @@
 
 #include "util/macro.h"
 #include "charm/dbdconf.h"
+#include "charm/dbdops.h"
 
 static const char tmpl[] =
         "# comment\nDbdPort=6819\nSlurmUser=slurm\nStoragePass=from-template\nAuthType=auth/none\n";
@@ -77,10 +78,39 @@ static void test_pick(void **state) {
         assert_int_equal(b, -1);
 }
 
+static void test_client_conf(void **state) {
+        const struct dbd_unit p = { "slurmdbd/0", "h0", "10.0.0.3" }, b = { "slurmdbd/1", "h1", "10.0.0.4" };
+        char *ctls[] = { "10.0.0.1:6817", "ctl-b:6817" };
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+        dbd_client_conf_render(slurm_caps_find("24.11"), "cluster-1", ctls, 2, &p, &b, &out);
+        assert_non_null(
+                strstr(out.buf, "\nClusterName=cluster-1\nSlurmctldHost=10.0.0.1\nSlurmctldHost=ctl-b\n"));
+        assert_non_null(strstr(out.buf, "\nAuthType=auth/slurm\n"));
+        assert_non_null(strstr(out.buf, "\nAccountingStorageHost=10.0.0.3\nAccountingStoragePort=6819\n"));
+        assert_non_null(strstr(out.buf, "\nAccountingStorageBackupHost=10.0.0.4\n"));
+}
+
+/* The actions' names and text (charm/dbdops.h). */
+static void test_ops_names(void **state) {
+        assert_true(dbd_ops_name_valid("physics-2_x"));
+        assert_false(dbd_ops_name_valid("Physics"));
+        assert_false(dbd_ops_name_valid("a b"));
+        assert_false(dbd_ops_name_valid(""));
+        assert_false(dbd_ops_name_valid(NULL));
+        assert_true(dbd_ops_user_valid("_svc"));
+        assert_false(dbd_ops_user_valid("1alice"));
+        assert_false(dbd_ops_user_valid("abcdefghijklmnopqrstuvwxyz0123456"));
+        assert_true(dbd_ops_text_valid("Physics dept, 3rd floor"));
+        assert_false(dbd_ops_text_valid("it's"));
+        assert_false(dbd_ops_text_valid("a\nb"));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_render),
                 cmocka_unit_test(test_pick),
+                cmocka_unit_test(test_client_conf),
+                cmocka_unit_test(test_ops_names),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -299,6 +299,17 @@ static void test_slurmdbd(void **state) {
         assert_null(key);
         assert_int_equal(dbd_auth_key_decode("secret:abc123", &key, &err), 0);
         assert_string_equal(key, "secret:abc123");
+
+        _cleanup_free_ char *name = NULL;
+        _cleanup_strv_ struct strv ctls = STRV_INIT;
+        assert_int_equal(dbd_cluster_decode("c1", NULL, &name, &ctls, &err), -ENODATA);
+        assert_int_equal(dbd_cluster_decode("Bad!", "[\"h:1\"]", &name, &ctls, &err), -EINVAL);
+        assert_int_equal(dbd_cluster_decode("c1", "[]", &name, &ctls, &err), -EINVAL);
+        assert_null(name);
+        assert_int_equal(
+                dbd_cluster_decode("cluster-0badcafe", "[\"10.0.0.1:6817\"]", &name, &ctls, &err), 0);
+        assert_string_equal(name, "cluster-0badcafe");
+        assert_int_equal(ctls.n, 1);
 }
 
 /* interfaces/database.h: the mysql_client provider's answer, the credentials */
