@@ -286,36 +286,26 @@ int controllers_encode(char *const *controllers, char **ret) {
         return 0;
 }
 
-int controller_data_decode(const char *auth_key_id, const char *controllers_json,
-        struct controller_data *ret, struct strbuf *err) {
+int hostport_list_decode(const char *field, const char *what, const char *json, size_t max, struct strv *ret,
+        struct strbuf *err) {
         _cleanup_cjson_ cJSON *list = NULL;
-        _cleanup_strv_ struct strv ctls = STRV_INIT;
-        int r;
-
-        if (isempty(auth_key_id) || isempty(controllers_json))
-                return -ENODATA;
-        if (!slurmd_iface_valid_secret_id(auth_key_id)) {
-                strbuf_addstr(err, "relation data: auth_key_id ");
-                quote_for_display(err, auth_key_id);
-                strbuf_addstr(err, " is not a secret id");
-                return -EINVAL;
-        }
-        r = parse_field("controllers", controllers_json, cJSON_Array, &list, err);
+        _cleanup_strv_ struct strv l = STRV_INIT;
+        int r = parse_field(field, json, cJSON_Array, &list, err);
         if (r < 0)
                 return r;
         int n = cJSON_GetArraySize(list);
         if (n == 0) {
-                strbuf_addstr(err, "relation data: controllers is empty");
+                strbuf_addf(err, "relation data: %s is empty", field);
                 return -EINVAL;
         }
-        if (n > SLURMD_IFACE_MAX_CONTROLLERS) {
-                strbuf_addf(err, "relation data: more than %d controllers", SLURMD_IFACE_MAX_CONTROLLERS);
+        if ((size_t) n > max) {
+                strbuf_addf(err, "relation data: more than %zu %ss", max, what);
                 return -EINVAL;
         }
         const cJSON *item;
         cJSON_ArrayForEach(item, list) {
                 if (!cJSON_IsString(item) || !slurmd_iface_valid_controller(item->valuestring)) {
-                        strbuf_addstr(err, "relation data: controller ");
+                        strbuf_addf(err, "relation data: %s ", what);
                         if (cJSON_IsString(item))
                                 quote_for_display(err, item->valuestring);
                         else
@@ -323,14 +313,42 @@ int controller_data_decode(const char *auth_key_id, const char *controllers_json
                         strbuf_addstr(err, " is not host:port");
                         return -EINVAL;
                 }
-                if (strv_contains(&ctls, item->valuestring)) {
-                        strbuf_addstr(err, "relation data: controller ");
+                if (strv_contains(&l, item->valuestring)) {
+                        strbuf_addf(err, "relation data: %s ", what);
                         quote_for_display(err, item->valuestring);
                         strbuf_addstr(err, " listed twice");
                         return -EINVAL;
                 }
-                strv_push(&ctls, item->valuestring);
+                strv_push(&l, item->valuestring);
         }
+        strv_clear(ret);
+        *ret = l;
+        l = (struct strv) STRV_INIT;
+        return 0;
+}
+
+bool slurmd_iface_check_secret_id(const char *field, const char *id, struct strbuf *err) {
+        if (slurmd_iface_valid_secret_id(id))
+                return true;
+        strbuf_addf(err, "relation data: %s ", field);
+        quote_for_display(err, id);
+        strbuf_addstr(err, " is not a secret id");
+        return false;
+}
+
+int controller_data_decode(const char *auth_key_id, const char *controllers_json,
+        struct controller_data *ret, struct strbuf *err) {
+        _cleanup_strv_ struct strv ctls = STRV_INIT;
+        int r;
+
+        if (isempty(auth_key_id) || isempty(controllers_json))
+                return -ENODATA;
+        if (!slurmd_iface_check_secret_id("auth_key_id", auth_key_id, err))
+                return -EINVAL;
+        r = hostport_list_decode(
+                "controllers", "controller", controllers_json, SLURMD_IFACE_MAX_CONTROLLERS, &ctls, err);
+        if (r < 0)
+                return r;
 
         controller_data_clear(ret);
         ret->auth_key_id = xstrdup(auth_key_id);

@@ -76,6 +76,14 @@ int controller_data_decode(const char *auth_key_id, const char *controllers_json
         struct controller_data *ret, struct strbuf *err);
 void controller_data_clear(struct controller_data *d);
 
+/* Decodes field (a JSON list of "host:port", 1 to max distinct entries; what names one in
+ * messages) into *ret (replaced). -EINVAL with a message otherwise, *ret untouched. Shared
+ * by the interfaces that carry daemon addresses (slurmd, slurmdbd). */
+int hostport_list_decode(const char *field, const char *what, const char *json, size_t max, struct strv *ret,
+        struct strbuf *err);
+/* Whether id is a Juju secret id; false with "relation data: <field> "…" is not a secret id". */
+bool slurmd_iface_check_secret_id(const char *field, const char *id, struct strbuf *err);
+
 /* Whether s is a valid "host:port" (host: a DNS name or dotted IPv4 address). */
 bool slurmd_iface_valid_controller(const char *s);
 /* Whether s looks like a Juju secret id ("secret:…" or "secret://…", URI-safe characters). */

@@ -8,7 +8,11 @@
 #include "systemd/unit.h"
 #include "util/fileio.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <pwd.h>
+#include <sys/socket.h>
 #include <slurm/slurm_version.h>
 #include <stdarg.h>
 
@@ -31,6 +35,37 @@ size_t charm_services(const struct charm_paths *p, const char *daemon, char *ret
         ret[1] = (char *) auth;
         ret[2] = NULL;
         return auth ? 2 : 1;
+}
+
+int charm_install_finish(struct juju_ctx *ctx, const struct charm_paths *p, sd_bus *bus,
+        uint64_t timeout_usec, struct charm_outcome *out, struct strbuf *err) {
+        const char *auth = charm_caps(p)->auth_service;
+        int r = auth ? unit_enable(bus, auth, timeout_usec, err) : 0;
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *version = charm_slurm_version();
+        (void) juju_application_version_set(ctx, version, NULL);
+        charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "installed");
+        return 0;
+}
+
+/* Whether something listens on addr:port (one connect, timeout_ms at most). */
+bool charm_tcp_listening(const char *addr, unsigned port, int timeout_ms) {
+        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port) };
+        if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
+                return false;
+        _cleanup_close_ int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return false;
+        if (connect(fd, (struct sockaddr *) &sa, sizeof sa) == 0)
+                return true;
+        if (errno != EINPROGRESS)
+                return false;
+        struct pollfd p = { .fd = fd, .events = POLLOUT };
+        int soerr = 0;
+        socklen_t l = sizeof soerr;
+        return poll(&p, 1, timeout_ms) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l) == 0 &&
+                soerr == 0;
 }
 
 char *charm_template_path(const struct charm_paths *p, const char *fallback_charm_dir, const char *name) {

@@ -119,6 +119,15 @@ long charm_unit_number(const char *unit);
 int charm_unit_ensure(
         sd_bus *bus, const char *unit, bool restart, uint64_t timeout_usec, struct strbuf *err);
 
+/* Whether something accepts a TCP connection on addr (dotted IPv4):port within timeout_ms. */
+bool charm_tcp_listening(const char *addr, unsigned port, int timeout_ms);
+
+/* The end of every charm's install: the generation's auth service enabled (munge on 22.05; it
+ * starts once the key is there), the Slurm version as the application version, and the
+ * outcome "installed". */
+int charm_install_finish(struct juju_ctx *ctx, const struct charm_paths *p, sd_bus *bus,
+        uint64_t timeout_usec, struct charm_outcome *out, struct strbuf *err);
+
 /* Slurm's own reader (slurm/confcheck.h) on one line of a minimal slurm.conf, before a value
  * goes anywhere: "PartitionName=<app> Nodes=<app> <opts>" (what the controller will write for
  * partition-config), "NodeName=<node> <conf>" (slurmd parses its --conf string with the same

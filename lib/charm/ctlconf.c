@@ -80,6 +80,28 @@ int ctl_conf_render(const struct ctl_conf_input *in, struct strbuf *out, struct 
         }
         if (r < 0)
                 return r;
+        if (in->n_accounting > 0) {
+                /* slurmdbd: its address and port, the backup's address (Slurm takes one port) */
+                _cleanup_free_ char *primary = xstrdup(in->accounting[0]);
+                char *colon = strrchr(primary, ':');
+                if (!colon) {
+                        strbuf_addstr(err, "accounting: not host:port");
+                        return -EINVAL;
+                }
+                *colon = '\0';
+                r = slurmconf_set(c, "AccountingStorageType", "accounting_storage/slurmdbd", err);
+                if (r >= 0)
+                        r = slurmconf_set(c, "AccountingStorageHost", primary, err);
+                if (r >= 0)
+                        r = slurmconf_set(c, "AccountingStoragePort", colon + 1, err);
+                if (r >= 0 && in->n_accounting > 1) {
+                        _cleanup_free_ char *backup =
+                                xstrndup(in->accounting[1], strcspn(in->accounting[1], ":"));
+                        r = slurmconf_set(c, "AccountingStorageBackupHost", backup, err);
+                }
+                if (r < 0)
+                        return r;
+        }
         for (size_t i = 0; i < extra.n; i++) {
                 if (slurm_caps_key_gone(caps, extra.items[i].key)) {
                         strbuf_addf(err,

@@ -45,9 +45,13 @@ struct ctl_conf_input {
         const char *cluster_name;
         const struct ctl_controller *controllers; /* primary first */
         size_t n_controllers;
-        const char *extra_params;              /* config slurm-conf-parameters (may be NULL) */
-        const char *state_save_location;       /* NULL: the template's */
-        int slurmctld_timeout;                 /* seconds; 0: the template's */
+        const char *extra_params;        /* config slurm-conf-parameters (may be NULL) */
+        const char *state_save_location; /* NULL: the template's */
+        int slurmctld_timeout;           /* seconds; 0: the template's */
+        /* "host:port" of the slurmdbd units, primary first (charm/accounting.h); 0: no
+         * accounting */
+        char *const *accounting;
+        size_t n_accounting;
         const struct compute_data *partitions; /* decoded relation data, oldest relation first */
         size_t n_partitions;
         const char *default_partition;      /* config default-partition (NULL/"": first) */

@@ -5,6 +5,7 @@
 #include "util/alloc.h"
 #include "charm/slurmctld.h"
 #include "charm/strand.h"
+#include "charm/accounting.h"
 #include "charm/authkey.h"
 #include "charm/cgroupconf.h"
 #include "charm/ctlapply.h"
@@ -497,14 +498,7 @@ int slurmctld_install(struct juju_ctx *ctx, const struct slurmctld_opts *o, stru
         if (r < 0)
                 return r;
         /* munge (22.05) starts once the key is there (reconcile); slurmctld once slurm.conf is */
-        const char *auth = charm_caps(&o->paths)->auth_service;
-        r = auth ? unit_enable(bus, auth, unit_timeout(o), err) : 0;
-        if (r < 0)
-                return r;
-        _cleanup_free_ char *version = charm_slurm_version();
-        (void) juju_application_version_set(ctx, version, NULL);
-        charm_outcome_set(ret, JUJU_STATUS_MAINTENANCE, "installed");
-        return 0;
+        return charm_install_finish(ctx, &o->paths, bus, unit_timeout(o), ret, err);
 }
 
 static bool is_unit_event_on_slurmd(const struct juju_env *env) {
@@ -514,8 +508,10 @@ static bool is_unit_event_on_slurmd(const struct juju_env *env) {
                         streq(env->relation_event, "departed"));
 }
 
-/* Leader: auth_key_id and controllers in every slurmd relation's app bag (secret granted). */
-static int publish(struct juju_ctx *ctx, struct ctl_inputs *in, struct strbuf *err) {
+/* Leader: auth_key_id and controllers in every slurmd relation's app bag (secret granted), and
+ * what slurmdbd needs in the accounting relation's (charm/accounting.h). */
+static int publish(
+        struct juju_ctx *ctx, struct ctl_inputs *in, const struct acct_view *acct, struct strbuf *err) {
         _cleanup_strv_ struct strv ctls = STRV_INIT;
         _cleanup_free_ char *json = NULL;
         int r;
@@ -555,7 +551,7 @@ static int publish(struct juju_ctx *ctx, struct ctl_inputs *in, struct strbuf *e
                 if (r < 0)
                         return r;
         }
-        return 0;
+        return acct_publish(ctx, acct, in->auth_key_id, in->cluster_name, json, err);
 }
 
 /* --- applications that left (HACKING.md, "risk 2") ------------------------------------------- */
@@ -1071,6 +1067,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         _cleanup_(ctl_leaving_clear) struct ctl_leaving leaving = CTL_LEAVING_INIT;
         _cleanup_(ctl_guard_result_done) struct ctl_guard_result g = CTL_GUARD_RESULT_INIT;
         _cleanup_(ctl_apply_result_done) struct ctl_apply_result applied = CTL_APPLY_RESULT_INIT;
+        _cleanup_(acct_view_done) struct acct_view acct = ACCT_VIEW_INIT;
         _cleanup_free_ char *tmpl_path = NULL, *tmpl = NULL, *conf_path = NULL, *old = NULL, *etc = NULL,
                             *params_applied = NULL, *paused = NULL;
         struct ctl_controller ctl[SLURMD_IFACE_MAX_CONTROLLERS];
@@ -1207,6 +1204,12 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 if (slurmd_iface_usable_app_name(in.slurmd_apps.v[i]))
                         apps[n_apps++] = (struct ctl_guard_app){ .name = in.slurmd_apps.v[i],
                                 .data = in.data_ok[i] ? &in.data[i] : NULL };
+        /* accounting: where slurmdbd serves (charm/accounting.h) */
+        r = acct_read(ctx, &o->paths, &acct, err);
+        if (r < 0)
+                return r;
+        if (acct.refused.len)
+                strv_push(&in.refused, acct.refused.buf);
         struct ctl_guard_input gi = {
                 .conf = {
                         .caps = charm_caps(&o->paths),
@@ -1221,6 +1224,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         .n_leaving = leaving.n_parts,
                         .state_save_location = isempty(in.cfg_state_dir) ? NULL : in.cfg_state_dir,
                         .slurmctld_timeout = (int) in.cfg_timeout,
+                        .accounting = acct.hosts.v,
+                        .n_accounting = acct.hosts.n,
                 },
                 .old_data = old,
                 .old_len = old_len,
@@ -1349,6 +1354,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 strv_push(&in.refused, applied.message.buf);
         else {
                 r = write_state(&o->paths, PARAMS_APPLIED_FILE, g.params_applied, err);
+                if (r >= 0)
+                        r = acct_store(&o->paths, &acct, err);
                 if (r < 0)
                         return r;
         }
@@ -1362,7 +1369,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         }
 
         if (in.leader) {
-                r = publish(ctx, &in, err);
+                r = publish(ctx, &in, &acct, err);
                 if (r < 0)
                         return r;
         }

@@ -115,14 +115,7 @@ int slurmd_install(
                 r = unit_daemon_reload(bus, unit_timeout(o), err);
         if (r < 0)
                 return r;
-        const char *auth = charm_caps(&o->paths)->auth_service;
-        r = auth ? unit_enable(bus, auth, unit_timeout(o), err) : 0;
-        if (r < 0)
-                return r;
-        _cleanup_free_ char *version = charm_slurm_version();
-        (void) juju_application_version_set(ctx, version, NULL);
-        charm_outcome_set(ret, JUJU_STATUS_MAINTENANCE, "installed");
-        return 0;
+        return charm_install_finish(ctx, &o->paths, bus, unit_timeout(o), ret, err);
 }
 
 void sd_inputs_done(struct sd_inputs *in) {

@@ -141,6 +141,23 @@ static void test_render_basic(void **state) {
         in.extra_params = NULL;
         in.caps = NULL;
 
+        /* accounting: slurmdbd's address and port, the backup's address; none: no key */
+        char *acct[] = { "10.0.0.3:6819", "10.0.0.5:6819" };
+        in.accounting = acct;
+        in.n_accounting = 1;
+        strbuf_reset(&out3);
+        assert_int_equal(ctl_conf_render(&in, &out3, &err), 0);
+        assert_non_null(strstr(out3.buf,
+                "\nAccountingStorageType=accounting_storage/slurmdbd\nAccountingStorageHost=10.0.0.3\n"
+                "AccountingStoragePort=6819\n"));
+        assert_null(strstr(out3.buf, "AccountingStorageBackupHost"));
+        in.n_accounting = 2;
+        strbuf_reset(&out3);
+        assert_int_equal(ctl_conf_render(&in, &out3, &err), 0);
+        assert_non_null(strstr(out3.buf, "\nAccountingStorageBackupHost=10.0.0.5\n"));
+        in.n_accounting = 0;
+        assert_null(strstr(out2.buf, "AccountingStorage"));
+
         compute_data_clear(&d[0]);
         compute_data_clear(&d[1]);
 }

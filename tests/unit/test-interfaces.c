@@ -9,7 +9,10 @@
 
 #include "util/macro.h"
 #include "util/strbuf.h"
+#include "database.h"
 #include "slurmd.h"
+#include "slurmdbd.h"
+#include "util/alloc.h"
 
 static void test_compute_round_trip(void **state) {
         _cleanup_slurm_options_ struct slurm_options params = SLURM_OPTIONS_INIT;
@@ -274,6 +277,78 @@ static void test_gres_served(void **state) {
         assert_int_equal(gres_served_covers("{\"/dev/nvidia0\":3}", "gpu-1", one, &err), -EINVAL);
 }
 
+/* interfaces/slurmdbd.h: where slurmdbd serves, the key from the controllers */
+static void test_slurmdbd(void **state) {
+        _cleanup_strv_ struct strv h = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        _cleanup_free_ char *key = NULL;
+        assert_int_equal(dbd_hosts_decode(NULL, &h, &err), -ENODATA);
+        assert_int_equal(dbd_hosts_decode("[\"10.0.0.3:6819\",\"10.0.0.5:6819\"]", &h, &err), 0);
+        assert_int_equal(h.n, 2);
+        assert_string_equal(h.v[0], "10.0.0.3:6819");
+        const char *bad[] = { "[]", "[\"a:1\",\"b:1\",\"c:1\"]", "[\"a:1\",\"a:1\"]", "[\"a b:1\"]",
+                "[\"a:0\"]", "{}", "[1]", "x" };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                strbuf_reset(&err);
+                assert_int_equal(dbd_hosts_decode(bad[i], &h, &err), -EINVAL);
+                assert_true(err.len > 0);
+                assert_int_equal(h.n, 2); /* untouched */
+        }
+        assert_int_equal(dbd_auth_key_decode("", &key, &err), -ENODATA);
+        assert_int_equal(dbd_auth_key_decode("not-a-secret", &key, &err), -EINVAL);
+        assert_null(key);
+        assert_int_equal(dbd_auth_key_decode("secret:abc123", &key, &err), 0);
+        assert_string_equal(key, "secret:abc123");
+
+        _cleanup_free_ char *name = NULL;
+        _cleanup_strv_ struct strv ctls = STRV_INIT;
+        assert_int_equal(dbd_cluster_decode("c1", NULL, &name, &ctls, &err), -ENODATA);
+        assert_int_equal(dbd_cluster_decode("Bad!", "[\"h:1\"]", &name, &ctls, &err), -EINVAL);
+        assert_int_equal(dbd_cluster_decode("c1", "[]", &name, &ctls, &err), -EINVAL);
+        assert_null(name);
+        assert_int_equal(
+                dbd_cluster_decode("cluster-0badcafe", "[\"10.0.0.1:6817\"]", &name, &ctls, &err), 0);
+        assert_string_equal(name, "cluster-0badcafe");
+        assert_int_equal(ctls.n, 1);
+}
+
+/* interfaces/database.h: the mysql_client provider's answer, the credentials */
+static void test_database(void **state) {
+        struct db_provider_data d = { 0 };
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        assert_int_equal(db_provider_data_decode(NULL, "secret:x1", "db", "db", &d, &err), -ENODATA);
+        assert_int_equal(db_provider_data_decode("10.0.0.9:3306", NULL, "db", "db", &d, &err), -ENODATA);
+        assert_int_equal(
+                db_provider_data_decode("10.0.0.9:3306,10.0.0.10:3306", "secret:x1", "db", "db", &d, &err),
+                0);
+        assert_string_equal(d.host, "10.0.0.9");
+        assert_int_equal(d.port, 3306);
+        assert_string_equal(d.secret_id, "secret:x1");
+        const char *bad[][3] = { { "10.0.0.9", "secret:x1", "db" }, { "h:99999", "secret:x1", "db" },
+                { "h:1", "password=x", "db" }, { "h:1", "secret:x1", "other" } };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                strbuf_reset(&err);
+                assert_int_equal(
+                        db_provider_data_decode(bad[i][0], bad[i][1], bad[i][2], "db", &d, &err), -EINVAL);
+                assert_string_equal(d.host, "10.0.0.9"); /* untouched */
+        }
+        db_provider_data_clear(&d);
+        assert_true(db_name_valid("slurm_acct_db"));
+        assert_false(db_name_valid("Slurm"));
+        assert_false(db_name_valid("a;drop"));
+        assert_false(db_name_valid(""));
+
+        assert_int_equal(db_credentials_check("rel3", "Abc123xyz", &err), 0);
+        const char *badpass[] = { "short", "has space1", "hash#tag1", "quote\"1234", "back\\slash1" };
+        for (size_t i = 0; i < ELEMENTSOF(badpass); i++) {
+                strbuf_reset(&err);
+                assert_int_equal(db_credentials_check("rel3", badpass[i], &err), -EINVAL);
+                assert_null(strstr(err.buf, badpass[i])); /* never quoted */
+        }
+        assert_int_equal(db_credentials_check("", "Abc123xyz", &err), -EINVAL);
+        assert_int_equal(db_credentials_check("a'b", "Abc123xyz", &err), -EINVAL);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_compute_round_trip),
@@ -285,6 +360,8 @@ int main(void) {
                 cmocka_unit_test(test_controllers_bad),
                 cmocka_unit_test(test_gpu_devices),
                 cmocka_unit_test(test_gres_served),
+                cmocka_unit_test(test_slurmdbd),
+                cmocka_unit_test(test_database),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -130,6 +130,13 @@ static int cmd_split(const char *in, const char *charm, const char *out) {
                                         return 1;
                                 }
                                 found = true;
+                                /* "CHARM: {}": a charm with nothing in this file (no actions) */
+                                const char *rest = line + head.len;
+                                size_t rl = len - head.len;
+                                while (rl > 0 && *rest == ' ')
+                                        rest++, rl--;
+                                if (rl == 2 && strncmp(rest, "{}", 2) == 0)
+                                        strbuf_addstr(&sect, "{}\n");
                         }
                         continue;
                 }

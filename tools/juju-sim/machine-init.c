@@ -235,7 +235,11 @@ static void setup_mounts(const struct mach_init_args *a, int up) {
         if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
                 fail(up, "mount /tmp");
         for (size_t i = 0; i < n_priv; i++)
-                if ((a->rootfs && mkdir_p(mach_private_paths[i], 0755) < 0) ||
+                /* a machine of another base makes each mount point in its own overlay; a
+                 * directory the host's root file system lacks (no database server installed: no
+                 * /var/lib/mysql) has nothing to keep private */
+                if ((a->rootfs ? mkdir_p(mach_private_paths[i], 0755) == 0
+                               : access(mach_private_paths[i], F_OK) == 0) &&
                         bind_fd(priv_fd[i], mach_private_paths[i], false) < 0) {
                         snprintf(step, sizeof step, "bind %s", mach_private_paths[i]);
                         fail(up, step);

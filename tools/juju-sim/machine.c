@@ -732,6 +732,8 @@ static const struct {
         { "/var/lib/slurm", SEED_TREE_DIRS },
         { "/var/lib/munge", SEED_DIR },
         { "/var/lib/juju", SEED_DIR },
+        /* a database machine's own data (the mariadb test charm initializes it) */
+        { "/var/lib/mysql", SEED_DIR },
         { "/var/spool", SEED_DIR },
         { "/var/log", SEED_DIR },
         { "/var/log/slurm", SEED_DIR },
@@ -751,6 +753,7 @@ const char *const mach_private_paths[] = {
         "/var/lib/slurm",
         "/var/lib/munge",
         "/var/lib/juju",
+        "/var/lib/mysql",
         "/var/spool",
         "/var/log",
         "/srv",

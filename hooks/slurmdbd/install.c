@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* First stage of the slurmdbd install hook: runs where only libc exists (no libslurm, cJSON or
+ * libyaml yet), installs the packages, then execs bin/install-stage2. */
+#include "util/macro.h"
+#include "charm/bootstrap.h"
+#include "slurm/caps.h"
+
+#include "util/banned.h"
+
+int main(void) {
+        /* munge only where the Slurm generation authenticates with it (22.05; not 24.11) */
+        char *pkgs[] = { (char *) "slurmdbd", (char *) "slurm-client",
+                (char *) slurm_caps_built()->auth_package, NULL };
+        return bootstrap_main(pkgs, "bin/install-stage2");
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The controllers' side of accounting (accounting.h). */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/accounting.h"
+
+#include "interfaces/slurmdbd.h"
+#include "util/fileio.h"
+
+#include "util/banned.h"
+
+void acct_view_done(struct acct_view *v) {
+        strv_clear(&v->rels);
+        strv_clear(&v->hosts);
+        strbuf_release(&v->refused);
+}
+
+static char *state_path(const struct charm_paths *p) {
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        return xasprintf("%s/%s", dir, ACCT_STATE_FILE);
+}
+
+/* The hosts taken last: one "host:port" a line. */
+static void read_last(const struct charm_paths *p, struct strv *ret) {
+        _cleanup_free_ char *path = state_path(p), *data = NULL;
+        if (read_full_file(path, &data, NULL) < 0)
+                return;
+        for (char *line = data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+                nl = strchr(line, '\n');
+                if (nl)
+                        *nl = '\0';
+                if (*line)
+                        strv_push(ret, line);
+        }
+}
+
+int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_view *ret, struct strbuf *err) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        _cleanup_free_ char *remote = NULL;
+        const cJSON *bag = NULL;
+        const struct juju_env *env = juju_env(ctx);
+        int r = juju_relation_ids(ctx, ACCT_ENDPOINT, &ret->rels, err);
+        if (r < 0)
+                return r;
+        /* the relation going away: accounting off */
+        if (ret->rels.n > 0 && streq_ptr(env->relation_event, "broken") &&
+                streq_ptr(env->relation_id, ret->rels.v[0]))
+                strv_clear(&ret->rels);
+        if (ret->rels.n == 0)
+                return 0;
+        r = juju_relation_remote_app(ctx, ret->rels.v[0], &remote, err);
+        if (r >= 0 && remote)
+                r = juju_relation_get(ctx, ret->rels.v[0], remote, &bag, err);
+        if (r < 0)
+                return r;
+        r = dbd_hosts_decode(charm_bag_string(bag, "dbd_hosts"), &ret->hosts, &e);
+        if (r == -ENODATA)
+                ret->waiting = true;
+        else if (r < 0) {
+                strbuf_addf(&ret->refused, "relation with \"%s\": %s (accounting stays as it was)",
+                        strempty(remote), e.buf);
+                read_last(p, &ret->hosts);
+        }
+        return 0;
+}
+
+int acct_store(const struct charm_paths *p, const struct acct_view *v, struct strbuf *err) {
+        _cleanup_free_ char *path = state_path(p), *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
+        for (size_t i = 0; i < v->hosts.n; i++)
+                strbuf_addf(&s, "%s\n", v->hosts.v[i]);
+        int r = mkdir_p(dir, 0700);
+        if (r >= 0)
+                r = write_file_atomic_if_changed(path, s.buf, s.len, 0600, (uid_t) -1, (gid_t) -1);
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+        return r < 0 ? r : 0;
+}
+
+int acct_publish(struct juju_ctx *ctx, const struct acct_view *v, const char *auth_key_id,
+        const char *cluster_name, const char *controllers_json, struct strbuf *err) {
+        for (size_t i = 0; i < v->rels.n; i++) {
+                const cJSON *mine;
+                int r = juju_relation_get(ctx, v->rels.v[i], juju_env(ctx)->app, &mine, err);
+                if (r < 0)
+                        return r;
+                if (!streq_ptr(charm_bag_string(mine, "auth_key_id"), auth_key_id)) {
+                        r = juju_secret_grant(ctx, auth_key_id, v->rels.v[i], NULL, err);
+                        if (r >= 0)
+                                r = juju_relation_set(
+                                        ctx, v->rels.v[i], true, "auth_key_id", auth_key_id, err);
+                }
+                if (r >= 0)
+                        r = charm_bag_update(
+                                ctx, v->rels.v[i], true, mine, "cluster_name", cluster_name, err);
+                if (r >= 0)
+                        r = charm_bag_update(
+                                ctx, v->rels.v[i], true, mine, "controllers", controllers_json, err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}

@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The slurmdbd charm (slurmdbd.h): accounting daemon, its database and the controllers. */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/slurmdbd.h"
+
+#include <arpa/inet.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "charm/authkey.h"
+#include "charm/ctlapply.h"
+#include "charm/dbdconf.h"
+#include "interfaces/database.h"
+#include "interfaces/slurmd.h"
+#include "interfaces/slurmdbd.h"
+#include "systemd/unit.h"
+#include "util/fileio.h"
+
+#include "util/banned.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(cJSON *, cJSON_Delete)
+#define _cleanup_cjson_ _cleanup_(cJSON_Deletep)
+#define DEFAULT_UNIT_TIMEOUT_USEC (90ULL * 1000 * 1000)
+#define DEFAULT_ANSWER_TIMEOUT_MS (20 * 1000)
+
+static uint64_t unit_timeout(const struct slurmdbd_opts *o) {
+        return o->unit_timeout_usec ? o->unit_timeout_usec : DEFAULT_UNIT_TIMEOUT_USEC;
+}
+
+int slurmdbd_install(
+        struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct charm_outcome *out, struct strbuf *err) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r = unit_bus_open(&bus, err);
+        if (r < 0)
+                return r;
+        return charm_install_finish(ctx, &o->paths, bus, unit_timeout(o), out, err);
+}
+
+/* Everything the unit is told, read once. */
+struct dbd_inputs {
+        bool leader;
+        char hostname[HOST_NAME_MAX + 1];
+        char *addr;
+        char *peer_rel;
+        /* the units that published their address (this one first), and who serves */
+        struct dbd_unit units[64];
+        size_t n_units;
+        long primary, backup, self;
+        char *db_rel;
+        struct db_provider_data db;
+        char *db_user;
+        struct strbuf db_pass; /* secret */
+        struct strv ctl_rels;
+        char *auth_key_id;
+        struct strbuf auth_key; /* base64, secret */
+        char *cluster;          /* NULL: not published (yet) */
+        struct strv controllers;
+};
+
+static void dbd_inputs_done(struct dbd_inputs *in) {
+        free(in->addr);
+        free(in->peer_rel);
+        for (size_t i = 1; i < in->n_units; i++) { /* units[0] is this unit's, borrowed */
+                free((char *) in->units[i].unit);
+                free((char *) in->units[i].host);
+                free((char *) in->units[i].addr);
+        }
+        free(in->db_rel);
+        db_provider_data_clear(&in->db);
+        free(in->db_user);
+        strbuf_release_secret(&in->db_pass);
+        strv_clear(&in->ctl_rels);
+        free(in->auth_key_id);
+        strbuf_release_secret(&in->auth_key);
+        free(in->cluster);
+        strv_clear(&in->controllers);
+}
+
+/* This unit's address and host in the peer bag; the peers' from theirs. */
+static int read_units(struct juju_ctx *ctx, struct dbd_inputs *in, struct strbuf *err) {
+        const struct juju_env *env = juju_env(ctx);
+        _cleanup_strv_ struct strv rels = STRV_INIT, peers = STRV_INIT;
+        int r = juju_relation_ids(ctx, SLURMDBD_PEER_ENDPOINT, &rels, err);
+        if (r < 0)
+                return r;
+        in->units[0] = (struct dbd_unit){ .unit = env->unit, .host = in->hostname, .addr = in->addr };
+        in->n_units = 1;
+        if (rels.n == 0)
+                return 0;
+        in->peer_rel = xstrdup(rels.v[0]);
+        const cJSON *mine;
+        r = juju_relation_get(ctx, in->peer_rel, env->unit, &mine, err);
+        if (r >= 0)
+                r = charm_bag_update(ctx, in->peer_rel, false, mine, "host", in->hostname, err);
+        if (r >= 0)
+                r = charm_bag_update(ctx, in->peer_rel, false, mine, "addr", in->addr, err);
+        if (r >= 0)
+                r = juju_relation_list(ctx, in->peer_rel, &peers, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < peers.n && in->n_units < ELEMENTSOF(in->units); i++) {
+                const cJSON *bag;
+                if (juju_relation_get(ctx, in->peer_rel, peers.v[i], &bag, NULL) < 0)
+                        continue;
+                const char *host = charm_bag_string(bag, "host"), *addr = charm_bag_string(bag, "addr");
+                _cleanup_free_ char *hp = xasprintf("%s:1", strempty(host)),
+                                    *ap = xasprintf("%s:1", strempty(addr));
+                if (!slurmd_iface_valid_controller(hp) || !slurmd_iface_valid_controller(ap))
+                        continue; /* not yet published (or not usable): not a candidate */
+                in->units[in->n_units++] = (struct dbd_unit){
+                        .unit = xstrdup(peers.v[i]), .host = xstrdup(host), .addr = xstrdup(addr)
+                };
+        }
+        return 0;
+}
+
+/* The database: asked for by the leader, its endpoint and credentials read. 0 complete,
+ * 1 with *out set (wait or blocked), or a negative errno. */
+static int read_database(
+        struct juju_ctx *ctx, struct dbd_inputs *in, struct charm_outcome *out, struct strbuf *err) {
+        _cleanup_strv_ struct strv rels = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        const char *name = NULL;
+        int r = charm_config_string(ctx, "database-name", &name, err);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        if (isempty(name))
+                name = SLURMDBD_DEFAULT_DB_NAME;
+        if (!db_name_valid(name)) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED,
+                        "database-name: \"%.64s\" is not 1 to 64 of a-z, 0-9 and _", name);
+                return 1;
+        }
+        r = juju_relation_ids(ctx, SLURMDBD_DB_ENDPOINT, &rels, err);
+        if (r < 0)
+                return r;
+        if (rels.n > 0 && streq_ptr(juju_env(ctx)->relation_event, "broken") &&
+                streq_ptr(juju_env(ctx)->relation_id, rels.v[0]))
+                strv_clear(&rels);
+        if (rels.n == 0) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED,
+                        "no database: integrate with a MySQL/MariaDB charm (endpoint %s)",
+                        SLURMDBD_DB_ENDPOINT);
+                return 1;
+        }
+        in->db_rel = xstrdup(rels.v[0]);
+        if (in->leader) {
+                const cJSON *mine;
+                r = juju_relation_get(ctx, in->db_rel, juju_env(ctx)->app, &mine, err);
+                if (r >= 0)
+                        r = charm_bag_update(ctx, in->db_rel, true, mine, "database", name, err);
+                if (r >= 0)
+                        r = charm_bag_update(
+                                ctx, in->db_rel, true, mine, "requested-secrets", DB_REQUESTED_SECRETS, err);
+                if (r < 0)
+                        return r;
+        }
+        _cleanup_free_ char *remote = NULL;
+        const cJSON *bag = NULL;
+        r = juju_relation_remote_app(ctx, in->db_rel, &remote, err);
+        if (r >= 0 && remote)
+                r = juju_relation_get(ctx, in->db_rel, remote, &bag, err);
+        if (r < 0)
+                return r;
+        r = db_provider_data_decode(charm_bag_string(bag, "endpoints"), charm_bag_string(bag, "secret-user"),
+                charm_bag_string(bag, "database"), name, &in->db, &e);
+        if (r == -ENODATA) {
+                charm_outcome_set(out, JUJU_STATUS_WAITING, "waiting for the database %s from %s", name,
+                        strempty(remote));
+                return 1;
+        }
+        if (r < 0) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s", e.buf);
+                return 1;
+        }
+        _cleanup_free_ char *pass = NULL;
+        r = juju_secret_get_value(
+                ctx, in->db.secret_id, NULL, JUJU_SECRET_REFRESH, "username", &in->db_user, &e);
+        if (r >= 0)
+                r = juju_secret_get_value(
+                        ctx, in->db.secret_id, NULL, JUJU_SECRET_REFRESH, "password", &pass, &e);
+        if (r >= 0) {
+                strbuf_addstr(&in->db_pass, pass);
+                explicit_bzero(pass, strlen(pass));
+        }
+        if (r == -ENOENT || (r >= 0 && db_credentials_check(in->db_user, in->db_pass.buf, &e) < 0)) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "database %s: %s", name,
+                        e.len ? e.buf : "the credentials secret has no username or password");
+                return 1;
+        }
+        if (r < 0) {
+                /* not granted (yet), or gone: the provider's next change hook brings it */
+                charm_outcome_set(
+                        out, JUJU_STATUS_WAITING, "waiting for the database credentials (%s)", e.buf);
+                return 1;
+        }
+        return 0;
+}
+
+/* The controllers' auth key. 0 read, 1 with *out set, or a negative errno. */
+static int read_controllers(
+        struct juju_ctx *ctx, struct dbd_inputs *in, struct charm_outcome *out, struct strbuf *err) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        const struct juju_env *env = juju_env(ctx);
+        int r = juju_relation_ids(ctx, SLURMDBD_CTL_ENDPOINT, &in->ctl_rels, err);
+        if (r < 0)
+                return r;
+        if (in->ctl_rels.n > 0 && streq_ptr(env->relation_event, "broken") &&
+                streq_ptr(env->relation_id, in->ctl_rels.v[0]))
+                strv_clear(&in->ctl_rels);
+        if (in->ctl_rels.n == 0) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "no controller: integrate with slurmctld");
+                return 1;
+        }
+        _cleanup_free_ char *remote = NULL;
+        const cJSON *bag = NULL;
+        r = juju_relation_remote_app(ctx, in->ctl_rels.v[0], &remote, err);
+        if (r >= 0 && remote)
+                r = juju_relation_get(ctx, in->ctl_rels.v[0], remote, &bag, err);
+        if (r < 0)
+                return r;
+        r = dbd_auth_key_decode(charm_bag_string(bag, "auth_key_id"), &in->auth_key_id, &e);
+        if (r == -ENODATA) {
+                charm_outcome_set(out, JUJU_STATUS_WAITING, "waiting for the controllers' auth key");
+                return 1;
+        }
+        if (r < 0) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s", e.buf);
+                return 1;
+        }
+        /* the cluster and its controllers: for the client configuration only (the actions) */
+        if (dbd_cluster_decode(charm_bag_string(bag, "cluster_name"), charm_bag_string(bag, "controllers"),
+                    &in->cluster, &in->controllers, &e) == -EINVAL)
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "%s: no client configuration", e.buf);
+        strbuf_reset(&e);
+        _cleanup_free_ char *v = NULL;
+        r = juju_secret_get_value(
+                ctx, in->auth_key_id, NULL, JUJU_SECRET_REFRESH, AUTH_KEY_SECRET_KEY, &v, &e);
+        if (r < 0) {
+                charm_outcome_set(out, JUJU_STATUS_WAITING, "waiting for the auth key secret (%s)", e.buf);
+                return 1;
+        }
+        strbuf_addstr(&in->auth_key, v);
+        explicit_bzero(v, strlen(v));
+        return 0;
+}
+
+/* Leader: the serving units' "addr:port", primary first, in every controller relation. */
+static int publish(struct juju_ctx *ctx, const struct dbd_inputs *in, struct strbuf *err) {
+        _cleanup_cjson_ cJSON *list = cJSON_CreateArray();
+        long idx[2] = { in->primary, in->backup };
+        for (size_t i = 0; i < 2; i++)
+                if (idx[i] >= 0) {
+                        _cleanup_free_ char *hp = xasprintf("%s:%d", in->units[idx[i]].addr, SLURMDBD_PORT);
+                        cJSON_AddItemToArray(list, cJSON_CreateString(hp));
+                }
+        _cleanup_free_ char *json = cJSON_PrintUnformatted(list);
+        for (size_t i = 0; i < in->ctl_rels.n; i++) {
+                const cJSON *mine;
+                int r = juju_relation_get(ctx, in->ctl_rels.v[i], juju_env(ctx)->app, &mine, err);
+                if (r >= 0)
+                        r = charm_bag_update(ctx, in->ctl_rels.v[i], true, mine, "dbd_hosts", json, err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Why slurmdbd does not serve, from its log since from: the database's own refusal when it
+ * logged one (its next line only says it will try again), else its last error. */
+static char *log_reason(const char *path, off_t from) {
+        _cleanup_free_ char *data = NULL;
+        size_t len = 0;
+        if (read_full_file(path, &data, &len) == 0 && (off_t) len >= from) {
+                const char *pick = NULL;
+                for (const char *p = data + from; (p = strstr(p, "mysql_real_connect failed: ")); p++)
+                        pick = p;
+                if (pick)
+                        return xstrndup(pick, strcspn(pick, "\n"));
+        }
+        return ctl_log_last_error(path, from);
+}
+
+/* slurmdbd listens, or it failed or does not serve within limit ms (*out blocked with the
+ * reason from its log since log_from). 0 serving, 1 with *out set. */
+static int wait_serving(sd_bus *bus, const struct slurmdbd_opts *o, const char *addr, off_t log_from,
+        int limit, struct charm_outcome *out) {
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (int waited = 0;;) {
+                if (charm_tcp_listening(addr, SLURMDBD_PORT, 200))
+                        return 0;
+                struct unit_state st;
+                bool gone = unit_get_state(bus, "slurmdbd.service", &st, NULL) >= 0 &&
+                        !streq(st.active_state, "active") && !streq(st.active_state, "activating");
+                _cleanup_free_ char *log = charm_path(&o->paths, SLURMDBD_LOG_PATH);
+                _cleanup_free_ char *why = log_reason(log, log_from);
+                if (gone || (why && waited >= limit / 2) || waited >= limit) {
+                        charm_outcome_set(out, JUJU_STATUS_BLOCKED, "slurmdbd does not serve%s%s%s",
+                                why ? ": " : "", why ? why : "", why ? "" : " (see " SLURMDBD_LOG_PATH ")");
+                        return 1;
+                }
+                struct timespec d = { 0, 250 * 1000 * 1000 };
+                nanosleep(&d, NULL);
+                struct timespec t;
+                clock_gettime(CLOCK_MONOTONIC, &t);
+                waited = (int) ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+        }
+}
+
+static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct dbd_inputs *inp,
+        struct charm_outcome *out, struct strbuf *err) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_strbuf_ struct strbuf conf = STRBUF_INIT, e = STRBUF_INIT;
+        int r;
+
+        r = juju_is_leader(ctx, &inp->leader, err);
+        if (r < 0)
+                return r;
+        if (gethostname(inp->hostname, sizeof inp->hostname) < 0) {
+                strbuf_addf(err, "gethostname: %s", strerror(errno));
+                return -errno;
+        }
+        r = juju_private_address(ctx, &inp->addr, err);
+        if (r >= 0)
+                r = read_units(ctx, inp, err);
+        if (r < 0)
+                return r;
+        dbd_pick_serving(inp->units, inp->n_units, &inp->primary, &inp->backup);
+        inp->self = inp->primary == 0 ? 0 : inp->backup == 0 ? 1 : -1;
+
+        r = read_database(ctx, inp, out, err);
+        if (r == 0)
+                r = read_controllers(ctx, inp, out, err);
+        if (r != 0)
+                return r < 0 ? r : 0; /* waiting or blocked (*out says why): nothing is published */
+
+        /* --- files --- */
+        int key_changed = auth_key_install(&o->paths, inp->auth_key.buf, &e);
+        if (key_changed == -EINVAL) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "controllers' %s", e.buf);
+                return 0;
+        }
+        if (key_changed < 0) {
+                strbuf_addbuf(err, &e);
+                return key_changed;
+        }
+        _cleanup_free_ char *tmpl_path =
+                charm_template_path(&o->paths, juju_env(ctx)->charm_dir, "slurmdbd.conf");
+        _cleanup_free_ char *tmpl = NULL;
+        size_t tmpl_len = 0;
+        r = read_full_file(tmpl_path, &tmpl, &tmpl_len);
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", tmpl_path, strerror(-r));
+                return r;
+        }
+        const struct dbd_conf_input ci = {
+                .caps = charm_caps(&o->paths),
+                .template_data = tmpl,
+                .template_len = tmpl_len,
+                .primary = inp->primary >= 0 ? &inp->units[inp->primary] : NULL,
+                .backup = inp->backup >= 0 ? &inp->units[inp->backup] : NULL,
+                .db_host = inp->db.host,
+                .db_port = inp->db.port,
+                .db_user = inp->db_user,
+                .db_pass = inp->db_pass.buf,
+                .db_name = inp->db.database,
+        };
+        r = dbd_conf_render(&ci, &conf, err);
+        if (r < 0)
+                return r;
+        uid_t uid;
+        gid_t gid;
+        r = charm_lookup_user(o->paths.slurm_user, "slurm", &uid, &gid, err);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *conf_path = charm_path(&o->paths, SLURMDBD_CONF_PATH);
+        int conf_changed = write_file_atomic_if_changed(conf_path, conf.buf, conf.len, 0600, uid, gid);
+        explicit_bzero(conf.buf, conf.len);
+        if (conf_changed < 0) {
+                strbuf_addf(err, "%s: %s", conf_path, strerror(-conf_changed));
+                return conf_changed;
+        }
+
+        if (inp->cluster) {
+                _cleanup_strbuf_ struct strbuf cc = STRBUF_INIT;
+                dbd_client_conf_render(charm_caps(&o->paths), inp->cluster, inp->controllers.v,
+                        inp->controllers.n, &inp->units[inp->primary],
+                        inp->backup >= 0 ? &inp->units[inp->backup] : NULL, &cc);
+                _cleanup_free_ char *dir = charm_path(&o->paths, CHARM_PATH_STATE_DIR);
+                _cleanup_free_ char *path = charm_path(&o->paths, SLURMDBD_CLIENT_CONF_PATH);
+                r = mkdir_p(dir, 0700);
+                if (r >= 0)
+                        r = write_file_atomic_if_changed(path, cc.buf, cc.len, 0644, 0, 0);
+                if (r < 0) {
+                        strbuf_addf(err, "%s: %s", path, strerror(-r));
+                        return r;
+                }
+        }
+
+        /* --- daemons --- */
+        r = unit_bus_open(&bus, err);
+        if (r < 0)
+                return r;
+        const char *auth = charm_caps(&o->paths)->auth_service;
+        r = auth ? charm_unit_ensure(bus, auth, key_changed > 0, unit_timeout(o), err) : 0;
+        if (r < 0)
+                return r;
+        if (inp->self < 0) {
+                r = unit_stop(bus, "slurmdbd.service", unit_timeout(o), err);
+                if (r < 0)
+                        return r;
+                charm_outcome_set(out, JUJU_STATUS_ACTIVE, "standby: slurmdbd serves on %s%s%s",
+                        inp->units[inp->primary].unit, inp->backup >= 0 ? " and " : "",
+                        inp->backup >= 0 ? inp->units[inp->backup].unit : "");
+        } else {
+                _cleanup_free_ char *log = charm_path(&o->paths, SLURMDBD_LOG_PATH);
+                struct stat lst;
+                off_t log_from = stat(log, &lst) == 0 ? lst.st_size : 0;
+                r = charm_unit_ensure(bus, "slurmdbd.service",
+                        conf_changed > 0 || (!auth && key_changed > 0), unit_timeout(o), err);
+                if (r < 0)
+                        return r;
+                /* after a (re)start: until it serves, bounded; else one look (a slurmdbd that
+                 * lost its database keeps running, retrying, and does not listen) */
+                int limit = r > 0 ? (o->answer_timeout_ms ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS)
+                                  : 1000;
+                if (r == 0)
+                        log_from = 0;
+                if (inp->self == 0 && wait_serving(bus, o, inp->addr, log_from, limit, out) > 0)
+                        return 0;
+                charm_outcome_set(out, JUJU_STATUS_ACTIVE, "slurmdbd %s: database %s on %s:%u",
+                        inp->self == 0 ? "primary" : "backup", inp->db.database, inp->db.host, inp->db.port);
+        }
+        return inp->leader ? publish(ctx, inp, err) : 0;
+}
+
+int slurmdbd_reconcile(
+        struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct charm_outcome *out, struct strbuf *err) {
+        struct dbd_inputs in = { .db_pass = STRBUF_INIT,
+                .ctl_rels = STRV_INIT,
+                .auth_key = STRBUF_INIT,
+                .controllers = STRV_INIT };
+        int r = reconcile(ctx, o, &in, out, err);
+        dbd_inputs_done(&in);
+        return r;
+}
+
+int slurmdbd_leave(
+        struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct charm_outcome *out, struct strbuf *err) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        struct unit_state st;
+        int r = unit_bus_open(&bus, err);
+        if (r >= 0)
+                r = unit_get_state(bus, "slurmdbd.service", &st, err);
+        if (r >= 0 && !streq(st.load_state, "not-found")) {
+                r = unit_stop(bus, "slurmdbd.service", unit_timeout(o), err);
+                if (r >= 0)
+                        r = unit_disable(bus, "slurmdbd.service", unit_timeout(o), err);
+        }
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *conf_path = charm_path(&o->paths, SLURMDBD_CONF_PATH);
+        if (unlink(conf_path) < 0 && errno != ENOENT) {
+                strbuf_addf(err, "%s: %s", conf_path, strerror(errno));
+                return -errno;
+        }
+        charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmdbd stopped");
+        return 0;
+}

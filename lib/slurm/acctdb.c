@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The accounting database through libslurmdb (acctdb.h). */
+#include "util/macro.h"
+#include "slurm/acctdb.h"
+
+#include <slurm/slurm.h>
+#include <slurm/slurmdb.h>
+
+#include "slurm/client.h"
+#include "slurm/compat.h"
+#include "slurm/slurmerr.h"
+
+#include "util/banned.h"
+
+/* Debian 12's accounting_storage/slurmdbd plugin calls slurmdbd_msg_type_2_str() on its error
+ * paths (a connection lost during a slurmdbd failover), a function only Slurm's private
+ * libslurmfull exports, not libslurm.so: without it the process dies of a symbol lookup error.
+ * The action executables export this stand-in (-Wl,--export-dynamic-symbol, actions/meson.build):
+ * the message number instead of its name, in the plugin's log line. */
+char *slurmdbd_msg_type_2_str(int msg_type, int get_enum);
+char *slurmdbd_msg_type_2_str(int msg_type, int get_enum) {
+        static char buf[32];
+        snprintf(buf, sizeof buf, "slurmdbd message %d", msg_type);
+        return buf;
+}
+
+int acctdb_open(void **ret_conn, struct strbuf *err) {
+        int r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        uint16_t flags = 0;
+        void *c = slurmdb_connection_get(&flags);
+        if (!c)
+                return slurm_fail(err, slurm_rc_code(SLURM_ERROR), "connect to slurmdbd");
+        *ret_conn = c;
+        return 0;
+}
+
+void acctdb_close(void **conn) {
+        if (conn && *conn)
+                slurmdb_connection_close(conn);
+}
+
+/* Appends every record's name of l (names at offset), then destroys l. */
+static void take_names(slurm_list_t l, void (*add)(void *rec, struct strv *out), struct strv *out) {
+        if (!l)
+                return;
+        slurm_list_itr_t it = slurm_list_iterator_create(l);
+        void *rec;
+        while ((rec = slurm_list_next(it)))
+                add(rec, out);
+        slurm_list_iterator_destroy(it);
+        slurm_list_destroy(l);
+}
+
+static void add_account(void *rec, struct strv *out) {
+        strv_push(out, ((slurmdb_account_rec_t *) rec)->name);
+}
+static void add_user(void *rec, struct strv *out) {
+        slurmdb_user_rec_t *u = rec;
+        strv_pushf(out, "%s:%s", u->name, strempty(u->default_acct));
+}
+static void add_qos(void *rec, struct strv *out) {
+        slurmdb_qos_rec_t *q = rec;
+        strv_pushf(out, "%s:%u", q->name, q->priority == NO_VAL ? 0 : q->priority);
+}
+
+int acctdb_list(void *conn, struct strv *accounts, struct strv *users, struct strv *qos, struct strbuf *err) {
+        slurmdb_account_cond_t ac = { 0 };
+        slurmdb_user_cond_t uc = { .with_assocs = 1 }; /* default_acct comes with them */
+        slurmdb_qos_cond_t qc = { 0 };
+        slurm_list_t a = slurmdb_accounts_get(conn, &ac);
+        if (!a)
+                return slurm_fail(err, slurm_rc_code(SLURM_ERROR), "list accounts");
+        take_names(a, add_account, accounts);
+        slurm_list_t u = slurmdb_users_get(conn, &uc);
+        if (!u)
+                return slurm_fail(err, slurm_rc_code(SLURM_ERROR), "list users");
+        take_names(u, add_user, users);
+        slurm_list_t q = slurmdb_qos_get(conn, &qc);
+        if (!q)
+                return slurm_fail(err, slurm_rc_code(SLURM_ERROR), "list QOS");
+        take_names(q, add_qos, qos);
+        return 0;
+}
+
+/* Whether name is in list (strv of "name" or "name:…"). */
+static bool listed(const struct strv *l, const char *name) {
+        size_t n = strlen(name);
+        for (size_t i = 0; i < l->n; i++)
+                if (strncmp(l->v[i], name, n) == 0 && (l->v[i][n] == '\0' || l->v[i][n] == ':'))
+                        return true;
+        return false;
+}
+
+static int commit_or_fail(void *conn, int rc, const char *what, struct strbuf *err) {
+        if (rc != SLURM_SUCCESS) {
+                (void) slurmdb_connection_commit(conn, false);
+                return slurm_fail(err, slurm_rc_code(rc), "%s", what);
+        }
+        rc = slurmdb_connection_commit(conn, true);
+        if (rc != SLURM_SUCCESS)
+                return slurm_fail(err, slurm_rc_code(rc), "%s: commit", what);
+        return 0;
+}
+
+int acctdb_account_add(void *conn, const char *cluster, const char *name, const char *parent, const char *description,
+        const char *organization, struct strbuf *err) {
+        _cleanup_strv_ struct strv accts = STRV_INIT, users = STRV_INIT, qos = STRV_INIT;
+        int r = acctdb_list(conn, &accts, &users, &qos, err);
+        if (r < 0)
+                return r;
+        if (listed(&accts, name)) {
+                strbuf_addf(err, "account %s exists already", name);
+                return -EEXIST;
+        }
+        if (!listed(&accts, parent)) {
+                strbuf_addf(err, "parent account %s does not exist", parent);
+                return -ENOENT;
+        }
+        slurmdb_account_rec_t acct = {
+                .name = (char *) name,
+                .description = (char *) (isempty(description) ? name : description),
+                .organization = (char *) (isempty(organization) ? name : organization),
+        };
+        slurmdb_assoc_rec_t assoc;
+        slurmdb_init_assoc_rec(&assoc, false);
+        assoc.acct = (char *) name;
+        assoc.cluster = (char *) cluster;
+        assoc.parent_acct = (char *) parent;
+        slurm_list_t al = slurm_list_create(NULL), sl = slurm_list_create(NULL);
+        slurm_list_append(al, &acct);
+        slurm_list_append(sl, &assoc);
+        int rc = slurmdb_accounts_add(conn, al);
+        if (rc == SLURM_SUCCESS)
+                rc = slurmdb_associations_add(conn, sl);
+        slurm_list_destroy(al);
+        slurm_list_destroy(sl);
+        return commit_or_fail(conn, rc, "add account", err);
+}
+
+int acctdb_user_add(void *conn, const char *cluster, const char *name, const char *account, struct strbuf *err) {
+        _cleanup_strv_ struct strv accts = STRV_INIT, users = STRV_INIT, qos = STRV_INIT;
+        int r = acctdb_list(conn, &accts, &users, &qos, err);
+        if (r < 0)
+                return r;
+        if (!listed(&accts, account)) {
+                strbuf_addf(err, "account %s does not exist (account-add first)", account);
+                return -ENOENT;
+        }
+        if (listed(&users, name)) {
+                strbuf_addf(err, "user %s exists already", name);
+                return -EEXIST;
+        }
+        slurmdb_user_rec_t user = {
+                .name = (char *) name,
+                .default_acct = (char *) account,
+                .admin_level = SLURMDB_ADMIN_NONE,
+                .uid = NO_VAL,
+        };
+        slurmdb_assoc_rec_t assoc;
+        slurmdb_init_assoc_rec(&assoc, false);
+        assoc.acct = (char *) account;
+        assoc.cluster = (char *) cluster;
+        assoc.user = (char *) name;
+        assoc.is_def = 1; /* its default account */
+        slurm_list_t ul = slurm_list_create(NULL), sl = slurm_list_create(NULL);
+        slurm_list_append(ul, &user);
+        slurm_list_append(sl, &assoc);
+        int rc = slurmdb_users_add(conn, ul);
+        if (rc == SLURM_SUCCESS)
+                rc = slurmdb_associations_add(conn, sl);
+        slurm_list_destroy(ul);
+        slurm_list_destroy(sl);
+        return commit_or_fail(conn, rc, "add user", err);
+}
+
+int acctdb_qos_add(void *conn, const char *name, const char *description, uint32_t priority, struct strbuf *err) {
+        _cleanup_strv_ struct strv accts = STRV_INIT, users = STRV_INIT, qos = STRV_INIT;
+        int r = acctdb_list(conn, &accts, &users, &qos, err);
+        if (r < 0)
+                return r;
+        if (listed(&qos, name)) {
+                strbuf_addf(err, "QOS %s exists already", name);
+                return -EEXIST;
+        }
+        slurmdb_qos_rec_t q;
+        slurmdb_init_qos_rec(&q, false, NO_VAL);
+        q.name = (char *) name;
+        q.description = (char *) (isempty(description) ? name : description);
+        q.priority = priority;
+        slurm_list_t ql = slurm_list_create(NULL);
+        slurm_list_append(ql, &q);
+        int rc = slurmdb_qos_add(conn, ql);
+        slurm_list_destroy(ql);
+        return commit_or_fail(conn, rc, "add QOS", err);
+}

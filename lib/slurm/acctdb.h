@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The accounting database through libslurmdb (what sacctmgr does): accounts, users with their
+ * association to an account, QOS; and what is there. For the slurmdbd charm's actions.
+ *
+ * Design note. Every call goes to slurmdbd over one connection (acctdb_open: libslurm's
+ * configuration names AccountingStorageHost, the cluster and the auth); adds are committed at
+ * once. An add of something that exists is -EEXIST (nothing changed, as sacctmgr says "Nothing
+ * new added"), checked with a get first; a user added to an account that does not exist is
+ * -ENOENT. Names are checked by the caller (lib/charm/dbdops.h).
+ *
+ * Ownership: lists are appended to the caller's strv. */
+#pragma once
+
+#include <stdint.h>
+
+#include "util/strbuf.h"
+#include "util/strv.h"
+
+int acctdb_open(void **ret_conn, struct strbuf *err);
+void acctdb_close(void **conn);
+
+int acctdb_account_add(void *conn, const char *cluster, const char *name, const char *parent, const char *description,
+        const char *organization, struct strbuf *err);
+int acctdb_user_add(void *conn, const char *cluster, const char *name, const char *account, struct strbuf *err);
+int acctdb_qos_add(void *conn, const char *name, const char *description, uint32_t priority, struct strbuf *err);
+
+/* accounts: "name"; users: "name:default-account"; qos: "name:priority". */
+int acctdb_list(void *conn, struct strv *accounts, struct strv *users, struct strv *qos, struct strbuf *err);

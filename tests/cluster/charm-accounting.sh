@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Accounting end to end on real daemons: slurmctld + slurmd + slurmdbd (its own machine) on a
+# real MariaDB (the mariadb test charm, tests/charms/mariadb, on a third machine).
+#  1. integrate: the controller gets AccountingStorageType/Host/Port, the cluster registers
+#     itself, sacct shows a finished job; StoragePass is in slurmdbd.conf (0600 slurm) only.
+#  2. outage: slurmdbd stopped while jobs run and more are submitted and finish; slurmctld keeps
+#     scheduling; slurmdbd back: sacct shows every job (counts before/after, none lost).
+#  3. bad credentials from the database side: slurmdbd blocked with the database's own reason.
+#  4. a second slurmdbd unit: the controllers get AccountingStorageBackupHost; the primary's
+#     slurmdbd stopped, the backup serves: jobs that ran meanwhile are in sacct.
+#  5. the accounting actions (libslurmdb): an account, a user in it, a QOS; seen by sacctmgr on
+#     the controller; a duplicate, a missing account and a bad name refused, nothing changed.
+#  6. the relation removed: accounting off again in slurm.conf.
+set -euo pipefail
+# shellcheck source=tests/cluster/charm-lib.sh
+source "$(dirname "$0")/charm-lib.sh"
+DBD_CHARM=${DBD_CHARM:-$TOP_BUILDDIR/slurmdbd.charm}
+MARIADB=${TOP_SRCDIR:?}/tests/charms/mariadb
+for prog in slurmdbd mariadbd mariadb-install-db; do
+        command -v "$prog" >/dev/null || skip "$prog missing"
+done
+[ -f "$DBD_CHARM" ] || die "no slurmdbd charm at $DBD_CHARM"
+
+log "deploy slurmctld, slurmd, slurmdbd, mariadb; integrate"
+js deploy "$CTL_CHARM" >/dev/null
+js deploy "$SLURMD_CHARM" >/dev/null
+js deploy "$DBD_CHARM" >/dev/null
+js deploy "$MARIADB" >/dev/null
+js integrate slurmctld slurmd >/dev/null
+settle 180
+expect_status slurmdbd/0 '^blocked no database'
+js integrate slurmdbd mariadb >/dev/null
+settle 180
+expect_status slurmdbd/0 '^blocked no controller: integrate with slurmctld$'
+t0=$(date +%s%N)
+js integrate slurmctld slurmdbd >/dev/null
+settle 240
+log "integrated in $((($(date +%s%N) - t0) / 1000000)) ms"
+expect_status slurmdbd/0 '^active slurmdbd primary: database slurm_acct_db on [0-9.]+:3306$'
+expect_status slurmctld/0 '^active '
+
+dbd_addr=$(js exec slurmdbd/0 -- unit-get private-address 2>/dev/null || true)
+conf=$(js exec slurmctld/0 -- cat /etc/slurm/slurm.conf)
+grep -qx 'AccountingStorageType=accounting_storage/slurmdbd' <<<"$conf" || die "no AccountingStorageType in slurm.conf"
+grep -qE '^AccountingStorageHost=[0-9.]+$' <<<"$conf" || die "no AccountingStorageHost in slurm.conf"
+grep -qx 'AccountingStoragePort=6819' <<<"$conf" || die "no AccountingStoragePort in slurm.conf"
+! grep -q '^AccountingStorageBackupHost' <<<"$conf" || die "a backup host with one slurmdbd unit"
+
+# StoragePass: in slurmdbd.conf (0600, slurm) and nowhere else the test can look
+dbd_root=$(root_of slurmdbd/0)
+st=$(stat -c '%a %U' "$dbd_root/etc/slurm/slurmdbd.conf")
+[ "$st" = "600 slurm" ] || die "slurmdbd.conf is $st, want 600 slurm"
+pass=$(sed -n 's/^StoragePass=//p' "$dbd_root/etc/slurm/slurmdbd.conf")
+[ ${#pass} -ge 8 ] || die "no StoragePass in slurmdbd.conf"
+if grep -rqF -- "$pass" "$MODEL/state" "$dbd_root/var/log" 2>/dev/null; then
+        die "the database password is in the model's state or a log"
+fi
+for p in /proc/[0-9]*; do
+        if { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -qF -- "$pass"; then
+                die "the database password is in the argv of $(tr '\0' ' ' <"$p/cmdline")"
+        fi
+done
+
+# the cluster registered itself in the database
+cluster=$(sed -n 's/^ClusterName=//p' <<<"$conf")
+wait_for_cluster() {
+        local i
+        for ((i = 0; i < 60; i++)); do
+                js exec slurmctld/0 -- sacctmgr -nP show cluster format=cluster 2>/dev/null | grep -qx "$cluster" && return 0
+                sleep 1
+        done
+        return 1
+}
+wait_for_cluster || die "cluster $cluster not registered in the database"
+
+# sacct shows a finished job
+j=$(submit -o /dev/null --wrap 'true')
+wait_job_state "$j" COMPLETED 60 || die "job $j did not complete"
+seen() { # seen ID…: every job id is in sacct (allocations, -X)
+        local out id
+        out=$(js exec slurmctld/0 -- sacct -nP -X -a -o jobid,state -S now-1hours 2>/dev/null)
+        for id in "$@"; do
+                grep -q "^$id|" <<<"$out" || return 1
+        done
+}
+ok=0
+for ((i = 0; i < 60; i++)); do seen "$j" && { ok=1; break; }; sleep 1; done
+[ $ok = 1 ] || die "sacct does not show job $j"
+log "sacct shows job $j"
+
+log "outage: slurmdbd stopped while jobs run and more are submitted"
+running=$(submit -o /dev/null --wrap 'sleep 8')
+wait_job_state "$running" RUNNING 30 || die "job $running did not start"
+js exec slurmdbd/0 -- systemctl stop slurmdbd.service
+ids=("$running")
+for n in 1 2 3 4 5; do
+        ids+=("$(submit -o /dev/null --wrap 'sleep 1')")
+done
+for id in "${ids[@]}"; do
+        wait_job_state "$id" COMPLETED 90 || die "job $id did not complete while slurmdbd was down"
+done
+log "${#ids[@]} jobs ran and completed with slurmdbd down"
+js exec slurmdbd/0 -- systemctl start slurmdbd.service
+ok=0
+for ((i = 0; i < 120; i++)); do seen "${ids[@]}" && { ok=1; break; }; sleep 1; done
+[ $ok = 1 ] || die "after the outage sacct lacks some of ${ids[*]}"
+total=$(js exec slurmctld/0 -- sacct -nP -X -a -o jobid -S now-1hours | grep -c '^[0-9]')
+log "after the outage sacct shows all ${#ids[@]} jobs of it ($total in all)"
+[ "$total" -ge $((${#ids[@]} + 1)) ] || die "sacct shows $total jobs, want at least $((${#ids[@]} + 1))"
+
+log "bad credentials from the database side: slurmdbd blocked, with the database's reason"
+js config mariadb break-password=true >/dev/null
+settle 180
+expect_status slurmdbd/0 '^blocked slurmdbd does not serve: .*[Aa]ccess denied'
+js config mariadb break-password=false >/dev/null
+settle 180
+expect_status slurmdbd/0 '^active slurmdbd primary'
+
+log "a second slurmdbd unit: the backup serves when the primary is gone"
+js add-unit slurmdbd >/dev/null
+settle 240
+expect_status slurmdbd/1 '^active slurmdbd backup: database slurm_acct_db on '
+conf=$(js exec slurmctld/0 -- cat /etc/slurm/slurm.conf)
+backup=$(sed -n 's/^AccountingStorageBackupHost=//p' <<<"$conf")
+[ -n "$backup" ] || die "no AccountingStorageBackupHost with two slurmdbd units"
+[ "$backup" = "$(js exec slurmdbd/1 -- unit-get private-address)" ] || die "AccountingStorageBackupHost=$backup is not slurmdbd/1's address"
+grep -q "^DbdBackupHost=" "$(root_of slurmdbd/1)/etc/slurm/slurmdbd.conf" || die "no DbdBackupHost in slurmdbd/1's slurmdbd.conf"
+js exec slurmdbd/0 -- systemctl stop slurmdbd.service
+t0=$(date +%s%N)
+ids=()
+for n in 1 2 3; do
+        ids+=("$(submit -o /dev/null --wrap 'true')")
+done
+for id in "${ids[@]}"; do
+        wait_job_state "$id" COMPLETED 60
+done
+ok=0
+for ((i = 0; i < 120; i++)); do seen "${ids[@]}" && { ok=1; break; }; sleep 1; done
+[ $ok = 1 ] || die "with the primary slurmdbd stopped, sacct lacks some of ${ids[*]}"
+log "primary stopped: the backup recorded all ${#ids[@]} jobs, in sacct after $((($(date +%s%N) - t0) / 1000000)) ms"
+grep -q "Taking Control" "$(root_of slurmdbd/1)/var/log/slurm/slurmdbd.log" || die "the backup slurmdbd never took control"
+js exec slurmdbd/0 -- systemctl start slurmdbd.service
+# the backup hands control back (an action during the change-over fails cleanly: try again)
+ok=0
+for ((i = 0; i < 120; i++)); do
+        grep -q "Backup has given up control" "$(root_of slurmdbd/1)/var/log/slurm/slurmdbd.log" && { ok=1; break; }
+        sleep 0.5
+done
+[ $ok = 1 ] || die "the backup slurmdbd did not give control back to the primary"
+
+log "accounting actions: account-add, user-add, qos-add, accounting-show"
+js run slurmdbd/0 account-add name=physics description="Physics dept" >"$T/out" || die "account-add: $(cat "$T/out")"
+js run slurmdbd/0 user-add name=alice account=physics >"$T/out" || die "user-add: $(cat "$T/out")"
+js run slurmdbd/0 qos-add name=high priority=100 >"$T/out" || die "qos-add: $(cat "$T/out")"
+assoc=$(js exec slurmctld/0 -- sacctmgr -nP show assoc format=account,user)
+grep -qx 'physics|alice' <<<"$assoc" || die "sacctmgr on the controller does not show alice in physics: $assoc"
+grep -qx 'physics|' <<<"$assoc" || die "no account association for physics: $assoc"
+js exec slurmctld/0 -- sacctmgr -nP show qos format=name,priority | grep -qx 'high|100' || die "sacctmgr does not show QOS high with priority 100"
+js run slurmdbd/1 accounting-show --format=json >"$T/show.json" || die "accounting-show: $(cat "$T/show.json")"
+show=$(jq -r '.[].results | "\(.accounts)/\(.users)/\(.qos)"' "$T/show.json")
+grep -q 'physics' <<<"$show" && grep -q 'alice:physics' <<<"$show" && grep -q 'high:100' <<<"$show" ||
+        die "accounting-show (on the backup unit): $show"
+before=$(js exec slurmctld/0 -- sacctmgr -nP show assoc format=account,user | sort)
+! js run slurmdbd/0 account-add name=physics >"$T/out" 2>&1 || die "a second physics accepted"
+grep -q 'account physics exists already' "$T/out" || die "duplicate account: $(cat "$T/out")"
+! js run slurmdbd/0 user-add name=bob account=nosuch >"$T/out" 2>&1 || die "a user in a missing account accepted"
+grep -q 'account nosuch does not exist' "$T/out" || die "missing account: $(cat "$T/out")"
+! js run slurmdbd/0 account-add name="Bad Name" >"$T/out" 2>&1 || die "a bad account name accepted"
+after=$(js exec slurmctld/0 -- sacctmgr -nP show assoc format=account,user | sort)
+[ "$before" = "$after" ] || die "a refused action changed the associations"
+log "account physics, user alice, QOS high added; 3 bad requests refused, nothing changed"
+
+log "relation removed: accounting off"
+js remove-relation slurmctld slurmdbd >/dev/null
+settle 180
+conf=$(js exec slurmctld/0 -- cat /etc/slurm/slurm.conf)
+! grep -q '^AccountingStorage' <<<"$conf" || die "accounting keys left in slurm.conf after the relation went"
+expect_status slurmctld/0 '^active '
+j=$(submit -o /dev/null --wrap 'true')
+wait_job_state "$j" COMPLETED 60 || die "job $j did not complete without accounting"
+log "ok"
