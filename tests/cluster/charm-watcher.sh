@@ -158,6 +158,11 @@ done
 
 log "watcher_remove(): stopped, disabled, gone; a death is then not seen"
 wd=${1:-$TOP_BUILDDIR/tests/cluster/watcher-drive}
+if [ -n "$CHARM_BASE" ]; then
+        # the helper built on the machines' base (it links their libslurm), where they see it: $T
+        cp "$BASE_BUILDDIR/tests/cluster/watcher-drive" "$T/watcher-drive"
+        wd=$T/watcher-drive
+fi
 wf=$(root_of slurmd/0)/etc/systemd/system/juju-service-watcher-slurmd.service
 [ "$(mx slurmd/0 "$wd" remove slurmd.service)" = 1 ] || die "watcher_remove: nothing removed"
 [ ! -e "$wf" ] || die "watcher_remove: $wf left"
