@@ -19,7 +19,8 @@ bool dbd_ops_name_valid(const char *s) {
         if (n == 0 || n > 64)
                 return false;
         for (size_t i = 0; i < n; i++)
-                if (!(islower((unsigned char) s[i]) || isdigit((unsigned char) s[i]) || s[i] == '_' || s[i] == '-'))
+                if (!(islower((unsigned char) s[i]) || isdigit((unsigned char) s[i]) || s[i] == '_' ||
+                            s[i] == '-'))
                         return false;
         return true;
 }
@@ -39,8 +40,8 @@ bool dbd_ops_text_valid(const char *s) {
 }
 
 /* A string parameter: NULL when absent; -EINVAL (message) when present and not valid. */
-static int param(struct juju_ctx *ctx, const char *key, bool (*valid)(const char *), bool required, const char **ret,
-        struct strbuf *err) {
+static int param(struct juju_ctx *ctx, const char *key, bool (*valid)(const char *), bool required,
+        const char **ret, struct strbuf *err) {
         const cJSON *v;
         int r = juju_action_param(ctx, key, &v, err);
         if (r < 0)
@@ -51,22 +52,25 @@ static int param(struct juju_ctx *ctx, const char *key, bool (*valid)(const char
         if (!*ret || !valid(*ret)) {
                 strbuf_addf(err, "%s: %s", key,
                         !v ? "required"
-                        : valid == dbd_ops_text_valid
+                                : valid == dbd_ops_text_valid
                                 ? "1 to 100 printable characters without quotes"
-                                : valid == dbd_ops_user_valid ? "a user name: a-z or _ first, then a-z, 0-9, _, -; at most 32"
-                                                              : "1 to 64 of a-z, 0-9, _ and -");
+                                : valid == dbd_ops_user_valid
+                                ? "a user name: a-z or _ first, then a-z, 0-9, _, -; at most 32"
+                                : "1 to 64 of a-z, 0-9, _ and -");
                 return -EINVAL;
         }
         return 0;
 }
 
 /* The client configuration and the cluster it names; the connection to slurmdbd. */
-static int dbd_connect(const struct slurmdbd_opts *o, char **ret_cluster, void **ret_conn, struct strbuf *err) {
+static int dbd_connect(
+        const struct slurmdbd_opts *o, char **ret_cluster, void **ret_conn, struct strbuf *err) {
         _cleanup_free_ char *path = charm_path(&o->paths, SLURMDBD_CLIENT_CONF_PATH), *data = NULL;
         int r = read_full_file(path, &data, NULL);
         if (r < 0) {
-                strbuf_addstr(err, "no client configuration yet: the controllers have not named the cluster "
-                                   "(integrate slurmctld and wait for it to settle)");
+                strbuf_addstr(err,
+                        "no client configuration yet: the controllers have not named the cluster "
+                        "(integrate slurmctld and wait for it to settle)");
                 return r == -ENOENT ? -ENODATA : r;
         }
         const char *c = strstr(data, "\nClusterName=");
@@ -96,7 +100,8 @@ static int dbd_connect(const struct slurmdbd_opts *o, char **ret_cluster, void *
                 }
         }
         if (!up) {
-                strbuf_addstr(err, "no slurmdbd answers (primary or backup, port 6819): try again when one serves");
+                strbuf_addstr(err,
+                        "no slurmdbd answers (primary or backup, port 6819): try again when one serves");
                 return -ECONNREFUSED;
         }
         if (setenv("SLURM_CONF", path, 1) < 0)
@@ -104,8 +109,8 @@ static int dbd_connect(const struct slurmdbd_opts *o, char **ret_cluster, void *
         return acctdb_open(ret_conn, err);
 }
 
-static int set_results(
-        struct juju_ctx *ctx, const char *k1, const char *v1, const char *k2, const char *v2, struct strbuf *err) {
+static int set_results(struct juju_ctx *ctx, const char *k1, const char *v1, const char *k2, const char *v2,
+        struct strbuf *err) {
         _cleanup_strv_ struct strv kv = STRV_INIT;
         strv_pushl(&kv, k1, v1, k2, v2, NULL);
         return juju_action_set_many(ctx, &kv, err);
@@ -157,8 +162,9 @@ int dbd_ops_qos_add(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct 
                 r = juju_action_param(ctx, "priority", &prio, err);
         if (r < 0)
                 return r;
-        if (prio && (!cJSON_IsNumber(prio) || prio->valuedouble < 0 || prio->valuedouble > 4294967294.0 ||
-                            prio->valuedouble != (double) (uint32_t) prio->valuedouble)) {
+        if (prio &&
+                (!cJSON_IsNumber(prio) || prio->valuedouble < 0 || prio->valuedouble > 4294967294.0 ||
+                        prio->valuedouble != (double) (uint32_t) prio->valuedouble)) {
                 strbuf_addstr(err, "priority: an integer from 0 to 4294967294");
                 return -EINVAL;
         }
@@ -171,6 +177,38 @@ int dbd_ops_qos_add(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct 
         return r < 0 ? r : juju_action_set(ctx, "qos", name, err);
 }
 
+static int remove_one(struct juju_ctx *ctx, const struct slurmdbd_opts *o, enum acctdb_kind kind,
+        bool (*valid)(const char *), const char *keep, struct strbuf *err) {
+        static const char *const key[] = { "account", "user", "qos" };
+        const char *name;
+        int r = param(ctx, "name", valid, true, &name, err);
+        if (r < 0)
+                return r;
+        if (streq(name, keep)) {
+                strbuf_addf(err, "name: %s is Slurm's own and stays", name);
+                return -EINVAL;
+        }
+        _cleanup_free_ char *cluster = NULL;
+        void *conn = NULL;
+        r = dbd_connect(o, &cluster, &conn, err);
+        if (r >= 0)
+                r = acctdb_remove(conn, kind, name, err);
+        acctdb_close(&conn);
+        return r < 0 ? r : set_results(ctx, "removed", key[kind], key[kind], name, err);
+}
+
+int dbd_ops_account_remove(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct strbuf *err) {
+        return remove_one(ctx, o, ACCTDB_ACCOUNT, dbd_ops_name_valid, "root", err);
+}
+
+int dbd_ops_user_remove(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct strbuf *err) {
+        return remove_one(ctx, o, ACCTDB_USER, dbd_ops_user_valid, "root", err);
+}
+
+int dbd_ops_qos_remove(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct strbuf *err) {
+        return remove_one(ctx, o, ACCTDB_QOS, dbd_ops_name_valid, "normal", err);
+}
+
 int dbd_ops_show(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct strbuf *err) {
         _cleanup_strv_ struct strv accts = STRV_INIT, users = STRV_INIT, qos = STRV_INIT, kv = STRV_INIT;
         _cleanup_free_ char *cluster = NULL;
@@ -181,7 +219,8 @@ int dbd_ops_show(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct str
         acctdb_close(&conn);
         if (r < 0)
                 return r;
-        _cleanup_free_ char *a = strv_join(&accts, " "), *u = strv_join(&users, " "), *q = strv_join(&qos, " ");
+        _cleanup_free_ char *a = strv_join(&accts, " "), *u = strv_join(&users, " "),
+                            *q = strv_join(&qos, " ");
         strv_pushl(&kv, "cluster", cluster, "accounts", a, "users", u, "qos", q, NULL);
         return juju_action_set_many(ctx, &kv, err);
 }

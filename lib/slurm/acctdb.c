@@ -9,6 +9,7 @@
 #include "slurm/client.h"
 #include "slurm/compat.h"
 #include "slurm/slurmerr.h"
+#include "util/alloc.h"
 
 #include "util/banned.h"
 
@@ -65,7 +66,8 @@ static void add_qos(void *rec, struct strv *out) {
         strv_pushf(out, "%s:%u", q->name, q->priority == NO_VAL ? 0 : q->priority);
 }
 
-int acctdb_list(void *conn, struct strv *accounts, struct strv *users, struct strv *qos, struct strbuf *err) {
+int acctdb_list(
+        void *conn, struct strv *accounts, struct strv *users, struct strv *qos, struct strbuf *err) {
         slurmdb_account_cond_t ac = { 0 };
         slurmdb_user_cond_t uc = { .with_assocs = 1 }; /* default_acct comes with them */
         slurmdb_qos_cond_t qc = { 0 };
@@ -104,8 +106,8 @@ static int commit_or_fail(void *conn, int rc, const char *what, struct strbuf *e
         return 0;
 }
 
-int acctdb_account_add(void *conn, const char *cluster, const char *name, const char *parent, const char *description,
-        const char *organization, struct strbuf *err) {
+int acctdb_account_add(void *conn, const char *cluster, const char *name, const char *parent,
+        const char *description, const char *organization, struct strbuf *err) {
         _cleanup_strv_ struct strv accts = STRV_INIT, users = STRV_INIT, qos = STRV_INIT;
         int r = acctdb_list(conn, &accts, &users, &qos, err);
         if (r < 0)
@@ -139,7 +141,8 @@ int acctdb_account_add(void *conn, const char *cluster, const char *name, const 
         return commit_or_fail(conn, rc, "add account", err);
 }
 
-int acctdb_user_add(void *conn, const char *cluster, const char *name, const char *account, struct strbuf *err) {
+int acctdb_user_add(
+        void *conn, const char *cluster, const char *name, const char *account, struct strbuf *err) {
         _cleanup_strv_ struct strv accts = STRV_INIT, users = STRV_INIT, qos = STRV_INIT;
         int r = acctdb_list(conn, &accts, &users, &qos, err);
         if (r < 0)
@@ -175,7 +178,8 @@ int acctdb_user_add(void *conn, const char *cluster, const char *name, const cha
         return commit_or_fail(conn, rc, "add user", err);
 }
 
-int acctdb_qos_add(void *conn, const char *name, const char *description, uint32_t priority, struct strbuf *err) {
+int acctdb_qos_add(
+        void *conn, const char *name, const char *description, uint32_t priority, struct strbuf *err) {
         _cleanup_strv_ struct strv accts = STRV_INIT, users = STRV_INIT, qos = STRV_INIT;
         int r = acctdb_list(conn, &accts, &users, &qos, err);
         if (r < 0)
@@ -194,4 +198,39 @@ int acctdb_qos_add(void *conn, const char *name, const char *description, uint32
         int rc = slurmdb_qos_add(conn, ql);
         slurm_list_destroy(ql);
         return commit_or_fail(conn, rc, "add QOS", err);
+}
+
+int acctdb_remove(void *conn, enum acctdb_kind kind, const char *name, struct strbuf *err) {
+        static const char *const what[] = { "account", "user", "QOS" };
+        _cleanup_strv_ struct strv accts = STRV_INIT, users = STRV_INIT, qos = STRV_INIT;
+        int r = acctdb_list(conn, &accts, &users, &qos, err);
+        if (r < 0)
+                return r;
+        const struct strv *have = kind == ACCTDB_ACCOUNT ? &accts : kind == ACCTDB_USER ? &users : &qos;
+        if (!listed(have, name)) {
+                strbuf_addf(err, "%s %s does not exist", what[kind], name);
+                return -ENOENT;
+        }
+        slurm_list_t names = slurm_list_create(NULL), removed = NULL;
+        slurm_list_append(names, (void *) name);
+        slurmdb_assoc_cond_t ac = { 0 };
+        errno = 0;
+        if (kind == ACCTDB_ACCOUNT) {
+                ac.acct_list = names;
+                slurmdb_account_cond_t c = { .assoc_cond = &ac };
+                removed = slurmdb_accounts_remove(conn, &c);
+        } else if (kind == ACCTDB_USER) {
+                ac.user_list = names;
+                slurmdb_user_cond_t c = { .assoc_cond = &ac };
+                removed = slurmdb_users_remove(conn, &c);
+        } else {
+                slurmdb_qos_cond_t c = { .name_list = names };
+                removed = slurmdb_qos_remove(conn, &c);
+        }
+        int code = removed ? SLURM_SUCCESS : slurm_rc_code(SLURM_ERROR);
+        if (removed)
+                slurm_list_destroy(removed);
+        slurm_list_destroy(names);
+        _cleanup_free_ char *msg = xasprintf("remove %s %s", what[kind], name);
+        return commit_or_fail(conn, code, msg, err);
 }

@@ -19,10 +19,18 @@
 int acctdb_open(void **ret_conn, struct strbuf *err);
 void acctdb_close(void **conn);
 
-int acctdb_account_add(void *conn, const char *cluster, const char *name, const char *parent, const char *description,
-        const char *organization, struct strbuf *err);
-int acctdb_user_add(void *conn, const char *cluster, const char *name, const char *account, struct strbuf *err);
-int acctdb_qos_add(void *conn, const char *name, const char *description, uint32_t priority, struct strbuf *err);
+int acctdb_account_add(void *conn, const char *cluster, const char *name, const char *parent,
+        const char *description, const char *organization, struct strbuf *err);
+int acctdb_user_add(
+        void *conn, const char *cluster, const char *name, const char *account, struct strbuf *err);
+int acctdb_qos_add(
+        void *conn, const char *name, const char *description, uint32_t priority, struct strbuf *err);
+
+enum acctdb_kind { ACCTDB_ACCOUNT, ACCTDB_USER, ACCTDB_QOS };
+/* Removes one account (with its associations and sub-accounts' users' associations), user or
+ * QOS: -ENOENT when there is none; Slurm's refusal (jobs running on an association:
+ * ESLURM_JOBS_RUNNING_ON_ASSOC) rolls back. */
+int acctdb_remove(void *conn, enum acctdb_kind kind, const char *name, struct strbuf *err);
 
 /* accounts: "name"; users: "name:default-account"; qos: "name:priority". */
 int acctdb_list(void *conn, struct strv *accounts, struct strv *users, struct strv *qos, struct strbuf *err);

@@ -26,17 +26,20 @@
 #include <sys/types.h>
 
 struct slurm_caps {
-        const char *release;         /* "22.05", "24.11" */
-        const char *auth_type;       /* slurm.conf AuthType */
-        const char *cred_type;       /* slurm.conf CredType */
-        const char *key_path;        /* the cluster's auth key file */
-        const char *key_dir;         /* its directory */
-        bool key_dir_private;        /* key_dir belongs to key_owner (made 0700 for it when missing) */
-        const char *key_owner;       /* the user owning the key file */
-        mode_t key_mode;             /* the key file's mode */
-        const char *auth_service;    /* the service that reads the key; NULL: the Slurm daemons do */
-        const char *auth_package;    /* the Debian package of that service (installed); NULL: none */
-        bool service_notify;         /* packaged slurmd/slurmctld units are Type=notify */
+        const char *release;      /* "22.05", "24.11" */
+        const char *auth_type;    /* slurm.conf AuthType */
+        const char *cred_type;    /* slurm.conf CredType */
+        const char *key_path;     /* the cluster's auth key file */
+        const char *key_dir;      /* its directory */
+        bool key_dir_private;     /* key_dir belongs to key_owner (made 0700 for it when missing) */
+        const char *key_owner;    /* the user owning the key file */
+        mode_t key_mode;          /* the key file's mode */
+        const char *auth_service; /* the service that reads the key; NULL: the Slurm daemons do */
+        const char *auth_package; /* the Debian package of that service (installed); NULL: none */
+        /* packaged slurmd/slurmctld units are Type=notify (--systemd). Data only: the charms'
+         * drop-ins never set ExecStart or Type and /etc/default/slurmd never holds -D, so the
+         * packaged unit of either generation runs as it is */
+        bool service_notify;
         const char *ctld_pid_file;   /* SlurmctldPidFile: where the packaged unit lets it write */
         const char *slurmd_pid_file; /* SlurmdPidFile */
         bool listjobs;               /* scontrol listjobs/liststeps/listpids exist */

@@ -170,6 +170,16 @@ grep -q 'account nosuch does not exist' "$T/out" || die "missing account: $(cat 
 after=$(js exec slurmctld/0 -- sacctmgr -nP show assoc format=account,user | sort)
 [ "$before" = "$after" ] || die "a refused action changed the associations"
 log "account physics, user alice, QOS high added; 3 bad requests refused, nothing changed"
+js run slurmdbd/0 user-remove name=alice >"$T/out" || die "user-remove: $(cat "$T/out")"
+js run slurmdbd/0 qos-remove name=high >"$T/out" || die "qos-remove: $(cat "$T/out")"
+js run slurmdbd/0 account-remove name=physics >"$T/out" || die "account-remove: $(cat "$T/out")"
+! js run slurmdbd/0 account-remove name=root >"$T/out" 2>&1 || die "the root account removed"
+! js run slurmdbd/0 user-remove name=alice >"$T/out" 2>&1 || die "a second user-remove succeeded"
+grep -q 'user alice does not exist' "$T/out" || die "user-remove of a removed user: $(cat "$T/out")"
+assoc=$(js exec slurmctld/0 -- sacctmgr -nP show assoc format=account,user)
+! grep -q 'physics' <<<"$assoc" || die "physics still has associations after account-remove: $assoc"
+js exec slurmctld/0 -- sacctmgr -nP show qos format=name | grep -qx high && die "QOS high still there after qos-remove"
+log "user alice, QOS high, account physics removed; root kept, a second removal refused"
 
 log "relation removed: accounting off"
 js remove-relation slurmctld slurmdbd >/dev/null

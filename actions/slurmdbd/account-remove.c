@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Action account-remove of the slurmdbd charm (lib/charm/dbdops.h). */
+#include "util/macro.h"
+#include "charm/dbdops.h"
+
+#include "util/banned.h"
+
+int main(void) {
+        _cleanup_juju_ctx_ struct juju_ctx *ctx = NULL;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        const struct slurmdbd_opts opts = { .event = "account-remove" };
+
+        int r = juju_ctx_from_env(&ctx, &err);
+        if (r < 0) {
+                fprintf(stderr, "account-remove: %s\n", err.buf);
+                return 1;
+        }
+        r = dbd_ops_account_remove(ctx, &opts, &err);
+        return charm_action_finish(ctx, "account-remove", r, &err);
+}
