@@ -145,8 +145,13 @@ static void roll_back(const struct slurmd_opts *o, sd_bus *bus, const char *node
         struct slurm_node now = { 0 };
         int r;
 
-        (void) unit_stop(bus, "slurmd.service", sd_unit_timeout(o), NULL);
+        /* the order of the change itself (munge: stop first; Slurm's own auth: delete first) */
+        bool stop_first = charm_caps(&o->paths)->auth_service != NULL;
+        if (stop_first)
+                (void) unit_stop(bus, "slurmd.service", sd_unit_timeout(o), NULL);
         (void) slurm_node_delete_free(node, "node-config: rolling back", DELETE_RETRY_MS, NULL);
+        if (!stop_first)
+                (void) unit_stop(bus, "slurmd.service", sd_unit_timeout(o), NULL);
         r = admin_store(&o->paths, &g->admin, &e);
         if (r >= 0)
                 r = register_with(o, bus, node, g->defaults, &now, &e);
@@ -286,7 +291,13 @@ int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
                         slurm_node_done(&saved);
                         return r;
                 }
-                r = unit_stop(bus, "slurmd.service", sd_unit_timeout(o), err);
+                /* with munge (22.05) slurmd stops first, so that nothing registers between the
+                 * delete and the restart; with Slurm's own auth (24.11) this unit's RPCs get
+                 * their token from its running slurmd (sack socket), so the node is deleted
+                 * first (a deleted node whose slurmd runs does not come back by itself:
+                 * slurm-adapters checks it on both) */
+                bool stop_first = charm_caps(&o->paths)->auth_service != NULL;
+                r = stop_first ? unit_stop(bus, "slurmd.service", sd_unit_timeout(o), err) : 0;
                 if (r < 0) {
                         restore(&saved, &note);
                         slurm_node_done(&saved);
@@ -296,10 +307,16 @@ int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
                 r = slurm_node_delete_free(in.node_name, reason.buf, DELETE_RETRY_MS, &e);
                 if (r < 0 && r != -ENOENT) {
                         /* the node is still there with its old config: back as it was */
-                        (void) unit_start(bus, "slurmd.service", sd_unit_timeout(o), NULL);
+                        if (stop_first)
+                                (void) unit_start(bus, "slurmd.service", sd_unit_timeout(o), NULL);
                         restore(&saved, &note);
                         strbuf_addf(err, "node-config: nothing changed: %s%s%s", e.buf, note.len ? "; " : "",
                                 note.buf);
+                        slurm_node_done(&saved);
+                        return r;
+                }
+                r = stop_first ? 0 : unit_stop(bus, "slurmd.service", sd_unit_timeout(o), err);
+                if (r < 0) {
                         slurm_node_done(&saved);
                         return r;
                 }
