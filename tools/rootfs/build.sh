@@ -47,6 +47,14 @@ if verified; then
         exit 0
 fi
 [ "$(id -u)" = 0 ] || { echo "rootfs: building $dir needs root" >&2; exit 1; }
+# one build at a time (two ./dev runs on one host): the second waits, then finds it built
+mkdir -p "$dir"
+exec 9>"$dir/.lock"
+flock 9
+if verified; then
+        [ "$mode" = path ] && echo "$dir/root"
+        exit 0
+fi
 need=()
 for p in mmdebstrap zstd dpkg-dev; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need+=("$p")
