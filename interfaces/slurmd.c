@@ -76,6 +76,21 @@ static bool valid_hostname(const char *h, size_t n) {
         return label > 0 && h[n - 1] != '-';
 }
 
+bool slurmd_iface_valid_host(const char *s) {
+        return s && valid_hostname(s, strlen(s));
+}
+
+bool slurmd_iface_valid_cluster_name(const char *s) {
+        size_t n = s ? strlen(s) : 0;
+        if (n == 0 || n > 40 || !(s[0] >= 'a' && s[0] <= 'z'))
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
+                            s[i] == '-'))
+                        return false;
+        return true;
+}
+
 bool slurmd_iface_valid_controller(const char *s) {
         const char *colon = s ? strrchr(s, ':') : NULL;
         if (!colon || !valid_hostname(s, (size_t) (colon - s)))

@@ -84,6 +84,12 @@ int hostport_list_decode(const char *field, const char *what, const char *json, 
 /* Whether id is a Juju secret id; false with "relation data: <field> "…" is not a secret id". */
 bool slurmd_iface_check_secret_id(const char *field, const char *id, struct strbuf *err);
 
+/* Whether s is a DNS name or dotted IPv4 address. */
+bool slurmd_iface_valid_host(const char *s);
+/* Whether s is a Slurm cluster name as the charms make and take them: a-z first, then a-z,
+ * 0-9, '_' and '-', at most 40 (slurmdbd's table names are made from it). */
+bool slurmd_iface_valid_cluster_name(const char *s);
+
 /* Whether s is a valid "host:port" (host: a DNS name or dotted IPv4 address). */
 bool slurmd_iface_valid_controller(const char *s);
 /* Whether s looks like a Juju secret id ("secret:…" or "secret://…", URI-safe characters). */

@@ -29,13 +29,7 @@ int dbd_cluster_decode(const char *cluster_name, const char *controllers_json, c
         _cleanup_strv_ struct strv ctls = STRV_INIT;
         if (isempty(cluster_name) || isempty(controllers_json))
                 return -ENODATA;
-        size_t n = strlen(cluster_name);
-        bool ok = n <= 40 && cluster_name[0] >= 'a' && cluster_name[0] <= 'z';
-        for (size_t i = 0; ok && i < n; i++)
-                ok = (cluster_name[i] >= 'a' && cluster_name[i] <= 'z') ||
-                        (cluster_name[i] >= '0' && cluster_name[i] <= '9') || cluster_name[i] == '_' ||
-                        cluster_name[i] == '-';
-        if (!ok) {
+        if (!slurmd_iface_valid_cluster_name(cluster_name)) {
                 strbuf_addstr(err, "relation data: cluster_name is not a cluster name");
                 return -EINVAL;
         }

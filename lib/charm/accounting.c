@@ -38,25 +38,15 @@ int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_vie
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         _cleanup_free_ char *remote = NULL;
         const cJSON *bag = NULL;
-        const struct juju_env *env = juju_env(ctx);
-        int r = juju_relation_ids(ctx, ACCT_ENDPOINT, &ret->rels, err);
-        if (r < 0)
+        /* a relation going away is no relation: accounting off */
+        int r = charm_relation_ids_live(ctx, ACCT_ENDPOINT, &ret->rels, err);
+        if (r < 0 || ret->rels.n == 0)
                 return r;
-        /* the relation going away: accounting off */
-        if (ret->rels.n > 0 && streq_ptr(env->relation_event, "broken") &&
-                streq_ptr(env->relation_id, ret->rels.v[0]))
-                strv_clear(&ret->rels);
-        if (ret->rels.n == 0)
-                return 0;
-        r = juju_relation_remote_app(ctx, ret->rels.v[0], &remote, err);
-        if (r >= 0 && remote)
-                r = juju_relation_get(ctx, ret->rels.v[0], remote, &bag, err);
+        r = charm_remote_app_bag(ctx, ret->rels.v[0], &remote, &bag, err);
         if (r < 0)
                 return r;
         r = dbd_hosts_decode(charm_bag_string(bag, "dbd_hosts"), &ret->hosts, &e);
-        if (r == -ENODATA)
-                ret->waiting = true;
-        else if (r < 0) {
+        if (r == -EINVAL) {
                 strbuf_addf(&ret->refused, "relation with \"%s\": %s (accounting stays as it was)",
                         strempty(remote), e.buf);
                 read_last(p, &ret->hosts);

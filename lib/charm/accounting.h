@@ -24,7 +24,6 @@ struct acct_view {
         struct strv rels;      /* relation ids on the slurmdbd endpoint (0 or 1) */
         struct strv hosts;     /* "host:port", primary first: what slurm.conf gets (empty: none) */
         struct strbuf refused; /* why the relation's data was not taken (kept the last good) */
-        bool waiting;          /* related, nothing published yet */
 };
 #define ACCT_VIEW_INIT \
         { .rels = STRV_INIT, .hosts = STRV_INIT, .refused = STRBUF_INIT }

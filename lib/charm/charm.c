@@ -9,6 +9,7 @@
 #include "util/fileio.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pwd.h>
@@ -168,6 +169,62 @@ int charm_config_string(struct juju_ctx *ctx, const char *key, const char **ret,
                 return r;
         }
         *ret = v;
+        return 0;
+}
+
+char *charm_log_last_error(const char *path, off_t from) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return NULL;
+        off_t end = lseek(fd, 0, SEEK_END);
+        if (from > end || from < 0)
+                from = 0; /* the log was rotated meanwhile */
+        off_t start = end - from > 65536 ? end - 65536 : from;
+        _cleanup_free_ char *buf = xmalloc(65537);
+        ssize_t n = pread(fd, buf, (size_t) (end - start), start);
+        if (n <= 0)
+                return NULL;
+        buf[n] = '\0';
+        static const char *const wanted[] = { "fatal: ", "error: " };
+        const char *pick = NULL;
+        for (size_t i = 0; i < ELEMENTSOF(wanted) && !pick; i++)
+                /* the last line holding it */
+                for (char *p = buf; (p = strstr(p, wanted[i])); p += strlen(wanted[i]))
+                        pick = p;
+        if (!pick)
+                return NULL;
+        return xstrndup(pick, strcspn(pick, "\n"));
+}
+
+int charm_relation_ids_live(
+        struct juju_ctx *ctx, const char *endpoint, struct strv *ret, struct strbuf *err) {
+        const struct juju_env *env = juju_env(ctx);
+        _cleanup_strv_ struct strv ids = STRV_INIT;
+        int r = juju_relation_ids(ctx, endpoint, &ids, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ids.n; i++)
+                if (!streq_ptr(env->relation_event, "broken") || !streq_ptr(env->relation_id, ids.v[i]))
+                        strv_push(ret, ids.v[i]);
+        return 0;
+}
+
+int charm_remote_app_bag(struct juju_ctx *ctx, const char *rel_id, char **ret_app, const cJSON **ret_bag,
+        struct strbuf *err) {
+        const struct juju_env *env = juju_env(ctx);
+        _cleanup_free_ char *app = NULL;
+        int r = 0;
+        *ret_bag = NULL;
+        if (env->remote_app && streq_ptr(env->relation_id, rel_id))
+                app = xstrdup(env->remote_app);
+        else
+                r = juju_relation_remote_app(ctx, rel_id, &app, err);
+        if (r >= 0 && app)
+                r = juju_relation_get(ctx, rel_id, app, ret_bag, err);
+        if (r < 0)
+                return r;
+        if (ret_app)
+                *ret_app = TAKE_PTR(app);
         return 0;
 }
 

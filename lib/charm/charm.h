@@ -98,6 +98,21 @@ char *charm_node_name(const char *unit);
 
 /* A string option; an unset option or one the charm does not have reads as "". */
 int charm_config_string(struct juju_ctx *ctx, const char *key, const char **ret, struct strbuf *err);
+/* The last "fatal:" (else "error:") line a daemon wrote to its log from offset from on (at most the
+ * last 64 KiB; from the start when the log is shorter than from: rotated), without its
+ * timestamp (caller frees; NULL when none). */
+char *charm_log_last_error(const char *path, off_t from);
+
+/* relation-ids of endpoint, without the relation this hook breaks (relation-broken: that
+ * application is leaving, whatever relation-ids still says). */
+int charm_relation_ids_live(
+        struct juju_ctx *ctx, const char *endpoint, struct strv *ret, struct strbuf *err);
+/* The remote application of rel_id (from the hook's environment when it is this hook's
+ * relation, else relation-list) and its application bag (borrowed; NULL when there is no
+ * remote application yet). *ret_app: caller frees (NULL allowed: not wanted). */
+int charm_remote_app_bag(
+        struct juju_ctx *ctx, const char *rel_id, char **ret_app, const cJSON **ret_bag, struct strbuf *err);
+
 /* The string value of key in a databag object, or NULL (also for a non-string value). */
 const char *charm_bag_string(const cJSON *bag, const char *key);
 /* Sets key in a bag only when its value there differs (no tool call, no write otherwise).

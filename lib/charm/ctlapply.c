@@ -70,30 +70,6 @@ int ctl_wait_answer(sd_bus *bus, const char *self_host, int timeout_ms, struct s
         }
 }
 
-char *ctl_log_last_error(const char *path, off_t from) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return NULL;
-        off_t end = lseek(fd, 0, SEEK_END);
-        if (from > end || from < 0)
-                from = 0; /* the log was rotated meanwhile */
-        off_t start = end - from > 65536 ? end - 65536 : from;
-        _cleanup_free_ char *buf = xmalloc(65537);
-        ssize_t n = pread(fd, buf, (size_t) (end - start), start);
-        if (n <= 0)
-                return NULL;
-        buf[n] = '\0';
-        static const char *const wanted[] = { "fatal: ", "error: " };
-        const char *pick = NULL;
-        for (size_t i = 0; i < ELEMENTSOF(wanted) && !pick; i++)
-                /* the last line holding it */
-                for (char *p = buf; (p = strstr(p, wanted[i])); p += strlen(wanted[i]))
-                        pick = p;
-        if (!pick)
-                return NULL;
-        return xstrndup(pick, strcspn(pick, "\n"));
-}
-
 int ctl_refused_match(const struct charm_paths *paths, const char *data, size_t len, char **ret_reason) {
         _cleanup_free_ char *path = state_file(paths, CTL_REFUSED_FILE), *content = NULL;
         size_t n = 0;
@@ -390,7 +366,7 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
         if ((r == -ESRCH || r == -ETIMEDOUT) && !same) {
                 /* slurmctld does not run with this new file: back to the applied one (a file it
                  * ran with before is not blamed: then the hook fails and is retried) */
-                _cleanup_free_ char *line = ctl_log_last_error(log_path, log_start);
+                _cleanup_free_ char *line = charm_log_last_error(log_path, log_start);
                 _cleanup_strbuf_ struct strbuf refused = STRBUF_INIT;
                 if (!applied) {
                         strbuf_addf(err, "slurmctld does not start: %s", line ? line : why.buf);

@@ -106,8 +106,3 @@ int ctl_wait_answer(sd_bus *bus, const char *self_host, int timeout_ms, struct s
 /* The candidate slurmctld refused last (<state>/slurm.conf.refused): 1 and *ret_reason
  * (caller frees) when data equals it, 0 when not (or there is none), negative errno. */
 int ctl_refused_match(const struct charm_paths *paths, const char *data, size_t len, char **ret_reason);
-
-/* The last "fatal:" (else "error:") line written to the log from offset from on (at most the
- * last 64 KiB; from the start when the log is shorter than from: rotated), without its
- * timestamp (caller frees; NULL when none). */
-char *ctl_log_last_error(const char *path, off_t from);

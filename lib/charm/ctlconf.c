@@ -377,14 +377,7 @@ int ctl_cluster_name_generate(char **ret) {
 }
 
 bool ctl_cluster_name_valid(const char *s) {
-        size_t n = s ? strlen(s) : 0;
-        if (n == 0 || n > 40 || !(s[0] >= 'a' && s[0] <= 'z'))
-                return false;
-        for (size_t i = 0; i < n; i++)
-                if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
-                            s[i] == '-'))
-                        return false;
-        return true;
+        return slurmd_iface_valid_cluster_name(s);
 }
 
 void ctl_conf_stamp(const char *name, const char *text, struct strbuf *conf) {

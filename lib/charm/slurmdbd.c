@@ -13,11 +13,11 @@
 #include <time.h>
 
 #include "charm/authkey.h"
-#include "charm/ctlapply.h"
 #include "charm/dbdconf.h"
 #include "interfaces/database.h"
 #include "interfaces/slurmd.h"
 #include "interfaces/slurmdbd.h"
+#include "slurm/nodes.h"
 #include "systemd/unit.h"
 #include "util/fileio.h"
 
@@ -108,9 +108,7 @@ static int read_units(struct juju_ctx *ctx, struct dbd_inputs *in, struct strbuf
                 if (juju_relation_get(ctx, in->peer_rel, peers.v[i], &bag, NULL) < 0)
                         continue;
                 const char *host = charm_bag_string(bag, "host"), *addr = charm_bag_string(bag, "addr");
-                _cleanup_free_ char *hp = xasprintf("%s:1", strempty(host)),
-                                    *ap = xasprintf("%s:1", strempty(addr));
-                if (!slurmd_iface_valid_controller(hp) || !slurmd_iface_valid_controller(ap))
+                if (!slurmd_iface_valid_host(host) || !slurmd_iface_valid_host(addr))
                         continue; /* not yet published (or not usable): not a candidate */
                 in->units[in->n_units++] = (struct dbd_unit){
                         .unit = xstrdup(peers.v[i]), .host = xstrdup(host), .addr = xstrdup(addr)
@@ -136,12 +134,9 @@ static int read_database(
                         "database-name: \"%.64s\" is not 1 to 64 of a-z, 0-9 and _", name);
                 return 1;
         }
-        r = juju_relation_ids(ctx, SLURMDBD_DB_ENDPOINT, &rels, err);
+        r = charm_relation_ids_live(ctx, SLURMDBD_DB_ENDPOINT, &rels, err);
         if (r < 0)
                 return r;
-        if (rels.n > 0 && streq_ptr(juju_env(ctx)->relation_event, "broken") &&
-                streq_ptr(juju_env(ctx)->relation_id, rels.v[0]))
-                strv_clear(&rels);
         if (rels.n == 0) {
                 charm_outcome_set(out, JUJU_STATUS_BLOCKED,
                         "no database: integrate with a MySQL/MariaDB charm (endpoint %s)",
@@ -162,9 +157,7 @@ static int read_database(
         }
         _cleanup_free_ char *remote = NULL;
         const cJSON *bag = NULL;
-        r = juju_relation_remote_app(ctx, in->db_rel, &remote, err);
-        if (r >= 0 && remote)
-                r = juju_relation_get(ctx, in->db_rel, remote, &bag, err);
+        r = charm_remote_app_bag(ctx, in->db_rel, &remote, &bag, err);
         if (r < 0)
                 return r;
         r = db_provider_data_decode(charm_bag_string(bag, "endpoints"), charm_bag_string(bag, "secret-user"),
@@ -206,22 +199,15 @@ static int read_database(
 static int read_controllers(
         struct juju_ctx *ctx, struct dbd_inputs *in, struct charm_outcome *out, struct strbuf *err) {
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        const struct juju_env *env = juju_env(ctx);
-        int r = juju_relation_ids(ctx, SLURMDBD_CTL_ENDPOINT, &in->ctl_rels, err);
+        int r = charm_relation_ids_live(ctx, SLURMDBD_CTL_ENDPOINT, &in->ctl_rels, err);
         if (r < 0)
                 return r;
-        if (in->ctl_rels.n > 0 && streq_ptr(env->relation_event, "broken") &&
-                streq_ptr(env->relation_id, in->ctl_rels.v[0]))
-                strv_clear(&in->ctl_rels);
         if (in->ctl_rels.n == 0) {
                 charm_outcome_set(out, JUJU_STATUS_BLOCKED, "no controller: integrate with slurmctld");
                 return 1;
         }
-        _cleanup_free_ char *remote = NULL;
         const cJSON *bag = NULL;
-        r = juju_relation_remote_app(ctx, in->ctl_rels.v[0], &remote, err);
-        if (r >= 0 && remote)
-                r = juju_relation_get(ctx, in->ctl_rels.v[0], remote, &bag, err);
+        r = charm_remote_app_bag(ctx, in->ctl_rels.v[0], NULL, &bag, err);
         if (r < 0)
                 return r;
         r = dbd_auth_key_decode(charm_bag_string(bag, "auth_key_id"), &in->auth_key_id, &e);
@@ -283,16 +269,15 @@ static char *log_reason(const char *path, off_t from) {
                 if (pick)
                         return xstrndup(pick, strcspn(pick, "\n"));
         }
-        return ctl_log_last_error(path, from);
+        return charm_log_last_error(path, from);
 }
 
 /* slurmdbd listens, or it failed or does not serve within limit ms (*out blocked with the
  * reason from its log since log_from). 0 serving, 1 with *out set. */
 static int wait_serving(sd_bus *bus, const struct slurmdbd_opts *o, const char *addr, off_t log_from,
         int limit, struct charm_outcome *out) {
-        struct timespec t0;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        for (int waited = 0;;) {
+        int64_t t0 = slurm_now_ms();
+        for (int64_t waited = 0;; waited = slurm_now_ms() - t0) {
                 if (charm_tcp_listening(addr, SLURMDBD_PORT, 200))
                         return 0;
                 struct unit_state st;
@@ -307,9 +292,6 @@ static int wait_serving(sd_bus *bus, const struct slurmdbd_opts *o, const char *
                 }
                 struct timespec d = { 0, 250 * 1000 * 1000 };
                 nanosleep(&d, NULL);
-                struct timespec t;
-                clock_gettime(CLOCK_MONOTONIC, &t);
-                waited = (int) ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
         }
 }
 

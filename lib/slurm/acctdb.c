@@ -106,6 +106,21 @@ static int commit_or_fail(void *conn, int rc, const char *what, struct strbuf *e
         return 0;
 }
 
+/* One record (an account or a user: add is slurmdb_accounts_add or slurmdb_users_add) and
+ * its association on the cluster, added and committed together, or neither. */
+static int add_with_assoc(void *conn, int (*add)(void *, slurm_list_t), void *rec,
+        slurmdb_assoc_rec_t *assoc, const char *what, struct strbuf *err) {
+        slurm_list_t rl = slurm_list_create(NULL), al = slurm_list_create(NULL);
+        slurm_list_append(rl, rec);
+        slurm_list_append(al, assoc);
+        int rc = add(conn, rl);
+        if (rc == SLURM_SUCCESS)
+                rc = slurmdb_associations_add(conn, al);
+        slurm_list_destroy(rl);
+        slurm_list_destroy(al);
+        return commit_or_fail(conn, rc, what, err);
+}
+
 int acctdb_account_add(void *conn, const char *cluster, const char *name, const char *parent,
         const char *description, const char *organization, struct strbuf *err) {
         _cleanup_strv_ struct strv accts = STRV_INIT, users = STRV_INIT, qos = STRV_INIT;
@@ -130,15 +145,7 @@ int acctdb_account_add(void *conn, const char *cluster, const char *name, const 
         assoc.acct = (char *) name;
         assoc.cluster = (char *) cluster;
         assoc.parent_acct = (char *) parent;
-        slurm_list_t al = slurm_list_create(NULL), sl = slurm_list_create(NULL);
-        slurm_list_append(al, &acct);
-        slurm_list_append(sl, &assoc);
-        int rc = slurmdb_accounts_add(conn, al);
-        if (rc == SLURM_SUCCESS)
-                rc = slurmdb_associations_add(conn, sl);
-        slurm_list_destroy(al);
-        slurm_list_destroy(sl);
-        return commit_or_fail(conn, rc, "add account", err);
+        return add_with_assoc(conn, slurmdb_accounts_add, &acct, &assoc, "add account", err);
 }
 
 int acctdb_user_add(
@@ -167,15 +174,7 @@ int acctdb_user_add(
         assoc.cluster = (char *) cluster;
         assoc.user = (char *) name;
         assoc.is_def = 1; /* its default account */
-        slurm_list_t ul = slurm_list_create(NULL), sl = slurm_list_create(NULL);
-        slurm_list_append(ul, &user);
-        slurm_list_append(sl, &assoc);
-        int rc = slurmdb_users_add(conn, ul);
-        if (rc == SLURM_SUCCESS)
-                rc = slurmdb_associations_add(conn, sl);
-        slurm_list_destroy(ul);
-        slurm_list_destroy(sl);
-        return commit_or_fail(conn, rc, "add user", err);
+        return add_with_assoc(conn, slurmdb_users_add, &user, &assoc, "add user", err);
 }
 
 int acctdb_qos_add(
