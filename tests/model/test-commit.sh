@@ -69,4 +69,47 @@ assert_rc "state-get --strict of a missing key fails" 1 x a/0 -- state-get --str
 x a/0 -- close-port 80
 assert_eq "close-port" "8000-8010/udp" "$(x a/0 -- opened-ports)"
 assert_rc "a bad port is refused (exit 2)" 2 x a/0 -- open-port 70000
+
+# resolve --no-retry: the failed hook is marked done without running again (Juju's
+# ResolvedNoHooks); what it set stays uncommitted, the queue goes on
+behave a config-changed "state-set s=noretry; false"
+js config a count=8
+js wait >/dev/null 2>&1
+js trigger a/0 update-status
+n0=$(nevents)
+js resolve --no-retry a/0
+js wait || fail "wait after resolve --no-retry"
+assert_eq "--no-retry: the failed hook does not run again, the queue goes on" "a/0 update-status" "$(uevents a/0 $((n0 + 1)))"
+assert_eq "--no-retry: its changes are not committed" "" "$(x a/0 -- state-get s)"
+assert_eq "--no-retry: agent idle" "idle" "$(ustatus a/0 '"juju-status".current')"
+
+# automatically-retry-hooks (Juju's default: true): the failed hook runs again by itself after
+# 5 s, then 10, 20 … while wait lets time pass within its timeout
+assert_eq "model-config: the test's setting" "false" "$(js model-config automatically-retry-hooks)"
+js model-config automatically-retry-hooks=
+assert_eq "model-config: Juju's default" "true" "$(js model-config automatically-retry-hooks)"
+assert_rc "model-config: a bool only" 1 js model-config automatically-retry-hooks=maybe
+assert_rc "model-config: an unknown key" 2 js model-config no-such-key=1
+behave a config-changed 'if [ ! -e "$JUJU_CHARM_DIR/failed-once" ]; then touch "$JUJU_CHARM_DIR/failed-once"; return 1; fi
+state-set r=retried'
+js config a count=9
+n0=$(nevents)
+t0=$(date +%s)
+js wait --timeout 60 || fail "wait while a retry is due"
+took=$(($(date +%s) - t0))
+assert_eq "the failed hook ran again by itself" "a/0 config-changed
+a/0 config-changed" "$(uevents a/0 $((n0 + 1)))"
+if [ "$took" -ge 4 ] && [ "$took" -le 20 ]; then pass "retried about 5 s later ($took s)"; else fail "retried after $took s, want ~5"; fi
+assert_eq "the retry's changes are committed" "retried" "$(x a/0 -- state-get r)"
+assert_eq "the retry's success leaves no retry behind" "null null" \
+        "$(jq -r '.units["a/0"] | "\(.["retry-count"]) \(.["retry-at"])"' "$JUJU_SIM_MODEL/state.json")"
+behave a config-changed false
+js config a count=10
+out=$(js wait --timeout 3 2>&1); rc=$?
+assert_eq "a retry beyond wait's timeout: wait fails at once" 1 "$rc"
+assert_contains "and says when the retry comes" 'hook failed: "config-changed" (automatic retry 1 in 5 s)' "$out"
+js model-config automatically-retry-hooks=false
+js resolve --no-retry a/0
+unbehave a config-changed
+js wait || fail "wait after the retries"
 finish

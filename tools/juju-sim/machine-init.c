@@ -30,6 +30,7 @@ static const char *const packaged_units[] = {
         "slurmctld.service",
         "slurmdbd.service",
         "munge.service",
+        "sackd.service", /* Slurm 24.11's token daemon (auth/slurm) */
         NULL,
 };
 

@@ -56,7 +56,8 @@ static void usage(FILE *f) {
               "  exec UNIT -- CMD …   debug-log [--replay] [-n N] [--format=json]   destroy\n"
               "  gc   removes what is left on this host of models whose directory was deleted\n"
               "       without destroy (machines, cgroups, bridges); never touches an existing model\n"
-              "  model-config [default-base[=B]]   the base of machines deployed without --base\n"
+              "  model-config [KEY | KEY=V …]   default-base (machines deployed without --base),\n"
+              "       automatically-retry-hooks (true: a failed hook runs again after 5, 10, 20 … s)\n"
               "  capacity [--format=json|yaml]   how many more namespace machines this host (and the\n"
               "       model, when there is one) can hold, limit by limit; deploy and add-unit refuse more\n"
               "The model directory: --model DIR, else $JUJU_SIM_MODEL, else ./.juju-sim.\n"
@@ -172,7 +173,11 @@ static int verb_remove_app(struct model *m, const char *a, struct strbuf *err) {
 }
 
 static int verb_resolve(struct model *m, const char *a, struct strbuf *err) {
-        return model_resolve(m, a, err);
+        return model_resolve(m, a, false, err);
+}
+
+static int verb_resolve_no_retry(struct model *m, const char *a, struct strbuf *err) {
+        return model_resolve(m, a, true, err);
 }
 
 static int cmd_each(int argc, char **argv, simple_verb fn, size_t max) {
@@ -854,23 +859,60 @@ static int cmd_destroy(int argc, char **argv) {
         return r < 0 ? fail_err(r, &err) : 0;
 }
 
-/* model-config [default-base[=B]]: the one model key juju-sim keeps (Juju's default-base: the
- * base deploy gives machines without --base; B empty resets it). */
+/* model-config [KEY | KEY=V …]: the model keys juju-sim keeps. default-base: the base deploy
+ * gives machines without --base (V empty resets it); automatically-retry-hooks: true (Juju's
+ * default) or false, whether a failed hook runs again by itself (runner.h). */
+static const char *const model_keys[] = { "automatically-retry-hooks", "default-base" };
+
+static void print_model_key(const cJSON *state, const char *key, bool named) {
+        const char *v = NULL;
+        if (streq(key, "default-base"))
+                v = jstr(jget(state, "model"), "default-base");
+        else
+                v = model_retry_hooks(state) ? "true" : "false";
+        if (v)
+                printf("%s%s%s\n", named ? key : "", named ? ": " : "", v);
+}
+
 static int cmd_model_config(int argc, char **argv) {
-        if (argc > 2 || (argc == 2 && !startswith(argv[1], "default-base")))
-                return die(2, "usage: model-config [default-base[=B]]");
+        bool set = false;
+        for (int i = 1; i < argc; i++) {
+                bool known = false;
+                for (size_t k = 0; k < ELEMENTSOF(model_keys); k++) {
+                        size_t l = strlen(model_keys[k]);
+                        known = known ||
+                                (strncmp(argv[i], model_keys[k], l) == 0 &&
+                                        (argv[i][l] == '\0' || argv[i][l] == '='));
+                }
+                if (!known)
+                        return die(2,
+                                "usage: model-config [KEY | KEY=V …] (KEY: automatically-retry-hooks, "
+                                "default-base)");
+                set = set || strchr(argv[i], '=');
+        }
+        for (int i = 1; set && i < argc; i++)
+                if (!strchr(argv[i], '='))
+                        return die(2, "model-config: cannot set and retrieve values simultaneously");
+        if (!set && argc > 2)
+                return die(2, "model-config: can only retrieve a single value, or all values");
         _cleanup_model_ struct model *m = NULL;
-        int r = open_locked(argc == 2 && strchr(argv[1], '='), &m);
+        int r = open_locked(set, &m);
         if (r)
                 return r;
-        if (argc < 2 || !strchr(argv[1], '=')) {
-                const char *b = jstr(jget(m->state, "model"), "default-base");
-                if (b)
-                        printf("%s%s\n", argc < 2 ? "default-base: " : "", b);
+        if (!set) {
+                if (argc == 2)
+                        print_model_key(m->state, argv[1], false);
+                else
+                        for (size_t k = 0; k < ELEMENTSOF(model_keys); k++)
+                                print_model_key(m->state, model_keys[k], true);
                 return 0;
         }
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
-        r = model_set_default_base(m, strchr(argv[1], '=') + 1, &err);
+        for (int i = 1; i < argc && r >= 0; i++) {
+                const char *v = strchr(argv[i], '=') + 1;
+                r = startswith(argv[i], "default-base=") ? model_set_default_base(m, v, &err)
+                                                         : model_set_retry_hooks(m, v, &err);
+        }
         return r < 0 ? fail_err(r, &err) : save(m);
 }
 
@@ -1016,8 +1058,12 @@ int main(int argc, char **argv) {
         }
         if (streq(verb, "remove-application"))
                 return cmd_each(n, v, verb_remove_app, 1000);
-        if (streq(verb, "resolve") || streq(verb, "resolved"))
-                return cmd_each(n, v, verb_resolve, 1000);
+        if (streq(verb, "resolve") || streq(verb, "resolved")) {
+                bool no_retry = false;
+                for (int a = 1; a < n; a++)
+                        no_retry = no_retry || streq(v[a], "--no-retry");
+                return cmd_each(n, v, no_retry ? verb_resolve_no_retry : verb_resolve, 1000);
+        }
         if (streq(verb, "integrate") || streq(verb, "relate") || streq(verb, "add-relation"))
                 return cmd_pair(n, v, true);
         if (streq(verb, "remove-relation"))

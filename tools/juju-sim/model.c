@@ -766,6 +766,26 @@ int model_set_default_base(struct model *m, const char *base, struct strbuf *err
         return 0;
 }
 
+bool model_retry_hooks(const cJSON *state) {
+        const cJSON *v = jget(jget(state, "model"), "automatically-retry-hooks");
+        return !cJSON_IsFalse(v);
+}
+
+int model_set_retry_hooks(struct model *m, const char *value, struct strbuf *err) {
+        cJSON *model = jobj(m->state, "model");
+        if (isempty(value)) {
+                cJSON_DeleteItemFromObject(model, "automatically-retry-hooks");
+                return 0;
+        }
+        if (!streq(value, "true") && !streq(value, "false")) {
+                /* environs/config's schema (a bool field): the coercer's message */
+                strbuf_addf(err, "automatically-retry-hooks: expected bool, got string(\"%s\")", value);
+                return -EINVAL;
+        }
+        jset(model, "automatically-retry-hooks", cJSON_CreateBool(streq(value, "true")));
+        return 0;
+}
+
 /* The machines' base for a deploy of the charm desc (model.h), checked. Caller frees. */
 static int deploy_base(
         const struct model *m, const cJSON *desc, const char *base, char **ret, struct strbuf *err) {
@@ -1244,7 +1264,27 @@ int model_config(struct model *m, const char *app, char *const *kv, char *const 
         return 0;
 }
 
-int model_resolve(struct model *m, const char *unit, struct strbuf *err) {
+void model_unit_error_clear(cJSON *u, bool keep_retry) {
+        cJSON_DeleteItemFromObjectCaseSensitive(u, "error");
+        jset_str(u, "agent", "idle");
+        cJSON *saved = cJSON_DetachItemFromObjectCaseSensitive(u, "workload-before-error");
+        if (saved)
+                jset(u, "workload", saved);
+        if (!keep_retry)
+                model_unit_retry_clear(u);
+}
+
+void model_unit_retry_clear(cJSON *u) {
+        cJSON_DeleteItemFromObjectCaseSensitive(u, "retry-count");
+        cJSON_DeleteItemFromObjectCaseSensitive(u, "retry-at");
+}
+
+int64_t model_unit_retry_at(const cJSON *state, const cJSON *u) {
+        int64_t at = (int64_t) jnum(u, "retry-at", 0);
+        return model_retry_hooks(state) && jget(u, "error") && at > 0 ? at : 0;
+}
+
+int model_resolve(struct model *m, const char *unit, bool no_retry, struct strbuf *err) {
         cJSON *u = state_unit(m->state, unit);
         if (!u) {
                 strbuf_addf(err, "unit \"%s\" not found", unit);
@@ -1254,11 +1294,17 @@ int model_resolve(struct model *m, const char *unit, struct strbuf *err) {
                 strbuf_addf(err, "unit \"%s\" is not in an error state", unit);
                 return -EINVAL;
         }
-        cJSON_DeleteItemFromObjectCaseSensitive(u, "error");
-        jset_str(u, "agent", "idle");
-        cJSON *saved = cJSON_DetachItemFromObjectCaseSensitive(u, "workload-before-error");
-        if (saved)
-                jset(u, "workload", saved);
+        model_unit_error_clear(u, false);
+        if (no_retry) {
+                /* Juju's ResolvedNoHooks: the failed hook is marked done without running again
+                 * (uniter resolver: NewSkipHook); what it would have committed is not */
+                cJSON *q = jget(u, "queue");
+                if (q && q->child) {
+                        _cleanup_json_ cJSON *ev = cJSON_DetachItemFromArray(q, 0);
+                        _cleanup_free_ char *name = xstrdup(unit);
+                        model_event_post(m, name, ev, true);
+                }
+        }
         return 0;
 }
 

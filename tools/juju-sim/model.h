@@ -25,6 +25,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <cjson/cJSON.h>
 
 #include "util/strbuf.h"
@@ -90,6 +91,10 @@ int model_deploy(struct model *m, const char *charm, const char *app, int n, cha
         char *const *shares, const char *base, struct strbuf *err);
 /* model-config default-base=B (B "" resets): the base deploy gives machines without --base. */
 int model_set_default_base(struct model *m, const char *base, struct strbuf *err);
+/* model-config automatically-retry-hooks=true|false ("" resets to Juju's default, true). */
+int model_set_retry_hooks(struct model *m, const char *value, struct strbuf *err);
+/* Whether a failed hook is retried by itself (Juju's automatically-retry-hooks, default true). */
+bool model_retry_hooks(const cJSON *state);
 int model_add_unit(struct model *m, const char *app, int n, char *const *shares, struct strbuf *err);
 int model_remove_unit(struct model *m, const char *unit, struct strbuf *err);
 /* remove-unit --force: no hook of the unit runs; remote units get relation-departed; the unit
@@ -100,7 +105,17 @@ int model_integrate(struct model *m, const char *a, const char *b, struct strbuf
 int model_remove_relation(struct model *m, const char *a, const char *b, struct strbuf *err);
 /* Sets K=V values and resets keys; queues config-changed when the effective config changed. */
 int model_config(struct model *m, const char *app, char *const *kv, char *const *reset, struct strbuf *err);
-int model_resolve(struct model *m, const char *unit, struct strbuf *err);
+/* resolve UNIT: clears the unit's error; its failed hook runs again at the next wait, or, with
+ * no_retry (`--no-retry`), is marked done without running (its changes stay uncommitted). */
+int model_resolve(struct model *m, const char *unit, bool no_retry, struct strbuf *err);
+/* Takes a unit out of error (its workload status as before the failure); keep_retry keeps the
+ * automatic retry's count and time (a retry running now), else they go too. */
+void model_unit_error_clear(cJSON *u, bool keep_retry);
+/* Forgets a unit's automatic retry (count and time). */
+void model_unit_retry_clear(cJSON *u);
+/* When the automatic retry of a unit in error is due (wall-clock ms), or 0: none scheduled, the
+ * unit not in error, or automatically-retry-hooks false. */
+int64_t model_unit_retry_at(const cJSON *state, const cJSON *u);
 /* Queues a plain hook (update-status, …) on a unit, or on every unit of an application. */
 int model_trigger(struct model *m, const char *target, const char *hook, struct strbuf *err);
 

@@ -24,6 +24,26 @@
 #define JUJU_SIM_VERSION "3.4.2"
 #define TOOL_REQUEST_MAX (16u * 1024 * 1024)
 
+/* Juju's hook retry (model config automatically-retry-hooks): a failed hook runs again after
+ * 5 s, then twice as long each time up to 5 min, then every 5 min (apiserver retrystrategy:
+ * MinRetryTime, RetryTimeFactor 2, MaxRetryTime; Juju adds jitter, juju-sim does not). The
+ * time is wall-clock: it outlives the juju-sim command that saw the failure. */
+#define RETRY_MIN_MS 5000
+#define RETRY_MAX_MS (5 * 60 * 1000)
+
+static int64_t wall_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t runner_retry_delay_ms(unsigned failures) {
+        int64_t d = RETRY_MIN_MS;
+        for (unsigned i = 1; i < failures && d < RETRY_MAX_MS; i++)
+                d *= 2;
+        return d < RETRY_MAX_MS ? d : RETRY_MAX_MS;
+}
+
 int64_t now_ms(void) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -406,7 +426,9 @@ int runner_run_event(struct model *m, const char *unit_name, int64_t deadline_ms
         if (ok) {
                 model_commit(m, TAKE_PTR(ctx.work), unit);
                 set_agent(m, NULL, unit, "idle");
-                cJSON_DeleteItemFromArray(jget(state_unit(m->state, unit), "queue"), 0);
+                cJSON *uu = state_unit(m->state, unit);
+                cJSON_DeleteItemFromArray(jget(uu, "queue"), 0);
+                model_unit_retry_clear(uu);
         } else {
                 cJSON *uu = state_unit(m->state, unit);
                 jset_str(uu, "agent", "error");
@@ -417,12 +439,29 @@ int runner_run_event(struct model *m, const char *unit_name, int64_t deadline_ms
                 jset_str(w, "status", "error");
                 jset_str(w, "message", msg);
                 strbuf_addf(err, "unit \"%s\": %s", unit, msg);
+                if (model_retry_hooks(m->state)) {
+                        unsigned n = (unsigned) jnum(uu, "retry-count", 0) + 1;
+                        jset_num(uu, "retry-count", n);
+                        jset_num(uu, "retry-at", (double) (wall_ms() + runner_retry_delay_ms(n)));
+                }
                 ret = 1;
         }
         model_event_post(m, unit, ev, ok);
         strbuf_release(&res.output);
         ctx_clear(&ctx);
         return ret;
+}
+
+/* The earliest automatic retry of a unit in error (wall-clock ms), or 0 when none is due. */
+static int64_t next_retry(const cJSON *state) {
+        int64_t next = 0;
+        const cJSON *u;
+        cJSON_ArrayForEach(u, jget(state, "units")) {
+                int64_t at = model_unit_retry_at(state, u);
+                if (at > 0 && (next == 0 || at < next))
+                        next = at;
+        }
+        return next;
 }
 
 int runner_settle(struct model *m, int timeout_sec, unsigned *ret_hooks, struct strbuf *err) {
@@ -435,7 +474,11 @@ int runner_settle(struct model *m, int timeout_sec, unsigned *ret_hooks, struct 
                 const cJSON *u;
                 cJSON_ArrayForEach(u, jget(m->state, "units")) strv_push(&names, u->string);
                 for (size_t i = 0; i < names.n; i++) {
-                        const cJSON *uu = state_unit(m->state, names.v[i]);
+                        cJSON *uu = state_unit(m->state, names.v[i]);
+                        int64_t due = uu ? model_unit_retry_at(m->state, uu) : 0;
+                        if (due > 0 && due <= wall_ms())
+                                /* its automatic retry is due: the failed hook runs again */
+                                model_unit_error_clear(uu, true);
                         if (!uu || jget(uu, "error") || !jget(uu, "queue") || !jget(uu, "queue")->child)
                                 continue;
                         if (deadline && now_ms() >= deadline) {
@@ -457,15 +500,37 @@ int runner_settle(struct model *m, int timeout_sec, unsigned *ret_hooks, struct 
                         if (r < 0)
                                 return r;
                 }
-                if (!progress)
+                if (progress)
+                        continue;
+                /* nothing runnable: time passes until the next automatic retry, within the
+                 * deadline (the retry's wait counts against it, as in Juju) */
+                int64_t at = next_retry(m->state);
+                if (at == 0)
                         break;
+                int64_t wait_ms = at - wall_ms();
+                if (deadline && now_ms() + (wait_ms > 0 ? wait_ms : 0) >= deadline)
+                        break;
+                if (wait_ms > 0) {
+                        struct timespec ts = { .tv_sec = wait_ms / 1000,
+                                .tv_nsec = (wait_ms % 1000) * 1000000 };
+                        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                                ;
+                }
         }
         if (ret_hooks)
                 *ret_hooks = hooks;
         _cleanup_strv_ struct strv errs = STRV_INIT;
         const cJSON *u;
+        int64_t wall = wall_ms();
         cJSON_ArrayForEach(u, jget(m->state, "units")) {
-                if (jstr(u, "error"))
+                if (!jstr(u, "error"))
+                        continue;
+                int64_t at = model_unit_retry_at(m->state, u);
+                if (at > 0)
+                        strv_pushf(&errs, "unit \"%s\" is in error: %s (automatic retry %u in %lld s)",
+                                u->string, jstr(u, "error"), (unsigned) jnum(u, "retry-count", 0),
+                                (long long) ((at > wall ? at - wall : 0) + 999) / 1000);
+                else
                         strv_pushf(&errs, "unit \"%s\" is in error: %s", u->string, jstr(u, "error"));
         }
         if (errs.n) {

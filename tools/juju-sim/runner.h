@@ -52,9 +52,15 @@ struct hookctx {
  * CLOCK_MONOTONIC time after which a running hook is killed (0: none). */
 int runner_run_event(struct model *m, const char *unit, int64_t deadline_ms, struct strbuf *err);
 
+/* The wait before automatic retry number `failures` (1: after the first failure) of a failed
+ * hook: 5 s, 10 s, 20 s … at most 5 min. */
+int64_t runner_retry_delay_ms(unsigned failures);
+
 /* Runs queued hooks, one unit after another in turn, until nothing can run; saves the state after
- * each. Returns 0 when settled, 1 when a unit is in error (err names it), negative errno (-ETIME
- * on timeout). */
+ * each. A unit in error waits for resolve, or, with automatically-retry-hooks (model.h), for its
+ * automatic retry: while nothing else can run, time passes until the next one is due, if that is
+ * before the deadline. Returns 0 when settled, 1 when a unit is in error (err names it, and when
+ * its retry is due), negative errno (-ETIME on timeout). */
 int runner_settle(struct model *m, int timeout_sec, unsigned *ret_hooks, struct strbuf *err);
 
 /* Runs an action now. *ret_result: { id, status: completed|failed, message, results, log,
