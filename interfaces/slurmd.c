@@ -486,3 +486,85 @@ int gres_served_covers(const char *json, const char *node, char *const *files, s
         }
         return 0;
 }
+
+/* --- the Slurm generation ------------------------------------------------------------------------ */
+
+/* "N.N.N", each part 1 to 6 digits */
+static bool valid_version(const char *s) {
+        if (isempty(s) || strlen(s) > SLURMD_IFACE_MAX_VERSION)
+                return false;
+        int parts = 0;
+        for (const char *p = s; *p;) {
+                size_t n = strspn(p, "0123456789");
+                if (n == 0 || n > 6)
+                        return false;
+                parts++;
+                p += n;
+                if (*p == '.' && p[1])
+                        p++;
+                else if (*p)
+                        return false;
+        }
+        return parts == 3;
+}
+
+static bool valid_auth(const char *s) {
+        if (!startswith(strempty(s), "auth/") || strlen(s) <= 5 || strlen(s) > 32)
+                return false;
+        for (const char *p = s + 5; *p; p++)
+                if (*p < 'a' || *p > 'z')
+                        return false;
+        return true;
+}
+
+int slurm_generation_encode(const char *version, const char *auth, char **ret) {
+        if (!valid_version(version) || !valid_auth(auth))
+                return -EINVAL;
+        _cleanup_cjson_ cJSON *o = cJSON_CreateObject();
+        if (!o)
+                return -ENOMEM;
+        cJSON_AddStringToObject(o, "version", version);
+        cJSON_AddStringToObject(o, "auth", auth);
+        char *s = cJSON_PrintUnformatted(o);
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+int slurm_generation_decode(const char *json, struct slurm_generation *ret, struct strbuf *err) {
+        _cleanup_cjson_ cJSON *o = NULL;
+        int r = parse_field("slurm", json, cJSON_Object, &o, err);
+        if (r < 0)
+                return r;
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "version");
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "auth");
+        if (!cJSON_IsString(v) || !valid_version(v->valuestring)) {
+                strbuf_addstr(err, "relation data: slurm has no version of the form 24.11.5");
+                if (cJSON_IsString(v)) {
+                        strbuf_addstr(err, " (");
+                        quote_for_display(err, v->valuestring);
+                        strbuf_addch(err, ')');
+                }
+                return -EINVAL;
+        }
+        if (!cJSON_IsString(a) || !valid_auth(a->valuestring)) {
+                strbuf_addstr(err, "relation data: slurm has no auth of the form auth/<name>");
+                if (cJSON_IsString(a)) {
+                        strbuf_addstr(err, " (");
+                        quote_for_display(err, a->valuestring);
+                        strbuf_addch(err, ')');
+                }
+                return -EINVAL;
+        }
+        slurm_generation_clear(ret);
+        ret->version = xstrdup(v->valuestring);
+        ret->auth = xstrdup(a->valuestring);
+        return 0;
+}
+
+void slurm_generation_clear(struct slurm_generation *g) {
+        free(g->version);
+        free(g->auth);
+        g->version = g->auth = NULL;
+}

@@ -119,3 +119,22 @@ int gpu_devices_decode(const char *json, struct strv *ret, struct strbuf *err);
 /* Whether the controller's published gres (NULL or empty: nothing served yet) lists node under
  * exactly files: 1 yes, 0 no, -EINVAL bad data (one message). */
 int gres_served_covers(const char *json, const char *node, char *const *files, struct strbuf *err);
+
+/* --- the Slurm generation (issue 14) -----------------------------------------------------------
+ * Each side's leader → its app bag (an application has one base, so one Slurm):
+ *   slurm  JSON object {"version": "24.11.5", "auth": "auth/slurm"}: the Slurm release its
+ *          charm was built against and the AuthType it runs. Absent: a charm from before this
+ *          key (no check). The controller leaves out an application it cannot take, and a
+ *          compute unit refuses a controller it cannot join (lib/slurm/caps.h says which). */
+#define SLURMD_IFACE_MAX_VERSION 32
+struct slurm_generation {
+        char *version; /* "MAJOR.MINOR.MICRO" digits, e.g. "22.05.8" */
+        char *auth;    /* "auth/<lowercase letters>" */
+};
+#define SLURM_GENERATION_INIT \
+        { .version = NULL, .auth = NULL }
+/* ret: a new JSON string. -EINVAL when version or auth has not the shape above. */
+int slurm_generation_encode(const char *version, const char *auth, char **ret);
+/* 0 decoded (ret replaced), -ENODATA absent or empty (ret untouched), -EINVAL bad (one message). */
+int slurm_generation_decode(const char *json, struct slurm_generation *ret, struct strbuf *err);
+void slurm_generation_clear(struct slurm_generation *g);

@@ -9,7 +9,7 @@
 
 int main(void) {
         /* munge only where the Slurm generation authenticates with it (22.05; not 24.11) */
-        char *pkgs[] = { (char *) "slurmctld", (char *) "slurm-client",
-                (char *) slurm_caps_built()->auth_package, NULL };
+        char *pkgs[5];
+        bootstrap_packages("slurmctld", slurm_caps_built()->auth_package, NULL, pkgs);
         return bootstrap_main(pkgs, "bin/install-stage2");
 }

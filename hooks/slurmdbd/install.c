@@ -8,8 +8,10 @@
 #include "util/banned.h"
 
 int main(void) {
-        /* munge only where the Slurm generation authenticates with it (22.05; not 24.11) */
-        char *pkgs[] = { (char *) "slurmdbd", (char *) "slurm-client",
-                (char *) slurm_caps_built()->auth_package, NULL };
+        /* munge only where the Slurm generation authenticates with it (22.05; not 24.11), sackd
+         * where clients need it for their tokens (24.11) */
+        const struct slurm_caps *c = slurm_caps_built();
+        char *pkgs[5];
+        bootstrap_packages("slurmdbd", c->auth_package, c->token_package, pkgs);
         return bootstrap_main(pkgs, "bin/install-stage2");
 }

@@ -7,6 +7,8 @@
 #include "interfaces/slurmdbd.h"
 #include "util/fileio.h"
 
+#include <sys/stat.h>
+
 #include "util/banned.h"
 
 void acct_view_done(struct acct_view *v) {
@@ -45,6 +47,19 @@ int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_vie
         r = charm_remote_app_bag(ctx, ret->rels.v[0], &remote, &bag, err);
         if (r < 0)
                 return r;
+        /* a slurmdbd that cannot serve this slurmctld (older, or another AuthType) is not taken */
+        r = charm_generation_check(p, charm_bag_string(bag, "slurm"), false, "slurmctld", "slurmdbd", &e);
+        if (r == -EPROTO || r == -EINVAL) {
+                strbuf_addf(&ret->refused, "relation with \"%s\": %s%s (accounting stays as it was)",
+                        strempty(remote), e.buf,
+                        r == -EPROTO ? "; deploy slurmdbd on this application's base" : "");
+                read_last(p, &ret->hosts);
+                return 0;
+        }
+        if (r < 0) {
+                strbuf_addf(err, "slurm generation: %s", strerror(-r));
+                return r;
+        }
         r = dbd_hosts_decode(charm_bag_string(bag, "dbd_hosts"), &ret->hosts, &e);
         if (r == -EINVAL) {
                 strbuf_addf(&ret->refused, "relation with \"%s\": %s (accounting stays as it was)",
@@ -65,6 +80,38 @@ int acct_store(const struct charm_paths *p, const struct acct_view *v, struct st
         if (r < 0)
                 strbuf_addf(err, "%s: %s", path, strerror(-r));
         return r < 0 ? r : 0;
+}
+
+int acct_cluster_id_release(
+        const struct charm_paths *p, const struct acct_view *v, const char *state_dir, struct strbuf *err) {
+        _cleanup_strv_ struct strv last = STRV_INIT;
+        if (!charm_caps(p)->cluster_id_in_state || v->hosts.n == 0)
+                return 0;
+        read_last(p, &last);
+        bool same = last.n == v->hosts.n;
+        for (size_t i = 0; same && i < last.n; i++)
+                same = streq(last.v[i], v->hosts.v[i]);
+        if (same)
+                return 0;
+        _cleanup_free_ char *path = xasprintf("%s/clustername", state_dir), *data = NULL;
+        size_t n = 0;
+        int r = read_full_file(path, &data, &n);
+        if (r == -ENOENT)
+                return 0; /* a first start: slurmctld takes slurmdbd's id */
+        char *bar = r < 0 ? NULL : memchr(data, '|', n);
+        if (r >= 0 && !bar)
+                return 0;
+        struct stat st;
+        if (r >= 0 && stat(path, &st) < 0)
+                r = -errno;
+        if (r >= 0)
+                r = write_file_atomic(
+                        path, data, (size_t) (bar - data), st.st_mode & 07777, st.st_uid, st.st_gid);
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+                return r;
+        }
+        return 1;
 }
 
 int acct_publish(struct juju_ctx *ctx, const struct acct_view *v, const char *auth_key_id,

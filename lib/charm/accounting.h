@@ -28,7 +28,9 @@ struct acct_view {
 #define ACCT_VIEW_INIT \
         { .rels = STRV_INIT, .hosts = STRV_INIT, .refused = STRBUF_INIT }
 
-/* Reads the relation; bad data leaves the hosts taken last (state file) with a reason. */
+/* Reads the relation; bad data, or a slurmdbd whose Slurm (`slurm`, published by its leader)
+ * cannot serve this slurmctld (charm_generation_check: older, too new, another AuthType),
+ * leaves the hosts taken last (state file) with a reason. */
 int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_view *ret, struct strbuf *err);
 /* Records the hosts taken (after slurm.conf was written with them). */
 int acct_store(const struct charm_paths *p, const struct acct_view *v, struct strbuf *err);
@@ -36,4 +38,12 @@ int acct_store(const struct charm_paths *p, const struct acct_view *v, struct st
  * name and the controllers (JSON list of "host:port", as the slurmd interface has it). */
 int acct_publish(struct juju_ctx *ctx, const struct acct_view *v, const char *auth_key_id,
         const char *cluster_name, const char *controllers_json, struct strbuf *err);
+/* Before slurmctld starts with slurmdbd hosts other than those taken last (accounting turned
+ * on, another slurmdbd): on a generation that keeps the ClusterID in StateSaveLocation
+ * (slurm_caps.cluster_id_in_state), drops that id from state_dir/clustername, keeping the
+ * name, so slurmctld takes the id slurmdbd has or gives the cluster instead of exiting on the
+ * mismatch. The id slurmctld made up alone (no accounting) names nothing outside this
+ * cluster. 1 rewritten, 0 nothing to do, or a negative errno (message in err). */
+int acct_cluster_id_release(
+        const struct charm_paths *p, const struct acct_view *v, const char *state_dir, struct strbuf *err);
 void acct_view_done(struct acct_view *v);

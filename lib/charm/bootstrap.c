@@ -14,6 +14,18 @@
 #define APT_TIMEOUT_MS (15 * 60 * 1000)
 #define TOOL_TIMEOUT_MS (120 * 1000)
 
+void bootstrap_packages(
+        const char *daemon, const char *auth_package, const char *token_package, char *ret[static 5]) {
+        size_t n = 0;
+        ret[n++] = (char *) daemon;
+        ret[n++] = (char *) "slurm-client";
+        if (auth_package)
+                ret[n++] = (char *) auth_package;
+        if (token_package)
+                ret[n++] = (char *) token_package;
+        ret[n] = NULL;
+}
+
 int bootstrap_missing_packages(char *const *pkgs, struct strv *ret, struct strbuf *err) {
         _cleanup_proc_ struct proc p = PROC_INIT;
         _cleanup_strv_ struct strv installed = STRV_INIT;

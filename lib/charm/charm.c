@@ -5,6 +5,7 @@
 #include "util/alloc.h"
 #include "charm/charm.h"
 #include "slurm/confcheck.h"
+#include "interfaces/slurmd.h"
 #include "systemd/unit.h"
 #include "util/fileio.h"
 
@@ -28,6 +29,57 @@ char *charm_path(const struct charm_paths *p, const char *path) {
 
 const struct slurm_caps *charm_caps(const struct charm_paths *p) {
         return p && p->caps ? p->caps : slurm_caps_built();
+}
+
+char *charm_generation_json(const struct charm_paths *p) {
+        const struct slurm_caps *c = charm_caps(p);
+        _cleanup_free_ char *v =
+                c == slurm_caps_built() ? xstrdup(slurm_version_built()) : xasprintf("%s.0", c->release);
+        char *json = NULL;
+        if (slurm_generation_encode(v, c->auth_type, &json) < 0)
+                return NULL;
+        return json;
+}
+
+int charm_generation_publish(
+        struct juju_ctx *ctx, const struct charm_paths *p, const struct strv *rels, struct strbuf *err) {
+        _cleanup_free_ char *gen = charm_generation_json(p);
+        if (!gen) {
+                strbuf_addstr(err, "slurm generation: out of memory");
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < rels->n; i++) {
+                const cJSON *mine;
+                int r = juju_relation_get(ctx, rels->v[i], juju_env(ctx)->app, &mine, err);
+                if (r >= 0)
+                        r = charm_bag_update(ctx, rels->v[i], true, mine, "slurm", gen, err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int charm_generation_check(const struct charm_paths *p, const char *json, bool i_serve, const char *me,
+        const char *them, struct strbuf *e) {
+        _cleanup_(slurm_generation_clear) struct slurm_generation theirs = SLURM_GENERATION_INIT,
+                                                                  mine = SLURM_GENERATION_INIT;
+        _cleanup_free_ char *gen = charm_generation_json(p);
+        int r = slurm_generation_decode(json, &theirs, e);
+        if (r == -ENODATA)
+                return 0;
+        if (r < 0)
+                return r;
+        if (!gen || slurm_generation_decode(gen, &mine, NULL) < 0)
+                return -ENOMEM;
+        return i_serve ? slurm_caps_takes(me, mine.version, mine.auth, them, theirs.version, theirs.auth, e)
+                       : slurm_caps_takes(them, theirs.version, theirs.auth, me, mine.version, mine.auth, e);
+}
+
+char *charm_daemon_name(const char *service) {
+        size_t n = strlen(service);
+        if (n > 8 && streq(service + n - 8, ".service"))
+                n -= 8;
+        return xstrndup(service, n);
 }
 
 size_t charm_services(const struct charm_paths *p, const char *daemon, char *ret[static 3]) {
@@ -132,6 +184,10 @@ int charm_hook_finish(struct juju_ctx *ctx, int r, struct charm_outcome *o, stru
 }
 
 int charm_action_finish(struct juju_ctx *ctx, const char *action, int r, struct strbuf *err) {
+        /* what the action wrote to relations (resume's reconcile publishes, as a hook's does) is
+         * sent as a hook's is: relation-set only queues it (juju_flush()) */
+        if (r >= 0)
+                r = juju_flush(ctx, err);
         if (r >= 0)
                 return 0;
         if (err->len == 0)

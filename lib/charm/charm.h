@@ -46,6 +46,22 @@ struct charm_paths {
 
 /* The Slurm generation the charm works with: p->caps, else slurm_caps_built(). */
 const struct slurm_caps *charm_caps(const struct charm_paths *p);
+/* The "slurm" value of the slurmd interface (interfaces/slurmd.h) for this generation: the
+ * version built against (the generation's release with micro 0 when p names another one, as
+ * unit tests do) and its AuthType. A new string, or NULL (out of memory). */
+char *charm_generation_json(const struct charm_paths *p);
+/* Leader: this generation's "slurm" value in the application bag of each relation of rels
+ * (written only where it differs). 0, or a negative errno (message in err). */
+int charm_generation_publish(
+        struct juju_ctx *ctx, const struct charm_paths *p, const struct strv *rels, struct strbuf *err);
+/* The other side's published "slurm" value (json; interfaces/slurmd.h) against this charm's
+ * generation, by slurm_caps_takes(): this daemon (me) serves theirs (them) when i_serve, else
+ * theirs serves this one. 0 they can work together, or json is absent (a charm from before the
+ * key: no check); -EPROTO (why in e) they cannot; -EINVAL bad data (message in e). */
+int charm_generation_check(const struct charm_paths *p, const char *json, bool i_serve, const char *me,
+        const char *them, struct strbuf *e);
+/* "slurmd" for "slurmd.service": a service's daemon name, as statuses say it (caller frees). */
+char *charm_daemon_name(const char *service);
 /* The services of a unit: daemon, then the generation's auth service when it has one
  * (munge.service on 22.05), then NULL. Returns how many (1 or 2). */
 size_t charm_services(const struct charm_paths *p, const char *daemon, char *ret[static 3]);
@@ -82,9 +98,10 @@ void charm_outcome_set(struct charm_outcome *o, enum juju_status status, const c
  * tool failed (the message is written to stderr, which Juju keeps in the unit's log, and sent
  * with juju-log at ERROR level). */
 int charm_hook_finish(struct juju_ctx *ctx, int r, struct charm_outcome *o, struct strbuf *err);
-/* The end of every action's main: when r < 0, one action-fail with err (or strerror(-r) when
- * err is empty) and the same line on stderr. Returns the exit code, always 0: a failed action
- * is reported by action-fail, it does not put the unit in error. */
+/* The end of every action's main: when r >= 0, the relation data the action queued is sent
+ * (juju_flush(); a failure of that fails the action); when r < 0, one action-fail with err (or
+ * strerror(-r) when err is empty) and the same line on stderr, and nothing queued is sent. Returns the exit
+ * code, always 0: a failed action is reported by action-fail, it does not put the unit in error. */
 int charm_action_finish(struct juju_ctx *ctx, const char *action, int r, struct strbuf *err);
 
 /* Job ids as an action result value: "9,10,12" ("" for none). Caller frees. */

@@ -70,6 +70,14 @@ int ctl_wait_answer(sd_bus *bus, const char *self_host, int timeout_ms, struct s
         }
 }
 
+int ctl_wait_started(sd_bus *bus, const char *self_host, int timeout_ms, struct strbuf *err) {
+        (void) slurm_client_init(NULL);
+        int self = self_host ? slurm_ctl_index_of(self_host) : 0;
+        if (self <= 0 && slurm_ctl_count() > 1)
+                timeout_ms += slurm_ctl_failback_ms();
+        return ctl_wait_answer(bus, self_host, timeout_ms, err);
+}
+
 int ctl_refused_match(const struct charm_paths *paths, const char *data, size_t len, char **ret_reason) {
         _cleanup_free_ char *path = state_file(paths, CTL_REFUSED_FILE), *content = NULL;
         size_t n = 0;
@@ -122,7 +130,7 @@ static int restart_and_wait(const struct ctl_apply_opts *o, bool restart, struct
         int r = charm_unit_ensure(o->bus, "slurmctld.service", restart, o->unit_timeout_usec, err);
         if (r < 0)
                 return r;
-        return ctl_wait_answer(o->bus, o->self_host, o->answer_timeout_ms, err);
+        return ctl_wait_started(o->bus, o->self_host, o->answer_timeout_ms, err);
 }
 
 /* The partition changes of ctl_conf_live_changes() over RPC, one call per partition. */
@@ -270,10 +278,18 @@ static int push_update(const struct ctl_apply_opts *o, const char *conf, size_t 
                 return state_store(o->paths, CTL_PUSH_FILE, "", 0, err);
         if (access(path, F_OK) < 0)
                 return 0;
-        int busy = slurm_jobs_holding_nodes(NULL);
-        if (busy != 0) {
-                strbuf_addf(&ret->message, "%sslurm.conf reaches the compute nodes once no job runs",
-                        ret->message.len ? "; " : "");
+        _cleanup_strbuf_ struct strbuf jerr = STRBUF_INIT;
+        int busy = slurm_jobs_holding_nodes(&jerr);
+        if (busy > 0) {
+                strbuf_addf(&ret->message,
+                        "%sslurm.conf reaches the compute nodes once no job runs (%d job%s holding nodes)",
+                        ret->message.len ? "; " : "", busy, busy == 1 ? "" : "s");
+                return 0;
+        }
+        if (busy < 0) {
+                /* not known whether a job runs: the push waits, and the status says why */
+                strbuf_addf(&ret->message, "%sslurm.conf push to the compute nodes pending: %s",
+                        ret->message.len ? "; " : "", jerr.len ? jerr.buf : strerror(-busy));
                 return 0;
         }
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;

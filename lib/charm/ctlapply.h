@@ -102,6 +102,9 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
  * the primary) answers a ping; with bus, stops early with -ESRCH when slurmctld.service fails
  * or waits to be restarted. */
 int ctl_wait_answer(sd_bus *bus, const char *self_host, int timeout_ms, struct strbuf *err);
+/* ctl_wait_answer() after this unit's slurmctld was (re)started: a primary with backups gets
+ * slurm_ctl_failback_ms() more, the time a backup in charge may take to hand control back. */
+int ctl_wait_started(sd_bus *bus, const char *self_host, int timeout_ms, struct strbuf *err);
 
 /* The candidate slurmctld refused last (<state>/slurm.conf.refused): 1 and *ret_reason
  * (caller frees) when data equals it, 0 when not (or there is none), negative errno. */

@@ -58,12 +58,14 @@ void dbd_client_conf_render(const struct slurm_caps *caps, const char *cluster, 
         strbuf_addstr(out,
                 "# Written by the slurmdbd charm: the client side of this slurmdbd (libslurmdb, sacctmgr "
                 "with\n"
-                "# SLURM_CONF pointing here). Not read by slurmdbd.\n");
+                "# SLURM_CONF pointing here; sackd's on 24.11). Not read by slurmdbd.\n");
         strbuf_addf(out, "ClusterName=%s\n", cluster);
         for (size_t i = 0; i < n_controllers; i++)
                 strbuf_addf(out, "SlurmctldHost=%.*s\n", (int) strcspn(controllers[i], ":"), controllers[i]);
-        strbuf_addf(
-                out, "AuthType=%s\nAccountingStorageType=accounting_storage/slurmdbd\n", caps->auth_type);
+        /* SlurmUser: the controllers' (the charms run Slurm as slurm); sackd (24.11) refuses a run
+         * directory that is not SlurmUser's */
+        strbuf_addf(out, "SlurmUser=slurm\nAuthType=%s\nAccountingStorageType=accounting_storage/slurmdbd\n",
+                caps->auth_type);
         strbuf_addf(out, "AccountingStorageHost=%s\nAccountingStoragePort=6819\n", primary->addr);
         if (backup)
                 strbuf_addf(out, "AccountingStorageBackupHost=%s\n", backup->addr);

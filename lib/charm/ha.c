@@ -134,6 +134,30 @@ int ha_takeover_read(const char *dir, char **ret_unit, time_t *ret_time) {
         return 0;
 }
 
+int ha_charge_note(const char *state_dir, bool in_charge, uint64_t activation, struct strbuf *err) {
+        _cleanup_free_ char *path = xasprintf("%s/%s", state_dir, HA_IN_CHARGE_FILE), *data = NULL;
+        int r = read_full_file(path, &data, NULL);
+        if (r < 0 && r != -ENOENT) {
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+                return r;
+        }
+        int was = -1;
+        unsigned long long act = 0;
+        if (r >= 0 && sscanf(data, "%d %llu", &was, &act) != 2)
+                was = -1;
+        if (was == (int) in_charge && act == activation)
+                return 0;
+        _cleanup_free_ char *line = xasprintf("%d %llu\n", (int) in_charge, (unsigned long long) activation);
+        r = mkdir_p(state_dir, 0700);
+        if (r >= 0)
+                r = write_file_atomic(path, line, strlen(line), 0600, (uid_t) -1, (gid_t) -1);
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+                return r;
+        }
+        return in_charge && (was != 1 || act != activation);
+}
+
 static uint64_t be64(const unsigned char *b) {
         uint64_t v = 0;
         for (int i = 0; i < 8; i++)

@@ -70,6 +70,25 @@ int ha_marker_seen(const char *dir, const char *unit, const char *token);
  * there is none (one controller, or never in charge), -EINVAL for a malformed file. */
 int ha_heartbeat_read(const char *dir, time_t *ret_time, uint64_t *ret_index);
 
+/* Taking charge, told to the compute units. A controller that takes charge (a failover, a
+ * failback, a takeover) may have read state saved before the last dynamic node registrations
+ * (saved only by slurmctld's 5-minute checkpoint; 24.11's failback reads the backup's state
+ * before the backup's last save, HACKING.md): those nodes are unknown to it and get no job
+ * until their slurmd registers again. So a controller unit whose hook finds its slurmctld newly
+ * in charge sets HA_IN_CHARGE_KEY (the time, decimal) in its unit bag of every slurmd relation;
+ * the change runs slurmctld-relation-changed on the compute units, whose reconcile finds its node
+ * unknown and restarts slurmd to register it (the check update-status does). */
+#define HA_IN_CHARGE_KEY "in-charge-since"
+#define HA_IN_CHARGE_FILE "in-charge"
+/* Records in <state_dir>/HA_IN_CHARGE_FILE ("1 <activation>" or "0 <activation>") whether this
+ * unit's slurmctld is in charge, and which activation of slurmctld.service that is (its
+ * ActiveEnterTimestampMonotonic: a restart, also systemd's own or a paused unit's resume, is a
+ * new one; 24.11's re-exec on a reconfigure is not). Returns 1 when it is in charge and the last
+ * record said it was not, or was of another activation (none or an unreadable one counts as not
+ * in charge), else 0. A controller that lost charge and took it back between two hooks of its
+ * unit, in one activation, is not seen (HACKING.md). */
+int ha_charge_note(const char *state_dir, bool in_charge, uint64_t activation, struct strbuf *err);
+
 /* The role line for the status: "primary, in charge", "backup 1 of juju-m-0 (in charge)", … from
  * this unit's index in the order (-1: not in it), the index in charge (-1: unknown) and the
  * controller host names in order. Appended to out. */

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 
 #include "charm/charm.h"
+#include "systemd/unit.h"
 #include "util/strbuf.h"
 
 #define PAUSE_FILE "paused"
@@ -58,3 +59,6 @@ int charm_action_resume(struct juju_ctx *ctx, const struct charm_paths *p,
  * resume)", then "; <daemon> <ActiveState>" for each given service that is not active. */
 void charm_paused_outcome(
         sd_bus *bus, const char *unit, const char *reason, char *const *services, struct charm_outcome *out);
+/* "; <daemon> <ActiveState>" into msg for a service that is not active, with " (Result=…)"
+ * when it failed (how it ended: exit-code, signal, core-dump, timeout). */
+void charm_paused_daemon_note(struct strbuf *msg, const char *service, const struct unit_state *st);

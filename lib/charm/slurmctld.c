@@ -18,6 +18,7 @@
 #include "charm/watcher.h"
 #include "slurmconf/conf.h"
 #include "interfaces/slurmd.h"
+#include "slurm/caps.h"
 #include "slurm/client.h"
 #include "slurm/confcheck.h"
 #include "slurm/jobs.h"
@@ -301,6 +302,29 @@ static bool state_dir_ok(const char *s) {
         return true;
 }
 
+/* Leader: this controller's Slurm in every slurmd and slurmdbd relation, before anything else
+ * is published (a compute or slurmdbd unit that cannot work with it says so even while this
+ * side has nothing else to give). */
+static int publish_generation(struct juju_ctx *ctx, const struct charm_paths *paths,
+        const struct ctl_inputs *in, struct strbuf *err) {
+        _cleanup_strv_ struct strv rels = STRV_INIT;
+        int r = charm_relation_ids_live(ctx, ACCT_ENDPOINT, &rels, err);
+        if (r < 0)
+                return r;
+        strv_pushv(&rels, in->slurmd_rels.v);
+        return charm_generation_publish(ctx, paths, &rels, err);
+}
+
+/* A slurmd application's published Slurm against this controller's: 0 it can join (or says
+ * nothing: a charm from before the key), <0 with why in e. */
+static int generation_check(const struct charm_paths *p, const char *json, struct strbuf *e) {
+        strbuf_reset(e);
+        int r = charm_generation_check(p, json, true, "slurmctld", "slurmd", e);
+        if (r == -EPROTO)
+                strbuf_addstr(e, ": its units cannot join; deploy it on this application's base");
+        return r;
+}
+
 static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, struct ctl_inputs *in,
         struct charm_outcome *out, struct strbuf *err) {
         _cleanup_strv_ struct strv ids = STRV_INIT;
@@ -477,7 +501,14 @@ static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, 
                         in->n_waiting++;
                 else if (r < 0)
                         strv_pushf(&in->refused, "relation with \"%s\": %s", app, e.buf);
-                else {
+                else if ((r = generation_check(o_paths, charm_bag_string(bag, "slurm"), &e)) == -EPROTO ||
+                        r == -EINVAL)
+                        strv_pushf(&in->refused, "application \"%s\" left out: %s", app, e.buf);
+                else if (r < 0) {
+                        compute_data_clear(&in->data[k]);
+                        strbuf_addf(err, "slurm generation: %s", strerror(-r));
+                        return r;
+                } else {
                         in->data_ok[k] = true;
                         in->n_ok++;
                 }
@@ -903,6 +934,30 @@ static bool ha_in_charge(const struct ctl_inputs *in) {
                 (long) idx == in->ha.self;
 }
 
+/* Several controllers: when this unit's slurmctld is newly in charge, HA_IN_CHARGE_KEY in its
+ * unit bag of every slurmd relation, so that the compute units check their registration
+ * (charm/ha.h). */
+static int announce_charge(struct juju_ctx *ctx, const struct slurmctld_opts *o, sd_bus *bus,
+        const struct ctl_inputs *in, struct strbuf *err) {
+        struct unit_state st;
+        if (in->ha.order.n <= 1 || unit_get_state(bus, "slurmctld.service", &st, NULL) < 0)
+                return 0;
+        _cleanup_free_ char *dir = charm_path(&o->paths, CHARM_PATH_STATE_DIR);
+        int r = ha_charge_note(dir, ha_in_charge(in), st.active_enter_usec, err);
+        if (r <= 0)
+                return r;
+        _cleanup_free_ char *now = xasprintf("%lld", (long long) time(NULL));
+        for (size_t i = 0; i < in->slurmd_rels.n; i++) {
+                r = juju_relation_set(ctx, in->slurmd_rels.v[i], false, HA_IN_CHARGE_KEY, now, err);
+                if (r < 0)
+                        return r;
+        }
+        (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
+                "slurmctld in charge (a failover, failback or takeover): the compute units check that "
+                "their node is registered");
+        return 0;
+}
+
 /* What the quick status refresh of compute unit events needs to say the role too
  * (<state>/ROLE_FILE: "<self> <timeout> <state dir> <host> <host>…"; none with one controller). */
 #define ROLE_FILE "controllers"
@@ -1156,6 +1211,11 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         r = read_inputs(ctx, &o->paths, &in, out, err);
         if (r != 0)
                 return r < 0 ? r : 0;
+        if (in.leader) {
+                r = publish_generation(ctx, &o->paths, &in, err);
+                if (r < 0)
+                        return r;
+        }
 
         conf_path = charm_path(&o->paths, CHARM_PATH_SLURM_CONF);
         r = read_full_file(conf_path, &old, &old_len);
@@ -1309,8 +1369,10 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 /* slurmctld 22.05 exits at start without a partition ("No PartitionName
                  * information available"): it starts with the first related application, and
                  * only then is the controller data published (slurmd would find no controller) */
-                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "no partition: relate a slurmd application%s",
-                        in.n_waiting ? " (waiting for its data)" : "");
+                _cleanup_free_ char *why = strv_join(&in.refused, "; ");
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED,
+                        "%s%sno partition: relate a slurmd application%s", strempty(why),
+                        in.refused.n ? "; " : "", in.n_waiting ? " (waiting for its data)" : "");
                 if (in.n_waiting)
                         out->status = JUJU_STATUS_WAITING;
                 return 0;
@@ -1341,6 +1403,13 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 .previous = old,
                 .previous_len = old_len,
         };
+        r = acct_cluster_id_release(&o->paths, &acct, in.state_dir, err);
+        if (r < 0)
+                return r;
+        if (r > 0)
+                (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
+                        "%s/clustername: ClusterID dropped, slurmctld takes slurmdbd's (new slurmdbd hosts)",
+                        in.state_dir);
         r = ctl_apply(&ao, g.conf.buf, g.conf.len, &applied, err);
         if (r < 0)
                 return r;
@@ -1437,6 +1506,11 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 strbuf_addf(&msg, "%s; %s", why, out->message.buf);
                 charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s", msg.buf);
         }
+        /* last of what can fail: the notice is recorded as given when it is queued, and a hook
+         * that fails after that has its relation data dropped (Juju commits none of it) */
+        r = announce_charge(ctx, o, bus, &in, err);
+        if (r < 0)
+                return r;
         /* the node event log: watcher, triggers, reconcile (charm/nodeevents.h; never fails) */
         nodeevents_after_reconcile(ctx, &o->paths, bus, o->event, out);
         out->set_app_status = in.leader;

@@ -149,6 +149,21 @@ static void roll_back(const struct slurmd_opts *o, sd_bus *bus, const char *node
         bool stop_first = charm_caps(&o->paths)->auth_service != NULL;
         if (stop_first)
                 (void) unit_stop(bus, "slurmd.service", sd_unit_timeout(o), NULL);
+        else {
+                /* Slurm's own auth: the delete needs a token from a running slurmd's sack socket,
+                 * and the slurmd of the failed change may have exited (a --conf it refused): it
+                 * runs first with the last good files, so that the record the failed change left
+                 * can be deleted; the restart below then registers the node anew */
+                _cleanup_free_ char *path = charm_path(&o->paths, CHARM_PATH_SLURMD_DEFAULTS);
+                r = g->defaults
+                        ? write_file_atomic_if_changed(path, g->defaults, strlen(g->defaults), 0644, 0, 0)
+                        : RET_NERRNO(unlink(path));
+                if (r >= 0 || r == -ENOENT) {
+                        (void) unit_reset_failed(bus, "slurmd.service", sd_unit_timeout(o), NULL);
+                        (void) unit_restart(bus, "slurmd.service", sd_unit_timeout(o), NULL);
+                        (void) slurm_sack_wait(SACK_WAIT_MS);
+                }
+        }
         (void) slurm_node_delete_free(node, "node-config: rolling back", DELETE_RETRY_MS, NULL);
         if (!stop_first)
                 (void) unit_stop(bus, "slurmd.service", sd_unit_timeout(o), NULL);

@@ -13,6 +13,7 @@
 #include "charm/strand.h"
 #include "charm/watcher.h"
 #include "interfaces/slurmd.h"
+#include "slurm/caps.h"
 #include "slurm/client.h"
 #include "slurmconf/conf.h"
 #include "slurm/hardware.h"
@@ -162,7 +163,8 @@ static void blocked(struct charm_outcome *out, bool app, const char *prefix, con
 }
 
 /* Leader: partition and nodeset in our app bag when they differ. */
-static int publish(struct juju_ctx *ctx, struct sd_inputs *in, struct strbuf *err) {
+static int publish(
+        struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_inputs *in, struct strbuf *err) {
         _cleanup_free_ char *part = NULL, *ns = NULL;
         const cJSON *mine;
         int r;
@@ -177,6 +179,12 @@ static int publish(struct juju_ctx *ctx, struct sd_inputs *in, struct strbuf *er
                 r = charm_bag_update(ctx, in->rel, true, mine, "partition", part, err);
         if (r >= 0)
                 r = charm_bag_update(ctx, in->rel, true, mine, "nodeset", ns, err);
+        if (r >= 0) {
+                _cleanup_free_ char *gen = charm_generation_json(&o->paths);
+                r = gen ? charm_bag_update(ctx, in->rel, true, mine, "slurm", gen, err) : -ENOMEM;
+                if (!gen)
+                        strbuf_addstr(err, "slurm generation: out of memory");
+        }
         return r < 0 ? r : 0;
 }
 
@@ -252,7 +260,7 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
                 return 1;
         }
         if (in->leader) {
-                r = publish(ctx, in, err);
+                r = publish(ctx, o, in, err);
                 if (r < 0)
                         return r;
         }
@@ -270,6 +278,28 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
         r = juju_relation_get(ctx, in->rel, in->remote_app, &bag, err);
         if (r < 0)
                 return r;
+        /* the controllers' Slurm (absent: a charm from before the key): one this slurmd can
+         * join, or nothing is written and slurmd not started */
+        strbuf_reset(&e);
+        r = charm_generation_check(
+                &o->paths, charm_bag_string(bag, "slurm"), false, "slurmd", "slurmctld", &e);
+        if (r == -EPROTO) {
+                /* the whole application (one base) is refused: its status too */
+                _cleanup_free_ char *why = xasprintf("%s; deploy slurmd on the controllers' base", e.buf);
+                _cleanup_free_ char *prefix = xasprintf("\"%s\" cannot take this unit: ", in->remote_app);
+                blocked(out, in->leader, prefix, why);
+                return 1;
+        }
+        if (r == -EINVAL) {
+                charm_outcome_set(
+                        out, JUJU_STATUS_BLOCKED, "relation with \"%s\": %s", in->remote_app, e.buf);
+                return 1;
+        }
+        if (r < 0) {
+                strbuf_addf(err, "slurm generation: %s", strerror(-r));
+                return r;
+        }
+
         strbuf_reset(&e);
         r = controller_data_decode(
                 charm_bag_string(bag, "auth_key_id"), charm_bag_string(bag, "controllers"), &in->ctl, &e);
@@ -282,7 +312,6 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
                         out, JUJU_STATUS_BLOCKED, "relation with \"%s\": %s", in->remote_app, e.buf);
                 return 1;
         }
-
         /* the key: checked before anything is written */
         {
                 _cleanup_free_ char *v = NULL;
@@ -550,6 +579,15 @@ int slurmd_reconcile(
         }
 
         int timeout = sd_register_timeout(o);
+        if (!started && slurm_config_path() && slurm_ctl_reachable(&e) == 0) {
+                /* no controller answers its ping: the node query below would retry for
+                 * MessageTimeout and the registration wait after it for its whole timeout, the
+                 * machine's hook lock held all the while (39 s measured); a later hook asks again */
+                charm_outcome_set(
+                        out, JUJU_STATUS_WAITING, "node %s: no slurmctld answers (%s)", in.node_name, e.buf);
+                return 0;
+        }
+        strbuf_reset(&e);
         if (!started) {
                 /* running: one RPC for the status; a node that vanished (deleted) is re-registered */
                 r = slurm_config_path() ? slurm_node_get(in.node_name, &node, &e) : -ENOENT;
@@ -558,6 +596,7 @@ int slurmd_reconcile(
                         strbuf_addf(&e, "node %s unknown to slurmctld: restarting slurmd to register it",
                                 in.node_name);
                         say_maintenance(ctx, e.buf);
+                        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "%s", e.buf);
                         strbuf_reset(&e);
                         r = unit_restart(bus, "slurmd.service", unit_timeout(o), err);
                         if (r < 0)

@@ -28,6 +28,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(cJSON *, cJSON_Delete)
 #define DEFAULT_UNIT_TIMEOUT_USEC (90ULL * 1000 * 1000)
 #define DEFAULT_ANSWER_TIMEOUT_MS (20 * 1000)
 
+/* where charms before the 24.11 work kept the clients' configuration */
+#define LEGACY_CLIENT_CONF_PATH CHARM_PATH_STATE_DIR "/slurm-client.conf"
+
 static uint64_t unit_timeout(const struct slurmdbd_opts *o) {
         return o->unit_timeout_usec ? o->unit_timeout_usec : DEFAULT_UNIT_TIMEOUT_USEC;
 }
@@ -195,6 +198,40 @@ static int read_database(
         return 0;
 }
 
+/* The controllers' Slurm against this slurmdbd's (slurmdbd serves slurmctld: the same major
+ * release or up to two before, three from 24.11 on, one AuthType); the leader publishes its own
+ * first, so that the controllers say why too. 0 fine (or no controller, or nothing published
+ * yet), 1 with *out set (blocked: nothing is written or published), or a negative errno. */
+static int controllers_generation(struct juju_ctx *ctx, const struct slurmdbd_opts *o,
+        const struct dbd_inputs *in, struct charm_outcome *out, struct strbuf *err) {
+        _cleanup_strv_ struct strv rels = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        _cleanup_free_ char *remote = NULL;
+        int r = charm_relation_ids_live(ctx, SLURMDBD_CTL_ENDPOINT, &rels, err);
+        if (r >= 0 && in->leader)
+                r = charm_generation_publish(ctx, &o->paths, &rels, err);
+        if (r < 0 || rels.n == 0)
+                return r;
+        const cJSON *bag = NULL;
+        r = charm_remote_app_bag(ctx, rels.v[0], &remote, &bag, err);
+        if (r < 0)
+                return r;
+        r = charm_generation_check(
+                &o->paths, charm_bag_string(bag, "slurm"), true, "slurmdbd", "slurmctld", &e);
+        if (r == -EPROTO)
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED,
+                        "\"%s\" cannot use this slurmdbd: %s; deploy slurmdbd on the controllers' base",
+                        strempty(remote), e.buf);
+        else if (r == -EINVAL)
+                charm_outcome_set(
+                        out, JUJU_STATUS_BLOCKED, "relation with \"%s\": %s", strempty(remote), e.buf);
+        else if (r < 0) {
+                strbuf_addf(err, "slurm generation: %s", strerror(-r));
+                return r;
+        }
+        return r < 0 ? 1 : 0;
+}
+
 /* The controllers' auth key. 0 read, 1 with *out set, or a negative errno. */
 static int read_controllers(
         struct juju_ctx *ctx, struct dbd_inputs *in, struct charm_outcome *out, struct strbuf *err) {
@@ -316,7 +353,9 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
         dbd_pick_serving(inp->units, inp->n_units, &inp->primary, &inp->backup);
         inp->self = inp->primary == 0 ? 0 : inp->backup == 0 ? 1 : -1;
 
-        r = read_database(ctx, inp, out, err);
+        r = controllers_generation(ctx, o, inp, out, err);
+        if (r == 0)
+                r = read_database(ctx, inp, out, err);
         if (r == 0)
                 r = read_controllers(ctx, inp, out, err);
         if (r != 0)
@@ -369,19 +408,37 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
                 return conf_changed;
         }
 
+        int client_changed = 0, token_env_changed = 0;
         if (inp->cluster) {
                 _cleanup_strbuf_ struct strbuf cc = STRBUF_INIT;
                 dbd_client_conf_render(charm_caps(&o->paths), inp->cluster, inp->controllers.v,
                         inp->controllers.n, &inp->units[inp->primary],
                         inp->backup >= 0 ? &inp->units[inp->backup] : NULL, &cc);
-                _cleanup_free_ char *dir = charm_path(&o->paths, CHARM_PATH_STATE_DIR);
+                _cleanup_free_ char *dir = charm_path(&o->paths, "/etc/slurm");
                 _cleanup_free_ char *path = charm_path(&o->paths, SLURMDBD_CLIENT_CONF_PATH);
-                r = mkdir_p(dir, 0700);
+                r = mkdir_p(dir, 0755);
                 if (r >= 0)
-                        r = write_file_atomic_if_changed(path, cc.buf, cc.len, 0644, 0, 0);
+                        r = client_changed = write_file_atomic_if_changed(path, cc.buf, cc.len, 0644, 0, 0);
                 if (r < 0) {
                         strbuf_addf(err, "%s: %s", path, strerror(-r));
                         return r;
+                }
+                /* an upgrade from a charm that kept it in its state directory */
+                _cleanup_free_ char *legacy = charm_path(&o->paths, LEGACY_CLIENT_CONF_PATH);
+                if (unlink(legacy) < 0 && errno != ENOENT)
+                        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "%s: %s", legacy, strerror(errno));
+                if (charm_caps(&o->paths)->token_service) {
+                        /* sackd (24.11) finds the cluster through SLURM_CONF: the clients' file */
+                        _cleanup_free_ char *env = charm_path(&o->paths, SLURMDBD_SACKD_DEFAULTS);
+                        _cleanup_free_ char *line =
+                                xasprintf("# written by the slurmdbd charm\nSLURM_CONF=%s\n",
+                                        SLURMDBD_CLIENT_CONF_PATH);
+                        r = token_env_changed =
+                                write_file_atomic_if_changed(env, line, strlen(line), 0644, 0, 0);
+                        if (r < 0) {
+                                strbuf_addf(err, "%s: %s", env, strerror(-r));
+                                return r;
+                        }
                 }
         }
 
@@ -393,6 +450,16 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
         r = auth ? charm_unit_ensure(bus, auth, key_changed > 0, unit_timeout(o), err) : 0;
         if (r < 0)
                 return r;
+        /* the clients' tokens on every unit (sacctmgr, the actions): a backup or standby
+         * slurmdbd hands out none */
+        const char *tokens = charm_caps(&o->paths)->token_service;
+        if (tokens && inp->cluster) {
+                r = charm_unit_ensure(bus, tokens,
+                        key_changed > 0 || client_changed > 0 || token_env_changed > 0, unit_timeout(o),
+                        err);
+                if (r < 0)
+                        return r;
+        }
         if (inp->self < 0) {
                 r = unit_stop(bus, "slurmdbd.service", unit_timeout(o), err);
                 if (r < 0)
@@ -436,21 +503,29 @@ int slurmdbd_reconcile(
 int slurmdbd_leave(
         struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct charm_outcome *out, struct strbuf *err) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        struct unit_state st;
         int r = unit_bus_open(&bus, err);
-        if (r >= 0)
-                r = unit_get_state(bus, "slurmdbd.service", &st, err);
-        if (r >= 0 && !streq(st.load_state, "not-found")) {
-                r = unit_stop(bus, "slurmdbd.service", unit_timeout(o), err);
-                if (r >= 0)
-                        r = unit_disable(bus, "slurmdbd.service", unit_timeout(o), err);
+        /* slurmdbd, and the token service where the generation has one (NULL ends the list) */
+        const char *services[] = { "slurmdbd.service", charm_caps(&o->paths)->token_service, NULL };
+        for (size_t i = 0; r >= 0 && services[i]; i++) {
+                struct unit_state st;
+                r = unit_get_state(bus, services[i], &st, err);
+                if (r >= 0 && !streq(st.load_state, "not-found")) {
+                        r = unit_stop(bus, services[i], unit_timeout(o), err);
+                        if (r >= 0)
+                                r = unit_disable(bus, services[i], unit_timeout(o), err);
+                }
         }
         if (r < 0)
                 return r;
-        _cleanup_free_ char *conf_path = charm_path(&o->paths, SLURMDBD_CONF_PATH);
-        if (unlink(conf_path) < 0 && errno != ENOENT) {
-                strbuf_addf(err, "%s: %s", conf_path, strerror(errno));
-                return -errno;
+        /* the files this charm wrote (the clients' configuration where an earlier version kept it too) */
+        static const char *const files[] = { SLURMDBD_CONF_PATH, SLURMDBD_CLIENT_CONF_PATH,
+                SLURMDBD_SACKD_DEFAULTS, LEGACY_CLIENT_CONF_PATH };
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                _cleanup_free_ char *path = charm_path(&o->paths, files[i]);
+                if (unlink(path) < 0 && errno != ENOENT) {
+                        strbuf_addf(err, "%s: %s", path, strerror(errno));
+                        return -errno;
+                }
         }
         charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmdbd stopped");
         return 0;

@@ -18,8 +18,11 @@
 
 #define SLURMDBD_CONF_PATH "/etc/slurm/slurmdbd.conf"
 #define SLURMDBD_LOG_PATH "/var/log/slurm/slurmdbd.log"
-/* libslurmdb's configuration on a slurmdbd unit (the actions; sacctmgr with SLURM_CONF) */
-#define SLURMDBD_CLIENT_CONF_PATH CHARM_PATH_STATE_DIR "/slurm-client.conf"
+/* the clients' slurm.conf on a slurmdbd unit (the actions', sacctmgr's with SLURM_CONF, and
+ * sackd's, which runs as SlurmUser: readable by all, it holds no secret) */
+#define SLURMDBD_CLIENT_CONF_PATH "/etc/slurm/slurm-client.conf"
+/* the token service's environment (slurm_caps.token_service: sackd reads SLURM_CONF there) */
+#define SLURMDBD_SACKD_DEFAULTS "/etc/default/sackd"
 #define SLURMDBD_DB_ENDPOINT "database"
 #define SLURMDBD_CTL_ENDPOINT "slurmctld"
 #define SLURMDBD_PEER_ENDPOINT "slurmdbd-peer"

@@ -73,6 +73,7 @@ void strand_status_note(const char *leaving, bool hold, struct strbuf *note) {
         if (slurm_stranded_find(leaving, &s, &e) <= 0)
                 return;
         struct slurm_stranded going = pick(&s, leaving, true), gone = pick(&s, leaving, false);
+        _cleanup_strbuf_ struct strbuf failed = STRBUF_INIT;
         for (size_t i = 0; hold && i < gone.n_jobs; i++) {
                 /* the departing unit holds the leaving node's jobs when it deletes the node */
                 _cleanup_(slurm_stranded_report_done) struct slurm_stranded_report rep =
@@ -82,7 +83,8 @@ void strand_status_note(const char *leaving, bool hold, struct strbuf *note) {
                 if (gone.jobs[i].held)
                         continue;
                 strbuf_reset(&e);
-                (void) slurm_stranded_act(&one, SLURM_STRANDED_HOLD, gone.jobs[i].node, why, &rep, &e);
+                if (slurm_stranded_act(&one, SLURM_STRANDED_HOLD, gone.jobs[i].node, why, &rep, &e) != 0)
+                        strbuf_addf(&failed, "%s%s", failed.len ? "; " : "", e.buf);
         }
         if (going.n_jobs) {
                 strbuf_addstr(note, "; ");
@@ -94,6 +96,8 @@ void strand_status_note(const char *leaving, bool hold, struct strbuf *note) {
                 slurm_stranded_describe_jobs(&gone, note);
                 strbuf_addstr(note, ", which left: scancel them, or set ReqNodeList and release them");
         }
+        if (failed.len)
+                strbuf_addf(note, " (not held: %s)", failed.buf);
         free(going.jobs);
         free(gone.jobs);
 }

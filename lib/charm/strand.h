@@ -34,8 +34,9 @@ char *strand_why(const char *node, const char *unit);
 void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, bool resvs);
 
 /* Controller status: appends "; <note>" for stranded jobs (leaving: the departing unit's node,
- * or NULL in a full reconcile); hold: also hold the ones that are not held (the leader).
- * Silent when Slurm does not answer (the status says so elsewhere). */
+ * or NULL in a full reconcile); hold: also hold the ones that are not held (the leader), and
+ * name a hold that failed (" (not held: hold job 9: …)"). Silent when Slurm does not answer
+ * (the status says so elsewhere). */
 void strand_status_note(const char *leaving, bool hold, struct strbuf *note);
 
 /* destroy-jobs: cancels the jobs stranded by node and takes it out of its reservations; adds

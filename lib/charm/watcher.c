@@ -45,14 +45,6 @@ static void copy_state(char dst[UNIT_STATE_STRMAX], const char *src) {
         snprintf(dst, UNIT_STATE_STRMAX, "%s", strempty(src));
 }
 
-/* "slurmd" for "slurmd.service" (caller frees). */
-static char *daemon_name(const char *service) {
-        size_t n = strlen(service);
-        if (n > 8 && streq(service + n - 8, ".service"))
-                n -= 8;
-        return xstrndup(service, n);
-}
-
 /* --- coalescing ------------------------------------------------------------------------------ */
 
 void watcher_coalesce_init(struct watcher_coalesce *c, uint64_t window_usec, const char *initial,
@@ -270,7 +262,7 @@ int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
 /* --- the handler --------------------------------------------------------------------------------- */
 
 int watcher_daemon_status(const char *service, const struct unit_state *st, struct charm_outcome *out) {
-        _cleanup_free_ char *daemon = daemon_name(service);
+        _cleanup_free_ char *daemon = charm_daemon_name(service);
         const char *result = isempty(st->result) ? "unknown" : st->result;
 
         if (streq(st->sub_state, "auto-restart")) {
@@ -326,7 +318,7 @@ int watcher_service_changed(struct juju_ctx *ctx, const struct watcher_handler_o
                  * comes to that */
                 char host[HOST_NAME_MAX + 1] = "";
                 (void) gethostname(host, sizeof host);
-                r = ctl_wait_answer(bus, host,
+                r = ctl_wait_started(bus, host,
                         o->answer_timeout_ms > 0 ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS, NULL);
                 /* it died again meanwhile (a crash loop): its state now, no reconcile whose
                  * calls would wait for a dead controller */
@@ -341,7 +333,7 @@ int watcher_service_changed(struct juju_ctx *ctx, const struct watcher_handler_o
 /* --- installing the watcher ----------------------------------------------------------------------- */
 
 char *watcher_unit_name(const char *service) {
-        _cleanup_free_ char *daemon = daemon_name(service);
+        _cleanup_free_ char *daemon = charm_daemon_name(service);
         return xasprintf("%s%s.service", WATCHER_UNIT_PREFIX, daemon);
 }
 

@@ -23,6 +23,8 @@
 #pragma once
 
 #include <stdbool.h>
+
+#include "util/strbuf.h"
 #include <sys/types.h>
 
 struct slurm_caps {
@@ -40,10 +42,18 @@ struct slurm_caps {
          * drop-ins never set ExecStart or Type and /etc/default/slurmd never holds -D, so the
          * packaged unit of either generation runs as it is */
         bool service_notify;
+        /* a daemon that hands local clients their auth tokens where no Slurm daemon does (a
+         * slurmdbd unit: a backup slurmdbd in standby serves no sack socket on 24.11) and its
+         * package; NULL: the auth service does it (munged) */
+        const char *token_service;
+        const char *token_package;
         const char *ctld_pid_file;   /* SlurmctldPidFile: where the packaged unit lets it write */
         const char *slurmd_pid_file; /* SlurmdPidFile */
         bool listjobs;               /* scontrol listjobs/liststeps/listpids exist */
         bool reconfigure_reexecs;    /* scontrol reconfigure re-execs the daemons */
+        /* StateSaveLocation/clustername holds "name|ClusterID" and slurmctld exits at its start
+         * ("CLUSTER ID MISMATCH") when slurmdbd knows the cluster by another id (24.11) */
+        bool cluster_id_in_state;
         /* global slurm.conf keys this generation no longer reads (slurm.conf(5) of 22.05 has
          * them): "defunct" (logged, ignored), moved, or an unrecognized key (fatal);
          * NULL-terminated */
@@ -62,5 +72,19 @@ bool slurm_caps_key_gone(const struct slurm_caps *c, const char *key);
 /* The first item of the comma list value of key that c no longer knows (c's gone_items, any
  * case), or NULL. */
 const char *slurm_caps_item_gone(const struct slurm_caps *c, const char *key, const char *value);
+/* The Slurm version this library was built against ("22.05.8", "24.11.5"). */
+const char *slurm_version_built(void);
+/* Whether the server daemon (named server: "slurmctld", "slurmdbd") of s_version ("24.11.5")
+ * running s_auth ("auth/slurm") takes the RPCs of the client daemon (named client) of c_version
+ * running c_auth. Slurm's rule (upgrades.html, "Compatibility Window"): a daemon takes the RPCs
+ * of its own major release and of the two before it (three from 24.11 on), never those of a
+ * newer one; and both sides need one AuthType. 0 yes, -EPROTO no (why, with the daemons' names,
+ * says which rule), -EINVAL a version that names no Slurm major release. */
+int slurm_caps_takes(const char *server, const char *s_version, const char *s_auth, const char *client,
+        const char *c_version, const char *c_auth, struct strbuf *why);
+/* slurm_caps_takes("slurmctld", ctl…, "slurmd", d…): slurmctld takes those slurmd daemons.
+ * (slurmdbd takes slurmctld daemons by the same rule: slurmdbd is upgraded first.) */
+int slurm_caps_takes_slurmd(const char *ctl_version, const char *ctl_auth, const char *d_version,
+        const char *d_auth, struct strbuf *why);
 /* Every known generation, oldest first, NULL-terminated. */
 extern const struct slurm_caps *const slurm_caps_all[];

@@ -8,7 +8,14 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include "slurm/compat.h"
+#include "slurm/nodes.h"
 #include "slurm/slurmerr.h"
 #include "util/alloc.h"
 
@@ -36,11 +43,41 @@ const char *slurm_config_path(void) {
         return NULL;
 }
 
+/* slurmd, at each start on a configless node, replaces the /run/slurm/conf symlink: unlink,
+ * then symlink (slurmd.c _handle_slash_run, 22.05 and 24.11), so a path found readable a moment
+ * ago may be gone when libslurm opens it, and that is fatal() for the hook (seen: a compute
+ * unit's hook while slurmd restarted). The file behind the link is only ever replaced by
+ * rename (fetch_config.c _write_conf), so the resolved path stays valid. slurmd's gap lasts two
+ * system calls; looked for again every 5 ms for up to 1 s (a loaded machine may deschedule the
+ * replacer in between), only while /run/slurm exists (a slurmd has run here) and SLURM_CONF
+ * names no file of its own. */
+char *slurm_config_resolve(void) {
+        static bool waited; /* once per process: a hook's later calls do not wait again */
+        struct stat st;
+        for (int i = 0; i < (waited ? 1 : 200); i++) {
+                const char *path = slurm_config_path();
+                if (path) {
+                        char *real = realpath(path, NULL);
+                        if (real && readable(real))
+                                return real;
+                        free(real);
+                }
+                if (getenv("SLURM_CONF") || stat("/run/slurm", &st) < 0)
+                        return NULL;
+                if (!waited)
+                        usleep(5000);
+        }
+        waited = true;
+        return NULL;
+}
+
 int slurm_client_init(struct strbuf *err) {
+        _cleanup_free_ char *path = NULL;
         const char *env;
         if (initialised)
                 return 0;
-        if (!slurm_config_path()) {
+        path = slurm_config_resolve();
+        if (!path) {
                 env = getenv("SLURM_CONF");
                 if (err) {
                         if (!isempty(env))
@@ -52,7 +89,8 @@ int slurm_client_init(struct strbuf *err) {
                 }
                 return -ENOENT;
         }
-        slurm_init(NULL);
+        /* libslurm sets SLURM_CONF to it: every later read (reinit, plugins) takes the same file */
+        slurm_init(path);
         initialised = true;
         return 0;
 }
@@ -89,6 +127,18 @@ int slurm_ctl_index_of(const char *host) {
                 if (streq_ptr(slurm_conf.control_machine[i], host))
                         return (int) i;
         return -ENOENT;
+}
+
+int slurm_ctl_count(void) {
+        return initialised ? (int) slurm_conf.control_cnt : 0;
+}
+
+int slurm_ctl_failback_ms(void) {
+#if SLURM_AT_LEAST(24, 11)
+        return 30 * 1000;
+#else
+        return 0;
+#endif
 }
 
 int slurm_ctl_ping_one(int index, struct strbuf *err) {
@@ -135,11 +185,10 @@ int slurm_ctl_takeover(int index, struct strbuf *err) {
         return 0;
 }
 
-int slurm_ctl_ping(struct slurm_controllers *ret, struct strbuf *err) {
-        struct slurm_controllers c = { 0 };
-        int r, up = 0;
-
-        r = slurm_client_init(err);
+/* The client initialised and the configuration naming at least one controller: 0, or a
+ * negative errno (message in err). */
+static int controllers_known(struct strbuf *err) {
+        int r = slurm_client_init(err);
         if (r < 0)
                 return r;
         if (slurm_conf.control_cnt == 0 || !slurm_conf.control_machine) {
@@ -147,6 +196,14 @@ int slurm_ctl_ping(struct slurm_controllers *ret, struct strbuf *err) {
                         strbuf_addstr(err, "slurm configuration: no SlurmctldHost");
                 return -ENOENT;
         }
+        return 0;
+}
+
+int slurm_ctl_ping(struct slurm_controllers *ret, struct strbuf *err) {
+        struct slurm_controllers c = { 0 };
+        int up = 0, r = controllers_known(err);
+        if (r < 0)
+                return r;
         c.n = slurm_conf.control_cnt;
         c.v = xcalloc(c.n, sizeof(*c.v));
         for (size_t i = 0; i < c.n; i++) {
@@ -162,6 +219,51 @@ int slurm_ctl_ping(struct slurm_controllers *ret, struct strbuf *err) {
         }
         *ret = c;
         return up;
+}
+
+static bool sack_answers(void) {
+        static const char *const paths[] = { "/run/slurm/sack.socket", "/run/slurmctld/sack.socket",
+                "/run/slurmdbd/sack.socket" };
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+                struct sockaddr_un sa = { .sun_family = AF_UNIX };
+                snprintf(sa.sun_path, sizeof sa.sun_path, "%s", paths[i]);
+                /* non-blocking: a stopped daemon's full backlog answers EAGAIN, never blocks */
+                int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+                if (fd < 0)
+                        return false;
+                bool ok = connect(fd, (struct sockaddr *) &sa, sizeof sa) == 0;
+                close(fd);
+                if (ok)
+                        return true;
+        }
+        return false;
+}
+
+int slurm_sack_wait(int timeout_ms) {
+        int64_t deadline = slurm_now_ms() + timeout_ms;
+        int delay = SLURM_POLL_FIRST_MS;
+        while (!sack_answers())
+                if (!slurm_poll_sleep(&delay, deadline))
+                        return -ETIMEDOUT;
+        return 0;
+}
+
+int slurm_ctl_reachable(struct strbuf *why) {
+        int r = controllers_known(why);
+        if (r < 0)
+                return r;
+        _cleanup_strbuf_ struct strbuf all = STRBUF_INIT;
+        for (uint32_t i = 0; i < slurm_conf.control_cnt; i++) {
+                r = slurm_ping((int) i);
+                if (r == SLURM_SUCCESS)
+                        return 1;
+                int e = slurm_code_to_errno(slurm_rc_code(r));
+                strbuf_addf(&all, "%s%s: %s", i ? ", " : "", strempty(slurm_conf.control_machine[i]),
+                        e ? strerror(-e) : "no answer");
+        }
+        if (why)
+                strbuf_addbuf(why, &all);
+        return 0;
 }
 
 int slurm_ctl_reconfigure(struct strbuf *err) {

@@ -12,7 +12,12 @@
  *   4. DNS SRV records "_slurmctld._tcp" (not allowed here: see below).
  * libslurm 22.05 calls fatal() (exit) when it finds none, so slurm_client_init() first checks
  * that 1, 2 or 3 names a readable file and returns -ENOENT otherwise, never letting libslurm exit
- * the hook. The same search is exposed as slurm_config_path() for status messages.
+ * the hook. The same search is exposed as slurm_config_path() for status messages. The file is
+ * handed to libslurm with its links resolved: slurmd replaces the /run/slurm/conf link at each
+ * start, and a link found a moment ago may be missing when libslurm opens it (fatal() too). On
+ * 24.11 /run/slurm/conf is a directory of copies in slurmd's RuntimeDirectory: it goes when
+ * slurmd stops, and a hook that finds it in that instant still meets fatal(); with slurmd
+ * stopped a 24.11 unit cannot call Slurm anyway (no sack socket).
  *
  * libslurm itself may write "error: …" lines to stderr on some failures (for example a refused
  * delete); this library never prints, but cannot silence libslurm through its public API.
@@ -30,13 +35,26 @@
 /* Returns the configuration file libslurm will read (points into the environment or at a
  * static string), or NULL when there is none. */
 const char *slurm_config_path(void);
-/* slurm_init(NULL) once per process. 0, or -ENOENT (no configuration, message in err). */
+/* slurm_config_path() with symlinks resolved (a configless node's /run/slurm/conf), the
+ * moment slurmd replaces that link waited out; a malloc'd path, or NULL when there is none. */
+char *slurm_config_resolve(void);
+/* slurm_init() of slurm_config_resolve()'s file, once per process (libslurm then sets SLURM_CONF
+ * to it). 0, or -ENOENT (no configuration, message in err). */
 int slurm_client_init(struct strbuf *err);
 
 /* Reads the configuration again (after the caller rewrote it), if it was read already. */
 int slurm_client_reload(struct strbuf *err);
 /* The index of host in SlurmctldHost (0: primary), or -ENOENT. Needs the client initialised. */
 int slurm_ctl_index_of(const char *host);
+/* The number of controllers in SlurmctldHost (0 before the client is initialised). */
+int slurm_ctl_count(void);
+/* How much longer than usual a primary that starts while a backup is in charge may take to
+ * answer, for the Slurm built against: it sends REQUEST_CONTROL, and the backup replies once it
+ * is back in standby or after CONTROL_TIMEOUT (30 s, slurmctld's proc_req.c) less 1 s;
+ * slurmctld 24.11.5 waits that whole time whenever another RPC is in flight at the backup
+ * (measured: 28.4 s, "backup not completely done relinquishing control"): 30000 ms there, 0 on
+ * 22.05 (failback measured at under 0.5 s). */
+int slurm_ctl_failback_ms(void);
 /* Pings controller index (a standby backup answers too). 0 answered, negative errno. */
 int slurm_ctl_ping_one(int index, struct strbuf *err);
 /* slurm_takeover(index): backup index (>= 1) takes control now; the controllers ahead of it
@@ -63,6 +81,15 @@ void slurm_controllers_done(struct slurm_controllers *c);
  * fills *ret (caller frees with slurm_controllers_done), or a negative errno when the list of
  * controllers cannot be read. No answer is not an error: see ret->v[i].up. */
 int slurm_ctl_ping(struct slurm_controllers *ret, struct strbuf *err);
+/* auth/slurm (23.11+): clients take their tokens from the first local sack socket that answers
+ * (/run/slurm, then /run/slurmctld, then /run/slurmdbd: Slurm's sack_api.c). Waits until one
+ * accepts a connection: 0, or -ETIMEDOUT after timeout_ms. */
+int slurm_sack_wait(int timeout_ms);
+#define SACK_WAIT_MS 10000
+/* Pings the controllers in order, once each, no retries (a libslurm call that finds none
+ * retries for MessageTimeout), and stops at the first that answers. 1 one answered, 0 none
+ * (why then holds "host: reason, …"), or a negative errno when the list cannot be read. */
+int slurm_ctl_reachable(struct strbuf *why);
 /* Asks slurmctld to re-read slurm.conf (scontrol reconfigure). -ESTALE (message in err) when
  * slurmctld applied the file but kept some old plugin because changing it needs a restart
  * (ESLURM_INVALID_{AUTHTYPE,SCHEDTYPE,SELECTTYPE,SWITCHTYPE,CRED_TYPE,BURST_BUFFER}_CHANGE,

@@ -87,6 +87,10 @@ static bool resv_names_node(const char *nodes, const char *node, bool *ret_only)
         return found;
 }
 
+bool slurm_stranded_held(uint32_t priority, uint32_t state_reason) {
+        return priority == 0 && (state_reason == WAIT_HELD || state_reason == WAIT_HELD_USER);
+}
+
 int slurm_stranded_find(const char *leaving, struct slurm_stranded *ret, struct strbuf *err) {
         _cleanup_strv_ struct strv names = STRV_INIT;
         struct slurm_stranded s = { 0 };
@@ -107,9 +111,9 @@ int slurm_stranded_find(const char *leaving, struct slurm_stranded *ret, struct 
                 if (!node)
                         continue;
                 s.jobs = xrealloc(s.jobs, (s.n_jobs + 1) * sizeof(*s.jobs));
-                s.jobs[s.n_jobs++] = (struct slurm_stranded_job){
-                        .id = j->job_id, .node = node, .held = j->priority == 0
-                };
+                s.jobs[s.n_jobs++] = (struct slurm_stranded_job){ .id = j->job_id,
+                        .node = node,
+                        .held = slurm_stranded_held(j->priority, j->state_reason) };
         }
         slurm_free_job_info_msg(jobs);
         if (!isempty(leaving)) {

@@ -36,7 +36,7 @@
 struct slurm_stranded_job {
         uint32_t id;
         char *node; /* the first required node that is leaving or gone */
-        bool held;  /* priority 0: held by an admin or its user */
+        bool held;  /* held by an admin or its user (slurm_stranded_held()) */
 };
 
 struct slurm_stranded_resv {
@@ -57,6 +57,13 @@ void slurm_stranded_done(struct slurm_stranded *s);
  * or is not among the sorted names[0..n) (the node table), as a new string; NULL when none
  * (or req_nodes is empty or not a hostlist). */
 char *slurm_stranded_needs(const char *req_nodes, const char *leaving, char *const *names, size_t n);
+
+/* Pure: whether a pending job of this priority and state reason is held by an admin or by its
+ * user. Priority 0 alone is not: 22.05's scheduler sets it with reason BadConstraints on a job
+ * it finds non-runnable (a released job requiring a deleted node), and lifts it by itself when
+ * node features change (job_mgr.c), after which the job may start on the node that took the
+ * deleted node's index; such a job gets the admin hold and its comment like any other. */
+bool slurm_stranded_held(uint32_t priority, uint32_t state_reason);
 
 /* Loads the node table and the job table (and, with leaving, the reservations) once each.
  * Returns the number of stranded jobs. */

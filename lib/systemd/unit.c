@@ -6,6 +6,7 @@
 #include "util/fileio.h"
 #include "systemd/unit.h"
 
+#include <signal.h>
 #include <time.h>
 
 #include "util/banned.h"
@@ -129,6 +130,69 @@ int unit_bus_wait(sd_bus *bus, uint64_t timeout_usec, const bool *done) {
         }
 }
 
+/* Properties read from an a{sv}: strings into fixed buffers, or uint32, int32 and uint64 values. */
+struct prop {
+        const char *name;
+        char type;  /* 's', 'u', 'i' or 't' */
+        void *dest; /* char[UNIT_STATE_STRMAX], uint32_t, int32_t or uint64_t */
+        bool seen;
+};
+
+static int read_props(sd_bus_message *m, struct prop *props, size_t n) {
+        int r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                const char *name;
+                struct prop *p = NULL;
+                r = sd_bus_message_read(m, "s", &name);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < n && !p; i++)
+                        if (streq(props[i].name, name))
+                                p = &props[i];
+                if (!p) {
+                        r = sd_bus_message_skip(m, "v");
+                } else if (p->type == 's') {
+                        const char *s;
+                        r = sd_bus_message_read(m, "v", "s", &s);
+                        if (r >= 0)
+                                snprintf(p->dest, UNIT_STATE_STRMAX, "%s", s);
+                } else if (p->type == 'i') {
+                        r = sd_bus_message_read(m, "v", "i", (int32_t *) p->dest);
+                } else if (p->type == 't') {
+                        r = sd_bus_message_read(m, "v", "t", (uint64_t *) p->dest);
+                } else {
+                        r = sd_bus_message_read(m, "v", "u", (uint32_t *) p->dest);
+                }
+                if (r < 0)
+                        return r;
+                if (p)
+                        p->seen = true;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
+static int get_all(sd_bus *bus, const char *path, const char *iface, struct prop *props, size_t n,
+        sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r = call_at(bus, path, "org.freedesktop.DBus.Properties", "GetAll",
+                deadline_after(UNIT_CALL_TIMEOUT_USEC), error, &reply, "s", iface);
+        if (r < 0)
+                return r;
+        return read_props(reply, props, n);
+}
+
+static bool is_service(const char *unit) {
+        size_t l = strlen(unit);
+        return l > 8 && streq(unit + l - 8, ".service");
+}
+
 struct job_wait {
         char *path;
         char *result;
@@ -148,6 +212,77 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *ret_e
         return 0;
 }
 
+/* A service's stop job follows a main-PID hand-over (see unit.h): while the unit is in
+ * stop-sigterm, a main PID other than the one that was signalled gets the unit's KillSignal. */
+struct stop_follow {
+        uint32_t signalled; /* the main PID the stop signal went to (0: none yet) */
+        int32_t kill_signal;
+};
+
+/* how often the stop follow and the wait for an automatic restart look at the unit */
+#define LOOK_USEC (50 * 1000ULL)
+
+static int follow_start(sd_bus *bus, const char *unit, struct stop_follow *f) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_free_ char *path = NULL;
+        int r = sd_bus_path_encode(SD_UNIT_PREFIX, unit, &path);
+        if (r < 0)
+                return r;
+        f->kill_signal = SIGTERM;
+        struct prop props[] = {
+                { "MainPID", 'u', &f->signalled, false },
+                { "KillSignal", 'i', &f->kill_signal, false },
+        };
+        return get_all(bus, path, SD_SERVICE_IFACE, props, ELEMENTSOF(props), &error);
+}
+
+/* One look: a new main PID during stop-sigterm gets the stop signal. Errors are left to the
+ * job wait (the job's own result says how the stop ended). */
+static void follow_step(sd_bus *bus, const char *unit, struct stop_follow *f) {
+        struct unit_state st;
+        if (unit_get_state(bus, unit, &st, NULL) < 0 || !streq(st.sub_state, "stop-sigterm") ||
+                st.main_pid == 0 || st.main_pid == f->signalled)
+                return;
+        if (unit_kill(bus, unit, "main", f->kill_signal, UNIT_CALL_TIMEOUT_USEC, NULL) == 0)
+                f->signalled = st.main_pid;
+}
+
+/* A service whose start job failed and that systemd starts again itself (Restart=: SubState
+ * auto-restart): waits until deadline for that one automatic start. 0 when it made the unit
+ * active; else -EIO (or -ETIMEDOUT), with its outcome appended to err. */
+static int wait_auto_restart(sd_bus *bus, const char *unit, uint64_t deadline, struct strbuf *err) {
+        struct unit_state st;
+        if (unit_get_state(bus, unit, &st, NULL) < 0 || !streq(st.sub_state, "auto-restart"))
+                return -EIO;
+        uint32_t n0 = st.n_restarts;
+        for (;;) {
+                if (time_left(deadline) == 0) {
+                        if (err)
+                                strbuf_addstr(err, "; its automatic restart did not end in time");
+                        return -ETIMEDOUT;
+                }
+                struct timespec ts = { 0, (long) LOOK_USEC * 1000 };
+                nanosleep(&ts, NULL);
+                if (unit_get_state(bus, unit, &st, NULL) < 0)
+                        continue;
+                if (streq(st.active_state, "active"))
+                        return 0;
+                /* NRestarts counts a restart when systemd queues it: one more than n0 is the
+                 * start waited for, two more the one after it (that start failed too) */
+                if (st.n_restarts > n0 && !streq(st.active_state, "activating")) {
+                        if (err)
+                                strbuf_addf(err, "; its automatic restart too (%s, Result=%s)",
+                                        st.active_state, st.result);
+                        return -EIO;
+                }
+                if (st.n_restarts > n0 + 1) {
+                        if (err)
+                                strbuf_addstr(err, "; its automatic restart too");
+                        return -EIO;
+                }
+        }
+}
+
 /* Enqueues a job with method (StartUnit, …) and waits for its JobRemoved. */
 static int run_job(sd_bus *bus, const char *method, const char *what, const char *unit,
         uint64_t timeout_usec, struct strbuf *err) {
@@ -155,9 +290,15 @@ static int run_job(sd_bus *bus, const char *method, const char *what, const char
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
         struct job_wait w = { 0 };
+        struct stop_follow f = { 0 };
         uint64_t deadline = deadline_after(timeout_usec);
         const char *path;
+        bool follow = false;
         int r;
+
+        if (is_service(unit) && streq(method, "StopUnit"))
+                /* an unknown unit (no Service properties) is left to the job call's error */
+                follow = follow_start(bus, unit, &f) >= 0;
 
         /* the match is in place before the job exists: its JobRemoved cannot be missed */
         r = sd_bus_match_signal(bus, &slot, SD_DEST, SD_PATH, SD_MANAGER, "JobRemoved", on_job_removed, &w);
@@ -171,7 +312,13 @@ static int run_job(sd_bus *bus, const char *method, const char *what, const char
                 return fail(err, unit, what, NULL, r);
         w.path = xstrdup(path);
 
-        r = unit_bus_wait(bus, time_left(deadline), &w.done);
+        for (;;) {
+                uint64_t left = time_left(deadline);
+                r = unit_bus_wait(bus, follow && left > LOOK_USEC ? LOOK_USEC : left, &w.done);
+                if (r != -ETIMEDOUT || !follow || time_left(deadline) == 0)
+                        break;
+                follow_step(bus, unit, &f);
+        }
         if (r == -ETIMEDOUT) {
                 if (err)
                         strbuf_addf(err, "unit \"%s\": %s: job %s did not finish within %llu ms", unit, what,
@@ -182,9 +329,18 @@ static int run_job(sd_bus *bus, const char *method, const char *what, const char
                 r = 0;
         else {
                 r = streq(w.result, "canceled") ? -ECANCELED : streq(w.result, "timeout") ? -ETIME : -EIO;
+                size_t mark = err ? err->len : 0;
                 if (err)
                         strbuf_addf(err, "unit \"%s\": %s: job finished with result \"%s\"", unit, what,
                                 w.result);
+                /* a start that systemd's Restart= takes up again: its outcome is the start's (a
+                 * 24.11 daemon re-executed by a reconfigure before READY=1 fails its start with
+                 * Result=protocol; the next start runs) */
+                if (streq(method, "StartUnit") && streq(w.result, "failed") && is_service(unit)) {
+                        r = wait_auto_restart(bus, unit, deadline, err);
+                        if (r == 0 && err)
+                                strbuf_setlen(err, mark);
+                }
         }
         free(w.path);
         free(w.result);
@@ -199,12 +355,38 @@ int unit_stop(sd_bus *bus, const char *unit, uint64_t timeout_usec, struct strbu
         return run_job(bus, "StopUnit", "stop", unit, timeout_usec, err);
 }
 
+/* A service's restart is a stop job, followed (run_job), then a start job. One RestartUnit job
+ * goes on to its start as soon as the old process is gone: a look of the follow under way then
+ * could read the new process as the main PID and signal it. */
+static int stop_then_start(
+        sd_bus *bus, const char *what, const char *unit, uint64_t timeout_usec, struct strbuf *err) {
+        uint64_t deadline = deadline_after(timeout_usec);
+        int r = run_job(bus, "StopUnit", what, unit, timeout_usec, err);
+        if (r < 0)
+                return r;
+        return run_job(bus, "StartUnit", what, unit, time_left(deadline), err);
+}
+
 int unit_restart(sd_bus *bus, const char *unit, uint64_t timeout_usec, struct strbuf *err) {
-        return run_job(bus, "RestartUnit", "restart", unit, timeout_usec, err);
+        if (!is_service(unit))
+                return run_job(bus, "RestartUnit", "restart", unit, timeout_usec, err);
+        return stop_then_start(bus, "restart", unit, timeout_usec, err);
 }
 
 int unit_try_restart(sd_bus *bus, const char *unit, uint64_t timeout_usec, struct strbuf *err) {
-        return run_job(bus, "TryRestartUnit", "try-restart", unit, timeout_usec, err);
+        if (!is_service(unit))
+                return run_job(bus, "TryRestartUnit", "try-restart", unit, timeout_usec, err);
+        struct unit_state st;
+        int r = unit_get_state(bus, unit, &st, err);
+        if (r < 0)
+                return r;
+        if (streq(st.load_state, "not-found")) /* the manager's own error */
+                return run_job(bus, "TryRestartUnit", "try-restart", unit, timeout_usec, err);
+        /* TryRestartUnit's "running": active, activating or reloading */
+        if (!streq(st.active_state, "active") && !streq(st.active_state, "activating") &&
+                !streq(st.active_state, "reloading"))
+                return 0;
+        return stop_then_start(bus, "try-restart", unit, timeout_usec, err);
 }
 
 int unit_reload(sd_bus *bus, const char *unit, uint64_t timeout_usec, struct strbuf *err) {
@@ -294,65 +476,6 @@ int unit_kill(sd_bus *bus, const char *unit, const char *whom, int signo, uint64
         return 0;
 }
 
-/* Properties read from an a{sv}: strings into fixed buffers, or uint32 values. */
-struct prop {
-        const char *name;
-        char type;  /* 's' or 'u' */
-        void *dest; /* char[UNIT_STATE_STRMAX] or uint32_t */
-        bool seen;
-};
-
-static int read_props(sd_bus_message *m, struct prop *props, size_t n) {
-        int r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                const char *name;
-                struct prop *p = NULL;
-                r = sd_bus_message_read(m, "s", &name);
-                if (r < 0)
-                        return r;
-                for (size_t i = 0; i < n && !p; i++)
-                        if (streq(props[i].name, name))
-                                p = &props[i];
-                if (!p) {
-                        r = sd_bus_message_skip(m, "v");
-                } else if (p->type == 's') {
-                        const char *s;
-                        r = sd_bus_message_read(m, "v", "s", &s);
-                        if (r >= 0)
-                                snprintf(p->dest, UNIT_STATE_STRMAX, "%s", s);
-                } else {
-                        r = sd_bus_message_read(m, "v", "u", (uint32_t *) p->dest);
-                }
-                if (r < 0)
-                        return r;
-                if (p)
-                        p->seen = true;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
-}
-
-static int get_all(sd_bus *bus, const char *path, const char *iface, struct prop *props, size_t n,
-        sd_bus_error *error) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        int r = call_at(bus, path, "org.freedesktop.DBus.Properties", "GetAll",
-                deadline_after(UNIT_CALL_TIMEOUT_USEC), error, &reply, "s", iface);
-        if (r < 0)
-                return r;
-        return read_props(reply, props, n);
-}
-
-static bool is_service(const char *unit) {
-        size_t l = strlen(unit);
-        return l > 8 && streq(unit + l - 8, ".service");
-}
-
 int unit_get_state(sd_bus *bus, const char *unit, struct unit_state *ret, struct strbuf *err) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_free_ char *path = NULL;
@@ -366,6 +489,7 @@ int unit_get_state(sd_bus *bus, const char *unit, struct unit_state *ret, struct
                 { "LoadState", 's', st.load_state, false },
                 { "ActiveState", 's', st.active_state, false },
                 { "SubState", 's', st.sub_state, false },
+                { "ActiveEnterTimestampMonotonic", 't', &st.active_enter_usec, false },
         };
         r = get_all(bus, path, SD_UNIT_IFACE, unit_props, ELEMENTSOF(unit_props), &error);
         if (r < 0)

@@ -10,6 +10,22 @@
  * signal cannot be missed, then process the bus until that job is removed and map its
  * result: "done"/"skipped" 0, "canceled" -ECANCELED, "timeout" -ETIME, anything else
  * ("failed", "dependency", …) -EIO; -ETIMEDOUT when timeout_usec passes first.
+ *
+ * A stop that meets a main-PID hand-over is followed. systemd sends the stop signal once, to
+ * the main PID of that moment; a daemon that re-executes itself (Slurm 23.11+ slurmd and
+ * slurmctld on a reconfigure: fork, exec, then sd_notify MAINPID= and exit) can take a stop
+ * signal in the old process and hand over to a new one that never gets it, and the stop then
+ * waits for TimeoutStopSec and ends in SIGKILL. So the stop of a .service looks every 50 ms
+ * while it waits: a main PID in stop-sigterm other than the one signalled gets the unit's
+ * KillSignal (KillUnit, main). A daemon that does not hand over is never signalled twice. The
+ * restart and try-restart of a .service are that stop, then a start (two jobs): within one
+ * RestartUnit job the start follows the old process's exit at once, and a look under way
+ * could take the new process for a hand-over and stop it.
+ *
+ * A start whose job fails while systemd's own Restart= schedules another start (SubState
+ * auto-restart) waits for that one automatic start, within timeout_usec: its outcome is the
+ * start's (0 when the unit became active; else err says "…; its automatic restart too (…)").
+ * A 24.11 daemon re-executed by a reconfigure before READY=1 fails its start that way.
  * The code has no test switches: it talks to whatever unit_bus_open() connects to, the
  * system bus at DBUS_SYSTEM_BUS_ADDRESS or its default socket. Tests point that variable
  * at the bus of a `systemd --user` manager they start themselves (tests/unit/test-systemd.c).
@@ -38,7 +54,8 @@ int unit_bus_open(sd_bus **ret_bus, struct strbuf *err);
 int unit_start(sd_bus *bus, const char *unit, uint64_t timeout_usec, struct strbuf *err);
 int unit_stop(sd_bus *bus, const char *unit, uint64_t timeout_usec, struct strbuf *err);
 int unit_restart(sd_bus *bus, const char *unit, uint64_t timeout_usec, struct strbuf *err);
-/* Restarts the unit only if it is running; else does nothing (result 0). */
+/* Restarts the unit only if it is running (active, activating, reloading); else does nothing
+ * (result 0). */
 int unit_try_restart(sd_bus *bus, const char *unit, uint64_t timeout_usec, struct strbuf *err);
 int unit_reload(sd_bus *bus, const char *unit, uint64_t timeout_usec, struct strbuf *err);
 
@@ -67,13 +84,18 @@ struct unit_state {
         char result[UNIT_STATE_STRMAX];       /* services only: success, exit-code, signal, … ("" else) */
         uint32_t n_restarts;                  /* services only: automatic restarts so far */
         uint32_t main_pid; /* services only, 0 when none; in the manager's PID namespace */
+        /* ActiveEnterTimestampMonotonic: when the unit last became active (0: never). One value
+         * per activation: a restart, also an automatic one, changes it; a daemon handing its
+         * main PID to a successor (MAINPID=) does not. */
+        uint64_t active_enter_usec;
 };
 
 /* Timeout of the calls that take none (unit_get_state, unit_watch's Subscribe). */
 #define UNIT_CALL_TIMEOUT_USEC (10 * 1000 * 1000ULL)
 
-/* Reads the unit's state (LoadState, ActiveState, SubState; for .service units also Result,
- * NRestarts, MainPID). An unknown unit is not an error: its load_state is "not-found". */
+/* Reads the unit's state (LoadState, ActiveState, SubState, ActiveEnterTimestampMonotonic; for
+ * .service units also Result, NRestarts, MainPID). An unknown unit is not an error: its load_state is
+ * "not-found". */
 int unit_get_state(sd_bus *bus, const char *unit, struct unit_state *ret, struct strbuf *err);
 
 /* Called for each PropertiesChanged of the unit's Unit interface. The strings live only

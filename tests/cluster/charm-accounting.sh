@@ -17,8 +17,9 @@ set -euo pipefail
 source "$(dirname "$0")/charm-lib.sh"
 DBD_CHARM=${DBD_CHARM:-$TOP_BUILDDIR/slurmdbd.charm}
 MARIADB=${TOP_SRCDIR:?}/tests/charms/mariadb
-for prog in slurmdbd mariadbd mariadb-install-db; do
-        command -v "$prog" >/dev/null || skip "$prog missing"
+# the programs of the machines' base (this host's, or the CHARM_BASE tree's)
+for prog in /usr/sbin/slurmdbd /usr/sbin/mariadbd /usr/bin/mariadb-install-db; do
+        [ -x "$BASE_ROOT$prog" ] || skip "$BASE_ROOT$prog missing"
 done
 [ -f "$DBD_CHARM" ] || die "no slurmdbd charm at $DBD_CHARM"
 

@@ -65,7 +65,9 @@ js run slurmctld/0 pause reason=upgrade >/dev/null
 mx slurmctld/0 systemctl stop slurmctld
 sleep 2
 ! is_active slurmctld/0 slurmctld || die "slurmctld started again while paused"
-expect_status slurmctld/0 '^maintenance paused by admin: upgrade .*; slurmctld inactive$'
+# slurmctld 24.11.5 aborts on SIGTERM now and then (glibc "double free or corruption", after
+# "Saving all slurm state"; 1 stop in ~25 measured): stopped either way, and the status says how
+expect_status slurmctld/0 '^maintenance paused by admin: upgrade .*; slurmctld (inactive|failed \(Result=core-dump\))$'
 js run slurmctld/0 resume >"$T/out"
 grep -q 'was-paused: "true"' "$T/out" || die "resume: $(cat "$T/out")"
 is_active slurmctld/0 slurmctld || die "resume did not start slurmctld"

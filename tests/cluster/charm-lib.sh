@@ -9,6 +9,17 @@ die() {
         log "FAIL: $*"
         exit 1
 }
+# daemon_logs_tail: the last lines of each machine's Slurm logs (what CI keeps of a failed run;
+# charm_cleanup prints them when the test fails, by die or by a command under set -e).
+daemon_logs_tail() {
+        local f
+        [ -n "${MODEL:-}" ] && [ -d "$MODEL/machines" ] || return 0
+        for f in "$MODEL"/machines/*/root/var/log/slurm/*.log; do
+                [ -f "$f" ] || continue
+                printf '%s: == %s, last 15 lines\n' "${0##*/}" "${f#"$MODEL"/machines/}"
+                tail -n 15 "$f" | cut -c1-240
+        done
+}
 skip() {
         log "SKIP: $*"
         exit 77
@@ -27,6 +38,7 @@ if [ -n "$CHARM_BASE" ]; then
         [ -f "$BASE_BUILDDIR/slurmctld.charm" ] || skip "charms not built on $CHARM_BASE (./dev build)"
         CTL_CHARM=${CTL_CHARM:-$BASE_BUILDDIR/slurmctld.charm}
         SLURMD_CHARM=${SLURMD_CHARM:-$BASE_BUILDDIR/slurmd.charm}
+        DBD_CHARM=${DBD_CHARM:-$BASE_BUILDDIR/slurmdbd.charm}
         AUTH_KEY=/etc/slurm/slurm.key AUTH_SERVICE= AUTH_OWNER=slurm:slurm
 fi
 for prog in ip /usr/lib/systemd/systemd /usr/sbin/slurmctld /usr/sbin/slurmd ${AUTH_SERVICE:+/usr/sbin/munged} python3; do
@@ -51,6 +63,7 @@ export JUJU_SIM_MODEL=$MODEL JUJU_SIM_MACHINES=namespace
 
 charm_cleanup() {
         local rc=$?
+        [ "$rc" = 0 ] || [ "$rc" = 77 ] || daemon_logs_tail >&2
         if [ -n "${KEEP:-}" ]; then
                 log "KEEP set: model left at $MODEL (destroy: JUJU_SIM_MODEL=$MODEL $JS destroy)"
                 return
@@ -67,7 +80,13 @@ trap 'exit 130' INT TERM
 # js: juju-sim. The tests hand files between the host and jobs or hooks through $T, which a
 # machine of the host's base sees as the host's; a machine of another base sees only what is
 # bound, so its deploy and add-unit share $T at its path.
+# The model is made by the first deploy (after log_tools, which the model records): a failed
+# hook fails the test at once (settle), as charm test suites set Juju; with Juju's default a
+# hook that fails now and then would pass here after its automatic retry.
 js() {
+        if [ "$1" = deploy ] && [ ! -e "$MODEL/state.json" ]; then
+                "$JS" model-config automatically-retry-hooks=false >/dev/null || die "model-config"
+        fi
         if [ -n "$CHARM_BASE" ] && { [ "$1" = deploy ] || [ "$1" = add-unit ]; }; then
                 "$JS" "$@" --share "$T:$T"
         else

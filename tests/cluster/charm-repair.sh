@@ -165,31 +165,39 @@ update_status slurmd
 expect_status slurmd/0 '^active idle$'
 expect_said "$m" slurmd/0 '^maintenance starting slurmd$' '^active idle$'
 
-log "repair: /etc/default/slurmd and the munge key tampered with"
+log "repair: /etc/default/slurmd and the auth key ($AUTH_KEY) tampered with"
 r0=$(root_of slurmd/0)
-defaults=$r0/etc/default/slurmd key=$r0/etc/munge/munge.key
+defaults=$r0/etc/default/slurmd key=$r0$AUTH_KEY
 good_defaults=$(fingerprint "$defaults") good_key=$(sha256sum <"$key")
 sed -i 's/ -N slurmd-0 / -N slurmd-9 /' "$defaults"
 printf 'tampered' | dd of="$key" bs=1 seek=8 conv=notrunc status=none
 chmod 0644 "$key"
 bad_inodes="$(stat -c %i "$defaults") $(stat -c %i "$key")"
-slurmd_pid=$(main_pid slurmd/0 slurmd) munge_pid=$(main_pid slurmd/0 munge) m=$(mark)
+slurmd_pid=$(main_pid slurmd/0 slurmd) m=$(mark)
+# the auth service (munge on 22.05) reads the key; on 24.11 the Slurm daemons do (slurmd's
+# restart below covers it)
+[ -z "$AUTH_SERVICE" ] || auth_pid=$(main_pid slurmd/0 "$AUTH_SERVICE")
 update_status slurmd
 [ "$(fingerprint "$defaults" | cut -d' ' -f1)" = "$(echo "$good_defaults" | cut -d' ' -f1)" ] ||
         die "/etc/default/slurmd not restored: $(cat "$defaults")"
 [ "$(stat -c '%a %U:%G' "$defaults")" = "644 root:root" ] || die "/etc/default/slurmd: $(stat -c '%a %U:%G' "$defaults")"
-[ "$(sha256sum <"$key")" = "$good_key" ] || die "munge.key not restored"
-cmp -s "$key" "$(root_of slurmctld/0)/etc/munge/munge.key" || die "munge.key differs from the controller's"
-[ "$(stat -c '%a %U:%G' "$key")" = "400 munge:munge" ] || die "munge.key: $(stat -c '%a %U:%G' "$key")"
+[ "$(sha256sum <"$key")" = "$good_key" ] || die "$AUTH_KEY not restored"
+cmp -s "$key" "$(root_of slurmctld/0)$AUTH_KEY" || die "$AUTH_KEY differs from the controller's"
+[ "$(stat -c '%a %U:%G' "$key")" = "400 $AUTH_OWNER" ] || die "$AUTH_KEY: $(stat -c '%a %U:%G' "$key")"
 [ "$(stat -c %i "$defaults") $(stat -c %i "$key")" != "$bad_inodes" ] || die "files rewritten in place, not atomically"
 [ "$(main_pid slurmd/0 slurmd)" != "$slurmd_pid" ] || die "slurmd not restarted for its restored options"
-[ "$(main_pid slurmd/0 munge)" != "$munge_pid" ] || die "munge not restarted for its restored key"
+[ -z "$AUTH_SERVICE" ] || [ "$(main_pid slurmd/0 "$AUTH_SERVICE")" != "$auth_pid" ] ||
+        die "$AUTH_SERVICE not restarted for its restored key"
 [ "$(node_field slurmd-0 State)" = IDLE+DYNAMIC_NORM ] || die "slurmd-0: State=$(node_field slurmd-0 State)"
 node_exists slurmd-9 && die "a node slurmd-9 registered from the tampered options"
 expect_status slurmd/0 '^active idle$'
-expect_said "$m" slurmd/0 '^maintenance restarting munge: munge.key changed$' \
-        '^maintenance restarting slurmd: /etc/default/slurmd changed$' '^active idle$'
-# munge on both ends agrees again: a job step runs on the node
+if [ -n "$AUTH_SERVICE" ]; then
+        expect_said "$m" slurmd/0 "^maintenance restarting $AUTH_SERVICE: ${AUTH_KEY##*/} changed\$" \
+                '^maintenance restarting slurmd: /etc/default/slurmd changed$' '^active idle$'
+else
+        expect_said "$m" slurmd/0 '^maintenance restarting slurmd: /etc/default/slurmd changed$' '^active idle$'
+fi
+# the key on both ends agrees again: a job step runs on the node
 [ "$(ctl timeout 30 srun -w slurmd-0 -N1 hostname)" = "$(mx slurmd/0 hostname)" ] || die "srun on slurmd-0 failed"
 
 log "repair: slurm.conf edited by hand on the controller; update-status rewrites it"

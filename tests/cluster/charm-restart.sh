@@ -36,7 +36,7 @@ settle
 [ "$(running_value SchedulerType)" = sched/builtin ] || die "running SchedulerType: $(running_value SchedulerType)"
 [ "$(starts)" = $((s + 1)) ] || die "$(($(starts) - s)) slurmctld starts, want 1"
 jobs_intact "SchedulerType"
-expect_status slurmctld/0 '^active 2 nodes in 1 partition; slurm.conf reaches the compute nodes once no job runs$'
+expect_status slurmctld/0 '^active 2 nodes in 1 partition; slurm.conf reaches the compute nodes once no job runs \(1 job holding nodes\)$'
 ! unit_status slurmctld/0 | grep -q 'running slurmctld has' || die "running and file differ: $(unit_status slurmctld/0)"
 
 log "a file slurmctld refuses at start: rolled back, jobs intact, not tried again"

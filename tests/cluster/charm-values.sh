@@ -43,7 +43,9 @@ for bad in "MaxTime=forever" "PriorityTier=99999999999999" "MaxNodes=-3" "OverSu
         before=$(fingerprint "$conf")
         js config cpu partition-config="$bad" >/dev/null
         # in the same round, another application's good change
-        js config big partition-config="MaxTime=$((RANDOM % 500 + 10))" >/dev/null
+        # (a value that differs from the last round's, so that slurm.conf must change)
+        round=$((${round:-0} + 1))
+        js config big partition-config="MaxTime=$((RANDOM % 500 * 10 + round))" >/dev/null
         want=$(js config big partition-config)
         settle
         expect_status cpu/0 "^blocked partition-config: "

@@ -41,6 +41,9 @@ for pair in slurmd/0=slurmd slurmctld/0=slurmctld; do
         [ "$(mx "$unit" systemctl is-enabled "$watcher")" = enabled ] || die "$unit: $watcher not enabled"
         [ "$(mx "$unit" systemctl show -p Restart --value "$daemon")" = on-failure ] ||
                 die "$unit: $daemon has no Restart=on-failure"
+        # a hung daemon is killed before a hook's 90 s wait for its stop ends (the drop-ins)
+        stop=$(mx "$unit" systemctl show -p TimeoutStopUSec --value "$daemon")
+        case $daemon:$stop in slurmctld:30s | slurmd:1min) ;; *) die "$unit: $daemon TimeoutStopUSec=$stop" ;; esac
 done
 
 # what the watcher runs: juju-exec inside the unit's machine, outside any hook

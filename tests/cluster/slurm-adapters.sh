@@ -88,6 +88,30 @@ out=$(in_node "$DRIVE" node "$NODE")
 check "configless client reads its node" has "$out" '^state=IDLE'
 out=$(env -u SLURM_CONF "$DRIVE" node "$NODE")
 check "no configuration at all: ENOENT, no libslurm fatal()" has "$out" '^ERR ENOENT slurm configuration'
+if [ "$SLURM_AUTH" = munge ]; then
+        # slurmd replaces that link at each start (unlink, then symlink: seen to kill a hook with
+        # libslurm's fatal() in CI); clients started meanwhile read the file behind it. The link is
+        # replaced in a loop (at most 20000 times, ~half the time absent) while 30 clients run.
+        link=$(nsenter --target "$SLURMD_PID" --mount --root readlink /run/slurm/conf)
+        nsenter --target "$SLURMD_PID" --mount --root sh -c '
+                i=0
+                while [ $i -lt 20000 ] && [ ! -e /run/slurm/flip.stop ]; do
+                        rm -f /run/slurm/conf
+                        ln -s "$1" /run/slurm/conf
+                        i=$((i + 1))
+                done
+                [ -L /run/slurm/conf ] || ln -s "$1" /run/slurm/conf
+                rm -f /run/slurm/flip.stop' sh "$link" &
+        flip=$!
+        bad=0
+        for i in $(seq 30); do
+                out=$(in_node "$DRIVE" node "$NODE" 2>&1)
+                has "$out" '^state=IDLE' || { bad=$((bad + 1)); log "  client $i: $(head -3 <<<"$out" | tr '\n' '|')"; }
+        done
+        nsenter --target "$SLURMD_PID" --mount --root touch /run/slurm/flip.stop
+        wait "$flip"
+        check "30 clients while the /run/slurm/conf link is replaced: all read their node ($bad failed)" [ "$bad" = 0 ]
+fi
 
 # --- state changes ---------------------------------------------------------------------------
 out=$(drive drain "$NODE" "")

@@ -65,5 +65,19 @@ for pair in "slurmctld=$ctl" "slurmd=$sd"; do
         echo "$name: built on $built"
         cc="$(dirname "$file")/charmcraft/$name/charmcraft.yaml"
         grep -qx "base: $base" "$cc" && grep -qx "name: $name" "$cc" || bad "$name: $cc missing or not for base $base"
+        # charmcraft's project model forbids keys it does not know: metadata.yaml's display-name
+        # is title there, and every top-level key is one of its fields
+        keys=$(grep -o '^[a-z][a-z-]*:' "$cc" | tr -d : | sort -u | tr '\n' ' ')
+        for k in $keys; do
+                case $k in
+                type | base | platforms | parts | name | title | summary | description | provides | requires | peers | config | actions) ;;
+                *) bad "$name: charmcraft.yaml key \"$k\" is not one charmcraft takes" ;;
+                esac
+        done
+        grep -q '^title: ' "$cc" || bad "$name: no title in $cc"
+        # meson >= 1.0 for this tree: where the base's own is older (22.04: 0.61) the part takes it from PyPI
+        if [ "$base" = ubuntu@22.04 ]; then
+                grep -q "pip\" install 'meson>=1.0" "$cc" || bad "$name: $base builds with its meson 0.61"
+        fi
 done
 exit $fail

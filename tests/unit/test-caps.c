@@ -73,11 +73,72 @@ static void test_consistent(void **state) {
         assert_null(slurm_caps_item_gone(old, "DebugFlags", "TimeCray"));
 }
 
+static void test_takes_slurmd(void **state) {
+        static const struct {
+                const char *ctl, *ctl_auth, *d, *d_auth;
+                int want;
+        } v[] = {
+                { "22.05.8", "auth/munge", "22.05.8", "auth/munge", 0 },
+                { "22.05.8", "auth/munge", "22.05.2", "auth/munge", 0 },
+                { "22.05.2", "auth/munge", "22.05.8", "auth/munge", 0 }, /* one major: any micro */
+                { "22.05.8", "auth/munge", "21.08.8", "auth/munge", 0 },
+                { "22.05.8", "auth/munge", "20.11.9", "auth/munge", 0 },       /* two before */
+                { "22.05.8", "auth/munge", "20.02.7", "auth/munge", -EPROTO }, /* three */
+                { "24.11.5", "auth/slurm", "24.05.1", "auth/slurm", 0 },
+                { "24.11.5", "auth/slurm", "23.02.7", "auth/slurm", 0 },       /* three from 24.11 on */
+                { "24.11.5", "auth/slurm", "22.05.8", "auth/slurm", -EPROTO }, /* four */
+                { "25.05.0", "auth/slurm", "23.11.0", "auth/slurm", 0 },
+                { "25.05.0", "auth/slurm", "23.02.0", "auth/slurm", -EPROTO },
+                { "26.05.1", "auth/slurm", "24.11.5", "auth/slurm", 0 }, /* past the table */
+                { "26.05.1", "auth/slurm", "24.05.5", "auth/slurm", -EPROTO },
+                { "22.05.8", "auth/munge", "24.11.5", "auth/slurm", -EPROTO }, /* newer slurmd */
+                { "24.11.5", "auth/slurm", "24.11.5", "auth/munge", -EPROTO }, /* two AuthTypes */
+                { "24.11.5", "auth/slurm", "23.05.1", "auth/slurm", -EINVAL }, /* no such major */
+                { "24.11.5", "auth/slurm", "2411", "auth/slurm", -EINVAL },
+                { "x", "auth/slurm", "24.11.5", "auth/slurm", -EINVAL },
+                { "24.12.0", "auth/slurm", "24.11.5", "auth/slurm", -EINVAL },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+                _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+                int r = slurm_caps_takes_slurmd(v[i].ctl, v[i].ctl_auth, v[i].d, v[i].d_auth, &why);
+                if (r != v[i].want)
+                        fail_msg("%s/%s takes %s/%s: %d (%s), want %d", v[i].ctl, v[i].ctl_auth, v[i].d,
+                                v[i].d_auth, r, why.buf, v[i].want);
+                assert_int_equal(why.len == 0, r == 0);
+        }
+        /* the message names what differs */
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+        slurm_caps_takes_slurmd("22.05.8", "auth/munge", "24.11.5", "auth/slurm", &why);
+        assert_string_equal(
+                why.buf, "slurmd 24.11.5 is newer than slurmctld 22.05.8 (slurmctld takes no newer slurmd)");
+        /* the names are the caller's: slurmdbd serves the controllers */
+        strbuf_reset(&why);
+        assert_int_equal(slurm_caps_takes("slurmdbd", "22.05.8", "auth/munge", "slurmctld", "24.11.5",
+                                 "auth/slurm", &why),
+                -EPROTO);
+        assert_string_equal(why.buf,
+                "slurmctld 24.11.5 is newer than slurmdbd 22.05.8 (slurmdbd takes no newer slurmctld)");
+        strbuf_reset(&why);
+        assert_int_equal(slurm_caps_takes("slurmdbd", "24.11.5", "auth/slurm", "slurmctld", "24.11.5",
+                                 "auth/munge", &why),
+                -EPROTO);
+        assert_string_equal(
+                why.buf, "slurmctld uses auth/munge, slurmdbd auth/slurm (one AuthType for the cluster)");
+        assert_int_equal(slurm_caps_takes("slurmdbd", "24.11.5", "auth/slurm", "slurmctld", "23.02.7",
+                                 "auth/slurm", NULL),
+                0);
+        /* the library's own version is one of the generations it knows */
+        const char *b = slurm_version_built();
+        assert_int_equal(strncmp(b, slurm_caps_built()->release, 5), 0);
+        assert_int_equal(slurm_caps_takes_slurmd(b, "auth/x", b, "auth/x", NULL), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_built),
                 cmocka_unit_test(test_find),
                 cmocka_unit_test(test_consistent),
+                cmocka_unit_test(test_takes_slurmd),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

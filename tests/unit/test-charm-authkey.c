@@ -14,32 +14,11 @@
 #include "charm/charm.h"
 #include "util/fileio.h"
 
-#include <ftw.h>
 #include <sys/stat.h>
 
+#include "tmpdir.h"
+
 #include "util/banned.h"
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-        return remove(path);
-}
-
-static int setup_root(void **state) {
-        const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
-        char *dir = xasprintf("%s/test-charm-authkey.XXXXXX", base);
-        if (!mkdtemp(dir)) {
-                free(dir);
-                return -1;
-        }
-        *state = dir;
-        return 0;
-}
-
-static int teardown_root(void **state) {
-        char *dir = *state;
-        nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-        free(dir);
-        return 0;
-}
 
 static void test_base64_vectors(void **state) {
         static const char *const v[][2] = {
@@ -189,6 +168,44 @@ static void test_services(void **state) {
         assert_ptr_equal(charm_caps(&new), new.caps);
 }
 
+/* The other side's Slurm against this charm's generation, in either direction. */
+static void test_generation_check(void **state) {
+        const struct charm_paths old = { .caps = slurm_caps_find("22.05") },
+                                 new = { .caps = slurm_caps_find("24.11") };
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        /* nothing published (a charm from before the key): no check */
+        assert_int_equal(charm_generation_check(&new, NULL, false, "slurmctld", "slurmdbd", &e), 0);
+        assert_int_equal(charm_generation_check(&new, "", true, "slurmctld", "slurmd", &e), 0);
+        assert_int_equal(e.len, 0);
+        /* a 24.11 controller and a 22.05 slurmdbd: slurmdbd serves, and is older */
+        const char *dbd22 = "{\"version\":\"22.05.8\",\"auth\":\"auth/munge\"}";
+        assert_int_equal(charm_generation_check(&new, dbd22, false, "slurmctld", "slurmdbd", &e), -EPROTO);
+        assert_non_null(strstr(e.buf, "is newer than slurmdbd 22.05.8 (slurmdbd takes no newer slurmctld)"));
+        assert_int_equal(strncmp(e.buf, "slurmctld 24.11.", 16), 0);
+        /* the same pair seen from the slurmdbd (22.05) side */
+        strbuf_reset(&e);
+        const char *ctl24 = "{\"version\":\"24.11.5\",\"auth\":\"auth/slurm\"}";
+        assert_int_equal(charm_generation_check(&old, ctl24, true, "slurmdbd", "slurmctld", &e), -EPROTO);
+        assert_non_null(strstr(e.buf, "slurmctld 24.11.5 is newer than slurmdbd 22.05."));
+        /* a 24.11 slurmdbd serves a 24.11 controller; a 22.05 controller takes a 21.08 slurmd */
+        strbuf_reset(&e);
+        assert_int_equal(charm_generation_check(&new, ctl24, true, "slurmdbd", "slurmctld", &e), 0);
+        assert_int_equal(charm_generation_check(&old, "{\"version\":\"21.08.8\",\"auth\":\"auth/munge\"}",
+                                 true, "slurmctld", "slurmd", &e),
+                0);
+        assert_int_equal(e.len, 0);
+        /* one AuthType */
+        assert_int_equal(charm_generation_check(&new, "{\"version\":\"24.11.5\",\"auth\":\"auth/munge\"}",
+                                 true, "slurmctld", "slurmd", &e),
+                -EPROTO);
+        assert_non_null(strstr(e.buf, "slurmd uses auth/munge, slurmctld auth/slurm"));
+        /* bad data */
+        strbuf_reset(&e);
+        assert_int_equal(
+                charm_generation_check(&new, "{\"version\":7}", true, "slurmctld", "slurmd", &e), -EINVAL);
+        assert_true(e.len > 0);
+}
+
 static void test_helpers(void **state) {
         _cleanup_free_ char *a = charm_node_name("compute/12");
         assert_string_equal(a, "compute-12");
@@ -220,9 +237,11 @@ int main(void) {
                 cmocka_unit_test(test_base64_vectors),
                 cmocka_unit_test(test_base64_refuses),
                 cmocka_unit_test(test_generate),
-                cmocka_unit_test_setup_teardown(test_install, setup_root, teardown_root),
-                cmocka_unit_test_setup_teardown(test_install_slurm_key, setup_root, teardown_root),
+                cmocka_unit_test_setup_teardown(test_install, test_tmpdir_setup, test_tmpdir_teardown),
+                cmocka_unit_test_setup_teardown(
+                        test_install_slurm_key, test_tmpdir_setup, test_tmpdir_teardown),
                 cmocka_unit_test(test_services),
+                cmocka_unit_test(test_generation_check),
                 cmocka_unit_test(test_helpers),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -85,7 +85,7 @@ static void test_client_conf(void **state) {
         dbd_client_conf_render(slurm_caps_find("24.11"), "cluster-1", ctls, 2, &p, &b, &out);
         assert_non_null(
                 strstr(out.buf, "\nClusterName=cluster-1\nSlurmctldHost=10.0.0.1\nSlurmctldHost=ctl-b\n"));
-        assert_non_null(strstr(out.buf, "\nAuthType=auth/slurm\n"));
+        assert_non_null(strstr(out.buf, "\nSlurmUser=slurm\nAuthType=auth/slurm\n"));
         assert_non_null(strstr(out.buf, "\nAccountingStorageHost=10.0.0.3\nAccountingStoragePort=6819\n"));
         assert_non_null(strstr(out.buf, "\nAccountingStorageBackupHost=10.0.0.4\n"));
 }

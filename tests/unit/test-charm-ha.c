@@ -13,6 +13,8 @@
 #include "charm/ha.h"
 #include "util/fileio.h"
 
+#include <errno.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "util/banned.h"
@@ -25,7 +27,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
         const char *files[] = { "charm-markers/slurmctld-0", "charm-markers/slurmctld-1",
-                "charm-markers/takeover", "heartbeat" };
+                "charm-markers/takeover", "heartbeat", "in-charge" };
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
                 _cleanup_free_ char *p = xasprintf("%s/%s", dir, files[i]);
                 (void) unlink(p);
@@ -99,6 +101,38 @@ static void test_markers(void **state) {
         assert_true(t > 0 && t <= time(NULL));
 }
 
+static void test_charge_note(void **state) {
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        _cleanup_free_ char *p = xasprintf("%s/in-charge", dir), *data = NULL;
+        /* none recorded counts as not in charge: a backup's first look records it, says nothing */
+        assert_int_equal(ha_charge_note(dir, false, 100, &err), 0);
+        assert_int_equal(read_full_file(p, &data, NULL), 0);
+        assert_string_equal(data, "0 100\n");
+        /* it takes charge in that activation (a failover, a takeover): told once */
+        assert_int_equal(ha_charge_note(dir, true, 100, &err), 1);
+        assert_int_equal(ha_charge_note(dir, true, 100, &err), 0);
+        /* it loses charge and takes it again: told again */
+        assert_int_equal(ha_charge_note(dir, false, 100, &err), 0);
+        assert_int_equal(ha_charge_note(dir, false, 100, &err), 0);
+        assert_int_equal(ha_charge_note(dir, true, 100, &err), 1);
+        /* in charge in a new activation with no look in between (a paused primary resumed, a
+         * failback after a crash): told */
+        assert_int_equal(ha_charge_note(dir, true, 250, &err), 1);
+        assert_int_equal(ha_charge_note(dir, true, 250, &err), 0);
+        /* not in charge in a new activation: recorded, nothing told */
+        assert_int_equal(ha_charge_note(dir, false, 300, &err), 0);
+        assert_int_equal(ha_charge_note(dir, false, 300, &err), 0);
+        /* a first look that finds it in charge is told */
+        assert_int_equal(unlink(p), 0);
+        assert_int_equal(ha_charge_note(dir, true, 300, &err), 1);
+        /* a broken record counts as not in charge */
+        assert_int_equal(write_file_atomic(p, "x", 1, 0600, (uid_t) -1, (gid_t) -1), 0);
+        assert_int_equal(ha_charge_note(dir, true, 300, &err), 1);
+        /* a record that cannot be read is an error, with its path (here: the state dir is a file) */
+        assert_int_equal(ha_charge_note(p, true, 300, &err), -ENOTDIR);
+        assert_non_null(strstr(err.buf, "in-charge/in-charge"));
+}
+
 static void test_heartbeat(void **state) {
         /* slurmctld 22.05's format: time then index, each 8 bytes big-endian */
         unsigned char b[16] = { 0 };
@@ -143,6 +177,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_order),
                 cmocka_unit_test(test_markers),
+                cmocka_unit_test(test_charge_note),
                 cmocka_unit_test(test_heartbeat),
                 cmocka_unit_test(test_role),
         };

@@ -116,6 +116,20 @@ static void test_missing_packages(void **state) {
         assert_int_equal(bootstrap_install_packages(present, &err), 0);
 }
 
+static void test_packages(void **state) {
+        char *p[5];
+        bootstrap_packages("slurmd", "munge", NULL, p);
+        assert_string_equal(p[0], "slurmd");
+        assert_string_equal(p[1], "slurm-client");
+        assert_string_equal(p[2], "munge");
+        assert_null(p[3]);
+        bootstrap_packages("slurmdbd", NULL, "sackd", p);
+        assert_string_equal(p[2], "sackd");
+        assert_null(p[3]);
+        bootstrap_packages("slurmctld", NULL, NULL, p);
+        assert_null(p[2]);
+}
+
 static void test_stage2_path(void **state) {
         setenv("JUJU_CHARM_DIR", "/var/lib/juju/agents/unit-x-0/charm", 1);
         _cleanup_free_ char *p = bootstrap_stage2_path("bin/install-stage2");
@@ -132,6 +146,7 @@ int main(void) {
                 cmocka_unit_test(test_defaults_render),
                 cmocka_unit_test(test_status),
                 cmocka_unit_test(test_missing_packages),
+                cmocka_unit_test(test_packages),
                 cmocka_unit_test(test_stage2_path),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,6 +92,20 @@ static void test_outcome(void **state) {
         charm_paused_outcome(NULL, "cpu/1", "new disk", services, &out);
         assert_int_equal(out.status, JUJU_STATUS_MAINTENANCE);
         assert_string_equal(out.message.buf, "paused by admin: new disk (resume: juju run cpu/1 resume)");
+
+        /* each daemon not running, and how a failed one ended */
+        struct unit_state up = { .active_state = "active", .result = "success" };
+        struct unit_state down = { .active_state = "inactive", .result = "success" };
+        struct unit_state crashed = { .active_state = "failed", .result = "core-dump" };
+        struct unit_state failed_unknown = { .active_state = "failed" };
+        charm_paused_daemon_note(&out.message, "slurmd.service", &up);
+        charm_paused_daemon_note(&out.message, "slurmd.service", &down);
+        charm_paused_daemon_note(&out.message, "slurmctld.service", &crashed);
+        charm_paused_daemon_note(&out.message, "munge", &failed_unknown);
+        assert_string_equal(out.message.buf,
+                "paused by admin: new disk (resume: juju run cpu/1 resume)"
+                "; slurmd inactive; slurmctld failed (Result=core-dump)"
+                "; munge failed");
 }
 
 int main(void) {

@@ -13,7 +13,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -22,31 +21,16 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "util/banned.h"
+#include "tmpdir.h"
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-        return remove(path);
-}
+#include "util/banned.h"
 
 static mode_t original_umask;
 
-static int setup_dir(void **state) {
-        const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
-        char *dir = xasprintf("%s/test-fileio.XXXXXX", base);
-        if (!mkdtemp(dir)) {
-                free(dir);
-                return -1;
-        }
-        *state = dir;
-        return 0;
-}
-
+/* test_tmpdir_teardown() that also restores the umask and fails when the directory stays */
 static int teardown_dir(void **state) {
-        char *dir = *state;
         umask(original_umask); /* a failed test may have left another */
-        int r = nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-        free(dir);
-        return r;
+        return test_tmpdir_remove(*state);
 }
 
 static uint64_t now_ns(void) {
@@ -476,16 +460,16 @@ static void test_chmod_private(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test_setup_teardown(test_write_read, setup_dir, teardown_dir),
-                cmocka_unit_test_setup_teardown(test_read_limit, setup_dir, teardown_dir),
-                cmocka_unit_test_setup_teardown(test_mode_exact, setup_dir, teardown_dir),
-                cmocka_unit_test_setup_teardown(test_owner, setup_dir, teardown_dir),
-                cmocka_unit_test_setup_teardown(test_if_changed, setup_dir, teardown_dir),
-                cmocka_unit_test_setup_teardown(test_fail_keeps_old, setup_dir, teardown_dir),
-                cmocka_unit_test_setup_teardown(test_full_and_readonly_fs, setup_dir, teardown_dir),
-                cmocka_unit_test_setup_teardown(test_sigkill_writers, setup_dir, teardown_dir),
-                cmocka_unit_test_setup_teardown(test_mkdir_p, setup_dir, teardown_dir),
-                cmocka_unit_test_setup_teardown(test_chmod_private, setup_dir, teardown_dir),
+                cmocka_unit_test_setup_teardown(test_write_read, test_tmpdir_setup, teardown_dir),
+                cmocka_unit_test_setup_teardown(test_read_limit, test_tmpdir_setup, teardown_dir),
+                cmocka_unit_test_setup_teardown(test_mode_exact, test_tmpdir_setup, teardown_dir),
+                cmocka_unit_test_setup_teardown(test_owner, test_tmpdir_setup, teardown_dir),
+                cmocka_unit_test_setup_teardown(test_if_changed, test_tmpdir_setup, teardown_dir),
+                cmocka_unit_test_setup_teardown(test_fail_keeps_old, test_tmpdir_setup, teardown_dir),
+                cmocka_unit_test_setup_teardown(test_full_and_readonly_fs, test_tmpdir_setup, teardown_dir),
+                cmocka_unit_test_setup_teardown(test_sigkill_writers, test_tmpdir_setup, teardown_dir),
+                cmocka_unit_test_setup_teardown(test_mkdir_p, test_tmpdir_setup, teardown_dir),
+                cmocka_unit_test_setup_teardown(test_chmod_private, test_tmpdir_setup, teardown_dir),
         };
         original_umask = umask(0022);
         umask(original_umask);

@@ -349,9 +349,57 @@ static void test_database(void **state) {
         assert_int_equal(db_credentials_check("a'b", "Abc123xyz", &err), -EINVAL);
 }
 
+static void test_generation(void **state) {
+        _cleanup_free_ char *json = NULL;
+        assert_int_equal(slurm_generation_encode("24.11.5", "auth/slurm", &json), 0);
+        assert_string_equal(json, "{\"version\":\"24.11.5\",\"auth\":\"auth/slurm\"}");
+        _cleanup_(slurm_generation_clear) struct slurm_generation g = SLURM_GENERATION_INIT;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        assert_int_equal(slurm_generation_decode(json, &g, &err), 0);
+        assert_string_equal(g.version, "24.11.5");
+        assert_string_equal(g.auth, "auth/slurm");
+        /* absent: a charm from before the key */
+        assert_int_equal(slurm_generation_decode(NULL, &g, &err), -ENODATA);
+        assert_int_equal(slurm_generation_decode("", &g, &err), -ENODATA);
+        assert_string_equal(g.version, "24.11.5");
+        /* the encoder takes only the shapes the decoder accepts */
+        static const char *const bad_versions[] = { "24.11", "24.11.5.1", "24..5", ".24.11", "24.11.",
+                "v24.11.5", "24.11.5-1", "1234567.1.1", "", NULL };
+        for (size_t i = 0; bad_versions[i]; i++) {
+                char *x = NULL;
+                assert_int_equal(slurm_generation_encode(bad_versions[i], "auth/slurm", &x), -EINVAL);
+                assert_null(x);
+        }
+        static const char *const bad_auth[] = { "slurm", "auth/", "auth/Slurm", "auth/slurm;x",
+                "auth/munge ", NULL };
+        for (size_t i = 0; bad_auth[i]; i++) {
+                char *x = NULL;
+                assert_int_equal(slurm_generation_encode("22.05.8", bad_auth[i], &x), -EINVAL);
+        }
+        /* bad data from the other side: one message, ret untouched */
+        static const char *const bad[] = { "[]", "{", "{\"version\":\"24.11.5\"}",
+                "{\"version\":24,\"auth\":\"auth/slurm\"}",
+                "{\"version\":\"24.11\",\"auth\":\"auth/slurm\"}",
+                "{\"version\":\"24.11.5\",\"auth\":\"munge\"}",
+                "{\"version\":\"24.11.5\",\"auth\":\"auth/sl\\u0000x\"}", NULL };
+        for (size_t i = 0; bad[i]; i++) {
+                strbuf_reset(&err);
+                if (slurm_generation_decode(bad[i], &g, &err) != -EINVAL)
+                        fail_msg("accepted %s", bad[i]);
+                assert_true(err.len > 0);
+                assert_null(strchr(err.buf, '\n'));
+                assert_string_equal(g.version, "24.11.5");
+        }
+        strbuf_reset(&err);
+        slurm_generation_decode("{\"version\":\"9.9.9.9\",\"auth\":\"auth/slurm\"}", &g, &err);
+        assert_string_equal(
+                err.buf, "relation data: slurm has no version of the form 24.11.5 (\"9.9.9.9\")");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_compute_round_trip),
+                cmocka_unit_test(test_generation),
                 cmocka_unit_test(test_compute_encode_refuses),
                 cmocka_unit_test(test_compute_not_ready),
                 cmocka_unit_test(test_compute_bad),

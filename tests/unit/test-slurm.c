@@ -383,6 +383,23 @@ static void test_client_config(void **state) {
         close(fd);
         setenv("SLURM_CONF", conf, 1);
         assert_string_equal(slurm_config_path(), conf);
+        _cleanup_free_ char *same = slurm_config_resolve(), *want = realpath(conf, NULL);
+        assert_non_null(want);
+        assert_string_equal(same, want);
+
+        /* a symlinked directory, as slurmd's /run/slurm/conf: the real file, which a new link
+         * does not take away */
+        _cleanup_free_ char *link = xasprintf("%s.link", conf);
+        assert_int_equal(symlink("/tmp", link), 0);
+        _cleanup_free_ char *in_link = xasprintf("%s/%s", link, conf + strlen("/tmp/"));
+        setenv("SLURM_CONF", in_link, 1);
+        _cleanup_free_ char *real = slurm_config_resolve();
+        assert_string_equal(real, want);
+        /* a link to nowhere is no configuration, at once (SLURM_CONF set: nothing waited for) */
+        unlink(link);
+        assert_int_equal(symlink("/nonexistent/h6", link), 0);
+        assert_null(slurm_config_resolve());
+        unlink(link);
         unlink(conf);
         unsetenv("SLURM_CONF");
 }
@@ -409,6 +426,7 @@ static void test_no_symbol_clash(void **state) {
                 "slurm_client_init",
                 "slurm_code_to_errno",
                 "slurm_config_path",
+                "slurm_config_resolve",
                 "slurm_controllers_done",
                 "slurm_ctl_ping",
                 "slurm_ctl_reconfigure",

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <slurm/slurm.h>
+
 #include "util/macro.h"
 #include "slurm/stranded.h"
 
@@ -67,6 +69,17 @@ static void test_describe(void **state) {
         assert_int_equal(s.len, 0);
 }
 
+static void test_held(void **state) {
+        (void) state;
+        assert_true(slurm_stranded_held(0, WAIT_HELD));
+        assert_true(slurm_stranded_held(0, WAIT_HELD_USER));
+        /* 22.05's scheduler: priority 0 with BadConstraints, lifted when node features change */
+        assert_false(slurm_stranded_held(0, FAIL_BAD_CONSTRAINTS));
+        assert_false(slurm_stranded_held(0, WAIT_NO_REASON));
+        assert_false(slurm_stranded_held(1, WAIT_HELD));
+        assert_false(slurm_stranded_held(4294901760u, WAIT_PRIORITY));
+}
+
 static void test_done_zeroed(void **state) {
         struct slurm_stranded s = { 0 };
         struct slurm_stranded_report r = { 0 }, q = SLURM_STRANDED_REPORT_INIT;
@@ -81,6 +94,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_needs),
                 cmocka_unit_test(test_describe),
+                cmocka_unit_test(test_held),
                 cmocka_unit_test(test_done_zeroed),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

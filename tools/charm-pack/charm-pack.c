@@ -269,8 +269,9 @@ static int cmd_manifest(const char *out, const char *os_release, const char *bas
         return 0;
 }
 
-/* Appends the file's lines, each indented by ind spaces (comments and blank lines kept). */
-static int add_indented(struct strbuf *out, const char *path, int ind) {
+/* Appends the file's lines, each indented by ind spaces (comments and blank lines kept); a
+ * top-level line starting with rename[0] starts with rename[1] instead (rename may be NULL). */
+static int add_indented(struct strbuf *out, const char *path, int ind, const char *const rename[2]) {
         _cleanup_free_ char *data = NULL;
         int r = read_full_file(path, &data, NULL);
         if (r < 0) {
@@ -280,7 +281,10 @@ static int add_indented(struct strbuf *out, const char *path, int ind) {
         for (const char *l = data; *l;) {
                 const char *nl = strchr(l, '\n');
                 size_t n = nl ? (size_t) (nl - l) : strlen(l);
-                if (n)
+                size_t skip = rename && startswith(l, rename[0]) ? strlen(rename[0]) : 0;
+                if (skip)
+                        strbuf_addf(out, "%*s%s%.*s", ind, "", rename[1], (int) (n - skip), l + skip);
+                else if (n)
                         strbuf_addf(out, "%*s%.*s", ind, "", (int) n, l);
                 strbuf_addch(out, '\n');
                 l += n + (nl != NULL);
@@ -308,6 +312,10 @@ static int cmd_charmcraft(const char *out, const char *stage, const char *srcdir
                 fprintf(stderr, "charmcraft: charm %s, base \"%s\": %s\n", strempty(charm), base, why.buf);
                 return 1;
         }
+        /* Ubuntu 22.04 (and older) ships meson 0.61, this tree needs 1.0: the part takes meson
+         * from PyPI into a virtual environment there */
+        bool old_meson = streq(base, "ubuntu@22.04") || streq(base, "ubuntu@20.04");
+        const char *meson = old_meson ? "\"$CRAFT_PART_BUILD/venv/bin/meson\"" : "meson";
         strbuf_addf(&m,
                 "# charmcraft.yaml for %s, written by charm-pack from this repository's YAML files.\n"
                 "# `charmcraft pack` builds the native executables with meson on the base itself (they\n"
@@ -322,10 +330,12 @@ static int cmd_charmcraft(const char *out, const char *stage, const char *srcdir
                 "    plugin: nil\n"
                 "    source: %s\n"
                 "    source-type: local\n"
-                "    build-packages: [gcc, meson, ninja-build, pkg-config, libslurm-dev, libyaml-dev,\n"
+                "    build-packages: [gcc, %s, ninja-build, pkg-config, libslurm-dev, libyaml-dev,\n"
                 "      libcjson-dev, libsystemd-dev, zip, unzip]\n"
                 "    override-build: |\n"
-                "      meson setup --wipe \"$CRAFT_PART_BUILD/b\" \"$CRAFT_PART_SRC\" -Dtests=false "
+                "%s"
+                "      rm -rf \"$CRAFT_PART_BUILD/b\"\n"
+                "      %s setup \"$CRAFT_PART_BUILD/b\" \"$CRAFT_PART_SRC\" -Dtests=false "
                 "-Dcharm_base=%s\n"
                 "      ninja -C \"$CRAFT_PART_BUILD/b\" %s.charm\n"
                 "      unzip -o \"$CRAFT_PART_BUILD/b/%s.charm\" -d \"$CRAFT_PART_INSTALL\"\n"
@@ -333,14 +343,21 @@ static int cmd_charmcraft(const char *out, const char *stage, const char *srcdir
                 "\\\n"
                 "        \"$CRAFT_PART_INSTALL/config.yaml\" \"$CRAFT_PART_INSTALL/actions.yaml\"\n"
                 "# metadata.yaml\n",
-                charm, charm, base, charm, srcdir, base, charm, charm);
-        if (add_indented(&m, meta, 0) < 0)
+                charm, charm, base, charm, srcdir, old_meson ? "python3-venv" : "meson",
+                old_meson ? "      python3 -m venv \"$CRAFT_PART_BUILD/venv\"\n"
+                            "      \"$CRAFT_PART_BUILD/venv/bin/pip\" install 'meson>=1.0,<2'\n"
+                          : "",
+                meson, base, charm, charm);
+        /* the unified file's name for metadata.yaml's display-name is title (charmcraft's
+         * CharmcraftProject forbids unknown keys) */
+        static const char *const title[2] = { "display-name:", "title:" };
+        if (add_indented(&m, meta, 0, title) < 0)
                 return 1;
         strbuf_addstr(&m, "config:\n");
-        if (add_indented(&m, config, 2) < 0)
+        if (add_indented(&m, config, 2, NULL) < 0)
                 return 1;
         strbuf_addstr(&m, "actions:\n");
-        if (add_indented(&m, actions, 2) < 0)
+        if (add_indented(&m, actions, 2, NULL) < 0)
                 return 1;
         int r = write_file_atomic(out, m.buf, m.len, 0644, (uid_t) -1, (gid_t) -1);
         if (r < 0) {

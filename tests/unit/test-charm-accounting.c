@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests for lib/charm/accounting's state: the slurmdbd hosts taken last (acct_store) and
+ * the ClusterID released from StateSaveLocation/clustername when slurmctld is to meet other
+ * slurmdbd hosts on a generation that keeps the id there (24.11), under a temporary root. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/accounting.h"
+#include "charm/charm.h"
+#include "slurm/caps.h"
+#include "util/fileio.h"
+
+#include <sys/stat.h>
+
+#include "tmpdir.h"
+
+#include "util/banned.h"
+
+static char *read_text(const char *path) {
+        char *data = NULL;
+        if (read_full_file(path, &data, NULL) < 0)
+                return NULL;
+        return data;
+}
+
+static void put(const char *path, const char *text, mode_t mode) {
+        assert_int_equal(write_file_atomic(path, text, strlen(text), mode, (uid_t) -1, (gid_t) -1), 0);
+}
+
+/* the view of a relation naming hosts (NULL-terminated) */
+static void view_of(struct acct_view *v, const char *const *hosts) {
+        for (size_t i = 0; hosts[i]; i++)
+                strv_push(&v->hosts, hosts[i]);
+}
+
+static void test_release_24_11(void **state) {
+        const char *root = *state;
+        const struct charm_paths p = { .root = root, .caps = slurm_caps_find("24.11") };
+        assert_non_null(p.caps);
+        _cleanup_free_ char *sdir = xasprintf("%s/state", root), *file = xasprintf("%s/clustername", sdir);
+        assert_int_equal(mkdir_p(sdir, 0700), 0);
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        static const char *const one[] = { "10.0.0.3:6819", NULL },
+                                 *const two[] = { "10.0.0.3:6819", "10.0.0.5:6819", NULL };
+
+        /* no accounting wanted: nothing touched */
+        _cleanup_(acct_view_done) struct acct_view none = ACCT_VIEW_INIT;
+        put(file, "cluster-x|917", 0644);
+        assert_int_equal(acct_cluster_id_release(&p, &none, sdir, &err), 0);
+        _cleanup_free_ char *t0 = read_text(file);
+        assert_string_equal(t0, "cluster-x|917");
+
+        /* accounting turned on (no hosts taken before): the id goes, the name, mode stay */
+        _cleanup_(acct_view_done) struct acct_view v1 = ACCT_VIEW_INIT;
+        view_of(&v1, one);
+        assert_int_equal(acct_cluster_id_release(&p, &v1, sdir, &err), 1);
+        _cleanup_free_ char *t1 = read_text(file);
+        assert_string_equal(t1, "cluster-x");
+        struct stat st;
+        assert_int_equal(stat(file, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0644);
+        assert_int_equal(err.len, 0);
+
+        /* slurmctld wrote the id slurmdbd gave; the same hosts taken since: left alone */
+        assert_int_equal(acct_store(&p, &v1, &err), 0);
+        put(file, "cluster-x|4242", 0644);
+        assert_int_equal(acct_cluster_id_release(&p, &v1, sdir, &err), 0);
+        _cleanup_free_ char *t2 = read_text(file);
+        assert_string_equal(t2, "cluster-x|4242");
+
+        /* a second slurmdbd host (the list differs): released again */
+        _cleanup_(acct_view_done) struct acct_view v2 = ACCT_VIEW_INIT;
+        view_of(&v2, two);
+        assert_int_equal(acct_cluster_id_release(&p, &v2, sdir, &err), 1);
+        _cleanup_free_ char *t3 = read_text(file);
+        assert_string_equal(t3, "cluster-x");
+
+        /* no id in the file, or no file (a first start): nothing to do */
+        assert_int_equal(acct_cluster_id_release(&p, &v2, sdir, &err), 0);
+        assert_int_equal(unlink(file), 0);
+        assert_int_equal(acct_cluster_id_release(&p, &v2, sdir, &err), 0);
+        assert_int_equal(access(file, F_OK), -1);
+        assert_int_equal(err.len, 0);
+
+        /* an unreadable state directory is an error with the path, not a silent skip */
+        _cleanup_free_ char *notdir = xasprintf("%s/plainfile", root);
+        put(notdir, "x", 0600);
+        assert_true(acct_cluster_id_release(&p, &v2, notdir, &err) < 0);
+        assert_non_null(strstr(err.buf, "plainfile/clustername"));
+}
+
+static void test_release_22_05_never(void **state) {
+        const char *root = *state;
+        const struct charm_paths p = { .root = root, .caps = slurm_caps_find("22.05") };
+        _cleanup_free_ char *sdir = xasprintf("%s/state22", root), *file = xasprintf("%s/clustername", sdir);
+        assert_int_equal(mkdir_p(sdir, 0700), 0);
+        put(file, "cluster-y|12", 0600);
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        static const char *const one[] = { "10.0.0.3:6819", NULL };
+        _cleanup_(acct_view_done) struct acct_view v = ACCT_VIEW_INIT;
+        view_of(&v, one);
+        assert_int_equal(acct_cluster_id_release(&p, &v, sdir, &err), 0);
+        _cleanup_free_ char *t = read_text(file);
+        assert_string_equal(t, "cluster-y|12");
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_release_24_11, test_tmpdir_setup, test_tmpdir_teardown),
+                cmocka_unit_test_setup_teardown(
+                        test_release_22_05_never, test_tmpdir_setup, test_tmpdir_teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
