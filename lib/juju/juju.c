@@ -6,6 +6,8 @@
 #include "juju/juju-internal.h"
 #include "proc/proc.h"
 
+#include <signal.h>
+
 #include "util/banned.h"
 
 extern char **environ;
@@ -111,6 +113,8 @@ int juju_ctx_from_envp(char *const *envp, struct juju_ctx **ret, struct strbuf *
 }
 
 int juju_ctx_from_env(struct juju_ctx **ret, struct strbuf *err) {
+        /* libslurm ignores SIGPIPE only around some of its sends, and only for that call */
+        (void) signal(SIGPIPE, SIG_IGN);
         return juju_ctx_from_envp(environ, ret, err);
 }
 

@@ -87,7 +87,10 @@ struct juju_env {
 
 /* --- context ----------------------------------------------------------------------------- */
 
-/* Reads the context from the process environment; tools run with that environment. */
+/* Reads the context from the process environment; tools run with that environment. Every hook
+ * and action calls it first, so it also sets what such a process needs: SIGPIPE ignored, so a
+ * write to a peer that went away (a slurmctld dying at start while we send it an RPC, a closed
+ * pipe) fails with EPIPE where it would kill the hook with signal 13 (exit 141). */
 int juju_ctx_from_env(struct juju_ctx **ret, struct strbuf *err);
 /* Same from an explicit NULL-terminated "NAME=value" list (copied); the tools run with exactly
  * this environment (its PATH finds them). For tests and juju-sim. */
