@@ -16,8 +16,8 @@ daemon_logs_tail() {
         [ -n "${MODEL:-}" ] && [ -d "$MODEL/machines" ] || return 0
         for f in "$MODEL"/machines/*/root/var/log/slurm/*.log; do
                 [ -f "$f" ] || continue
-                printf '%s: == %s, last 15 lines\n' "${0##*/}" "${f#"$MODEL"/machines/}"
-                tail -n 15 "$f" | cut -c1-240
+                printf '%s: == %s, last 25 lines\n' "${0##*/}" "${f#"$MODEL"/machines/}"
+                tail -n 25 "$f" | cut -c1-240
         done
 }
 skip() {
@@ -63,6 +63,8 @@ export JUJU_SIM_MODEL=$MODEL JUJU_SIM_MACHINES=namespace
 
 charm_cleanup() {
         local rc=$?
+        trap - ERR
+        set +e # errexit holds in traps too: a failing step must not end the cleanup
         [ "$rc" = 0 ] || [ "$rc" = 77 ] || daemon_logs_tail >&2
         if [ -n "${KEEP:-}" ]; then
                 log "KEEP set: model left at $MODEL (destroy: JUJU_SIM_MODEL=$MODEL $JS destroy)"
@@ -76,6 +78,8 @@ charm_cleanup() {
 }
 trap charm_cleanup EXIT
 trap 'exit 130' INT TERM
+# a command that fails under set -e names itself: the suite's report shows it as the failed check
+trap 'log "FAIL: exit $? at ${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND"' ERR
 
 # js: juju-sim. The tests hand files between the host and jobs or hooks through $T, which a
 # machine of the host's base sees as the host's; a machine of another base sees only what is
@@ -99,7 +103,7 @@ settle() {
         js wait --timeout "${1:-120}" >"$T/wait.out" 2>&1 || {
                 cat "$T/wait.out" >&2
                 js debug-log --replay -n 40 >&2 || true
-                die "model did not settle"
+                die "model did not settle: $(grep -m1 -i -e fail -e error "$T/wait.out" || head -n1 "$T/wait.out")"
         }
 }
 

@@ -22,7 +22,8 @@ ctl_log=$(root_of slurmctld/0)/var/log/slurm/slurmctld.log
 : >"$T/versions"
 ( while sleep 0.05; do grep -c '^PartitionName=big ' "$conf" >>"$T/versions" 2>/dev/null || echo 0 >>"$T/versions"; done ) &
 watch_pid=$!
-trap 'kill $watch_pid 2>/dev/null || true; charm_cleanup' EXIT
+# (charm_cleanup reads the test's status from $?: keep it across the kill)
+trap 'rc=$?; trap - ERR; set +e; kill $watch_pid 2>/dev/null; (exit $rc); charm_cleanup' EXIT
 
 for round in pending running; do
         log "round $round: remove-relation and integrate again"

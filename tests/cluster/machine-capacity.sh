@@ -16,6 +16,7 @@ FAIL_AT=${FAIL_AT:-4} # machines the failing add-unit makes before one fails (<=
 PIDS_CG=
 limits_cleanup() {
         local rc=$?
+        trap - ERR
         set +e
         [ -n "$PIDS_CG" ] && [ -d "$PIDS_CG" ] && rmdir "$PIDS_CG"
         (exit $rc) # charm_cleanup reads the test's status from $?

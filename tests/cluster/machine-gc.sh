@@ -22,6 +22,7 @@ fake_pid=
 
 gc_cleanup() {
         local rc=$? m
+        set +e # a failing step here must not end the cleanup (errexit holds in traps too)
         if [ -z "${KEEP:-}" ]; then
                 [ -n "$fake_pid" ] && { kill -KILL "$fake_pid"; wait "$fake_pid"; } 2>/dev/null
                 JUJU_SIM_MODEL=$L "$JS" destroy >/dev/null 2>&1 || rc=1

@@ -34,6 +34,7 @@ printf '%s %s\n' "$MODEL" "$("$JSM" names "$MODEL" | tr '\n' ' ')" >>"$LEDGER"
 
 machine_cleanup() {
         local rc=$?
+        set +e # errexit holds in traps too: a failing step must not end the cleanup
         if [ -n "${KEEP:-}" ]; then
                 log "KEEP set: model left at $MODEL"
                 return

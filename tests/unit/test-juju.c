@@ -12,6 +12,8 @@
 #include "juju/juju.h"
 
 #include <ftw.h>
+#include <signal.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <yaml.h>
 
@@ -863,6 +865,27 @@ static void test_state_ports_network(void **state) {
         assert_string_equal(f->err.buf, "");
 }
 
+/* A hook or action process ignores SIGPIPE from its first library call on: a send to a peer
+ * that went away returns EPIPE (CI: a slurmctld dying at start killed a hook with rc 141). */
+static void test_ctx_env_ignores_sigpipe(void **state) {
+        (void) state;
+        signal(SIGPIPE, SIG_DFL);
+        _cleanup_juju_ctx_ struct juju_ctx *ctx = NULL;
+        assert_int_equal(setenv("JUJU_UNIT_NAME", "slurmctld/0", 1), 0);
+        assert_int_equal(juju_ctx_from_env(&ctx, NULL), 0);
+        struct sigaction sa;
+        assert_int_equal(sigaction(SIGPIPE, NULL, &sa), 0);
+        assert_true(sa.sa_handler == SIG_IGN);
+        int fds[2];
+        assert_int_equal(pipe(fds), 0);
+        close(fds[0]);
+        assert_int_equal(write(fds[1], "x", 1), -1);
+        assert_int_equal(errno, EPIPE);
+        close(fds[1]);
+        unsetenv("JUJU_UNIT_NAME");
+        signal(SIGPIPE, SIG_DFL);
+}
+
 static void test_yaml_map_direct(void **state) {
         _cleanup_juju_cjson_ cJSON *m = cJSON_CreateObject();
         _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
@@ -891,6 +914,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_secrets, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_state_ports_network, setup, teardown),
                 cmocka_unit_test(test_yaml_map_direct),
+                cmocka_unit_test(test_ctx_env_ignores_sigpipe),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# The report ./dev test prints after meson's summaries: for each failed test its name, duration
+# and exit status, the first failed check, the last lines of its log and the daemons' log lines
+# it collected; with --tally, each test's pass count over repeated runs; last, one summary line.
+# usage: test-report.py [--tally] [--tail N] TESTLOG.json…   (exit 1 when a test failed)
+import json
+import re
+import sys
+
+PASS = ("OK", "EXPECTEDFAIL")
+# what a failed check looks like in our tests' output: charm-lib/machine-lib die() and the ERR
+# trap ("name: FAIL: …"), the model suite's fail(), cmocka, meson's own timeout
+FAILED_CHECK = re.compile(r"FAIL: |\[  FAILED  \]|\[  ERROR   \]|Assertion|[Ff]ailure!|timed out")
+# the daemon log sections charm-lib's daemon_logs_tail() and slurm-lib's cluster_down() print
+LOG_HEADER = re.compile(r"^\S+: (== \S+, last \d+ lines|--- \S+ \(tail\))$")
+
+
+def records(paths):
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            if line.strip():
+                yield json.loads(line)
+
+
+def output_of(r):
+    # cluster tests log to stderr (log(), die()), programs they run write stdout: both, stderr last
+    out = (r.get("stdout") or "").splitlines()
+    err = (r.get("stderr") or "").splitlines()
+    return out + err
+
+
+def daemon_sections(lines):
+    """The daemon log lines the test printed: each header and the lines under it."""
+    res, inside = [], False
+    for line in lines:
+        if LOG_HEADER.match(line):
+            inside = True
+            res.append(line)
+        elif inside and re.match(r"^\S+\.sh: ", line):
+            inside = False
+        elif inside:
+            res.append(line)
+    return res
+
+
+def report_failure(r, tail):
+    lines = output_of(r)
+    rc = r.get("returncode")
+    print(f"\n\033[1m==> FAILED {r['name']}\033[0m ({r.get('duration', 0):.1f} s, "
+          f"result {r.get('result')}, exit status {rc})")
+    first = next((l for l in lines if FAILED_CHECK.search(l)), None)
+    print("first failed check: " + (first.strip() if first else
+                                    f"(none printed: the test exited {rc} without naming a check)"))
+    logs = daemon_sections(lines)
+    in_logs = set(logs)
+    body = [l for l in lines if l not in in_logs]
+    print(f"--- last {min(tail, len(body))} lines of its log ---")
+    for l in body[-tail:]:
+        print("  " + l[:400])
+    if logs:
+        print("--- the daemons' log lines it collected ---")
+        for l in logs:
+            print("  " + l[:400])
+
+
+def main(argv):
+    tally = "--tally" in argv
+    argv = [a for a in argv if a != "--tally"]
+    tail = 80
+    if "--tail" in argv:
+        i = argv.index("--tail")
+        tail = int(argv[i + 1])
+        del argv[i:i + 2]
+    ok = fail = skip = 0
+    runs = {}
+    for r in records(argv):
+        res = r.get("result")
+        name = r["name"].split(" / ", 1)[-1]
+        passed, seen = runs.get(name, (0, 0))
+        if res in PASS:
+            ok += 1
+            runs[name] = (passed + 1, seen + 1)
+        elif res == "SKIP":
+            skip += 1
+        else:
+            fail += 1
+            runs[name] = (passed, seen + 1)
+            report_failure(r, tail)
+    if tally and runs:
+        print("\n\033[1m==> pass counts\033[0m")
+        for name in sorted(runs, key=lambda n: (runs[n][0] - runs[n][1], n)):
+            passed, seen = runs[name]
+            mark = "" if passed == seen else "   <- flaky or failing"
+            print(f"  {name:40s} {passed} of {seen}{mark}")
+    print(f"tests: {ok} passed, {fail} failed, {skip} skipped")
+    return 1 if fail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
