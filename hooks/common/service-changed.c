@@ -5,6 +5,8 @@
 #include "charm/watcher.h"
 #if defined(CHARM_SLURMCTLD)
 #include "charm/slurmctld.h"
+#elif defined(CHARM_SLURMDBD)
+#include "charm/slurmdbd.h"
 #else
 #include "charm/slurmd.h"
 #endif
@@ -17,6 +19,9 @@ static int reconcile(struct juju_ctx *ctx, const struct charm_paths *paths, stru
 #if defined(CHARM_SLURMCTLD)
         const struct slurmctld_opts o = { .paths = *paths, .event = "update-status", .automatic = true };
         return slurmctld_reconcile(ctx, &o, out, err);
+#elif defined(CHARM_SLURMDBD)
+        const struct slurmdbd_opts o = { .paths = *paths, .event = "update-status" };
+        return slurmdbd_reconcile(ctx, &o, out, err);
 #else
         const struct slurmd_opts o = { .paths = *paths, .event = "update-status" };
         return slurmd_reconcile(ctx, &o, out, err);
@@ -37,6 +42,8 @@ int main(int argc, char **argv) {
                 .hint_state = argc > 2 ? argv[2] : NULL,
 #if defined(CHARM_SLURMCTLD)
                 .daemon = "slurmctld.service",
+#elif defined(CHARM_SLURMDBD)
+                .daemon = "slurmdbd.service",
 #else
                 .daemon = "slurmd.service",
 #endif

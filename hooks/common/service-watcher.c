@@ -7,6 +7,8 @@
 #include <getopt.h>
 #include <systemd/sd-daemon.h>
 
+#include "util/parse.h"
+
 #include "util/banned.h"
 
 static void log_line(void *userdata, const char *line) {
@@ -22,16 +24,6 @@ static int usage(void) {
                 "usage: service-watcher --unit JUJU_UNIT --service SERVICE --handler PATH "
                 "[--juju-exec PATH] [--window-ms N] [--timeout-s N] [--max-runs N]\n");
         return 2;
-}
-
-static bool parse_uint(const char *s, unsigned long max, unsigned long *ret) {
-        char *end;
-        errno = 0;
-        unsigned long v = strtoul(s, &end, 10);
-        if (errno || !*s || *end || s[0] == '-' || v > max)
-                return false;
-        *ret = v;
-        return true;
 }
 
 int main(int argc, char **argv) {
@@ -65,17 +57,17 @@ int main(int argc, char **argv) {
                         o.juju_exec = optarg;
                         break;
                 case 'w':
-                        if (!parse_uint(optarg, 10000, &v))
+                        if (!parse_ulong(optarg, 10000, &v))
                                 return usage();
                         o.window_usec = v * 1000;
                         break;
                 case 't':
-                        if (!parse_uint(optarg, 86400, &v) || v == 0)
+                        if (!parse_ulong(optarg, 86400, &v) || v == 0)
                                 return usage();
                         o.handler_timeout_ms = (int) v * 1000;
                         break;
                 case 'm':
-                        if (!parse_uint(optarg, 1000000, &v))
+                        if (!parse_ulong(optarg, 1000000, &v))
                                 return usage();
                         o.max_runs = (unsigned) v;
                         break;

@@ -8,6 +8,8 @@
 #include <getopt.h>
 #include <systemd/sd-daemon.h>
 
+#include "util/parse.h"
+
 #include "util/banned.h"
 
 static void log_line(void *userdata, const char *line) {
@@ -23,16 +25,6 @@ static int usage(void) {
                 "usage: node-event-watcher --unit JUJU_UNIT --handler PATH [--juju-exec PATH] "
                 "[--poll-s N] [--window-ms N]\n");
         return 2;
-}
-
-static bool parse_uint(const char *s, unsigned long max, unsigned long *ret) {
-        char *end;
-        errno = 0;
-        unsigned long v = strtoul(s, &end, 10);
-        if (errno || !*s || *end || s[0] == '-' || v > max)
-                return false;
-        *ret = v;
-        return true;
 }
 
 int main(int argc, char **argv) {
@@ -66,11 +58,11 @@ int main(int argc, char **argv) {
                         juju_exec = optarg;
                         break;
                 case 'p':
-                        if (!parse_uint(optarg, 86400, &poll_s))
+                        if (!parse_ulong(optarg, 86400, &poll_s))
                                 return usage();
                         break;
                 case 'w':
-                        if (!parse_uint(optarg, 10000, &window_ms))
+                        if (!parse_ulong(optarg, 10000, &window_ms))
                                 return usage();
                         break;
                 default:

@@ -5,6 +5,7 @@
 #include "charm/accounting.h"
 
 #include "interfaces/slurmdbd.h"
+#include "slurm/ctlstats.h"
 #include "util/fileio.h"
 
 #include <sys/stat.h>
@@ -137,4 +138,42 @@ int acct_publish(struct juju_ctx *ctx, const struct acct_view *v, const char *au
                         return r;
         }
         return 0;
+}
+
+/* "host:port" → host (caller frees) and port; false when it is not that shape. */
+static bool split_host_port(const char *hp, char **ret_host, unsigned *ret_port) {
+        const char *colon = strrchr(hp, ':');
+        char *end;
+        if (!colon || colon == hp)
+                return false;
+        unsigned long port = strtoul(colon + 1, &end, 10);
+        if (*end || port == 0 || port > 65535)
+                return false;
+        *ret_host = xstrndup(hp, (size_t) (colon - hp));
+        *ret_port = (unsigned) port;
+        return true;
+}
+
+void acct_status_note(const struct acct_view *v, struct strbuf *msg) {
+        if (v->hosts.n == 0)
+                return;
+        bool answers = false;
+        for (size_t i = 0; i < v->hosts.n && !answers; i++) {
+                _cleanup_free_ char *host = NULL;
+                unsigned port;
+                if (split_host_port(v->hosts.v[i], &host, &port))
+                        answers = charm_host_listening(host, port, 500);
+        }
+        struct slurm_ctl_stats st;
+        bool known = slurm_ctl_stats_get(&st, NULL) >= 0;
+        if (!answers) {
+                _cleanup_free_ char *hosts = strv_join(&v->hosts, ", ");
+                strbuf_addf(msg, "; accounting: slurmdbd %s not answering", hosts);
+                if (known)
+                        strbuf_addf(msg, ", %u record%s held by slurmctld", st.dbd_queue,
+                                st.dbd_queue == 1 ? "" : "s");
+                else
+                        strbuf_addstr(msg, ", slurmctld's queue unknown");
+        } else if (known && st.dbd_queue >= ACCT_QUEUE_NOTE)
+                strbuf_addf(msg, "; accounting: %u records waiting for slurmdbd", st.dbd_queue);
 }

@@ -46,4 +46,11 @@ int acct_publish(struct juju_ctx *ctx, const struct acct_view *v, const char *au
  * cluster. 1 rewritten, 0 nothing to do, or a negative errno (message in err). */
 int acct_cluster_id_release(
         const struct charm_paths *p, const struct acct_view *v, const char *state_dir, struct strbuf *err);
+/* The controller's status note on accounting: when slurmdbd (every host of v) does not accept
+ * a connection, "; accounting: slurmdbd H:P not answering, N records held by slurmctld" (N from
+ * slurmctld's statistics, "its queue unknown" when it does not answer either), and when it
+ * answers but slurmctld holds ACCT_QUEUE_NOTE or more records, "; accounting: N records waiting
+ * for slurmdbd". Nothing without accounting or when all is well. Appended to msg. */
+#define ACCT_QUEUE_NOTE 500
+void acct_status_note(const struct acct_view *v, struct strbuf *msg);
 void acct_view_done(struct acct_view *v);

@@ -10,6 +10,7 @@
 #include "util/fileio.h"
 
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -119,6 +120,17 @@ bool charm_tcp_listening(const char *addr, unsigned port, int timeout_ms) {
         socklen_t l = sizeof soerr;
         return poll(&p, 1, timeout_ms) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l) == 0 &&
                 soerr == 0;
+}
+
+bool charm_host_listening(const char *host, unsigned port, int timeout_ms) {
+        struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res = NULL;
+        if (getaddrinfo(host, NULL, &hints, &res) != 0 || !res)
+                return false;
+        char addr[INET_ADDRSTRLEN] = "";
+        bool ok = inet_ntop(AF_INET, &((struct sockaddr_in *) res->ai_addr)->sin_addr, addr, sizeof addr) &&
+                charm_tcp_listening(addr, port, timeout_ms);
+        freeaddrinfo(res);
+        return ok;
 }
 
 char *charm_template_path(const struct charm_paths *p, const char *fallback_charm_dir, const char *name) {

@@ -153,6 +153,9 @@ int charm_unit_ensure(
 
 /* Whether something accepts a TCP connection on addr (dotted IPv4):port within timeout_ms. */
 bool charm_tcp_listening(const char *addr, unsigned port, int timeout_ms);
+/* charm_tcp_listening() of host's first IPv4 address (a name from /etc/hosts or DNS, or an
+ * address); false when it does not resolve. */
+bool charm_host_listening(const char *host, unsigned port, int timeout_ms);
 
 /* The end of every charm's install: the generation's auth service enabled (munge on 22.05; it
  * starts once the key is there), the Slurm version as the application version, and the

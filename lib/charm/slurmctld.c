@@ -6,6 +6,7 @@
 #include "charm/slurmctld.h"
 #include "charm/strand.h"
 #include "charm/accounting.h"
+#include "charm/sentinel.h"
 #include "charm/authkey.h"
 #include "charm/cgroupconf.h"
 #include "charm/ctlapply.h"
@@ -892,6 +893,10 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
                 if (r < 0)
                         return r;
         }
+        /* the sentinel: it must not ask a controller that is not ours any more */
+        r = sentinel_remove(&o->paths, bus, err);
+        if (r < 0)
+                return r;
         /* the node event watcher too (charm/nodeevents.h): this unit keeps no log any more */
         (void) unit_stop(bus, NODEEVENTS_UNIT, unit_timeout(o), NULL);
         (void) unit_disable(bus, NODEEVENTS_UNIT, unit_timeout(o), NULL);
@@ -1436,6 +1441,11 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 if (r < 0)
                         return r;
         }
+        /* the sentinel: a job state save asked for after each job start (charm/sentinel.h) */
+        r = sentinel_install(
+                &o->paths, bus, env->unit, env->charm_dir, streq_ptr(o->event, "upgrade-charm"), err);
+        if (r < 0)
+                return r;
 
         if (in.leader) {
                 r = publish(ctx, &in, &acct, err);
@@ -1481,6 +1491,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         strbuf_addbuf(&out->message, &note);
         /* pending jobs that need a node that left: named, and held by the leader (strand.h) */
         strand_status_note(NULL, in.leader, &out->message);
+        /* slurmdbd unreachable, or slurmctld holding many records for it (charm/accounting.h) */
+        acct_status_note(&acct, &out->message);
         if (in.n_waiting > 0)
                 strbuf_addf(&out->message, "; %zu application%s not ready", in.n_waiting,
                         in.n_waiting == 1 ? "" : "s");

@@ -14,6 +14,7 @@
 
 #include "charm/authkey.h"
 #include "charm/dbdconf.h"
+#include "charm/watcher.h"
 #include "interfaces/database.h"
 #include "interfaces/slurmd.h"
 #include "interfaces/slurmdbd.h"
@@ -446,6 +447,17 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
         r = unit_bus_open(&bus, err);
         if (r < 0)
                 return r;
+        /* slurmdbd (restarted by systemd when it dies: its drop-in) and munge where the
+         * generation has it, followed by the service watcher (charm/watcher.h): the status says
+         * at once when one dies or restarts, not at the next update-status */
+        char *watched[3];
+        size_t n_watched = charm_services(&o->paths, "slurmdbd.service", watched);
+        for (size_t i = 0; i < n_watched; i++) {
+                r = watcher_install(&o->paths, bus, juju_env(ctx)->unit, watched[i],
+                        juju_env(ctx)->charm_dir, streq_ptr(o->event, "upgrade-charm"), err);
+                if (r < 0)
+                        return r;
+        }
         const char *auth = charm_caps(&o->paths)->auth_service;
         r = auth ? charm_unit_ensure(bus, auth, key_changed > 0, unit_timeout(o), err) : 0;
         if (r < 0)
@@ -504,6 +516,11 @@ int slurmdbd_leave(
         struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct charm_outcome *out, struct strbuf *err) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         int r = unit_bus_open(&bus, err);
+        /* the watchers first: a daemon stopped here is not news for a handler to act on */
+        char *watched[3];
+        size_t n_watched = r < 0 ? 0 : charm_services(&o->paths, "slurmdbd.service", watched);
+        for (size_t i = 0; r >= 0 && i < n_watched; i++)
+                r = watcher_remove(&o->paths, bus, watched[i], err);
         /* slurmdbd, and the token service where the generation has one (NULL ends the list) */
         const char *services[] = { "slurmdbd.service", charm_caps(&o->paths)->token_service, NULL };
         for (size_t i = 0; r >= 0 && services[i]; i++) {

@@ -356,12 +356,6 @@ int watcher_unit_render(const char *tmpl, const char *watcher_exe, const char *h
                 { "JUJU_UNIT", juju_unit },
                 { "SERVICE", service },
         };
-        for (size_t i = 0; i < ELEMENTSOF(vars); i++)
-                if (!unit_value_ok(vars[i].value)) {
-                        strbuf_addf(err, "%s: \"%s\" is empty or holds characters systemd would interpret",
-                                WATCHER_TEMPLATE, strempty(vars[i].value));
-                        return -EINVAL;
-                }
         for (const char *p = tmpl; *p;) {
                 const char *at = strchr(p, '@');
                 if (!at) {
@@ -385,6 +379,12 @@ int watcher_unit_render(const char *tmpl, const char *watcher_exe, const char *h
                                 err, "%s: unknown placeholder \"%.*s\"", WATCHER_TEMPLATE, (int) n + 2, at);
                         return -EINVAL;
                 }
+                /* a value is checked where the template uses it (a daemon with no handler) */
+                if (!unit_value_ok(vars[i].value)) {
+                        strbuf_addf(err, "%s: \"%s\" is empty or holds characters systemd would interpret",
+                                WATCHER_TEMPLATE, strempty(vars[i].value));
+                        return -EINVAL;
+                }
                 strbuf_addstr(out, vars[i].value);
                 p = at + n + 2;
         }
@@ -404,10 +404,24 @@ static int read_template(const struct charm_paths *paths, const char *charm_dir,
         return r;
 }
 
+/* <root>/etc/systemd/system/<unit> (0644) when it differs: 1 written, 0 the same. */
+static int write_unit_file(const struct charm_paths *paths, const char *unit, const struct strbuf *content,
+        struct strbuf *err) {
+        _cleanup_free_ char *dir = charm_path(paths, "/etc/systemd/system");
+        _cleanup_free_ char *path = xasprintf("%s/%s", dir, unit);
+        int r = mkdir_p(dir, 0755);
+        if (r >= 0)
+                r = write_file_atomic_if_changed(
+                        path, content->buf, content->len, 0644, (uid_t) -1, (gid_t) -1);
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+        return r;
+}
+
 int watcher_write_files(const struct charm_paths *paths, const char *juju_unit, const char *service,
         const char *charm_dir, struct strbuf *err) {
-        _cleanup_free_ char *tmpl = NULL, *dropin = NULL, *unit = NULL, *dir = NULL, *path = NULL,
-                            *exe = NULL, *handler = NULL, *dropin_tmpl = NULL;
+        _cleanup_free_ char *tmpl = NULL, *dropin = NULL, *unit = NULL, *exe = NULL, *handler = NULL,
+                            *dropin_tmpl = NULL;
         _cleanup_strbuf_ struct strbuf content = STRBUF_INIT;
         int r, mask = 0;
 
@@ -426,16 +440,9 @@ int watcher_write_files(const struct charm_paths *paths, const char *juju_unit, 
         if (r < 0)
                 return r;
         unit = watcher_unit_name(service);
-        dir = charm_path(paths, "/etc/systemd/system");
-        path = xasprintf("%s/%s", dir, unit);
-        r = mkdir_p(dir, 0755);
-        if (r >= 0)
-                r = write_file_atomic_if_changed(
-                        path, content.buf, content.len, 0644, (uid_t) -1, (gid_t) -1);
-        if (r < 0) {
-                strbuf_addf(err, "%s: %s", path, strerror(-r));
+        r = write_unit_file(paths, unit, &content, err);
+        if (r < 0)
                 return r;
-        }
         if (r > 0)
                 mask |= 1;
 
@@ -472,8 +479,8 @@ int watcher_install(const struct charm_paths *paths, sd_bus *bus, const char *ju
         return mask > 0 || r > 0;
 }
 
-int watcher_remove(const struct charm_paths *paths, sd_bus *bus, const char *service, struct strbuf *err) {
-        _cleanup_free_ char *unit = watcher_unit_name(service);
+int watcher_daemon_remove(
+        const struct charm_paths *paths, sd_bus *bus, const char *unit, struct strbuf *err) {
         _cleanup_free_ char *path = NULL, *rel = xasprintf("/etc/systemd/system/%s", unit);
         int r;
 
@@ -504,4 +511,45 @@ int watcher_remove(const struct charm_paths *paths, sd_bus *bus, const char *ser
                 return r;
         (void) unit_reset_failed(bus, unit, UNIT_TIMEOUT_USEC, NULL);
         return 1;
+}
+
+int watcher_remove(const struct charm_paths *paths, sd_bus *bus, const char *service, struct strbuf *err) {
+        _cleanup_free_ char *unit = watcher_unit_name(service);
+        return watcher_daemon_remove(paths, bus, unit, err);
+}
+
+int watcher_daemon_install(const struct charm_paths *paths, sd_bus *bus, const struct watcher_daemon *d,
+        const char *juju_unit, const char *charm_dir, bool restart, struct strbuf *err) {
+        _cleanup_free_ char *tmpl = NULL, *exe = NULL, *handler = NULL;
+        _cleanup_strbuf_ struct strbuf content = STRBUF_INIT;
+        int r;
+
+        charm_dir = charm_dir ? charm_dir : paths->charm_dir;
+        if (isempty(charm_dir) || isempty(juju_unit)) {
+                strbuf_addf(err, "%s: no charm directory or unit name", d->unit);
+                return -EINVAL;
+        }
+        r = read_template(paths, charm_dir, d->template, &tmpl, err);
+        if (r == -ENOENT)
+                strbuf_addf(err, "%s/templates/%s: %s", charm_dir, d->template, strerror(ENOENT));
+        if (r < 0)
+                return r;
+        exe = xasprintf("%s/%s", charm_dir, d->exe);
+        handler = d->handler ? xasprintf("%s/%s", charm_dir, d->handler) : NULL;
+        r = watcher_unit_render(tmpl, exe, handler, juju_unit, d->service, &content, err);
+        if (r < 0)
+                return r;
+        r = write_unit_file(paths, d->unit, &content, err);
+        if (r < 0)
+                return r;
+        bool changed = r > 0;
+        if (changed) {
+                r = unit_daemon_reload(bus, UNIT_TIMEOUT_USEC, err);
+                if (r < 0)
+                        return r;
+        }
+        r = charm_unit_ensure(bus, d->unit, restart || changed, UNIT_TIMEOUT_USEC, err);
+        if (r < 0)
+                return r;
+        return changed || r > 0;
 }

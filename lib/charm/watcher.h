@@ -132,12 +132,32 @@ int watcher_service_changed(struct juju_ctx *ctx, const struct watcher_handler_o
 
 /* --- installing the watcher ---------------------------------------------------------------------- */
 
+/* A long-running program of the charm's own as a systemd unit (the service watcher's kin: the
+ * controller's sentinel, charm/sentinel.h). */
+struct watcher_daemon {
+        const char *unit;     /* "juju-slurmctld-sentinel.service" */
+        const char *template; /* under <charm>/templates */
+        const char *exe;      /* @WATCHER@, relative to the charm directory */
+        const char *handler;  /* @HANDLER@, relative to the charm directory; NULL: none */
+        const char *service;  /* @SERVICE@; NULL: none */
+};
+/* <root>/etc/systemd/system/<d->unit> rendered from the template (watcher_unit_render) and
+ * written when it differs, daemon-reload then, enabled and started (restarted when the file
+ * changed or restart is set: an upgraded charm). 1 when anything changed or was (re)started, 0
+ * when all was in place. charm_dir NULL: paths->charm_dir. */
+int watcher_daemon_install(const struct charm_paths *paths, sd_bus *bus, const struct watcher_daemon *d,
+        const char *juju_unit, const char *charm_dir, bool restart, struct strbuf *err);
+/* The unit stopped, disabled and its file removed; 1 removed, 0 it was not there. */
+int watcher_daemon_remove(
+        const struct charm_paths *paths, sd_bus *bus, const char *unit, struct strbuf *err);
+
 /* "juju-service-watcher-slurmd.service" for "slurmd.service" (caller frees). */
 char *watcher_unit_name(const char *service);
 
 /* Renders the unit file template: @WATCHER@, @HANDLER@, @JUJU_UNIT@ and @SERVICE@ replaced
- * (appended to out). -EINVAL for an unknown @NAME@ or a value with characters systemd would
- * interpret in ExecStart= (anything outside [A-Za-z0-9/._+,:=@-]). */
+ * (appended to out). -EINVAL for an unknown @NAME@, or a value the template uses that is NULL,
+ * empty or has characters systemd would interpret in ExecStart= (anything outside
+ * [A-Za-z0-9/._+,:=@-]); a value it does not use may be NULL. */
 int watcher_unit_render(const char *tmpl, const char *watcher_exe, const char *handler,
         const char *juju_unit, const char *service, struct strbuf *out, struct strbuf *err);
 

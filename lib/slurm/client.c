@@ -133,6 +133,14 @@ int slurm_ctl_count(void) {
         return initialised ? (int) slurm_conf.control_cnt : 0;
 }
 
+const char *slurm_client_state_dir(void) {
+        return initialised ? slurm_conf.state_save_location : NULL;
+}
+
+unsigned slurm_client_ctl_timeout(void) {
+        return initialised ? slurm_conf.slurmctld_timeout : 0;
+}
+
 int slurm_ctl_failback_ms(void) {
 #if SLURM_AT_LEAST(24, 11)
         return 30 * 1000;

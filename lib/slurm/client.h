@@ -48,6 +48,10 @@ int slurm_client_reload(struct strbuf *err);
 int slurm_ctl_index_of(const char *host);
 /* The number of controllers in SlurmctldHost (0 before the client is initialised). */
 int slurm_ctl_count(void);
+/* StateSaveLocation and SlurmctldTimeout (seconds) of the configuration read: NULL and 0 before
+ * the client is initialised. The string is libslurm's (valid until the next reload). */
+const char *slurm_client_state_dir(void);
+unsigned slurm_client_ctl_timeout(void);
 /* How much longer than usual a primary that starts while a backup is in charge may take to
  * answer, for the Slurm built against: it sends REQUEST_CONTROL, and the backup replies once it
  * is back in standby or after CONTROL_TIMEOUT (30 s, slurmctld's proc_req.c) less 1 s;

@@ -4,11 +4,18 @@
 # real MariaDB (the mariadb test charm, tests/charms/mariadb, on a third machine).
 #  1. integrate: the controller gets AccountingStorageType/Host/Port, the cluster registers
 #     itself, sacct shows a finished job; StoragePass is in slurmdbd.conf (0600 slurm) only.
-#  2. outage: slurmdbd stopped while jobs run and more are submitted and finish; slurmctld keeps
-#     scheduling; slurmdbd back: sacct shows every job (counts before/after, none lost).
+#  2. kill -9 of slurmdbd: systemd restarts it (the charm's drop-in), the unit's status follows
+#     it (its service watcher), the job that ended meanwhile is in sacct. Outage: the slurmdbd
+#     machine's link down while jobs run and more are submitted and finish; slurmctld keeps
+#     scheduling, the controller's status says slurmdbd is not answering and how many records
+#     slurmctld holds; link up: sacct shows every job (counts before/after, none lost).
 #  3. bad credentials from the database side: slurmdbd blocked with the database's own reason.
 #  4. a second slurmdbd unit: the controllers get AccountingStorageBackupHost; the primary's
-#     slurmdbd stopped, the backup serves: jobs that ran meanwhile are in sacct.
+#     primary's slurmdbd stopped with its service watcher (which would start it again at once),
+#     the backup serves: jobs that ran meanwhile are in sacct. (A primary *machine* lost is
+#     not covered: with its address unreachable, by a prohibit route or its link down, the
+#     backup slurmdbd took control only after 123 s on 22.05, and 3 jobs that ended meanwhile
+#     were still not in sacct 300 s later: HACKING.md, accounting.)
 #  5. the accounting actions (libslurmdb): an account, a user in it, a QOS; seen by sacctmgr on
 #     the controller; a duplicate, a missing account and a bad name refused, nothing changed.
 #  6. the relation removed: accounting off again in slurm.conf.
@@ -90,10 +97,39 @@ for ((i = 0; i < 60; i++)); do seen "$j" && { ok=1; break; }; sleep 1; done
 [ $ok = 1 ] || die "sacct does not show job $j"
 log "sacct shows job $j"
 
-log "outage: slurmdbd stopped while jobs run and more are submitted"
+log "kill -9 of slurmdbd: restarted by systemd, the status follows, no record lost"
+running=$(submit -o /dev/null --wrap 'sleep 3')
+wait_job_state "$running" RUNNING 30 || die "job $running did not start"
+[ "$(js exec slurmdbd/0 -- systemctl is-active juju-service-watcher-slurmdbd.service)" = active ] ||
+        die "no service watcher follows slurmdbd on slurmdbd/0"
+[ "$(js exec slurmdbd/0 -- systemctl show -P Restart slurmdbd.service)" = on-failure ] ||
+        die "slurmdbd.service is not restarted by systemd on failure"
+pid0=$(js exec slurmdbd/0 -- systemctl show -P MainPID slurmdbd.service)
+t0=$(date +%s%N)
+js exec slurmdbd/0 -- systemctl kill -s KILL slurmdbd.service
+ok=0
+for ((i = 0; i < 100; i++)); do
+        # (systemctl show prints properties in its own order: one at a time)
+        act=$(js exec slurmdbd/0 -- systemctl show -P ActiveState slurmdbd.service)
+        pid=$(js exec slurmdbd/0 -- systemctl show -P MainPID slurmdbd.service)
+        nr=$(js exec slurmdbd/0 -- systemctl show -P NRestarts slurmdbd.service)
+        st="$act pid $pid NRestarts $nr"
+        [ "$act" = active ] && [ "$pid" != "$pid0" ] && [ "$pid" != 0 ] && [ "$nr" -ge 1 ] && { ok=1; break; }
+        sleep 0.2
+done
+[ $ok = 1 ] || die "slurmdbd not restarted after kill -9: $st"
+log "figure: slurmdbd killed -> active again: $((($(date +%s%N) - t0) / 1000000)) ms (NRestarts $nr)"
+settle 120
+expect_status slurmdbd/0 '^active slurmdbd primary'
+wait_job_state "$running" COMPLETED 60 || die "job $running did not complete"
+ok=0
+for ((i = 0; i < 60; i++)); do seen "$running" && { ok=1; break; }; sleep 1; done
+[ $ok = 1 ] || die "job $running, which ran across the kill, is not in sacct"
+
+log "outage: the slurmdbd machine's link down while jobs run and more are submitted"
 running=$(submit -o /dev/null --wrap 'sleep 8')
 wait_job_state "$running" RUNNING 30 || die "job $running did not start"
-js exec slurmdbd/0 -- systemctl stop slurmdbd.service
+js exec slurmdbd/0 -- ip link set eth0 down
 ids=("$running")
 for n in 1 2 3 4 5; do
         ids+=("$(submit -o /dev/null --wrap 'sleep 1')")
@@ -102,7 +138,11 @@ for id in "${ids[@]}"; do
         wait_job_state "$id" COMPLETED 90 || die "job $id did not complete while slurmdbd was down"
 done
 log "${#ids[@]} jobs ran and completed with slurmdbd down"
-js exec slurmdbd/0 -- systemctl start slurmdbd.service
+js trigger slurmctld update-status >/dev/null
+settle
+expect_status slurmctld/0 '; accounting: slurmdbd [^ ]+:6819 not answering, [0-9]+ records? held by slurmctld'
+log "controller: $(unit_status slurmctld/0)"
+js exec slurmdbd/0 -- ip link set eth0 up
 ok=0
 for ((i = 0; i < 120; i++)); do seen "${ids[@]}" && { ok=1; break; }; sleep 1; done
 [ $ok = 1 ] || die "after the outage sacct lacks some of ${ids[*]}"
@@ -127,7 +167,7 @@ backup=$(sed -n 's/^AccountingStorageBackupHost=//p' <<<"$conf")
 [ -n "$backup" ] || die "no AccountingStorageBackupHost with two slurmdbd units"
 [ "$backup" = "$(js exec slurmdbd/1 -- unit-get private-address)" ] || die "AccountingStorageBackupHost=$backup is not slurmdbd/1's address"
 grep -q "^DbdBackupHost=" "$(root_of slurmdbd/1)/etc/slurm/slurmdbd.conf" || die "no DbdBackupHost in slurmdbd/1's slurmdbd.conf"
-js exec slurmdbd/0 -- systemctl stop slurmdbd.service
+js exec slurmdbd/0 -- systemctl stop juju-service-watcher-slurmdbd.service slurmdbd.service
 t0=$(date +%s%N)
 ids=()
 for n in 1 2 3; do
@@ -139,9 +179,9 @@ done
 ok=0
 for ((i = 0; i < 120; i++)); do seen "${ids[@]}" && { ok=1; break; }; sleep 1; done
 [ $ok = 1 ] || die "with the primary slurmdbd stopped, sacct lacks some of ${ids[*]}"
-log "primary stopped: the backup recorded all ${#ids[@]} jobs, in sacct after $((($(date +%s%N) - t0) / 1000000)) ms"
+log "figure: primary stopped: the backup recorded all ${#ids[@]} jobs, in sacct after $((($(date +%s%N) - t0) / 1000000)) ms"
 grep -q "Taking Control" "$(root_of slurmdbd/1)/var/log/slurm/slurmdbd.log" || die "the backup slurmdbd never took control"
-js exec slurmdbd/0 -- systemctl start slurmdbd.service
+js exec slurmdbd/0 -- systemctl start slurmdbd.service juju-service-watcher-slurmdbd.service
 # the backup hands control back (an action during the change-over fails cleanly: try again)
 ok=0
 for ((i = 0; i < 120; i++)); do

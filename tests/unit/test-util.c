@@ -10,6 +10,7 @@
 #include "util/alloc.h"
 #include "util/strbuf.h"
 #include "util/strv.h"
+#include "util/parse.h"
 
 static void test_strbuf_basic(void **state) {
         _cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
@@ -70,6 +71,24 @@ static void test_strv(void **state) {
         assert_int_equal(sv.n, 0);
 }
 
+static void test_parse_ulong(void **state) {
+        unsigned long v = 7;
+        assert_true(parse_ulong("0", 10, &v));
+        assert_int_equal(v, 0);
+        assert_true(parse_ulong("86400", 86400, &v));
+        assert_int_equal(v, 86400);
+        v = 7;
+        assert_false(parse_ulong("86401", 86400, &v));
+        assert_false(parse_ulong("", 10, &v));
+        assert_false(parse_ulong("-1", 10, &v));
+        assert_false(parse_ulong("+1", 10, &v));
+        assert_false(parse_ulong(" 1", 10, &v));
+        assert_false(parse_ulong("1s", 10, &v));
+        assert_false(parse_ulong("99999999999999999999999", ~0UL, &v));
+        assert_false(parse_ulong(NULL, 10, &v));
+        assert_int_equal(v, 7);
+}
+
 static void test_macros(void **state) {
         assert_true(streq("a", "a"));
         assert_true(strcaseeq("NodeName", "nodename"));
@@ -90,6 +109,7 @@ int main(void) {
                 cmocka_unit_test(test_strbuf_trim_detach),
                 cmocka_unit_test(test_strv),
                 cmocka_unit_test(test_macros),
+                cmocka_unit_test(test_parse_ulong),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

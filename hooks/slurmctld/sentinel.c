@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* bin/slurmctld-sentinel: the controller unit's systemd service that watches slurmctld every
+ * tick for what no hook comes often enough for (charm/sentinel.h). */
+#include "util/macro.h"
+#include "charm/sentinel.h"
+
+#include <getopt.h>
+#include <systemd/sd-daemon.h>
+
+#include "util/parse.h"
+
+#include "util/banned.h"
+
+static void log_line(void *userdata, const char *line) {
+        fprintf(stderr, "%s\n", line);
+}
+
+static int usage(void) {
+        fprintf(stderr, "usage: slurmctld-sentinel [--unit JUJU_UNIT] [--tick-ms N] [--ticks N]\n");
+        return 2;
+}
+
+int main(int argc, char **argv) {
+        static const struct option longopts[] = {
+                { "unit", required_argument, NULL, 'u' },
+                { "tick-ms", required_argument, NULL, 't' },
+                { "ticks", required_argument, NULL, 'n' },
+                {},
+        };
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        unsigned long tick_ms = SENTINEL_TICK_USEC_DEFAULT / 1000, ticks = 0;
+        int c;
+
+        while ((c = getopt_long(argc, argv, "", longopts, NULL)) >= 0)
+                switch (c) {
+                case 'u': /* the Juju unit, for ps and the journal only */
+                        break;
+                case 't':
+                        if (!parse_ulong(optarg, 60000, &tick_ms) || tick_ms == 0)
+                                return usage();
+                        break;
+                case 'n':
+                        if (!parse_ulong(optarg, 1000000, &ticks) || ticks == 0)
+                                return usage();
+                        break;
+                default:
+                        return usage();
+                }
+        if (optind != argc)
+                return usage();
+        const struct sentinel_opts o = {
+                .tick_usec = (uint64_t) tick_ms * 1000,
+                .max_ticks = (unsigned) ticks,
+                .log = log_line,
+        };
+        (void) sd_notify(0, "READY=1");
+        int r = sentinel_run(&o, &err);
+        if (r < 0) {
+                fprintf(stderr, "slurmctld-sentinel: %s\n", err.buf);
+                return 1;
+        }
+        return 0;
+}

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The controller sentinel's loop (charm/sentinel.h): each tick, the controller in charge looked
+ * at, and a job state save asked for when a job started since the last look. */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/sentinel.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "charm/ha.h"
+#include "charm/watcher.h"
+#include "slurm/client.h"
+
+#include "util/banned.h"
+
+static const struct watcher_daemon sentinel_daemon = {
+        .unit = SENTINEL_UNIT,
+        .template = SENTINEL_TEMPLATE,
+        .exe = SENTINEL_EXE,
+};
+
+int sentinel_install(const struct charm_paths *paths, sd_bus *bus, const char *juju_unit,
+        const char *charm_dir, bool restart, struct strbuf *err) {
+        return watcher_daemon_install(paths, bus, &sentinel_daemon, juju_unit, charm_dir, restart, err);
+}
+
+int sentinel_remove(const struct charm_paths *paths, sd_bus *bus, struct strbuf *err) {
+        return watcher_daemon_remove(paths, bus, SENTINEL_UNIT, err);
+}
+
+bool sentinel_nudge_due(struct sentinel_nudge *n, const struct slurm_ctl_stats *now) {
+        bool due = !n->have || slurm_ctl_stats_started_since(&n->last, now);
+        n->last = *now;
+        n->have = true;
+        return due;
+}
+
+void sentinel_nudge_reset(struct sentinel_nudge *n) {
+        n->have = false;
+}
+
+static uint64_t mono_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static void sleep_until(uint64_t usec) {
+        struct timespec ts = { .tv_sec = (time_t) (usec / 1000000ULL),
+                .tv_nsec = (long) (usec % 1000000ULL) * 1000 };
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+                ;
+}
+
+struct sentinel {
+        const struct sentinel_opts *o;
+        char host[HOST_NAME_MAX + 1];
+        bool initialised;
+        struct stat conf_st; /* the configuration read last (its inode and mtime) */
+        struct sentinel_nudge nudge;
+        unsigned nudges, failures; /* since the last report */
+        bool failing;              /* the last look failed (logged once per streak) */
+        uint64_t report_due;
+};
+
+static void logf_(struct sentinel *s, const char *fmt, ...) __attribute__((__format__(printf, 2, 3)));
+static void logf_(struct sentinel *s, const char *fmt, ...) {
+        if (!s->o->log)
+                return;
+        _cleanup_strbuf_ struct strbuf line = STRBUF_INIT;
+        va_list ap;
+        va_start(ap, fmt);
+        strbuf_vaddf(&line, fmt, ap);
+        va_end(ap);
+        s->o->log(s->o->userdata, line.buf);
+}
+
+/* The client's configuration, read again when the file changed (a new controller order, a
+ * state directory moved). false while there is none to read. */
+static bool conf_current(struct sentinel *s) {
+        if (!s->initialised) {
+                if (slurm_client_init(NULL) < 0)
+                        return false;
+                s->initialised = true;
+        }
+        const char *path = s->o->conf_path ? s->o->conf_path : slurm_config_path();
+        struct stat st;
+        if (!path || stat(path, &st) < 0)
+                return true; /* keep what was read */
+        if (st.st_ino != s->conf_st.st_ino || st.st_mtim.tv_sec != s->conf_st.st_mtim.tv_sec ||
+                st.st_mtim.tv_nsec != s->conf_st.st_mtim.tv_nsec) {
+                bool first = s->conf_st.st_ino == 0;
+                s->conf_st = st;
+                if (!first && slurm_client_reload(NULL) < 0)
+                        logf_(s, "%s changed and could not be read again: the last one read is used", path);
+        }
+        return true;
+}
+
+/* Whether this machine's slurmctld is the one in charge: the only controller, or the writer of
+ * a heartbeat fresher than SlurmctldTimeout (a standby answers statistics RPCs too). */
+static bool in_charge(struct sentinel *s) {
+        int self = slurm_ctl_index_of(s->host);
+        if (self < 0)
+                return false;
+        if (slurm_ctl_count() <= 1)
+                return true;
+        const char *dir = slurm_client_state_dir();
+        time_t t;
+        uint64_t idx;
+        return dir && ha_heartbeat_read(dir, &t, &idx) >= 0 &&
+                time(NULL) - t <= (time_t) slurm_client_ctl_timeout() && idx == (uint64_t) self;
+}
+
+static void tick(struct sentinel *s) {
+        if (!conf_current(s) || !in_charge(s)) {
+                sentinel_nudge_reset(&s->nudge);
+                return;
+        }
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        struct slurm_ctl_stats st;
+        int r = slurm_ctl_stats_get(&st, &e);
+        if (r >= 0 && sentinel_nudge_due(&s->nudge, &st)) {
+                r = slurm_ctl_save_nudge(&e);
+                if (r >= 0)
+                        s->nudges++;
+        }
+        if (r < 0) {
+                s->failures++;
+                /* the next look is a first one: a save is asked for once slurmctld answers */
+                sentinel_nudge_reset(&s->nudge);
+                if (!s->failing)
+                        logf_(s, "slurmctld: %s (retried every tick; logged once)", e.buf);
+        } else if (s->failing)
+                logf_(s, "slurmctld answers again");
+        s->failing = r < 0;
+}
+
+static void report(struct sentinel *s, uint64_t now) {
+        if (now < s->report_due)
+                return;
+        if (s->nudges || s->failures)
+                logf_(s, "last minute: %u job state save%s asked for, %u failed look%s", s->nudges,
+                        s->nudges == 1 ? "" : "s", s->failures, s->failures == 1 ? "" : "s");
+        s->nudges = s->failures = 0;
+        s->report_due = now + SENTINEL_REPORT_USEC;
+}
+
+int sentinel_run(const struct sentinel_opts *o, struct strbuf *err) {
+        struct sentinel s = { .o = o };
+        uint64_t tick_usec = o->tick_usec ? o->tick_usec : SENTINEL_TICK_USEC_DEFAULT;
+
+        if (o->host)
+                snprintf(s.host, sizeof s.host, "%s", o->host);
+        else if (gethostname(s.host, sizeof s.host) < 0) {
+                int r = -errno;
+                strbuf_addf(err, "gethostname: %s", strerror(errno));
+                return r;
+        }
+        uint64_t next = mono_usec();
+        s.report_due = next + SENTINEL_REPORT_USEC;
+        logf_(&s, "watching slurmctld on %s: a job state save asked for when a job started (every %llu ms)",
+                s.host, (unsigned long long) (tick_usec / 1000));
+        for (unsigned n = 0; !o->max_ticks || n < o->max_ticks; n++) {
+                tick(&s);
+                uint64_t now = mono_usec();
+                report(&s, now);
+                next += tick_usec;
+                if (next < now) /* the loop fell behind (a slow RPC): no burst of ticks to catch up */
+                        next = now;
+                sleep_until(next);
+        }
+        return 0;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The controller sentinel: bin/slurmctld-sentinel, a systemd unit on every controller unit
+ * (SENTINEL_UNIT, from templates/SENTINEL_TEMPLATE), a loop beside slurmctld that does, every
+ * tick, what no hook comes often enough for. It needs no Juju: it reads slurm.conf (again when
+ * the file changes), the shared state directory and slurmctld's statistics.
+ *
+ * Saved state kept fresh (issue 25, "no job killed and re-run after a failover"). slurmctld
+ * writes its job state only when something asked for a save, at most every 5 s, and at its
+ * 300 s checkpoint; a job the backfill scheduler starts asks for none (slurm/ctlstats.h). A
+ * controller lost before the next save leaves its successor (a backup, or itself restarted by
+ * systemd) a state in which that job is still PENDING: the successor kills the running job as it
+ * registers and runs it again. So the controller in charge is looked at every tick (one
+ * statistics RPC, small and read-only), and when a job started since the last look (by either
+ * scheduler, or the counters were reset) the sentinel asks for a save (slurm_ctl_save_nudge),
+ * which lands within slurmctld's 5 s spacing: a started job is on disk within about
+ * tick + 5 s, where it was up to 300 s. Only the unit whose slurmctld is in charge asks (the
+ * only controller, or the writer of a fresh heartbeat, ha.h), so that several sentinels do not
+ * ask one controller.
+ *
+ * Invariants: the loop never prints (o->log), every wait is bounded, a failed look is retried
+ * at the next tick. Ownership: none. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <systemd/sd-bus.h>
+
+#include "charm/charm.h"
+#include "slurm/ctlstats.h"
+#include "util/strbuf.h"
+
+#define SENTINEL_UNIT "juju-slurmctld-sentinel.service"
+#define SENTINEL_TEMPLATE "juju-slurmctld-sentinel.service"
+#define SENTINEL_EXE "bin/slurmctld-sentinel"
+#define SENTINEL_TICK_USEC_DEFAULT (1000 * 1000ULL)
+/* How often the loop summarises its save requests in its log. */
+#define SENTINEL_REPORT_USEC (60 * 1000 * 1000ULL)
+
+/* The sentinel's unit installed (written when it differs), enabled and running; restarted when
+ * its file changed or restart is set (an upgraded charm). 1 changed, 0 all in place. */
+int sentinel_install(const struct charm_paths *paths, sd_bus *bus, const char *juju_unit,
+        const char *charm_dir, bool restart, struct strbuf *err);
+/* The unit stopped and removed (a leaving controller unit); 1 removed, 0 none there. */
+int sentinel_remove(const struct charm_paths *paths, sd_bus *bus, struct strbuf *err);
+
+/* --- the save nudge (pure) ---------------------------------------------------------------------- */
+
+struct sentinel_nudge {
+        bool have;                   /* last holds a look of this controller in charge */
+        struct slurm_ctl_stats last; /* the last look */
+};
+/* Records a look at the controller in charge; true when a save should be asked for: the first
+ * look (a controller newly in charge, or the sentinel new: what happened before is unknown) or
+ * a job started since the last one (slurm_ctl_stats_started_since). */
+bool sentinel_nudge_due(struct sentinel_nudge *n, const struct slurm_ctl_stats *now);
+/* This unit's slurmctld is not in charge (any more): the next look is a first one. */
+void sentinel_nudge_reset(struct sentinel_nudge *n);
+
+/* --- the loop ---------------------------------------------------------------------------------- */
+
+struct sentinel_opts {
+        const char *conf_path; /* the slurm.conf watched for changes; NULL: the client's own */
+        const char *host;      /* this machine's SlurmctldHost name; NULL: gethostname() */
+        uint64_t tick_usec;    /* 0: SENTINEL_TICK_USEC_DEFAULT */
+        unsigned max_ticks;    /* 0: for ever */
+        void (*log)(void *userdata, const char *line);
+        void *userdata;
+};
+
+/* Runs the loop. Returns 0 after max_ticks, or a negative errno when it cannot start (message
+ * in err); for ever otherwise. */
+int sentinel_run(const struct sentinel_opts *o, struct strbuf *err);

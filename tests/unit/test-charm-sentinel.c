@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests for lib/charm/sentinel: when the save nudge is due (the first look, a job started
+ * by either scheduler, counters reset) and when not (submits and completions alone, which
+ * slurmctld saves by itself). The loop on real daemons is in tests/cluster/charm-statesave.sh. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "util/macro.h"
+#include "charm/sentinel.h"
+
+#include "util/banned.h"
+
+static struct slurm_ctl_stats look(uint32_t submitted, uint32_t started, uint32_t bf, uint32_t completed) {
+        return (struct slurm_ctl_stats){ .jobs_submitted = submitted,
+                .jobs_started = started,
+                .bf_started = bf,
+                .jobs_completed = completed };
+}
+
+static void test_nudge_due(void **state) {
+        struct sentinel_nudge n = { 0 };
+        struct slurm_ctl_stats a = look(5, 3, 1, 2);
+        assert_true(sentinel_nudge_due(&n, &a));     /* first look: what came before is unknown */
+        assert_false(sentinel_nudge_due(&n, &a));    /* nothing new */
+        struct slurm_ctl_stats b = look(7, 3, 1, 4); /* submits and completions: saved by slurmctld */
+        assert_false(sentinel_nudge_due(&n, &b));
+        struct slurm_ctl_stats c = look(7, 3, 2, 4); /* a backfill start */
+        assert_true(sentinel_nudge_due(&n, &c));
+        assert_false(sentinel_nudge_due(&n, &c));
+        struct slurm_ctl_stats d = look(7, 4, 2, 4); /* a main scheduler start */
+        assert_true(sentinel_nudge_due(&n, &d));
+        struct slurm_ctl_stats reset = look(0, 0, 0, 0); /* slurmctld restarted, or midnight */
+        assert_true(sentinel_nudge_due(&n, &reset));
+        assert_false(sentinel_nudge_due(&n, &reset));
+        struct slurm_ctl_stats only_submit_reset = look(1, 4, 2, 4); /* submits went down: reset */
+        n.last = look(9, 4, 2, 4);
+        assert_true(sentinel_nudge_due(&n, &only_submit_reset));
+        sentinel_nudge_reset(&n); /* not in charge for a while: the next look is a first one */
+        assert_true(sentinel_nudge_due(&n, &only_submit_reset));
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_nudge_due),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
