@@ -55,8 +55,14 @@ def report_failure(r, tail):
     print(f"\n\033[1m==> FAILED {r['name']}\033[0m ({r.get('duration', 0):.1f} s, "
           f"result {r.get('result')}, exit status {rc})")
     first = next((l for l in lines if FAILED_CHECK.search(l)), None)
-    print("first failed check: " + (first.strip() if first else
-                                    f"(none printed: the test exited {rc} without naming a check)"))
+    if first:
+        first = first.strip()
+    elif r.get("result") == "TIMEOUT":
+        first = (f"(none printed: meson killed it at its timeout, {r.get('duration', 0):.0f} s; "
+                 "the log's last lines show where it was)")
+    else:
+        first = f"(none printed: the test exited {rc} without naming a check)"
+    print("first failed check: " + first)
     logs = daemon_sections(lines)
     in_logs = set(logs)
     body = [l for l in lines if l not in in_logs]
