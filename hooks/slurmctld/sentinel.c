@@ -5,6 +5,7 @@
 #include "charm/sentinel.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <systemd/sd-daemon.h>
 
 #include "util/parse.h"
@@ -53,6 +54,8 @@ int main(int argc, char **argv) {
                 .max_ticks = (unsigned) ticks,
                 .log = log_line,
         };
+        /* a send to a slurmctld that went away fails with EPIPE, never kills the loop */
+        (void) signal(SIGPIPE, SIG_IGN);
         (void) sd_notify(0, "READY=1");
         int r = sentinel_run(&o, &err);
         if (r < 0) {

@@ -6,6 +6,7 @@
 #include "charm/sentinel.h"
 
 #include <limits.h>
+#include <strings.h>
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -13,6 +14,7 @@
 
 #include "charm/ha.h"
 #include "charm/watcher.h"
+#include "util/fileio.h"
 #include "slurm/client.h"
 
 #include "util/banned.h"
@@ -59,8 +61,9 @@ static void sleep_until(uint64_t usec) {
 struct sentinel {
         const struct sentinel_opts *o;
         char host[HOST_NAME_MAX + 1];
-        bool initialised;
-        struct stat conf_st; /* the configuration read last (its inode and mtime) */
+        bool have_conf;      /* conf_st, n_ctl and self hold the configuration read last */
+        struct stat conf_st; /* its inode and mtime */
+        int n_ctl, self;     /* its controllers, and this host's index among them (-1: none) */
         struct sentinel_nudge nudge;
         unsigned nudges, failures; /* since the last report */
         bool failing;              /* the last look failed (logged once per streak) */
@@ -79,41 +82,99 @@ static void logf_(struct sentinel *s, const char *fmt, ...) {
         s->o->log(s->o->userdata, line.buf);
 }
 
-/* The client's configuration, read again when the file changed (a new controller order, a
- * state directory moved). false while there is none to read. */
-static bool conf_current(struct sentinel *s) {
-        if (!s->initialised) {
-                if (slurm_client_init(NULL) < 0)
-                        return false;
-                s->initialised = true;
+/* "SlurmctldHost=name(addr)" (any case, leading blanks): the name's length, 0 for another line. */
+static size_t ctl_host_line(const char *line, const char **ret_name) {
+        static const char key[] = "SlurmctldHost=";
+        line += strspn(line, " \t");
+        if (strncasecmp(line, key, sizeof key - 1) != 0)
+                return 0;
+        *ret_name = line + sizeof key - 1;
+        return strcspn(*ret_name, "( \t\n");
+}
+
+int sentinel_conf_private(
+        const char *conf, const char *host, struct strbuf *ret, int *ret_n, int *ret_self) {
+        int n = 0, self = -1;
+        for (const char *line = conf; line && *line;) {
+                const char *nl = strchr(line, '\n'), *name = NULL;
+                size_t len = nl ? (size_t) (nl - line) + 1 : strlen(line);
+                size_t nlen = ctl_host_line(line, &name);
+                if (nlen == 0)
+                        strbuf_add(ret, line, len);
+                else {
+                        if (nlen == strlen(host) && strncmp(name, host, nlen) == 0 && self < 0) {
+                                self = n;
+                                strbuf_add(ret, line, len);
+                        }
+                        n++;
+                }
+                line += len;
         }
+        if (ret->len && ret->buf[ret->len - 1] != '\n')
+                strbuf_addch(ret, '\n');
+        *ret_n = n;
+        *ret_self = self;
+        return self;
+}
+
+/* The configuration, read again when the file changed (a new controller order, a state
+ * directory moved): the controllers and this host's index from it, and the client set to a
+ * private copy naming only this host's controller (SENTINEL_PRIVATE_CONF), so that no call
+ * is sent to, or waits on, another controller (libslurm's fail-over remembers the controller
+ * that answered last and sleeps SlurmctldTimeout/2 on a standby's answer: found in review).
+ * false while there is none to read. */
+static bool conf_current(struct sentinel *s) {
         const char *path = s->o->conf_path ? s->o->conf_path : slurm_config_path();
         struct stat st;
         if (!path || stat(path, &st) < 0)
-                return true; /* keep what was read */
-        if (st.st_ino != s->conf_st.st_ino || st.st_mtim.tv_sec != s->conf_st.st_mtim.tv_sec ||
-                st.st_mtim.tv_nsec != s->conf_st.st_mtim.tv_nsec) {
-                bool first = s->conf_st.st_ino == 0;
-                s->conf_st = st;
-                if (!first && slurm_client_reload(NULL) < 0)
-                        logf_(s, "%s changed and could not be read again: the last one read is used", path);
+                return s->have_conf; /* keep what was read */
+        if (s->have_conf && st.st_ino == s->conf_st.st_ino &&
+                st.st_mtim.tv_sec == s->conf_st.st_mtim.tv_sec &&
+                st.st_mtim.tv_nsec == s->conf_st.st_mtim.tv_nsec)
+                return true;
+        _cleanup_free_ char *data = NULL;
+        _cleanup_strbuf_ struct strbuf copy = STRBUF_INIT, e = STRBUF_INIT;
+        int r = read_full_file(path, &data, NULL);
+        if (r < 0) {
+                logf_(s, "%s: %s", path, strerror(-r));
+                return s->have_conf;
         }
+        (void) sentinel_conf_private(data, s->host, &copy, &s->n_ctl, &s->self);
+        const char *private = s->o->private_conf ? s->o->private_conf : SENTINEL_PRIVATE_CONF;
+        _cleanup_free_ char *dir = xstrndup(private, strrchr(private, '/') - private);
+        if (s->self >= 0) {
+                r = mkdir_p(dir, 0755);
+                if (r >= 0)
+                        r = write_file_atomic(private, copy.buf, copy.len, 0644, (uid_t) -1, (gid_t) -1);
+                if (r < 0) {
+                        logf_(s, "%s: %s", private, strerror(-r));
+                        return s->have_conf;
+                }
+                r = slurm_client_use(private, &e);
+                if (r < 0) {
+                        logf_(s, "%s", e.buf);
+                        return s->have_conf;
+                }
+        }
+        logf_(s, "%s read: %d controller%s, this host %s", path, s->n_ctl, s->n_ctl == 1 ? "" : "s",
+                s->self >= 0 ? "among them" : "not one of them (idle)");
+        s->conf_st = st;
+        s->have_conf = true;
         return true;
 }
 
 /* Whether this machine's slurmctld is the one in charge: the only controller, or the writer of
- * a heartbeat fresher than SlurmctldTimeout (a standby answers statistics RPCs too). */
+ * a heartbeat fresher than SlurmctldTimeout (a standby answers pings too, ha.h). */
 static bool in_charge(struct sentinel *s) {
-        int self = slurm_ctl_index_of(s->host);
-        if (self < 0)
+        if (s->self < 0)
                 return false;
-        if (slurm_ctl_count() <= 1)
+        if (s->n_ctl <= 1)
                 return true;
         const char *dir = slurm_client_state_dir();
         time_t t;
         uint64_t idx;
         return dir && ha_heartbeat_read(dir, &t, &idx) >= 0 &&
-                time(NULL) - t <= (time_t) slurm_client_ctl_timeout() && idx == (uint64_t) self;
+                time(NULL) - t <= (time_t) slurm_client_ctl_timeout() && idx == (uint64_t) s->self;
 }
 
 static void tick(struct sentinel *s) {

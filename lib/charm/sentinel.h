@@ -10,7 +10,9 @@
  * controller lost before the next save leaves its successor (a backup, or itself restarted by
  * systemd) a state in which that job is still PENDING: the successor kills the running job as it
  * registers and runs it again. So the controller in charge is looked at every tick (one
- * statistics RPC, small and read-only), and when a job started since the last look (by either
+ * statistics RPC, small and read-only, to this unit's own slurmctld only: a private copy of
+ * slurm.conf names no other controller, so no call follows libslurm's fail-over to a standby,
+ * which sleeps SlurmctldTimeout/2 on its answer), and when a job started since the last look (by either
  * scheduler, or the counters were reset) the sentinel asks for a save (slurm_ctl_save_nudge),
  * which lands within slurmctld's 5 s spacing: a started job is on disk within about
  * tick + 5 s, where it was up to 300 s. Only the unit whose slurmctld is in charge asks (the
@@ -34,6 +36,9 @@
 #define SENTINEL_TEMPLATE "juju-slurmctld-sentinel.service"
 #define SENTINEL_EXE "bin/slurmctld-sentinel"
 #define SENTINEL_TICK_USEC_DEFAULT (1000 * 1000ULL)
+/* The client configuration it uses: slurm.conf with this host's SlurmctldHost line only (the
+ * unit's RuntimeDirectory). */
+#define SENTINEL_PRIVATE_CONF "/run/slurmctld-sentinel/slurm.conf"
 /* How often the loop summarises its save requests in its log. */
 #define SENTINEL_REPORT_USEC (60 * 1000 * 1000ULL)
 
@@ -59,11 +64,17 @@ void sentinel_nudge_reset(struct sentinel_nudge *n);
 
 /* --- the loop ---------------------------------------------------------------------------------- */
 
+/* conf without the SlurmctldHost lines of other hosts (appended to ret, ending in a newline),
+ * the number of SlurmctldHost lines in *ret_n and host's index among them in *ret_self (-1:
+ * none, and then no SlurmctldHost line is kept). Returns *ret_self. Pure. */
+int sentinel_conf_private(const char *conf, const char *host, struct strbuf *ret, int *ret_n, int *ret_self);
+
 struct sentinel_opts {
-        const char *conf_path; /* the slurm.conf watched for changes; NULL: the client's own */
-        const char *host;      /* this machine's SlurmctldHost name; NULL: gethostname() */
-        uint64_t tick_usec;    /* 0: SENTINEL_TICK_USEC_DEFAULT */
-        unsigned max_ticks;    /* 0: for ever */
+        const char *conf_path;    /* the slurm.conf watched for changes; NULL: the client's own */
+        const char *private_conf; /* NULL: SENTINEL_PRIVATE_CONF */
+        const char *host;         /* this machine's SlurmctldHost name; NULL: gethostname() */
+        uint64_t tick_usec;       /* 0: SENTINEL_TICK_USEC_DEFAULT */
+        unsigned max_ticks;       /* 0: for ever */
         void (*log)(void *userdata, const char *line);
         void *userdata;
 };

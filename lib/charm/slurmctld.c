@@ -893,10 +893,11 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
                 if (r < 0)
                         return r;
         }
-        /* the sentinel: it must not ask a controller that is not ours any more */
-        r = sentinel_remove(&o->paths, bus, err);
-        if (r < 0)
-                return r;
+        /* the sentinel (it asks nothing of a controller that is not in charge). Not fatal: the
+         * leaving marker is written, and a hook run again would stop nothing (review) */
+        strbuf_reset(&e);
+        if (sentinel_remove(&o->paths, bus, &e) < 0)
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "sentinel: %s", e.buf);
         /* the node event watcher too (charm/nodeevents.h): this unit keeps no log any more */
         (void) unit_stop(bus, NODEEVENTS_UNIT, unit_timeout(o), NULL);
         (void) unit_disable(bus, NODEEVENTS_UNIT, unit_timeout(o), NULL);

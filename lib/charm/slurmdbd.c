@@ -473,7 +473,11 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
                         return r;
         }
         if (inp->self < 0) {
+                /* stopped and disabled: enabled, it would start at boot, exit ("This host not
+                 * configured to run SlurmDBD") and end "failed" after the drop-in's restarts */
                 r = unit_stop(bus, "slurmdbd.service", unit_timeout(o), err);
+                if (r >= 0)
+                        r = unit_disable(bus, "slurmdbd.service", unit_timeout(o), err);
                 if (r < 0)
                         return r;
                 charm_outcome_set(out, JUJU_STATUS_ACTIVE, "standby: slurmdbd serves on %s%s%s",
@@ -488,10 +492,22 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
                 if (r < 0)
                         return r;
                 /* after a (re)start: until it serves, bounded; else one look (a slurmdbd that
-                 * lost its database keeps running, retrying, and does not listen) */
-                int limit = r > 0 ? (o->answer_timeout_ms ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS)
-                                  : 1000;
-                if (r == 0)
+                 * lost its database keeps running, retrying, and does not listen). A start of
+                 * systemd's own a moment ago (a crash restarted: the service watcher's
+                 * reconcile) is a start too, whose log before now holds only its start-up lines
+                 * (stock MariaDB: "error: Database settings not recommended values", which
+                 * made a serving slurmdbd "blocked" in the review) */
+                int answer = o->answer_timeout_ms ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS;
+                int limit = r > 0 ? answer : 1000;
+                struct unit_state now_st;
+                struct timespec mono;
+                clock_gettime(CLOCK_MONOTONIC, &mono);
+                uint64_t mono_usec = (uint64_t) mono.tv_sec * 1000000ULL + (uint64_t) mono.tv_nsec / 1000;
+                if (r == 0 && unit_get_state(bus, "slurmdbd.service", &now_st, NULL) >= 0 &&
+                        now_st.active_enter_usec > 0 &&
+                        mono_usec - now_st.active_enter_usec < (uint64_t) answer * 1000)
+                        limit = answer;
+                else if (r == 0)
                         log_from = 0;
                 if (inp->self == 0 && wait_serving(bus, o, inp->addr, log_from, limit, out) > 0)
                         return 0;

@@ -120,6 +120,24 @@ int slurm_client_reload(struct strbuf *err) {
         return 0;
 }
 
+int slurm_client_use(const char *path, struct strbuf *err) {
+        int r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        if (isempty(path) || access(path, R_OK) < 0) {
+                r = isempty(path) ? -EINVAL : -errno;
+                if (err)
+                        strbuf_addf(err, "%s: %s", strempty(path), strerror(-r));
+                return r;
+        }
+        if (slurm_conf_reinit(path) != SLURM_SUCCESS) {
+                if (err)
+                        strbuf_addf(err, "%s: could not be read", path);
+                return -EIO;
+        }
+        return 0;
+}
+
 int slurm_ctl_index_of(const char *host) {
         if (!initialised || isempty(host))
                 return -ENOENT;

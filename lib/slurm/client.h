@@ -44,6 +44,11 @@ int slurm_client_init(struct strbuf *err);
 
 /* Reads the configuration again (after the caller rewrote it), if it was read already. */
 int slurm_client_reload(struct strbuf *err);
+/* From now on, every call reads the configuration file path instead (a client of one
+ * controller: a copy of slurm.conf whose SlurmctldHost lines name only it, so that no call
+ * follows libslurm's fail-over to another controller). 0, or a negative errno. libslurm
+ * fatal()s on a file it cannot read: hand it only a copy of a file it read before. */
+int slurm_client_use(const char *path, struct strbuf *err);
 /* The index of host in SlurmctldHost (0: primary), or -ENOENT. Needs the client initialised. */
 int slurm_ctl_index_of(const char *host);
 /* The number of controllers in SlurmctldHost (0 before the client is initialised). */

@@ -102,6 +102,15 @@ for ((i = 0; i < 200; i++)); do
         sleep 0.25
 done
 log "figure: primary lost -> first new job started: $(($(now_ms) - t0)) ms (submitted $((t1 - t0)) ms after the loss)"
+# the backup's sentinel asks its own slurmctld, now in charge, for a job state save after the
+# new job's start (charm/sentinel.h: a standby is asked nothing, so every such line in the
+# backup's log is from after it took over); no sentinel ever asks a standby (checked at the end)
+bk_log=$(root_of slurmctld/1)/var/log/slurm/slurmctld.log
+for ((i = 0; i < 50; i++)); do
+        grep -q 'Requeue of JobId=0' "$bk_log" && break
+        sleep 0.2
+done
+[ $i -lt 50 ] || die "the backup's sentinel asked for no job state save after it took over"
 log "a compute unit joins while the backup is in charge"
 js add-unit cpu >/dev/null
 settle 120
@@ -270,4 +279,8 @@ for try in 1 2 3 4 5 6; do
         sleep 5
 done
 expect_status slurmctld/2 '^active 3 nodes in 1 partition$'
+# the sentinels talked to their own controller in charge only, never to a standby
+for f in "$MODEL"/machines/*/root/var/log/slurm/slurmctld.log; do
+        ! grep -q 'REQUEST_STATS_INFO while in standby' "$f" || die "a sentinel asked a standby: ${f#"$MODEL"/machines/}"
+done
 log "ok"

@@ -42,9 +42,38 @@ static void test_nudge_due(void **state) {
         assert_true(sentinel_nudge_due(&n, &only_submit_reset));
 }
 
+static void test_conf_private(void **state) {
+        const char conf[] = "ClusterName=c\n"
+                            "SlurmctldHost=juju-m-0(10.0.0.1)\n"
+                            "  slurmctldhost=juju-m-1(10.0.0.2)\n"
+                            "SlurmctldHost=juju-m-10\n"
+                            "SlurmctldPort=6817\n"
+                            "StateSaveLocation=/srv/state";
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+        int n = -1, self = -2;
+        assert_int_equal(sentinel_conf_private(conf, "juju-m-1", &out, &n, &self), 1);
+        assert_int_equal(n, 3);
+        assert_int_equal(self, 1);
+        assert_string_equal(out.buf,
+                "ClusterName=c\n  slurmctldhost=juju-m-1(10.0.0.2)\nSlurmctldPort=6817\n"
+                "StateSaveLocation=/srv/state\n");
+        /* a prefix of another host's name is not this host */
+        strbuf_reset(&out);
+        assert_int_equal(sentinel_conf_private(conf, "juju-m-1", &out, &n, &self), 1);
+        strbuf_reset(&out);
+        assert_int_equal(sentinel_conf_private(conf, "juju-m-10", &out, &n, &self), 2);
+        assert_non_null(strstr(out.buf, "SlurmctldHost=juju-m-10\n"));
+        assert_null(strstr(out.buf, "juju-m-0"));
+        strbuf_reset(&out);
+        assert_int_equal(sentinel_conf_private(conf, "juju-m-", &out, &n, &self), -1);
+        assert_int_equal(n, 3);
+        assert_null(strstr(out.buf, "SlurmctldHost"));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_nudge_due),
+                cmocka_unit_test(test_conf_private),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
