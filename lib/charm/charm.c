@@ -5,6 +5,7 @@
 #include "util/alloc.h"
 #include "charm/charm.h"
 #include "slurm/confcheck.h"
+#include "slurmconf/pathkeys.h"
 #include "interfaces/slurmd.h"
 #include "systemd/unit.h"
 #include "util/fileio.h"
@@ -18,6 +19,8 @@
 #include <sys/socket.h>
 #include <slurm/slurm_version.h>
 #include <stdarg.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/banned.h"
 
@@ -26,6 +29,20 @@ char *charm_path(const struct charm_paths *p, const char *path) {
         if (streq(root, "/"))
                 root = "";
         return xasprintf("%s%s", root, path);
+}
+
+int charm_site_scripts_ensure(const struct charm_paths *p, struct strbuf *err) {
+        _cleanup_free_ char *dir = charm_path(p, SLURMCONF_SITE_SCRIPTS_DIR);
+        if (access(dir, F_OK) == 0)
+                return 0;
+        int r = mkdir_p(dir, 0755);
+        if (r >= 0 && chmod(dir, 0755) < 0)
+                r = -errno;
+        if (r >= 0 && geteuid() == 0 && chown(dir, 0, 0) < 0)
+                r = -errno;
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", dir, strerror(-r));
+        return r;
 }
 
 const struct slurm_caps *charm_caps(const struct charm_paths *p) {

@@ -18,6 +18,7 @@
 #include "charm/pause.h"
 #include "charm/watcher.h"
 #include "slurmconf/conf.h"
+#include "slurmconf/pathkeys.h"
 #include "interfaces/slurmd.h"
 #include "slurm/caps.h"
 #include "slurm/client.h"
@@ -30,6 +31,7 @@
 #include "util/fileio.h"
 
 #include <ctype.h>
+#include <pwd.h>
 #include <limits.h>
 #include <sys/stat.h>
 
@@ -817,6 +819,30 @@ static int write_state(const struct charm_paths *p, const char *name, const char
         return r;
 }
 
+/* The files and programs a candidate names for slurmctld, checked on this machine
+ * (slurmconf/pathkeys.h): a log file SlurmUser does not own, a link out of Slurm's log
+ * directory, a program others can write, … -EINVAL with "Key: …" (the guard then finds the
+ * input that brought it). */
+static int ctl_paths_check(const struct charm_paths *paths, const char *data, size_t len, struct strbuf *err) {
+        _cleanup_slurmconf_ struct slurmconf *c = NULL;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int r = slurmconf_parse("slurm.conf", data, len, &c, err);
+        if (r < 0)
+                return r;
+        const char *user = paths->slurm_user ? paths->slurm_user : "slurm";
+        struct passwd *pw = getpwnam(user);
+        if (!pw) {
+                strbuf_addf(err, "user %s: not on this machine", user);
+                return -ENOENT;
+        }
+        r = slurmconf_paths_check_conf(c, SLURMCONF_PATH_CTLD, paths->root, pw->pw_uid, &e);
+        if (r < 0) {
+                strbuf_addf(err, "%s", e.buf);
+                return -EINVAL;
+        }
+        return 0;
+}
+
 /* The judge of ctlguard.h: the candidate slurmctld refused last is refused again (with its
  * reason: slurmctld's own checks go beyond the reader's), everything else goes to Slurm's
  * reader (slurm/confcheck.h). */
@@ -828,6 +854,9 @@ static int judge_candidate(const char *data, size_t len, struct strbuf *err, voi
                 strbuf_addf(err, "slurm.conf refused by slurmctld before (%s)", reason);
                 return -EINVAL;
         }
+        r = ctl_paths_check(paths, data, len, err);
+        if (r < 0)
+                return r;
         return slurm_conf_check(data, len, err);
 }
 
@@ -1332,6 +1361,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
 
         etc = charm_path(&o->paths, "/etc/slurm");
         r = mkdir_p(etc, 0755);
+        if (r >= 0)
+                r = charm_site_scripts_ensure(&o->paths, err);
         if (r >= 0)
                 r = cgroup_conf_write(&o->paths, cgroup_text.buf, cgroup_text.len, err);
         if (r < 0)

@@ -5,6 +5,7 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/slurmd.h"
+#include "charm/nodepaths.h"
 #include "charm/slurmd-internal.h"
 #include "charm/authkey.h"
 #include "charm/gres.h"
@@ -512,6 +513,9 @@ int slurmd_reconcile(
         key_changed = auth_key_install(&o->paths, in.auth_key.buf, err);
         if (key_changed < 0)
                 return key_changed;
+        r = charm_site_scripts_ensure(&o->paths, err);
+        if (r < 0)
+                return r;
         dropin_changed = install_dropin(o, juju_env(ctx)->charm_dir, err);
         if (dropin_changed < 0)
                 return dropin_changed;
@@ -569,6 +573,10 @@ int slurmd_reconcile(
         if (r < 0)
                 return r;
         bool started = r > 0;
+        /* a fetch of the configuration is awaited only from a slurmd started here: a running
+         * one that slurmctld shows unregistered a moment (NOT_RESPONDING after an undrain's
+         * ping) fetches nothing new */
+        bool fetch_awaited = started;
         char *watched[3];
         size_t n_watched = charm_services(&o->paths, "slurmd.service", watched);
         for (size_t i = 0; i < n_watched; i++) {
@@ -601,7 +609,7 @@ int slurmd_reconcile(
                         r = unit_restart(bus, "slurmd.service", unit_timeout(o), err);
                         if (r < 0)
                                 return r;
-                        started = true;
+                        started = fetch_awaited = true;
                 } else if (r < 0 || !slurm_state_registered(node.state))
                         started = true; /* not registered yet: wait below */
                 if (started)
@@ -609,7 +617,7 @@ int slurmd_reconcile(
         }
         if (started) {
                 strbuf_reset(&e);
-                r = sd_wait_registered(in.node_name, since, timeout, &node, &e);
+                r = sd_wait_registered(in.node_name, fetch_awaited ? since : 0, timeout, &node, &e);
                 if (r < 0) {
                         charm_outcome_set(out, JUJU_STATUS_WAITING, "node %s not registered yet: %s",
                                 in.node_name, e.buf);
@@ -620,6 +628,16 @@ int slurmd_reconcile(
         if (r < 0) {
                 slurm_node_done(&node);
                 return r;
+        }
+        /* the programs and files slurm.conf names for slurmd, on this machine (nodepaths.h) */
+        _cleanup_strbuf_ struct strbuf unsafe = STRBUF_INIT;
+        r = node_paths_guard(&o->paths, in.node_name, &node, &unsafe, err);
+        if (r != 0) {
+                slurm_node_done(&node);
+                if (r < 0)
+                        return r;
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s: node %s drained", unsafe.buf, in.node_name);
+                return 0;
         }
         strbuf_reset(&out->message);
         out->status = JUJU_STATUS_ACTIVE;

@@ -19,7 +19,10 @@ static const char *const owned_node[] = { "NodeName", "NodeAddr", "NodeHostname"
 static const char *const owned_global[] = { "ClusterName", "SlurmctldHost", "ControlMachine", "ControlAddr",
         "BackupController", "BackupAddr", "SlurmctldPort", "SlurmctldParameters", "AuthType", "AuthInfo",
         "AuthAltTypes", "AuthAltParameters", "CredType", "SlurmUser", "StateSaveLocation",
-        "SlurmctldTimeout", "MaxNodeCount", "SelectType", "Include", NULL };
+        "SlurmctldTimeout", "MaxNodeCount", "SelectType", "Include",
+        /* files a root daemon creates or loads code from (slurmconf/pathkeys.h) */
+        "SlurmctldPidFile", "SlurmdPidFile", "SlurmdSpoolDir", "PluginDir", "JobCredentialPrivateKey",
+        "JobCredentialPublicCertificate", NULL };
 
 const char *slurm_options_kind_name(enum slurm_options_kind kind) {
         return (unsigned) kind < _SLURM_OPTIONS_KIND_MAX ? kind_names[kind] : "unknown";

@@ -32,7 +32,10 @@
  *    BackupController, BackupAddr, SlurmctldPort, SlurmctldParameters (the charm needs
  *    enable_configless), AuthType, AuthInfo, AuthAltTypes, AuthAltParameters, CredType,
  *    SlurmUser, StateSaveLocation and SlurmctldTimeout (the slurmctld options
- *    state-save-location and slurmctld-timeout, named in the message), MaxNodeCount, SelectType.
+ *    state-save-location and slurmctld-timeout, named in the message), MaxNodeCount, SelectType;
+ *    and the files a root daemon creates or loads code from: SlurmctldPidFile, SlurmdPidFile,
+ *    SlurmdSpoolDir, PluginDir, JobCredentialPrivateKey, JobCredentialPublicCertificate. Every
+ *    other path key is confined to the directories of its use (slurmconf/pathkeys.h).
  * Messages are one short line naming the offending key (`unknown partition key "Foo"`,
  * `MaxTime: "forever" is not a time (minutes, [D-]HH:MM[:SS] or UNLIMITED)`), with
  * user text sanitized (non-printable bytes shown as "?") and cut to 40 bytes; the caller

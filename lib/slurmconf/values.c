@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "slurmconf/hostlist.h"
+#include "slurmconf/pathkeys.h"
 #include "slurmconf/values.h"
 #include "util/strv.h"
 #include "util/banned.h"
@@ -473,12 +474,14 @@ static int check_name_list(const struct slurmconf_value_info *info, const char *
         return 0;
 }
 
+/* A path key: absolute, normalised and inside the roots of its use (slurmconf/pathkeys.h). */
 static int check_path(const struct slurmconf_value_info *info, const char *value, struct strbuf *err) {
-        if (value[0] != '/')
-                return bad(err, info, value, "is not an absolute path");
-        if (strchr(value, ' '))
-                return bad(err, info, value, "is not one absolute path");
-        return 0;
+        const struct slurmconf_path_key *k = slurmconf_path_key(info->key);
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int r = slurmconf_path_check(k ? k->use : SLURMCONF_PATH_MEASURED, value, &e);
+        if (r < 0 && err)
+                strbuf_addf(err, "%s: %s", info->key, e.buf);
+        return r;
 }
 
 /* A plain IPv6 address (hex digits and at least two colons). */
@@ -1133,9 +1136,13 @@ static int check_node_reason(
 #define PLUGINS(k, type, w)                                                                         \
         ROW(k, S(GLOBAL), PLUGIN_LIST, .plugin_type = type, .words = w, .check = check_plugin_list, \
                 .hint = "plugins")
-#define PATH(k)                                                                  \
-        ROW(k, S(GLOBAL), PATH, .check = check_path, .hint = "an absolute path", \
-                .examples = EXAMPLES("/etc/slurm/x"))
+#define PATH_EX(k, h, ...) \
+        ROW(k, S(GLOBAL), PATH, .check = check_path, .hint = h, .examples = EXAMPLES(__VA_ARGS__))
+/* the use of each is in slurmconf/pathkeys.c's table; the examples follow it */
+#define LOGFILE(k) PATH_EX(k, "a log file in " SLURMCONF_LOG_DIR, SLURMCONF_LOG_DIR "/x.log")
+#define PROGRAM(k) \
+        PATH_EX(k, "a program in " SLURMCONF_SITE_SCRIPTS_DIR, SLURMCONF_SITE_SCRIPTS_DIR "/x", "/usr/bin/true")
+#define PATH(k) PATH_EX(k, "an absolute path", "/etc/slurm/x")
 #define TEXT(k, sc, ...) ROW(k, sc, TEXT, .check = check_text, .hint = "text", __VA_ARGS__)
 #define PARAMS(k, ...) ROW(k, S(GLOBAL), TEXT, .check = check_params, .hint = "parameters", __VA_ARGS__)
 #define SPECIAL(k, sc, fn, ...) ROW(k, sc, SPECIAL, .check = fn, __VA_ARGS__)
@@ -1225,9 +1232,9 @@ static const struct slurmconf_value_info value_table[] = {
         U16("EioTimeout", G, 0, 65535, 0),
         ENUM("EnforcePartLimits", G,
                 WORDS("yes", "up", "true", "1", "any", "no", "down", "false", "0", "all"), "ALL, ANY or NO"),
-        PATH("Epilog"),
+        PROGRAM("Epilog"),
         U32("EpilogMsgTime", G, 0, U32MAX, 0),
-        PATH("EpilogSlurmctld"),
+        PROGRAM("EpilogSlurmctld"),
         BOOL("ExclusiveUser", P),
         U16("ExtSensorsFreq", G, 0, 65535, 0),
         PLUGIN("ExtSensorsType", "ext_sensors", WORDS("none", "rrd")),
@@ -1250,7 +1257,7 @@ static const struct slurmconf_value_info value_table[] = {
         U16("HealthCheckInterval", G, 0, 65535, 0),
         FLAGS("HealthCheckNodeState", G, WORDS("ANY", "ALLOC", "CYCLE", "IDLE", "MIXED"),
                 "a node state (ANY, ALLOC, CYCLE, IDLE, MIXED)"),
-        PATH("HealthCheckProgram"),
+        PROGRAM("HealthCheckProgram"),
         BOOL("Hidden", P),
         U16("InactiveLimit", G, 0, 65535, 0),
         TEXT("InteractiveStepOptions", G, .examples = EXAMPLES("--interactive", "--pty")),
@@ -1287,7 +1294,7 @@ static const struct slurmconf_value_info value_table[] = {
                 WORDS("iso8601", "iso8601_ms", "rfc5424", "rfc5424_ms", "clock", "short", "thread_id"),
                 "a log time format (iso8601[_ms], rfc5424[_ms], clock, short, thread_id)"),
         HOST("MailDomain"),
-        PATH("MailProg"),
+        PROGRAM("MailProg"),
         U32("MaxArraySize", G, 0, 4000001, 0),
         U32("MaxCPUsPerNode", P, 0, U32MAX, UNL),
         U32("MaxDBDMsgs", G, 10000, U32MAX, 0),
@@ -1319,7 +1326,7 @@ static const struct slurmconf_value_info value_table[] = {
                 .examples = EXAMPLES("5", "UNLIMITED", "70000")),
         SPECIAL("PluginDir", G, check_dir_list, .hint = "directories",
                 .examples = EXAMPLES("/usr/lib", "/usr/lib/x86_64-linux-gnu/slurm-wlm:/usr/lib")),
-        PATH("PlugStackConfig"),
+        PATH_EX("PlugStackConfig", "a file in /etc/slurm", "/etc/slurm/plugstack.conf"),
         PARAMS("PowerParameters", .examples = EXAMPLES("balance_interval=60")),
         PLUGINS("PowerPlugin", "power", WORDS("cray_aries", "none")),
         TIME("PreemptExemptTime", G, SECONDS, 0),
@@ -1363,12 +1370,12 @@ static const struct slurmconf_value_info value_table[] = {
                         "users"),
                 "a PrivateData word (accounts, jobs, nodes, usage, users, … see slurm.conf(5))"),
         PLUGIN("ProctrackType", "proctrack", WORDS("cgroup", "cray_aries", "linuxproc", "pgid")),
-        PATH("Prolog"),
+        PROGRAM("Prolog"),
         U16("PrologEpilogTimeout", G, 0, 65535, 0),
         ROW("PrologFlags", G, FLAGS, .check = check_prolog_flags,
                 .words = WORDS("Alloc", "Contain", "DeferBatch", "NoHold", "Serial", "X11"),
                 .hint = "a prolog flag (Alloc, Contain, DeferBatch, NoHold, Serial, X11)"),
-        PATH("PrologSlurmctld"),
+        PROGRAM("PrologSlurmctld"),
         U16("PropagatePrioProcess", G, 0, 2, 0),
         SPECIAL("PropagateResourceLimits", G, check_rlimits, .hint = "rlimits",
                 .examples = EXAMPLES("ALL", "NONE", "CORE,NOFILE", "RLIMIT_STACK")),
@@ -1378,20 +1385,20 @@ static const struct slurmconf_value_info value_table[] = {
                 .examples = EXAMPLES("normal", "high")),
         U64("RealMemory", N, 1, U64MAX, 0),
         SPECIAL("Reason", N, check_node_reason, .hint = "text", .examples = EXAMPLES("burn-in")),
-        PATH("RebootProgram"),
+        PROGRAM("RebootProgram"),
         FLAGS("ReconfigFlags", G, WORDS("KeepPartInfo", "KeepPartState"), "KeepPartInfo or KeepPartState"),
         SPECIAL("RequeueExit", G, check_exit_codes, .hint = "exit codes",
                 .examples = EXAMPLES("1-9,18", "255")),
         SPECIAL("RequeueExitHold", G, check_exit_codes, .hint = "exit codes",
                 .examples = EXAMPLES("10-12,16")),
         BOOL("ReqResv", P),
-        PATH("ResumeFailProgram"),
-        PATH("ResumeProgram"),
+        PROGRAM("ResumeFailProgram"),
+        PROGRAM("ResumeProgram"),
         U16("ResumeRate", G, 0, 65535, 0),
         U16("ResumeTimeout", GP, 0, 65535, 0),
-        PATH("ResvEpilog"),
+        PROGRAM("ResvEpilog"),
         U16("ResvOverRun", G, 0, 65535, UNL),
-        PATH("ResvProlog"),
+        PROGRAM("ResvProlog"),
         U16("ReturnToService", G, 0, 2, 0),
         BOOL("RootOnly", P),
         PLUGIN("RoutePlugin", "route", WORDS("default", "topology")),
@@ -1412,19 +1419,19 @@ static const struct slurmconf_value_info value_table[] = {
         ROW("SlurmctldDebug", G, DEBUG_LEVEL, .words = debug_levels, .check = check_debug_level,
                 .hint = "a debug level"),
         TEXT("SlurmctldHost", G, .examples = EXAMPLES("ctl(10.0.0.1)")),
-        PATH("SlurmctldLogFile"),
+        LOGFILE("SlurmctldLogFile"),
         PARAMS("SlurmctldParameters", .examples = EXAMPLES("enable_configless")),
         PATH("SlurmctldPidFile"),
         PLUGINS("SlurmctldPlugstack", "slurmctld", WORDS("nonstop")),
         TEXT("SlurmctldPort", G, .examples = EXAMPLES("6817")),
-        PATH("SlurmctldPrimaryOffProg"),
-        PATH("SlurmctldPrimaryOnProg"),
+        PROGRAM("SlurmctldPrimaryOffProg"),
+        PROGRAM("SlurmctldPrimaryOnProg"),
         ROW("SlurmctldSyslogDebug", G, DEBUG_LEVEL, .words = debug_levels, .check = check_debug_level,
                 .hint = "a debug level"),
         U16("SlurmctldTimeout", G, 0, 65535, 0),
         ROW("SlurmdDebug", G, DEBUG_LEVEL, .words = debug_levels, .check = check_debug_level,
                 .hint = "a debug level"),
-        PATH("SlurmdLogFile"),
+        LOGFILE("SlurmdLogFile"),
         PARAMS("SlurmdParameters", .examples = EXAMPLES("config_overrides", "shutdown_on_reboot")),
         PATH("SlurmdPidFile"),
         U32("SlurmdPort", G, 1, 65535, 0),
@@ -1433,19 +1440,19 @@ static const struct slurmconf_value_info value_table[] = {
                 .hint = "a debug level"),
         U16("SlurmdTimeout", G, 0, 65535, 0),
         SPECIAL("SlurmdUser", G, check_user, .hint = "a user", .examples = EXAMPLES("root", "0")),
-        PATH("SlurmSchedLogFile"),
+        LOGFILE("SlurmSchedLogFile"),
         U16("SlurmSchedLogLevel", G, 0, 1, 0),
         SPECIAL("SlurmUser", G, check_user, .hint = "a user", .examples = EXAMPLES("root")),
-        PATH("SrunEpilog"),
+        PROGRAM("SrunEpilog"),
         SPECIAL("SrunPortRange", G, check_port_range, .hint = "MIN-MAX",
                 .examples = EXAMPLES("60001-63000")),
-        PATH("SrunProlog"),
+        PROGRAM("SrunProlog"),
         ENUM("State", P, WORDS("UP", "DOWN", "DRAIN", "INACTIVE"), "UP, DOWN, DRAIN or INACTIVE"),
         PATH("StateSaveLocation"),
         SPECIAL("SuspendExcNodes", G, check_suspend_exc_nodes, .hint = "hostlist",
                 .examples = EXAMPLES("node[1-4]", "nid[10-20]:4,nid[80-90]")),
         NAMES("SuspendExcParts", G, 0, "a partition name", .examples = EXAMPLES("debug", "p1,p2")),
-        PATH("SuspendProgram"),
+        PROGRAM("SuspendProgram"),
         U16("SuspendRate", G, 0, 65535, 0),
         SPECIAL("SuspendTime", G, check_suspend_time, .hint = "seconds",
                 .examples = EXAMPLES("600", "NONE", "-1")),
@@ -1454,13 +1461,13 @@ static const struct slurmconf_value_info value_table[] = {
         U16("SuspendTimeout", GP, 0, 65535, 0),
         PARAMS("SwitchParameters"),
         PLUGIN("SwitchType", "switch", WORDS("cray_aries", "hpe_slingshot", "none")),
-        PATH("TaskEpilog"),
+        PROGRAM("TaskEpilog"),
         PLUGINS("TaskPlugin", "task", WORDS("affinity", "cgroup", "cray_aries", "none")),
         SPECIAL("TaskPluginParam", G, check_task_plugin_param, .hint = "task parameters",
                 .examples = EXAMPLES("cores", "Sockets,verbose", "autobind=threads", "SlurmdOffSpec")),
-        PATH("TaskProlog"),
+        PROGRAM("TaskProlog"),
         U16("TCPTimeout", G, 0, 65535, 0),
-        PATH("TmpFS"),
+        PATH_EX("TmpFS", "an absolute path", "/tmp", "/var/tmp"),
         PARAMS("TopologyParam", .examples = EXAMPLES("dragonfly", "TopoOptional")),
         PLUGIN("TopologyPlugin", "topology", WORDS("3d_torus", "hypercube", "none", "tree")),
         BOOL("TrackWCKey", G),
@@ -1469,7 +1476,7 @@ static const struct slurmconf_value_info value_table[] = {
                 .examples = EXAMPLES("CPU=1.0,Mem=0.25G", "billing=2", "cpu=0.5")),
         SPECIAL("TRESWeights", N, check_tres_weights, .hint = "TRES weights",
                 .examples = EXAMPLES("CPU=1.0")),
-        PATH("UnkillableStepProgram"),
+        PROGRAM("UnkillableStepProgram"),
         U16("UnkillableStepTimeout", G, 0, 65535, 0),
         BOOL("UsePAM", G),
         U16("VSizeFactor", G, 0, 65535, 0),
@@ -1616,6 +1623,23 @@ static const char *plugin_name(const char *v) {
 }
 
 static int check_set_global(slurmconf_value_get_fn fn, void *u, struct strbuf *err) {
+        /* JobCompLoc: a path for the plugins that open or run it (slurmconf/pathkeys.h) */
+        const char *loc = get(fn, u, "JobCompLoc");
+        enum slurmconf_path_use use;
+        const char *what = NULL;
+        if (!isempty(loc) && slurmconf_path_jobcomp(get(fn, u, "JobCompType"), &use, &what) > 0) {
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                if (slurmconf_path_check(use, loc, &e) < 0) {
+                        if (err)
+                                strbuf_addf(err, "JobCompLoc: %s", e.buf);
+                        return -EINVAL;
+                }
+        } else if (!isempty(loc) && loc[0] == '/' && what && streq(what, "a URL")) {
+                if (err)
+                        strbuf_addstr(err, "JobCompLoc: jobcomp/elasticsearch takes a URL, not a path");
+                return -EINVAL;
+        }
+
         /* FirstJobId, MaxJobId (default 0x03ff0000) */
         uint64_t first = get_uint(fn, u, "FirstJobId", 32, 1);
         uint64_t maxid = get_uint(fn, u, "MaxJobId", 32, 0x03ff0000);

@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Path-valued slurm.conf keys: their use, their roots, and the checks of a value on paper and
+ * on a machine (see pathkeys.h). */
+#include "util/macro.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "slurmconf/conf.h"
+#include "slurmconf/pathkeys.h"
+#include "util/alloc.h"
+#include "util/banned.h"
+
+#define L SLURMCONF_PATH_LOG
+#define X SLURMCONF_PATH_PROGRAM
+#define C SLURMCONF_PATH_CONFIG
+#define M SLURMCONF_PATH_MEASURED
+#define CTLD SLURMCONF_PATH_CTLD
+#define NODE SLURMCONF_PATH_NODE
+#define CLIENT SLURMCONF_PATH_CLIENT
+
+/* From Slurm 22.05's and 24.11's slurm.conf(5) and the daemons that use each key. */
+static const struct slurmconf_path_key path_keys[] = {
+        { "SlurmctldLogFile", L, CTLD },
+        { "SlurmSchedLogFile", L, CTLD },
+        { "SlurmdLogFile", L, NODE },
+        /* run by slurmctld (as SlurmUser) */
+        { "EpilogSlurmctld", X, CTLD },
+        { "MailProg", X, CTLD },
+        { "PrologSlurmctld", X, CTLD },
+        { "ResumeFailProgram", X, CTLD },
+        { "ResumeProgram", X, CTLD },
+        { "ResvEpilog", X, CTLD },
+        { "ResvProlog", X, CTLD },
+        { "SlurmctldPrimaryOffProg", X, CTLD },
+        { "SlurmctldPrimaryOnProg", X, CTLD },
+        { "SuspendProgram", X, CTLD },
+        /* run by slurmd or slurmstepd (as root, or as the job's user) */
+        { "Epilog", X, NODE },
+        { "HealthCheckProgram", X, NODE },
+        { "Prolog", X, NODE },
+        { "RebootProgram", X, NODE },
+        { "TaskEpilog", X, NODE },
+        { "TaskProlog", X, NODE },
+        { "UnkillableStepProgram", X, NODE },
+        /* run by srun as the user */
+        { "SrunEpilog", X, CLIENT },
+        { "SrunProlog", X, CLIENT },
+        /* read as root by slurmd/slurmstepd, which load the plugins it names */
+        { "PlugStackConfig", C, NODE },
+        { "TmpFS", M, NODE },
+};
+
+static const char *const log_roots[] = { SLURMCONF_LOG_DIR, NULL };
+static const char *const program_roots[] = { SLURMCONF_SITE_SCRIPTS_DIR, "/usr/bin", "/usr/sbin", "/bin", "/sbin",
+        NULL };
+static const char *const config_roots[] = { "/etc/slurm", NULL };
+
+static const char *const use_names[_SLURMCONF_PATH_USE_MAX] = {
+        [L] = "a log file",
+        [X] = "a program",
+        [C] = "a configuration file",
+        [M] = "a directory",
+};
+
+static const char *const use_why[_SLURMCONF_PATH_USE_MAX] = {
+        [L] = "log files stay in Slurm's log directory",
+        [X] = "programs come from " SLURMCONF_SITE_SCRIPTS_DIR " or the system's bin directories",
+        [C] = "configuration files stay in /etc/slurm",
+        [M] = "",
+};
+
+static const char *const *use_roots(enum slurmconf_path_use use) {
+        switch (use) {
+        case L:
+                return log_roots;
+        case X:
+                return program_roots;
+        case C:
+                return config_roots;
+        default:
+                return NULL;
+        }
+}
+
+const struct slurmconf_path_key *slurmconf_path_key(const char *key) {
+        if (!key)
+                return NULL;
+        for (size_t i = 0; i < ELEMENTSOF(path_keys); i++)
+                if (strcaseeq(path_keys[i].key, key))
+                        return &path_keys[i];
+        return NULL;
+}
+
+int slurmconf_path_key_foreach(int (*fn)(const struct slurmconf_path_key *k, void *userdata), void *userdata) {
+        for (size_t i = 0; i < ELEMENTSOF(path_keys); i++) {
+                int r = fn(&path_keys[i], userdata);
+                if (r != 0)
+                        return r;
+        }
+        return 0;
+}
+
+const char *slurmconf_path_use_name(enum slurmconf_path_use use) {
+        return (unsigned) use < _SLURMCONF_PATH_USE_MAX ? use_names[use] : "a path";
+}
+
+int slurmconf_path_jobcomp(const char *jobcomp_type, enum slurmconf_path_use *ret, const char **what) {
+        const char *name = jobcomp_type ? strchr(jobcomp_type, '/') : NULL;
+        name = name ? name + 1 : jobcomp_type;
+        if (what)
+                *what = "unused";
+        if (!name || strcaseeq(name, "none"))
+                return 0;
+        if (strcaseeq(name, "filetxt")) {
+                *ret = L;
+                return 1;
+        }
+        if (strcaseeq(name, "script")) {
+                *ret = X;
+                return 1;
+        }
+        if (strcaseeq(name, "kafka")) {
+                *ret = C;
+                return 1;
+        }
+        if (what)
+                *what = strcaseeq(name, "elasticsearch") ? "a URL" : "a database name";
+        return 0;
+}
+
+static void add_value(struct strbuf *err, const char *value) {
+        size_t n = strlen(value);
+        strbuf_addch(err, '"');
+        for (size_t i = 0; i < n && i < 60; i++) {
+                unsigned char ch = (unsigned char) value[i];
+                strbuf_addch(err, ch >= 0x20 && ch < 0x7f ? (char) ch : '?');
+        }
+        if (n > 60)
+                strbuf_addstr(err, "...");
+        strbuf_addch(err, '"');
+}
+
+/* Appends `"value" <reason>` and returns -EINVAL. */
+_printf_(3, 4) static int bad(struct strbuf *err, const char *value, const char *fmt, ...) {
+        if (err) {
+                va_list ap;
+                add_value(err, value);
+                strbuf_addch(err, ' ');
+                va_start(ap, fmt);
+                strbuf_vaddf(err, fmt, ap);
+                va_end(ap);
+        }
+        return -EINVAL;
+}
+
+/* value lies strictly below one of roots (a name inside, not the root itself) */
+static bool below_roots(const char *value, const char *const *roots) {
+        for (size_t i = 0; roots && roots[i]; i++) {
+                size_t n = strlen(roots[i]);
+                if (strncmp(value, roots[i], n) == 0 && value[n] == '/' && value[n + 1] != '\0')
+                        return true;
+        }
+        return false;
+}
+
+int slurmconf_path_check(enum slurmconf_path_use use, const char *value, struct strbuf *err) {
+        if ((unsigned) use >= _SLURMCONF_PATH_USE_MAX || !value)
+                return -EINVAL;
+        if (value[0] != '/')
+                return bad(err, value, "is not an absolute path");
+        if (strlen(value) >= PATH_MAX)
+                return bad(err, value, "is too long");
+        if (strchr(value, ' ') || strchr(value, ','))
+                return bad(err, value, "is not one absolute path");
+        /* normalised: every component a name (no "", ".", ".."), no trailing "/" */
+        for (const char *p = value; *p;) {
+                const char *c = p + 1, *end = strchrnul(c, '/');
+                size_t n = (size_t) (end - c);
+                if (n == 0 && (*end || p != value))
+                        return bad(err, value, "is not a normalised path (\"//\" or a trailing \"/\")");
+                if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+                        return bad(err, value, "has a \".\" or \"..\" component");
+                p = end;
+        }
+        const char *const *roots = use_roots(use);
+        if (!roots)
+                return 0;
+        if (!below_roots(value, roots)) {
+                if (err) {
+                        add_value(err, value);
+                        strbuf_addf(err, " is outside %s (%s)", roots[0], use_why[use]);
+                }
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* resolved (absolute on this machine) without the root top (also resolved): the path as the
+ * daemon will see it, or NULL when it leaves root */
+static const char *strip_top(const char *resolved, const char *top) {
+        size_t n = strlen(top);
+        if (n == 1 && top[0] == '/')
+                return resolved;
+        if (strncmp(resolved, top, n) != 0 || (resolved[n] != '/' && resolved[n] != '\0'))
+                return NULL;
+        return resolved[n] ? resolved + n : "/";
+}
+
+/* roots resolved on this machine (/bin → /usr/bin on a merged /usr), below the top */
+static bool below_resolved_roots(const char *top, const char *path, const char *const *roots) {
+        for (size_t i = 0; roots[i]; i++) {
+                _cleanup_free_ char *full = xasprintf("%s%s", streq(top, "/") ? "" : top, roots[i]);
+                char res[PATH_MAX];
+                if (!realpath(full, res))
+                        continue;
+                const char *r = strip_top(res, top);
+                if (!r)
+                        continue;
+                size_t n = strlen(r);
+                if (n == 1)
+                        return true;
+                if (strncmp(path, r, n) == 0 && path[n] == '/' && path[n + 1] != '\0')
+                        return true;
+        }
+        return false;
+}
+
+/* Every directory from path's parent up to the top: root's, not writable by group or
+ * others. */
+static int check_dirs(const char *top, const char *path, const char *value, struct strbuf *err) {
+        _cleanup_free_ char *dir = xstrdup(path);
+        for (;;) {
+                char *slash = strrchr(dir, '/');
+                if (!slash)
+                        return 0;
+                if (slash == dir)
+                        slash[1] = '\0';
+                else
+                        *slash = '\0';
+                _cleanup_free_ char *full = xasprintf("%s%s", streq(top, "/") ? "" : top, dir);
+                struct stat st;
+                if (stat(full, &st) < 0)
+                        return bad(err, value, "cannot be checked on this machine: %s", strerror(errno));
+                if (st.st_uid != 0 || (st.st_mode & 022)) {
+                        if (err) {
+                                add_value(err, value);
+                                strbuf_addf(err, " lies in %s, which is not root's alone on this machine "
+                                                 "(owner uid %u, mode %04o)",
+                                        dir, (unsigned) st.st_uid, (unsigned) (st.st_mode & 07777));
+                        }
+                        return -EINVAL;
+                }
+                if (streq(dir, "/"))
+                        return 0;
+        }
+}
+
+int slurmconf_path_check_fs(
+        enum slurmconf_path_use use, const char *root, const char *value, uid_t owner, struct strbuf *err) {
+        int r = slurmconf_path_check(use, value, err);
+        if (r < 0 || use == M)
+                return r;
+
+        char top[PATH_MAX];
+        if (!realpath(isempty(root) ? "/" : root, top))
+                return bad(err, value, "cannot be checked: the root %s is missing", root);
+        _cleanup_free_ char *full = xasprintf("%s%s", streq(top, "/") ? "" : top, value);
+        struct stat lst;
+        bool exists = lstat(full, &lst) == 0;
+        if (!exists && errno != ENOENT)
+                return bad(err, value, "cannot be checked on this machine: %s", strerror(errno));
+
+        /* where it really is: the file resolved, or its directory and its name */
+        char res[PATH_MAX];
+        _cleanup_free_ char *resolved = NULL;
+        if (exists && realpath(full, res))
+                resolved = xstrdup(res);
+        else if (exists)
+                return bad(err, value, "leads nowhere on this machine (a dangling symbolic link)");
+        else {
+                _cleanup_free_ char *dir = xstrdup(full);
+                char *slash = strrchr(dir, '/');
+                *slash = '\0';
+                if (!realpath(dir, res)) {
+                        if (use == X) {
+                                bad(err, value, "does not exist on this machine");
+                                return -ENOENT;
+                        }
+                        return bad(err, value, "cannot be created: its directory is missing on this machine");
+                }
+                resolved = xasprintf("%s/%s", res, strrchr(full, '/') + 1);
+        }
+        const char *seen = strip_top(resolved, top);
+        if (!seen || !below_resolved_roots(top, seen, use_roots(use))) {
+                if (err) {
+                        add_value(err, value);
+                        strbuf_addf(err, " leads to %s on this machine, outside %s", seen ? seen : resolved,
+                                use_roots(use)[0]);
+                }
+                return -EINVAL;
+        }
+
+        if (use == L) {
+                if (!exists)
+                        return 0;
+                if (S_ISLNK(lst.st_mode))
+                        return bad(err, value, "is a symbolic link on this machine");
+                if (!S_ISREG(lst.st_mode))
+                        return bad(err, value, "is not a regular file on this machine");
+                if (lst.st_nlink != 1)
+                        return bad(err, value, "has other hard links on this machine");
+                if (lst.st_uid != owner) {
+                        if (err) {
+                                add_value(err, value);
+                                strbuf_addf(err, " belongs to uid %u on this machine, not to the daemon's user (%u)",
+                                        (unsigned) lst.st_uid, (unsigned) owner);
+                        }
+                        return -EINVAL;
+                }
+                return 0;
+        }
+
+        if (!exists) {
+                if (use == X) {
+                        bad(err, value, "does not exist on this machine");
+                        return -ENOENT;
+                }
+                return 0; /* CONFIG: a daemon that finds none goes on without */
+        }
+        struct stat st;
+        if (stat(full, &st) < 0)
+                return bad(err, value, "cannot be checked on this machine: %s", strerror(errno));
+        if (!S_ISREG(st.st_mode))
+                return bad(err, value, "is not a regular file on this machine");
+        if (st.st_uid != 0 || (st.st_mode & 022)) {
+                if (err) {
+                        add_value(err, value);
+                        strbuf_addf(err, " is not root's alone on this machine (owner uid %u, mode %04o)",
+                                (unsigned) st.st_uid, (unsigned) (st.st_mode & 07777));
+                }
+                return -EINVAL;
+        }
+        if (use == X && !(st.st_mode & 0111))
+                return bad(err, value, "is not executable on this machine");
+        return check_dirs(top, seen, value, err);
+}
+
+static int check_one(const char *key, enum slurmconf_path_use use, const char *root, const char *value, uid_t owner,
+        struct strbuf *err) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int r = slurmconf_path_check_fs(use, root, value, use == L ? owner : 0, &e);
+        if (r < 0 && err)
+                strbuf_addf(err, "%s: %s", key, e.buf);
+        return r;
+}
+
+int slurmconf_paths_check_conf(const struct slurmconf *c, enum slurmconf_path_host host, const char *root,
+        uid_t log_owner, struct strbuf *err) {
+        for (size_t i = 0; i < ELEMENTSOF(path_keys); i++) {
+                const struct slurmconf_path_key *k = &path_keys[i];
+                const char *v = k->host == host ? slurmconf_get(c, k->key) : NULL;
+                if (isempty(v))
+                        continue;
+                int r = check_one(k->key, k->use, root, v, log_owner, err);
+                if (r < 0)
+                        return r;
+        }
+        enum slurmconf_path_use use;
+        const char *loc = slurmconf_get(c, "JobCompLoc");
+        if (host == CTLD && !isempty(loc) && slurmconf_path_jobcomp(slurmconf_get(c, "JobCompType"), &use, NULL) > 0)
+                return check_one("JobCompLoc", use, root, loc, log_owner, err);
+        return 0;
+}

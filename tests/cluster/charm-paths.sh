@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# No option hands a daemon a file outside Slurm's directories (issue 26, item 1), with a job
+# running and one pending throughout: every path-valued key of slurm-conf-parameters given a
+# file outside its roots, a ".." way out, and the keys the charm owns, is refused (controller
+# blocked, slurm.conf byte for byte); on the controller's machine a log file that is a link
+# out of /var/log/slurm, or not SlurmUser's, and a program others can write, that is missing
+# or that links out of /etc/slurm/scripts are refused; a root-owned site script is accepted
+# and runs. On the compute machine a Prolog others can write (or a missing one) drains the
+# node with the charm's reason and blocks the unit, and putting it right resumes it; an
+# admin's own drain is left alone. Nothing outside Slurm's directories changes owner, mode or
+# content (decoy files the values point at, /etc/passwd, /etc/shadow), and no decoy runs.
+set -euo pipefail
+# shellcheck source=tests/cluster/charm-lib.sh
+source "$(dirname "$0")/charm-lib.sh"
+
+js deploy "$CTL_CHARM" >/dev/null
+js deploy "$SLURMD_CHARM" cpu >/dev/null
+js integrate slurmctld cpu >/dev/null
+settle 180
+expect_status slurmctld/0 '^active 1 node in 1 partition$'
+croot=$(root_of slurmctld/0)
+nroot=$(root_of cpu/0)
+conf=$croot/etc/slurm/slurm.conf
+slurm_uid=$(js exec slurmctld/0 -- id -u slurm) # the machine's (the Debian 13 tree has its own)
+[ "$(stat -c '%U:%G %a' "$croot/etc/slurm/scripts")" = "root:root 755" ] || die "controller: no site-scripts directory"
+[ "$(stat -c '%U:%G %a' "$nroot/etc/slurm/scripts")" = "root:root 755" ] || die "compute: no site-scripts directory"
+
+# decoys: what a hostile value points at (outside Slurm's directories, seen by the machines)
+D=$T/decoy
+mkdir -p "$D"
+chmod 755 "$D"
+printf 'root:x:0:0:decoy:/root:/bin/bash\n' >"$D/passwd"
+chmod 644 "$D/passwd"
+printf '#!/bin/sh\ntouch %s/ran\n' "$D" >"$D/prog"
+chmod 777 "$D/prog"
+outside() { fingerprint "$D/passwd" "$D/prog" /etc/passwd /etc/shadow /etc/group; }
+outside_before=$(outside)
+
+# (first, with no job running: slurmd learns a new file only through the push that waits for
+# an idle cluster, ctlapply.h)
+log "a root-owned site script and a new log file in Slurm's directory are accepted and used"
+printf '#!/bin/sh\necho "$SLURM_JOB_ID" >>/var/log/slurm/prolog-ctld.ran\n' >"$croot/etc/slurm/scripts/pctld"
+chmod 755 "$croot/etc/slurm/scripts/pctld"
+printf '#!/bin/sh\nexit 0\n' >"$nroot/etc/slurm/scripts/prolog"
+chmod 755 "$nroot/etc/slurm/scripts/prolog"
+good="PrologSlurmctld=/etc/slurm/scripts/pctld SlurmSchedLogFile=/var/log/slurm/sched.log Prolog=/etc/slurm/scripts/prolog"
+js config slurmctld slurm-conf-parameters="$good" >/dev/null
+settle
+expect_status slurmctld/0 '^active 1 node in 1 partition$'
+grep -qx "PrologSlurmctld=/etc/slurm/scripts/pctld" "$conf" || die "PrologSlurmctld not written"
+expect_status cpu/0 '^active '
+job=$(submit -o /dev/null --mem=100 --wrap true)
+wait_job_state "$job" COMPLETED 60
+grep -qx "$job" "$croot/var/log/slurm/prolog-ctld.ran" || die "PrologSlurmctld did not run for job $job"
+
+n=0
+until js exec cpu/0 -- grep -qx "Prolog=/etc/slurm/scripts/prolog" /run/slurm/conf/slurm.conf; do
+        n=$((n + 1))
+        [ $n -lt 60 ] || die "the compute node never got the new slurm.conf"
+        js trigger slurmctld/0 update-status >/dev/null
+        settle
+done
+
+running=$(submit -o /dev/null --mem=100 --wrap "sleep 900")
+pending=$(submit -o /dev/null --mem=100 --begin=now+3600 --wrap true)
+wait_job_state "$running" RUNNING 30
+running_start=$(job_field "$running" StartTime)
+
+# refused VALUE PATTERN: slurm-conf-parameters=VALUE blocks the controller with a message
+# matching PATTERN and changes nothing
+refused() {
+        local before
+        before=$(fingerprint "$conf")
+        js config slurmctld slurm-conf-parameters="$1" >/dev/null
+        settle
+        expect_status slurmctld/0 "^blocked slurm-conf-parameters: .*$2"
+        [ "$(fingerprint "$conf")" = "$before" ] || die "$1: slurm.conf changed"
+        ctl sinfo -h >/dev/null || die "$1: sinfo fails"
+}
+
+log "every path key: a file outside its roots is refused"
+keys="SlurmctldLogFile SlurmSchedLogFile SlurmdLogFile EpilogSlurmctld MailProg PrologSlurmctld
+ResumeFailProgram ResumeProgram ResvEpilog ResvProlog SlurmctldPrimaryOffProg SlurmctldPrimaryOnProg
+SuspendProgram Epilog HealthCheckProgram Prolog RebootProgram TaskEpilog TaskProlog
+UnkillableStepProgram SrunEpilog SrunProlog PlugStackConfig"
+n=0
+for key in $keys; do
+        refused "$key=$D/passwd" "$key: \"$D/passwd\" is outside "
+        n=$((n + 1))
+done
+log "  $n keys"
+log "a \"..\" way out and a \"//\" are refused"
+refused "SlurmctldLogFile=/var/log/slurm/../../..$D/passwd" 'SlurmctldLogFile: .*"\.\." component'
+refused "Prolog=/etc/slurm/scripts/../../..$D/prog" 'Prolog: .*"\.\." component'
+refused "TmpFS=/tmp/../etc" 'TmpFS: .*"\.\." component'
+refused "SlurmdLogFile=/var/log//slurm/x.log" 'SlurmdLogFile: .*normalised'
+log "the keys the charm owns"
+for key in SlurmctldPidFile SlurmdPidFile SlurmdSpoolDir PluginDir JobCredentialPrivateKey \
+        JobCredentialPublicCertificate; do
+        refused "$key=$D/passwd" "key \"$key\" is managed by the charm"
+done
+log "JobCompLoc by its plugin"
+refused "JobCompType=jobcomp/filetxt JobCompLoc=$D/passwd" "JobCompLoc: \"$D/passwd\" is outside /var/log/slurm"
+refused "JobCompType=jobcomp/script JobCompLoc=$D/prog" "JobCompLoc: \"$D/prog\" is outside /etc/slurm/scripts"
+
+log "on the controller's machine: links out, foreign owners, writable or missing programs"
+ln -s "$D/passwd" "$croot/var/log/slurm/evil.log"
+refused "SlurmctldLogFile=/var/log/slurm/evil.log" "SlurmctldLogFile: .*leads to $D/passwd on this machine"
+refused "SlurmSchedLogFile=/var/log/slurm/evil.log" "SlurmSchedLogFile: .*leads to $D/passwd"
+ln -s "$D" "$croot/var/log/slurm/dir"
+refused "SlurmctldLogFile=/var/log/slurm/dir/passwd" "SlurmctldLogFile: .*leads to $D/passwd"
+install -m 644 -o root -g root /dev/null "$croot/var/log/slurm/roots.log"
+refused "SlurmctldLogFile=/var/log/slurm/roots.log" "SlurmctldLogFile: .*belongs to uid 0 on this machine"
+ln "$croot/var/log/slurm/roots.log" "$croot/var/log/slurm/hard.log"
+chown "$slurm_uid" "$croot/var/log/slurm/roots.log"
+refused "SlurmctldLogFile=/var/log/slurm/hard.log" "SlurmctldLogFile: .*hard links"
+install -m 777 -o root -g root "$D/prog" "$croot/etc/slurm/scripts/open"
+refused "PrologSlurmctld=/etc/slurm/scripts/open" "PrologSlurmctld: .*is not root's alone on this machine .*mode 0777"
+refused "MailProg=/etc/slurm/scripts/missing" "MailProg: .*does not exist on this machine"
+ln -s "$D/prog" "$croot/etc/slurm/scripts/evil"
+refused "ResumeProgram=/etc/slurm/scripts/evil" "ResumeProgram: .*leads to $D/prog"
+install -m 755 -o "$slurm_uid" -g root "$D/prog" "$croot/etc/slurm/scripts/slurms"
+refused "EpilogSlurmctld=/etc/slurm/scripts/slurms" "EpilogSlurmctld: .*is not root's alone"
+
+log "on the compute machine: a Prolog others can write drains the node; put right, it resumes"
+chmod 777 "$nroot/etc/slurm/scripts/prolog"
+js trigger cpu/0 update-status >/dev/null
+settle
+expect_status cpu/0 "^blocked Prolog: \"/etc/slurm/scripts/prolog\" is not root's alone on this machine .*: node cpu-0 drained$"
+node=$(ctl scontrol -o show node cpu-0)
+[[ $node == *"Reason=charm: slurm.conf names an unsafe file here"* ]] || die "cpu-0 not drained by the charm: $node"
+[[ $node == *DRAIN* ]] || die "cpu-0 not draining: $node"
+[ "$(job_field "$running" JobState)" = RUNNING ] || die "the running job stopped"
+chmod 755 "$nroot/etc/slurm/scripts/prolog"
+js trigger cpu/0 update-status >/dev/null
+settle
+expect_status cpu/0 '^active '
+[[ $(ctl scontrol -o show node cpu-0) != *DRAIN* ]] || die "cpu-0 still drained: $(ctl scontrol -o show node cpu-0)"
+rm "$nroot/etc/slurm/scripts/prolog"
+js trigger cpu/0 update-status >/dev/null
+settle
+expect_status cpu/0 "^blocked Prolog: .*does not exist on this machine: node cpu-0 drained$"
+printf '#!/bin/sh\nexit 0\n' >"$nroot/etc/slurm/scripts/prolog"
+chmod 755 "$nroot/etc/slurm/scripts/prolog"
+log "an admin's own drain is left alone"
+ctl scontrol update nodename=cpu-0 state=drain reason="admin: disk check" 2>/dev/null
+js trigger cpu/0 update-status >/dev/null
+settle
+[[ $(ctl scontrol -o show node cpu-0) == *"Reason=admin: disk check"* ]] || die "the admin's drain was changed: $(ctl scontrol -o show node cpu-0)"
+ctl scontrol update nodename=cpu-0 state=resume
+job=$(submit -o /dev/null --mem=100 --wrap true)
+wait_job_state "$job" COMPLETED 60
+
+log "nothing outside Slurm's directories changed, no decoy ran, no job lost"
+[ "$(outside)" = "$outside_before" ] || die "a file outside Slurm's directories changed: $(diff <(echo "$outside_before") <(outside))"
+[ ! -e "$D/ran" ] || die "a decoy program ran"
+[ "$(job_field "$running" JobState)" = RUNNING ] || die "job $running: $(job_field "$running" JobState)"
+[ "$(job_field "$running" StartTime)" = "$running_start" ] || die "job $running was started again"
+[ "$(job_field "$pending" JobState)" = PENDING ] || die "job $pending: $(job_field "$pending" JobState)"
+js config slurmctld --reset slurm-conf-parameters >/dev/null
+settle
+expect_status slurmctld/0 '^active 1 node in 1 partition$'
+log "ok"
