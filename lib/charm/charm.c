@@ -33,8 +33,6 @@ char *charm_path(const struct charm_paths *p, const char *path) {
 
 int charm_site_scripts_ensure(const struct charm_paths *p, struct strbuf *err) {
         _cleanup_free_ char *dir = charm_path(p, SLURMCONF_SITE_SCRIPTS_DIR);
-        if (access(dir, F_OK) == 0)
-                return 0;
         int r = mkdir_p(dir, 0755);
         if (r >= 0 && chmod(dir, 0755) < 0)
                 r = -errno;

@@ -69,8 +69,7 @@ size_t charm_services(const struct charm_paths *p, const char *daemon, char *ret
 /* "<root><path>" (caller frees). */
 char *charm_path(const struct charm_paths *p, const char *path);
 /* The site-scripts directory (slurmconf/pathkeys.h: where slurm.conf's programs may live)
- * made root's and 0755 when missing; one found is left as it is (the path checks say what is
- * wrong with it). 0, or a negative errno (message in err). */
+ * made, and kept, root's and 0755. 0, or a negative errno (message in err). */
 int charm_site_scripts_ensure(const struct charm_paths *p, struct strbuf *err);
 /* "<charm_dir>/templates/<name>" with charm_dir from p or, when NULL, fallback (caller frees). */
 char *charm_template_path(const struct charm_paths *p, const char *fallback_charm_dir, const char *name);

@@ -113,11 +113,27 @@ static void compare_running(const char *conf, size_t len, struct strbuf *out) {
         }
 }
 
-/* Whether the running slurmctld last read a file other than conf (its hash differs). Unknown
- * (no answer) is "no": the next hook looks again. */
-static bool runs_other_file(const char *conf, size_t len) {
+/* Whether the running slurmctld last read a file other than conf (its hash differs) and not
+ * the one it ran when partition parameters were last set live (CTL_LIVE_HASH_FILE: the file
+ * holds them, the daemon has them over RPC, and it never re-read the file). Unknown (no answer)
+ * is "no": the next hook looks again. */
+static bool runs_other_file(const struct charm_paths *p, const char *conf, size_t len) {
         uint32_t running;
-        return slurm_ctl_conf_hash(&running, NULL) >= 0 && running != ctl_conf_slurm_hash(conf, len);
+        if (slurm_ctl_conf_hash(&running, NULL) < 0 || running == ctl_conf_slurm_hash(conf, len))
+                return false;
+        _cleanup_free_ char *path = state_file(p, CTL_LIVE_HASH_FILE), *data = NULL;
+        return !(read_full_file(path, &data, NULL) >= 0 && strtoul(data, NULL, 10) == running);
+}
+
+/* After a live change: the hash of the file the running daemon read, which it keeps. */
+static void note_live_hash(const struct charm_paths *p) {
+        uint32_t running;
+        char buf[16];
+        if (slurm_ctl_conf_hash(&running, NULL) < 0)
+                return;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        snprintf(buf, sizeof buf, "%" PRIu32 "\n", running);
+        (void) state_store(p, CTL_LIVE_HASH_FILE, buf, strlen(buf), &e);
 }
 
 /* slurmctld restarted (or started) and answering, or -ESRCH/-ETIMEDOUT (message in err). */
@@ -362,7 +378,7 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
         if (!active) {
                 ret->action = CTL_APPLY_STARTED;
                 r = restart_and_wait(o, false, &why);
-        } else if (same && !runs_other_file(conf, len))
+        } else if (same && !runs_other_file(o->paths, conf, len))
                 r = 0;
         else if (same)
                 /* slurmctld read another file (an admin's reconfigure after a hand edit), or
@@ -374,6 +390,7 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                 apply_live(&live, &why) >= 0) {
                 /* partition parameters only: set on the running daemon, the file keeps them */
                 ret->action = CTL_APPLY_LIVE;
+                note_live_hash(o->paths);
                 r = 0;
         } else {
                 strbuf_reset(&why);

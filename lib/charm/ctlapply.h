@@ -15,7 +15,10 @@
  *    read (ctl_conf_slurm_hash) differs: an admin edited the file and reconfigured by hand.
  *  - only parameters of existing partitions changed, all of them settable on a running
  *    slurmctld (ctl_conf_live_changes, slurm/partitions.h) → slurm_update_partition() per
- *    partition, no restart and no reconfigure (the file keeps them for the next start);
+ *    partition, no restart and no reconfigure (the file keeps them for the next start); the
+ *    hash of the file the daemon runs is noted (CTL_LIVE_HASH_FILE), so that the next hook
+ *    does not take the daemon's older hash for an admin's hand edit and restart it (it did,
+ *    3 times out of 3, at the next update-status: issue 26);
  *  - any other change (an application added or removed, a global key, a key a reconfigure
  *    would not take anyway) → a restart: systemd stop = SIGTERM, slurmctld saves its state;
  *    running jobs keep running under their slurmstepd and are found again; clients retry
@@ -57,6 +60,8 @@
 #define CTL_APPLIED_FILE "slurm.conf.applied"
 #define CTL_REFUSED_FILE "slurm.conf.refused"
 #define CTL_PUSH_FILE "slurm.conf.push-pending"
+/* the hash of the file slurmctld read, when partition parameters were last set live */
+#define CTL_LIVE_HASH_FILE "slurm.conf.live-hash"
 #define CTL_STALE_FILE "stale-allocations"
 /* A node allocated with no job is healed (slurmctld restart) once seen so this long… */
 #define CTL_STALE_CONFIRM_S 20

@@ -5,6 +5,7 @@
 #include "util/alloc.h"
 #include "charm/ctlguard.h"
 #include "slurmconf/conf.h"
+#include "slurmconf/options.h"
 
 #include "util/banned.h"
 
@@ -16,6 +17,38 @@ void ctl_guard_result_done(struct ctl_guard_result *r) {
         r->params_applied = NULL;
         strv_clear(&r->refused);
         strv_clear(&r->rendered);
+}
+
+/* The items of an applied parameter string that the option parser still takes, one at a time
+ * (an older charm wrote it under rules since tightened: a path now confined): a new string,
+ * NULL when every item still passes. Items split at spaces outside double quotes. */
+static char *params_salvage(const char *s) {
+        _cleanup_slurm_options_ struct slurm_options all = SLURM_OPTIONS_INIT;
+        if (slurm_options_parse(s, SLURM_OPTIONS_GLOBAL, &all, NULL) >= 0)
+                return NULL;
+        _cleanup_strbuf_ struct strbuf kept = STRBUF_INIT;
+        for (const char *p = s; *p;) {
+                while (*p == ' ')
+                        p++;
+                const char *start = p;
+                bool quoted = false;
+                for (; *p && (quoted || *p != ' '); p++)
+                        if (*p == '"')
+                                quoted = !quoted;
+                if (p == start)
+                        break;
+                _cleanup_free_ char *item = xstrndup(start, (size_t) (p - start));
+                _cleanup_slurm_options_ struct slurm_options one = SLURM_OPTIONS_INIT;
+                if (slurm_options_parse(item, SLURM_OPTIONS_GLOBAL, &one, NULL) < 0)
+                        continue;
+                _cleanup_slurm_options_ struct slurm_options with = SLURM_OPTIONS_INIT;
+                _cleanup_free_ char *candidate = xasprintf("%s%s%s", kept.buf, kept.len ? " " : "", item);
+                if (slurm_options_parse(candidate, SLURM_OPTIONS_GLOBAL, &with, NULL) < 0)
+                        continue; /* given twice */
+                strbuf_reset(&kept);
+                strbuf_addstr(&kept, candidate);
+        }
+        return strbuf_detach(&kept, NULL);
 }
 
 /* One input's two values. For the parameters, new_/old_params; for an application, the
@@ -176,6 +209,16 @@ int ctl_guard_render(const struct ctl_guard_input *in, struct ctl_guard_result *
         /* the parameters: refused at once when the option parser refuses them */
         g.new_params = strempty(in->params);
         g.old_params = strempty(in->params_applied);
+        /* the last applied string under today's rules: what they refuse is dropped (and says
+         * so), so that an upgrade never leaves the controller with no good settings at all */
+        _cleanup_free_ char *salvaged = params_salvage(g.old_params);
+        if (salvaged) {
+                strv_pushf(&res.refused,
+                        "slurm-conf-parameters: the applied \"%.60s\" is refused now; kept: \"%.60s\"",
+                        g.old_params, salvaged);
+                res.params_refused = true;
+                g.old_params = salvaged;
+        }
         g.params_new = true;
         if (slurm_options_parse(g.new_params, SLURM_OPTIONS_GLOBAL, &probe, &e) < 0 ||
                 check_over_template(in, &probe, &e) < 0) {

@@ -32,7 +32,8 @@ int node_paths_check(const struct charm_paths *p, const char *conf, size_t conf_
                 else if (end && *end == '\0')
                         owner = (uid_t) uid;
         }
-        r = slurmconf_paths_check_conf(c, SLURMCONF_PATH_NODE, p ? p->root : NULL, owner, why);
+        r = slurmconf_paths_check_conf(
+                c, SLURMCONF_PATH_NODE, p ? p->root : NULL, owner, SLURMCONF_PATH_F_ANYWHERE, why);
         return r < 0 ? 1 : 0;
 }
 
@@ -42,9 +43,10 @@ bool node_paths_reason_ours(const char *reason) {
 
 int node_paths_guard(const struct charm_paths *p, const char *node_name, struct slurm_node *node,
         struct strbuf *why, struct strbuf *err) {
-        _cleanup_free_ char *path = slurm_config_resolve(), *conf = NULL;
+        /* the copy slurmd fetched and runs with, not a controller's file on a shared machine */
+        _cleanup_free_ char *path = charm_path(p, NODE_PATHS_CONF), *conf = NULL;
         size_t len = 0;
-        if (!path || read_full_file(path, &conf, &len) < 0)
+        if (read_full_file(path, &conf, &len) < 0)
                 return 0; /* slurmd has fetched nothing yet: nothing it runs */
         int r = node_paths_check(p, conf, len, why);
         if (r < 0) {

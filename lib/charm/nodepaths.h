@@ -14,7 +14,12 @@
  * program and this unit's next hook, and at slurmd's first start (the file is fetched by the
  * start itself), slurmd may run it.
  *
- * SlurmdLogFile's owner is SlurmdUser's (root unless slurm.conf says otherwise).
+ * SlurmdLogFile's owner is SlurmdUser's (root unless slurm.conf says otherwise). Only what the
+ * machine shows is judged (SLURMCONF_PATH_F_ANYWHERE): a path an older controller charm let
+ * through and the current one refuses is the controller's to drop, not a reason to drain every
+ * node at an upgrade. A drained node still runs some programs (HealthCheckProgram with
+ * HealthCheckNodeState=ANY, Epilog of the jobs already there, RebootProgram): the drain stops
+ * new jobs, it does not make an unsafe program safe.
  *
  * Ownership: strings are borrowed. */
 #pragma once
@@ -27,6 +32,8 @@
 #include "util/strbuf.h"
 
 #define NODE_PATHS_REASON "charm: slurm.conf names an unsafe file here (see juju status)"
+/* The configuration slurmd fetched from the controller (configless), which it runs with. */
+#define NODE_PATHS_CONF "/run/slurm/conf/slurm.conf"
 
 /* The NODE keys of the slurm.conf text (len bytes) checked on this machine (p->root): 0 all
  * fine; 1 one is not, the first failure ("Prolog: \"…\" is not root's alone …") in why; a

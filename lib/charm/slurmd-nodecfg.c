@@ -5,6 +5,7 @@
 #include "util/alloc.h"
 #include "charm/slurmd-internal.h"
 #include "charm/nodeconf.h"
+#include "charm/pause.h"
 #include "slurm/client.h"
 #include "slurm/jobs.h"
 #include "slurm/nodes.h"
@@ -208,6 +209,21 @@ int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
                 strbuf_addstr(err, "node-config: give parameters or reset=true, not both");
                 return -EINVAL;
         }
+        /* paused: no daemon is started by anything but resume (charm/pause.h), and a change of
+         * the node's parameters restarts slurmd */
+        {
+                _cleanup_free_ char *paused = NULL;
+                r = charm_paused(&o->paths, &paused);
+                if (r < 0) {
+                        strbuf_addf(err, "pause state: %s", strerror(-r));
+                        return r;
+                }
+                if (r > 0) {
+                        strbuf_addf(err, "node-config: nothing changed: this unit is paused by admin (%s); run resume first",
+                                paused);
+                        return -EBUSY;
+                }
+        }
         r = sd_admin_load(&o->paths, &good.admin, err);
         if (r < 0)
                 return r;
@@ -312,7 +328,14 @@ int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
                  * first (a deleted node whose slurmd runs does not come back by itself:
                  * slurm-adapters checks it on both) */
                 bool stop_first = charm_caps(&o->paths)->auth_service != NULL;
-                r = stop_first ? unit_stop(bus, "slurmd.service", sd_unit_timeout(o), err) : 0;
+                /* the wait may have lasted minutes: a connection idle that long was found
+                 * dropped ("stop: Transport endpoint is not connected" after 100 s and more,
+                 * issue 26): a new one for what follows */
+                sd_bus_flush_close_unrefp(&bus);
+                bus = NULL;
+                r = unit_bus_open(&bus, err);
+                if (r >= 0)
+                        r = stop_first ? unit_stop(bus, "slurmd.service", sd_unit_timeout(o), err) : 0;
                 if (r < 0) {
                         restore(&saved, &note);
                         slurm_node_done(&saved);

@@ -22,7 +22,10 @@ static const char *const owned_global[] = { "ClusterName", "SlurmctldHost", "Con
         "SlurmctldTimeout", "MaxNodeCount", "SelectType", "Include",
         /* files a root daemon creates or loads code from (slurmconf/pathkeys.h) */
         "SlurmctldPidFile", "SlurmdPidFile", "SlurmdSpoolDir", "PluginDir", "JobCredentialPrivateKey",
-        "JobCredentialPublicCertificate", NULL };
+        "JobCredentialPublicCertificate",
+        /* 22.05's munge socket for the accounting messages (auth/munge reads it for any message
+         * flagged so: a socket a user serves would vouch for any uid) */
+        "AccountingStoragePass", NULL };
 
 const char *slurm_options_kind_name(enum slurm_options_kind kind) {
         return (unsigned) kind < _SLURM_OPTIONS_KIND_MAX ? kind_names[kind] : "unknown";

@@ -19,6 +19,7 @@
 #define X SLURMCONF_PATH_PROGRAM
 #define C SLURMCONF_PATH_CONFIG
 #define M SLURMCONF_PATH_MEASURED
+#define O SLURMCONF_PATH_OTHER
 #define CTLD SLURMCONF_PATH_CTLD
 #define NODE SLURMCONF_PATH_NODE
 #define CLIENT SLURMCONF_PATH_CLIENT
@@ -59,19 +60,24 @@ static const char *const log_roots[] = { SLURMCONF_LOG_DIR, NULL };
 static const char *const program_roots[] = { SLURMCONF_SITE_SCRIPTS_DIR, "/usr/bin", "/usr/sbin", "/bin", "/sbin",
         NULL };
 static const char *const config_roots[] = { "/etc/slurm", NULL };
+/* TmpFS: slurmstepd (root) makes job directories there for some plugins (mpi/pmix) and removes
+ * them recursively: scratch places only, the root itself allowed */
+static const char *const scratch_roots[] = { "/tmp", "/var/tmp", "/scratch", "/local", "/mnt", "/srv", NULL };
 
 static const char *const use_names[_SLURMCONF_PATH_USE_MAX] = {
         [L] = "a log file",
         [X] = "a program",
         [C] = "a configuration file",
         [M] = "a directory",
+        [O] = "a path",
 };
 
 static const char *const use_why[_SLURMCONF_PATH_USE_MAX] = {
         [L] = "log files stay in Slurm's log directory",
         [X] = "programs come from " SLURMCONF_SITE_SCRIPTS_DIR " or the system's bin directories",
         [C] = "configuration files stay in /etc/slurm",
-        [M] = "",
+        [M] = "TmpFS is a scratch directory: /tmp, /var/tmp, /scratch, /local, /mnt or /srv",
+        [O] = "",
 };
 
 static const char *const *use_roots(enum slurmconf_path_use use) {
@@ -82,6 +88,8 @@ static const char *const *use_roots(enum slurmconf_path_use use) {
                 return program_roots;
         case C:
                 return config_roots;
+        case M:
+                return scratch_roots;
         default:
                 return NULL;
         }
@@ -158,14 +166,25 @@ _printf_(3, 4) static int bad(struct strbuf *err, const char *value, const char 
         return -EINVAL;
 }
 
-/* value lies strictly below one of roots (a name inside, not the root itself) */
-static bool below_roots(const char *value, const char *const *roots) {
+/* value lies strictly below one of roots (a name inside, not the root itself), or is one when
+ * equal is set */
+static bool below_roots(const char *value, const char *const *roots, bool equal) {
         for (size_t i = 0; roots && roots[i]; i++) {
                 size_t n = strlen(roots[i]);
-                if (strncmp(value, roots[i], n) == 0 && value[n] == '/' && value[n + 1] != '\0')
+                if (strncmp(value, roots[i], n) != 0)
+                        continue;
+                if ((value[n] == '/' && value[n + 1] != '\0') || (equal && value[n] == '\0'))
                         return true;
         }
         return false;
+}
+
+/* The bytes a path may hold: no "%" (Slurm expands %n, %h in some: the name checked would not
+ * be the one opened), no glob character (slurmd expands Prolog and Epilog with glob(3)), nothing
+ * a shell or Slurm's parser treats specially. */
+static bool path_char_ok(char ch) {
+        return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                (ch && strchr("._-+@:/", ch));
 }
 
 int slurmconf_path_check(enum slurmconf_path_use use, const char *value, struct strbuf *err) {
@@ -177,6 +196,9 @@ int slurmconf_path_check(enum slurmconf_path_use use, const char *value, struct 
                 return bad(err, value, "is too long");
         if (strchr(value, ' ') || strchr(value, ','))
                 return bad(err, value, "is not one absolute path");
+        for (const char *c = value; *c; c++)
+                if (!path_char_ok(*c))
+                        return bad(err, value, "has \"%c\" (a path: letters, digits, . _ - + @ : /)", *c);
         /* normalised: every component a name (no "", ".", ".."), no trailing "/" */
         for (const char *p = value; *p;) {
                 const char *c = p + 1, *end = strchrnul(c, '/');
@@ -190,7 +212,7 @@ int slurmconf_path_check(enum slurmconf_path_use use, const char *value, struct 
         const char *const *roots = use_roots(use);
         if (!roots)
                 return 0;
-        if (!below_roots(value, roots)) {
+        if (!below_roots(value, roots, use == M)) {
                 if (err) {
                         add_value(err, value);
                         strbuf_addf(err, " is outside %s (%s)", roots[0], use_why[use]);
@@ -260,10 +282,68 @@ static int check_dirs(const char *top, const char *path, const char *value, stru
         }
 }
 
-int slurmconf_path_check_fs(
-        enum slurmconf_path_use use, const char *root, const char *value, uid_t owner, struct strbuf *err) {
-        int r = slurmconf_path_check(use, value, err);
-        if (r < 0 || use == M)
+/* Each symbolic link on the way from value to the file (a chain: /usr/bin/mail →
+ * /etc/alternatives/mail → …) is root's and lies in directories that are root's alone: whoever
+ * could re-point one could choose what a root daemon runs or reads. */
+static int check_link_chain(const char *top, const char *value, struct strbuf *err) {
+        _cleanup_free_ char *cur = xstrdup(value);
+        const char *sep = streq(top, "/") ? "" : top;
+        for (unsigned hop = 0; hop < 40; hop++) {
+                _cleanup_free_ char *full = xasprintf("%s%s", sep, cur);
+                struct stat st;
+                if (lstat(full, &st) < 0 || !S_ISLNK(st.st_mode))
+                        return 0; /* the end of the chain (a missing end is judged elsewhere) */
+                if (st.st_uid != 0) {
+                        if (err) {
+                                add_value(err, value);
+                                strbuf_addf(err, " goes through the link %s of uid %u on this machine", cur,
+                                        (unsigned) st.st_uid);
+                        }
+                        return -EINVAL;
+                }
+                int r = check_dirs(top, cur, value, err);
+                if (r < 0)
+                        return r;
+                char target[PATH_MAX];
+                ssize_t n = readlink(full, target, sizeof target - 1);
+                if (n < 0)
+                        return 0;
+                target[n] = '\0';
+                /* the next link, as the daemon will see it: its directory resolved */
+                _cleanup_free_ char *next = NULL;
+                if (target[0] == '/')
+                        next = xasprintf("%s%s", sep, target);
+                else {
+                        char *slash = strrchr(full, '/');
+                        next = xasprintf("%.*s/%s", (int) (slash - full), full, target);
+                }
+                char *last = strrchr(next, '/');
+                _cleanup_free_ char *dir = xstrndup(next, (size_t) (last - next));
+                char res[PATH_MAX];
+                if (!realpath(isempty(dir) ? "/" : dir, res))
+                        return 0;
+                const char *seen = strip_top(res, top);
+                if (!seen)
+                        return 0; /* out of the root: the resolved check refuses it */
+                free(cur);
+                cur = xasprintf("%s/%s", streq(seen, "/") ? "" : seen, last + 1);
+        }
+        return bad(err, value, "goes through too many symbolic links on this machine");
+}
+
+int slurmconf_path_check_fs(enum slurmconf_path_use use, const char *root, const char *value, uid_t owner,
+        unsigned flags, struct strbuf *err) {
+        const bool confine = !(flags & SLURMCONF_PATH_F_ANYWHERE);
+        int r = 0;
+        if (confine)
+                r = slurmconf_path_check(use, value, err);
+        else if (value[0] != '/')
+                return bad(err, value, "is not an absolute path");
+        else
+                for (const char *c = value; *c; c++)
+                        if (!path_char_ok(*c))
+                                return 0; /* a pattern or an escape: not one file to look at */
+        if (r < 0 || use == M || use == O)
                 return r;
 
         char top[PATH_MAX];
@@ -296,7 +376,7 @@ int slurmconf_path_check_fs(
                 resolved = xasprintf("%s/%s", res, strrchr(full, '/') + 1);
         }
         const char *seen = strip_top(resolved, top);
-        if (!seen || !below_resolved_roots(top, seen, use_roots(use))) {
+        if (!seen || (confine && !below_resolved_roots(top, seen, use_roots(use)))) {
                 if (err) {
                         add_value(err, value);
                         strbuf_addf(err, " leads to %s on this machine, outside %s", seen ? seen : resolved,
@@ -330,8 +410,13 @@ int slurmconf_path_check_fs(
                         bad(err, value, "does not exist on this machine");
                         return -ENOENT;
                 }
-                return 0; /* CONFIG: a daemon that finds none goes on without */
+                /* CONFIG: a daemon that finds none goes on without; whoever may create it there
+                 * must be root alone */
+                return check_dirs(top, seen, value, err);
         }
+        r = check_link_chain(top, value, err);
+        if (r < 0)
+                return r;
         struct stat st;
         if (stat(full, &st) < 0)
                 return bad(err, value, "cannot be checked on this machine: %s", strerror(errno));
@@ -351,28 +436,28 @@ int slurmconf_path_check_fs(
 }
 
 static int check_one(const char *key, enum slurmconf_path_use use, const char *root, const char *value, uid_t owner,
-        struct strbuf *err) {
+        unsigned flags, struct strbuf *err) {
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        int r = slurmconf_path_check_fs(use, root, value, use == L ? owner : 0, &e);
+        int r = slurmconf_path_check_fs(use, root, value, use == L ? owner : 0, flags, &e);
         if (r < 0 && err)
                 strbuf_addf(err, "%s: %s", key, e.buf);
         return r;
 }
 
 int slurmconf_paths_check_conf(const struct slurmconf *c, enum slurmconf_path_host host, const char *root,
-        uid_t log_owner, struct strbuf *err) {
+        uid_t log_owner, unsigned flags, struct strbuf *err) {
         for (size_t i = 0; i < ELEMENTSOF(path_keys); i++) {
                 const struct slurmconf_path_key *k = &path_keys[i];
                 const char *v = k->host == host ? slurmconf_get(c, k->key) : NULL;
                 if (isempty(v))
                         continue;
-                int r = check_one(k->key, k->use, root, v, log_owner, err);
+                int r = check_one(k->key, k->use, root, v, log_owner, flags, err);
                 if (r < 0)
                         return r;
         }
         enum slurmconf_path_use use;
         const char *loc = slurmconf_get(c, "JobCompLoc");
         if (host == CTLD && !isempty(loc) && slurmconf_path_jobcomp(slurmconf_get(c, "JobCompType"), &use, NULL) > 0)
-                return check_one("JobCompLoc", use, root, loc, log_owner, err);
+                return check_one("JobCompLoc", use, root, loc, log_owner, flags, err);
         return 0;
 }

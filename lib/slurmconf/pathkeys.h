@@ -17,15 +17,21 @@
  *    0755, made by every charm on every machine) or the system's /usr/bin, /usr/sbin (/bin and
  *    /sbin, links to them on Debian). On the machine: it exists, resolves (links followed)
  *    inside those roots, is a regular executable file owned by root and not writable by group
- *    or others, and so is every directory above it.
+ *    or others, and so is every directory above it; every symbolic link on the way (a chain
+ *    through /etc/alternatives) is root's, in directories root's alone.
  *  - CONFIG (read by a daemon that runs as root and loads what it names: PlugStackConfig):
- *    /etc/slurm/…; on the machine, when it exists: regular, root's, not writable by group or
- *    others, in directories of the same kind.
- *  - MEASURED (TmpFS): slurmd only measures its size (statfs) and creates nothing there, so
- *    any normalised absolute path is allowed.
+ *    /etc/slurm/…; on the machine: regular, root's, not writable by group or others, in
+ *    directories of the same kind (when it does not exist, its directories alone: whoever may
+ *    create it there chooses what root loads).
+ *  - MEASURED (TmpFS): slurmd measures its size, and slurmstepd (root) makes job directories
+ *    there for some plugins (mpi/pmix: 0770, the job user's) and removes them recursively: a
+ *    scratch place only, /tmp, /var/tmp, /scratch, /local, /mnt, /srv or below.
  * Every value is normalised first: absolute, no "//", no "." or ".." component, no trailing
- * "/", and (for the roots above) a name below the root, not the root itself. A "%" escape
- * (%n, %h: Slurm substitutes the node name in slurmd's log file) stays inside one component.
+ * "/", and (for the roots above) a name below the root, not the root itself (TmpFS: or the
+ * root). It holds letters, digits and . _ - + @ : / only: no "%" (Slurm expands %n and %h in
+ * slurmd's log file name: the name checked would not be the one opened) and no glob character
+ * (slurmd expands Prolog and Epilog with glob(3): a star in /usr/sbin would run every program
+ * there).
  * Keys the charm owns outright (pid files, spool and state directories, PluginDir, the
  * credential keys) are refused by the option parser (slurmconf/options.h), not here.
  *
@@ -57,6 +63,7 @@ enum slurmconf_path_use {
         SLURMCONF_PATH_PROGRAM,
         SLURMCONF_PATH_CONFIG,
         SLURMCONF_PATH_MEASURED,
+        SLURMCONF_PATH_OTHER, /* a key the charm owns (pid files, spool, …): normalised only */
         _SLURMCONF_PATH_USE_MAX,
 };
 
@@ -93,12 +100,19 @@ int slurmconf_path_jobcomp(const char *jobcomp_type, enum slurmconf_path_use *re
  * caller prefixes the key. */
 int slurmconf_path_check(enum slurmconf_path_use use, const char *value, struct strbuf *err);
 
+/* SLURMCONF_PATH_F_ANYWHERE: only what the machine shows (owners, modes, links, directories),
+ * not the roots of the use nor the lexical rule (a compute unit judging the file slurmd runs,
+ * which an older controller charm may have written with paths now refused: draining every node
+ * for them would be the upgrade's outage; a value with a pattern or an escape is skipped). */
+#define SLURMCONF_PATH_F_ANYWHERE (1u << 0)
+
 /* The machine's rule of use for value under root (the file system's top: "" or NULL for "/",
  * a directory in tests), owner being the uid a LOG file must belong to: 0, -EINVAL (or
  * -ENOENT for a program that is not there) with one line in err. Checks the lexical rule
- * first. */
-int slurmconf_path_check_fs(
-        enum slurmconf_path_use use, const char *root, const char *value, uid_t owner, struct strbuf *err);
+ * first (unless flags say otherwise). Every symbolic link on the way to a program or a
+ * configuration file must be root's, in directories root's alone. */
+int slurmconf_path_check_fs(enum slurmconf_path_use use, const char *root, const char *value, uid_t owner,
+        unsigned flags, struct strbuf *err);
 
 struct slurmconf;
 
@@ -107,4 +121,4 @@ struct slurmconf;
  * daemon writes its logs as (SlurmUser's for slurmctld, 0 for slurmd). 0, or the first
  * failure (-EINVAL or -ENOENT) with "Key: …" in err. */
 int slurmconf_paths_check_conf(const struct slurmconf *c, enum slurmconf_path_host host, const char *root,
-        uid_t log_owner, struct strbuf *err);
+        uid_t log_owner, unsigned flags, struct strbuf *err);

@@ -478,7 +478,7 @@ static int check_name_list(const struct slurmconf_value_info *info, const char *
 static int check_path(const struct slurmconf_value_info *info, const char *value, struct strbuf *err) {
         const struct slurmconf_path_key *k = slurmconf_path_key(info->key);
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        int r = slurmconf_path_check(k ? k->use : SLURMCONF_PATH_MEASURED, value, &e);
+        int r = slurmconf_path_check(k ? k->use : SLURMCONF_PATH_OTHER, value, &e);
         if (r < 0 && err)
                 strbuf_addf(err, "%s: %s", info->key, e.buf);
         return r;

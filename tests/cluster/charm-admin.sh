@@ -60,6 +60,14 @@ sleep 2
 js trigger cpu/1 update-status >/dev/null
 settle
 ! is_active cpu/1 slurmd || die "update-status started slurmd while paused"
+# node-config starts nothing on a paused unit (issue 26, item 6): refused, nothing written
+defaults=$(fingerprint "$(root_of cpu/1)/etc/default/slurmd")
+if js run cpu/1 node-config parameters="Weight=7" >"$T/out" 2>&1; then
+        die "node-config on a paused unit succeeded: $(cat "$T/out")"
+fi
+grep -q "paused by admin (new disk); run resume first" "$T/out" || die "node-config while paused: $(cat "$T/out")"
+! is_active cpu/1 slurmd || die "node-config started slurmd while paused"
+[ "$(fingerprint "$(root_of cpu/1)/etc/default/slurmd")" = "$defaults" ] || die "node-config changed /etc/default/slurmd while paused"
 expect_status cpu/1 '^maintenance paused by admin: new disk \(resume: juju run cpu/1 resume\); slurmd inactive'"${AUTH_SERVICE:+; $AUTH_SERVICE inactive}"'$'
 js run slurmctld/0 pause reason=upgrade >/dev/null
 mx slurmctld/0 systemctl stop slurmctld

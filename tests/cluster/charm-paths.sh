@@ -95,9 +95,14 @@ refused "SlurmctldLogFile=/var/log/slurm/../../..$D/passwd" 'SlurmctldLogFile: .
 refused "Prolog=/etc/slurm/scripts/../../..$D/prog" 'Prolog: .*"\.\." component'
 refused "TmpFS=/tmp/../etc" 'TmpFS: .*"\.\." component'
 refused "SlurmdLogFile=/var/log//slurm/x.log" 'SlurmdLogFile: .*normalised'
+log "escapes Slurm expands, globs slurmd expands, TmpFS outside scratch places"
+refused "SlurmdLogFile=/var/log/slurm/slurmd-%n.log" 'SlurmdLogFile: .*has "%"'
+refused "Prolog=/usr/sbin/*" 'Prolog: .*has "\*"'
+refused "Epilog=/etc/slurm/scripts/[e]pilog" 'Epilog: .*has "\["'
+refused "TmpFS=/etc/sudoers.d" 'TmpFS: .*is outside /tmp'
 log "the keys the charm owns"
 for key in SlurmctldPidFile SlurmdPidFile SlurmdSpoolDir PluginDir JobCredentialPrivateKey \
-        JobCredentialPublicCertificate; do
+        JobCredentialPublicCertificate AccountingStoragePass; do
         refused "$key=$D/passwd" "key \"$key\" is managed by the charm"
 done
 log "JobCompLoc by its plugin"

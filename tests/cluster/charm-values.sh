@@ -66,6 +66,22 @@ expect_status cpu/0 '^active idle$'
 expect_app cpu '^active'
 grep -q "^PartitionName=cpu Nodes=cpu MaxTime=100 Default=YES$" "$conf" || die "fixed value not applied"
 
+log "a live change stays live: no restart at the next update-status (issue 26, item 5)"
+ctld_pid() { js exec slurmctld/0 -- systemctl show -p MainPID --value slurmctld; }
+pid=$(ctld_pid)
+js config cpu partition-config="MaxTime=500" >/dev/null
+settle
+ctl scontrol -o show partition cpu | grep -q ' MaxTime=08:20:00 ' || die "MaxTime=500 not live: $(ctl scontrol -o show partition cpu)"
+[ "$(ctld_pid)" = "$pid" ] || die "slurmctld restarted for a live change"
+for i in 1 2; do
+        js trigger slurmctld update-status >/dev/null
+        settle
+        [ "$(ctld_pid)" = "$pid" ] || die "update-status $i restarted slurmctld after a live change"
+done
+js config cpu partition-config="MaxTime=100" >/dev/null
+settle
+[ "$(ctld_pid)" = "$pid" ] || die "slurmctld restarted for a live change back"
+
 log "slurm-conf-parameters values Slurm refuses: blocked controller, slurm.conf unchanged"
 for bad in "SlurmctldDebug=loud" "SlurmdTimeout=abc" "SchedulerType=sched/nosuch" "MessageTimeout=99999999" \
         "PreemptMode=SOMETIMES" "ReturnToService=7" "TaskPlugin=task/affinity"; do

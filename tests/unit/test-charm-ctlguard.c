@@ -195,6 +195,30 @@ static void test_params(void **state) {
         compute_data_clear(&a);
 }
 
+/* An upgrade: the applied string holds an item today's rules refuse (a log file outside
+ * /var/log/slurm, accepted by an older charm). The rest of it stays, the item goes, the status
+ * says so: never "Slurm refuses even the last good settings". */
+static void test_params_salvaged(void **state) {
+        struct judge j = { 0 };
+        struct compute_data a = COMPUTE_DATA_INIT;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        decode("cpu", NULL, &a);
+        const struct ctl_guard_app apps[] = { { "cpu", &a } };
+        struct ctl_guard_input in = input(&j, apps, 1);
+        in.params = "SlurmctldLogFile=/var/log/slurmctld.log SlurmctldDebug=verbose MinJobAge=\"300\"";
+        in.params_applied = in.params;
+        _cleanup_(ctl_guard_result_done) struct ctl_guard_result r = CTL_GUARD_RESULT_INIT;
+        assert_int_equal(ctl_guard_render(&in, &r, &err), 0);
+        assert_true(r.params_refused);
+        assert_int_equal(r.refused.n, 2);
+        assert_non_null(strstr(r.refused.v[0], "is refused now; kept: \"SlurmctldDebug=verbose MinJobAge=\"300\"\""));
+        assert_non_null(strstr(r.refused.v[1], "SlurmctldLogFile: \"/var/log/slurmctld.log\" is outside"));
+        assert_true(has_line(&r.conf, "SlurmctldDebug=verbose"));
+        assert_null(strstr(r.conf.buf, "/var/log/slurmctld.log"));
+        assert_string_equal(r.params_applied, "SlurmctldDebug=verbose MinJobAge=\"300\"");
+        compute_data_clear(&a);
+}
+
 static void test_last_good_lines(void **state) {
         struct judge j = { 0 };
         struct compute_data a = COMPUTE_DATA_INIT, b = COMPUTE_DATA_INIT;
@@ -246,6 +270,7 @@ int main(void) {
                 cmocka_unit_test(test_all_good),
                 cmocka_unit_test(test_one_bad_application),
                 cmocka_unit_test(test_params),
+                cmocka_unit_test(test_params_salvaged),
                 cmocka_unit_test(test_last_good_lines),
                 cmocka_unit_test(test_nothing_acceptable),
         };

@@ -34,7 +34,7 @@ struct lex_case {
 static void test_lexical(void **state) {
         static const struct lex_case cases[] = {
                 { SLURMCONF_PATH_LOG, "/var/log/slurm/slurmctld.log", NULL },
-                { SLURMCONF_PATH_LOG, "/var/log/slurm/sub/slurmd.%n.log", NULL },
+                { SLURMCONF_PATH_LOG, "/var/log/slurm/sub/slurmd.log", NULL },
                 { SLURMCONF_PATH_LOG, "/etc/passwd", "is outside /var/log/slurm" },
                 { SLURMCONF_PATH_LOG, "/var/log/slurm", "is outside" },
                 { SLURMCONF_PATH_LOG, "/var/log/slurm/", "trailing" },
@@ -54,8 +54,17 @@ static void test_lexical(void **state) {
                 { SLURMCONF_PATH_CONFIG, "/etc/slurm/plugstack.conf", NULL },
                 { SLURMCONF_PATH_CONFIG, "/etc/shadow", "is outside /etc/slurm" },
                 { SLURMCONF_PATH_MEASURED, "/tmp", NULL },
+                { SLURMCONF_PATH_MEASURED, "/scratch/jobs", NULL },
+                { SLURMCONF_PATH_MEASURED, "/etc", "is outside /tmp" },
+                { SLURMCONF_PATH_MEASURED, "/etc/sudoers.d", "is outside /tmp" },
                 { SLURMCONF_PATH_MEASURED, "/scratch/../etc", "\"..\" component" },
                 { SLURMCONF_PATH_MEASURED, "tmp", "not an absolute path" },
+                /* escapes Slurm expands, globs slurmd expands */
+                { SLURMCONF_PATH_LOG, "/var/log/slurm/slurmd-%n.log", "has \"%\"" },
+                { SLURMCONF_PATH_PROGRAM, "/usr/sbin/*", "has \"*\"" },
+                { SLURMCONF_PATH_PROGRAM, "/etc/slurm/scripts/[p]rolog", "has \"[\"" },
+                { SLURMCONF_PATH_PROGRAM, "/etc/slurm/scripts/prolog?", "has \"?\"" },
+                { SLURMCONF_PATH_PROGRAM, "/etc/slurm/scripts/a=b", "has \"=\"" },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
@@ -187,7 +196,7 @@ static int teardown(void **state) {
 
 static void expect_fs(enum slurmconf_path_use use, const char *value, uid_t owner, int want_r, const char *want) {
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        int r = slurmconf_path_check_fs(use, root, value, owner, &e);
+        int r = slurmconf_path_check_fs(use, root, value, owner, 0, &e);
         if (r != want_r || (want && !strstr(e.buf, want)))
                 fail_msg("%s %s: r=%d \"%s\", want r=%d \"%s\"", slurmconf_path_use_name(use), value, r, e.buf, want_r,
                         strempty(want));
@@ -243,6 +252,20 @@ static void test_fs_program(void **state) {
                 file_at("/etc/slurm/scripts/sub/p", 0755, 0);
                 expect_fs(SLURMCONF_PATH_PROGRAM, "/etc/slurm/scripts/sub/p", 0, -EINVAL, "which is not root's");
         }
+        /* a chain of links: each one root's, in directories root's alone */
+        mkdir_at("/tmp", 01777, 0);
+        link_at("../usr/bin/true", "/tmp/hop");
+        link_at("../../../tmp/hop", "/etc/slurm/scripts/chain");
+        expect_fs(SLURMCONF_PATH_PROGRAM, "/etc/slurm/scripts/chain", 0, -EINVAL, "lies in /tmp, which");
+        mkdir_at("/etc/alt", 0755, 0);
+        link_at("../../usr/bin/true", "/etc/alt/t");
+        link_at("../../alt/t", "/etc/slurm/scripts/alt");
+        expect_fs(SLURMCONF_PATH_PROGRAM, "/etc/slurm/scripts/alt", 0, 0, NULL);
+        if (geteuid() == 0) {
+                _cleanup_free_ char *l = at("/etc/alt/t");
+                assert_int_equal(lchown(l, SLURM_UID, 0), 0);
+                expect_fs(SLURMCONF_PATH_PROGRAM, "/etc/slurm/scripts/alt", 0, -EINVAL, "goes through the link /etc/alt/t of uid");
+        }
         mkdir_at("/etc/slurm/scripts", 0777, 0);
         expect_fs(SLURMCONF_PATH_PROGRAM, "/etc/slurm/scripts/prolog", 0, -EINVAL, "/etc/slurm/scripts, which");
         mkdir_at("/etc/slurm/scripts", 0755, 0);
@@ -255,7 +278,23 @@ static void test_fs_config(void **state) {
         expect_fs(SLURMCONF_PATH_CONFIG, "/etc/slurm/plugstack.conf", 0, -EINVAL, "mode 0666");
         file_at("/etc/slurm/plugstack.conf", 0644, 0);
         expect_fs(SLURMCONF_PATH_CONFIG, "/etc/slurm/plugstack.conf", 0, 0, NULL);
-        expect_fs(SLURMCONF_PATH_MEASURED, "/anything/at/all", 0, 0, NULL);
+        /* absent, in a directory others may write: whoever creates it chooses what root loads */
+        mkdir_at("/etc/slurm/plug", 0777, 0);
+        expect_fs(SLURMCONF_PATH_CONFIG, "/etc/slurm/plug/plugstack.conf", 0, -EINVAL, "/etc/slurm/plug, which");
+        expect_fs(SLURMCONF_PATH_MEASURED, "/tmp/anything", 0, 0, NULL);
+        /* anywhere (a compute unit's view of a file an older charm wrote): the machine only */
+        file_at("/etc/slurm/prolog.sh", 0755, 0);
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        assert_int_equal(slurmconf_path_check_fs(SLURMCONF_PATH_PROGRAM, root, "/etc/slurm/prolog.sh", 0,
+                                 SLURMCONF_PATH_F_ANYWHERE, &e),
+                0);
+        assert_int_equal(slurmconf_path_check_fs(SLURMCONF_PATH_PROGRAM, root, "/etc/slurm/prolog.d/*", 0,
+                                 SLURMCONF_PATH_F_ANYWHERE, &e),
+                0);
+        file_at("/etc/slurm/open.sh", 0777, 0);
+        assert_int_equal(slurmconf_path_check_fs(SLURMCONF_PATH_PROGRAM, root, "/etc/slurm/open.sh", 0,
+                                 SLURMCONF_PATH_F_ANYWHERE, &e),
+                -EINVAL);
 }
 
 static void test_fs_conf(void **state) {
@@ -267,8 +306,8 @@ static void test_fs_conf(void **state) {
         _cleanup_slurmconf_ struct slurmconf *c = NULL;
         assert_int_equal(slurmconf_parse("slurm.conf", text, sizeof text - 1, &c, NULL), 0);
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        assert_int_equal(slurmconf_paths_check_conf(c, SLURMCONF_PATH_CTLD, root, 0, &e), 0);
-        assert_int_equal(slurmconf_paths_check_conf(c, SLURMCONF_PATH_NODE, root, 0, &e), -ENOENT);
+        assert_int_equal(slurmconf_paths_check_conf(c, SLURMCONF_PATH_CTLD, root, 0, 0, &e), 0);
+        assert_int_equal(slurmconf_paths_check_conf(c, SLURMCONF_PATH_NODE, root, 0, 0, &e), -ENOENT);
         assert_non_null(strstr(e.buf, "Prolog: \"/etc/slurm/scripts/nosuch\" does not exist"));
 
         link_at("../../../etc/passwd", "/var/log/slurm/evil.log");
@@ -276,7 +315,7 @@ static void test_fs_conf(void **state) {
         _cleanup_slurmconf_ struct slurmconf *c2 = NULL;
         assert_int_equal(slurmconf_parse("slurm.conf", text2, sizeof text2 - 1, &c2, NULL), 0);
         strbuf_reset(&e);
-        assert_int_equal(slurmconf_paths_check_conf(c2, SLURMCONF_PATH_CTLD, root, 0, &e), -EINVAL);
+        assert_int_equal(slurmconf_paths_check_conf(c2, SLURMCONF_PATH_CTLD, root, 0, 0, &e), -EINVAL);
         assert_non_null(strstr(e.buf, "JobCompLoc: "));
 }
 

@@ -251,7 +251,9 @@ static void test_lists_and_specials(void **state) {
                 { P, "SuspendTime", "NONE", "is not seconds" }, /* partitions: INFINITE or -1 only */
                 { P, "OverTimeLimit", "UNLIMITED", NULL },
                 { P, "OverTimeLimit", "soon", "is not minutes" },
-                { G, "SlurmdLogFile", "/var/log/slurm/slurmd.%n.log", NULL },
+                { G, "SlurmdLogFile", "/var/log/slurm/slurmd.log", NULL },
+                { G, "SlurmdLogFile", "/var/log/slurm/slurmd.%n.log", "has \"%\"" }, /* expanded by Slurm */
+                { G, "SlurmdLogFile", "/etc/passwd", "is outside /var/log/slurm" },
                 { G, "SlurmdLogFile", "slurmd.log", "is not an absolute path" },
                 { G, "PluginDir", "/usr:/tmp", NULL },
                 { G, "PluginDir", "/usr:/nonexistent", "is not a directory on this machine" },
