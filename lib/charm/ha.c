@@ -108,16 +108,41 @@ int ha_marker_write(
         return 1;
 }
 
-int ha_takeover_mark(const char *dir, const char *unit, uid_t uid, gid_t gid, struct strbuf *err) {
+/* <dir>/HA_MARKER_DIR/<name> holding line, owned by uid:gid, replaced atomically. */
+static int shared_note_write(
+        const char *dir, const char *name, const char *line, uid_t uid, gid_t gid, struct strbuf *err) {
         _cleanup_free_ char *mdir = xasprintf("%s/%s", dir, HA_MARKER_DIR);
-        _cleanup_free_ char *path = xasprintf("%s/takeover", mdir);
-        _cleanup_free_ char *line = xasprintf("%s %lld\n", unit, (long long) time(NULL));
+        _cleanup_free_ char *path = xasprintf("%s/%s", mdir, name);
         int r = mkdir_p(mdir, 0700);
         if (r >= 0)
                 r = write_file_atomic(path, line, strlen(line), 0600, uid, gid);
         if (r < 0)
                 strbuf_addf(err, "%s: %s", path, strerror(-r));
         return r < 0 ? r : 0;
+}
+
+int ha_takeover_mark(const char *dir, const char *unit, uid_t uid, gid_t gid, struct strbuf *err) {
+        _cleanup_free_ char *line = xasprintf("%s %lld\n", unit, (long long) time(NULL));
+        return shared_note_write(dir, "takeover", line, uid, gid, err);
+}
+
+int ha_charge_mark_write(const char *dir, long index, time_t t, uid_t uid, gid_t gid, struct strbuf *err) {
+        _cleanup_free_ char *line = xasprintf("%ld %lld\n", index, (long long) t);
+        return shared_note_write(dir, "charge", line, uid, gid, err);
+}
+
+int ha_charge_mark_read(const char *dir, long *ret_index, time_t *ret_time) {
+        _cleanup_free_ char *path = xasprintf("%s/%s/charge", dir, HA_MARKER_DIR), *data = NULL;
+        long idx;
+        long long t;
+        int r = read_full_file(path, &data, NULL);
+        if (r < 0)
+                return r;
+        if (sscanf(data, "%ld %lld", &idx, &t) != 2 || idx < 0)
+                return -EINVAL;
+        *ret_index = idx;
+        *ret_time = (time_t) t;
+        return 0;
 }
 
 int ha_takeover_read(const char *dir, char **ret_unit, time_t *ret_time) {

@@ -70,6 +70,14 @@ int ha_marker_seen(const char *dir, const char *unit, const char *token);
  * there is none (one controller, or never in charge), -EINVAL for a malformed file. */
 int ha_heartbeat_read(const char *dir, time_t *ret_time, uint64_t *ret_index);
 
+/* The controller in charge as its sentinel saw it (charm/fence.h), in the shared directory
+ * (<dir>/HA_MARKER_DIR/charge: "<index> <time>"): written by the sentinels only, so that a
+ * machine frozen whole can tell, when it continues, whether another controller took charge
+ * meanwhile, even after its own stale slurmctld wrote the heartbeat again. */
+int ha_charge_mark_write(const char *dir, long index, time_t t, uid_t uid, gid_t gid, struct strbuf *err);
+/* 0 with the mark's index and time, -ENOENT when there is none, -EINVAL when malformed. */
+int ha_charge_mark_read(const char *dir, long *ret_index, time_t *ret_time);
+
 /* Taking charge, told to the compute units. A controller that takes charge (a failover, a
  * failback, a takeover) may have read state saved before the last dynamic node registrations
  * (saved only by slurmctld's 5-minute checkpoint; 24.11's failback reads the backup's state

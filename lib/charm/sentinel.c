@@ -5,15 +5,21 @@
 #include "util/alloc.h"
 #include "charm/sentinel.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <pwd.h>
+#include <signal.h>
 #include <strings.h>
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "charm/fence.h"
 #include "charm/ha.h"
 #include "charm/watcher.h"
+#include "systemd/unit.h"
 #include "util/fileio.h"
 #include "slurm/client.h"
 
@@ -64,7 +70,15 @@ struct sentinel {
         bool have_conf;      /* conf_st, n_ctl and self hold the configuration read last */
         struct stat conf_st; /* its inode and mtime */
         int n_ctl, self;     /* its controllers, and this host's index among them (-1: none) */
+        struct strv hosts;   /* each controller's address (or name), in order */
+        unsigned port;       /* SlurmctldPort */
         struct sentinel_nudge nudge;
+        struct fence_watch fence; /* charm/fence.h */
+        bool fenced_logged;       /* the hold was logged (once per fence) */
+        uid_t slurm_uid;          /* owner of what it writes in the shared directory */
+        gid_t slurm_gid;
+        time_t mark_written;      /* when it last wrote the charge mark (0: not as in charge) */
+        sd_bus *bus;              /* for slurmctld's MainPID (NULL: opened at the next look) */
         unsigned nudges, failures; /* since the last report */
         bool failing;              /* the last look failed (logged once per streak) */
         uint64_t report_due;
@@ -99,7 +113,10 @@ int sentinel_conf_private(
                 const char *nl = strchr(line, '\n'), *name = NULL;
                 size_t len = nl ? (size_t) (nl - line) + 1 : strlen(line);
                 size_t nlen = ctl_host_line(line, &name);
-                if (nlen == 0)
+                const char *l = line + strspn(line, " \t");
+                if (strncasecmp(l, "MessageTimeout=", 15) == 0)
+                        ; /* its own, below */
+                else if (nlen == 0)
                         strbuf_add(ret, line, len);
                 else {
                         if (nlen == strlen(host) && strncmp(name, host, nlen) == 0 && self < 0) {
@@ -112,9 +129,33 @@ int sentinel_conf_private(
         }
         if (ret->len && ret->buf[ret->len - 1] != '\n')
                 strbuf_addch(ret, '\n');
+        strbuf_addf(ret, "MessageTimeout=%d\n", SENTINEL_MSG_TIMEOUT_S);
         *ret_n = n;
         *ret_self = self;
         return self;
+}
+
+/* Each SlurmctldHost's address (the name when it has none), in order, and SlurmctldPort
+ * (6817 when not set). */
+static void conf_hosts(const char *conf, struct strv *ret, unsigned *ret_port) {
+        strv_clear(ret);
+        *ret_port = 6817;
+        for (const char *line = conf; line && *line;) {
+                const char *nl = strchr(line, '\n'), *name = NULL;
+                size_t len = nl ? (size_t) (nl - line) + 1 : strlen(line);
+                size_t nlen = ctl_host_line(line, &name);
+                const char *l = line + strspn(line, " \t");
+                if (nlen > 0) {
+                        const char *open = name[nlen] == '(' ? name + nlen + 1 : NULL;
+                        size_t alen = open ? strcspn(open, ")\n") : 0;
+                        strv_push_take(ret, open && alen ? xstrndup(open, alen) : xstrndup(name, nlen));
+                } else if (strncasecmp(l, "SlurmctldPort=", 14) == 0) {
+                        unsigned long v = strtoul(l + 14, NULL, 10);
+                        if (v > 0 && v < 65536)
+                                *ret_port = (unsigned) v;
+                }
+                line += len;
+        }
 }
 
 /* The configuration, read again when the file changed (a new controller order, a state
@@ -140,6 +181,7 @@ static bool conf_current(struct sentinel *s) {
                 return s->have_conf;
         }
         (void) sentinel_conf_private(data, s->host, &copy, &s->n_ctl, &s->self);
+        conf_hosts(data, &s->hosts, &s->port);
         const char *private = s->o->private_conf ? s->o->private_conf : SENTINEL_PRIVATE_CONF;
         _cleanup_free_ char *dir = xstrndup(private, strrchr(private, '/') - private);
         if (s->self >= 0) {
@@ -177,11 +219,143 @@ static bool in_charge(struct sentinel *s) {
                 time(NULL) - t <= (time_t) slurm_client_ctl_timeout() && idx == (uint64_t) s->self;
 }
 
-static void tick(struct sentinel *s) {
-        if (!conf_current(s) || !in_charge(s)) {
-                sentinel_nudge_reset(&s->nudge);
+/* slurmctld's main pid (systemd's MainPID: 24.11 under systemd writes no pid file; checked
+ * against /proc) and its state letter. The bus connection is kept, opened again after a
+ * failure. */
+static uint32_t ctld_process(struct sentinel *s, char *ret_state) {
+        *ret_state = 0;
+        _cleanup_free_ char *stat = NULL, *comm = NULL;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        struct unit_state st;
+        if (!s->bus && unit_bus_open(&s->bus, &e) < 0) {
+                s->bus = NULL;
+                return 0;
+        }
+        if (unit_get_state(s->bus, "slurmctld.service", &st, &e) < 0) {
+                s->bus = sd_bus_flush_close_unref(s->bus);
+                return 0;
+        }
+        unsigned long pid = st.main_pid;
+        if (pid == 0)
+                return 0;
+        _cleanup_free_ char *comm_path = xasprintf("/proc/%lu/comm", pid),
+                            *stat_path = xasprintf("/proc/%lu/stat", pid);
+        if (read_full_file(comm_path, &comm, NULL) < 0 || strncmp(comm, "slurmctld", 9) != 0)
+                return 0;
+        if (read_full_file(stat_path, &stat, NULL) >= 0) {
+                const char *paren = strrchr(stat, ')');
+                if (paren && paren[1] == ' ')
+                        *ret_state = paren[2];
+        }
+        return (uint32_t) pid;
+}
+
+static int unit_job(bool start, struct strbuf *err) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r = unit_bus_open(&bus, err);
+        if (r < 0)
+                return r;
+        if (start)
+                return unit_start(bus, "slurmctld.service", 90 * 1000000ULL, err);
+        /* stopped, not failed: the service watcher then runs the charm, which says "fenced" */
+        r = unit_stop(bus, "slurmctld.service", 30 * 1000000ULL, err);
+        if (r >= 0)
+                r = unit_reset_failed(bus, "slurmctld.service", 10 * 1000000ULL, err);
+        return r;
+}
+
+/* While fenced: lift the hold when fence_lift_due() says so (slurmctld started again). */
+static void fence_hold(struct sentinel *s, time_t since) {
+        time_t t = 0;
+        uint64_t idx = 0;
+        const char *dir = slurm_client_state_dir();
+        bool have = dir && ha_heartbeat_read(dir, &t, &idx) >= 0;
+        bool reachable = have && idx < s->hosts.n && charm_host_listening(s->hosts.v[idx], s->port, 1000);
+        if (!s->fenced_logged) {
+                logf_(s, "fenced since %lld: slurmctld held down until the controller in charge answers here",
+                        (long long) since);
+                s->fenced_logged = true;
+        }
+        if (!fence_lift_due(since, have, t, idx, s->self, time(NULL), slurm_client_ctl_timeout(), reachable))
+                return;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int r = fence_record_clear(NULL, &e);
+        if (r >= 0)
+                r = unit_job(true, &e);
+        if (r < 0) {
+                logf_(s, "lifting the fence: %s", e.buf);
                 return;
         }
+        s->fenced_logged = false;
+        logf_(s, "fence lifted (%s): slurmctld started, it asks for control and reads the saved state",
+                have && idx != (uint64_t) s->self ? "the controller in charge answers" : "no other controller in charge");
+}
+
+/* The fence look (charm/fence.h); true when slurmctld must not be asked anything this tick
+ * (stopped, killed, or held down). */
+static bool fence_tick(struct sentinel *s, uint64_t overslept_usec) {
+        time_t since = 0;
+        int r = fence_record_read(NULL, &since, NULL, NULL);
+        if (r != 0) {
+                fence_hold(s, r > 0 ? since : 0);
+                return true;
+        }
+        char state = 0;
+        struct fence_look l = {
+                .pid = ctld_process(s, &state),
+                .self = s->self,
+                .n_ctl = s->n_ctl,
+                .now = time(NULL),
+                .timeout_s = slurm_client_ctl_timeout(),
+                .overslept_usec = overslept_usec,
+        };
+        l.state = state;
+        const char *dir = slurm_client_state_dir();
+        l.have_beat = dir && ha_heartbeat_read(dir, &l.beat_time, &l.beat_index) >= 0;
+        l.have_mark = dir && ha_charge_mark_read(dir, &l.mark_index, &l.mark_time) >= 0;
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT, e = STRBUF_INIT;
+        if (fence_judge(&s->fence, &l, &why) != FENCE_KILL)
+                return state == 'T' || state == 't';
+        /* first the kill: a stopped process gets nothing else (systemd's stop would continue it
+         * with SIGCONT after its SIGTERM, and it would save its stale state on the way out) */
+        if (kill((pid_t) l.pid, SIGKILL) < 0 && errno != ESRCH) {
+                logf_(s, "fence: kill %" PRIu32 ": %s", l.pid, strerror(errno));
+                return true;
+        }
+        long in_charge = l.have_beat && l.beat_index != (uint64_t) s->self ? (long) l.beat_index : -1;
+        r = fence_record_write(NULL, l.now, in_charge, why.buf, &e);
+        if (r >= 0)
+                r = unit_job(false, &e);
+        logf_(s, "fenced: %s; slurmctld killed%s%s", why.buf, r < 0 ? ", but " : "", r < 0 ? e.buf : "");
+        s->fence = (struct fence_watch){ 0 };
+        return true;
+}
+
+/* The charge mark (ha_charge_mark_write), renewed every 2 s while this unit's slurmctld is in
+ * charge: what a frozen machine's sentinel reads when it continues (charm/fence.h). */
+static void charge_mark(struct sentinel *s) {
+        time_t now = time(NULL);
+        if (s->n_ctl < 2 || (s->mark_written && now - s->mark_written < 2 && now >= s->mark_written))
+                return;
+        const char *dir = slurm_client_state_dir();
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        if (!dir || ha_charge_mark_write(dir, s->self, now, s->slurm_uid, s->slurm_gid, &e) < 0) {
+                if (s->mark_written >= 0)
+                        logf_(s, "charge mark: %s (retried every tick)", e.len ? e.buf : "no state directory");
+                s->mark_written = -1;
+                return;
+        }
+        s->mark_written = now;
+}
+
+static void tick(struct sentinel *s, uint64_t overslept_usec) {
+        if (!conf_current(s) || (s->self >= 0 && fence_tick(s, overslept_usec)) || !in_charge(s)) {
+                sentinel_nudge_reset(&s->nudge);
+                if (s->mark_written > 0)
+                        s->mark_written = 0;
+                return;
+        }
+        charge_mark(s);
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         struct slurm_ctl_stats st;
         int r = slurm_ctl_stats_get(&st, &e);
@@ -212,7 +386,7 @@ static void report(struct sentinel *s, uint64_t now) {
 }
 
 int sentinel_run(const struct sentinel_opts *o, struct strbuf *err) {
-        struct sentinel s = { .o = o };
+        struct sentinel s = { .o = o, .hosts = STRV_INIT };
         uint64_t tick_usec = o->tick_usec ? o->tick_usec : SENTINEL_TICK_USEC_DEFAULT;
 
         if (o->host)
@@ -226,8 +400,17 @@ int sentinel_run(const struct sentinel_opts *o, struct strbuf *err) {
         s.report_due = next + SENTINEL_REPORT_USEC;
         logf_(&s, "watching slurmctld on %s: a job state save asked for when a job started (every %llu ms)",
                 s.host, (unsigned long long) (tick_usec / 1000));
+        struct passwd *pw = getpwnam("slurm");
+        s.slurm_uid = pw ? pw->pw_uid : 0;
+        s.slurm_gid = pw ? pw->pw_gid : 0;
+        uint64_t prev = 0;
         for (unsigned n = 0; !o->max_ticks || n < o->max_ticks; n++) {
-                tick(&s);
+                /* how late this look comes after the last one, beyond a tick: this process
+                 * (the machine) was frozen, wherever in the loop it was */
+                uint64_t start = mono_usec();
+                uint64_t late = prev && start > prev + tick_usec ? start - prev - tick_usec : 0;
+                prev = start;
+                tick(&s, late);
                 uint64_t now = mono_usec();
                 report(&s, now);
                 next += tick_usec;
@@ -235,5 +418,7 @@ int sentinel_run(const struct sentinel_opts *o, struct strbuf *err) {
                         next = now;
                 sleep_until(next);
         }
+        strv_clear(&s.hosts);
+        s.bus = sd_bus_flush_close_unref(s.bus);
         return 0;
 }

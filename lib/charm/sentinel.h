@@ -19,6 +19,12 @@
  * only controller, or the writer of a fresh heartbeat, ha.h), so that several sentinels do not
  * ask one controller.
  *
+ * Fencing (issue 25, "a returning controller never wins with stale state"): each tick first
+ * looks at slurmctld's process, the heartbeat, the charge mark and its own lateness, and kills a
+ * stale slurmctld and holds it down, or lifts that hold (charm/fence.h); while its slurmctld is
+ * in charge it renews the charge mark (charm/ha.h) every 2 s; a stopped slurmctld is asked
+ * nothing.
+ *
  * Invariants: the loop never prints (o->log), every wait is bounded, a failed look is retried
  * at the next tick. Ownership: none. */
 #pragma once
@@ -36,8 +42,12 @@
 #define SENTINEL_TEMPLATE "juju-slurmctld-sentinel.service"
 #define SENTINEL_EXE "bin/slurmctld-sentinel"
 #define SENTINEL_TICK_USEC_DEFAULT (1000 * 1000ULL)
-/* The client configuration it uses: slurm.conf with this host's SlurmctldHost line only (the
- * unit's RuntimeDirectory). */
+/* Its RPCs' MessageTimeout: a look that meets a stopped slurmctld (a look in flight when it
+ * was frozen) returns after this, not after the cluster's 10 s or more (libslurm tries twice),
+ * so that the fence (charm/fence.h) is not late by that much. */
+#define SENTINEL_MSG_TIMEOUT_S 2
+/* The client configuration it uses: slurm.conf with this host's SlurmctldHost line only and
+ * MessageTimeout=SENTINEL_MSG_TIMEOUT_S (the unit's RuntimeDirectory). */
 #define SENTINEL_PRIVATE_CONF "/run/slurmctld-sentinel/slurm.conf"
 /* How often the loop summarises its save requests in its log. */
 #define SENTINEL_REPORT_USEC (60 * 1000 * 1000ULL)
@@ -64,7 +74,8 @@ void sentinel_nudge_reset(struct sentinel_nudge *n);
 
 /* --- the loop ---------------------------------------------------------------------------------- */
 
-/* conf without the SlurmctldHost lines of other hosts (appended to ret, ending in a newline),
+/* conf without the SlurmctldHost lines of other hosts and with the sentinel's MessageTimeout
+ * (appended to ret, ending in a newline),
  * the number of SlurmctldHost lines in *ret_n and host's index among them in *ret_self (-1:
  * none, and then no SlurmctldHost line is kept). Returns *ret_self. Pure. */
 int sentinel_conf_private(const char *conf, const char *host, struct strbuf *ret, int *ret_n, int *ret_self);

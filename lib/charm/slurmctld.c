@@ -12,6 +12,7 @@
 #include "charm/ctlapply.h"
 #include "charm/ctlconf.h"
 #include "charm/ctlguard.h"
+#include "charm/fence.h"
 #include "charm/gres.h"
 #include "charm/ha.h"
 #include "charm/nodeevents.h"
@@ -835,7 +836,7 @@ static int ctl_paths_check(const struct charm_paths *paths, const char *data, si
                 strbuf_addf(err, "user %s: not on this machine", user);
                 return -ENOENT;
         }
-        r = slurmconf_paths_check_conf(c, SLURMCONF_PATH_CTLD, paths->root, pw->pw_uid, &e);
+        r = slurmconf_paths_check_conf(c, SLURMCONF_PATH_CTLD, paths->root, pw->pw_uid, 0, &e);
         if (r < 0) {
                 strbuf_addf(err, "%s", e.buf);
                 return -EINVAL;
@@ -1184,6 +1185,18 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (r < 0) {
                 strbuf_addf(err, "pause state: %s", strerror(-r));
                 return r;
+        }
+        /* fenced by the sentinel (charm/fence.h): slurmctld stays down until it lifts the hold */
+        {
+                _cleanup_free_ char *why = NULL;
+                r = fence_record_read(&o->paths, NULL, NULL, &why);
+                if (r != 0) {
+                        charm_outcome_set(out, JUJU_STATUS_WAITING,
+                                "fenced: %s; slurmctld held down until the controller in charge answers here "
+                                "(the sentinel starts it)",
+                                why ? why : "unreadable fence record");
+                        return 0;
+                }
         }
         r = is_unit_event_on_slurmd(env) ? gres_event(ctx, o, env, err) : 1;
         if (r < 0)

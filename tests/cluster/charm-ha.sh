@@ -27,63 +27,8 @@ expect_status slurmctld/0 '^active primary, in charge; 2 nodes in 1 partition$'
 expect_status slurmctld/1 '^active backup 1, [^ ]+ in charge; 2 nodes in 1 partition$'
 [ "$(stat -c %U "$T/state")" = slurm ] || die "state dir owner: $(stat -c %U "$T/state")"
 
-# mx UNIT CMD…: CMD on the unit's machine outside any hook (an admin there)
-mx() {
-        local m
-        m=$(machine_of "$1")
-        shift
-        "$JSM" exec "$MODEL" "$m" --timeout 30 -- "$@"
-}
-# on UNIT CMD…: a Slurm client command on that controller's machine (no hook lock)
-on() { mx "$@"; }
-ctl_hosts() { grep '^SlurmctldHost=' "$(root_of "$1")/etc/slurm/slurm.conf" | sed 's/^SlurmctldHost=\([^(]*\).*/\1/' | tr '\n' ' '; }
-host_of() { js exec "$1" -- hostname; }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# answers UNIT: that unit's slurmctld is the one in charge: squeue through a client list naming
-# only it (a standby answers "Slurm backup controller in standby mode")
-answers() {
-        mx "$1" sh -c 'grep -v "^SlurmctldHost=" /etc/slurm/slurm.conf >/tmp/one.conf &&
-                echo "SlurmctldHost=$(hostname)" >>/tmp/one.conf &&
-                SLURM_CONF=/tmp/one.conf timeout 5 squeue -h >/dev/null 2>&1'
-}
-# no_job_lost UNIT JOB…: every job is known to the controller UNIT reaches, none FAILED/NODE_FAIL
-no_job_lost() {
-        local u=$1 j st
-        shift
-        for j in "$@"; do
-                st=$(on "$u" scontrol -o show job "$j" 2>/dev/null | tr ' ' '\n' | sed -n 's/^JobState=//p')
-                case "$st" in
-                RUNNING | PENDING | COMPLETED | COMPLETING | CONFIGURING) ;;
-                *) die "job $j: \"$st\" (lost or failed)" ;;
-                esac
-        done
-}
-wait_done() { # UNIT JOB SECONDS
-        local i st
-        for ((i = 0; i < $3 * 2; i++)); do
-                st=$(on "$1" scontrol -o show job "$2" 2>/dev/null | tr ' ' '\n' | sed -n 's/^JobState=//p')
-                [ "$st" = COMPLETED ] && return 0
-                sleep 0.5
-        done
-        die "job $2: $st after $3 s, want COMPLETED"
-}
-sub() { on "$1" sbatch --parsable -o /dev/null "${@:2}" | cut -d';' -f1; }
-# quiet: slurmctld saves job state at most every 5 s; a kill -9 inside that window loses what
-# changed (Slurm's behaviour, HACKING.md "High availability")
-quiet() { sleep 6; }
-# fail_over DOWN UP: waits until UP's slurmctld answers as the one in charge; prints the figure
-fail_over() {
-        local t0=$1 up=$2 t
-        for ((t = 0; t < (T_OUT + 20) * 4; t++)); do
-                if answers "$up"; then
-                        log "figure: primary lost -> $up answers: $(($(now_ms) - t0)) ms (SlurmctldTimeout ${T_OUT} s)"
-                        return 0
-                fi
-                sleep 0.25
-        done
-        die "$up did not take over within $((T_OUT + 20)) s"
-}
-
+# shellcheck source=tests/cluster/ha-lib.sh
+source "$(dirname "$0")/ha-lib.sh"
 log "failover: the primary's slurmctld killed and kept down"
 run1=$(sub slurmctld/0 -w cpu-0 --wrap "sleep 40")
 pend1=$(sub slurmctld/0 --begin=now+30 --wrap true)
@@ -143,9 +88,18 @@ answers slurmctld/0 || die "the primary did not take control back"
 log "figure: resume -> the primary answers, in charge again: $(($(now_ms) - t0)) ms"
 js trigger slurmctld update-status >/dev/null
 settle
+# (the notice may come from a service watcher's run that began while settle looked: queued
+# after it returned, so it is waited for, bounded)
+# (grep -q on a pipe ends the writer early: under pipefail a match then reads as a failure, so
+# the list is taken whole first)
 for u in cpu/0 cpu/1 cpu/2; do
-        hooks_since "$lines" | grep -q "^$u slurmctld-relation-changed ok " ||
-                die "$u: no slurmctld-relation-changed after the failback: $(hooks_since "$lines" | tr '\n' '|')"
+        for ((i = 0; i < 40; i++)); do
+                got=$(hooks_since "$lines")
+                grep -q "^$u slurmctld-relation-changed ok " <<<"$got" && break
+                sleep 0.5
+        done
+        grep -q "^$u slurmctld-relation-changed ok " <<<"$got" ||
+                die "$u: no slurmctld-relation-changed after the failback: $(tr '\n' '|' <<<"$got")"
 done
 tail -n +"$((lines + 1))" "$MODEL/debug-log.jsonl" | grep -q 'node cpu-2 unknown to slurmctld: restarting slurmd' ||
         die "cpu/2 did not register its node again after the failback"

@@ -216,6 +216,9 @@ hooks_since() {
         tail -n +"$(($1 + 1))" "$MODEL/debug-log.jsonl" | python3 -c '
 import json, sys
 for l in sys.stdin:
-    h = json.loads(l)
-    print(h["unit"], h["hook"], h["status"], h.get("duration-ms", 0))'
+    try:
+        h = json.loads(l)
+    except ValueError:
+        continue  # a record being written this instant (a watcher run): not a whole line yet
+    print(h.get("unit"), h.get("hook"), h.get("status"), h.get("duration-ms", 0))'
 }

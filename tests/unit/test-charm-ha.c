@@ -99,6 +99,20 @@ static void test_markers(void **state) {
         assert_int_equal(ha_takeover_read(dir, &unit, &t), 0);
         assert_string_equal(unit, "slurmctld/1");
         assert_true(t > 0 && t <= time(NULL));
+
+        /* the sentinels' charge mark (charm/fence.h) */
+        long idx = -1;
+        assert_int_equal(ha_charge_mark_read(dir, &idx, &t), -ENOENT);
+        assert_int_equal(ha_charge_mark_write(dir, 1, 1234, getuid(), getgid(), &err), 0);
+        assert_int_equal(ha_charge_mark_read(dir, &idx, &t), 0);
+        assert_int_equal(idx, 1);
+        assert_int_equal(t, 1234);
+        assert_int_equal(ha_charge_mark_write(dir, 0, 1240, getuid(), getgid(), &err), 0);
+        assert_int_equal(ha_charge_mark_read(dir, &idx, &t), 0);
+        assert_int_equal(idx, 0);
+        _cleanup_free_ char *cm = xasprintf("%s/charm-markers/charge", dir);
+        assert_int_equal(write_file_atomic(cm, "x\n", 2, 0600, (uid_t) -1, (gid_t) -1), 0);
+        assert_int_equal(ha_charge_mark_read(dir, &idx, &t), -EINVAL);
 }
 
 static void test_charge_note(void **state) {

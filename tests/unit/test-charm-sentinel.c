@@ -48,6 +48,7 @@ static void test_conf_private(void **state) {
                             "  slurmctldhost=juju-m-1(10.0.0.2)\n"
                             "SlurmctldHost=juju-m-10\n"
                             "SlurmctldPort=6817\n"
+                            " MessageTimeout=30\n"
                             "StateSaveLocation=/srv/state";
         _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
         int n = -1, self = -2;
@@ -56,7 +57,7 @@ static void test_conf_private(void **state) {
         assert_int_equal(self, 1);
         assert_string_equal(out.buf,
                 "ClusterName=c\n  slurmctldhost=juju-m-1(10.0.0.2)\nSlurmctldPort=6817\n"
-                "StateSaveLocation=/srv/state\n");
+                "StateSaveLocation=/srv/state\nMessageTimeout=2\n");
         /* a prefix of another host's name is not this host */
         strbuf_reset(&out);
         assert_int_equal(sentinel_conf_private(conf, "juju-m-1", &out, &n, &self), 1);

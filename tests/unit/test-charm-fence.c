@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests for lib/charm/fence: when a stale controller is killed (stopped, hung, or its
+ * machine frozen while another took charge), when it is not (one controller, a standby, a
+ * relieved one, an old beat, another process), when the hold is lifted, and the record. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "util/macro.h"
+#include "charm/fence.h"
+#include "tmpdir.h"
+
+#include "util/banned.h"
+
+#define T 10
+#define S 1000000ULL
+
+static struct fence_look look(uint32_t pid, char state, uint64_t idx, time_t beat, time_t now) {
+        return (struct fence_look){ .pid = pid, .state = state, .self = 0, .n_ctl = 2, .have_beat = true,
+                .beat_time = beat, .beat_index = idx, .now = now, .timeout_s = T };
+}
+
+static enum fence_verdict judge(struct fence_watch *w, struct fence_look l) {
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+        enum fence_verdict v = fence_judge(w, &l, &why);
+        assert_true((v == FENCE_KILL) == (why.len > 0));
+        return v;
+}
+
+static void test_stopped(void **state) {
+        struct fence_watch w = { 0 };
+        /* in charge, beating; then stopped: the heartbeat ages, still its own */
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1001)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1002, 1003)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(100, 'T', 0, 1002, 1010)), FENCE_KEEP);
+        /* a backup takes charge while it is stopped */
+        struct fence_look l = look(100, 'T', 1, 1015, 1015);
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+        assert_int_equal(fence_judge(&w, &l, &why), FENCE_KILL);
+        assert_non_null(strstr(why.buf, "pid 100) stopped while controller 1 took charge"));
+}
+
+static void test_not_stale(void **state) {
+        struct fence_watch w = { 0 };
+        /* one controller alone */
+        struct fence_look l = look(100, 'T', 1, 1015, 1015);
+        l.n_ctl = 1;
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1000)), FENCE_KEEP);
+        assert_int_equal(judge(&w, l), FENCE_KEEP);
+        /* a standby that never wrote the heartbeat, stopped while another is in charge */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(200, 'S', 1, 1000, 1000)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(200, 'T', 1, 1020, 1020)), FENCE_KEEP);
+        /* relieved while running (a takeover, a failback): a standby from then on */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(300, 'S', 0, 1000, 1000)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(300, 'S', 1, 1005, 1005)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(300, 'T', 1, 1040, 1040)), FENCE_KEEP);
+        /* another index's beat older than its own last one */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(400, 'S', 0, 1000, 1000)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(400, 'T', 1, 990, 1001)), FENCE_KEEP);
+        /* another process: what the old one did is forgotten */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(500, 'S', 0, 1000, 1000)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(501, 'T', 1, 1020, 1020)), FENCE_KEEP);
+        /* not a controller, or no heartbeat */
+        w = (struct fence_watch){ 0 };
+        l = look(600, 'S', 0, 1000, 1000);
+        assert_int_equal(judge(&w, l), FENCE_KEEP);
+        l = look(600, 'T', 1, 1020, 1020);
+        l.have_beat = false;
+        assert_int_equal(judge(&w, l), FENCE_KEEP);
+        l.have_beat = true;
+        l.self = -1;
+        assert_int_equal(judge(&w, l), FENCE_KEEP);
+}
+
+static void test_hung(void **state) {
+        struct fence_watch w = { 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1000)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(100, 'D', 0, 1000, 1002)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(100, 'D', 1, 1013, 1011)), FENCE_KEEP); /* D for 9 s */
+        assert_int_equal(judge(&w, look(100, 'D', 1, 1013, 1012)), FENCE_KILL); /* 10 s */
+        /* out of D, the count starts again */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1000)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(100, 'D', 0, 1000, 1001)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1005, 1008)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(100, 'D', 1, 1013, 1013)), FENCE_KEEP);
+}
+
+static struct fence_look thawed(uint64_t idx, time_t beat, time_t now, long mark_idx, time_t mark_time) {
+        struct fence_look l = look(100, 'R', idx, beat, now);
+        l.overslept_usec = 30 * S;
+        l.have_mark = mark_idx >= 0;
+        l.mark_index = mark_idx;
+        l.mark_time = mark_time;
+        return l;
+}
+
+static void test_frozen_machine(void **state) {
+        /* the sentinel came 30 s late; meanwhile controller 1's sentinel noted charge: whatever
+         * the heartbeat says now (the stale process may have written it first) */
+        struct fence_watch w = { 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1000)), FENCE_KEEP);
+        assert_int_equal(judge(&w, thawed(1, 1028, 1031, 1, 1029)), FENCE_KILL);
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1000)), FENCE_KEEP);
+        assert_int_equal(judge(&w, thawed(0, 1031, 1031, 1, 1029)), FENCE_KILL);
+        /* no one else noted charge during the freeze (a starved sentinel, or all frozen) */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1000)), FENCE_KEEP);
+        assert_int_equal(judge(&w, thawed(0, 1031, 1031, 0, 1000)), FENCE_KEEP);
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1000)), FENCE_KEEP);
+        assert_int_equal(judge(&w, thawed(0, 1031, 1031, 1, 990)), FENCE_KEEP); /* an old mark */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1000)), FENCE_KEEP);
+        assert_int_equal(judge(&w, thawed(0, 1031, 1031, -1, 0)), FENCE_KEEP); /* none */
+        /* late by less than SlurmctldTimeout: no freeze that matters */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1000)), FENCE_KEEP);
+        struct fence_look l = thawed(0, 1004, 1005, 1, 1004);
+        l.overslept_usec = 4 * S;
+        assert_int_equal(judge(&w, l), FENCE_KEEP);
+        /* a standby's machine frozen: nothing to fence */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 1, 1000, 1000)), FENCE_KEEP);
+        assert_int_equal(judge(&w, thawed(1, 1030, 1031, 1, 1029)), FENCE_KEEP);
+}
+
+static void test_lift(void **state) {
+        /* another controller in charge: only once it is reachable */
+        assert_false(fence_lift_due(1000, true, 1004, 1, 0, 1005, T, false));
+        assert_true(fence_lift_due(1000, true, 1004, 1, 0, 1005, T, true));
+        /* no fresh heartbeat of another: SlurmctldTimeout after the fence */
+        assert_false(fence_lift_due(1000, true, 990, 0, 0, 1005, T, false));
+        assert_true(fence_lift_due(1000, true, 990, 0, 0, 1011, T, false));
+        assert_true(fence_lift_due(1000, false, 0, 0, 0, 1011, T, false));
+        assert_true(fence_lift_due(1000, true, 980, 1, 0, 1011, T, false)); /* another's, stale */
+}
+
+static void test_record(void **state) {
+        _cleanup_free_ char *root = test_tmpdir_make("test-charm-fence");
+        assert_non_null(root);
+        const struct charm_paths p = { .root = root };
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        assert_int_equal(fence_record_read(&p, NULL, NULL, NULL), 0);
+        assert_int_equal(fence_record_write(&p, 1234, 1, "stopped\nwhile x", &e), 0);
+        time_t since = 0;
+        long idx = -5;
+        _cleanup_free_ char *why = NULL;
+        assert_int_equal(fence_record_read(&p, &since, &idx, &why), 1);
+        assert_int_equal(since, 1234);
+        assert_int_equal(idx, 1);
+        assert_string_equal(why, "stopped while x");
+        assert_int_equal(fence_record_clear(&p, &e), 0);
+        assert_int_equal(fence_record_read(&p, NULL, NULL, NULL), 0);
+        assert_int_equal(fence_record_clear(&p, &e), 0);
+        test_tmpdir_remove(TAKE_PTR(root));
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_stopped),
+                cmocka_unit_test(test_not_stale),
+                cmocka_unit_test(test_hung),
+                cmocka_unit_test(test_frozen_machine),
+                cmocka_unit_test(test_lift),
+                cmocka_unit_test(test_record),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
