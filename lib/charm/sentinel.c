@@ -18,6 +18,7 @@
 
 #include "charm/fence.h"
 #include "charm/ha.h"
+#include "charm/pause.h"
 #include "charm/watcher.h"
 #include "systemd/unit.h"
 #include "util/fileio.h"
@@ -279,16 +280,21 @@ static void fence_hold(struct sentinel *s, time_t since) {
         if (!fence_lift_due(since, have, t, idx, s->self, time(NULL), slurm_client_ctl_timeout(), reachable))
                 return;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        _cleanup_free_ char *paused = NULL;
         int r = fence_record_clear(NULL, &e);
-        if (r >= 0)
+        /* paused by the admin meanwhile: only resume starts anything (charm/pause.h) */
+        bool hold = r >= 0 && charm_paused(NULL, &paused) != 0;
+        if (r >= 0 && !hold)
                 r = unit_job(true, &e);
         if (r < 0) {
                 logf_(s, "lifting the fence: %s", e.buf);
                 return;
         }
         s->fenced_logged = false;
-        logf_(s, "fence lifted (%s): slurmctld started, it asks for control and reads the saved state",
-                have && idx != (uint64_t) s->self ? "the controller in charge answers" : "no other controller in charge");
+        logf_(s, "fence lifted (%s): %s",
+                have && idx != (uint64_t) s->self ? "the controller in charge answers" : "no other controller in charge",
+                hold ? "the unit is paused, resume starts slurmctld"
+                     : "slurmctld started, it asks for control and reads the saved state");
 }
 
 /* The fence look (charm/fence.h); true when slurmctld must not be asked anything this tick
