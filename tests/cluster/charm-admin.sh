@@ -68,7 +68,9 @@ fi
 grep -q "paused by admin (new disk); run resume first" "$T/out" || die "node-config while paused: $(cat "$T/out")"
 ! is_active cpu/1 slurmd || die "node-config started slurmd while paused"
 [ "$(fingerprint "$(root_of cpu/1)/etc/default/slurmd")" = "$defaults" ] || die "node-config changed /etc/default/slurmd while paused"
-expect_status cpu/1 '^maintenance paused by admin: new disk \(resume: juju run cpu/1 resume\); slurmd inactive'"${AUTH_SERVICE:+; $AUTH_SERVICE inactive}"'$'
+# (slurmd 24.11.5, like its slurmctld below, aborts on SIGTERM now and then: seen once in a
+# fresh-clone run, "slurmd failed (Result=core-dump)"; stopped either way, the status says how)
+expect_status cpu/1 '^maintenance paused by admin: new disk \(resume: juju run cpu/1 resume\); slurmd (inactive|failed \(Result=core-dump\))'"${AUTH_SERVICE:+; $AUTH_SERVICE inactive}"'$'
 js run slurmctld/0 pause reason=upgrade >/dev/null
 mx slurmctld/0 systemctl stop slurmctld
 sleep 2
