@@ -251,17 +251,25 @@ static uint32_t ctld_process(struct sentinel *s, char *ret_state) {
         return (uint32_t) pid;
 }
 
-static int unit_job(bool start, struct strbuf *err) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        int r = unit_bus_open(&bus, err);
-        if (r < 0)
-                return r;
+/* Starts or stops slurmctld.service on the sentinel's own bus connection (opened when it has
+ * none; dropped after a failure, opened again at the next use). */
+static int unit_job(struct sentinel *s, bool start, struct strbuf *err) {
+        if (!s->bus && unit_bus_open(&s->bus, err) < 0) {
+                s->bus = NULL;
+                return -ENOTCONN;
+        }
+        sd_bus *bus = s->bus;
+        int r;
         if (start)
-                return unit_start(bus, "slurmctld.service", 90 * 1000000ULL, err);
-        /* stopped, not failed: the service watcher then runs the charm, which says "fenced" */
-        r = unit_stop(bus, "slurmctld.service", 30 * 1000000ULL, err);
-        if (r >= 0)
-                r = unit_reset_failed(bus, "slurmctld.service", 10 * 1000000ULL, err);
+                r = unit_start(bus, "slurmctld.service", 90 * 1000000ULL, err);
+        else {
+                /* stopped, not failed: the service watcher then runs the charm, which says "fenced" */
+                r = unit_stop(bus, "slurmctld.service", 30 * 1000000ULL, err);
+                if (r >= 0)
+                        r = unit_reset_failed(bus, "slurmctld.service", 10 * 1000000ULL, err);
+        }
+        if (r < 0)
+                s->bus = sd_bus_flush_close_unref(s->bus);
         return r;
 }
 
@@ -285,7 +293,7 @@ static void fence_hold(struct sentinel *s, time_t since) {
         /* paused by the admin meanwhile: only resume starts anything (charm/pause.h) */
         bool hold = r >= 0 && charm_paused(NULL, &paused) != 0;
         if (r >= 0 && !hold)
-                r = unit_job(true, &e);
+                r = unit_job(s, true, &e);
         if (r < 0) {
                 logf_(s, "lifting the fence: %s", e.buf);
                 return;
@@ -331,7 +339,7 @@ static bool fence_tick(struct sentinel *s, uint64_t overslept_usec) {
         long in_charge = l.have_beat && l.beat_index != (uint64_t) s->self ? (long) l.beat_index : -1;
         r = fence_record_write(NULL, l.now, in_charge, why.buf, &e);
         if (r >= 0)
-                r = unit_job(false, &e);
+                r = unit_job(s, false, &e);
         logf_(s, "fenced: %s; slurmctld killed%s%s", why.buf, r < 0 ? ", but " : "", r < 0 ? e.buf : "");
         s->fence = (struct fence_watch){ 0 };
         return true;

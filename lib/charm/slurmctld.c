@@ -32,7 +32,6 @@
 #include "util/fileio.h"
 
 #include <ctype.h>
-#include <pwd.h>
 #include <limits.h>
 #include <sys/stat.h>
 
@@ -830,13 +829,12 @@ static int ctl_paths_check(const struct charm_paths *paths, const char *data, si
         int r = slurmconf_parse("slurm.conf", data, len, &c, err);
         if (r < 0)
                 return r;
-        const char *user = paths->slurm_user ? paths->slurm_user : "slurm";
-        struct passwd *pw = getpwnam(user);
-        if (!pw) {
-                strbuf_addf(err, "user %s: not on this machine", user);
-                return -ENOENT;
-        }
-        r = slurmconf_paths_check_conf(c, SLURMCONF_PATH_CTLD, paths->root, pw->pw_uid, 0, &e);
+        uid_t uid;
+        gid_t gid;
+        r = charm_lookup_user(paths->slurm_user, "slurm", &uid, &gid, err);
+        if (r < 0)
+                return r;
+        r = slurmconf_paths_check_conf(c, SLURMCONF_PATH_CTLD, paths->root, uid, 0, &e);
         if (r < 0) {
                 strbuf_addf(err, "%s", e.buf);
                 return -EINVAL;
