@@ -425,6 +425,32 @@ static _noreturn_ void child_call(
         _exit(0);
 }
 
+int proc_run_background(struct proc *p, pid_t *ret_pid) {
+        if (!p || p->argv.n == 0)
+                return -EINVAL;
+        pid_t pid = fork();
+        if (pid < 0)
+                return -errno;
+        if (pid == 0) {
+                int r = proc_run(p);
+                _exit(r < 0 ? 127 : r & 0xff);
+        }
+        *ret_pid = pid;
+        return 0;
+}
+
+int proc_reap(pid_t pid, int *ret_status) {
+        int status = 0;
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r < 0)
+                return -errno;
+        if (r == 0)
+                return 0;
+        if (ret_status)
+                *ret_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        return 1;
+}
+
 int proc_call_as(uid_t uid, gid_t gid, int timeout_ms, int (*fn)(void *userdata, struct strbuf *out),
         void *userdata, struct strbuf *ret_out) {
         _cleanup_strbuf_ struct strbuf answer = STRBUF_INIT;

@@ -46,6 +46,15 @@ struct proc {
 int proc_run(struct proc *p);
 void proc_clear(struct proc *p);
 
+/* proc_run(p) in a forked child, without waiting: for a loop that must not stop while the
+ * program runs (a daemon asking the charm to run, charm/sentinel.h). The child runs p (its
+ * timeout_ms bounds it) and exits with proc_run's status (0..255; 127 when it could not run it
+ * at all); nothing is captured back. *ret_pid is the child's; reap it with proc_reap(). Returns
+ * 0 or a negative errno (fork). */
+int proc_run_background(struct proc *p, pid_t *ret_pid);
+/* Whether the background child pid ended (reaped then, its exit status in *ret_status when not
+ * NULL): 1 ended, 0 still running, negative errno (-ECHILD: no such child). Never waits. */
+int proc_reap(pid_t pid, int *ret_status);
 /* Calls fn(userdata, out) in a forked child that first becomes uid:gid (supplementary groups
  * set to gid alone, then setgid, then setuid; a child that could regain root afterwards
  * gives up). For work that must be done AS another user, not merely with its files: Slurm

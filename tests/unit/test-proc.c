@@ -13,6 +13,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -260,6 +261,42 @@ static void test_timeout(void **state) {
         assert_int_equal(proc_run(&r), 3);
 }
 
+/* started without waiting: the caller goes on at once, reaps the status later; a timeout
+ * still bounds the program; a missing program ends as 127 */
+static void test_background(void **state) {
+        _cleanup_proc_ struct proc p = PROC_INIT;
+        pid_t pid = 0;
+        int status = -1;
+        sh(&p, "sleep 0.3; exit 5");
+        int64_t t0 = mono_ms();
+        assert_int_equal(proc_run_background(&p, &pid), 0);
+        assert_true(mono_ms() - t0 < 200);
+        assert_int_equal(proc_reap(pid, &status), 0);
+        for (int i = 0; i < 100 && proc_reap(pid, &status) == 0; i++)
+                usleep(50 * 1000);
+        assert_int_equal(status, 5);
+        assert_int_equal(proc_reap(pid, NULL), -ECHILD);
+
+        _cleanup_proc_ struct proc q = PROC_INIT;
+        strv_pushl(&q.argv, "sleep", "30", NULL);
+        q.timeout_ms = 200;
+        t0 = mono_ms();
+        assert_int_equal(proc_run_background(&q, &pid), 0);
+        int ended = 0;
+        for (int i = 0; i < 100 && (ended = proc_reap(pid, &status)) == 0; i++)
+                usleep(50 * 1000);
+        assert_int_equal(ended, 1);
+        assert_int_equal(status, 127); /* -ETIME: killed, proc_run's "could not run" */
+        assert_true(mono_ms() - t0 < 5000);
+
+        _cleanup_proc_ struct proc m = PROC_INIT;
+        strv_pushl(&m.argv, "/nonexistent/program", NULL);
+        assert_int_equal(proc_run_background(&m, &pid), 0);
+        for (int i = 0; i < 100 && (ended = proc_reap(pid, &status)) == 0; i++)
+                usleep(50 * 1000);
+        assert_int_equal(status, 127);
+}
+
 static void test_fd_and_signal_hygiene(void **state) {
         /* an inheritable fd of ours must not reach the child */
         int fd = open("/dev/null", O_RDONLY);
@@ -357,6 +394,7 @@ static void test_call_as(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_exit_codes),
+                cmocka_unit_test(test_background),
                 cmocka_unit_test(test_signal),
                 cmocka_unit_test(test_exec_errors),
                 cmocka_unit_test(test_capture),
