@@ -17,24 +17,34 @@ static void log_line(void *userdata, const char *line) {
 }
 
 static int usage(void) {
-        fprintf(stderr, "usage: slurmctld-sentinel [--unit JUJU_UNIT] [--tick-ms N] [--ticks N]\n");
+        fprintf(stderr, "usage: slurmctld-sentinel [--unit JUJU_UNIT] [--handler PATH] [--juju-exec PATH] [--tick-ms N] [--ticks N]\n");
         return 2;
 }
 
 int main(int argc, char **argv) {
         static const struct option longopts[] = {
                 { "unit", required_argument, NULL, 'u' },
+                { "handler", required_argument, NULL, 'H' },
+                { "juju-exec", required_argument, NULL, 'j' },
                 { "tick-ms", required_argument, NULL, 't' },
                 { "ticks", required_argument, NULL, 'n' },
                 {},
         };
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
         unsigned long tick_ms = SENTINEL_TICK_USEC_DEFAULT / 1000, ticks = 0;
+        const char *unit = NULL, *handler = NULL, *juju_exec = NULL;
         int c;
 
         while ((c = getopt_long(argc, argv, "", longopts, NULL)) >= 0)
                 switch (c) {
-                case 'u': /* the Juju unit, for ps and the journal only */
+                case 'u': /* the Juju unit: ps, the journal, and the charm's runs */
+                        unit = optarg;
+                        break;
+                case 'H':
+                        handler = optarg;
+                        break;
+                case 'j':
+                        juju_exec = optarg;
                         break;
                 case 't':
                         if (!parse_ulong(optarg, 60000, &tick_ms) || tick_ms == 0)
@@ -52,6 +62,9 @@ int main(int argc, char **argv) {
         const struct sentinel_opts o = {
                 .tick_usec = (uint64_t) tick_ms * 1000,
                 .max_ticks = (unsigned) ticks,
+                .juju_unit = unit,
+                .handler = handler,
+                .juju_exec = juju_exec,
                 .log = log_line,
         };
         /* a send to a slurmctld that went away fails with EPIPE, never kills the loop */

@@ -119,33 +119,87 @@ int charm_install_finish(struct juju_ctx *ctx, const struct charm_paths *p, sd_b
 }
 
 /* Whether something listens on addr:port (one connect, timeout_ms at most). */
-bool charm_tcp_listening(const char *addr, unsigned port, int timeout_ms) {
+/* A TCP connect to addr:port: 0 accepted, the connect's errno otherwise (ETIMEDOUT when no
+ * answer came within timeout_ms). */
+static int tcp_connect_errno(const char *addr, unsigned port, int timeout_ms) {
         struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port) };
         if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
-                return false;
+                return EINVAL;
         _cleanup_close_ int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (fd < 0)
-                return false;
+                return errno;
         if (connect(fd, (struct sockaddr *) &sa, sizeof sa) == 0)
-                return true;
+                return 0;
         if (errno != EINPROGRESS)
-                return false;
+                return errno;
         struct pollfd p = { .fd = fd, .events = POLLOUT };
         int soerr = 0;
         socklen_t l = sizeof soerr;
-        return poll(&p, 1, timeout_ms) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l) == 0 &&
-                soerr == 0;
+        if (poll(&p, 1, timeout_ms) != 1)
+                return ETIMEDOUT;
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l) < 0)
+                return errno;
+        return soerr;
 }
 
-bool charm_host_listening(const char *host, unsigned port, int timeout_ms) {
+bool charm_tcp_listening(const char *addr, unsigned port, int timeout_ms) {
+        return tcp_connect_errno(addr, port, timeout_ms) == 0;
+}
+
+/* host's first IPv4 address as text into addr; false when it has none. */
+static bool host_addr4(const char *host, char addr[static INET_ADDRSTRLEN]) {
         struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res = NULL;
         if (getaddrinfo(host, NULL, &hints, &res) != 0 || !res)
                 return false;
-        char addr[INET_ADDRSTRLEN] = "";
-        bool ok = inet_ntop(AF_INET, &((struct sockaddr_in *) res->ai_addr)->sin_addr, addr, sizeof addr) &&
-                charm_tcp_listening(addr, port, timeout_ms);
+        bool ok = inet_ntop(AF_INET, &((struct sockaddr_in *) res->ai_addr)->sin_addr, addr, INET_ADDRSTRLEN);
         freeaddrinfo(res);
         return ok;
+}
+
+int charm_state_note_write(
+        const struct charm_paths *p, const char *name, const char *data, bool if_changed, struct strbuf *err) {
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        _cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
+        int r = mkdir_p(dir, 0700);
+        if (r >= 0)
+                r = if_changed ? write_file_atomic_if_changed(path, data, strlen(data), 0600, (uid_t) -1, (gid_t) -1)
+                               : write_file_atomic(path, data, strlen(data), 0600, (uid_t) -1, (gid_t) -1);
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+        return r;
+}
+
+int charm_state_note_read(const struct charm_paths *p, const char *name, char **ret) {
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        _cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
+        int r = read_full_file(path, ret, NULL);
+        if (r == -ENOENT)
+                return 0;
+        return r < 0 ? r : 1;
+}
+
+int charm_state_note_remove(const struct charm_paths *p, const char *name, struct strbuf *err) {
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        _cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
+        if (unlink(path) < 0 && errno != ENOENT) {
+                int r = -errno;
+                strbuf_addf(err, "%s: %s", path, strerror(errno));
+                return r;
+        }
+        return 0;
+}
+
+bool charm_host_listening(const char *host, unsigned port, int timeout_ms) {
+        char addr[INET_ADDRSTRLEN] = "";
+        return host_addr4(host, addr) && charm_tcp_listening(addr, port, timeout_ms);
+}
+
+bool charm_host_reachable(const char *host, unsigned port, int timeout_ms) {
+        char addr[INET_ADDRSTRLEN] = "";
+        if (!host_addr4(host, addr))
+                return false;
+        int e = tcp_connect_errno(addr, port, timeout_ms);
+        return e == 0 || e == ECONNREFUSED;
 }
 
 char *charm_template_path(const struct charm_paths *p, const char *fallback_charm_dir, const char *name) {

@@ -159,6 +159,17 @@ bool charm_tcp_listening(const char *addr, unsigned port, int timeout_ms);
 /* charm_tcp_listening() of host's first IPv4 address (a name from /etc/hosts or DNS, or an
  * address); false when it does not resolve. */
 bool charm_host_listening(const char *host, unsigned port, int timeout_ms);
+/* A small record in the unit's state directory (CHARM_PATH_STATE_DIR/name, mode 0600, the
+ * directory made 0700): written atomically (only when it differs when if_changed), read (1 and
+ * *ret malloc'd, 0 when there is none), removed (0 also when there was none). */
+int charm_state_note_write(
+        const struct charm_paths *p, const char *name, const char *data, bool if_changed, struct strbuf *err);
+int charm_state_note_read(const struct charm_paths *p, const char *name, char **ret);
+int charm_state_note_remove(const struct charm_paths *p, const char *name, struct strbuf *err);
+
+/* Whether host answers on the network at all: a TCP connect to port accepted or refused (its
+ * machine is up and reachable from here, whatever listens), not unanswered within timeout_ms. */
+bool charm_host_reachable(const char *host, unsigned port, int timeout_ms);
 
 /* The end of every charm's install: the generation's auth service enabled (munge on 22.05; it
  * starts once the key is there), the Slurm version as the application version, and the

@@ -30,18 +30,52 @@ enum fence_verdict fence_judge(struct fence_watch *w, const struct fence_look *l
         /* the sentinel itself was frozen (the whole machine) long enough for a takeover, and
          * another controller's sentinel noted charge meanwhile */
         if (w->own_beat > 0 && l->timeout_s > 0 && l->overslept_usec >= t_usec && l->have_mark &&
-                l->mark_index != (long) l->self) {
+                l->mark_other) {
                 time_t frozen_at = l->now - (time_t) (l->overslept_usec / 1000000ULL);
                 if (l->mark_time >= frozen_at) {
                         if (why)
                                 strbuf_addf(why,
                                         "this machine was frozen %llu s (SlurmctldTimeout %u s) while its "
-                                        "slurmctld (pid %" PRIu32 ") was in charge, and controller %ld took charge "
-                                        "meanwhile",
-                                        (unsigned long long) (l->overslept_usec / 1000000ULL), l->timeout_s, l->pid,
-                                        l->mark_index);
+                                        "slurmctld (pid %" PRIu32 ") was in charge, and ",
+                                        (unsigned long long) (l->overslept_usec / 1000000ULL), l->timeout_s, l->pid);
+                        if (why && l->mark_host)
+                                strbuf_addf(why, "%s took charge meanwhile", l->mark_host);
+                        else if (why)
+                                strbuf_addf(why, "controller %ld took charge meanwhile", l->mark_index);
                         return FENCE_KILL;
                 }
+        }
+        /* stopped or hung while in charge, its heartbeat as old as SlurmctldTimeout (less a
+         * look): a backup takes over now, and a continue a moment later (before the next look)
+         * would take control back with this memory: killed now, not at the backup's first beat */
+        if (mine && w->own_beat > 0 && l->timeout_s > 1 && (l->state == 'T' || l->state == 't' || l->state == 'D') &&
+                l->now - l->beat_time >= (time_t) l->timeout_s - 1) {
+                if (why)
+                        strbuf_addf(why,
+                                "slurmctld (pid %" PRIu32 ") %s while in charge, its heartbeat %lld s old "
+                                "(SlurmctldTimeout %u s): a backup takes over",
+                                l->pid, l->state == 'D' ? "hung (state D)" : "stopped",
+                                (long long) (l->now - l->beat_time), l->timeout_s);
+                return FENCE_KILL;
+        }
+        /* took charge (its heartbeat) while another machine's sentinel noted charge less than
+         * SlurmctldTimeout/2 ago: a controller that fails over legitimately does so only after
+         * the one in charge was silent for SlurmctldTimeout (and a sentinel marks only a running
+         * slurmctld), and a takeover is announced by this unit first; so this one took control
+         * back with a memory from before (a continue between two looks, a sentinel restarted
+         * after a freeze) */
+        if (mine && l->timeout_s > 1 && l->have_mark && l->mark_other && !l->takeover_self &&
+                l->now - l->beat_time <= (time_t) l->timeout_s && l->mark_time <= l->now &&
+                l->now - l->mark_time < (time_t) l->timeout_s / 2) {
+                if (why) {
+                        strbuf_addf(why, "slurmctld (pid %" PRIu32 ") took charge while ", l->pid);
+                        if (l->mark_host)
+                                strbuf_addf(why, "%s", l->mark_host);
+                        else
+                                strbuf_addf(why, "controller %ld", l->mark_index);
+                        strbuf_addf(why, " was in charge %lld s before", (long long) (l->now - l->mark_time));
+                }
+                return FENCE_KILL;
         }
         if (mine) {
                 if (l->beat_time > w->own_beat)
@@ -74,40 +108,31 @@ enum fence_verdict fence_judge(struct fence_watch *w, const struct fence_look *l
 }
 
 bool fence_lift_due(time_t since, bool have_beat, time_t beat_time, uint64_t beat_index, int self, time_t now,
-        unsigned timeout_s, bool writer_reachable) {
+        unsigned timeout_s, bool writer_reachable, bool peers_reachable) {
         bool other = have_beat && self >= 0 && beat_index != (uint64_t) self;
         if (other && now - beat_time <= (time_t) timeout_s)
                 return writer_reachable; /* someone in charge: start once it hears the request */
         /* no other controller wrote the heartbeat lately: wait SlurmctldTimeout from the fence
-         * (a takeover under way writes its first beat at once), then start */
-        return now - since > (time_t) timeout_s;
-}
-
-static char *record_path(const struct charm_paths *p) {
-        return charm_path(p, CHARM_PATH_STATE_DIR "/" FENCE_FILE);
+         * (a takeover under way writes its first beat at once), then start, but only on a
+         * machine that reaches another controller's machine: one cut off from the network that
+         * still sees the shared directory would write the heartbeat and keep every reachable
+         * backup in standby (found in review) */
+        return peers_reachable && now - since > (time_t) timeout_s;
 }
 
 int fence_record_write(
         const struct charm_paths *p, time_t since, long in_charge, const char *why, struct strbuf *err) {
-        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR), *path = record_path(p);
         _cleanup_free_ char *line = xasprintf("%lld %ld %s\n", (long long) since, in_charge, strempty(why));
         for (char *c = line; *c && c[1]; c++)
                 if (*c == '\n')
                         *c = ' ';
-        int r = mkdir_p(dir, 0700);
-        if (r >= 0)
-                r = write_file_atomic(path, line, strlen(line), 0600, (uid_t) -1, (gid_t) -1);
-        if (r < 0)
-                strbuf_addf(err, "%s: %s", path, strerror(-r));
-        return r;
+        return charm_state_note_write(p, FENCE_FILE, line, false, err);
 }
 
 int fence_record_read(const struct charm_paths *p, time_t *ret_since, long *ret_in_charge, char **ret_why) {
-        _cleanup_free_ char *path = record_path(p), *data = NULL;
-        int r = read_full_file(path, &data, NULL);
-        if (r == -ENOENT)
-                return 0;
-        if (r < 0)
+        _cleanup_free_ char *data = NULL;
+        int r = charm_state_note_read(p, FENCE_FILE, &data);
+        if (r <= 0)
                 return r;
         char *end = NULL;
         errno = 0;
@@ -130,11 +155,5 @@ int fence_record_read(const struct charm_paths *p, time_t *ret_since, long *ret_
 }
 
 int fence_record_clear(const struct charm_paths *p, struct strbuf *err) {
-        _cleanup_free_ char *path = record_path(p);
-        if (unlink(path) < 0 && errno != ENOENT) {
-                int r = -errno;
-                strbuf_addf(err, "%s: %s", path, strerror(errno));
-                return r;
-        }
-        return 0;
+        return charm_state_note_remove(p, FENCE_FILE, err);
 }

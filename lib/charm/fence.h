@@ -76,7 +76,11 @@ struct fence_look {
         unsigned timeout_s;     /* SlurmctldTimeout */
         uint64_t overslept_usec; /* how much later than planned this look came (a frozen machine) */
         bool have_mark;          /* the sentinels' charge mark (ha_charge_mark_read) */
+        bool mark_other;         /* written by another machine's sentinel (by its host; its index
+                                  * when the mark names none: indexes change with the order) */
         long mark_index;
+        const char *mark_host;   /* for the message; NULL: "controller <index>" */
+        bool takeover_self;      /* this unit announced a takeover lately (ha_takeover_mark) */
         time_t mark_time;
 };
 
@@ -90,10 +94,11 @@ enum fence_verdict {
 enum fence_verdict fence_judge(struct fence_watch *w, const struct fence_look *l, struct strbuf *why);
 
 /* Whether the fence written at since may be lifted, given the heartbeat (have_beat, its time
- * and index), this host's index, now, SlurmctldTimeout and whether the controller that wrote
- * the heartbeat accepts connections from here. Pure. */
+ * and index), this host's index, now, SlurmctldTimeout, whether the controller that wrote
+ * the heartbeat accepts connections from here, and whether any other controller's machine
+ * answers from here at all (charm_host_reachable: a refused connect counts). Pure. */
 bool fence_lift_due(time_t since, bool have_beat, time_t beat_time, uint64_t beat_index, int self, time_t now,
-        unsigned timeout_s, bool writer_reachable);
+        unsigned timeout_s, bool writer_reachable, bool peers_reachable);
 
 /* The record: "<time> <index in charge or -1> <why>\n" in <state dir>/FENCE_FILE, written
  * atomically. */

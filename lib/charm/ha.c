@@ -5,6 +5,7 @@
 #include "util/alloc.h"
 #include "charm/ha.h"
 #include "charm/authkey.h"
+#include "charm/standby.h"
 #include "util/fileio.h"
 
 #include <fcntl.h>
@@ -126,22 +127,27 @@ int ha_takeover_mark(const char *dir, const char *unit, uid_t uid, gid_t gid, st
         return shared_note_write(dir, "takeover", line, uid, gid, err);
 }
 
-int ha_charge_mark_write(const char *dir, long index, time_t t, uid_t uid, gid_t gid, struct strbuf *err) {
-        _cleanup_free_ char *line = xasprintf("%ld %lld\n", index, (long long) t);
+int ha_charge_mark_write(
+        const char *dir, long index, const char *host, time_t t, uid_t uid, gid_t gid, struct strbuf *err) {
+        _cleanup_free_ char *line = xasprintf("%ld %lld %s\n", index, (long long) t, strempty(host));
         return shared_note_write(dir, "charge", line, uid, gid, err);
 }
 
-int ha_charge_mark_read(const char *dir, long *ret_index, time_t *ret_time) {
+int ha_charge_mark_read(const char *dir, long *ret_index, time_t *ret_time, char **ret_host) {
         _cleanup_free_ char *path = xasprintf("%s/%s/charge", dir, HA_MARKER_DIR), *data = NULL;
         long idx;
         long long t;
+        char host[256] = "";
         int r = read_full_file(path, &data, NULL);
         if (r < 0)
                 return r;
-        if (sscanf(data, "%ld %lld", &idx, &t) != 2 || idx < 0)
+        int n = sscanf(data, "%ld %lld %255s", &idx, &t, host);
+        if (n < 2 || idx < 0)
                 return -EINVAL;
         *ret_index = idx;
         *ret_time = (time_t) t;
+        if (ret_host)
+                *ret_host = n == 3 ? xstrdup(host) : NULL;
         return 0;
 }
 
@@ -338,6 +344,18 @@ int ha_peers_sync(
                                 first = unit;
                         }
                 }
+                if (in->claim && !first) {
+                        /* announced in the shared directory as the takeover action does, so that
+                         * no other controller starts with the new list before this one runs it
+                         * (two running lists disagree on what the heartbeat's index means) */
+                        r = ha_takeover_mark(in->state_dir, env->unit, in->slurm_uid, in->slurm_gid, err);
+                        if (r < 0) {
+                                ha_view_done(&v);
+                                return r;
+                        }
+                        first = env->unit;
+                        best = (long long) time(NULL);
+                }
                 split_words(charm_bag_string(in->peer_app, "controller-order"), &order);
                 ha_order_next(&order, &present, &admissible, first, &v.order);
                 _cleanup_free_ char *joined = strv_join(&v.order, " ");
@@ -345,6 +363,19 @@ int ha_peers_sync(
                 if (r >= 0 && first) {
                         _cleanup_free_ char *d = xasprintf("%s %lld", first, best);
                         r = charm_bag_update(ctx, in->peer_rel, true, in->peer_app, "takeover-done", d, err);
+                }
+                /* the units the new first one moved past, from now on held while job steps that
+                 * started with them ahead may run (charm/standby.h) */
+                if (r >= 0) {
+                        _cleanup_strbuf_ struct strbuf disp = STRBUF_INIT;
+                        bool moved = first && v.order.n > 0 && streq(v.order.v[0], first) &&
+                                order.n > 0 && !streq(order.v[0], first);
+                        standby_displaced_next(charm_bag_string(in->peer_app, STANDBY_DISPLACED_KEY), &order,
+                                moved ? first : NULL, &present, time(NULL), &disp);
+                        r = charm_bag_update(ctx, in->peer_rel, true, in->peer_app, STANDBY_DISPLACED_KEY,
+                                disp.buf ? disp.buf : "", err);
+                        if (r >= 0)
+                                v.displaced_since = standby_displaced_of(disp.buf, env->unit);
                 }
                 for (size_t i = 0; r >= 0 && i < v.order.n; i++) {
                         const cJSON *bag = NULL;
@@ -372,6 +403,8 @@ int ha_peers_sync(
         } else {
                 split_words(charm_bag_string(in->peer_app, "controller-order"), &v.order);
                 split_words(charm_bag_string(in->peer_app, "controllers"), &v.controllers);
+                v.displaced_since = standby_displaced_of(
+                        charm_bag_string(in->peer_app, STANDBY_DISPLACED_KEY), env->unit);
                 /* a takeover the leader has not put first yet: a request newer than the last
                  * one handled */
                 long long done_at = takeover_done_at(in->peer_app);

@@ -22,8 +22,11 @@
  *    tell; the controller in charge writes <StateSaveLocation>/heartbeat every min(T/4, 30) s
  *    (8 bytes big-endian time, 8 bytes big-endian index into ITS SlurmctldHost list: Slurm
  *    22.05's heartbeat.c), which the backups read themselves (ha_heartbeat_read).
- *  - Failback is automatic in 22.05: the primary, when its slurmctld starts, asks the backups to
- *    hand over before it reads state (controller.c:612, ~70 ms). A takeover (slurm_takeover(i))
+ *  - Failback is automatic in Slurm: the primary, when its slurmctld starts, asks the backups to
+ *    hand over before it reads state (controller.c:612, ~70 ms). So a backup that took charge
+ *    asks to be made the primary (as a takeover does), and the one that was away returns as its
+ *    standby (slurmctld.c claim_first; the units moved past are held while old job steps may ask
+ *    them first, charm/standby.h). A takeover (slurm_takeover(i))
  *    shuts down every controller ahead of i with exit status 0, so the charm must not start
  *    them again before the leader has put i first (ha_view.takeover: a takeover not yet in the
  *    order).
@@ -71,12 +74,15 @@ int ha_marker_seen(const char *dir, const char *unit, const char *token);
 int ha_heartbeat_read(const char *dir, time_t *ret_time, uint64_t *ret_index);
 
 /* The controller in charge as its sentinel saw it (charm/fence.h), in the shared directory
- * (<dir>/HA_MARKER_DIR/charge: "<index> <time>"): written by the sentinels only, so that a
+ * (<dir>/HA_MARKER_DIR/charge: "<index> <time> <host>"): written by the sentinels only, so that a
  * machine frozen whole can tell, when it continues, whether another controller took charge
  * meanwhile, even after its own stale slurmctld wrote the heartbeat again. */
-int ha_charge_mark_write(const char *dir, long index, time_t t, uid_t uid, gid_t gid, struct strbuf *err);
-/* 0 with the mark's index and time, -ENOENT when there is none, -EINVAL when malformed. */
-int ha_charge_mark_read(const char *dir, long *ret_index, time_t *ret_time);
+int ha_charge_mark_write(
+        const char *dir, long index, const char *host, time_t t, uid_t uid, gid_t gid, struct strbuf *err);
+/* 0 with the mark's index, time and writer's host (*ret_host malloc'd, NULL in a mark from
+ * before the host was written; ret_host may be NULL), -ENOENT when there is none, -EINVAL when
+ * malformed. The host is what tells: an index means another controller once the order changed. */
+int ha_charge_mark_read(const char *dir, long *ret_index, time_t *ret_time, char **ret_host);
 
 /* Taking charge, told to the compute units. A controller that takes charge (a failover, a
  * failback, a takeover) may have read state saved before the last dynamic node registrations
@@ -115,6 +121,9 @@ struct ha_peers_input {
         const char *state_dir;          /* StateSaveLocation as this unit sees it (exists, SlurmUser's) */
         uid_t slurm_uid;
         gid_t slurm_gid;
+        /* the leader's own slurmctld took charge as a backup (a failover): it moves itself
+         * first, as a takeover request would (it gets no hook for its own request) */
+        bool claim;
 };
 
 /* The controllers as this unit sees them after ha_peers_sync(). */
@@ -125,6 +134,7 @@ struct ha_view {
         char *not_shared_with;   /* a unit whose marker this unit does not see (NULL: all seen) */
         char *takeover;          /* a unit that took over and is not first yet (NULL: none) */
         char *first_serving;     /* what the first unit says it runs ("serving": its order), or NULL */
+        time_t displaced_since;  /* when a takeover moved another unit ahead of this one (charm/standby.h); 0 */
 };
 #define HA_VIEW_INIT \
         { .order = STRV_INIT, .controllers = STRV_INIT, .self = -1 }

@@ -7,6 +7,10 @@
 #include "slurm/nodestate.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <stdlib.h>
+#include <strings.h>
 
 #include "util/banned.h"
 
@@ -40,6 +44,66 @@ int node_conf_build(char *const *hardware, const struct slurm_options *admin, co
         if (r < 0)
                 strbuf_addf(err, "node parameters: %s", e.buf);
         return r;
+}
+
+/* The Feature= value of a "NodeSet=… Feature=…" line (any case, leading blanks), or NULL;
+ * malloc'd. */
+static char *nodeset_feature(const char *line, size_t len) {
+        _cleanup_free_ char *l = xstrndup(line, len);
+        char *p = l + strspn(l, " \t");
+        if (strncasecmp(p, "NodeSet=", 8) != 0)
+                return NULL;
+        char *save = NULL;
+        for (char *w = strtok_r(p, " \t\r", &save); w; w = strtok_r(NULL, " \t\r", &save))
+                if (strncasecmp(w, "Feature=", 8) == 0 && w[8])
+                        return xstrdup(w + 8);
+        return NULL;
+}
+
+int node_features_check(const char *features, const char *app, const char *conf_text, struct strbuf *err) {
+        for (const char *line = strempty(conf_text); *line;) {
+                size_t len = strcspn(line, "\n");
+                _cleanup_free_ char *f = nodeset_feature(line, len);
+                line += len;
+                if (*line == '\n')
+                        line++;
+                if (!f || streq_ptr(f, app))
+                        continue;
+                for (const char *p = strempty(features); *p;) {
+                        size_t n = strcspn(p, ",");
+                        if (n == strlen(f) && strncmp(p, f, n) == 0) {
+                                strbuf_addf(err,
+                                        "Features: \"%s\" is the feature by which partition nodes of "
+                                        "another application are chosen (NodeSet=%s): this node stays in its "
+                                        "own application's partition (%s)",
+                                        f, f, strempty(app));
+                                return -EPERM;
+                        }
+                        p += n;
+                        if (*p == ',')
+                                p++;
+                }
+        }
+        return 0;
+}
+
+int node_conf_effective_check(
+        const struct slurm_options *asked, uint16_t cpus, uint64_t real_memory, struct strbuf *err) {
+        const char *c = slurm_options_get(asked, "CPUs");
+        const char *m = slurm_options_get(asked, "RealMemory");
+        if (!isempty(c) && strtoull(c, NULL, 10) != cpus) {
+                strbuf_addf(err,
+                        "slurmctld registered the node with CPUs=%u, not CPUs=%s: Slurm keeps a count that "
+                        "matches the node's sockets, cores and threads",
+                        cpus, c);
+                return -EINVAL;
+        }
+        if (!isempty(m) && strtoull(m, NULL, 10) != real_memory) {
+                strbuf_addf(err, "slurmctld registered the node with RealMemory=%llu, not RealMemory=%s",
+                        (unsigned long long) real_memory, m);
+                return -EINVAL;
+        }
+        return 0;
 }
 
 static bool word_safe(const char *s) {

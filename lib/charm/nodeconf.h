@@ -27,6 +27,22 @@
 int node_conf_build(char *const *hardware, const struct slurm_options *admin, const char *app,
         struct slurm_options *ret, struct strbuf *err);
 
+/* A node stays in its own application's partition (issue 26): the partitions select their nodes
+ * by feature (a NodeSet=X Feature=X line per compute application, in the slurm.conf the node
+ * fetched: conf_text), so an admin feature that is another NodeSet's feature would put this
+ * node into that application's partition. -EPERM naming the first such feature of the
+ * comma-separated list features (app's own is fine; node_conf_build adds it anyway), 0 when
+ * none. Pure. */
+int node_features_check(const char *features, const char *app, const char *conf_text, struct strbuf *err);
+
+/* Whether the node slurmctld registered (its cpus and real_memory) is what the parameters asked
+ * for: slurmctld 22.05 and 24.11 reset a CPUs count that does not match Boards × Sockets ×
+ * CoresPerSocket × ThreadsPerCore ("… match no Sockets … Resetting CPUs") and register the node
+ * anyway. -EINVAL naming the difference, 0 when CPUs and RealMemory (those asked) are as asked.
+ * Pure. */
+int node_conf_effective_check(
+        const struct slurm_options *asked, uint16_t cpus, uint64_t real_memory, struct strbuf *err);
+
 /* The whole /etc/default/slurmd for node_conf (rendered normalized), node name and the
  * controllers ("host:port", primary first). -EINVAL when an argument would break the quoting. */
 int node_defaults_render(const struct slurm_options *node_conf, const char *node_name,

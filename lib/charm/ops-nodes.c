@@ -279,8 +279,39 @@ static void node_change_done(struct node_change *c) {
         free(c->old_comment);
 }
 
+/* The NodeSet (application) whose node this is by name ("cpu" for "cpu-3": the charm names a
+ * compute unit's node <application>-<unit number>), or NULL. */
+static const char *own_nodeset(const char *name, const struct slurm_node_list *table) {
+        for (size_t i = 0; table->nodesets && table->nodesets[i]; i++) {
+                const char *s = table->nodesets[i];
+                size_t n = strlen(s);
+                if (strncmp(name, s, n) == 0 && name[n] == '-' && name[n + 1] &&
+                        strspn(name + n + 1, "0123456789") == strlen(name + n + 1))
+                        return s;
+        }
+        return NULL;
+}
+
+/* -EPERM when features names another application's NodeSet feature (the node would join that
+ * application's partition, issue 26). */
+static int foreign_features(const char *features, const char *name, const struct slurm_node_list *table,
+        const char *apps, struct strbuf *err) {
+        const char *own = own_nodeset(name, table);
+        for (size_t i = 0; table->nodesets && table->nodesets[i]; i++) {
+                const char *s = table->nodesets[i];
+                if (streq_ptr(s, own) || (!own && ops_features_subset(s, apps)) || !ops_features_subset(s, features))
+                        continue;
+                strbuf_addf(err,
+                        "features: \"%s\" is the feature by which partition nodes of another application are "
+                        "chosen (NodeSet=%s): node \"%s\" stays in its own application's partition",
+                        s, s, name);
+                return -EPERM;
+        }
+        return 0;
+}
+
 /* Plans the change of node n; -EINVAL when the active features would not be a subset of the
- * available ones. */
+ * available ones, -EPERM when they name another application's feature. */
 static int plan_change(const struct ops_node_req *req, const char *name, const struct slurm_node_list *table,
         struct node_change *c, struct strbuf *err) {
         const struct slurm_node *n = ops_table_find(table, name);
@@ -294,6 +325,11 @@ static int plan_change(const struct ops_node_req *req, const char *name, const s
                 .old_comment = xstrdup(strempty(n->comment)),
                 .old_weight = n->weight,
         };
+        int r = req->features ? foreign_features(req->features, name, table, apps, err) : 0;
+        if (r >= 0 && req->features_active)
+                r = foreign_features(req->features_active, name, table, apps, err);
+        if (r < 0)
+                return r;
         if (req->features) {
                 c->features = ops_features_keep(req->features, apps);
                 if (*apps && !ops_features_subset(apps, req->features))

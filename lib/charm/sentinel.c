@@ -18,8 +18,9 @@
 
 #include "charm/fence.h"
 #include "charm/ha.h"
-#include "charm/pause.h"
+#include "charm/standby.h"
 #include "charm/watcher.h"
+#include "proc/proc.h"
 #include "systemd/unit.h"
 #include "util/fileio.h"
 #include "slurm/client.h"
@@ -30,6 +31,8 @@ static const struct watcher_daemon sentinel_daemon = {
         .unit = SENTINEL_UNIT,
         .template = SENTINEL_TEMPLATE,
         .exe = SENTINEL_EXE,
+        .handler = WATCHER_HANDLER_EXE,
+        .service = "slurmctld.service",
 };
 
 int sentinel_install(const struct charm_paths *paths, sd_bus *bus, const char *juju_unit,
@@ -80,6 +83,10 @@ struct sentinel {
         gid_t slurm_gid;
         time_t mark_written;      /* when it last wrote the charge mark (0: not as in charge) */
         sd_bus *bus;              /* for slurmctld's MainPID (NULL: opened at the next look) */
+        long boss;                 /* the index in charge at the last look (-1 none, -2 not looked yet) */
+        pid_t poke_pid;            /* the charm's run in flight (0: none) */
+        bool poke_again;           /* asked for while one was in flight */
+        time_t standby_poked;      /* when the standby hold was last looked at again */
         unsigned nudges, failures; /* since the last report */
         bool failing;              /* the last look failed (logged once per streak) */
         uint64_t report_due;
@@ -251,26 +258,57 @@ static uint32_t ctld_process(struct sentinel *s, char *ret_state) {
         return (uint32_t) pid;
 }
 
-/* Starts or stops slurmctld.service on the sentinel's own bus connection (opened when it has
- * none; dropped after a failure, opened again at the next use). */
-static int unit_job(struct sentinel *s, bool start, struct strbuf *err) {
+/* Stops slurmctld.service on the sentinel's own bus connection (opened when it has none;
+ * dropped after a failure, opened again at the next use). */
+static int ctld_stop(struct sentinel *s, struct strbuf *err) {
         if (!s->bus && unit_bus_open(&s->bus, err) < 0) {
                 s->bus = NULL;
                 return -ENOTCONN;
         }
-        sd_bus *bus = s->bus;
-        int r;
-        if (start)
-                r = unit_start(bus, "slurmctld.service", 90 * 1000000ULL, err);
-        else {
-                /* stopped, not failed: the service watcher then runs the charm, which says "fenced" */
-                r = unit_stop(bus, "slurmctld.service", 30 * 1000000ULL, err);
-                if (r >= 0)
-                        r = unit_reset_failed(bus, "slurmctld.service", 10 * 1000000ULL, err);
-        }
+        /* stopped, not failed: the service watcher then runs the charm, which says "fenced" */
+        int r = unit_stop(s->bus, "slurmctld.service", 30 * 1000000ULL, err);
+        if (r >= 0)
+                r = unit_reset_failed(s->bus, "slurmctld.service", 10 * 1000000ULL, err);
         if (r < 0)
                 s->bus = sd_bus_flush_close_unref(s->bus);
         return r;
+}
+
+/* The charm run now, in hook context (juju-exec <unit> service-changed slurmctld.service, what
+ * the service watcher runs), in the background: the loop must not stop for a hook (its lateness
+ * is how it tells a frozen machine, fence.h). One run at a time; asked for meanwhile, one more
+ * after it. Without a unit or handler (tests) nothing runs. */
+static void poke(struct sentinel *s, const char *why) {
+        const struct sentinel_opts *o = s->o;
+        if (!o->juju_unit || !o->handler)
+                return;
+        if (s->poke_pid > 0) {
+                s->poke_again = true;
+                return;
+        }
+        _cleanup_proc_ struct proc p = PROC_INIT;
+        strv_pushl(&p.argv, o->juju_exec ? o->juju_exec : "juju-exec", o->juju_unit, o->handler,
+                "slurmctld.service", NULL);
+        p.timeout_ms = SENTINEL_POKE_TIMEOUT_MS;
+        int r = proc_run_background(&p, &s->poke_pid);
+        if (r < 0) {
+                s->poke_pid = 0;
+                logf_(s, "running the charm (%s): %s", why, strerror(-r));
+                return;
+        }
+        s->poke_again = false;
+        logf_(s, "the charm runs: %s", why);
+}
+
+static void poke_reap(struct sentinel *s) {
+        int status = 0;
+        if (s->poke_pid <= 0 || proc_reap(s->poke_pid, &status) == 0)
+                return;
+        if (status != 0)
+                logf_(s, "the charm's run ended with status %d", status);
+        s->poke_pid = 0;
+        if (s->poke_again)
+                poke(s, "asked for again while it ran");
 }
 
 /* While fenced: lift the hold when fence_lift_due() says so (slurmctld started again). */
@@ -285,28 +323,74 @@ static void fence_hold(struct sentinel *s, time_t since) {
                         (long long) since);
                 s->fenced_logged = true;
         }
-        if (!fence_lift_due(since, have, t, idx, s->self, time(NULL), slurm_client_ctl_timeout(), reachable))
+        bool peers = reachable;
+        for (size_t i = 0; !peers && i < s->hosts.n; i++)
+                if ((long) i != (long) s->self)
+                        peers = charm_host_reachable(s->hosts.v[i], s->port, 1000);
+        if (!fence_lift_due(since, have, t, idx, s->self, time(NULL), slurm_client_ctl_timeout(), reachable, peers))
                 return;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        _cleanup_free_ char *paused = NULL;
         int r = fence_record_clear(NULL, &e);
-        /* paused by the admin meanwhile: only resume starts anything (charm/pause.h) */
-        bool hold = r >= 0 && charm_paused(NULL, &paused) != 0;
-        if (r >= 0 && !hold)
-                r = unit_job(s, true, &e);
         if (r < 0) {
                 logf_(s, "lifting the fence: %s", e.buf);
                 return;
         }
         s->fenced_logged = false;
-        logf_(s, "fence lifted (%s): %s",
-                have && idx != (uint64_t) s->self ? "the controller in charge answers" : "no other controller in charge",
-                hold ? "the unit is paused, resume starts slurmctld"
-                     : "slurmctld started, it asks for control and reads the saved state");
+        /* the charm decides what starts: a unit paused meanwhile stays down (pause.h), a primary
+         * whose place another controller took waits for the new order (ha.h), a displaced one
+         * for the old job steps (standby.h); this loop never starts slurmctld itself */
+        logf_(s, "fence lifted (%s)",
+                have && idx != (uint64_t) s->self ? "the controller in charge answers" : "no other controller in charge");
+        poke(s, "the fence was lifted");
+}
+
+/* While the standby hold is on (standby.h): the charm looks at the old jobs again every
+ * STANDBY_RECHECK_S; when no controller has been in charge for SlurmctldTimeout, the hold ends
+ * at once (the record removed, the charm run: its job query then fails and slurmctld starts,
+ * to take over as the backup it is). */
+static void standby_tick(struct sentinel *s) {
+        time_t since = 0;
+        if (standby_record_read(NULL, &since) == 0)
+                return;
+        time_t now = time(NULL), t = 0;
+        uint64_t idx = 0;
+        const char *dir = slurm_client_state_dir();
+        bool beat = dir && ha_heartbeat_read(dir, &t, &idx) >= 0 && now - t <= (time_t) slurm_client_ctl_timeout();
+        if (!beat) {
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                if (standby_record_clear(NULL, &e) < 0) {
+                        logf_(s, "standby hold: %s", e.buf);
+                        return;
+                }
+                poke(s, "standby hold ended: no controller in charge");
+                return;
+        }
+        if (now - s->standby_poked >= STANDBY_RECHECK_S || now < s->standby_poked) {
+                s->standby_poked = now;
+                poke(s, "standby hold: the old jobs looked at again");
+        }
+}
+
+/* Who is in charge (a fresh heartbeat's index, -1 none): a change runs the charm, so that every
+ * controller unit's role line follows, and a backup that took charge asks to be first. */
+static void boss_tick(struct sentinel *s) {
+        time_t t = 0;
+        uint64_t idx = 0;
+        const char *dir = slurm_client_state_dir();
+        long boss = dir && ha_heartbeat_read(dir, &t, &idx) >= 0 &&
+                        time(NULL) - t <= (time_t) slurm_client_ctl_timeout() && idx < (uint64_t) s->n_ctl
+                ? (long) idx
+                : -1;
+        if (s->boss != -2 && boss != s->boss && boss >= 0) {
+                char why[64];
+                snprintf(why, sizeof why, "controller %ld took charge", boss);
+                poke(s, why);
+        }
+        s->boss = boss;
 }
 
 /* The fence look (charm/fence.h); true when slurmctld must not be asked anything this tick
- * (stopped, killed, or held down). */
+ * and no charge mark be written (not running, stopped, hung, killed, or held down). */
 static bool fence_tick(struct sentinel *s, uint64_t overslept_usec) {
         time_t since = 0;
         int r = fence_record_read(NULL, &since, NULL, NULL);
@@ -326,10 +410,22 @@ static bool fence_tick(struct sentinel *s, uint64_t overslept_usec) {
         l.state = state;
         const char *dir = slurm_client_state_dir();
         l.have_beat = dir && ha_heartbeat_read(dir, &l.beat_time, &l.beat_index) >= 0;
-        l.have_mark = dir && ha_charge_mark_read(dir, &l.mark_index, &l.mark_time) >= 0;
+        _cleanup_free_ char *mark_host = NULL;
+        l.have_mark = dir && ha_charge_mark_read(dir, &l.mark_index, &l.mark_time, &mark_host) >= 0;
+        l.mark_host = mark_host;
+        l.mark_other = l.have_mark && (mark_host ? !streq(mark_host, s->host) : l.mark_index != (long) s->self);
+        _cleanup_free_ char *taker = NULL;
+        time_t taken = 0;
+        /* announced for this unit (the takeover action, a claim) or this host (a leaving
+         * primary's hand-over) */
+        l.takeover_self = dir && ha_takeover_read(dir, &taker, &taken) >= 0 &&
+                (streq_ptr(taker, s->o->juju_unit) || streq(taker, s->host)) &&
+                l.now - taken < 2 * (time_t) l.timeout_s + 10;
         _cleanup_strbuf_ struct strbuf why = STRBUF_INIT, e = STRBUF_INIT;
         if (fence_judge(&s->fence, &l, &why) != FENCE_KILL)
-                return state == 'T' || state == 't';
+                /* nothing asked of, and no charge mark for, a slurmctld that is not running
+                 * (none, stopped, hung, a zombie): the mark says a live one is in charge */
+                return l.pid == 0 || state == 'T' || state == 't' || state == 'D' || state == 'Z';
         /* first the kill: a stopped process gets nothing else (systemd's stop would continue it
          * with SIGCONT after its SIGTERM, and it would save its stale state on the way out) */
         if (kill((pid_t) l.pid, SIGKILL) < 0 && errno != ESRCH) {
@@ -339,7 +435,7 @@ static bool fence_tick(struct sentinel *s, uint64_t overslept_usec) {
         long in_charge = l.have_beat && l.beat_index != (uint64_t) s->self ? (long) l.beat_index : -1;
         r = fence_record_write(NULL, l.now, in_charge, why.buf, &e);
         if (r >= 0)
-                r = unit_job(s, false, &e);
+                r = ctld_stop(s, &e);
         logf_(s, "fenced: %s; slurmctld killed%s%s", why.buf, r < 0 ? ", but " : "", r < 0 ? e.buf : "");
         s->fence = (struct fence_watch){ 0 };
         return true;
@@ -353,7 +449,7 @@ static void charge_mark(struct sentinel *s) {
                 return;
         const char *dir = slurm_client_state_dir();
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        if (!dir || ha_charge_mark_write(dir, s->self, now, s->slurm_uid, s->slurm_gid, &e) < 0) {
+        if (!dir || ha_charge_mark_write(dir, s->self, s->host, now, s->slurm_uid, s->slurm_gid, &e) < 0) {
                 if (s->mark_written >= 0)
                         logf_(s, "charge mark: %s (retried every tick)", e.len ? e.buf : "no state directory");
                 s->mark_written = -1;
@@ -363,6 +459,11 @@ static void charge_mark(struct sentinel *s) {
 }
 
 static void tick(struct sentinel *s, uint64_t overslept_usec) {
+        poke_reap(s);
+        if (conf_current(s) && s->self >= 0 && s->n_ctl > 1) {
+                boss_tick(s);
+                standby_tick(s);
+        }
         if (!conf_current(s) || (s->self >= 0 && fence_tick(s, overslept_usec)) || !in_charge(s)) {
                 sentinel_nudge_reset(&s->nudge);
                 if (s->mark_written > 0)
@@ -400,7 +501,7 @@ static void report(struct sentinel *s, uint64_t now) {
 }
 
 int sentinel_run(const struct sentinel_opts *o, struct strbuf *err) {
-        struct sentinel s = { .o = o, .hosts = STRV_INIT };
+        struct sentinel s = { .o = o, .hosts = STRV_INIT, .boss = -2 };
         uint64_t tick_usec = o->tick_usec ? o->tick_usec : SENTINEL_TICK_USEC_DEFAULT;
 
         if (o->host)

@@ -51,6 +51,8 @@
 #define SENTINEL_PRIVATE_CONF "/run/slurmctld-sentinel/slurm.conf"
 /* How often the loop summarises its save requests in its log. */
 #define SENTINEL_REPORT_USEC (60 * 1000 * 1000ULL)
+/* The most one run of the charm it starts may take (killed then). */
+#define SENTINEL_POKE_TIMEOUT_MS (300 * 1000)
 
 /* The sentinel's unit installed (written when it differs), enabled and running; restarted when
  * its file changed or restart is set (an upgraded charm). 1 changed, 0 all in place. */
@@ -86,6 +88,10 @@ struct sentinel_opts {
         const char *host;         /* this machine's SlurmctldHost name; NULL: gethostname() */
         uint64_t tick_usec;       /* 0: SENTINEL_TICK_USEC_DEFAULT */
         unsigned max_ticks;       /* 0: for ever */
+        /* the charm run in hook context when control moves, a fence is lifted, or a standby hold
+         * is to be looked at again: juju-exec (NULL: "juju-exec" on PATH) <juju_unit> <handler>
+         * slurmctld.service; NULL unit or handler: never */
+        const char *juju_unit, *handler, *juju_exec;
         void (*log)(void *userdata, const char *line);
         void *userdata;
 };

@@ -7,6 +7,7 @@
 #include "charm/strand.h"
 #include "charm/accounting.h"
 #include "charm/sentinel.h"
+#include "charm/standby.h"
 #include "charm/authkey.h"
 #include "charm/cgroupconf.h"
 #include "charm/ctlapply.h"
@@ -159,6 +160,32 @@ static int cmp_relation_id(const void *a, const void *b) {
         return x < y ? -1 : x > y;
 }
 
+/* A cluster-name set to another name than the cluster's: refused, in the status of every unit. */
+static void refuse_cluster_rename(struct ctl_inputs *in, const char *kept) {
+        if (!isempty(in->cfg_cluster_name) && !streq(in->cfg_cluster_name, kept))
+                strv_pushf(&in->refused,
+                        "cluster-name: cannot change once set: the cluster is \"%s\" (set cluster-name back "
+                        "to it, or unset it)",
+                        kept);
+}
+
+/* The leader's own slurmctld is in charge as a backup (the heartbeat's fresh index is this
+ * unit's place, after the first, in the order in the peer app bag): it moves itself first
+ * (claim_first() for the others). */
+static bool leader_claims(const struct ctl_inputs *in, const char *self) {
+        _cleanup_free_ char *order = xstrdup(strempty(charm_bag_string(in->peer_app, "controller-order")));
+        time_t t;
+        uint64_t idx;
+        if (ha_heartbeat_read(in->state_dir, &t, &idx) < 0 || time(NULL) - t > in->cfg_timeout || idx == 0)
+                return false;
+        uint64_t i = 0;
+        char *save = NULL;
+        for (char *w = strtok_r(order, " ", &save); w; w = strtok_r(NULL, " ", &save), i++)
+                if (streq(w, self))
+                        return i == idx;
+        return false;
+}
+
 /* Leader: the cluster name (config, or the one kept in the peer bag, or a new one). Returns
  * 0, or 1 with a blocked outcome. */
 static int decide_cluster_name(
@@ -167,11 +194,9 @@ static int decide_cluster_name(
         const char *cfg = in->cfg_cluster_name;
 
         if (!isempty(kept)) {
-                if (!isempty(cfg) && !streq(cfg, kept)) {
-                        charm_outcome_set(out, JUJU_STATUS_BLOCKED,
-                                "cluster-name: cannot change once set (the cluster is \"%s\")", kept);
-                        return 1;
-                }
+                /* refused alone: the cluster keeps its name and every other input still applies
+                 * (issue 26: a blocked input blocks only itself) */
+                refuse_cluster_rename(in, kept);
                 in->cluster_name = kept;
                 return 0;
         }
@@ -420,6 +445,7 @@ static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, 
                         .state_dir = in->state_dir,
                         .slurm_uid = uid,
                         .slurm_gid = gid,
+                        .claim = in->leader && leader_claims(in, juju_env(ctx)->unit),
                 };
                 r = ha_peers_sync(ctx, &hi, &in->ha, err);
                 if (r < 0)
@@ -442,6 +468,7 @@ static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, 
                         return 1;
                 }
                 in->cluster_name = name;
+                refuse_cluster_rename(in, name);
                 in->auth_key_id = xstrdup(id);
         }
         if (in->controllers.n == 0) {
@@ -873,6 +900,23 @@ static size_t count_present(const struct ctl_inputs *in, const char *old, size_t
         return n;
 }
 
+/* A takeover announced in the shared state directory (ha_takeover_mark) for who: a unit name, or
+ * the host a leaving primary hands control to. The sentinel there then knows that the one in
+ * charge before stepped down for it (charm/fence.h, "took charge while another was in charge"). */
+static int announce_takeover(struct juju_ctx *ctx, const struct slurmctld_opts *o, const char *who, struct strbuf *err) {
+        _cleanup_free_ char *dir = NULL;
+        const char *cfg = NULL;
+        uid_t uid;
+        gid_t gid;
+        int r = charm_config_string(ctx, "state-save-location", &cfg, err);
+        if (r >= 0)
+                r = charm_lookup_user(o->paths.slurm_user, "slurm", &uid, &gid, err);
+        if (r < 0)
+                return r;
+        dir = charm_path(&o->paths, isempty(cfg) ? CHARM_PATH_STATESAVE : cfg);
+        return ha_takeover_mark(dir, who, uid, gid, err);
+}
+
 /* The unit goes away (stop: remove-unit, remove-application): a primary hands control to the
  * next controller that answers (slurm_takeover: ~2 s, instead of SlurmctldTimeout), then
  * slurmctld is stopped with SIGTERM (its state saved: a kill loses the last seconds of job
@@ -902,7 +946,9 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
                                 if (!c.v[i].up)
                                         continue;
                                 strbuf_reset(&e);
-                                r = slurm_ctl_takeover((int) i, &e);
+                                r = announce_takeover(ctx, o, c.v[i].host, &e);
+                                if (r >= 0)
+                                        r = slurm_ctl_takeover((int) i, &e);
                                 strbuf_addf(&note, "; control handed to %s%s%s", c.v[i].host,
                                         r < 0 ? ": " : "", r < 0 ? e.buf : "");
                                 break;
@@ -1030,8 +1076,68 @@ static void role_from_store(const struct charm_paths *p, struct strbuf *out) {
 
 /* Whether this unit may run slurmctld now: 0 yes; 1 no, with the outcome set (and slurmctld
  * stopped when it must not run: a unit that is not one of the controllers); negative errno. */
-static int ha_gate(struct juju_ctx *ctx, const struct ctl_inputs *in, sd_bus *bus, uint64_t timeout_usec,
-        struct charm_outcome *out, struct strbuf *err) {
+/* The standby hold (charm/standby.h): this unit was moved behind another by a takeover and job
+ * steps that may ask it first still run: 1 with slurmctld stopped and the outcome set, 0 when
+ * it may run (its record removed), negative errno. */
+#define STANDBY_RELEASED_FILE "standby-released"
+static int standby_gate(struct juju_ctx *ctx, const struct charm_paths *paths, const struct ctl_inputs *in,
+        sd_bus *bus, uint64_t timeout_usec, struct charm_outcome *out, struct strbuf *err) {
+        struct unit_state st;
+        int r = unit_get_state(bus, "slurmctld.service", &st, err);
+        if (r < 0)
+                return r;
+        bool active = !streq(st.active_state, "inactive") && !streq(st.active_state, "failed");
+        if (in->ha.self <= 0 || in->ha.displaced_since <= 0 || (active && ha_in_charge(in)))
+                return standby_record_clear(paths, err);
+        _cleanup_free_ char *released = NULL, *mark = xasprintf("%lld", (long long) in->ha.displaced_since);
+        r = read_state(paths, STANDBY_RELEASED_FILE, &released, err);
+        if (r < 0)
+                return r;
+        if (streq_ptr(released, mark))
+                return standby_record_clear(paths, err);
+        /* no controller in charge (the heartbeat older than SlurmctldTimeout): this one is the
+         * standby that is missing, and the job query would wait on the lost controller */
+        time_t beat = 0;
+        uint64_t beat_idx = 0;
+        if (ha_heartbeat_read(in->state_dir, &beat, &beat_idx) < 0 || time(NULL) - beat > in->cfg_timeout) {
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                        "standby hold: no controller in charge; slurmctld may run");
+                return standby_record_clear(paths, err);
+        }
+        uint32_t example = 0;
+        _cleanup_strbuf_ struct strbuf q = STRBUF_INIT;
+        int n = standby_old_jobs(in->ha.displaced_since, charm_caps(paths)->stepd_conf_push, &example, &q);
+        if (n < 0) {
+                /* no controller answers: nothing to hold for (a standby is what is missing) */
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                        "standby hold: the job list is unreadable (%s); slurmctld may run", q.buf);
+                return standby_record_clear(paths, err);
+        }
+        if (n == 0) {
+                (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
+                        "standby hold over: no job runs that started under the controller order before %s",
+                        mark);
+                r = write_state(paths, STANDBY_RELEASED_FILE, mark, err);
+                return r < 0 ? r : standby_record_clear(paths, err);
+        }
+        if (active) {
+                r = unit_stop(bus, "slurmctld.service", timeout_usec, err);
+                if (r < 0)
+                        return r;
+        }
+        r = standby_record_write(paths, in->ha.displaced_since, n, example, err);
+        if (r < 0)
+                return r;
+        charm_outcome_set(out, JUJU_STATUS_WAITING,
+                "held as a standby until %d job%s that started under the old controller order end%s "
+                "(job %u): their steps ask the controllers in the order they started with, and a "
+                "standby ahead of %s would refuse their completion",
+                n, n == 1 ? "" : "s", n == 1 ? "s" : "", example, in->ha.order.n ? in->ha.order.v[0] : "the first");
+        return 1;
+}
+
+static int ha_gate(struct juju_ctx *ctx, const struct charm_paths *paths, const struct ctl_inputs *in,
+        sd_bus *bus, uint64_t timeout_usec, struct charm_outcome *out, struct strbuf *err) {
         if (in->ha.self < 0) {
                 struct unit_state st;
                 int r = unit_get_state(bus, "slurmctld.service", &st, err);
@@ -1085,7 +1191,35 @@ static int ha_gate(struct juju_ctx *ctx, const struct ctl_inputs *in, sd_bus *bu
                         return 1;
                 }
         }
-        return 0;
+        return standby_gate(ctx, paths, in, bus, timeout_usec, out, err);
+}
+
+/* Several controllers: a backup whose slurmctld is in charge (a failover) asks to be made the
+ * primary, as the takeover action does, so that control never goes back by itself to a
+ * controller that was away (issue 25): the takeover mark in the shared directory first (no unit
+ * ahead of it starts meanwhile, ha_gate), then the request in its peer bag for the leader. */
+static int claim_first(struct juju_ctx *ctx, const struct slurmctld_opts *o, sd_bus *bus,
+        const struct ctl_inputs *in, struct strbuf *err) {
+        const char *self = juju_env(ctx)->unit;
+        struct unit_state st;
+        if (in->ha.order.n <= 1 || in->ha.self <= 0 || !in->peer_rel || streq_ptr(in->ha.takeover, self) ||
+                !ha_in_charge(in) || unit_get_state(bus, "slurmctld.service", &st, NULL) < 0 ||
+                !streq(st.active_state, "active"))
+                return 0;
+        uid_t uid;
+        gid_t gid;
+        int r = charm_lookup_user(o->paths.slurm_user, "slurm", &uid, &gid, err);
+        if (r >= 0)
+                r = ha_takeover_mark(in->state_dir, self, uid, gid, err);
+        if (r >= 0)
+                r = ha_request_first(ctx, in->peer_rel, err);
+        if (r < 0)
+                return r;
+        (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
+                "slurmctld took charge as backup %ld (a failover): asking the leader to make this unit the "
+                "primary, so that control does not go back to %s, which was away",
+                in->ha.self, in->ha.order.v[0]);
+        return 1;
 }
 
 /* --- GPU nodes (charm/gres.h) ----------------------------------------------------------------- */
@@ -1191,7 +1325,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 if (r != 0) {
                         charm_outcome_set(out, JUJU_STATUS_WAITING,
                                 "fenced: %s; slurmctld held down until the controller in charge answers here "
-                                "(the sentinel starts it)",
+                                "(the sentinel then runs the charm)",
                                 why ? why : "unreadable fence record");
                         return 0;
                 }
@@ -1425,7 +1559,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         out->status = JUJU_STATUS_WAITING;
                 return 0;
         }
-        r = ha_gate(ctx, &in, bus, unit_timeout(o), out, err);
+        r = ha_gate(ctx, &o->paths, &in, bus, unit_timeout(o), out, err);
         if (r < 0)
                 return r;
         /* kept for the quick status refresh of compute unit events: a unit that may not run
@@ -1458,6 +1592,15 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
                         "%s/clustername: ClusterID dropped, slurmctld takes slurmdbd's (new slurmdbd hosts)",
                         in.state_dir);
+        /* a backup made the primary takes control with the old list first (ctl_apply): announced
+         * as a takeover, so that its sentinel knows the one in charge before stepped down for it
+         * (charm/fence.h) and the others wait for it to run the new list (ha_gate) */
+        if (old && in.ha.order.n > 1 && ctl_conf_controller_index(old, old_len, in.hostname) > 0 &&
+                ctl_conf_controller_index(g.conf.buf, g.conf.len, in.hostname) == 0) {
+                r = announce_takeover(ctx, o, env->unit, err);
+                if (r < 0)
+                        return r;
+        }
         r = ctl_apply(&ao, g.conf.buf, g.conf.len, &applied, err);
         if (r < 0)
                 return r;
@@ -1563,7 +1706,9 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         }
         /* last of what can fail: the notice is recorded as given when it is queued, and a hook
          * that fails after that has its relation data dropped (Juju commits none of it) */
-        r = announce_charge(ctx, o, bus, &in, err);
+        r = claim_first(ctx, o, bus, &in, err);
+        if (r >= 0)
+                r = announce_charge(ctx, o, bus, &in, err);
         if (r < 0)
                 return r;
         /* the node event log: watcher, triggers, reconcile (charm/nodeevents.h; never fails) */
@@ -1607,7 +1752,16 @@ int slurmctld_pause(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct
 }
 
 int slurmctld_resume(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err) {
-        _cleanup_free_ char *reason = NULL;
+        _cleanup_free_ char *reason = NULL, *why = NULL;
+        /* the admin's word lifts a fence too (charm/fence.h): the one way back for a controller
+         * that reaches no other controller's machine, its fence kept on for that */
+        if (fence_record_read(&o->paths, NULL, NULL, &why) != 0) {
+                int r = fence_record_clear(&o->paths, err);
+                if (r < 0)
+                        return r;
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "resume: the fence lifted by the admin (%s)",
+                        why ? why : "unreadable record");
+        }
         return charm_action_resume(ctx, &o->paths, reconcile_paths, &reason, err);
 }
 
@@ -1655,21 +1809,9 @@ int slurmctld_takeover(struct juju_ctx *ctx, const struct slurmctld_opts *o, str
         }
         /* announced first in the shared directory, so that no controller ahead of this one
          * starts again meanwhile (charm/ha.h) */
-        {
-                _cleanup_free_ char *dir = NULL;
-                const char *cfg = NULL;
-                uid_t uid;
-                gid_t gid;
-                r = charm_config_string(ctx, "state-save-location", &cfg, err);
-                if (r >= 0)
-                        r = charm_lookup_user(o->paths.slurm_user, "slurm", &uid, &gid, err);
-                if (r < 0)
-                        return r;
-                dir = charm_path(&o->paths, isempty(cfg) ? CHARM_PATH_STATESAVE : cfg);
-                r = ha_takeover_mark(dir, juju_env(ctx)->unit, uid, gid, err);
-                if (r < 0)
-                        return r;
-        }
+        r = announce_takeover(ctx, o, juju_env(ctx)->unit, err);
+        if (r < 0)
+                return r;
         r = slurm_ctl_takeover(self, &e);
         if (r < 0) {
                 strbuf_addf(err, "takeover: %s", e.buf);

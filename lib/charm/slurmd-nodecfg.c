@@ -5,6 +5,7 @@
 #include "util/alloc.h"
 #include "charm/slurmd-internal.h"
 #include "charm/nodeconf.h"
+#include "charm/nodepaths.h"
 #include "charm/pause.h"
 #include "slurm/client.h"
 #include "slurm/jobs.h"
@@ -233,6 +234,17 @@ int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
                 r = admin_parse(p_params->valuestring, &admin, err);
                 if (r < 0)
                         return r;
+                /* no feature of another application's partition (issue 26): judged against the
+                 * slurm.conf this node fetched (none yet: judged when the unit first registers) */
+                _cleanup_free_ char *conf_path = charm_path(&o->paths, NODE_PATHS_CONF), *conf_text = NULL;
+                if (read_full_file(conf_path, &conf_text, NULL) >= 0) {
+                        strbuf_reset(&e);
+                        r = node_features_check(slurm_options_get(&admin, "Features"), env->app, conf_text, &e);
+                        if (r < 0) {
+                                strbuf_addf(err, "node-config: nothing changed: %s", e.buf);
+                                return r;
+                        }
+                }
         } else
                 slurm_options_copy(&admin, &good.admin);
 
@@ -367,6 +379,13 @@ int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
         }
         strbuf_reset(&e);
         r = register_with(o, bus, in.node_name, in.defaults.buf, &now, &e);
+        if (r >= 0) {
+                /* what slurmctld made of it: a CPUs count the hardware does not have is reset
+                 * ("Resetting CPUs"), and the admin must not be told it worked (issue 26) */
+                r = node_conf_effective_check(&in.node_conf, now.cpus, now.real_memory, &e);
+                if (r < 0)
+                        slurm_node_done(&now);
+        }
         if (r < 0) {
                 _cleanup_strbuf_ struct strbuf c = STRBUF_INIT;
                 slurm_options_render(&in.node_conf, &c);

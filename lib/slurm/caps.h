@@ -51,6 +51,10 @@ struct slurm_caps {
         const char *slurmd_pid_file; /* SlurmdPidFile */
         bool listjobs;               /* scontrol listjobs/liststeps/listpids exist */
         bool reconfigure_reexecs;    /* scontrol reconfigure re-execs the daemons */
+        /* slurmd, at its start (and its re-exec), hands every running slurmstepd the controller
+         * list of its configuration (24.11 slurmd.c _read_config -> update_stepd_logging(true)
+         * -> unpack_stepd_reconf); a 22.05 slurmstepd keeps the list it started with for good */
+        bool stepd_conf_push;
         /* StateSaveLocation/clustername holds "name|ClusterID" and slurmctld exits at its start
          * ("CLUSTER ID MISMATCH") when slurmdbd knows the cluster by another id (24.11) */
         bool cluster_id_in_state;

@@ -261,6 +261,20 @@ static bool filter_match(const struct slurm_node_filter *f, const struct slurm_n
         return true;
 }
 
+void slurm_hostlist_expand(const char *list, struct strv *ret) {
+        if (!list || !*list)
+                return;
+        slurm_hl_t hl = slurm_hostlist_create(list);
+        if (!hl)
+                return;
+        char *h;
+        while ((h = slurm_hostlist_shift(hl))) {
+                strv_push(ret, h);
+                free(h); /* slurm_hostlist_shift() mallocs */
+        }
+        slurm_hostlist_destroy(hl);
+}
+
 int slurm_node_list(
         const struct slurm_node_filter *filter, struct slurm_node_list *ret, struct strbuf *err) {
         node_info_msg_t *msg = NULL;
@@ -367,6 +381,15 @@ int slurm_node_restore(const struct slurm_node *saved, struct strbuf *err) {
                 return slurm_node_drain(saved->name, reason, err);
         if (slurm_state_down(saved->state))
                 return slurm_node_down(saved->name, reason, err);
+        /* resumed only when something is to be undone: a RESUME to a node that is neither
+         * drained nor down (a dynamic node registered afresh) is refused by slurmctld with an
+         * "Invalid node state transition" error in its log */
+        uint32_t now = 0;
+        int r = slurm_node_get_state(saved->name, &now, err);
+        if (r < 0)
+                return r;
+        if (!slurm_state_drain(now) && !slurm_state_down(now))
+                return 0;
         return slurm_node_resume(saved->name, err);
 }
 

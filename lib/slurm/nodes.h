@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "util/strbuf.h"
+#include "util/strv.h"
 
 struct slurm_node {
         char *name;
@@ -72,6 +73,8 @@ struct slurm_node_filter {
 void slurm_node_done(struct slurm_node *n);
 void slurm_node_list_done(struct slurm_node_list *l);
 
+/* The host names of a Slurm host list expression ("cpu-[0-2],big-0"), appended to ret in order. */
+void slurm_hostlist_expand(const char *list, struct strv *ret);
 /* True if comma-separated list has the item (exact, case-sensitive as Slurm features). */
 bool slurm_list_has(const char *list, const char *item);
 
@@ -96,7 +99,8 @@ int slurm_node_down(const char *name, const char *reason, struct strbuf *err);
 int slurm_node_idle(const char *name, struct strbuf *err);
 /* Puts a node back as it was in *saved (taken with slurm_node_get before a change): a drained
  * or draining node is drained with its old reason, a down node set down with its old reason,
- * anything else resumed (see slurm_node_resume()). */
+ * anything else resumed (see slurm_node_resume()) when it is drained or down now, else left as
+ * it is. */
 int slurm_node_restore(const struct slurm_node *saved, struct strbuf *err);
 
 /* Other attributes; unset members (NULL, or weight 0) are left unchanged. */

@@ -49,6 +49,28 @@ settle
 expect_status slurmctld/0 '^active 1 node in 1 partition$'
 unchanged "slurm-conf-parameters reset"
 
+log "cluster-name changed after the cluster was named: refused alone (issue 26, item 5)"
+name=$(sed -n 's/^ClusterName=//p' "$(root_of slurmctld/0)/etc/slurm/slurm.conf")
+js config slurmctld cluster-name=other >/dev/null
+settle
+expect_status slurmctld/0 "^blocked cluster-name: cannot change once set: the cluster is \"$name\""
+app=$(js status --format=json | python3 -c 'import json,sys; print(json.load(sys.stdin)["applications"]["slurmctld"]["application-status"]["current"])')
+[ "$app" = blocked ] || die "slurmctld application status: $app"
+unchanged "cluster-name=other"
+# another application's change still applies meanwhile
+js config slurmd partition-config="MaxTime=77" >/dev/null
+settle
+on_ctl() { js exec slurmctld/0 -- "$@"; }
+on_ctl scontrol -o show partition slurmd | grep -q 'MaxTime=01:17:00' ||
+        die "partition-config waited for cluster-name: $(on_ctl scontrol -o show partition slurmd)"
+expect_status slurmctld/0 "^blocked cluster-name: cannot change once set"
+[ "$(sed -n 's/^ClusterName=//p' "$(root_of slurmctld/0)/etc/slurm/slurm.conf")" = "$name" ] || die "ClusterName changed"
+js config slurmd --reset partition-config >/dev/null
+js config slurmctld --reset cluster-name >/dev/null
+settle
+expect_status slurmctld/0 '^active 1 node in 1 partition$'
+good=$(fp) # slurm.conf was rewritten twice by the partition-config change and its reset
+
 log "malformed data from a slurmd-side application"
 ns='{"NodeSet":"bad-slurmd","Feature":"bad-slurmd"}'
 js deploy "$CHARMS/bad-slurmd" --config partition='{"PartitionName":"bad-slurmd","Nodes":"bad-slurmd","MaxTime":"1$(reboot)"}' \

@@ -4,16 +4,21 @@
 # shared state directory, SlurmctldTimeout=10, jobs running, pending and in an array throughout:
 #  A. the primary's slurmctld stopped (SIGSTOP) and its machine's link down: the backup takes
 #     over and accepts jobs; the primary's sentinel kills the stopped process before anything
-#     continues it, its unit says "fenced"; after the heal (link up, SIGCONT) the sentinel
-#     starts slurmctld once the backup answers, and the fresh start takes control with the
-#     state the backup saved;
-#  B. the primary's whole machine frozen (its v1 freezer cgroup: the sentinel too) and its link
-#     down: the backup takes over and accepts jobs; thawed (the link still down for 3 s, so
-#     that the stale process's request for control cannot reach the backup first: the race
-#     fence.h describes), the sentinel sees its own oversleep and kills the stale slurmctld.
+#     continues it, its unit says "fenced"; after the heal (link up, SIGCONT) the sentinel lifts
+#     the fence once the backup answers, the backup in charge is made the primary, and the old
+#     primary waits as its standby: never in charge again with what it had in memory, and (22.05)
+#     held down while job steps that started with it first run; one such job, told to end then,
+#     ends COMPLETED on the new primary;
+#  B. the new primary's whole machine frozen (its v1 freezer cgroup: the sentinel too) and its
+#     link down: the held standby starts once no controller is in charge (its sentinel ends the
+#     hold) and takes over; thawed (the link still down for 3 s, so that the stale process's
+#     request for control cannot reach the other first: the race fence.h describes), the
+#     sentinel sees its own oversleep and kills the stale slurmctld; the one in charge is made
+#     the primary again.
 # After each: every job known, the new ones included, none re-run (start times unchanged), job
-# ids not handed out twice. Without the fence the continued process wins with its memory from
-# before and the jobs submitted meanwhile vanish (issue 25's measurement).
+# ids not handed out twice, exactly one controller in charge, and no standby refused a job's
+# completion. Without the fence the continued process wins with its memory from before and the
+# jobs submitted meanwhile vanish (issue 25's measurement).
 set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
 source "$(dirname "$0")/charm-lib.sh"
@@ -23,13 +28,13 @@ mkdir -p "$T/state"
 SHARE="$T/state:/srv/slurm-state"
 js deploy "$CTL_CHARM" -n 2 --share "$SHARE" --config state-save-location=/srv/slurm-state \
         --config slurmctld-timeout=$T_OUT >/dev/null
-js deploy "$SLURMD_CHARM" cpu >/dev/null
+js deploy "$SLURMD_CHARM" cpu -n 2 >/dev/null
 js integrate slurmctld cpu >/dev/null
 settle 180
 js trigger slurmctld update-status >/dev/null
 settle
-expect_status slurmctld/0 '^active primary, in charge; 1 node in 1 partition$'
-expect_status slurmctld/1 '^active backup 1, [^ ]+ in charge; 1 node in 1 partition$'
+expect_status slurmctld/0 '^active primary, in charge; 2 nodes in 1 partition$'
+expect_status slurmctld/1 '^active backup 1, [^ ]+ in charge; 2 nodes in 1 partition$'
 # shellcheck source=tests/cluster/ha-lib.sh
 source "$(dirname "$0")/ha-lib.sh"
 
@@ -64,32 +69,38 @@ wait_fenced() {
         mx slurmctld/0 cat "$fence_file" | grep -qE "$1" || die "fence record: $(mx slurmctld/0 cat "$fence_file")"
         [ "$(mx slurmctld/0 systemctl is-active slurmctld || true)" != active ] || die "slurmctld still active after the fence"
 }
-# back_in_charge: the sentinel lifted the fence and the primary's fresh slurmctld took control
-back_in_charge() {
+# made_primary UNIT OTHER: after a heal, UNIT (in charge) is made the primary: the order lists it
+# first, it answers as the one in charge, OTHER does not; prints the figure
+made_primary() {
         local i t0
         t0=$(now_ms)
-        for ((i = 0; i < 360; i++)); do
-                ! fenced && answers slurmctld/0 && break
+        order_is "$1" "$(host_of "$1")" "$(host_of "$2")"
+        for ((i = 0; i < 240; i++)); do
+                ! fenced && answers "$1" && break
                 sleep 0.25
         done
-        answers slurmctld/0 || die "the primary did not take control again after the heal"
-        log "figure: heal -> the primary answers, in charge: $(($(now_ms) - t0)) ms"
+        answers "$1" || die "$1 does not answer as the primary after the heal"
+        ! answers "$2" || die "$2 answers as in charge too"
+        log "figure: heal -> $1 answers as the primary: $(($(now_ms) - t0)) ms"
 }
 start_of() { on "$1" scontrol -o show job "$2" | tr ' ' '\n' | sed -n 's/^StartTime=//p'; }
 
-# intact NEW…: the primary in charge knows every job (the ones the backup took, NEW, last), the
+# intact UNIT NEW…: the controller UNIT reaches knows every job (the ones the backup took, NEW, last), the
 # running ones were not started again, and the next job id comes after NEW's
 intact() {
-        no_job_lost slurmctld/0 "$run1" "${array}_1" "${array}_2" "$pend1" "$@"
-        [ "$(start_of slurmctld/0 "$run1")" = "$run1_start" ] || die "job $run1 started again"
-        [ "$(start_of slurmctld/0 "${array}_1")" = "$arr1_start" ] || die "job ${array}_1 started again"
+        local u=$1
+        shift
+        no_job_lost "$u" "$run1" "${array}_1" "${array}_2" "$pend1" "$@"
+        [ "$(start_of "$u" "$run1")" = "$run1_start" ] || die "job $run1 started again"
+        [ "$(start_of "$u" "${array}_1")" = "$arr1_start" ] || die "job ${array}_1 started again"
         local next last=${*: -1}
-        next=$(sub slurmctld/0 --mem=100 --wrap true)
+        next=$(sub "$u" --mem=100 --wrap true)
         [ "$next" -gt "$last" ] || die "job id $next handed out again (the backup gave up to $last)"
 }
 
-run1=$(sub slurmctld/0 --mem=100 --wrap "sleep 600")
-array=$(sub slurmctld/0 --mem=100 -a 1-3 --wrap "sleep 600")
+run1=$(sub slurmctld/0 --mem=100 -w cpu-0 --wrap "sleep 600")
+midA=$(gate_job cpu/1 midA)
+array=$(sub slurmctld/0 --mem=100 -w cpu-0 -a 1-3 --wrap "sleep 600")
 pend1=$(sub slurmctld/0 --mem=100 --begin=now+3600 --wrap true)
 wait_job_state "$run1" RUNNING 30
 wait_job_state "${array}_1" RUNNING 30
@@ -104,40 +115,50 @@ mx slurmctld/0 systemctl kill -s STOP slurmctld
 fail_over "$t0" slurmctld/1
 newA=()
 for i in 1 2 3; do newA+=("$(sub slurmctld/1 --mem=100 --wrap true)"); done
-wait_fenced 'stopped while controller 1 took charge'
+wait_fenced 'stopped while (in charge, its heartbeat [0-9]+ s old|controller 1 took charge)'
 log "figure: stopped -> fenced (the record's time, whole seconds): $(($(mx slurmctld/0 cut -d' ' -f1 "$fence_file") - t0 / 1000)) s"
 js trigger slurmctld/0 update-status >/dev/null
 settle
-expect_status slurmctld/0 '^waiting fenced: slurmctld \(pid [0-9]+\) stopped while controller 1 took charge'
-log "A: healed (link up, SIGCONT): the sentinel starts slurmctld once the backup answers"
+expect_status slurmctld/0 '^waiting fenced: slurmctld \(pid [0-9]+\) stopped while (in charge, its heartbeat [0-9]+ s old|controller 1 took charge)'
+log "A: healed (link up, SIGCONT): the fence lifted, slurmctld/1 made the primary, slurmctld/0 its standby"
 mx slurmctld/0 ip link set eth0 up
 mx slurmctld/0 systemctl kill -s CONT slurmctld >/dev/null 2>&1 || true
-back_in_charge
-intact "${newA[@]}"
+made_primary slurmctld/1 slurmctld/0
+intact slurmctld/1 "${newA[@]}"
 js trigger slurmctld update-status >/dev/null
 settle
-expect_status slurmctld/0 '^active primary, in charge; '
-expect_status slurmctld/1 '^active backup 1, [^ ]+ in charge; '
+expect_status slurmctld/1 '^active primary, in charge; '
+held_or_backup slurmctld/0 slurmctld/1
+gate_open cpu/1 midA
+completed_ok slurmctld/1 "$midA" 30
 
-log "B: the primary's whole machine frozen and its link down"
+log "B: the new primary's whole machine frozen and its link down"
 quiet
-mx slurmctld/0 ip link set eth0 down
+mx slurmctld/1 ip link set eth0 down
 t0=$(now_ms)
-freezer slurmctld/0 FROZEN
-trap 'freezer slurmctld/0 THAWED || true; charm_cleanup' EXIT
-fail_over "$t0" slurmctld/1
+freezer slurmctld/1 FROZEN
+trap 'freezer slurmctld/1 THAWED || true; charm_cleanup' EXIT
+# the standby hold (22.05) ends once no controller is in charge for SlurmctldTimeout; the
+# backup then takes over after another SlurmctldTimeout
+for ((i = 0; i < 90 * 4; i++)); do answers slurmctld/0 && break; sleep 0.25; done
+answers slurmctld/0 || die "slurmctld/0 did not take over within 90 s"
+log "figure: primary frozen -> slurmctld/0 answers: $(($(now_ms) - t0)) ms"
 newB=()
-for i in 1 2; do newB+=("$(sub slurmctld/1 --mem=100 --wrap true)"); done
+for i in 1 2; do newB+=("$(sub slurmctld/0 --mem=100 --wrap true)"); done
 t1=$(now_ms)
-freezer slurmctld/0 THAWED
+freezer slurmctld/1 THAWED
 trap charm_cleanup EXIT
-wait_fenced 'this machine was frozen [0-9]+ s'
-log "figure: thawed -> fenced (the record's time, whole seconds): $(($(mx slurmctld/0 cut -d' ' -f1 "$fence_file") - t1 / 1000)) s"
+fence_file_of() { mx "$1" cat "$fence_file" 2>/dev/null; }
+for ((i = 0; i < 80; i++)); do fence_file_of slurmctld/1 >/dev/null && break; sleep 0.25; done
+fence_file_of slurmctld/1 | grep -qE 'this machine was frozen [0-9]+ s' || die "slurmctld/1 not fenced: $(fence_file_of slurmctld/1)"
+log "figure: thawed -> fenced (the record's time, whole seconds): $(($(fence_file_of slurmctld/1 | cut -d' ' -f1) - t1 / 1000)) s"
 sleep 3
-mx slurmctld/0 ip link set eth0 up
-back_in_charge
-intact "${newA[@]}" "${newB[@]}"
+mx slurmctld/1 ip link set eth0 up
+made_primary slurmctld/0 slurmctld/1
+intact slurmctld/0 "${newA[@]}" "${newB[@]}"
 js trigger slurmctld update-status >/dev/null
 settle
 expect_status slurmctld/0 '^active primary, in charge; '
+held_or_backup slurmctld/1 slurmctld/0
+no_standby_refusal
 log "ok"

@@ -62,6 +62,10 @@ js run slurmd/0 node-config reset=true >"$T/out"
 [ "$(node_field AvailableFeatures)" = slurmd ] || die "features after reset: $(node_field AvailableFeatures)"
 [ ! -e "$r/var/lib/slurm/charm/node-config" ] || die "node-config file left after reset"
 [[ $(node_field State) == IDLE* ]] || die "state after reset: $(node_field State)"
+# the node was neither drained nor down before: nothing to resume after (issue 26, item 6: a
+# RESUME to an IDLE node is refused by slurmctld with this error)
+! grep -q 'Invalid node state transition' "$(root_of slurmctld/0)/var/log/slurm/slurmctld.log" ||
+        die "a RESUME was sent to a node that was not drained: $(grep 'Invalid node state transition' "$(root_of slurmctld/0)/var/log/slurm/slurmctld.log" | tail -2)"
 
 log "partition-config on a live cluster"
 conf=$(root_of slurmctld/0)/etc/slurm/slurm.conf

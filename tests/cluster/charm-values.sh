@@ -126,6 +126,29 @@ for bad in "Weight=abc" "CPUs=0x" "RealMemory=-5" "Weight=99999999999"; do
 done
 [[ $(ctl scontrol -o show node cpu-0) == *State=IDLE* ]] || die "cpu-0 not idle: $(ctl scontrol -o show node cpu-0)"
 
+log "a node stays in its own application's partition (issue 26, item 2)"
+for bad in "Features=big" "Features=ssd,big" "Weight=3 Features=big"; do
+        if js run cpu/0 node-config parameters="$bad" >"$T/out" 2>&1; then
+                die "node-config $bad succeeded: $(cat "$T/out")"
+        fi
+        grep -q 'node-config: nothing changed: Features: "big" is the feature by which partition nodes of another application are chosen' "$T/out" ||
+                die "node-config $bad: $(cat "$T/out")"
+        [ "$(fingerprint "$r/etc/default/slurmd")" = "$defaults" ] || die "node-config $bad: /etc/default/slurmd changed"
+done
+for args in "features=big" "features=ssd,big" "active-features=big"; do
+        if js run slurmctld/0 node-update nodes=cpu-0 "$args" >"$T/out" 2>&1; then
+                die "node-update $args succeeded: $(cat "$T/out")"
+        fi
+        grep -q 'features: "big" is the feature by which partition nodes of another application are chosen' "$T/out" ||
+                die "node-update $args: $(cat "$T/out")"
+done
+[ "$(ctl sinfo -h -N -n cpu-0 -o %P)" = 'cpu*' ] || [ "$(ctl sinfo -h -N -n cpu-0 -o %P)" = cpu ] ||
+        die "cpu-0's partitions: $(ctl sinfo -h -N -n cpu-0 -o %P)"
+# a feature that is no application's stays the admin's to give
+js run cpu/0 node-config parameters="Features=ssd" >/dev/null
+[[ $(ctl scontrol -o show node cpu-0) == *AvailableFeatures=cpu,ssd* ]] || die "cpu-0: $(ctl scontrol -o show node cpu-0)"
+js run cpu/0 node-config reset=true >/dev/null
+
 log "a node that does not register with its new parameters is rolled back"
 js run cpu/0 node-config parameters="Weight=5" >/dev/null
 ctl scontrol -o show node cpu-0 | grep -q ' Weight=5 ' || die "Weight=5 not applied"
@@ -139,6 +162,15 @@ grep -q "previous configuration is back" "$T/out" || die "not rolled back: $(cat
 grep -qx 'Weight=5' "$r/var/lib/slurm/charm/node-config" || die "stored parameters not restored: $(cat "$r/var/lib/slurm/charm/node-config")"
 ctl scontrol -o show node cpu-0 | grep -q ' Weight=5 ' || die "cpu-0 not back with Weight=5: $(ctl scontrol -o show node cpu-0)"
 [[ $(ctl scontrol -o show node cpu-0) == *State=IDLE* ]] || die "cpu-0 not idle after the rollback"
+# CPUs=1000: Slurm's reader takes it, and slurmctld resets it at the registration ("Resetting
+# CPUs") and registers the node anyway: rolled back, the action fails and says so (issue 26, item 3)
+if js run cpu/0 node-config parameters="Weight=6 CPUs=1000" >"$T/out" 2>&1; then
+        die "node-config CPUs=1000 succeeded: $(cat "$T/out")"
+fi
+grep -q "slurmctld registered the node with CPUs=[0-9]*, not CPUs=1000" "$T/out" || die "CPUs=1000: $(cat "$T/out")"
+grep -q "previous configuration is back" "$T/out" || die "CPUs=1000 not rolled back: $(cat "$T/out")"
+[ "$(fingerprint "$r/etc/default/slurmd" | cut -d' ' -f1)" = "$(cut -d' ' -f1 <<<"$defaults")" ] || die "/etc/default/slurmd not restored after CPUs=1000"
+ctl scontrol -o show node cpu-0 | grep -q ' Weight=5 ' || die "cpu-0 not back with Weight=5 after CPUs=1000: $(ctl scontrol -o show node cpu-0)"
 job=$(submit -w cpu-0 -o /dev/null --wrap true)
 wait_job_state "$job" COMPLETED 30
 log "ok"

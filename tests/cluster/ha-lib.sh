@@ -60,3 +60,55 @@ fail_over() {
         done
         die "$up did not take over within $((T_OUT + 20)) s"
 }
+# STEPD_PUSH: set on a base whose slurmd hands running job steps its controller list at its
+# start (24.11; charm/standby.h): a displaced controller is held only until the compute nodes'
+# slurmd restarted with the new order, where on 22.05 it is held until the old jobs end
+STEPD_PUSH=${CHARM_BASE:+1}
+# gate_job UNIT NAME: a job on UNIT's node that ends (exit 0) when gate_open UNIT NAME is called
+# (a file in the compute machine's private /tmp); its id printed
+gate_job() { sub slurmctld/0 --mem=100 -w "${1/\//-}" --wrap "while [ ! -e /tmp/gate-$2 ]; do sleep 1; done"; }
+gate_open() { mx "$1" touch "/tmp/gate-$2"; }
+# completed_ok UNIT JOB SECONDS: JOB ended COMPLETED with exit 0:0 (its end reached the
+# controller in charge: a step asking a standby first leaves it RUNNING, issue 25 item 2)
+completed_ok() {
+        wait_done "$1" "$2" "$3"
+        local ec
+        ec=$(on "$1" scontrol -o show job "$2" | tr ' ' '\n' | sed -n 's/^ExitCode=//p')
+        [ "$ec" = 0:0 ] || die "job $2: ExitCode=$ec"
+}
+# order_is UNIT HOST… : waits until UNIT's slurm.conf lists the controllers HOST… in order: the
+# hooks queued meanwhile run (juju-sim runs queued hooks only while it waits; the sentinels' runs
+# of the charm through juju-exec come at once), at most 8 rounds
+order_is() {
+        local u=$1 want i
+        shift
+        want="$* "
+        for ((i = 0; i < 8; i++)); do
+                [ "$(ctl_hosts "$u")" = "$want" ] && return 0
+                settle 60
+                sleep 2
+        done
+        [ "$(ctl_hosts "$u")" = "$want" ] || die "$u's controller order: $(ctl_hosts "$u"), want $want"
+}
+# held_or_backup UNIT FIRST: a displaced controller: on 22.05 held as a standby while an old job
+# runs (its slurmctld stopped), on 24.11 a running backup once the compute nodes' slurmd took the
+# new order
+held_or_backup() {
+        if [ -n "$STEPD_PUSH" ]; then
+                expect_status "$1" "^active backup 1, $(host_of "$2") in charge; "
+        else
+                expect_status "$1" '^waiting held as a standby until [0-9]+ jobs? that started under the old controller order ends? \(job [0-9]+\)'
+                [ "$(mx "$1" systemctl is-active slurmctld || true)" != active ] || die "$1: slurmctld runs while held"
+        fi
+}
+# no_standby_refusal: no controller refused a job step's completion as a standby (22.05, where
+# the step takes that answer as final; 24.11's client goes on to the next controller, so a
+# refusal there is logged and harmless: completed_ok checks the jobs themselves)
+no_standby_refusal() {
+        local f
+        [ -z "$STEPD_PUSH" ] || return 0
+        for f in "$MODEL"/machines/*/root/var/log/slurm/slurmctld.log; do
+                ! grep -qE 'Invalid RPC received (REQUEST_COMPLETE_BATCH_SCRIPT|REQUEST_STEP_COMPLETE|MESSAGE_EPILOG_COMPLETE)' "$f" ||
+                        die "a standby refused a job's completion: ${f#"$MODEL"/machines/}: $(grep -E 'Invalid RPC received' "$f" | tail -3)"
+        done
+}

@@ -98,6 +98,7 @@ static struct fence_look thawed(uint64_t idx, time_t beat, time_t now, long mark
         struct fence_look l = look(100, 'R', idx, beat, now);
         l.overslept_usec = 30 * S;
         l.have_mark = mark_idx >= 0;
+        l.mark_other = l.have_mark && mark_idx != l.self;
         l.mark_index = mark_idx;
         l.mark_time = mark_time;
         return l;
@@ -125,8 +126,23 @@ static void test_frozen_machine(void **state) {
         /* late by less than SlurmctldTimeout: no freeze that matters */
         w = (struct fence_watch){ 0 };
         assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1000)), FENCE_KEEP);
-        struct fence_look l = thawed(0, 1004, 1005, 1, 1004);
+        struct fence_look l = thawed(0, 1004, 1005, 1, 998); /* another's mark, from before */
         l.overslept_usec = 4 * S;
+        assert_int_equal(judge(&w, l), FENCE_KEEP);
+        /* the order changed meanwhile: the mark's writer has this unit's old index, but it is
+         * another machine (its host tells); and this machine's own mark is never another's */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1000)), FENCE_KEEP);
+        l = thawed(0, 1031, 1031, 0, 1029);
+        l.mark_other = true;
+        l.mark_host = "juju-m-1";
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+        assert_int_equal(fence_judge(&w, &l, &why), FENCE_KILL);
+        assert_non_null(strstr(why.buf, "juju-m-1 took charge meanwhile"));
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1000)), FENCE_KEEP);
+        l = thawed(0, 1031, 1031, 1, 1029);
+        l.mark_other = false;
         assert_int_equal(judge(&w, l), FENCE_KEEP);
         /* a standby's machine frozen: nothing to fence */
         w = (struct fence_watch){ 0 };
@@ -136,13 +152,67 @@ static void test_frozen_machine(void **state) {
 
 static void test_lift(void **state) {
         /* another controller in charge: only once it is reachable */
-        assert_false(fence_lift_due(1000, true, 1004, 1, 0, 1005, T, false));
-        assert_true(fence_lift_due(1000, true, 1004, 1, 0, 1005, T, true));
+        assert_false(fence_lift_due(1000, true, 1004, 1, 0, 1005, T, false, true));
+        assert_true(fence_lift_due(1000, true, 1004, 1, 0, 1005, T, true, true));
         /* no fresh heartbeat of another: SlurmctldTimeout after the fence */
-        assert_false(fence_lift_due(1000, true, 990, 0, 0, 1005, T, false));
-        assert_true(fence_lift_due(1000, true, 990, 0, 0, 1011, T, false));
-        assert_true(fence_lift_due(1000, false, 0, 0, 0, 1011, T, false));
-        assert_true(fence_lift_due(1000, true, 980, 1, 0, 1011, T, false)); /* another's, stale */
+        assert_false(fence_lift_due(1000, true, 990, 0, 0, 1005, T, false, true));
+        assert_true(fence_lift_due(1000, true, 990, 0, 0, 1011, T, false, true));
+        assert_true(fence_lift_due(1000, false, 0, 0, 0, 1011, T, false, true));
+        assert_true(fence_lift_due(1000, true, 980, 1, 0, 1011, T, false, true)); /* another's, stale */
+        /* cut off from every other controller's machine: never by the stale heartbeat alone */
+        assert_false(fence_lift_due(1000, true, 980, 1, 0, 1011, T, false, false));
+        assert_false(fence_lift_due(1000, false, 0, 0, 0, 2000, T, false, false));
+        /* the one in charge answers: that is reachable enough */
+        assert_true(fence_lift_due(1000, true, 1004, 1, 0, 1005, T, true, false));
+}
+
+/* stopped or hung while in charge: killed as its heartbeat reaches SlurmctldTimeout (less a
+ * look), before any backup's first beat, so that a continue between two looks cannot win */
+static void test_stopped_timeout(void **state) {
+        struct fence_watch w = { 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1001)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(100, 'T', 0, 1000, 1005)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(100, 'T', 0, 1000, 1008)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(100, 'T', 0, 1000, 1009)), FENCE_KILL); /* T - 1 */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1001)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(100, 'D', 0, 1000, 1009)), FENCE_KILL);
+        /* running with an old beat of its own (a slow disk): not this rule */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1001)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1009)), FENCE_KEEP);
+        /* never in charge while this sentinel looked (a standby stopped): nothing */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'T', 0, 1000, 1009)), FENCE_KEEP);
+}
+
+/* took charge while another machine's sentinel noted charge lately: a return with a memory
+ * from before (also seen by a sentinel that was restarted and remembers nothing) */
+static void test_took_back(void **state) {
+        struct fence_watch w = { 0 };
+        struct fence_look l = look(100, 'S', 0, 1030, 1031);
+        l.have_mark = true;
+        l.mark_other = true;
+        l.mark_host = "juju-m-1";
+        l.mark_index = 1;
+        l.mark_time = 1029;
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+        assert_int_equal(fence_judge(&w, &l, &why), FENCE_KILL);
+        assert_non_null(strstr(why.buf, "took charge while juju-m-1 was in charge 2 s before"));
+        /* the other's last mark older than SlurmctldTimeout/2: a legitimate failover */
+        w = (struct fence_watch){ 0 };
+        l.mark_time = 1025;
+        assert_int_equal(judge(&w, l), FENCE_KEEP);
+        /* this unit announced a takeover: the other stepped down for it */
+        w = (struct fence_watch){ 0 };
+        l.mark_time = 1029;
+        l.takeover_self = true;
+        assert_int_equal(judge(&w, l), FENCE_KEEP);
+        /* its own mark */
+        w = (struct fence_watch){ 0 };
+        l.takeover_self = false;
+        l.mark_other = false;
+        assert_int_equal(judge(&w, l), FENCE_KEEP);
 }
 
 static void test_record(void **state) {
@@ -172,6 +242,8 @@ int main(void) {
                 cmocka_unit_test(test_hung),
                 cmocka_unit_test(test_frozen_machine),
                 cmocka_unit_test(test_lift),
+                cmocka_unit_test(test_stopped_timeout),
+                cmocka_unit_test(test_took_back),
                 cmocka_unit_test(test_record),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -102,17 +102,25 @@ static void test_markers(void **state) {
 
         /* the sentinels' charge mark (charm/fence.h) */
         long idx = -1;
-        assert_int_equal(ha_charge_mark_read(dir, &idx, &t), -ENOENT);
-        assert_int_equal(ha_charge_mark_write(dir, 1, 1234, getuid(), getgid(), &err), 0);
-        assert_int_equal(ha_charge_mark_read(dir, &idx, &t), 0);
+        char *host = NULL;
+        assert_int_equal(ha_charge_mark_read(dir, &idx, &t, &host), -ENOENT);
+        assert_int_equal(ha_charge_mark_write(dir, 1, "juju-m-1", 1234, getuid(), getgid(), &err), 0);
+        assert_int_equal(ha_charge_mark_read(dir, &idx, &t, &host), 0);
         assert_int_equal(idx, 1);
         assert_int_equal(t, 1234);
-        assert_int_equal(ha_charge_mark_write(dir, 0, 1240, getuid(), getgid(), &err), 0);
-        assert_int_equal(ha_charge_mark_read(dir, &idx, &t), 0);
+        assert_string_equal(host, "juju-m-1");
+        free(host);
+        assert_int_equal(ha_charge_mark_write(dir, 0, "juju-m-2", 1240, getuid(), getgid(), &err), 0);
+        assert_int_equal(ha_charge_mark_read(dir, &idx, &t, NULL), 0);
         assert_int_equal(idx, 0);
+        /* a mark of an older charm: no host */
         _cleanup_free_ char *cm = xasprintf("%s/charm-markers/charge", dir);
+        assert_int_equal(write_file_atomic(cm, "2 1300\n", 7, 0600, (uid_t) -1, (gid_t) -1), 0);
+        assert_int_equal(ha_charge_mark_read(dir, &idx, &t, &host), 0);
+        assert_int_equal(idx, 2);
+        assert_null(host);
         assert_int_equal(write_file_atomic(cm, "x\n", 2, 0600, (uid_t) -1, (gid_t) -1), 0);
-        assert_int_equal(ha_charge_mark_read(dir, &idx, &t), -EINVAL);
+        assert_int_equal(ha_charge_mark_read(dir, &idx, &t, NULL), -EINVAL);
 }
 
 static void test_charge_note(void **state) {

@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <string.h>
+
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/bootstrap.h"
@@ -140,9 +143,46 @@ static void test_stage2_path(void **state) {
         assert_string_equal(q, "./bin/install-stage2");
 }
 
+/* node-config's Features never name another application's NodeSet feature (its partition) */
+static void test_features_check(void **state) {
+        const char *conf = "ClusterName=c\nNodeSet=cpu Feature=cpu\n  nodeset=big   feature=big\n"
+                           "PartitionName=cpu Nodes=cpu\nNodeSet=gpus Nodes=gpu[001-020]\n";
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        assert_int_equal(node_features_check("ssd", "cpu", conf, &err), 0);
+        assert_int_equal(node_features_check("cpu,ssd", "cpu", conf, &err), 0);
+        assert_int_equal(node_features_check(NULL, "cpu", conf, &err), 0);
+        assert_int_equal(node_features_check("bigger,ssd", "cpu", conf, &err), 0); /* not a word of it */
+        assert_int_equal(node_features_check("gpus", "cpu", conf, &err), 0);      /* a NodeSet by names */
+        assert_int_equal(err.len, 0);
+        assert_int_equal(node_features_check("ssd,big", "cpu", conf, &err), -EPERM);
+        assert_non_null(strstr(err.buf, "\"big\" is the feature by which partition nodes of another application"));
+        strbuf_reset(&err);
+        assert_int_equal(node_features_check("cpu", "big", conf, &err), -EPERM);
+        strbuf_reset(&err);
+        assert_int_equal(node_features_check("big", "big", conf, &err), 0);
+        assert_int_equal(node_features_check("big", "cpu", "", &err), 0); /* no configuration: nothing known */
+}
+
+static void test_effective_check(void **state) {
+        _cleanup_slurm_options_ struct slurm_options o = SLURM_OPTIONS_INIT;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        assert_int_equal(slurm_options_parse("CPUs=1000 RealMemory=512 Weight=3", SLURM_OPTIONS_NODE, &o, &err), 0);
+        assert_int_equal(node_conf_effective_check(&o, 1000, 512, &err), 0);
+        assert_int_equal(node_conf_effective_check(&o, 2, 512, &err), -EINVAL);
+        assert_non_null(strstr(err.buf, "CPUs=2, not CPUs=1000"));
+        strbuf_reset(&err);
+        assert_int_equal(node_conf_effective_check(&o, 1000, 256, &err), -EINVAL);
+        assert_non_null(strstr(err.buf, "RealMemory=256, not RealMemory=512"));
+        /* nothing asked: whatever the hardware gave */
+        _cleanup_slurm_options_ struct slurm_options none = SLURM_OPTIONS_INIT;
+        assert_int_equal(node_conf_effective_check(&none, 7, 7, &err), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_conf_build),
+                cmocka_unit_test(test_features_check),
+                cmocka_unit_test(test_effective_check),
                 cmocka_unit_test(test_defaults_render),
                 cmocka_unit_test(test_status),
                 cmocka_unit_test(test_missing_packages),

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The standby hold (charm/standby.h): which running jobs may still ask a displaced controller
+ * first, the displaced times in the peer app bag, and the hold record the sentinel reads. */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/standby.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "slurm/jobquery.h"
+#include "slurm/nodes.h"
+#include "util/fileio.h"
+
+#include "util/banned.h"
+
+bool standby_job_old(time_t job_start, const time_t *slurmd_starts, size_t n, time_t since, bool push) {
+        if (n == 0)
+                return job_start < since;
+        for (size_t i = 0; i < n; i++) {
+                time_t t = slurmd_starts[i];
+                if (t <= 0 || t < since)
+                        return true; /* that slurmd (and the steps it starts) runs the old list */
+                if (!push && job_start < t)
+                        return true; /* the job's steps there began under the old list */
+        }
+        return false;
+}
+
+/* The next "unit=time" word of *s: the unit's length and its time (0 for a malformed word). */
+static size_t next_word(const char **s, const char **ret_unit, time_t *ret_time) {
+        *s += strspn(*s, " ");
+        const char *w = *s;
+        size_t len = strcspn(w, " ");
+        *s += len;
+        const char *eq = memchr(w, '=', len);
+        *ret_unit = w;
+        *ret_time = 0;
+        if (!eq)
+                return 0;
+        char *end = NULL;
+        long long t = strtoll(eq + 1, &end, 10);
+        if (end != w + len || t <= 0)
+                return 0;
+        *ret_time = (time_t) t;
+        return (size_t) (eq - w);
+}
+
+time_t standby_displaced_of(const char *value, const char *unit) {
+        time_t found = 0;
+        for (const char *s = value ? value : ""; s[strspn(s, " ")];) {
+                const char *u;
+                time_t t;
+                size_t n = next_word(&s, &u, &t);
+                if (n && n == strlen(unit) && strncmp(u, unit, n) == 0 && t > found)
+                        found = t;
+        }
+        return found;
+}
+
+void standby_displaced_next(const char *prev, const struct strv *prev_order, const char *first,
+        const struct strv *present, time_t now, struct strbuf *out) {
+        _cleanup_strv_ struct strv units = STRV_INIT;
+        /* every unit named: prev's, then the displaced ones */
+        for (const char *s = prev ? prev : ""; s[strspn(s, " ")];) {
+                const char *u;
+                time_t t;
+                size_t n = next_word(&s, &u, &t);
+                if (n) {
+                        _cleanup_free_ char *name = xstrndup(u, n);
+                        if (!strv_contains(&units, name))
+                                strv_push(&units, name);
+                }
+        }
+        bool ahead = first != NULL;
+        for (size_t i = 0; ahead && i < prev_order->n; i++) {
+                if (streq(prev_order->v[i], first))
+                        break;
+                if (!strv_contains(&units, prev_order->v[i]))
+                        strv_push(&units, prev_order->v[i]);
+        }
+        for (size_t i = 0; i < units.n; i++) {
+                const char *u = units.v[i];
+                if (streq_ptr(u, first) || !strv_contains(present, u))
+                        continue;
+                time_t t = standby_displaced_of(prev, u);
+                if (first) {
+                        for (size_t k = 0; k < prev_order->n && !streq(prev_order->v[k], first); k++)
+                                if (streq(prev_order->v[k], u) && now > t)
+                                        t = now;
+                }
+                if (t > 0)
+                        strbuf_addf(out, "%s%s=%lld", out->len ? " " : "", u, (long long) t);
+        }
+}
+
+int standby_old_jobs(time_t since, bool push, uint32_t *ret_example, struct strbuf *err) {
+        static char *const states[] = { "RUNNING", "SUSPENDED", "COMPLETING", NULL };
+        const struct slurm_job_filter f = { .states = states };
+        _cleanup_(slurm_jobinfo_list_done) struct slurm_jobinfo_list jobs = { 0 };
+        _cleanup_(slurm_node_list_done) struct slurm_node_list nodes = { 0 };
+        int r = slurm_jobs_find(&f, &jobs, err);
+        if (r >= 0 && jobs.n > 0)
+                r = slurm_node_list(NULL, &nodes, err);
+        if (r < 0)
+                return r;
+        int old = 0;
+        for (size_t j = 0; j < jobs.n; j++) {
+                _cleanup_strv_ struct strv names = STRV_INIT;
+                slurm_hostlist_expand(jobs.v[j].nodes, &names);
+                _cleanup_free_ time_t *starts = xcalloc(names.n + 1, sizeof *starts);
+                for (size_t i = 0; i < names.n; i++)
+                        for (size_t k = 0; k < nodes.n; k++)
+                                if (streq_ptr(nodes.v[k].name, names.v[i]))
+                                        starts[i] = nodes.v[k].slurmd_start_time;
+                if (standby_job_old(jobs.v[j].start_time, starts, names.n, since, push)) {
+                        if (old++ == 0 && ret_example)
+                                *ret_example = jobs.v[j].job_id;
+                }
+        }
+        return old;
+}
+
+int standby_record_write(const struct charm_paths *p, time_t since, int n_old, uint32_t example,
+        struct strbuf *err) {
+        _cleanup_free_ char *line = xasprintf("%lld %d %u\n", (long long) since, n_old, example);
+        return charm_state_note_write(p, STANDBY_FILE, line, true, err);
+}
+
+int standby_record_read(const struct charm_paths *p, time_t *ret_since) {
+        _cleanup_free_ char *data = NULL;
+        int r = charm_state_note_read(p, STANDBY_FILE, &data);
+        if (r <= 0)
+                return r;
+        char *end = NULL;
+        long long since = strtoll(data, &end, 10);
+        if (end == data || *end != ' ')
+                return -EINVAL;
+        if (ret_since)
+                *ret_since = (time_t) since;
+        return 1;
+}
+
+int standby_record_clear(const struct charm_paths *p, struct strbuf *err) {
+        return charm_state_note_remove(p, STANDBY_FILE, err);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The standby hold (issue 25, "takeover keeps running jobs"): a controller moved behind another
+ * stays stopped while job steps may still ask it first.
+ *
+ * Facts (Slurm's source). A job step's slurmstepd sends its completions (the batch script's
+ * REQUEST_COMPLETE_BATCH_SCRIPT, step completions) with slurm_send_recv_controller_msg, to the
+ * controllers of ITS configuration, the first that accepts a connection first. A standby
+ * accepts the connection and answers ESLURM_IN_STANDBY_MODE ("Invalid RPC received … while in
+ * standby mode", backup.c); the client sleeps SlurmctldTimeout/2 and asks the FIRST controller
+ * again, until 1.5 x SlurmctldTimeout have passed, then gives up: the job stays RUNNING on the
+ * controller in charge after its processes ended. Which list a step has:
+ *  - 22.05: the list in slurm.conf when the step started (slurmstepd reads it once; its
+ *    REQUEST_STEP_RECONFIGURE only reopens the log);
+ *  - 24.11: slurmd, at each start (a restart, or the re-exec of a reconfigure), hands every
+ *    running step the list of its own configuration (slurmd.c _read_config ->
+ *    update_stepd_logging(true) -> unpack_stepd_reconf; slurm_caps.stepd_conf_push).
+ * A controller whose unit moved behind the new first one (a takeover; a failover the charm makes
+ * stick, ha.h) is "displaced" at the time the leader changed the order (app bag key
+ * STANDBY_DISPLACED_KEY: "unit=time …"). A step started under the old list asks it first; so,
+ * while such a step may run, its slurmctld stays stopped (a refused connection sends the step on
+ * to the next controller at once): a job is old when, on one of its nodes, slurmd did not start
+ * after the order changed (it still runs the old list, and so do the steps it starts), or (22.05)
+ * the job started before that node's slurmd did. The hold ends when no old job runs.
+ *
+ * Liveness: the hold costs a standby. So it holds only while the controller in charge answers
+ * (the query fails otherwise: nothing is held), and the sentinel (sentinel.h) removes the hold
+ * record and runs the charm when no controller has been in charge for SlurmctldTimeout, so that
+ * the displaced one takes over when the one in charge is lost too (the old steps then find it).
+ * The hold record STANDBY_FILE in the unit's state directory ("<since> <old jobs> <a job id>")
+ * tells the sentinel a hold is on; it asks the charm again every STANDBY_RECHECK_S.
+ *
+ * Ownership: pure functions unless they say otherwise; strings returned are the caller's. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "charm/charm.h"
+#include "util/strbuf.h"
+#include "util/strv.h"
+
+#define STANDBY_DISPLACED_KEY "displaced"
+#define STANDBY_FILE "standby-held"
+#define STANDBY_RECHECK_S 60
+
+/* Whether a running job may have a step whose controller list is older than since: n nodes,
+ * their slurmd start times (0: unknown, counts as old); push: slurmd hands running steps its
+ * list at its start (slurm_caps.stepd_conf_push). A job with no node known is old when it
+ * started before since. */
+bool standby_job_old(time_t job_start, const time_t *slurmd_starts, size_t n, time_t since, bool push);
+
+/* The displaced time of unit in the app bag value ("unit=time …"), 0 when it has none. */
+time_t standby_displaced_of(const char *value, const char *unit);
+/* The next value (appended to out): prev's entries of units still present, without first's
+ * (the unit now first is never held), each unit of prev_order ahead of first displaced at now
+ * (a later time replaces an earlier one). first NULL (no order change): prev pruned only. */
+void standby_displaced_next(const char *prev, const struct strv *prev_order, const char *first,
+        const struct strv *present, time_t now, struct strbuf *out);
+
+/* Queries the controller in charge (slurm_load_jobs, slurm_load_node): how many running,
+ * suspended or completing jobs are old (standby_job_old) for since; one of them in
+ * *ret_example. Returns the count, or a negative errno when no controller answers. */
+int standby_old_jobs(time_t since, bool push, uint32_t *ret_example, struct strbuf *err);
+
+/* The hold record: written (mode 0600) and removed by the reconcile; read by the sentinel.
+ * read: 1 with *ret_since, 0 when there is none, -EINVAL when unreadable. */
+int standby_record_write(const struct charm_paths *p, time_t since, int n_old, uint32_t example,
+        struct strbuf *err);
+int standby_record_read(const struct charm_paths *p, time_t *ret_since);
+int standby_record_clear(const struct charm_paths *p, struct strbuf *err);

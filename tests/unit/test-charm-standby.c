@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests for lib/charm/standby: which running jobs may still ask a displaced controller
+ * first (22.05: steps keep the list they started with; 24.11: slurmd hands its list to running
+ * steps at its start), the displaced times the leader keeps (who is displaced by a new first
+ * one, later times winning, the new first and departed units dropped, malformed words
+ * ignored), and the hold record. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/standby.h"
+#include "tmpdir.h"
+
+#include "util/banned.h"
+
+static void test_job_old(void **state) {
+        const time_t since = 1000;
+        /* 22.05: a job started before the order changed is old on every node */
+        time_t after[] = { 1010, 1020 };
+        assert_true(standby_job_old(900, after, 2, since, false));
+        /* started after both slurmds restarted with the new list: not old */
+        assert_false(standby_job_old(1030, after, 2, since, false));
+        /* started between the two restarts: its steps on the second node began under the old one */
+        assert_true(standby_job_old(1015, after, 2, since, false));
+        /* 24.11: the restarts handed the running steps the new list */
+        assert_false(standby_job_old(900, after, 2, since, true));
+        assert_false(standby_job_old(1015, after, 2, since, true));
+        /* one slurmd not restarted since the change: old on either generation */
+        time_t one_old[] = { 1010, 990 };
+        assert_true(standby_job_old(1030, one_old, 2, since, true));
+        assert_true(standby_job_old(1030, one_old, 2, since, false));
+        /* a node unknown (0) counts as old */
+        time_t unknown[] = { 0 };
+        assert_true(standby_job_old(1030, unknown, 1, since, true));
+        /* no node known: by the job's start */
+        assert_true(standby_job_old(999, NULL, 0, since, true));
+        assert_false(standby_job_old(1000, NULL, 0, since, false));
+}
+
+static char *next(const char *prev, const char *order, const char *first, const char *present, time_t now) {
+        _cleanup_strv_ struct strv o = STRV_INIT, p = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+        _cleanup_free_ char *oc = xstrdup(order), *pc = xstrdup(present);
+        char *save = NULL;
+        for (char *w = strtok_r(oc, " ", &save); w; w = strtok_r(NULL, " ", &save))
+                strv_push(&o, w);
+        for (char *w = strtok_r(pc, " ", &save); w; w = strtok_r(NULL, " ", &save))
+                strv_push(&p, w);
+        standby_displaced_next(prev, &o, first, &p, now, &out);
+        return xstrdup(out.buf ? out.buf : "");
+}
+
+static void test_displaced(void **state) {
+        const char *all = "c/0 c/1 c/2";
+        /* c/1 first: c/0 was ahead of it */
+        _cleanup_free_ char *a = next(NULL, "c/0 c/1 c/2", "c/1", all, 100);
+        assert_string_equal(a, "c/0=100");
+        /* then c/2 first: c/1 and c/0 ahead of it in [c/1 c/0 c/2] */
+        _cleanup_free_ char *b = next(a, "c/1 c/0 c/2", "c/2", all, 200);
+        assert_string_equal(b, "c/0=200 c/1=200");
+        /* c/0 first again: its own entry dropped, c/2 and c/1 ahead of it */
+        _cleanup_free_ char *c = next(b, "c/2 c/1 c/0", "c/0", all, 300);
+        assert_string_equal(c, "c/1=300 c/2=300");
+        /* no order change: kept; a departed unit dropped */
+        _cleanup_free_ char *d = next(c, "c/0 c/2 c/1", NULL, "c/0 c/2", 400);
+        assert_string_equal(d, "c/2=300");
+        /* the first one already first: nobody displaced */
+        _cleanup_free_ char *e = next("", "c/0 c/1", "c/0", all, 500);
+        assert_string_equal(e, "");
+        /* malformed words ignored, the later of two times kept */
+        _cleanup_free_ char *f = next("x c/1=abc c/1=50 =7 c/1=70  c/2=-3", "c/0 c/1", NULL, all, 600);
+        assert_string_equal(f, "c/1=70");
+
+        assert_int_equal(standby_displaced_of("c/0=100 c/1=200", "c/1"), 200);
+        assert_int_equal(standby_displaced_of("c/0=100 c/10=200", "c/1"), 0);
+        assert_int_equal(standby_displaced_of(NULL, "c/1"), 0);
+        assert_int_equal(standby_displaced_of("  c/1=5  ", "c/1"), 5);
+}
+
+static void test_record(void **state) {
+        _cleanup_free_ char *root = test_tmpdir_make("test-charm-standby");
+        assert_non_null(root);
+        const struct charm_paths p = { .root = root };
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        time_t since = 0;
+        assert_int_equal(standby_record_read(&p, &since), 0);
+        assert_true(standby_record_write(&p, 1234, 3, 17, &e) >= 0);
+        assert_int_equal(standby_record_read(&p, &since), 1);
+        assert_int_equal(since, 1234);
+        assert_int_equal(standby_record_clear(&p, &e), 0);
+        assert_int_equal(standby_record_read(&p, &since), 0);
+        assert_int_equal(standby_record_clear(&p, &e), 0);
+        test_tmpdir_remove(TAKE_PTR(root));
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_job_old),
+                cmocka_unit_test(test_displaced),
+                cmocka_unit_test(test_record),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
