@@ -8,7 +8,8 @@
  *    lives in the peer application bag ("controller-order": unit names, space-separated),
  *    written by the leader only: a unit keeps its place when others come and go (leaving units
  *    are removed in place, new ones appended by unit number), so a leader change never reorders
- *    (ha_order_next). A takeover action is the one way to move a unit first.
+ *    (ha_order_next). A takeover (the action, or a backup's claim after a failover) is the one
+ *    way to move a unit first; the units it moves past are recorded ("displaced", standby.h).
  *  - Shared state. Two controllers with private state directories lose jobs (a backup taking
  *    over finds no jobs, reuses job ids, and the primary kills what it accepted at failback). So
  *    each unit writes a marker file <StateSaveLocation>/HA_MARKER_DIR/<unit> holding a random
