@@ -1089,6 +1089,25 @@ static int standby_gate(struct juju_ctx *ctx, const struct charm_paths *paths, c
         bool active = !streq(st.active_state, "inactive") && !streq(st.active_state, "failed");
         if (in->ha.self <= 0 || in->ha.displaced_since <= 0 || (active && ha_in_charge(in)))
                 return standby_record_clear(paths, err);
+        /* this unit is taking charge (its takeover, or its claim, pending or announced): never
+         * held (the heartbeat may still name the one it relieves) */
+        {
+                _cleanup_free_ char *taker = NULL;
+                time_t when = 0;
+                const char *self = juju_env(ctx)->unit;
+                if (streq_ptr(in->ha.takeover, self) ||
+                        (ha_takeover_read(in->state_dir, &taker, &when) >= 0 && streq(taker, self) &&
+                                time(NULL) - when < HA_TAKEOVER_WAIT_S))
+                        return standby_record_clear(paths, err);
+        }
+        /* a running slurmctld is stopped only while another controller is surely in charge */
+        if (active) {
+                time_t bt = 0;
+                uint64_t bi = 0;
+                if (ha_heartbeat_read(in->state_dir, &bt, &bi) < 0 || time(NULL) - bt > in->cfg_timeout ||
+                        (long) bi == in->ha.self)
+                        return standby_record_clear(paths, err);
+        }
         _cleanup_free_ char *released = NULL, *mark = xasprintf("%lld", (long long) in->ha.displaced_since);
         r = read_state(paths, STANDBY_RELEASED_FILE, &released, err);
         if (r < 0)

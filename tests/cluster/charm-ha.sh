@@ -182,8 +182,10 @@ expect_status slurmctld/2 '^active backup 2, [^ ]+ in charge; '
 no_job_lost slurmctld/1 "$run2" "$pend1"
 
 log "remove-unit of the primary (slurmctld/1) with jobs running and pending"
-run3=$(sub slurmctld/1 -w cpu-2 --wrap "sleep 20")
-wait_job_state "$run3" RUNNING 30
+# (its state read on slurmctld/1's machine outside any hook: in one fresh-clone run the hook-lock
+# reads of slurmctld/0 came too slowly to see a 20 s job running)
+run3=$(sub slurmctld/1 -w cpu-2 --wrap "sleep 40")
+wait_on slurmctld/1 "$run3" RUNNING 30
 quiet
 js remove-unit slurmctld/1 >/dev/null
 settle 120
@@ -193,7 +195,7 @@ expect_status slurmctld/0 '^active primary, in charge; '
 [ "$(ctl_hosts slurmctld/0)" = "$(host_of slurmctld/0) $(host_of slurmctld/2) " ] || die "order after the removal: $(ctl_hosts slurmctld/0)"
 on slurmctld/0 scontrol -o show partition cpu | grep -q 'State=UP' || die "partition cpu: $(on slurmctld/0 scontrol -o show partition cpu)"
 no_job_lost slurmctld/0 "$run2" "$run3" "$pend1"
-wait_done slurmctld/0 "$run3" 60
+wait_done slurmctld/0 "$run3" 90
 wait_done slurmctld/0 "$pend1" 60 # its begin time passed long ago
 
 log "a controller unit with a private state directory is refused"

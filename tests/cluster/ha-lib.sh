@@ -28,7 +28,13 @@ no_job_lost() {
         local u=$1 j st
         shift
         for j in "$@"; do
-                st=$(on "$u" scontrol -o show job "$j" 2>/dev/null | tr ' ' '\n' | sed -n 's/^JobState=//p')
+                # a read can fail while a client on that machine lists a standby first (libslurm
+                # retries it for 1.5 x SlurmctldTimeout, not traced): read again, 3 times at most
+                for _ in 1 2 3; do
+                        st=$(on "$u" scontrol -o show job "$j" 2>/dev/null | tr ' ' '\n' | sed -n 's/^JobState=//p' || true)
+                        [ -n "$st" ] && break
+                        sleep 2
+                done
                 case "$st" in
                 RUNNING | PENDING | COMPLETED | COMPLETING | CONFIGURING) ;;
                 *) die "job $j: \"$st\" (lost or failed)" ;;
@@ -100,6 +106,17 @@ held_or_backup() {
                 expect_status "$1" '^waiting held as a standby until [0-9]+ jobs? that started under the old controller order ends? \(job [0-9]+\)'
                 [ "$(mx "$1" systemctl is-active slurmctld || true)" != active ] || die "$1: slurmctld runs while held"
         fi
+}
+# wait_on UNIT JOB STATE SECONDS: JOB reaches STATE as seen from UNIT's machine (outside any hook:
+# `ctl` runs through the unit's hook lock and waits behind its hooks; a deadline, not a count)
+wait_on() {
+        local end=$(($(date +%s) + $4)) st=
+        while [ "$(date +%s)" -lt "$end" ]; do
+                st=$(on "$1" scontrol -o show job "$2" 2>/dev/null | tr ' ' '\n' | sed -n 's/^JobState=//p' || true)
+                [ "$st" = "$3" ] && return 0
+                sleep 0.5
+        done
+        die "job $2: \"$st\" after $4 s, want $3"
 }
 # no_standby_refusal: no controller refused a job step's completion as a standby (22.05, where
 # the step takes that answer as final; 24.11's client goes on to the next controller, so a
