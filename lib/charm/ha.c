@@ -9,6 +9,7 @@
 #include "util/fileio.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 
 #include "util/banned.h"
@@ -207,6 +208,14 @@ int ha_heartbeat_read(const char *dir, time_t *ret_time, uint64_t *ret_index) {
         *ret_time = (time_t) be64((const unsigned char *) data);
         *ret_index = be64((const unsigned char *) data + 8);
         return 0;
+}
+
+long ha_heartbeat_fresh(const char *dir, int64_t timeout_s) {
+        time_t t;
+        uint64_t idx;
+        if (!dir || ha_heartbeat_read(dir, &t, &idx) < 0 || time(NULL) - t > timeout_s || idx > LONG_MAX)
+                return -1;
+        return (long) idx;
 }
 
 void ha_role_message(long self, long in_charge, char *const *hosts, size_t n_hosts, struct strbuf *out) {

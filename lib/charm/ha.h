@@ -74,6 +74,10 @@ int ha_marker_seen(const char *dir, const char *unit, const char *token);
  * there is none (one controller, or never in charge), -EINVAL for a malformed file. */
 int ha_heartbeat_read(const char *dir, time_t *ret_time, uint64_t *ret_index);
 
+/* The index in charge: the heartbeat's writer when the heartbeat is at most timeout_s old, else
+ * -1 (none, stale, unreadable; dir NULL). */
+long ha_heartbeat_fresh(const char *dir, int64_t timeout_s);
+
 /* The controller in charge as its sentinel saw it (charm/fence.h), in the shared directory
  * (<dir>/HA_MARKER_DIR/charge: "<index> <time> <host>"): written by the sentinels only, so that a
  * machine frozen whole can tell, when it continues, whether another controller took charge

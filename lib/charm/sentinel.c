@@ -220,11 +220,7 @@ static bool in_charge(struct sentinel *s) {
                 return false;
         if (s->n_ctl <= 1)
                 return true;
-        const char *dir = slurm_client_state_dir();
-        time_t t;
-        uint64_t idx;
-        return dir && ha_heartbeat_read(dir, &t, &idx) >= 0 &&
-                time(NULL) - t <= (time_t) slurm_client_ctl_timeout() && idx == (uint64_t) s->self;
+        return ha_heartbeat_fresh(slurm_client_state_dir(), slurm_client_ctl_timeout()) == s->self;
 }
 
 /* slurmctld's main pid (systemd's MainPID: 24.11 under systemd writes no pid file; checked
@@ -352,11 +348,8 @@ static void standby_tick(struct sentinel *s) {
         time_t since = 0;
         if (standby_record_read(NULL, &since) == 0)
                 return;
-        time_t now = time(NULL), t = 0;
-        uint64_t idx = 0;
-        const char *dir = slurm_client_state_dir();
-        bool beat = dir && ha_heartbeat_read(dir, &t, &idx) >= 0 && now - t <= (time_t) slurm_client_ctl_timeout();
-        if (!beat) {
+        time_t now = time(NULL);
+        if (ha_heartbeat_fresh(slurm_client_state_dir(), slurm_client_ctl_timeout()) < 0) {
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
                 if (standby_record_clear(NULL, &e) < 0) {
                         logf_(s, "standby hold: %s", e.buf);
@@ -374,13 +367,9 @@ static void standby_tick(struct sentinel *s) {
 /* Who is in charge (a fresh heartbeat's index, -1 none): a change runs the charm, so that every
  * controller unit's role line follows, and a backup that took charge asks to be first. */
 static void boss_tick(struct sentinel *s) {
-        time_t t = 0;
-        uint64_t idx = 0;
-        const char *dir = slurm_client_state_dir();
-        long boss = dir && ha_heartbeat_read(dir, &t, &idx) >= 0 &&
-                        time(NULL) - t <= (time_t) slurm_client_ctl_timeout() && idx < (uint64_t) s->n_ctl
-                ? (long) idx
-                : -1;
+        long boss = ha_heartbeat_fresh(slurm_client_state_dir(), slurm_client_ctl_timeout());
+        if (boss >= s->n_ctl)
+                boss = -1;
         if (s->boss != -2 && boss != s->boss && boss >= 0) {
                 char why[64];
                 snprintf(why, sizeof why, "controller %ld took charge", boss);

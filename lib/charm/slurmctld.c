@@ -174,11 +174,10 @@ static void refuse_cluster_rename(struct ctl_inputs *in, const char *kept) {
  * (claim_first() for the others). */
 static bool leader_claims(const struct ctl_inputs *in, const char *self) {
         _cleanup_free_ char *order = xstrdup(strempty(charm_bag_string(in->peer_app, "controller-order")));
-        time_t t;
-        uint64_t idx;
-        if (ha_heartbeat_read(in->state_dir, &t, &idx) < 0 || time(NULL) - t > in->cfg_timeout || idx == 0)
+        long idx = ha_heartbeat_fresh(in->state_dir, in->cfg_timeout);
+        if (idx <= 0)
                 return false;
-        uint64_t i = 0;
+        long i = 0;
         char *save = NULL;
         for (char *w = strtok_r(order, " ", &save); w; w = strtok_r(NULL, " ", &save), i++)
                 if (streq(w, self))
@@ -995,23 +994,16 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
  * means written within the last SlurmctldTimeout (it is rewritten every T/4, at most 30 s). */
 static void role_line(long self, const char *state_dir, int64_t timeout, char *const *hosts, size_t n,
         struct strbuf *out) {
-        time_t t;
-        uint64_t idx;
-        long boss = -1;
-        if (ha_heartbeat_read(state_dir, &t, &idx) >= 0 && time(NULL) - t <= timeout && idx < n)
-                boss = (long) idx;
-        ha_role_message(self, boss, hosts, n, out);
+        long boss = ha_heartbeat_fresh(state_dir, timeout);
+        ha_role_message(self, boss < (long) n ? boss : -1, hosts, n, out);
 }
 
 /* Whether this unit's slurmctld is the one in charge: the only controller, or the writer of a
  * fresh heartbeat. */
 static bool ha_in_charge(const struct ctl_inputs *in) {
-        time_t t;
-        uint64_t idx;
         if (in->ha.order.n <= 1)
                 return in->ha.self == 0;
-        return ha_heartbeat_read(in->state_dir, &t, &idx) >= 0 && time(NULL) - t <= in->cfg_timeout &&
-                (long) idx == in->ha.self;
+        return ha_heartbeat_fresh(in->state_dir, in->cfg_timeout) == in->ha.self;
 }
 
 /* Several controllers: when this unit's slurmctld is newly in charge, HA_IN_CHARGE_KEY in its
@@ -1101,13 +1093,9 @@ static int standby_gate(struct juju_ctx *ctx, const struct charm_paths *paths, c
                         return standby_record_clear(paths, err);
         }
         /* a running slurmctld is stopped only while another controller is surely in charge */
-        if (active) {
-                time_t bt = 0;
-                uint64_t bi = 0;
-                if (ha_heartbeat_read(in->state_dir, &bt, &bi) < 0 || time(NULL) - bt > in->cfg_timeout ||
-                        (long) bi == in->ha.self)
-                        return standby_record_clear(paths, err);
-        }
+        long boss = ha_heartbeat_fresh(in->state_dir, in->cfg_timeout);
+        if (active && (boss < 0 || boss == in->ha.self))
+                return standby_record_clear(paths, err);
         _cleanup_free_ char *released = NULL, *mark = xasprintf("%lld", (long long) in->ha.displaced_since);
         r = read_state(paths, STANDBY_RELEASED_FILE, &released, err);
         if (r < 0)
@@ -1116,9 +1104,7 @@ static int standby_gate(struct juju_ctx *ctx, const struct charm_paths *paths, c
                 return standby_record_clear(paths, err);
         /* no controller in charge (the heartbeat older than SlurmctldTimeout): this one is the
          * standby that is missing, and the job query would wait on the lost controller */
-        time_t beat = 0;
-        uint64_t beat_idx = 0;
-        if (ha_heartbeat_read(in->state_dir, &beat, &beat_idx) < 0 || time(NULL) - beat > in->cfg_timeout) {
+        if (boss < 0) {
                 (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
                         "standby hold: no controller in charge; slurmctld may run");
                 return standby_record_clear(paths, err);
