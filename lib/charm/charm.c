@@ -225,6 +225,8 @@ int charm_lookup_user(
 
 void charm_outcome_done(struct charm_outcome *o) {
         strbuf_release(&o->message);
+        free(o->app_message);
+        o->app_message = NULL;
 }
 
 void charm_outcome_set(struct charm_outcome *o, enum juju_status status, const char *fmt, ...) {
@@ -244,7 +246,8 @@ int charm_hook_finish(struct juju_ctx *ctx, int r, struct charm_outcome *o, stru
                 if (!o->skip_status) {
                         r = juju_status_set(ctx, false, o->status, o->message.buf, &e2);
                         if (r >= 0 && o->set_app_status)
-                                r = juju_status_set(ctx, true, o->app_status, o->message.buf, &e2);
+                                r = juju_status_set(ctx, true, o->app_status,
+                                        o->app_message ? o->app_message : o->message.buf, &e2);
                 }
                 if (r >= 0)
                         r = juju_flush(ctx, &e2);

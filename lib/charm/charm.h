@@ -85,6 +85,7 @@ struct charm_outcome {
         struct strbuf message;
         bool set_app_status; /* also set the application status (leader only) */
         enum juju_status app_status;
+        char *app_message;   /* the application's message when it differs (NULL: message) */
         bool skip_status; /* leave the status as it is (e.g. an action) */
 };
 

@@ -184,6 +184,18 @@ static void refresh_membership(const char *conf, size_t len) {
         }
 }
 
+/* A restart held (ctl_apply_opts.hold_restart): nothing is touched and the file is not recorded
+ * as applied, so every later hook tries again until the hold ends. */
+static int defer_restart(struct ctl_apply_result *ret) {
+        ret->action = CTL_APPLY_DEFERRED;
+        strbuf_addf(&ret->message,
+                "%sthe new slurm.conf waits: this unit's slurmctld is in charge as a backup, and a "
+                "restart would leave the cluster without a controller for SlurmctldTimeout; it "
+                "applies when this unit is made the primary",
+                ret->message.len ? "; " : "");
+        return 0;
+}
+
 /* A file change a running slurmctld cannot take live: a restart (SIGTERM: the state is saved
  * first; running jobs keep running under their slurmstepd). Not a reconfigure: slurmctld 22.05
  * double-counts the running jobs of dynamic nodes at a reconfigure, so such a node stays
@@ -380,6 +392,8 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                 r = restart_and_wait(o, false, &why);
         } else if (same && !runs_other_file(o->paths, conf, len))
                 r = 0;
+        else if (same && o->hold_restart)
+                return defer_restart(ret);
         else if (same)
                 /* slurmctld read another file (an admin's reconfigure after a hand edit), or
                  * cgroup.conf changed: ours again, whatever kind of change that is */
@@ -392,6 +406,8 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                 ret->action = CTL_APPLY_LIVE;
                 note_live_hash(o->paths);
                 r = 0;
+        } else if (o->hold_restart) {
+                return defer_restart(ret);
         } else {
                 strbuf_reset(&why);
                 r = restart_for_file(o, &ret->action, &push_pending, &why);

@@ -43,6 +43,8 @@
  *    Slurm's reason (the last "fatal:"/"error:" line of SlurmctldLogFile) are kept in
  *    <state>/slurm.conf.refused, so the charm's judge refuses that same candidate from then on
  *    (otherwise every later hook would kill slurmctld again).
+ *  - a unit whose slurmctld is in charge as a backup does not restart for a file (hold_restart,
+ *    below): the file waits, and the status says so, until the unit is made the primary.
  *  - finally the running daemon's values of the keys a reconfigure cannot change
  *    (slurm_ctl_running_values) are compared with the file; a difference is reported.
  *
@@ -75,6 +77,7 @@ enum ctl_apply_action {
         CTL_APPLY_LIVE,    /* partition parameters set over RPC, no reconfigure */
         CTL_APPLY_RESTARTED,
         CTL_APPLY_ROLLED_BACK, /* refused: the last applied file is back (message says why) */
+        CTL_APPLY_DEFERRED,    /* a restart is needed and held (hold_restart; message says why) */
 };
 
 struct ctl_apply_opts {
@@ -85,6 +88,13 @@ struct ctl_apply_opts {
         const char *self_host; /* this unit's SlurmctldHost name (NULL: wait for the primary) */
         bool push;             /* this unit pushes new files to the slurmd units (one does: the leader) */
         bool in_charge;        /* this unit's slurmctld is the one in charge (heals stale allocations) */
+        /* this unit's slurmctld is in charge as a backup (its primary lost): a restart would hand
+         * control away for SlurmctldTimeout (it starts as a standby and waits that long for the
+         * primary before taking control again, and 22.05's backup may then lack its main
+         * scheduler, slurm/caps.h). A file change that needs a restart waits
+         * (CTL_APPLY_DEFERRED) until the order makes this unit first (its claim, ha.h), when
+         * it restarts as the primary anyway; a change set live still applies. */
+        bool hold_restart;
         const char *previous;  /* the live file before this hook wrote (NULL: none) */
         size_t previous_len;
 };

@@ -36,6 +36,7 @@ static const char *const kind_names[EV_KIND_MAX] = {
         [EV_REASON] = "reason",
         [EV_REBOOTED] = "rebooted",
         [EV_SLURMCTLD_STARTED] = "slurmctld-started",
+        [EV_CONTROL_MOVED] = "control-moved",
 };
 
 static const char *const hint_names[EV_HINT_MAX] = {
@@ -64,8 +65,11 @@ int ev_hint_parse(const char *name, enum ev_hint_kind *ret) {
 }
 
 void ev_hint_done(struct ev_hint *h) {
-        if (h)
-                strv_clear(&h->nodes);
+        if (!h)
+                return;
+        strv_clear(&h->nodes);
+        free(h->host);
+        h->host = NULL;
 }
 
 /* --- tables ------------------------------------------------------------------------------------ */
@@ -167,6 +171,8 @@ void ev_records_done(struct ev_records *r) {
                 free(r->v[i].node);
                 free(r->v[i].reason);
                 free(r->v[i].cause);
+                free(r->v[i].controller);
+                free(r->v[i].previous);
         }
         free(r->v);
         *r = (struct ev_records){ 0 };
@@ -221,6 +227,10 @@ void ev_record_format(const struct ev_record *r, const char *log_id, struct strb
                 cJSON_AddTrueToObject(o, "transient");
         if (r->kind == EV_SLURMCTLD_STARTED && r->boot_time > 0)
                 add_time(o, "boot-time", r->boot_time * 1000);
+        if (r->controller)
+                cJSON_AddStringToObject(o, "controller", r->controller);
+        if (r->previous)
+                cJSON_AddStringToObject(o, "previous-controller", r->previous);
         s = cJSON_PrintUnformatted(o);
         strbuf_addstr(out, s);
         cJSON_free(s);
@@ -404,6 +414,33 @@ int ev_step(const struct ev_state *prev, const struct ev_observation *obs, struc
         next.ctl_boot = obs->ctl_boot ? obs->ctl_boot : prev->ctl_boot;
         next.ctl_update = obs->ctl_update ? obs->ctl_update : prev->ctl_update;
         changed = changed || next.ctl_boot != prev->ctl_boot || next.ctl_update != prev->ctl_update;
+        /* the host in charge: the newest word of the triggers and the observation, taken only
+         * when it is newer than the last change the log knows and names another host */
+        memcpy(next.ctl_host, prev->ctl_host, sizeof(next.ctl_host));
+        next.ctl_host_ms = prev->ctl_host_ms;
+        const char *host_now = NULL;
+        int64_t host_ms = 0;
+        bool host_by_trigger = false;
+        if (obs->ctl_host && obs->ctl_host[0] && strlen(obs->ctl_host) <= EV_HOST_MAX) {
+                host_now = obs->ctl_host;
+                host_ms = obs->ctl_host_ms;
+        }
+        for (size_t i = 0; i < obs->n_hints; i++) {
+                const struct ev_hint *h = &obs->hints[i];
+                if (h->kind == EV_HINT_SLURMCTLD && h->host && h->host[0] && strlen(h->host) <= EV_HOST_MAX &&
+                        h->time_ms >= host_ms) {
+                        host_now = h->host;
+                        host_ms = h->time_ms;
+                        host_by_trigger = true;
+                }
+        }
+        bool moved = false;
+        if (host_now && host_ms > prev->ctl_host_ms && !streq(host_now, prev->ctl_host)) {
+                moved = prev->exists && prev->ctl_host[0];
+                snprintf(next.ctl_host, sizeof(next.ctl_host), "%s", host_now);
+                next.ctl_host_ms = host_ms;
+                changed = true;
+        }
 
         /* the table now, sorted by name, without duplicates */
         sorted = xcalloc(now->n ? now->n : 1, sizeof(*sorted));
@@ -432,8 +469,15 @@ int ev_step(const struct ev_state *prev, const struct ev_observation *obs, struc
                 if (prev->ctl_boot && obs->ctl_boot && obs->ctl_boot != prev->ctl_boot) {
                         struct ev_record *r = emit(&st, EV_SLURMCTLD_STARTED, NULL, false);
                         r->boot_time = obs->ctl_boot;
+                        r->controller = next.ctl_host[0] ? xstrdup(next.ctl_host) : NULL;
                         for (size_t i = 0; i < obs->n_hints; i++)
                                 r->from_trigger = r->from_trigger || obs->hints[i].kind == EV_HINT_SLURMCTLD;
+                }
+                if (moved) {
+                        struct ev_record *r = emit(&st, EV_CONTROL_MOVED, NULL, false);
+                        r->controller = xstrdup(next.ctl_host);
+                        r->previous = xstrdup(prev->ctl_host);
+                        r->from_trigger = host_by_trigger;
                 }
                 /* merge walk over the old and the new table (both sorted) */
                 size_t i = 0, j = 0;
@@ -499,31 +543,44 @@ static int fail_path(struct strbuf *err, const char *path, int r) {
 
 int ev_lock(const char *dir, int timeout_ms, int *ret_fd, struct strbuf *err) {
         _cleanup_free_ char *path = dir_file(dir, EV_LOCK_FILE);
-        _cleanup_close_ int fd = -1;
         int r = mkdir_p(dir, 0700);
         if (r < 0)
                 return fail_path(err, dir, r);
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (fd < 0)
-                return fail_path(err, path, -errno);
         int waited = 0, limit = timeout_ms > 0 ? timeout_ms : EV_LOCK_TIMEOUT_MS;
-        while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-                if (errno == EINTR)
-                        continue;
-                if (errno != EWOULDBLOCK)
+        for (;;) {
+                _cleanup_close_ int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+                if (fd < 0)
                         return fail_path(err, path, -errno);
-                if (waited >= limit) {
-                        if (err)
-                                strbuf_addf(
-                                        err, "%s: still held by another writer after %d ms", path, waited);
-                        return -ETIMEDOUT;
+                while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        if (errno != EWOULDBLOCK)
+                                return fail_path(err, path, -errno);
+                        if (waited >= limit) {
+                                if (err)
+                                        strbuf_addf(err, "%s: still held by another writer after %d ms",
+                                                path, waited);
+                                return -ETIMEDOUT;
+                        }
+                        struct timespec ts = { 0, 20 * 1000 * 1000 };
+                        nanosleep(&ts, NULL);
+                        waited += 20;
                 }
+                /* the lock of the log that dir names now: a log directory moved while we waited
+                 * (charm/evshare.h: a unit's log joined the shared one) leaves us the old lock */
+                struct stat held, now;
+                if (fstat(fd, &held) < 0)
+                        return fail_path(err, path, -errno);
+                if (stat(path, &now) == 0 && now.st_dev == held.st_dev && now.st_ino == held.st_ino) {
+                        *ret_fd = TAKE_FD(fd);
+                        return 0;
+                }
+                if (waited >= limit)
+                        return fail_path(err, path, -ETIMEDOUT);
                 struct timespec ts = { 0, 20 * 1000 * 1000 };
                 nanosleep(&ts, NULL);
                 waited += 20;
         }
-        *ret_fd = TAKE_FD(fd);
-        return 0;
 }
 
 static void new_log_id(char id[EV_LOG_ID_LEN + 1]) {
@@ -559,6 +616,11 @@ static int state_parse(const char *data, struct ev_state *ret) {
         s.table_time = jint(j, "table-time");
         s.ctl_boot = jint(j, "slurmctld-boot");
         s.ctl_update = jint(j, "slurmctld-update");
+        x = cJSON_GetObjectItemCaseSensitive(j, "slurmctld-host"); /* absent in earlier snapshots */
+        if (cJSON_IsString(x) && strlen(x->valuestring) <= EV_HOST_MAX) {
+                snprintf(s.ctl_host, sizeof(s.ctl_host), "%s", x->valuestring);
+                s.ctl_host_ms = jint(j, "slurmctld-host-time");
+        }
         nodes = cJSON_GetObjectItemCaseSensitive(j, "nodes");
         pending = cJSON_GetObjectItemCaseSensitive(j, "pending");
         if (s.next_seq < 1 || !cJSON_IsArray(nodes) || !cJSON_IsArray(pending))
@@ -615,6 +677,10 @@ static char *state_render(const struct ev_state *s) {
         cJSON_AddNumberToObject(j, "table-time", (double) s->table_time);
         cJSON_AddNumberToObject(j, "slurmctld-boot", (double) s->ctl_boot);
         cJSON_AddNumberToObject(j, "slurmctld-update", (double) s->ctl_update);
+        if (s->ctl_host[0]) {
+                cJSON_AddStringToObject(j, "slurmctld-host", s->ctl_host);
+                cJSON_AddNumberToObject(j, "slurmctld-host-time", (double) s->ctl_host_ms);
+        }
         nodes = cJSON_AddArrayToObject(j, "nodes");
         for (size_t i = 0; i < s->nodes.n; i++) {
                 const struct ev_node *n = &s->nodes.v[i];

@@ -12,7 +12,18 @@
  *                                 no work left, cleared
  *   reason                        its reason text changed while it stays down or drained
  *   rebooted                      its boot time moved forward (more than EV_BOOT_SLACK_S)
- *   slurmctld-started             the controller's boot time changed (restart or takeover)
+ *   slurmctld-started             the controller's boot time changed (a restart, a takeover, a
+ *                                 failover, when the controller's process is another);
+ *                                 "controller": the host in charge as the log knows it (below)
+ *   control-moved                 another host is in charge now (a failover, takeover or
+ *                                 failback: a backup taking control keeps its boot time, so
+ *                                 this is the record that tells it); "controller" is the new
+ *                                 host, "previous-controller" the one before. Hosts come from the
+ *                                 controller trigger (its program writes its host name) and the
+ *                                 observation's ctl_host (the charge mark), whichever is newer
+ *                                 than the last change the log knows: a stale mark of a lost
+ *                                 controller never moves control back. The first host the log
+ *                                 learns gives no record.
  * A node added down or drained gets "added" then "down"/"drained". The first step of a new log
  * only takes the snapshot (no record): the log tells changes, not the initial inventory.
  *
@@ -33,7 +44,8 @@
  * The record (one JSON object per line, keys in this order; absent keys are omitted):
  *   {"seq":12,"id":"3f9a1c20-12","time":"2026-01-02T03:04:05.678Z","event":"drained",
  *    "node":"compute-0","state":"IDLE+DRAIN+DYNAMIC_NORM","reason":"disk","source":"trigger",
- *    "cause":"trigger:drained,reconfig","transient":true,"boot-time":"…"}
+ *    "cause":"trigger:drained,reconfig","transient":true,"boot-time":"…","controller":"host",
+ *    "previous-controller":"host"}
  * seq: 1, 2, 3, … per log, never reused (also across rotation and a lost snapshot); id: the
  * log's random id and seq, unique across the controller units' logs and log resets, never
  * changed; time: when the change was seen (a transient's: when its trigger ran), UTC.
@@ -73,6 +85,7 @@
 #define EV_BOOT_SLACK_S 10
 #define EV_LOG_ID_LEN 8
 #define EV_REASON_MAX 256
+#define EV_HOST_MAX 255
 #define EV_LOCK_TIMEOUT_MS (60 * 1000)
 
 enum ev_kind {
@@ -86,6 +99,7 @@ enum ev_kind {
         EV_REASON,
         EV_REBOOTED,
         EV_SLURMCTLD_STARTED,
+        EV_CONTROL_MOVED,
         EV_KIND_MAX,
 };
 /* "added", …, "slurmctld-started"; NULL out of range. */
@@ -109,6 +123,7 @@ struct ev_hint {
         enum ev_hint_kind kind;
         int64_t time_ms;   /* when the trigger program ran (ms since the epoch) */
         struct strv nodes; /* down, drained, up: the node names (expanded) */
+        char *host;        /* slurmctld: the host the trigger ran on (the one taking control), or NULL */
 };
 void ev_hint_done(struct ev_hint *h);
 
@@ -152,6 +167,8 @@ struct ev_record {
         bool transient;
         char *cause;
         int64_t boot_time; /* slurmctld-started: the new boot time (s) */
+        char *controller;  /* slurmctld-started, control-moved: the host in charge, when known */
+        char *previous;    /* control-moved: the host in charge before */
 };
 struct ev_records {
         struct ev_record *v;
@@ -165,6 +182,8 @@ struct ev_state {
         uint64_t next_seq;              /* >= 1 */
         int64_t table_time;             /* Slurm's update time of the last table read (s) */
         int64_t ctl_boot, ctl_update;   /* the controller's boot time, its config time (s) */
+        char ctl_host[EV_HOST_MAX + 1]; /* the host in charge as last learned ("" unknown) */
+        int64_t ctl_host_ms;            /* when that was learned (its source's time) */
         struct ev_table nodes;          /* sorted by name */
         struct strv pending;            /* the last step's records as log lines */
 };
@@ -175,6 +194,8 @@ struct ev_observation {
         const struct ev_table *table; /* NULL: unchanged since the snapshot (no-change answer) */
         int64_t table_time;
         int64_t ctl_boot, ctl_update; /* 0: not read (unchanged) */
+        const char *ctl_host;         /* the host in charge when known otherwise, or NULL */
+        int64_t ctl_host_ms;          /* since when ctl_host says so (its source's time, ms) */
         const struct ev_hint *hints;  /* the spool records of this step */
         size_t n_hints;
         const char *cause;
@@ -199,7 +220,8 @@ struct ev_log_opts {
 };
 
 /* Creates dir (0700) and takes its lock, waiting at most timeout_ms (0: EV_LOCK_TIMEOUT_MS;
- * -ETIMEDOUT). *ret_fd holds it: close() releases it. */
+ * -ETIMEDOUT). *ret_fd holds it: close() releases it. The lock held is the lock file dir names
+ * when it returns (a directory replaced by a link while it waited: it takes the new one). */
 int ev_lock(const char *dir, int timeout_ms, int *ret_fd, struct strbuf *err);
 /* The snapshot, or a new one (exists false, random log id) when there is none. A snapshot that
  * cannot be read is moved to state.json.bad and a new one started. next_seq is never below the

@@ -236,6 +236,14 @@ void ha_role_message(long self, long in_charge, char *const *hosts, size_t n_hos
                 strbuf_addstr(out, ", none in charge");
 }
 
+void ha_app_message(long in_charge, char *const *hosts, size_t n_hosts, struct strbuf *out) {
+        strbuf_addf(out, "%zu controller%s, ", n_hosts, n_hosts == 1 ? "" : "s");
+        if (in_charge >= 0 && (size_t) in_charge < n_hosts)
+                strbuf_addf(out, "%s in charge", hosts[in_charge]);
+        else
+                strbuf_addstr(out, "none in charge");
+}
+
 /* --- the peer relation ------------------------------------------------------------------------ */
 
 void ha_view_done(struct ha_view *v) {

@@ -112,6 +112,9 @@ int ha_charge_note(const char *state_dir, bool in_charge, uint64_t activation, s
  * this unit's index in the order (-1: not in it), the index in charge (-1: unknown) and the
  * controller host names in order. Appended to out. */
 void ha_role_message(long self, long in_charge, char *const *hosts, size_t n_hosts, struct strbuf *out);
+/* The application's line: "3 controllers, juju-m-1 in charge" ("…, none in charge" when
+ * in_charge is not an index of hosts). Appended to out. */
+void ha_app_message(long in_charge, char *const *hosts, size_t n_hosts, struct strbuf *out);
 
 /* --- the peer relation ------------------------------------------------------------------------ */
 

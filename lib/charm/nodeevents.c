@@ -12,6 +12,8 @@
 #include <time.h>
 
 #include "charm/events.h"
+#include "charm/evshare.h"
+#include "charm/ha.h"
 #include "charm/watcher.h"
 #include "proc/proc.h"
 #include "slurm/nodetable.h"
@@ -241,6 +243,12 @@ int nodeevents_install(const struct charm_paths *paths, sd_bus *bus, const char 
 
 /* --- reconcile ---------------------------------------------------------------------------------------- */
 
+/* A host name as the trigger program writes it: 1 to 255 of [A-Za-z0-9.-]. */
+static bool host_word(const char *s) {
+        size_t n = s ? strlen(s) : 0;
+        return n > 0 && n < 256 && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-") == n;
+}
+
 size_t nodeevents_hints(const struct evspool_list *records, struct ev_hint **ret) {
         struct ev_hint *v = xcalloc(records && records->n ? records->n : 1, sizeof(*v));
         size_t n = 0;
@@ -255,6 +263,8 @@ size_t nodeevents_hints(const struct evspool_list *records, struct ev_hint **ret
                         /* not a hostlist: the record still woke us, it names no node */
                         strv_clear(&h->nodes);
                 }
+                if (k == EV_HINT_SLURMCTLD && host_word(e->arg))
+                        h->host = xstrdup(e->arg);
                 n++;
         }
         *ret = v;
@@ -298,7 +308,19 @@ int nodeevents_reconcile(const struct charm_paths *paths, const struct evspool_l
                 ev_table_add(&table, st.v[i].name, st.v[i].state, st.v[i].reason, st.v[i].reason_time,
                         st.v[i].boot_time);
         size_t n_hints = nodeevents_hints(records, &hints);
+        /* who is in charge, besides what a trigger says: the charge mark the sentinel of the
+         * controller in charge renews every few seconds (ha.h), in the state save location the
+         * log lives in (evshare.h); its time orders it against the triggers (events.h) */
+        _cleanup_free_ char *mark_dir = xasprintf("%s/..", dir), *mark_host = NULL;
+        long mark_index;
+        time_t mark_time = 0;
+        if (ha_charge_mark_read(mark_dir, &mark_index, &mark_time, &mark_host) < 0) {
+                free(mark_host);
+                mark_host = NULL;
+        }
         struct ev_observation obs = {
+                .ctl_host = mark_host,
+                .ctl_host_ms = (int64_t) mark_time * 1000,
                 .table = unchanged ? NULL : &table,
                 .table_time = st.update_time,
                 .ctl_boot = boot,
@@ -390,13 +412,29 @@ int nodeevents_expect(const struct charm_paths *paths, enum expect_kind kind, co
 }
 
 void nodeevents_after_reconcile(struct juju_ctx *ctx, const struct charm_paths *paths, sd_bus *bus,
-        const char *event, struct charm_outcome *out) {
+        const char *event, const char *state_save_dir, struct charm_outcome *out) {
         const struct juju_env *env = juju_env(ctx);
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
         const char *charm_dir = paths->charm_dir ? paths->charm_dir : env->charm_dir;
+        enum evshare_how how = EVSHARE_SAME;
         int r;
 
-        r = nodeevents_install(paths, bus, env->unit, charm_dir, streq_ptr(event, "upgrade-charm"), &err);
+        if (!state_save_dir)
+                return; /* not in the controller order yet: its state save location is unproven */
+        {
+                _cleanup_free_ char *local = nodeevents_dir(paths), *shared = evshare_dir(state_save_dir);
+                r = evshare_place(local, shared, &how, &err);
+                if (r >= 0 && how == EVSHARE_MOVED)
+                        (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
+                                "node events: this unit's log is now the controllers' one log, in %s", shared);
+                else if (r >= 0 && how == EVSHARE_ASIDE)
+                        (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
+                                "node events: joined the controllers' log in %s; this unit's own earlier log "
+                                "is kept in %s%s",
+                                shared, local, EVSHARE_ASIDE_SUFFIX);
+        }
+        if (r >= 0)
+                r = nodeevents_install(paths, bus, env->unit, charm_dir, streq_ptr(event, "upgrade-charm"), &err);
         if (r >= 0)
                 r = nodeevents_triggers_ensure(paths, &err);
         if (r >= 0)

@@ -3,10 +3,11 @@
  * SlurmUser), the trigger spool and watcher, and the node event log (charm/events.h), plus the
  * node-events action. HACKING.md "Node events" has the design and the Slurm facts behind it.
  *
- * Each controller unit keeps ITS OWN log in its private state dir (<state>/events, root 0700),
- * fed by its own reconciles: every unit reads the node table of the controller in charge, so
- * every unit's log holds every change, and node-events answers the same on any unit (it
- * reconciles first). Triggers are one set for the cluster (slurmctld keeps them in
+ * The controller units keep ONE log, in the state save location they share (charm/evshare.h;
+ * <state>/events is a link to it), fed by every unit's reconciles under its lock: every unit
+ * reads the node table of the controller in charge, whoever sees a change first records it,
+ * and node-events answers with the same records, seq and ids on any unit (it reconciles
+ * first). Triggers are one set for the cluster (slurmctld keeps them in
  * StateSaveLocation): every unit makes sure they exist (idempotent: listed, the missing ones
  * added; a duplicate is success), all pointing at the same path on every host
  * (EVSPOOL_HOME/node-event-trigger, installed by each unit); slurmctld runs them on the host in
@@ -111,11 +112,14 @@ bool nodeevents_watch_expecting(void *userdata);
 int nodeevents_expect(const struct charm_paths *paths, enum expect_kind kind, const char *node,
         const struct strv *table, struct strbuf *err);
 
-/* The ONE call at the end of slurmctld_reconcile(): install (restart on upgrade-charm),
- * triggers, reconcile with cause `event`. Never fails the hook: a failure is logged
- * (juju-log) and noted at the end of out's message ("; node events: …"). */
+/* The ONE call at the end of slurmctld_reconcile(): the log placed in the shared state save
+ * location (charm/evshare.h), install (restart on upgrade-charm), triggers, reconcile with
+ * cause `event`. state_save_dir: slurmctld's StateSaveLocation as this unit sees it, NULL while
+ * the unit is not in the controller order (nothing is done: its directory is not proven to be
+ * the shared one). Never fails the hook: a failure is logged (juju-log) and noted at the end
+ * of out's message ("; node events: …"). */
 void nodeevents_after_reconcile(struct juju_ctx *ctx, const struct charm_paths *paths, sd_bus *bus,
-        const char *event, struct charm_outcome *out);
+        const char *event, const char *state_save_dir, struct charm_outcome *out);
 
 /* --- the action ----------------------------------------------------------------------------------- */
 

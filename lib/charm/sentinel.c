@@ -82,6 +82,7 @@ struct sentinel {
         uid_t slurm_uid;          /* owner of what it writes in the shared directory */
         gid_t slurm_gid;
         time_t mark_written;      /* when it last wrote the charge mark (0: not as in charge) */
+        time_t conf_since;        /* slurm_ctl_answers_in_charge()'s "no change since" */
         sd_bus *bus;              /* for slurmctld's MainPID (NULL: opened at the next look) */
         long boss;                 /* the index in charge at the last look (-1 none, -2 not looked yet) */
         pid_t poke_pid;            /* the charm's run in flight (0: none) */
@@ -214,13 +215,18 @@ static bool conf_current(struct sentinel *s) {
 }
 
 /* Whether this machine's slurmctld is the one in charge: the only controller, or the writer of
- * a heartbeat fresher than SlurmctldTimeout (a standby answers pings too, ha.h). */
+ * a heartbeat fresher than SlurmctldTimeout (a standby answers pings too, ha.h) whose index is
+ * this host's, confirmed by asking this host's slurmctld (the client names only it): the index
+ * is of the writer's list, and while the order changes another controller's index can be this
+ * host's in the file read here (a charge mark written then named the wrong host). */
 static bool in_charge(struct sentinel *s) {
         if (s->self < 0)
                 return false;
         if (s->n_ctl <= 1)
                 return true;
-        return ha_heartbeat_fresh(slurm_client_state_dir(), slurm_client_ctl_timeout()) == s->self;
+        if (ha_heartbeat_fresh(slurm_client_state_dir(), slurm_client_ctl_timeout()) != s->self)
+                return false;
+        return slurm_ctl_answers_in_charge(&s->conf_since) == 1;
 }
 
 /* slurmctld's main pid (systemd's MainPID: 24.11 under systemd writes no pid file; checked

@@ -8,6 +8,7 @@
 #include "charm/accounting.h"
 #include "charm/sentinel.h"
 #include "charm/standby.h"
+#include "proc/proc.h"
 #include "charm/authkey.h"
 #include "charm/cgroupconf.h"
 #include "charm/ctlapply.h"
@@ -172,7 +173,9 @@ static void refuse_cluster_rename(struct ctl_inputs *in, const char *kept) {
 /* The leader's own slurmctld is in charge as a backup (the heartbeat's fresh index is this
  * unit's place, after the first, in the order in the peer app bag): it moves itself first
  * (claim_first() for the others). */
-static bool leader_claims(const struct ctl_inputs *in, const char *self) {
+static bool self_asked_in_charge(const struct charm_paths *p, const char *hostname);
+
+static bool leader_claims(const struct charm_paths *p, const struct ctl_inputs *in, const char *self) {
         _cleanup_free_ char *order = xstrdup(strempty(charm_bag_string(in->peer_app, "controller-order")));
         long idx = ha_heartbeat_fresh(in->state_dir, in->cfg_timeout);
         if (idx <= 0)
@@ -181,7 +184,10 @@ static bool leader_claims(const struct ctl_inputs *in, const char *self) {
         char *save = NULL;
         for (char *w = strtok_r(order, " ", &save); w; w = strtok_r(NULL, " ", &save), i++)
                 if (streq(w, self))
-                        return i == idx;
+                        /* the index is of the writer's list: right after a takeover the one in
+                         * charge still runs the old list, whose index may be this unit's in the
+                         * new order (a claim then undid the takeover): confirmed by asking */
+                        return i == idx && self_asked_in_charge(p, in->hostname);
         return false;
 }
 
@@ -444,7 +450,7 @@ static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, 
                         .state_dir = in->state_dir,
                         .slurm_uid = uid,
                         .slurm_gid = gid,
-                        .claim = in->leader && leader_claims(in, juju_env(ctx)->unit),
+                        .claim = in->leader && leader_claims(o_paths, in, juju_env(ctx)->unit),
                 };
                 r = ha_peers_sync(ctx, &hi, &in->ha, err);
                 if (r < 0)
@@ -993,17 +999,75 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
 /* This unit's role: its index, and who writes the heartbeat (the controller in charge); fresh
  * means written within the last SlurmctldTimeout (it is rewritten every T/4, at most 30 s). */
 static void role_line(long self, const char *state_dir, int64_t timeout, char *const *hosts, size_t n,
-        struct strbuf *out) {
+        struct strbuf *out, struct strbuf *app) {
         long boss = ha_heartbeat_fresh(state_dir, timeout);
         ha_role_message(self, boss < (long) n ? boss : -1, hosts, n, out);
+        ha_app_message(boss < (long) n ? boss : -1, hosts, n, app);
 }
 
-/* Whether this unit's slurmctld is the one in charge: the only controller, or the writer of a
- * fresh heartbeat. */
-static bool ha_in_charge(const struct ctl_inputs *in) {
+/* The application's message: the unit's with its role line replaced by the application's
+ * (ha_app_message: how many controllers, which one is in charge). NULL when there is none. */
+static char *app_message_of(const char *message, const struct strbuf *role, const struct strbuf *app) {
+        const char *at = role->len && app->len ? strstr(message, role->buf) : NULL;
+        if (!at)
+                return NULL;
+        return xasprintf("%.*s%s%s", (int) (at - message), message, app->buf, at + role->len);
+}
+
+/* Whether this unit's slurmctld is the one in charge: the only controller; with several, a
+ * fresh heartbeat whose index is this unit's (in the order, or in the list its slurmctld took
+ * last: slurm.conf.applied), confirmed by asking this unit's own slurmctld alone (an index may
+ * name the wrong unit while the order changes; a standby is asked only then). */
+#define SELF_CONF_FILE "self-controller.conf"
+#define SELF_ASK_TIMEOUT_MS 5000
+/* This host's slurmctld, asked alone (slurm_ctl_self_in_charge, through a copy of the live
+ * slurm.conf that names only it), says it is in charge. */
+static bool self_asked_in_charge(const struct charm_paths *p, const char *hostname) {
+        _cleanup_free_ char *live = NULL, *live_path = charm_path(p, CHARM_PATH_SLURM_CONF);
+        _cleanup_strbuf_ struct strbuf copy = STRBUF_INIT;
+        int n = 0, self = -1;
+        if (read_full_file(live_path, &live, NULL) < 0 ||
+                sentinel_conf_private(live, hostname, &copy, &n, &self) < 0 || self < 0)
+                return false;
+        if (write_state(p, SELF_CONF_FILE, copy.buf, NULL) < 0)
+                return false;
+        _cleanup_free_ char *path = ctl_state_path(p, SELF_CONF_FILE);
+        return slurm_ctl_self_in_charge(path, SELF_ASK_TIMEOUT_MS) == 1;
+}
+static bool ha_in_charge(const struct charm_paths *p, const struct ctl_inputs *in) {
         if (in->ha.order.n <= 1)
                 return in->ha.self == 0;
-        return ha_heartbeat_fresh(in->state_dir, in->cfg_timeout) == in->ha.self;
+        long idx = ha_heartbeat_fresh(in->state_dir, in->cfg_timeout);
+        if (idx < 0)
+                return false;
+        /* the writer's list is the one its daemon runs: the order's, or (this unit being the
+         * writer) the list this unit's slurmctld took last */
+        _cleanup_free_ char *applied = NULL;
+        long applied_idx = -1;
+        if (read_state(p, CTL_APPLIED_FILE, &applied, NULL) >= 0 && applied)
+                applied_idx = ctl_conf_controller_index(applied, strlen(applied), in->hostname);
+        if (idx != in->ha.self && idx != applied_idx)
+                return false;
+        /* an index names an entry of its writer's list, which differs from this unit's while the
+         * order changes: asked directly */
+        return self_asked_in_charge(p, in->hostname);
+}
+
+/* Slurm 22.05's takeover bug (slurm_caps.backup_sched_lost): this unit's slurmctld took control
+ * as a backup and runs without its main scheduler thread ("sched_agent"), so jobs start only at
+ * backfill passes. It ends when the order makes this unit first (its claim, ha.h) and
+ * slurmctld starts again as the primary; said in the status meanwhile. */
+static void sched_lost_note(const struct charm_paths *p, sd_bus *bus, const struct ctl_inputs *in,
+        struct strbuf *out) {
+        struct unit_state st;
+        if (!charm_caps(p)->backup_sched_lost || in->ha.order.n <= 1 || in->ha.self <= 0 || !ha_in_charge(p, in) ||
+                unit_get_state(bus, "slurmctld.service", &st, NULL) < 0 || st.main_pid == 0)
+                return;
+        if (proc_thread_named((pid_t) st.main_pid, "sched_agent") == 0)
+                strbuf_addstr(out,
+                        "; its slurmctld took control without its main scheduler (Slurm 22.05's takeover "
+                        "bug, fixed in 23.02.4): jobs start only at backfill passes until it starts again "
+                        "as the primary");
 }
 
 /* Several controllers: when this unit's slurmctld is newly in charge, HA_IN_CHARGE_KEY in its
@@ -1015,7 +1079,7 @@ static int announce_charge(struct juju_ctx *ctx, const struct slurmctld_opts *o,
         if (in->ha.order.n <= 1 || unit_get_state(bus, "slurmctld.service", &st, NULL) < 0)
                 return 0;
         _cleanup_free_ char *dir = charm_path(&o->paths, CHARM_PATH_STATE_DIR);
-        int r = ha_charge_note(dir, ha_in_charge(in), st.active_enter_usec, err);
+        int r = ha_charge_note(dir, ha_in_charge(&o->paths, in), st.active_enter_usec, err);
         if (r <= 0)
                 return r;
         _cleanup_free_ char *now = xasprintf("%lld", (long long) time(NULL));
@@ -1034,11 +1098,11 @@ static int announce_charge(struct juju_ctx *ctx, const struct slurmctld_opts *o,
  * (<state>/ROLE_FILE: "<self> <timeout> <state dir> <host> <host>…"; none with one controller). */
 #define ROLE_FILE "controllers"
 
-static void ha_role_line(const struct ctl_inputs *in, struct strbuf *out) {
+static void ha_role_line(const struct ctl_inputs *in, struct strbuf *out, struct strbuf *app) {
         _cleanup_strv_ struct strv hosts = STRV_INIT;
         for (size_t i = 0; i < in->controllers.n; i++)
                 strv_pushf(&hosts, "%.*s", (int) strcspn(in->controllers.v[i], "("), in->controllers.v[i]);
-        role_line(in->ha.self, in->state_dir, in->cfg_timeout, hosts.v, hosts.n, out);
+        role_line(in->ha.self, in->state_dir, in->cfg_timeout, hosts.v, hosts.n, out, app);
 }
 
 static int role_store(const struct charm_paths *p, const struct ctl_inputs *in, struct strbuf *err) {
@@ -1053,7 +1117,7 @@ static int role_store(const struct charm_paths *p, const struct ctl_inputs *in, 
 }
 
 /* The role line from <state>/ROLE_FILE (nothing with one controller). */
-static void role_from_store(const struct charm_paths *p, struct strbuf *out) {
+static void role_from_store(const struct charm_paths *p, struct strbuf *out, struct strbuf *app) {
         _cleanup_free_ char *data = NULL;
         _cleanup_strv_ struct strv w = STRV_INIT;
         if (read_state(p, ROLE_FILE, &data, NULL) < 0 || isempty(data))
@@ -1063,7 +1127,7 @@ static void role_from_store(const struct charm_paths *p, struct strbuf *out) {
                 strv_push(&w, t);
         if (w.n < 4)
                 return;
-        role_line(atol(w.v[0]), w.v[2], atoll(w.v[1]), w.v + 3, w.n - 3, out);
+        role_line(atol(w.v[0]), w.v[2], atoll(w.v[1]), w.v + 3, w.n - 3, out, app);
 }
 
 /* Whether this unit may run slurmctld now: 0 yes; 1 no, with the outcome set (and slurmctld
@@ -1079,7 +1143,7 @@ static int standby_gate(struct juju_ctx *ctx, const struct charm_paths *paths, c
         if (r < 0)
                 return r;
         bool active = !streq(st.active_state, "inactive") && !streq(st.active_state, "failed");
-        if (in->ha.self <= 0 || in->ha.displaced_since <= 0 || (active && ha_in_charge(in)))
+        if (in->ha.self <= 0 || in->ha.displaced_since <= 0 || (active && ha_in_charge(paths, in)))
                 return standby_record_clear(paths, err);
         /* this unit is taking charge (its takeover, or its claim, pending or announced): never
          * held (the heartbeat may still name the one it relieves) */
@@ -1208,7 +1272,7 @@ static int claim_first(struct juju_ctx *ctx, const struct slurmctld_opts *o, sd_
         const char *self = juju_env(ctx)->unit;
         struct unit_state st;
         if (in->ha.order.n <= 1 || in->ha.self <= 0 || !in->peer_rel || streq_ptr(in->ha.takeover, self) ||
-                !ha_in_charge(in) || unit_get_state(bus, "slurmctld.service", &st, NULL) < 0 ||
+                !ha_in_charge(&o->paths, in) || unit_get_state(bus, "slurmctld.service", &st, NULL) < 0 ||
                 !streq(st.active_state, "active"))
                 return 0;
         uid_t uid;
@@ -1376,12 +1440,12 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         strbuf_addf(&out->message, "; %s", notes);
                 /* pending jobs that need the departing node or a gone one (charm/strand.h) */
                 strand_status_note(gone, false, &out->message);
-                _cleanup_strbuf_ struct strbuf role = STRBUF_INIT;
-                role_from_store(&o->paths, &role);
+                _cleanup_strbuf_ struct strbuf role = STRBUF_INIT, app = STRBUF_INIT;
+                role_from_store(&o->paths, &role, &app);
                 if (role.len) {
-                        strbuf_addf(&role, "; %s", out->message.buf);
+                        _cleanup_free_ char *rest = xstrdup(out->message.buf);
                         strbuf_reset(&out->message);
-                        strbuf_addbuf(&out->message, &role);
+                        strbuf_addf(&out->message, "%s; %s", role.buf, rest);
                 }
                 if (!isempty(refused)) {
                         _cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
@@ -1390,6 +1454,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 }
                 out->set_app_status = leader;
                 out->app_status = out->status;
+                if (leader)
+                        out->app_message = app_message_of(out->message.buf, &role, &app);
                 return 0;
         }
 
@@ -1584,7 +1650,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 .bus = bus,
                 .self_host = in.hostname,
                 .push = in.leader,
-                .in_charge = ha_in_charge(&in),
+                .in_charge = ha_in_charge(&o->paths, &in),
+                .hold_restart = in.ha.order.n > 1 && in.ha.self > 0 && ha_in_charge(&o->paths, &in),
                 .unit_timeout_usec = unit_timeout(o),
                 .answer_timeout_ms = o->answer_timeout_ms ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS,
                 .previous = old,
@@ -1609,7 +1676,10 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         r = ctl_apply(&ao, g.conf.buf, g.conf.len, &applied, err);
         if (r < 0)
                 return r;
-        if (applied.action != CTL_APPLY_ROLLED_BACK) {
+        /* a held restart (CTL_APPLY_DEFERRED) leaves the daemon on its file: nothing of the new
+         * one is taken yet */
+        bool took = applied.action != CTL_APPLY_ROLLED_BACK && applied.action != CTL_APPLY_DEFERRED;
+        if (took) {
                 r = ha_publish_serving(ctx, in.peer_rel, in.peer_self, &in.ha.order, err);
                 if (r < 0)
                         return r;
@@ -1617,7 +1687,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         in.gres_served = applied.action != CTL_APPLY_ROLLED_BACK;
         if (applied.action == CTL_APPLY_ROLLED_BACK)
                 strv_push(&in.refused, applied.message.buf);
-        else {
+        else if (took) {
                 r = write_state(&o->paths, PARAMS_APPLIED_FILE, g.params_applied, err);
                 if (r >= 0)
                         r = acct_store(&o->paths, &acct, err);
@@ -1671,13 +1741,15 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         r = role_store(&o->paths, &in, err);
         if (r < 0)
                 return r;
+        _cleanup_strbuf_ struct strbuf role = STRBUF_INIT, app = STRBUF_INIT;
         if (in.ha.order.n > 1) {
-                /* several controllers: this one's role first ("backup 1, juju-m-0 in charge; …") */
-                _cleanup_strbuf_ struct strbuf role = STRBUF_INIT;
-                ha_role_line(&in, &role);
-                strbuf_addf(&role, "; %s", out->message.buf);
+                /* several controllers: this one's role first ("backup 1, juju-m-0 in charge; …"),
+                 * the application's says which one is in charge ("3 controllers, juju-m-0 in charge") */
+                ha_role_line(&in, &role, &app);
+                _cleanup_free_ char *rest = xstrdup(out->message.buf);
                 strbuf_reset(&out->message);
-                strbuf_addbuf(&out->message, &role);
+                strbuf_addf(&out->message, "%s; %s", role.buf, rest);
+                sched_lost_note(&o->paths, bus, &in, &out->message);
         }
         strbuf_addbuf(&out->message, &note);
         /* pending jobs that need a node that left: named, and held by the leader (strand.h) */
@@ -1717,9 +1789,11 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (r < 0)
                 return r;
         /* the node event log: watcher, triggers, reconcile (charm/nodeevents.h; never fails) */
-        nodeevents_after_reconcile(ctx, &o->paths, bus, o->event, out);
+        nodeevents_after_reconcile(ctx, &o->paths, bus, o->event, in.ha.self >= 0 ? in.state_dir : NULL, out);
         out->set_app_status = in.leader;
         out->app_status = out->status;
+        if (in.leader)
+                out->app_message = app_message_of(out->message.buf, &role, &app);
         return 0;
 }
 

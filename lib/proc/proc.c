@@ -532,3 +532,29 @@ int proc_call_as(uid_t uid, gid_t gid, int timeout_ms, int (*fn)(void *userdata,
                 strbuf_add(ret_out, answer.buf + sizeof(v), answer.len - sizeof(v));
         return v;
 }
+
+int proc_thread_named(pid_t pid, const char *name) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%ld/task", (long) pid);
+        _cleanup_closedir_ DIR *d = opendir(path);
+        struct dirent *de;
+        if (!d)
+                return -errno;
+        while ((de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                char comm_path[128], comm[64];
+                snprintf(comm_path, sizeof comm_path, "%s/%s/comm", path, de->d_name);
+                _cleanup_close_ int fd = open(comm_path, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        continue; /* the thread ended meanwhile */
+                ssize_t n = read(fd, comm, sizeof comm - 1);
+                if (n <= 0)
+                        continue;
+                comm[n] = '\0';
+                comm[strcspn(comm, "\n")] = '\0';
+                if (streq(comm, name))
+                        return 1;
+        }
+        return 0;
+}

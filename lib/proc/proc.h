@@ -69,6 +69,11 @@ int proc_reap(pid_t pid, int *ret_status);
 int proc_call_as(uid_t uid, gid_t gid, int timeout_ms, int (*fn)(void *userdata, struct strbuf *out),
         void *userdata, struct strbuf *ret_out);
 
+/* Whether process pid has a thread whose name (/proc/<pid>/task/<tid>/comm, what
+ * prctl(PR_SET_NAME) / pthread_setname_np set, at most 15 bytes) is name: 1 yes, 0 no,
+ * -ENOENT when there is no such process, another negative errno when it cannot be read. */
+int proc_thread_named(pid_t pid, const char *name);
+
 static inline void proc_clearp(struct proc *p) {
         proc_clear(p);
 }

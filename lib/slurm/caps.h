@@ -55,6 +55,11 @@ struct slurm_caps {
          * list of its configuration (24.11 slurmd.c _read_config -> update_stepd_logging(true)
          * -> unpack_stepd_reconf); a 22.05 slurmstepd keeps the list it started with for good */
         bool stepd_conf_push;
+        /* a backup that takes control may run without its main scheduler thread (sched_agent):
+         * 22.05's run_backup() reads state while shutdown_time is still set, the new thread
+         * sees it and ends; fixed in 23.02.4 (Slurm bug 17032). Jobs then start only at
+         * backfill passes (bf_interval) until that slurmctld starts again as the primary */
+        bool backup_sched_lost;
         /* StateSaveLocation/clustername holds "name|ClusterID" and slurmctld exits at its start
          * ("CLUSTER ID MISMATCH") when slurmdbd knows the cluster by another id (24.11) */
         bool cluster_id_in_state;

@@ -49,6 +49,20 @@ int slurm_client_reload(struct strbuf *err);
  * follows libslurm's fail-over to another controller). 0, or a negative errno. libslurm
  * fatal()s on a file it cannot read: hand it only a copy of a file it read before. */
 int slurm_client_use(const char *path, struct strbuf *err);
+/* Whether the slurmctld that private_conf names alone (a copy of slurm.conf whose only
+ * SlurmctldHost line is this host's, as slurm_client_use() takes) is the controller in charge:
+ * asked directly (slurm_load_ctl_conf, which a standby refuses with ESLURM_IN_STANDBY_MODE and
+ * no retry, there being no other controller to try), in a forked child, so that this process's
+ * client keeps its configuration. 1 in charge, 0 a standby, negative errno when it does not
+ * answer (-ETIMEDOUT after timeout_ms; the child is killed). A heartbeat's index says which
+ * entry of ITS WRITER'S controller list is in charge; while the order changes the lists
+ * differ, so an index alone can name the wrong unit (issue 25: a leader that took the index as
+ * its own claimed first, undoing a takeover). */
+int slurm_ctl_self_in_charge(const char *private_conf, int timeout_ms);
+/* The same question in this process, for a client that slurm_client_use() made a client of one
+ * controller (the sentinel): slurm_load_ctl_conf(*since), which answers "no change" cheaply;
+ * *since is updated. 1 in charge, 0 a standby, negative errno when it does not answer. */
+int slurm_ctl_answers_in_charge(time_t *since);
 /* The index of host in SlurmctldHost (0: primary), or -ENOENT. Needs the client initialised. */
 int slurm_ctl_index_of(const char *host);
 /* The number of controllers in SlurmctldHost (0 before the client is initialised). */

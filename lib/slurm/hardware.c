@@ -13,11 +13,6 @@
 
 #include "util/banned.h"
 
-static inline void closedirp(DIR **d) {
-        if (*d)
-                closedir(*d);
-}
-
 static bool key_is(const char *w, const char *eq, const char *key) {
         size_t l = strlen(key);
         return (size_t) (eq - w) == l && strncasecmp(w, key, l) == 0;

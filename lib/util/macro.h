@@ -3,6 +3,7 @@
  * Every library file includes this first; "util/banned.h" goes last. */
 #pragma once
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -58,6 +59,8 @@ static inline void closep(int *fd) {
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(FILE *, fclose)
 #define _cleanup_fclose_ _cleanup_(fclosep)
+DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir)
+#define _cleanup_closedir_ _cleanup_(closedirp)
 
 static inline bool streq(const char *a, const char *b) {
         return strcmp(a, b) == 0;

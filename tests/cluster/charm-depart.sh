@@ -25,7 +25,7 @@ settle 120
 [ "$(job_field "$job" JobState)" = COMPLETED ] || die "job $job: $(job_field "$job" JobState)"
 [ "$(job_field "$job" ExitCode)" = 0:0 ] || die "job $job: exit code $(job_field "$job" ExitCode)"
 node_exists slurmd-1 && die "node slurmd-1 still there"
-js status --format=json | grep -q '"slurmd/1"' && die "unit slurmd/1 still in the model"
+[[ $(js status --format=json) != *'"slurmd/1"'* ]] || die "unit slurmd/1 still in the model" # (not grep -q on a pipe: pipefail would hide a match)
 hooks=$(hooks_since "$lines" | grep '^slurmd/1 ' | cut -d' ' -f2 | tr '\n' ' ')
 [ "$hooks" = "slurmctld-relation-departed slurmctld-relation-broken stop remove " ] || die "slurmd/1 hooks: $hooks"
 deleted=$(tail -n +"$((lines + 1))" "$MODEL/debug-log.jsonl" | python3 -c '
@@ -68,7 +68,7 @@ grep -q "cancelled: \"\\?$j2\"\\?" <<<"$out" || die "destroy-jobs: $out"
 js resolve slurmd/0 >/dev/null
 settle 60
 node_exists slurmd-0 && die "node slurmd-0 still there"
-js status --format=json | grep -q '"slurmd/0"' && die "unit slurmd/0 still in the model"
+[[ $(js status --format=json) != *'"slurmd/0"'* ]] || die "unit slurmd/0 still in the model" # (not grep -q on a pipe: pipefail would hide a match)
 [ "$(job_field "$j1" JobState)" = PENDING ] || die "requeued job $j1: $(job_field "$j1" JobState)"
 [ "$(job_field "$j2" JobState)" = CANCELLED ] || die "cancelled job $j2: $(job_field "$j2" JobState)"
 log "ok"

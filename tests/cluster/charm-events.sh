@@ -91,7 +91,10 @@ js integrate slurmctld slurmd >/dev/null
 settle 240
 expect_status slurmctld/0 '^active 2 nodes in 1 partition$'
 CR=$(root_of slurmctld/0)
-LOG=$CR/var/lib/slurm/charm/events/node-events.jsonl
+# the log lives in the state save location the controllers share (charm/evshare.h): here the host's
+# $T/state, which the units see as /srv/slurm-state
+EVDIR=$T/state/charm-events
+LOG=$EVDIR/node-events.jsonl
 
 log "SlurmUser=slurm: the triggers are slurm's, root may not set one, the spool is slurm's alone"
 grep -qx 'SlurmUser=slurm' "$CR/etc/slurm/slurm.conf" || die "slurm.conf has no SlurmUser=slurm"
@@ -108,7 +111,12 @@ fi
 grep -q 'Access/permission denied' <<<"$out" || die "root's trigger refused with: $out"
 [ "$(stat -c '%U:%G %a' "$CR/var/lib/slurm/charm-events/spool")" = "slurm:slurm 700" ] || die "spool: $(stat -c '%U:%G %a' "$CR/var/lib/slurm/charm-events/spool")"
 [ "$(stat -c '%U:%G %a' "$CR/var/lib/slurm/charm-events/node-event-trigger")" = "root:root 755" ] || die "program owner/mode"
-[ "$(stat -c '%U:%G %a' "$CR/var/lib/slurm/charm/events")" = "root:root 700" ] || die "log dir owner/mode"
+# the log lives in the state save location (one for every controller unit, charm/evshare.h)
+ssl=$(sed -n 's/^StateSaveLocation=//p' "$CR/etc/slurm/slurm.conf")
+[ -n "$ssl" ] || die "no StateSaveLocation in slurm.conf"
+[ "$(mx slurmctld/0 readlink -f /var/lib/slurm/charm/events)" = "$ssl/charm-events" ] ||
+        die "log dir is not the link to $ssl/charm-events: $(ls -ld "$CR/var/lib/slurm/charm/events")"
+[ "$(stat -c '%U:%G %a' "$EVDIR")" = "root:root 700" ] || die "log dir owner/mode"
 if mx slurmctld/0 runuser -u nobody -- touch /var/lib/slurm/charm-events/spool/ev-x 2>/dev/null; then
         die "nobody wrote into the spool"
 fi
@@ -120,7 +128,7 @@ for ((i = 0; i < 600; i++)); do
         python3 -c '
 import json, sys
 n = [x[0] for x in json.load(open(sys.argv[1]))["nodes"]]
-sys.exit(0 if "slurmd-0" in n and "slurmd-1" in n else 1)' "$CR/var/lib/slurm/charm/events/state.json" 2>/dev/null && break
+sys.exit(0 if "slurmd-0" in n and "slurmd-1" in n else 1)' "$EVDIR/state.json" 2>/dev/null && break
         sleep 0.1
 done
 [ "$i" -lt 600 ] || die "the log's snapshot never knew both nodes"
@@ -129,7 +137,7 @@ done
 wait_s=$(python3 -c '
 import json, sys, time
 since = max(x[8] for x in json.load(open(sys.argv[1]))["nodes"]) / 1000
-print(max(0, int(since + 21 - time.time()) + 1))' "$CR/var/lib/slurm/charm/events/state.json")
+print(max(0, int(since + 21 - time.time()) + 1))' "$EVDIR/state.json")
 sleep "$wait_s"
 L0=$(last_seq)
 log "log at seq $L0; the scripted sequence starts (the watcher's poll off: triggers see first)"
@@ -244,7 +252,7 @@ PY
 
 # 9. bad parameters: a clear failure, nothing changes (the log and its snapshot)
 log "node-events with bad parameters"
-fp=$(fingerprint "$LOG" "$CR/var/lib/slurm/charm/events/state.json")
+fp=$(fingerprint "$LOG" "$EVDIR/state.json")
 for bad in limit=0 limit=1001 since=-3 since=abc foo=1 limit=2.5; do
         if out=$(js run slurmctld/0 node-events "$bad" 2>&1); then
                 die "node-events $bad succeeded: $out"
@@ -252,7 +260,7 @@ for bad in limit=0 limit=1001 since=-3 since=abc foo=1 limit=2.5; do
         grep -Eq 'node-events: (since|limit) must be an integer|validation failed' <<<"$out" ||
                 die "node-events $bad: unclear failure: $out"
 done
-[ "$(fingerprint "$LOG" "$CR/var/lib/slurm/charm/events/state.json")" = "$fp" ] || die "a refused call changed the log"
+[ "$(fingerprint "$LOG" "$EVDIR/state.json")" = "$fp" ] || die "a refused call changed the log"
 out=$(js run slurmctld/0 node-events limit=1 --format=json)
 python3 -c '
 import json, sys
@@ -270,9 +278,10 @@ mx slurmctld/0 scontrol update nodename=slurmd-0 state=drain reason=after-upgrad
 step slurmd-0 drained "$B" "$t0" "drain after upgrade-charm"
 [ "$SEQ" = $((B + 1)) ] || die "seq after upgrade-charm: $SEQ, want $((B + 1))"
 
-# 11. a second controller unit (not the leader): its own log, and node-events answers the same
-# there (it reconciles first: the change made just before is in the answer at once; that unit's
-# own watcher may have seen it a moment before, then the record's cause is its poll)
+# 11. a second controller unit (not the leader): the same log, and node-events answers the same
+# there (it reconciles first: the change made just before is in the answer at once; a watcher
+# may have seen it a moment before, then the record's cause is its poll), with the same id
+# as on the first unit
 log "add-unit slurmctld: node-events on the non-leader"
 js add-unit slurmctld --share "$T/state:/srv/slurm-state" >/dev/null
 settle 240
@@ -286,4 +295,8 @@ last = json.loads(r["events"])
 assert last["event"] == "resumed" and last["node"] == "slurmd-0", last
 assert last["cause"] in ("node-events", "poll"), last
 assert r["nodes"] == "2 nodes: 0 down, 0 drained, 0 draining", r["nodes"]' "$out" || die "node-events on slurmctld/1: $out"
+out0=$(js run slurmctld/0 node-events limit=1 since=$(($(last_seq) - 1)) --format=json)
+id1=$(python3 -c 'import json,sys; print(json.loads(json.loads(sys.argv[1])["slurmctld/1"]["results"]["events"])["id"])' "$out")
+id0=$(python3 -c 'import json,sys; print(json.loads(json.loads(sys.argv[1])["slurmctld/0"]["results"]["events"])["id"])' "$out0")
+[ "$id0" = "$id1" ] || die "the two units do not hold one log: $id0 on slurmctld/0, $id1 on slurmctld/1"
 log "ok"

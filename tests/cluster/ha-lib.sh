@@ -129,3 +129,51 @@ no_standby_refusal() {
                         die "a standby refused a job's completion: ${f#"$MODEL"/machines/}: $(grep -E 'Invalid RPC received' "$f" | tail -3)"
         done
 }
+
+# app_message APP: the application status message
+app_message() { js status --format=json | python3 -c 'import json,sys; print(json.load(sys.stdin)["applications"][sys.argv[1]]["application-status"].get("message", ""))' "$1"; }
+
+# event_log_same IDS_FILE UNIT…: every unit's node-events answers one log (charm/evshare.h):
+# seqs contiguous from its oldest, ids unique, each unit's records a prefix of the longest (a
+# later reconcile may have added some), no unit's empty. The longest's "seq id event node
+# controller" lines go to IDS_FILE; when IDS_FILE already holds lines (an earlier step's), they
+# must be the start of the log now (nothing lost, nothing renumbered: a removal or an add-unit
+# changes nothing of it). EV_CONTROLLER=HOST: a control-moved record must name HOST.
+event_log_same() {
+        python3 - "$JS" "$@" <<'PY' || die "the controller units do not hold one node event log"
+import json, os, subprocess, sys
+js, ids_file, units = sys.argv[1], sys.argv[2], sys.argv[3:]
+logs = {}
+for u in units:
+    recs, since, oldest = [], 0, None
+    for _ in range(100):
+        out = subprocess.run([js, "run", u, "node-events", f"since={since}", "limit=1000", "--format=json"],
+                             capture_output=True, text=True, check=True).stdout
+        res = json.loads(out)[u]["results"]
+        oldest = int(res["oldest-seq"]) if oldest is None else oldest
+        recs += [json.loads(l) for l in res.get("events", "").splitlines() if l]
+        since = int(res["next-since"])
+        if res["more"] != "true":
+            break
+    seqs = [r["seq"] for r in recs]
+    assert recs, f"{u}: an empty log"
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), f"{u}: seqs not contiguous: {seqs}"
+    assert seqs[0] == oldest, f"{u}: starts at {seqs[0]}, oldest-seq {oldest}"
+    assert len({r['id'] for r in recs}) == len(recs), f"{u}: duplicate ids"
+    logs[u] = recs
+longest = max(logs.values(), key=len)
+lines = [f"{r['seq']} {r['id']} {r['event']} {r.get('node', '-')} {r.get('controller', '-')}" for r in longest]
+for u, recs in logs.items():
+    mine = [r["id"] for r in recs]
+    assert mine == [r["id"] for r in longest[:len(mine)]], f"{u} differs: {mine} vs {[r['id'] for r in longest]}"
+if os.path.exists(ids_file) and os.path.getsize(ids_file):
+    before = open(ids_file).read().splitlines()
+    assert lines[:len(before)] == before, f"the log changed under an earlier step's: {before} -> {lines}"
+want = os.environ.get("EV_CONTROLLER")
+if want:
+    assert any(r["event"] == "control-moved" and r.get("controller") == want for r in longest), \
+        f"no control-moved record names {want}: " + "; ".join(lines)
+open(ids_file, "w").write("".join(l + "\n" for l in lines))
+print(f"event log: {len(longest)} records, the same on {' '.join(units)}", file=sys.stderr)
+PY
+}

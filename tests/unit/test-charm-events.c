@@ -132,6 +132,7 @@ static void rm_rf(const char *dir) {
 static void test_names(void **state) {
         enum ev_hint_kind k;
         assert_string_equal(ev_kind_name(EV_SLURMCTLD_STARTED), "slurmctld-started");
+        assert_string_equal(ev_kind_name(EV_CONTROL_MOVED), "control-moved");
         assert_null(ev_kind_name(EV_KIND_MAX));
         assert_int_equal(ev_hint_parse("drained", &k), 0);
         assert_int_equal(k, EV_HINT_DRAINED);
@@ -266,7 +267,86 @@ static void test_rebooted_and_controller(void **state) {
         assert_int_equal(recs.v[0].kind, EV_SLURMCTLD_STARTED);
         assert_true(recs.v[0].from_trigger);
         assert_int_equal(recs.v[0].boot_time, 200);
+        assert_null(recs.v[0].controller); /* the trigger named no host */
         assert_int_equal(next.ctl_boot, 200);
+        ev_records_done(&recs);
+        ev_state_done(&h.s);
+        h.s = next;
+        /* a failover: the trigger ran on the host that took control, which the record names */
+        struct ev_hint hs2[2];
+        hint(&hs2[0], EV_HINT_SLURMCTLD, T0, NULL);
+        hint(&hs2[1], EV_HINT_SLURMCTLD, T0 + 5, NULL);
+        hs2[0].host = xstrdup("ctl-a");
+        hs2[1].host = xstrdup("ctl-b");
+        obs = (struct ev_observation){
+                .table = NULL, .ctl_boot = 300, .hints = hs2, .n_hints = 2, .now_ms = T0 + 10
+        };
+        assert_int_equal(ev_step(&h.s, &obs, &next, &recs), 1);
+        assert_int_equal(recs.n, 1);
+        assert_string_equal(recs.v[0].controller, "ctl-b");
+        {
+                _cleanup_strbuf_ struct strbuf line = STRBUF_INIT;
+                ev_record_format(&recs.v[0], "abcd0123", &line);
+                assert_non_null(strstr(line.buf, "\"event\":\"slurmctld-started\""));
+                assert_non_null(strstr(line.buf, "\"controller\":\"ctl-b\""));
+        }
+        ev_hint_done(&hs2[0]);
+        ev_hint_done(&hs2[1]);
+        ev_records_done(&recs);
+        assert_string_equal(next.ctl_host, "ctl-b"); /* the first host learned: no control-moved */
+        ev_state_done(&h.s);
+        h.s = next;
+        /* a restart and another host in charge (the charge mark, no trigger yet): both records */
+        obs = (struct ev_observation){
+                .table = NULL, .ctl_boot = 400, .ctl_host = "ctl-c", .ctl_host_ms = T0 + 20, .now_ms = T0 + 20
+        };
+        assert_int_equal(ev_step(&h.s, &obs, &next, &recs), 1);
+        assert_int_equal(recs.n, 2);
+        assert_int_equal(recs.v[0].kind, EV_SLURMCTLD_STARTED);
+        assert_string_equal(recs.v[0].controller, "ctl-c");
+        assert_int_equal(recs.v[1].kind, EV_CONTROL_MOVED);
+        assert_string_equal(recs.v[1].controller, "ctl-c");
+        assert_string_equal(recs.v[1].previous, "ctl-b");
+        assert_false(recs.v[1].from_trigger);
+        {
+                _cleanup_strbuf_ struct strbuf line = STRBUF_INIT;
+                ev_record_format(&recs.v[1], "abcd0123", &line);
+                assert_non_null(strstr(line.buf,
+                        "\"event\":\"control-moved\",\"source\":\"reconcile\""));
+                assert_non_null(strstr(line.buf, "\"controller\":\"ctl-c\",\"previous-controller\":\"ctl-b\""));
+        }
+        ev_records_done(&recs);
+        ev_state_done(&h.s);
+        h.s = next;
+        /* a failover whose backup keeps its boot time: control-moved alone, from the trigger;
+         * the lost controller's last mark (older than that) never moves it back */
+        struct ev_hint hs3[1];
+        hint(&hs3[0], EV_HINT_SLURMCTLD, T0 + 40, NULL);
+        hs3[0].host = xstrdup("ctl-d");
+        obs = (struct ev_observation){ .table = NULL, .ctl_boot = 400, .ctl_host = "ctl-c",
+                .ctl_host_ms = T0 + 30, .hints = hs3, .n_hints = 1, .now_ms = T0 + 41 };
+        assert_int_equal(ev_step(&h.s, &obs, &next, &recs), 1);
+        assert_int_equal(recs.n, 1);
+        assert_int_equal(recs.v[0].kind, EV_CONTROL_MOVED);
+        assert_string_equal(recs.v[0].controller, "ctl-d");
+        assert_string_equal(recs.v[0].previous, "ctl-c");
+        assert_true(recs.v[0].from_trigger);
+        ev_hint_done(&hs3[0]);
+        ev_records_done(&recs);
+        ev_state_done(&h.s);
+        h.s = next;
+        obs = (struct ev_observation){
+                .table = NULL, .ctl_boot = 400, .ctl_host = "ctl-c", .ctl_host_ms = T0 + 35, .now_ms = T0 + 50
+        };
+        assert_int_equal(ev_step(&h.s, &obs, &next, &recs), 0); /* stale: nothing, not even a commit */
+        assert_int_equal(recs.n, 0);
+        ev_state_done(&next);
+        /* the same host renewing its mark: nothing */
+        obs = (struct ev_observation){
+                .table = NULL, .ctl_boot = 400, .ctl_host = "ctl-d", .ctl_host_ms = T0 + 60, .now_ms = T0 + 60
+        };
+        assert_int_equal(ev_step(&h.s, &obs, &next, &recs), 0);
+        assert_int_equal(recs.n, 0);
         ev_records_done(&recs);
         ev_state_done(&h.s);
         h.s = next;
@@ -583,6 +663,25 @@ static void test_crash_recovery(void **state) {
         rm_rf(dir);
 }
 
+/* The host in charge is kept in the snapshot (and an earlier snapshot without it loads). */
+static void test_ctl_host_kept(void **state) {
+        _cleanup_free_ char *dir = tmpdir();
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        struct ev_state s, back;
+        assert_int_equal(ev_state_load(dir, NULL, &s, &err), 0);
+        assert_string_equal(s.ctl_host, "");
+        s.exists = true;
+        snprintf(s.ctl_host, sizeof(s.ctl_host), "%s", "ctl-x");
+        s.ctl_host_ms = 1234567;
+        assert_int_equal(ev_commit(dir, NULL, &s, &err), 0);
+        assert_int_equal(ev_state_load(dir, NULL, &back, &err), 0);
+        assert_string_equal(back.ctl_host, "ctl-x");
+        assert_int_equal(back.ctl_host_ms, 1234567);
+        ev_state_done(&back);
+        ev_state_done(&s);
+        rm_rf(dir);
+}
+
 static void test_rotation(void **state) {
         _cleanup_free_ char *dir = tmpdir();
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
@@ -690,6 +789,7 @@ int main(void) {
                 cmocka_unit_test(test_commit_and_read),
                 cmocka_unit_test(test_crash_recovery),
                 cmocka_unit_test(test_rotation),
+                cmocka_unit_test(test_ctl_host_kept),
                 cmocka_unit_test(test_lock),
                 cmocka_unit_test(test_thousand_nodes),
         };

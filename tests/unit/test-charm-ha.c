@@ -12,6 +12,7 @@
 #include "util/alloc.h"
 #include "charm/ha.h"
 #include "util/fileio.h"
+#include "tmpdir.h"
 
 #include <errno.h>
 #include <string.h>
@@ -26,15 +27,8 @@ static int setup(void **state) {
 }
 
 static int teardown(void **state) {
-        const char *files[] = { "charm-markers/slurmctld-0", "charm-markers/slurmctld-1",
-                "charm-markers/takeover", "heartbeat", "in-charge" };
-        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
-                _cleanup_free_ char *p = xasprintf("%s/%s", dir, files[i]);
-                (void) unlink(p);
-        }
-        _cleanup_free_ char *m = xasprintf("%s/charm-markers", dir);
-        (void) rmdir(m);
-        return rmdir(dir) < 0 ? -1 : 0;
+        /* everything the tests wrote (markers, notes, temporaries of atomic writes) */
+        return test_tmpdir_remove(xstrdup(dir));
 }
 
 static void words(struct strv *v, const char *s) {
@@ -192,6 +186,24 @@ static void test_role(void **state) {
                 _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
                 ha_role_message(cases[i].self, cases[i].boss, hosts, 3, &out);
                 assert_string_equal(out.buf, cases[i].want);
+        }
+        /* the application's line */
+        static const struct {
+                long boss;
+                size_t n;
+                const char *want;
+        } app[] = {
+                { 0, 3, "3 controllers, m-0 in charge" },
+                { 2, 3, "3 controllers, m-2 in charge" },
+                { -1, 3, "3 controllers, none in charge" },
+                { 3, 3, "3 controllers, none in charge" }, /* not an index of the list */
+                { 1, 2, "2 controllers, m-1 in charge" },
+                { 0, 1, "1 controller, m-0 in charge" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(app); i++) {
+                _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+                ha_app_message(app[i].boss, hosts, app[i].n, &out);
+                assert_string_equal(out.buf, app[i].want);
         }
 }
 

@@ -125,11 +125,14 @@ static void test_hints(void **state) {
                         .time_ms = 9,
                         .kind = (char *) "slurmctld",
                         .arg = (char *) "primary_slurmctld_resumed_control" },
+                /* the trigger program now writes the host that took control */
+                { .valid = true, .time_ms = 10, .kind = (char *) "slurmctld", .arg = (char *) "ctl-b.example" },
+                { .valid = true, .time_ms = 11, .kind = (char *) "slurmctld", .arg = (char *) "ctl b" },
         };
         struct evspool_list l = { .v = e, .n = ELEMENTSOF(e) };
         struct ev_hint *h;
         size_t n = nodeevents_hints(&l, &h);
-        assert_int_equal(n, 4);
+        assert_int_equal(n, 6);
         assert_int_equal(h[0].kind, EV_HINT_DOWN);
         assert_int_equal(h[0].time_ms, 5);
         assert_int_equal(h[0].nodes.n, 3);
@@ -139,6 +142,9 @@ static void test_hints(void **state) {
         assert_int_equal(h[2].kind, EV_HINT_UP);
         assert_int_equal(h[2].nodes.n, 0); /* not a hostlist: a wake-up only */
         assert_int_equal(h[3].kind, EV_HINT_SLURMCTLD);
+        assert_null(h[3].host); /* an earlier program's event name is no host name */
+        assert_string_equal(h[4].host, "ctl-b.example");
+        assert_null(h[5].host);
         for (size_t i = 0; i < n; i++)
                 ev_hint_done(&h[i]);
         free(h);

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pthread.h>
+
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "proc/proc.h"
@@ -263,6 +265,38 @@ static void test_timeout(void **state) {
 
 /* started without waiting: the caller goes on at once, reaps the status later; a timeout
  * still bounds the program; a missing program ends as 127 */
+static void *named_thread(void *arg) {
+        pthread_setname_np(pthread_self(), "sched_agent");
+        int *go = arg;
+        while (!__atomic_load_n(go, __ATOMIC_SEQ_CST)) {
+                struct timespec ts = { 0, 1000 * 1000 };
+                nanosleep(&ts, NULL);
+        }
+        return NULL;
+}
+
+/* A thread found by its name (slurmctld's main scheduler, charm/slurmctld.c), not another's. */
+static void test_thread_named(void **state) {
+        assert_int_equal(proc_thread_named(getpid(), "sched_agent"), 0);
+        int go = 0;
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, named_thread, &go), 0);
+        int found = 0;
+        for (int i = 0; i < 2000 && !found; i++) { /* the thread names itself */
+                found = proc_thread_named(getpid(), "sched_agent");
+                if (!found) {
+                        struct timespec ts = { 0, 1000 * 1000 };
+                        nanosleep(&ts, NULL);
+                }
+        }
+        assert_int_equal(found, 1);
+        assert_int_equal(proc_thread_named(getpid(), "sched_agen"), 0); /* whole names only */
+        __atomic_store_n(&go, 1, __ATOMIC_SEQ_CST);
+        assert_int_equal(pthread_join(t, NULL), 0);
+        assert_int_equal(proc_thread_named(getpid(), "sched_agent"), 0);
+        assert_int_equal(proc_thread_named(0x3fffffff, "x"), -ENOENT);
+}
+
 static void test_background(void **state) {
         _cleanup_proc_ struct proc p = PROC_INIT;
         pid_t pid = 0;
@@ -395,6 +429,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_exit_codes),
                 cmocka_unit_test(test_background),
+                cmocka_unit_test(test_thread_named),
                 cmocka_unit_test(test_signal),
                 cmocka_unit_test(test_exec_errors),
                 cmocka_unit_test(test_capture),

@@ -82,8 +82,6 @@ static void write_text(const char *path, const char *text) {
 
 /* ---------------------------------------------------------------- cgroups */
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir)
-
 static bool is_fs(const char *path, long magic) {
         struct statfs s;
         return statfs(path, &s) == 0 && (long) s.f_type == magic;

@@ -12,7 +12,6 @@
 #include "util/strbuf.h"
 #include "util/strv.h"
 
-DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir)
 
 /* Messages the init side writes on the "up" pipe during create, in order:
  *   code = pid of the init (> 0, written by the init itself from the host's /proc/self before
