@@ -152,6 +152,14 @@ int ha_charge_mark_read(const char *dir, long *ret_index, time_t *ret_time, char
         return 0;
 }
 
+int ha_takeover_unmark(const char *dir, const char *unit) {
+        _cleanup_free_ char *who = NULL, *path = xasprintf("%s/%s/takeover", dir, HA_MARKER_DIR);
+        time_t when;
+        if (ha_takeover_read(dir, &who, &when) < 0 || !streq(who, unit))
+                return 0;
+        return unlink(path) == 0 ? 1 : 0;
+}
+
 int ha_takeover_read(const char *dir, char **ret_unit, time_t *ret_time) {
         _cleanup_free_ char *path = xasprintf("%s/%s/takeover", dir, HA_MARKER_DIR), *data = NULL;
         char unit[128];

@@ -75,6 +75,7 @@ struct sentinel {
         struct stat conf_st; /* its inode and mtime */
         int n_ctl, self;     /* its controllers, and this host's index among them (-1: none) */
         struct strv hosts;   /* each controller's address (or name), in order */
+        struct strv names;   /* each controller's host name, in order */
         unsigned port;       /* SlurmctldPort */
         struct sentinel_nudge nudge;
         struct fence_watch fence; /* charm/fence.h */
@@ -146,8 +147,9 @@ int sentinel_conf_private(
 
 /* Each SlurmctldHost's address (the name when it has none), in order, and SlurmctldPort
  * (6817 when not set). */
-static void conf_hosts(const char *conf, struct strv *ret, unsigned *ret_port) {
+static void conf_hosts(const char *conf, struct strv *ret, struct strv *ret_names, unsigned *ret_port) {
         strv_clear(ret);
+        strv_clear(ret_names);
         *ret_port = 6817;
         for (const char *line = conf; line && *line;) {
                 const char *nl = strchr(line, '\n'), *name = NULL;
@@ -158,6 +160,7 @@ static void conf_hosts(const char *conf, struct strv *ret, unsigned *ret_port) {
                         const char *open = name[nlen] == '(' ? name + nlen + 1 : NULL;
                         size_t alen = open ? strcspn(open, ")\n") : 0;
                         strv_push_take(ret, open && alen ? xstrndup(open, alen) : xstrndup(name, nlen));
+                        strv_push_take(ret_names, xstrndup(name, nlen));
                 } else if (strncasecmp(l, "SlurmctldPort=", 14) == 0) {
                         unsigned long v = strtoul(l + 14, NULL, 10);
                         if (v > 0 && v < 65536)
@@ -190,7 +193,7 @@ static bool conf_current(struct sentinel *s) {
                 return s->have_conf;
         }
         (void) sentinel_conf_private(data, s->host, &copy, &s->n_ctl, &s->self);
-        conf_hosts(data, &s->hosts, &s->port);
+        conf_hosts(data, &s->hosts, &s->names, &s->port);
         const char *private = s->o->private_conf ? s->o->private_conf : SENTINEL_PRIVATE_CONF;
         _cleanup_free_ char *dir = xstrndup(private, strrchr(private, '/') - private);
         if (s->self >= 0) {
@@ -319,7 +322,23 @@ static void fence_hold(struct sentinel *s, time_t since) {
         uint64_t idx = 0;
         const char *dir = slurm_client_state_dir();
         bool have = dir && ha_heartbeat_read(dir, &t, &idx) >= 0;
-        bool reachable = have && idx < s->hosts.n && charm_host_listening(s->hosts.v[idx], s->port, 1000);
+        /* the heartbeat's index is of its writer's list, and a fenced unit's file may be stale
+         * (its reconcile renders nothing): the charge mark names the host in charge itself
+         * (its sentinel asked its own slurmctld), so a fresh one of another host decides
+         * (attack 3, F3: the index led to a held unit, and the fence stayed for good) */
+        _cleanup_free_ char *mark_host = NULL;
+        long mark_idx;
+        time_t mark_time;
+        bool mark_other = dir && ha_charge_mark_read(dir, &mark_idx, &mark_time, &mark_host) >= 0 && mark_host &&
+                !streq(mark_host, s->host) && time(NULL) - mark_time <= (time_t) slurm_client_ctl_timeout();
+        bool reachable;
+        if (mark_other) {
+                long at = strv_find(&s->names, mark_host); /* its address when the file has it */
+                reachable = charm_host_listening(at >= 0 ? s->hosts.v[at] : mark_host, s->port, 1000);
+                if (have && idx == (uint64_t) s->self)
+                        idx = (uint64_t) s->self + 1; /* another host's, whatever its index says here */
+        } else
+                reachable = have && idx < s->hosts.n && charm_host_listening(s->hosts.v[idx], s->port, 1000);
         if (!s->fenced_logged) {
                 logf_(s, "fenced since %lld: slurmctld held down until the controller in charge answers here",
                         (long long) since);
@@ -496,7 +515,7 @@ static void report(struct sentinel *s, uint64_t now) {
 }
 
 int sentinel_run(const struct sentinel_opts *o, struct strbuf *err) {
-        struct sentinel s = { .o = o, .hosts = STRV_INIT, .boss = -2 };
+        struct sentinel s = { .o = o, .hosts = STRV_INIT, .names = STRV_INIT, .boss = -2 };
         uint64_t tick_usec = o->tick_usec ? o->tick_usec : SENTINEL_TICK_USEC_DEFAULT;
 
         if (o->host)
@@ -529,6 +548,7 @@ int sentinel_run(const struct sentinel_opts *o, struct strbuf *err) {
                 sleep_until(next);
         }
         strv_clear(&s.hosts);
+        strv_clear(&s.names);
         s.bus = sd_bus_flush_close_unref(s.bus);
         return 0;
 }

@@ -72,6 +72,10 @@ struct ctl_inputs {
         char *generated_name; /* owned storage for a generated cluster name */
         cJSON *gres;          /* the GPU record (charm/gres.h); NULL until loaded */
         bool gres_served;     /* slurmctld runs with the gres.conf rendered from it */
+        /* the standby hold ended because no controller is in charge: once slurmctld runs, it
+         * takes control at once (old steps ask it first, and a standby would refuse them for
+         * the SlurmctldTimeout a backup waits; attack 3, F6) */
+        bool take_control;
 };
 
 static void ctl_inputs_done(struct ctl_inputs *in) {
@@ -1136,7 +1140,7 @@ static void role_from_store(const struct charm_paths *p, struct strbuf *out, str
  * steps that may ask it first still run: 1 with slurmctld stopped and the outcome set, 0 when
  * it may run (its record removed), negative errno. */
 #define STANDBY_RELEASED_FILE "standby-released"
-static int standby_gate(struct juju_ctx *ctx, const struct charm_paths *paths, const struct ctl_inputs *in,
+static int standby_gate(struct juju_ctx *ctx, const struct charm_paths *paths, struct ctl_inputs *in,
         sd_bus *bus, uint64_t timeout_usec, struct charm_outcome *out, struct strbuf *err) {
         struct unit_state st;
         int r = unit_get_state(bus, "slurmctld.service", &st, err);
@@ -1151,8 +1155,11 @@ static int standby_gate(struct juju_ctx *ctx, const struct charm_paths *paths, c
                 _cleanup_free_ char *taker = NULL;
                 time_t when = 0;
                 const char *self = juju_env(ctx)->unit;
+                /* the request in the bag is written only after the takeover succeeded; the mark
+                 * before it, so with it this unit's slurmctld must run (a failed takeover on a
+                 * held unit left a mark that ended the hold: attack 3, F1) */
                 if (streq_ptr(in->ha.takeover, self) ||
-                        (ha_takeover_read(in->state_dir, &taker, &when) >= 0 && streq(taker, self) &&
+                        (active && ha_takeover_read(in->state_dir, &taker, &when) >= 0 && streq(taker, self) &&
                                 time(NULL) - when < HA_TAKEOVER_WAIT_S))
                         return standby_record_clear(paths, err);
         }
@@ -1170,17 +1177,22 @@ static int standby_gate(struct juju_ctx *ctx, const struct charm_paths *paths, c
          * standby that is missing, and the job query would wait on the lost controller */
         if (boss < 0) {
                 (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
-                        "standby hold: no controller in charge; slurmctld may run");
+                        "standby hold: no controller in charge; slurmctld runs and takes control at once");
+                in->take_control = true;
                 return standby_record_clear(paths, err);
         }
         uint32_t example = 0;
         _cleanup_strbuf_ struct strbuf q = STRBUF_INIT;
         int n = standby_old_jobs(in->ha.displaced_since, charm_caps(paths)->stepd_conf_push, &example, &q);
         if (n < 0) {
-                /* no controller answers: nothing to hold for (a standby is what is missing) */
+                /* the controller in charge is slow or hung, not lost (its heartbeat is fresh):
+                 * the hold stays (the sentinel ends it once the heartbeat goes stale); before,
+                 * a slow answer started a standby ahead of old steps (attack 3, F5) */
                 (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
-                        "standby hold: the job list is unreadable (%s); slurmctld may run", q.buf);
-                return standby_record_clear(paths, err);
+                        "standby hold: the job list is unreadable (%s); held while the controller in "
+                        "charge writes its heartbeat",
+                        q.buf);
+                n = 1;
         }
         if (n == 0) {
                 (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
@@ -1197,15 +1209,22 @@ static int standby_gate(struct juju_ctx *ctx, const struct charm_paths *paths, c
         r = standby_record_write(paths, in->ha.displaced_since, n, example, err);
         if (r < 0)
                 return r;
-        charm_outcome_set(out, JUJU_STATUS_WAITING,
-                "held as a standby until %d job%s that started under the old controller order end%s "
-                "(job %u): their steps ask the controllers in the order they started with, and a "
-                "standby ahead of %s would refuse their completion",
-                n, n == 1 ? "" : "s", n == 1 ? "s" : "", example, in->ha.order.n ? in->ha.order.v[0] : "the first");
+        if (!example)
+                charm_outcome_set(out, JUJU_STATUS_WAITING,
+                        "held as a standby: the job list is unreadable now (%s), and jobs that started "
+                        "under the old controller order may run; their steps would ask this unit first",
+                        q.buf);
+        else
+                charm_outcome_set(out, JUJU_STATUS_WAITING,
+                        "held as a standby until %d job%s that started under the old controller order end%s "
+                        "(job %u): their steps ask the controllers in the order they started with, and a "
+                        "standby ahead of %s would refuse their completion",
+                        n, n == 1 ? "" : "s", n == 1 ? "s" : "", example,
+                        in->ha.order.n ? in->ha.order.v[0] : "the first");
         return 1;
 }
 
-static int ha_gate(struct juju_ctx *ctx, const struct charm_paths *paths, const struct ctl_inputs *in,
+static int ha_gate(struct juju_ctx *ctx, const struct charm_paths *paths, struct ctl_inputs *in,
         sd_bus *bus, uint64_t timeout_usec, struct charm_outcome *out, struct strbuf *err) {
         if (in->ha.self < 0) {
                 struct unit_state st;
@@ -1676,6 +1695,19 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         r = ctl_apply(&ao, g.conf.buf, g.conf.len, &applied, err);
         if (r < 0)
                 return r;
+        if (in.take_control && applied.action != CTL_APPLY_ROLLED_BACK) {
+                /* the hold ended with no controller in charge: take control now rather than wait
+                 * SlurmctldTimeout as a standby that old steps ask first (standby_gate) */
+                long idx = ctl_conf_controller_index(g.conf.buf, g.conf.len, in.hostname);
+                _cleanup_strbuf_ struct strbuf te = STRBUF_INIT;
+                if (idx > 0 && ha_heartbeat_fresh(in.state_dir, in.cfg_timeout) < 0) {
+                        int t = slurm_ctl_takeover((int) idx, &te);
+                        (void) juju_logf(ctx, t < 0 ? JUJU_LOG_WARNING : JUJU_LOG_INFO, NULL,
+                                "standby hold over with no controller in charge: %s%s",
+                                t < 0 ? "taking control failed: " : "took control at once",
+                                t < 0 ? te.buf : "");
+                }
+        }
         /* a held restart (CTL_APPLY_DEFERRED) leaves the daemon on its file: nothing of the new
          * one is taken yet */
         bool took = applied.action != CTL_APPLY_ROLLED_BACK && applied.action != CTL_APPLY_DEFERRED;
@@ -1886,13 +1918,34 @@ int slurmctld_takeover(struct juju_ctx *ctx, const struct slurmctld_opts *o, str
                 strv_push(&kv, "this unit is the primary already");
                 return juju_action_set_many(ctx, &kv, err);
         }
+        /* only a slurmctld that runs can take control: a held, fenced or paused unit's does not
+         * (a failed takeover left its announcement behind, which ended the hold while old steps
+         * still asked this unit first: attack 3, F1) */
+        r = slurm_ctl_ping_one(self, &e);
+        if (r < 0) {
+                strbuf_addf(err, "takeover: this unit's slurmctld does not answer (%s)%s", e.buf,
+                        standby_record_read(&o->paths, &(time_t){ 0 }) > 0
+                                ? ": it is held as a standby while job steps that started under the "
+                                  "old controller order may ask it first (its status names one); "
+                                  "take over once the hold is over"
+                                : "");
+                return r;
+        }
         /* announced first in the shared directory, so that no controller ahead of this one
          * starts again meanwhile (charm/ha.h) */
         r = announce_takeover(ctx, o, juju_env(ctx)->unit, err);
         if (r < 0)
                 return r;
+        strbuf_reset(&e);
         r = slurm_ctl_takeover(self, &e);
         if (r < 0) {
+                /* nothing was taken: the announcement goes, or it would hold the others back
+                 * and exempt this unit from its hold */
+                const char *cfg = NULL;
+                if (charm_config_string(ctx, "state-save-location", &cfg, NULL) >= 0) {
+                        _cleanup_free_ char *dir = charm_path(&o->paths, isempty(cfg) ? CHARM_PATH_STATESAVE : cfg);
+                        (void) ha_takeover_unmark(dir, juju_env(ctx)->unit);
+                }
                 strbuf_addf(err, "takeover: %s", e.buf);
                 return r;
         }

@@ -201,6 +201,15 @@ settle
 expect_status slurmctld/1 '^active primary, in charge; '
 [ "$(ctl_hosts slurmctld/0)" = "$(host_of slurmctld/1) $(host_of slurmctld/0) " ] || die "order after takeover: $(ctl_hosts slurmctld/0)"
 held_or_backup slurmctld/0 slurmctld/1
+if [ -z "$STEPD_PUSH" ]; then
+        # the admin wants control back on the held unit: refused, and nothing changes (its mark
+        # once ended the hold while mid2's steps still asked it first: attack 3, F1)
+        if out=$(js run slurmctld/0 takeover 2>&1); then die "takeover on a held unit: $out"; fi
+        grep -q "held as a standby" <<<"$out" || die "takeover on a held unit: $out"
+        settle
+        held_or_backup slurmctld/0 slurmctld/1
+        expect_status slurmctld/1 '^active primary, in charge; '
+fi
 gate_open cpu/0 mid2
 completed_ok slurmctld/1 "$mid2" 30
 js trigger slurmctld update-status >/dev/null
