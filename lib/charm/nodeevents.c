@@ -16,6 +16,7 @@
 #include "charm/ha.h"
 #include "charm/watcher.h"
 #include "proc/proc.h"
+#include "slurm/client.h"
 #include "slurm/nodetable.h"
 #include "slurmconf/hostlist.h"
 #include "systemd/unit.h"
@@ -287,23 +288,42 @@ int nodeevents_reconcile(const struct charm_paths *paths, const struct evspool_l
         struct slurm_node_table st = { 0 };
         struct nodeevents_result res = { 0 };
         struct ev_hint *hints = NULL;
-        time_t boot = 0, conf_update = 0;
+        time_t boot = 0, conf_update = 0, since_table = 0, since_update = 0;
         bool unchanged;
         int r;
 
-        r = ev_lock(dir, 0, &lock, err);
-        if (r >= 0)
-                r = ev_state_load(dir, NULL, &prev, err);
-        if (r < 0)
-                return r;
-        /* the table under the lock: a reconcile never commits an older table over a newer one */
-        r = slurm_node_table_load(prev.exists ? (time_t) prev.table_time : 0, &st, err);
+        /* Slurm is asked BEFORE the lock: the log is one for every controller unit
+         * (charm/evshare.h), and a query that waits (a client whose file lists a standby first
+         * waits 1.5 x SlurmctldTimeout, a lost controller MessageTimeout) held every unit's hooks
+         * for up to the lock's 60 s (attack 3 recheck: a hook killed at its deadline). The
+         * snapshot read first only gives the "no change since" times. */
+        {
+                _cleanup_(ev_state_done) struct ev_state peek = { 0 };
+                if (ev_state_load(dir, NULL, &peek, NULL) >= 0 && peek.exists) {
+                        since_table = (time_t) peek.table_time;
+                        since_update = (time_t) peek.ctl_update;
+                }
+        }
+        r = slurm_node_table_load(since_table, &st, err);
         if (r < 0)
                 return r;
         unchanged = r == 1;
-        r = slurm_ctl_boot_time(prev.exists ? (time_t) prev.ctl_update : 0, &boot, &conf_update, NULL);
+        r = slurm_ctl_boot_time(since_update, &boot, &conf_update, NULL);
         if (r != 0)
                 boot = conf_update = 0; /* unchanged, or not readable: kept as it was */
+        r = ev_lock(dir, 0, &lock, err);
+        if (r >= 0)
+                r = ev_state_load(dir, NULL, &prev, err);
+        if (r < 0) {
+                slurm_node_table_done(&st);
+                return r;
+        }
+        /* another writer committed a newer table meanwhile: never an older one over it (this
+         * table then counts as unchanged, the snapshot is newer) */
+        if (!unchanged && prev.exists && (int64_t) st.update_time < prev.table_time)
+                unchanged = true;
+        if (boot && prev.exists && (int64_t) conf_update < prev.ctl_update)
+                boot = conf_update = 0;
         for (size_t i = 0; i < st.n; i++)
                 ev_table_add(&table, st.v[i].name, st.v[i].state, st.v[i].reason, st.v[i].reason_time,
                         st.v[i].boot_time);
@@ -357,10 +377,31 @@ int nodeevents_reconcile(const struct charm_paths *paths, const struct evspool_l
         return (int) recs.n;
 }
 
+/* The watcher runs for days: libslurm's client keeps the controller list it read at its first
+ * call, so after the order changed it asked the former primary, now a standby, first (22.05
+ * retries that one for 1.5 x SlurmctldTimeout: "Invalid RPC REQUEST_NODE_INFO while in standby
+ * mode" every 5 s in its log, and each round that long). Read again when slurm.conf changed. */
+static void client_follow_conf(const struct charm_paths *paths) {
+        static struct stat seen;
+        static bool have;
+        struct stat st;
+        _cleanup_free_ char *path = charm_path(paths, CHARM_PATH_SLURM_CONF);
+        if (stat(path, &st) < 0)
+                return;
+        if (have && st.st_ino == seen.st_ino && st.st_mtim.tv_sec == seen.st_mtim.tv_sec &&
+                st.st_mtim.tv_nsec == seen.st_mtim.tv_nsec)
+                return;
+        if (have)
+                (void) slurm_client_reload(NULL);
+        seen = st;
+        have = true;
+}
+
 int nodeevents_watch_reconcile(
         void *userdata, const struct evspool_list *records, const char *cause, struct strbuf *err) {
         const struct charm_paths *paths = userdata;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        client_follow_conf(paths);
         int r = nodeevents_reconcile(paths, records, cause, NULL, err);
         if (r < 0)
                 return r;

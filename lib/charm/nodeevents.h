@@ -92,8 +92,10 @@ struct nodeevents_result {
  * slurmctld as they are; invalid or unknown records are left out. Returns the count. */
 size_t nodeevents_hints(const struct evspool_list *records, struct ev_hint **ret);
 
-/* One reconcile of the log (under its lock): the table (and the controller's boot time) read
- * with "no change since", the step, the commit. records: this round's spool records (NULL:
+/* One reconcile of the log: the table (and the controller's boot time) read with "no change
+ * since" BEFORE the log's lock (one lock for every controller unit: a slow query must not hold
+ * the others' hooks), then under it the step and the commit; a table older than the one
+ * committed meanwhile counts as unchanged. records: this round's spool records (NULL:
  * none). ret may be NULL. Returns the number of records appended. */
 int nodeevents_reconcile(const struct charm_paths *paths, const struct evspool_list *records,
         const char *cause, struct nodeevents_result *ret, struct strbuf *err);
