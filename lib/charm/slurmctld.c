@@ -1670,13 +1670,15 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         }
         if (r > 0)
                 return 0;
+        /* asked once for both (ha_in_charge may ask this unit's slurmctld) */
+        bool in_charge = ha_in_charge(&o->paths, &in);
         const struct ctl_apply_opts ao = {
                 .paths = &o->paths,
                 .bus = bus,
                 .self_host = in.hostname,
                 .push = in.leader,
-                .in_charge = ha_in_charge(&o->paths, &in),
-                .hold_restart = in.ha.order.n > 1 && in.ha.self > 0 && ha_in_charge(&o->paths, &in),
+                .in_charge = in_charge,
+                .hold_restart = in.ha.order.n > 1 && in.ha.self > 0 && in_charge,
                 .unit_timeout_usec = unit_timeout(o),
                 .answer_timeout_ms = o->answer_timeout_ms ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS,
                 .previous = old,

@@ -8,16 +8,13 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "proc/proc.h"
 #include "slurm/compat.h"
 #include "slurm/nodes.h"
 #include "slurm/slurmerr.h"
@@ -142,48 +139,17 @@ int slurm_client_use(const char *path, struct strbuf *err) {
         return 0;
 }
 
+/* In the child of proc_call_as(): a client of the one controller private_conf names. */
+static int ask_self(void *userdata, struct strbuf *out) {
+        time_t since = 0;
+        if (slurm_client_use(userdata, out) < 0)
+                return -ECONNREFUSED;
+        return slurm_ctl_answers_in_charge(&since);
+}
+
 int slurm_ctl_self_in_charge(const char *private_conf, int timeout_ms) {
-        int fds[2];
-        if (pipe2(fds, O_CLOEXEC) < 0)
-                return -errno;
-        pid_t pid = fork();
-        if (pid < 0) {
-                int r = -errno;
-                close(fds[0]);
-                close(fds[1]);
-                return r;
-        }
-        if (pid == 0) {
-                close(fds[0]);
-                char answer = 'x'; /* no answer */
-                slurm_conf_t *c = NULL;
-                if (slurm_client_use(private_conf, NULL) >= 0) {
-                        if (slurm_load_ctl_conf((time_t) 0, &c) == SLURM_SUCCESS) {
-                                answer = '1';
-                                slurm_free_ctl_conf(c);
-                        } else if (slurm_last_errno() == ESLURM_IN_STANDBY_MODE ||
-                                slurm_last_errno() == ESLURM_IN_STANDBY_USE_BACKUP)
-                                answer = '0';
-                }
-                (void) !write(fds[1], &answer, 1);
-                _exit(0);
-        }
-        close(fds[1]);
-        struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
-        int r = poll(&pfd, 1, timeout_ms > 0 ? timeout_ms : 5000);
-        char answer = 0;
-        if (r > 0 && read(fds[0], &answer, 1) != 1)
-                answer = 0;
-        close(fds[0]);
-        if (r <= 0)
-                (void) kill(pid, SIGKILL);
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-                ;
-        if (r < 0)
-                return -EIO;
-        if (r == 0)
-                return -ETIMEDOUT;
-        return answer == '1' ? 1 : answer == '0' ? 0 : -ECONNREFUSED;
+        int r = proc_call_as(0, 0, timeout_ms > 0 ? timeout_ms : 5000, ask_self, (void *) private_conf, NULL);
+        return r == -ETIME ? -ETIMEDOUT : r;
 }
 
 int slurm_ctl_answers_in_charge(time_t *since) {
