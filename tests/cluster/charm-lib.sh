@@ -93,6 +93,18 @@ js() {
         fi
         if [ -n "$CHARM_BASE" ] && { [ "$1" = deploy ] || [ "$1" = add-unit ]; }; then
                 "$JS" "$@" --share "$T:$T"
+        elif [ "$1" = run ]; then
+                # `juju run` exits 0 for an action that called action-fail (Juju's rule, which
+                # juju-sim keeps); the tests read the task's status, as jubilant's TaskError does:
+                # exit 1 when it failed, the output passed on either way
+                local out rc=0
+                out=$("$JS" "$@") || rc=$?
+                [ -z "$out" ] || printf '%s\n' "$out"
+                [ "$rc" = 0 ] || return "$rc"
+                if [[ $out == "Action id "*" failed: "* ]] || [[ $out =~ \"status\":\ ?\"failed\" ]]; then
+                        return 1
+                fi
+                return 0
         else
                 "$JS" "$@"
         fi

@@ -80,9 +80,20 @@ assert_contains "and named as the controller does" 'validation failed: (root) : 
 assert_rc "run: an unknown param is refused (additionalProperties false)" 1 js run a/0 echo msg=hi extra=1
 assert_rc "run: a bad integer is refused" 1 js run a/0 echo msg=hi n=abc
 assert_rc "run: an unknown action is refused" 1 js run a/0 nosuch
+# Juju (cmd/juju/action/run.go): action-fail and exit 0 is a failed task but a successful
+# command; a return code of 1 or more fails the command with the task's id and code
 out=$(js run a/0 fail --format=json 2>/dev/null); rc=$?
-assert_eq "run: action-fail gives a non-zero exit" 1 "$rc"
+assert_eq "run: action-fail and exit 0: exit 0" 0 "$rc"
 assert_eq "run: failed with its message" "failed it broke" "$(jq -r '.["a/0"] | .status + " " + .message' <<<"$out")"
+out=$(js run a/0 fail 2>/dev/null); rc=$?
+assert_eq "run: plain output names the failed task first" "0|1" "$rc|$(head -n1 <<<"$out" | grep -Ec '^Action id [0-9]+ failed: it broke$')"
+behave a action-fail 'action-fail "it broke"; echo partial; exit 3'
+out=$(js run a/0 fail 2>&1 >/dev/null); rc=$?
+assert_eq "run: a return code of 3 fails the command" 1 "$rc"
+assert_contains "named as Juju does" "the following task failed:" "$out"
+assert_contains "with the task's code" 'with return code 3' "$out"
+assert_contains "plain output ends with the action's stdout" "partial" "$(js run a/0 fail 2>/dev/null)"
+behave a action-fail 'action-fail "it broke"'
 assert_eq "a failed action does not put the unit in error" "idle" "$(js status --format=json | jq -r '.applications.a.units["a/0"]["juju-status"].current')"
 assert_rc "action-get outside an action: exit 1" 1 x a/0 -- action-get
 behave a action-free 'out reserved action-set stdout=x'

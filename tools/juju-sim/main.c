@@ -464,23 +464,42 @@ static int cmd_run(int argc, char **argv) {
                 return r;
         _cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
         bool failed = !streq_ptr(jstr(result, "status"), "completed");
+        cJSON *res = jget(result, "results");
+        /* Juju (cmd/juju/action/run.go waitForTasks): the command fails only for a task whose
+         * return-code is 1 or more; an action that called action-fail and exited 0 is a
+         * "failed" task and a successful command (its status says so) */
+        long rc = (long) jnum(res, "return-code", 0);
         if (f == FORMAT_JSON) {
                 _cleanup_json_ cJSON *o = cJSON_CreateObject();
                 jset(o, unit, cJSON_Duplicate(result, true));
                 format_value(&sb, o, FORMAT_JSON);
         } else {
-                cJSON *res = jget(result, "results");
+                /* printPlainOutput: a failed task's id and message first, then the results
+                 * without return-code and stdout, then stdout */
+                if (failed)
+                        strbuf_addf(&sb, "Action id %s failed: %s\n", strempty(jstr(result, "id")),
+                                strempty(jstr(result, "message")));
                 _cleanup_json_ cJSON *shown = cJSON_Duplicate(res, true);
                 cJSON_DeleteItemFromObjectCaseSensitive(shown, "return-code");
                 cJSON_DeleteItemFromObjectCaseSensitive(shown, "stdout");
-                if (shown->child)
+                if (shown && shown->child)
                         json_to_yaml(&sb, shown);
+                const char *out = jstr(res, "stdout");
+                if (!isempty(out)) {
+                        size_t n = strlen(out);
+                        while (n > 0 && out[n - 1] == '\n')
+                                n--;
+                        strbuf_add(&sb, out, n);
+                        strbuf_addch(&sb, '\n');
+                }
         }
         fputs(sb.buf, stdout);
         fflush(stdout);
-        if (failed)
-                return die(1, "action \"%s\" on \"%s\" failed: %s", action, unit,
-                        strempty(jstr(result, "message")));
+        if (rc >= 1)
+                return die(1, "the following task failed:\n - id \"%s\" with return code %ld\n\nuse 'juju show-task' to "
+                              "inspect the failure",
+                        strempty(jstr(result, "id")), rc);
+        (void) action;
         return 0;
 }
 
