@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include "charm/authkey.h"
+#include "slurmconf/subopts.h"
 #include "slurmconf/conf.h"
 
 #include "util/banned.h"
@@ -114,6 +115,13 @@ int ctl_conf_render(const struct ctl_conf_input *in, struct strbuf *out, struct 
                 if (gone) {
                         strbuf_addf(err, "slurm-conf-parameters: %s: Slurm %s has no %s any more",
                                 extra.items[i].key, caps->release, gone);
+                        return -EINVAL;
+                }
+                /* the sub-options this generation's readers know, with their grammars (a word
+                 * Slurm ignores, a value it resets to its default, a flag it exits on) */
+                strbuf_reset(&e);
+                if (slurmconf_subopts_check(extra.items[i].key, extra.items[i].value, caps->release, &e) < 0) {
+                        strbuf_addf(err, "slurm-conf-parameters: %s: %s", extra.items[i].key, e.buf);
                         return -EINVAL;
                 }
                 r = slurmconf_set(c, extra.items[i].key, extra.items[i].value, &e);

@@ -12,8 +12,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
+#include "slurm/caps.h"
 #include "slurmconf/hostlist.h"
 #include "slurmconf/pathkeys.h"
+#include "slurmconf/subopts.h"
 #include "slurmconf/values.h"
 #include "util/strv.h"
 #include "util/banned.h"
@@ -223,6 +225,11 @@ static bool valid_timespec(const char *s) {
         return !((colon == 1 && digit < 2) || (colon == 2 && digit < 3));
 }
 
+bool slurmconf_time_spec_ok(const char *s) {
+        return s && (streq(s, "-1") || strcaseeq(s, "INFINITE") || strcaseeq(s, "UNLIMITED") ||
+                (*s && valid_timespec(s)));
+}
+
 /* Slurm's time_str2secs(): seconds in *ret. Stricter only where Slurm's int arithmetic
  * overflows (TIME_OVERFLOW). */
 static enum time_result parse_time_secs(const char *s, int64_t *ret) {
@@ -298,7 +305,9 @@ static const char *const debug_flags[] = { "Accrue", "Agent", "Backfill", "Backf
         "Hetjob", "Interconnect", "JAG", "JobAccountGather", "JobContainer", "License", "MPI", "Net",
         "Network", "NetRaw", "NetworkRaw", "NO_CONF_HASH", "NodeFeatures", "Power", "PowerSave", "Priority",
         "Profile", "Protocol", "Reservation", "Route", "Script", "SelectType", "Steps", "Switch", "TimeCray",
-        "TraceJobs", "Trigger", "Triggers", "WorkQ", "WorkQueue", NULL };
+        "TraceJobs", "Trigger", "Triggers", "WorkQ", "WorkQueue",
+        /* 24.11 only (slurmconf/subopts.h judges per generation) */
+        "AuditRPCs", "ConMgr", "DBD_Agent", "GLOB_SILENCE", "JobComp", "Sack", "TLS", NULL };
 
 static const char *const bool_words[] = { "yes", "no", "true", "false", "up", "down", "1", "0", NULL };
 
@@ -1034,7 +1043,21 @@ static int check_dir_list(const struct slurmconf_value_info *info, const char *v
         return any ? 0 : bad(err, info, value, "is not an absolute directory");
 }
 
-/* PrologFlags (prolog_str2flags()): NoHold cannot be combined with Contain or X11. */
+/* DebugFlags (debug_str2flags()): the words of every generation are in the row; the ones the
+ * Slurm this library was built for (and runs with) knows are slurmconf/subopts.h's (an unknown
+ * one makes every Slurm program exit). */
+static int check_debug_flags(const struct slurmconf_value_info *info, const char *value, struct strbuf *err) {
+        int r = check_flags(info, value, err);
+        if (r < 0)
+                return r;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        if (slurmconf_subopts_check(info->key, value, slurm_caps_built()->release, &e) < 0)
+                return bad(err, info, value, "has %s", e.buf);
+        return 0;
+}
+
+/* PrologFlags (prolog_str2flags()): NoHold cannot be combined with Contain or X11 (or 24.11's
+ * RunInJob, which implies Contain). Which words a generation knows: slurmconf/subopts.h. */
 static int check_prolog_flags(
         const struct slurmconf_value_info *info, const char *value, struct strbuf *err) {
         int r = check_flags(info, value, err);
@@ -1045,10 +1068,14 @@ static int check_prolog_flags(
         bool nohold = false, contain = false;
         while (next_item(&p, ",", &w, &n)) {
                 nohold = nohold || word_eq("NoHold", w, n, false);
-                contain = contain || word_eq("Contain", w, n, false) || word_eq("X11", w, n, false);
+                contain = contain || word_eq("Contain", w, n, false) || word_eq("X11", w, n, false) ||
+                        word_eq("RunInJob", w, n, false);
         }
         if (nohold && contain)
                 return bad(err, info, value, "combines NoHold with Contain or X11");
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        if (slurmconf_subopts_check(info->key, value, slurm_caps_built()->release, &e) < 0)
+                return bad(err, info, value, "has %s", e.buf);
         return 0;
 }
 
@@ -1217,7 +1244,7 @@ static const struct slurmconf_value_info value_table[] = {
                 .hint = "a governor (Conservative, OnDemand, Performance, PowerSave, UserSpace, …)"),
         PLUGIN("CredType", "cred", WORDS("munge", "none")),
         PLUGIN("CryptoType", "crypto", WORDS("munge", "none")),
-        ROW("DebugFlags", G, FLAGS, .words = debug_flags, .check = check_flags,
+        ROW("DebugFlags", G, FLAGS, .words = debug_flags, .check = check_debug_flags,
                 .hint = "a debug flag (Backfill, Gres, Protocol, … see slurm.conf(5))"),
         REMOVED("Default", P, "is set by the slurmctld option default-partition"),
         TIME("DefaultTime", P, MINUTES, 0),
@@ -1263,7 +1290,7 @@ static const struct slurmconf_value_info value_table[] = {
         TEXT("InteractiveStepOptions", G, .examples = EXAMPLES("--interactive", "--pty")),
         SPECIAL("JobAcctGatherFrequency", G, check_acct_freq, .hint = "intervals",
                 .examples = EXAMPLES("30", "task=30,energy=60")),
-        PARAMS("JobAcctGatherParams", .examples = EXAMPLES("OverMemoryKill", "UsePss,NoOverMemoryKill")),
+        PARAMS("JobAcctGatherParams", .examples = EXAMPLES("OverMemoryKill", "UsePss,OverMemoryKill")),
         PLUGIN("JobAcctGatherType", "jobacct_gather", WORDS("cgroup", "linux", "none")),
         HOST("JobCompHost"),
         TEXT("JobCompLoc", G, .examples = EXAMPLES("/var/log/slurm/jobcomp.log")),
@@ -1373,8 +1400,10 @@ static const struct slurmconf_value_info value_table[] = {
         PROGRAM("Prolog"),
         U16("PrologEpilogTimeout", G, 0, 65535, 0),
         ROW("PrologFlags", G, FLAGS, .check = check_prolog_flags,
-                .words = WORDS("Alloc", "Contain", "DeferBatch", "NoHold", "Serial", "X11"),
-                .hint = "a prolog flag (Alloc, Contain, DeferBatch, NoHold, Serial, X11)"),
+                .words = WORDS("Alloc", "Contain", "DeferBatch", "NoHold", "Serial", "X11", "ForceRequeueOnFail",
+                        "RunInJob"),
+                .hint = "a prolog flag (Alloc, Contain, DeferBatch, NoHold, Serial, X11; 24.11: "
+                        "ForceRequeueOnFail, RunInJob)"),
         PROGRAM("PrologSlurmctld"),
         U16("PropagatePrioProcess", G, 0, 2, 0),
         SPECIAL("PropagateResourceLimits", G, check_rlimits, .hint = "rlimits",

@@ -106,7 +106,8 @@ const char *slurmconf_value_plugin_type(enum slurmconf_scope scope, const char *
 /* "uint", "bool", "time", … */
 const char *slurmconf_value_type_name(enum slurmconf_value_type type);
 
-/* Checks value for key in scope with Slurm 22.05's rules. 0 when valid; -EINVAL with one
+/* Checks value for key in scope with Slurm 22.05's rules (DebugFlags and PrologFlags: the words
+ * of the generation this library was built for, slurmconf/subopts.h). 0 when valid; -EINVAL with one
  * message appended to err (may be NULL) when not, or when the key has no grammar in that
  * scope. */
 int slurmconf_value_check(
@@ -122,6 +123,10 @@ typedef const char *(*slurmconf_value_get_fn)(const char *key, void *userdata);
  * slurmconf_value_check(). 0 or -EINVAL with one message. */
 int slurmconf_values_check_set(
         enum slurmconf_scope scope, slurmconf_value_get_fn get, void *userdata, struct strbuf *err);
+
+/* Whether s is a Slurm time string (time_str2secs(): minutes, M:S, H:M:S, D-H, D-H:M, D-H:M:S,
+ * or -1/INFINITE/UNLIMITED). */
+bool slurmconf_time_spec_ok(const char *s);
 
 /* Calls fn for each grammar row (tests, generators); stops at a non-zero return. */
 int slurmconf_value_foreach(

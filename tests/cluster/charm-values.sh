@@ -3,7 +3,8 @@
 # Bad values never reach a Slurm file, and one application's bad value never stops another's
 # change (issue "harden the core", item 1): partition-config values Slurm refuses block the
 # application that set them and change nothing on the controller while another application's
-# change in the same round applies; slurm-conf-parameters values Slurm refuses block the
+# change in the same round applies; slurm-conf-parameters values Slurm refuses (and sub-options
+# it would ignore, misread or exit on, per generation: slurmconf/subopts.h) block the
 # controller, slurm.conf stays byte for byte, sinfo keeps working; a fixed value returns unit
 # AND application to active; node-config values Slurm refuses change nothing; a node that does
 # not register with its new parameters is rolled back and registers with the old ones.
@@ -83,8 +84,13 @@ settle
 [ "$(ctld_pid)" = "$pid" ] || die "slurmctld restarted for a live change back"
 
 log "slurm-conf-parameters values Slurm refuses: blocked controller, slurm.conf unchanged"
+# sub-options Slurm ignores, misreads or exits on (issue 26 item 3), the generation's own list:
+# 24.11 has no TimeCray, 22.05 no AuditRPCs (every Slurm program exits on an unknown DebugFlag)
+gen_flag=DebugFlags=AuditRPCs
+[ -z "${CHARM_BASE:-}" ] || gen_flag=DebugFlags=TimeCray
 for bad in "SlurmctldDebug=loud" "SlurmdTimeout=abc" "SchedulerType=sched/nosuch" "MessageTimeout=99999999" \
-        "PreemptMode=SOMETIMES" "ReturnToService=7" "TaskPlugin=task/affinity"; do
+        "PreemptMode=SOMETIMES" "ReturnToService=7" "TaskPlugin=task/affinity" \
+        "SchedulerParameters=bf_continue,bf_interval=abc" "LaunchParameters=Use_Interactive_Step" "$gen_flag"; do
         before=$(fingerprint "$conf")
         js config slurmctld slurm-conf-parameters="$bad" >/dev/null
         js config big partition-config="MaxTime=77" >/dev/null
