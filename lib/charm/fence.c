@@ -18,6 +18,11 @@ enum fence_verdict fence_judge(struct fence_watch *w, const struct fence_look *l
                 /* another process (or none): what was known is about the old one */
                 *w = (struct fence_watch){ .pid = l->pid };
         }
+        if (l->overslept_usec > 0 && l->overslept_usec >= w->slept_usec) {
+                w->slept_usec = l->overslept_usec;
+                w->woke = l->now;
+        } else if (w->slept_usec && (l->now < w->woke || l->now - w->woke > (time_t) l->timeout_s))
+                w->slept_usec = 0, w->woke = 0; /* a freeze long ago, or the clock went back */
         if (l->self < 0 || l->n_ctl < 2 || l->pid == 0 || !l->have_beat)
                 return FENCE_KEEP;
         if (l->state != 'D')
@@ -29,15 +34,14 @@ enum fence_verdict fence_judge(struct fence_watch *w, const struct fence_look *l
         const uint64_t t_usec = (uint64_t) l->timeout_s * 1000000ULL;
         /* the sentinel itself was frozen (the whole machine) long enough for a takeover, and
          * another controller's sentinel noted charge meanwhile */
-        if (w->own_beat > 0 && l->timeout_s > 0 && l->overslept_usec >= t_usec && l->have_mark &&
-                l->mark_other) {
-                time_t frozen_at = l->now - (time_t) (l->overslept_usec / 1000000ULL);
+        if (w->own_beat > 0 && l->timeout_s > 0 && w->slept_usec >= t_usec && l->have_mark && l->mark_other) {
+                time_t frozen_at = w->woke - (time_t) (w->slept_usec / 1000000ULL);
                 if (l->mark_time >= frozen_at) {
                         if (why)
                                 strbuf_addf(why,
                                         "this machine was frozen %llu s (SlurmctldTimeout %u s) while its "
                                         "slurmctld (pid %" PRIu32 ") was in charge, and ",
-                                        (unsigned long long) (l->overslept_usec / 1000000ULL), l->timeout_s, l->pid);
+                                        (unsigned long long) (w->slept_usec / 1000000ULL), l->timeout_s, l->pid);
                         if (why && l->mark_host)
                                 strbuf_addf(why, "%s took charge meanwhile", l->mark_host);
                         else if (why)

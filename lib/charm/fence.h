@@ -61,6 +61,10 @@ struct fence_watch {
         uint32_t pid;    /* the slurmctld main pid the record is about (0: none) */
         time_t own_beat; /* the last heartbeat time seen with this unit's index while pid ran */
         time_t d_since;  /* since when pid has been in state D (0: not) */
+        uint64_t slept_usec; /* the longest oversleep seen while pid ran, kept SlurmctldTimeout
+                              * after the look that saw it: the first look after a thaw may be
+                              * an incomplete one (a D-Bus call that timed out, no heartbeat) */
+        time_t woke;         /* when that look was */
 };
 
 /* One look. */

@@ -79,6 +79,7 @@ struct sentinel {
         unsigned port;       /* SlurmctldPort */
         struct sentinel_nudge nudge;
         struct fence_watch fence; /* charm/fence.h */
+        uint64_t overslept_usec;  /* the longest late look not yet judged by the fence */
         bool fenced_logged;       /* the hold was logged (once per fence) */
         uid_t slurm_uid;          /* owner of what it writes in the shared directory */
         gid_t slurm_gid;
@@ -89,6 +90,8 @@ struct sentinel {
         pid_t poke_pid;            /* the charm's run in flight (0: none) */
         bool poke_again;           /* asked for while one was in flight */
         time_t standby_poked;      /* when the standby hold was last looked at again */
+        bool held;                 /* the standby hold was on at the last look */
+        time_t take_since;         /* the hold ended with no one in charge: take control (0: no) */
         unsigned nudges, failures; /* since the last report */
         bool failing;              /* the last look failed (logged once per streak) */
         uint64_t report_due;
@@ -233,20 +236,22 @@ static bool in_charge(struct sentinel *s) {
 }
 
 /* slurmctld's main pid (systemd's MainPID: 24.11 under systemd writes no pid file; checked
- * against /proc) and its state letter. The bus connection is kept, opened again after a
- * failure. */
-static uint32_t ctld_process(struct sentinel *s, char *ret_state) {
+ * against /proc; 0: not running) and its state letter. -ENOTCONN when systemd could not be
+ * asked (a call that timed out across a freeze): not known, which is not "not running". The
+ * bus connection is kept, opened again after a failure. */
+static int ctld_process(struct sentinel *s, uint32_t *ret_pid, char *ret_state) {
         *ret_state = 0;
+        *ret_pid = 0;
         _cleanup_free_ char *stat = NULL, *comm = NULL;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         struct unit_state st;
         if (!s->bus && unit_bus_open(&s->bus, &e) < 0) {
                 s->bus = NULL;
-                return 0;
+                return -ENOTCONN;
         }
         if (unit_get_state(s->bus, "slurmctld.service", &st, &e) < 0) {
                 s->bus = sd_bus_flush_close_unref(s->bus);
-                return 0;
+                return -ENOTCONN;
         }
         unsigned long pid = st.main_pid;
         if (pid == 0)
@@ -260,7 +265,8 @@ static uint32_t ctld_process(struct sentinel *s, char *ret_state) {
                 if (paren && paren[1] == ' ')
                         *ret_state = paren[2];
         }
-        return (uint32_t) pid;
+        *ret_pid = (uint32_t) pid;
+        return 0;
 }
 
 /* Stops slurmctld.service on the sentinel's own bus connection (opened when it has none;
@@ -371,15 +377,24 @@ static void fence_hold(struct sentinel *s, time_t since) {
  * to take over as the backup it is). */
 static void standby_tick(struct sentinel *s) {
         time_t since = 0;
-        if (standby_record_read(NULL, &since) == 0)
-                return;
+        bool was_held = s->held;
+        s->held = standby_record_read(NULL, &since) != 0;
         time_t now = time(NULL);
-        if (ha_heartbeat_fresh(slurm_client_state_dir(), slurm_client_ctl_timeout()) < 0) {
+        bool nobody = ha_heartbeat_fresh(slurm_client_state_dir(), slurm_client_ctl_timeout()) < 0;
+        if (!s->held) {
+                /* ended by the charm's run (its own look found no controller in charge) */
+                if (was_held && nobody)
+                        s->take_since = now;
+                return;
+        }
+        if (nobody) {
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
                 if (standby_record_clear(NULL, &e) < 0) {
                         logf_(s, "standby hold: %s", e.buf);
                         return;
                 }
+                s->held = false;
+                s->take_since = now;
                 poke(s, "standby hold ended: no controller in charge");
                 return;
         }
@@ -387,6 +402,44 @@ static void standby_tick(struct sentinel *s) {
                 s->standby_poked = now;
                 poke(s, "standby hold: the old jobs looked at again");
         }
+}
+
+/* After the standby hold ended with no controller in charge (standby_tick: ended by this loop
+ * or by the charm's run, which looks too): this unit's
+ * slurmctld, once it answers as a standby, is asked to take control at once, rather than wait
+ * SlurmctldTimeout more as a backup while old job steps ask for a controller, which they give
+ * up after 1.5 SlurmctldTimeout (attack 3, F6: the hook did this after its own restart of
+ * slurmctld, only when it ended the hold itself, and too late when that restart waited: jobs
+ * stayed RUNNING for good). Only while no controller's heartbeat is fresh, only
+ * a backup with no running controller ahead of it (one ahead takes control by Slurm's own
+ * order), and for 2 SlurmctldTimeout + 10 s after the hold ended. */
+static void take_tick(struct sentinel *s) {
+        if (s->take_since == 0)
+                return;
+        time_t now = time(NULL);
+        unsigned t = slurm_client_ctl_timeout();
+        if (s->self < 1 || s->n_ctl < 2 || now < s->take_since || now - s->take_since > 2 * (time_t) t + 10 ||
+                ha_heartbeat_fresh(slurm_client_state_dir(), t) >= 0) {
+                s->take_since = 0; /* the primary (it takes control as it starts), or someone is in charge */
+                return;
+        }
+        for (int i = 0; i < s->self && (size_t) i < s->hosts.n; i++)
+                if (charm_host_listening(s->hosts.v[i], s->port, 500))
+                        return;
+        const char *private = s->o->private_conf ? s->o->private_conf : SENTINEL_PRIVATE_CONF;
+        if (slurm_ctl_self_in_charge(private, 3000) != 0)
+                return; /* not answering yet (starting), or in charge already */
+        const char *conf = s->o->conf_path ? s->o->conf_path : slurm_config_path();
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int r = slurm_ctl_takeover_bounded(conf, s->self, 5000, &e);
+        if (r < 0) {
+                logf_(s, "standby hold over with no controller in charge: taking control failed: %s (tried again "
+                         "next tick)",
+                        e.buf);
+                return;
+        }
+        logf_(s, "standby hold over with no controller in charge: took control at once");
+        s->take_since = 0;
 }
 
 /* Who is in charge (a fresh heartbeat's index, -1 none): a change runs the charm, so that every
@@ -405,22 +458,29 @@ static void boss_tick(struct sentinel *s) {
 
 /* The fence look (charm/fence.h); true when slurmctld must not be asked anything this tick
  * and no charge mark be written (not running, stopped, hung, killed, or held down). */
-static bool fence_tick(struct sentinel *s, uint64_t overslept_usec) {
+static bool fence_tick(struct sentinel *s) {
         time_t since = 0;
         int r = fence_record_read(NULL, &since, NULL, NULL);
         if (r != 0) {
+                s->overslept_usec = 0; /* held down: the process that slept is gone */
                 fence_hold(s, r > 0 ? since : 0);
                 return true;
         }
         char state = 0;
+        uint32_t pid = 0;
+        /* systemd not asked: this look is skipped, and what the watch knows (the process, its
+         * last beat, a freeze) stays for the next one */
+        if (ctld_process(s, &pid, &state) < 0)
+                return true;
         struct fence_look l = {
-                .pid = ctld_process(s, &state),
+                .pid = pid,
                 .self = s->self,
                 .n_ctl = s->n_ctl,
                 .now = time(NULL),
                 .timeout_s = slurm_client_ctl_timeout(),
-                .overslept_usec = overslept_usec,
+                .overslept_usec = s->overslept_usec,
         };
+        s->overslept_usec = 0; /* the watch keeps it now */
         l.state = state;
         const char *dir = slurm_client_state_dir();
         l.have_beat = dir && ha_heartbeat_read(dir, &l.beat_time, &l.beat_index) >= 0;
@@ -473,12 +533,18 @@ static void charge_mark(struct sentinel *s) {
 }
 
 static void tick(struct sentinel *s, uint64_t overslept_usec) {
+        /* kept until a fence look takes it: a tick that skips the look must not lose a freeze */
+        if (overslept_usec > s->overslept_usec)
+                s->overslept_usec = overslept_usec;
         poke_reap(s);
         if (conf_current(s) && s->self >= 0 && s->n_ctl > 1) {
                 boss_tick(s);
                 standby_tick(s);
         }
-        if (!conf_current(s) || (s->self >= 0 && fence_tick(s, overslept_usec)) || !in_charge(s)) {
+        bool down = !conf_current(s) || (s->self >= 0 && fence_tick(s));
+        if (!down)
+                take_tick(s);
+        if (down || !in_charge(s)) {
                 sentinel_nudge_reset(&s->nudge);
                 if (s->mark_written > 0)
                         s->mark_written = 0;

@@ -12,6 +12,7 @@
 #include "charm/authkey.h"
 #include "charm/cgroupconf.h"
 #include "charm/ctlapply.h"
+#include "charm/ctlleave.h"
 #include "charm/ctlconf.h"
 #include "charm/ctlguard.h"
 #include "charm/fence.h"
@@ -72,10 +73,6 @@ struct ctl_inputs {
         char *generated_name; /* owned storage for a generated cluster name */
         cJSON *gres;          /* the GPU record (charm/gres.h); NULL until loaded */
         bool gres_served;     /* slurmctld runs with the gres.conf rendered from it */
-        /* the standby hold ended because no controller is in charge: once slurmctld runs, it
-         * takes control at once (old steps ask it first, and a standby would refuse them for
-         * the SlurmctldTimeout a backup waits; attack 3, F6) */
-        bool take_control;
 };
 
 static void ctl_inputs_done(struct ctl_inputs *in) {
@@ -944,6 +941,19 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
                 charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmctld stopped: the unit is leaving");
                 return 0; /* done by an earlier hook */
         }
+        /* 22.05: steps keep their controller list; while one lists no controller that stays,
+         * this one keeps serving (charm/ctlleave.h), before anything is handed away or stopped */
+        if (!charm_caps(&o->paths)->stepd_conf_push && slurm_config_path() && slurm_client_init(NULL) >= 0) {
+                _cleanup_strv_ struct strv ctls = STRV_INIT;
+                if (slurm_ctl_hosts(&ctls) > 1) {
+                        int ms = ctlleave_timeout_ms(ctx, err);
+                        if (ms < 0)
+                                return ms;
+                        r = ctlleave_wait(ctx, slurm_client_state_dir(), &ctls, host, ms, err);
+                        if (r < 0)
+                                return r;
+                }
+        }
         r = write_state(&o->paths, UNIT_LEAVING_FILE, "", err);
         if (r < 0)
                 return r;
@@ -999,6 +1009,23 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
 }
 
 /* --- several controllers (charm/ha.h) ------------------------------------------------------ */
+
+/* The controller set this unit's file lists, noted in the shared directory's history when it
+ * changed, for a leaving controller's wait (charm/ctlleave.h); a failure is logged, not fatal. */
+static void note_controllers(
+        struct juju_ctx *ctx, const struct slurmctld_opts *o, const char *dir, const char *conf, size_t len) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        _cleanup_strv_ struct strv hosts = STRV_INIT;
+        if (ctl_conf_controller_hosts(conf, len, &hosts) == 0)
+                return;
+        uid_t uid;
+        gid_t gid;
+        int r = charm_lookup_user(o->paths.slurm_user, "slurm", &uid, &gid, &e);
+        if (r >= 0)
+                r = ctlleave_note(dir, &hosts, time(NULL), uid, gid, &e);
+        if (r < 0)
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "controller list history: %s", e.buf);
+}
 
 /* This unit's role: its index, and who writes the heartbeat (the controller in charge); fresh
  * means written within the last SlurmctldTimeout (it is rewritten every T/4, at most 30 s). */
@@ -1177,13 +1204,14 @@ static int standby_gate(struct juju_ctx *ctx, const struct charm_paths *paths, s
          * standby that is missing, and the job query would wait on the lost controller */
         if (boss < 0) {
                 (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
-                        "standby hold: no controller in charge; slurmctld runs and takes control at once");
-                in->take_control = true;
+                        "standby hold: no controller in charge; slurmctld runs, and its sentinel has it "
+                        "take control at once");
                 return standby_record_clear(paths, err);
         }
         uint32_t example = 0;
         _cleanup_strbuf_ struct strbuf q = STRBUF_INIT;
-        int n = standby_old_jobs(in->ha.displaced_since, charm_caps(paths)->stepd_conf_push, &example, &q);
+        int n = standby_old_jobs(in->ha.displaced_since, charm_caps(paths)->stepd_conf_push,
+                STANDBY_QUERY_TIMEOUT_MS, &example, &q);
         if (n == -ETIMEDOUT) {
                 /* the controller in charge is slow or hung, not lost (its heartbeat is fresh):
                  * the hold stays (the sentinel ends it once the heartbeat goes stale); before,
@@ -1703,19 +1731,6 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         r = ctl_apply(&ao, g.conf.buf, g.conf.len, &applied, err);
         if (r < 0)
                 return r;
-        if (in.take_control && applied.action != CTL_APPLY_ROLLED_BACK) {
-                /* the hold ended with no controller in charge: take control now rather than wait
-                 * SlurmctldTimeout as a standby that old steps ask first (standby_gate) */
-                long idx = ctl_conf_controller_index(g.conf.buf, g.conf.len, in.hostname);
-                _cleanup_strbuf_ struct strbuf te = STRBUF_INIT;
-                if (idx > 0 && ha_heartbeat_fresh(in.state_dir, in.cfg_timeout) < 0) {
-                        int t = slurm_ctl_takeover((int) idx, &te);
-                        (void) juju_logf(ctx, t < 0 ? JUJU_LOG_WARNING : JUJU_LOG_INFO, NULL,
-                                "standby hold over with no controller in charge: %s%s",
-                                t < 0 ? "taking control failed: " : "took control at once",
-                                t < 0 ? te.buf : "");
-                }
-        }
         /* a held restart (CTL_APPLY_DEFERRED) leaves the daemon on its file: nothing of the new
          * one is taken yet */
         bool took = applied.action != CTL_APPLY_ROLLED_BACK && applied.action != CTL_APPLY_DEFERRED;
@@ -1724,6 +1739,9 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 if (r < 0)
                         return r;
         }
+        if (applied.action != CTL_APPLY_ROLLED_BACK && in.state_dir &&
+                ctl_conf_controller_index(g.conf.buf, g.conf.len, in.hostname) >= 0)
+                note_controllers(ctx, o, in.state_dir, g.conf.buf, g.conf.len);
         in.gres_served = applied.action != CTL_APPLY_ROLLED_BACK;
         if (applied.action == CTL_APPLY_ROLLED_BACK)
                 strv_push(&in.refused, applied.message.buf);

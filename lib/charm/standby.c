@@ -6,10 +6,12 @@
 #include "charm/standby.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "proc/proc.h"
 #include "slurm/jobquery.h"
 #include "slurm/nodes.h"
 #include "util/fileio.h"
@@ -96,31 +98,60 @@ void standby_displaced_next(const char *prev, const struct strv *prev_order, con
         }
 }
 
-int standby_old_jobs(time_t since, bool push, uint32_t *ret_example, struct strbuf *err) {
-        static char *const states[] = { "RUNNING", "SUSPENDED", "COMPLETING", NULL };
-        const struct slurm_job_filter f = { .states = states };
-        _cleanup_(slurm_jobinfo_list_done) struct slurm_jobinfo_list jobs = { 0 };
-        _cleanup_(slurm_node_list_done) struct slurm_node_list nodes = { 0 };
-        int r = slurm_jobs_find(&f, &jobs, err);
-        if (r >= 0 && jobs.n > 0)
-                r = slurm_node_list(NULL, &nodes, err);
-        if (r < 0)
-                return r;
-        int old = 0;
-        for (size_t j = 0; j < jobs.n; j++) {
-                _cleanup_strv_ struct strv names = STRV_INIT;
-                slurm_hostlist_expand(jobs.v[j].nodes, &names);
-                _cleanup_free_ time_t *starts = xcalloc(names.n + 1, sizeof *starts);
-                for (size_t i = 0; i < names.n; i++)
-                        for (size_t k = 0; k < nodes.n; k++)
-                                if (streq_ptr(nodes.v[k].name, names.v[i]))
-                                        starts[i] = nodes.v[k].slurmd_start_time;
-                if (standby_job_old(jobs.v[j].start_time, starts, names.n, since, push)) {
-                        if (old++ == 0 && ret_example)
-                                *ret_example = jobs.v[j].job_id;
-                }
+struct old_jobs_ctx {
+        time_t since;
+        bool push;
+        uint32_t example;
+};
+
+static bool old_job(const struct slurm_jobinfo *job, char *const *nodes, const time_t *starts, size_t n, void *userdata) {
+        struct old_jobs_ctx *c = userdata;
+        if (!standby_job_old(job->start_time, starts, n, c->since, c->push))
+                return false;
+        if (c->example == 0)
+                c->example = job->job_id;
+        return true;
+}
+
+static int old_jobs_query(time_t since, bool push, uint32_t *ret_example, struct strbuf *err) {
+        struct old_jobs_ctx c = { .since = since, .push = push };
+        int r = slurm_jobs_active_count(old_job, &c, err);
+        if (r > 0 && ret_example)
+                *ret_example = c.example;
+        return r;
+}
+
+struct old_jobs_call {
+        time_t since;
+        bool push;
+};
+
+/* In the child of proc_call_as(): the count returned, the example job id as the first line of
+ * out (a message after it on failure). */
+static int old_jobs_child(void *userdata, struct strbuf *out) {
+        const struct old_jobs_call *c = userdata;
+        uint32_t example = 0;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int r = old_jobs_query(c->since, c->push, &example, &e);
+        strbuf_addf(out, "%" PRIu32 "\n%s", example, e.len ? e.buf : "");
+        return r;
+}
+
+int standby_old_jobs(time_t since, bool push, int timeout_ms, uint32_t *ret_example, struct strbuf *err) {
+        struct old_jobs_call c = { .since = since, .push = push };
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+        int r = proc_call_as(0, 0, timeout_ms, old_jobs_child, &c, &out);
+        if (r == -ETIME) {
+                if (err)
+                        strbuf_addf(err, "no answer within %d ms", timeout_ms);
+                return -ETIMEDOUT;
         }
-        return old;
+        const char *nl = out.len ? strchr(out.buf, '\n') : NULL;
+        if (r >= 0 && ret_example && nl)
+                *ret_example = (uint32_t) strtoul(out.buf, NULL, 10);
+        if (r < 0 && err)
+                strbuf_addf(err, "%s", nl && nl[1] ? nl + 1 : strerror(-r));
+        return r;
 }
 
 int standby_record_write(const struct charm_paths *p, time_t since, int n_old, uint32_t example,

@@ -59,10 +59,13 @@ time_t standby_displaced_of(const char *value, const char *unit);
 void standby_displaced_next(const char *prev, const struct strv *prev_order, const char *first,
         const struct strv *present, time_t now, struct strbuf *out);
 
-/* Queries the controller in charge (slurm_load_jobs, slurm_load_node): how many running,
- * suspended or completing jobs are old (standby_job_old) for since; one of them in
- * *ret_example. Returns the count, or a negative errno when no controller answers. */
-int standby_old_jobs(time_t since, bool push, uint32_t *ret_example, struct strbuf *err);
+/* Queries the controller in charge (slurm_load_jobs, slurm_load_node) in a forked child killed
+ * after timeout_ms (a hung controller with a fresh heartbeat would hold a hook for libslurm's
+ * tries on every controller: attack 3, F5): how many running, suspended or completing jobs are
+ * old (standby_job_old) for since; one of them in *ret_example. Returns the count, -ETIMEDOUT
+ * after timeout_ms, or another negative errno when no controller answers. */
+#define STANDBY_QUERY_TIMEOUT_MS (20 * 1000)
+int standby_old_jobs(time_t since, bool push, int timeout_ms, uint32_t *ret_example, struct strbuf *err);
 
 /* The hold record: written (mode 0600) and removed by the reconcile; read by the sentinel.
  * read: 1 with *ret_since, 0 when there is none, -EINVAL when unreadable. */

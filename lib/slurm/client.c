@@ -176,6 +176,14 @@ int slurm_ctl_index_of(const char *host) {
         return -ENOENT;
 }
 
+int slurm_ctl_hosts(struct strv *ret) {
+        if (!initialised || !slurm_conf.control_machine)
+                return 0;
+        for (uint32_t i = 0; i < slurm_conf.control_cnt; i++)
+                strv_push(ret, strempty(slurm_conf.control_machine[i]));
+        return (int) slurm_conf.control_cnt;
+}
+
 int slurm_ctl_count(void) {
         return initialised ? (int) slurm_conf.control_cnt : 0;
 }
@@ -221,6 +229,30 @@ int slurm_ctl_takeover_with(const char *conf_path, int index, struct strbuf *err
         r = slurm_ctl_takeover(index, err);
         /* back to the configuration every other call reads */
         (void) slurm_conf_reinit(NULL);
+        return r;
+}
+
+struct takeover_call {
+        const char *conf_path;
+        int index;
+};
+
+/* In the child of proc_call_as(). */
+static int takeover_child(void *userdata, struct strbuf *out) {
+        const struct takeover_call *c = userdata;
+        return slurm_ctl_takeover_with(c->conf_path, c->index, out);
+}
+
+int slurm_ctl_takeover_bounded(const char *conf_path, int index, int timeout_ms, struct strbuf *err) {
+        struct takeover_call c = { .conf_path = conf_path, .index = index };
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+        int r = proc_call_as(0, 0, timeout_ms > 0 ? timeout_ms : 10000, takeover_child, &c, &out);
+        if (r == -ETIME) {
+                r = -ETIMEDOUT;
+                if (err)
+                        strbuf_addf(err, "takeover by controller %d: no answer within %d ms", index, timeout_ms);
+        } else if (r < 0 && err)
+                strbuf_addf(err, "%s", out.len ? out.buf : strerror(-r));
         return r;
 }
 

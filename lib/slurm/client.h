@@ -67,6 +67,9 @@ int slurm_ctl_answers_in_charge(time_t *since);
 int slurm_ctl_index_of(const char *host);
 /* The number of controllers in SlurmctldHost (0 before the client is initialised). */
 int slurm_ctl_count(void);
+/* The controllers' host names (SlurmctldHost), in order, appended to ret; their number (0
+ * before the client is initialised). */
+int slurm_ctl_hosts(struct strv *ret);
 /* StateSaveLocation and SlurmctldTimeout (seconds) of the configuration read: NULL and 0 before
  * the client is initialised. The string is libslurm's (valid until the next reload). */
 const char *slurm_client_state_dir(void);
@@ -87,6 +90,10 @@ int slurm_ctl_takeover(int index, struct strbuf *err);
 /* slurm_ctl_takeover() with the controller list of the file conf_path (the one the running
  * daemons use, before the caller's new list), then back to the usual configuration. */
 int slurm_ctl_takeover_with(const char *conf_path, int index, struct strbuf *err);
+/* slurm_ctl_takeover_with() in a forked child (this process's client keeps its configuration),
+ * killed after timeout_ms: for a loop that must not stop on a controller that does not answer.
+ * 0, a negative errno (-ETIMEDOUT after timeout_ms; the message in err). */
+int slurm_ctl_takeover_bounded(const char *conf_path, int index, int timeout_ms, struct strbuf *err);
 
 /* One controller of SlurmctldHost=, in order (0: primary, 1: first backup, …). */
 struct slurm_controller {

@@ -133,16 +133,24 @@ gate_open cpu/1 midA
 completed_ok slurmctld/1 "$midA" 30
 
 log "B: the new primary's whole machine frozen and its link down"
+# a job that ends while no controller is in charge: its end reaches slurmctld/0 only if that
+# one takes control as soon as its standby hold ends (attack 3, F6); as a standby for another
+# SlurmctldTimeout it refuses the completion, which the step gives up after 1.5 x that
+midB=$(gate_job cpu/1 midB)
+wait_job_state "$midB" RUNNING 30
 quiet
 mx slurmctld/1 ip link set eth0 down
 t0=$(now_ms)
 freezer slurmctld/1 FROZEN
 trap 'freezer slurmctld/1 THAWED || true; charm_cleanup' EXIT
+gate_open cpu/1 midB
 # the standby hold (22.05) ends once no controller is in charge for SlurmctldTimeout; the
-# backup then takes over after another SlurmctldTimeout
+# backup's sentinel then has it take control as soon as it answers (24.11: no hold, the backup
+# takes over after SlurmctldTimeout)
 for ((i = 0; i < 90 * 4; i++)); do answers slurmctld/0 && break; sleep 0.25; done
 answers slurmctld/0 || die "slurmctld/0 did not take over within 90 s"
 log "figure: primary frozen -> slurmctld/0 answers: $(($(now_ms) - t0)) ms"
+completed_ok slurmctld/0 "$midB" 60
 newB=()
 for i in 1 2; do newB+=("$(sub slurmctld/0 --mem=100 --wrap true)"); done
 t1=$(now_ms)
@@ -155,7 +163,7 @@ log "figure: thawed -> fenced (the record's time, whole seconds): $(($(fence_fil
 sleep 3
 mx slurmctld/1 ip link set eth0 up
 made_primary slurmctld/0 slurmctld/1
-intact slurmctld/0 "${newA[@]}" "${newB[@]}"
+intact slurmctld/0 "$midB" "${newA[@]}" "${newB[@]}"
 js trigger slurmctld update-status >/dev/null
 settle
 expect_status slurmctld/0 '^active primary, in charge; '

@@ -150,6 +150,38 @@ static void test_frozen_machine(void **state) {
         assert_int_equal(judge(&w, thawed(1, 1030, 1031, 1, 1029)), FENCE_KEEP);
 }
 
+/* The first look after a thaw is an incomplete one (no heartbeat read, no mark yet): the
+ * freeze is judged at the next complete look, and forgotten SlurmctldTimeout after it (a CI
+ * run saw the freeze lost and the fence given for another reason). */
+static void test_frozen_then_incomplete(void **state) {
+        struct fence_watch w = { 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1000)), FENCE_KEEP);
+        struct fence_look l = thawed(0, 1031, 1031, -1, 0);
+        l.have_beat = false;
+        assert_int_equal(judge(&w, l), FENCE_KEEP);
+        l = thawed(0, 1031, 1032, 1, 1030);
+        l.overslept_usec = 0;
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+        assert_int_equal(fence_judge(&w, &l, &why), FENCE_KILL);
+        assert_non_null(strstr(why.buf, "this machine was frozen 30 s"));
+        /* the same, but the next complete look comes after SlurmctldTimeout: forgotten */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1000)), FENCE_KEEP);
+        l = thawed(0, 1031, 1031, -1, 0);
+        l.have_beat = false;
+        assert_int_equal(judge(&w, l), FENCE_KEEP);
+        l = thawed(0, 1040, 1042, 1, 1030);
+        l.overslept_usec = 0;
+        strbuf_reset(&why);
+        assert_int_equal(fence_judge(&w, &l, &why), FENCE_KEEP);
+        /* a thaw seen with another process running: a new process knows nothing stale */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1000)), FENCE_KEEP);
+        l = thawed(0, 1031, 1031, 1, 1020); /* a mark in the freeze, not a fresh one */
+        l.pid = 101;
+        assert_int_equal(judge(&w, l), FENCE_KEEP);
+}
+
 static void test_lift(void **state) {
         /* another controller in charge: only once it is reachable */
         assert_false(fence_lift_due(1000, true, 1004, 1, 0, 1005, T, false, true));
@@ -241,6 +273,7 @@ int main(void) {
                 cmocka_unit_test(test_not_stale),
                 cmocka_unit_test(test_hung),
                 cmocka_unit_test(test_frozen_machine),
+                cmocka_unit_test(test_frozen_then_incomplete),
                 cmocka_unit_test(test_lift),
                 cmocka_unit_test(test_stopped_timeout),
                 cmocka_unit_test(test_took_back),
