@@ -364,17 +364,6 @@ long ctl_conf_controller_index(const char *data, size_t len, const char *host) {
         return -1;
 }
 
-size_t ctl_conf_controller_hosts(const char *data, size_t len, struct strv *ret) {
-        _cleanup_slurmconf_ struct slurmconf *c = NULL;
-        _cleanup_strv_ struct strv hosts = STRV_INIT;
-        if (!data || slurmconf_parse("slurm.conf", data, len, &c, NULL) < 0)
-                return 0;
-        slurmconf_get_all(c, "SlurmctldHost", &hosts);
-        for (size_t i = 0; i < hosts.n; i++)
-                strv_push_take(ret, xstrndup(hosts.v[i], strcspn(hosts.v[i], "(")));
-        return hosts.n;
-}
-
 uint32_t ctl_conf_slurm_hash(const char *data, size_t len) {
         uint32_t h = 0;
         for (size_t i = 0; i < len; i++) {

@@ -101,9 +101,6 @@ int ctl_conf_live_changes(const char *old_data, size_t old_len, const char *new_
 
 /* The index of host among the file's SlurmctldHost lines ("host" or "host(addr)"), or -1. */
 long ctl_conf_controller_index(const char *data, size_t len, const char *host);
-/* The file's SlurmctldHost host names, in order, appended to ret; their number (0 when the file
- * cannot be read). */
-size_t ctl_conf_controller_hosts(const char *data, size_t len, struct strv *ret);
 
 /* The hash slurmctld 22.05 keeps of the slurm.conf it last read (slurm_ctl_conf_t.hash_val,
  * `scontrol show config`'s HASH_VAL): a 16-bit CRC step (polynomial 0x1021) per byte of the

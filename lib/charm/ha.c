@@ -110,7 +110,8 @@ int ha_marker_write(
         return 1;
 }
 
-int ha_shared_note_write(
+/* <dir>/HA_MARKER_DIR/<name> holding line, owned by uid:gid, replaced atomically. */
+static int shared_note_write(
         const char *dir, const char *name, const char *line, uid_t uid, gid_t gid, struct strbuf *err) {
         _cleanup_free_ char *mdir = xasprintf("%s/%s", dir, HA_MARKER_DIR);
         _cleanup_free_ char *path = xasprintf("%s/%s", mdir, name);
@@ -124,13 +125,13 @@ int ha_shared_note_write(
 
 int ha_takeover_mark(const char *dir, const char *unit, uid_t uid, gid_t gid, struct strbuf *err) {
         _cleanup_free_ char *line = xasprintf("%s %lld\n", unit, (long long) time(NULL));
-        return ha_shared_note_write(dir, "takeover", line, uid, gid, err);
+        return shared_note_write(dir, "takeover", line, uid, gid, err);
 }
 
 int ha_charge_mark_write(
         const char *dir, long index, const char *host, time_t t, uid_t uid, gid_t gid, struct strbuf *err) {
         _cleanup_free_ char *line = xasprintf("%ld %lld %s\n", index, (long long) t, strempty(host));
-        return ha_shared_note_write(dir, "charge", line, uid, gid, err);
+        return shared_note_write(dir, "charge", line, uid, gid, err);
 }
 
 int ha_charge_mark_read(const char *dir, long *ret_index, time_t *ret_time, char **ret_host) {

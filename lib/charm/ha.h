@@ -70,11 +70,6 @@ int ha_marker_write(
 /* Whether <dir>/HA_MARKER_DIR/<unit> holds token: 1 yes, 0 no (missing or another token). */
 int ha_marker_seen(const char *dir, const char *unit, const char *token);
 
-/* <dir>/HA_MARKER_DIR/<name> holding line, owned by uid:gid (mode 0600), replaced atomically;
- * 0 or a negative errno (the path in err). */
-int ha_shared_note_write(
-        const char *dir, const char *name, const char *line, uid_t uid, gid_t gid, struct strbuf *err);
-
 /* The heartbeat slurmctld's controller in charge writes: its time and its index. -ENOENT when
  * there is none (one controller, or never in charge), -EINVAL for a malformed file. */
 int ha_heartbeat_read(const char *dir, time_t *ret_time, uint64_t *ret_index);

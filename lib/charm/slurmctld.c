@@ -12,7 +12,6 @@
 #include "charm/authkey.h"
 #include "charm/cgroupconf.h"
 #include "charm/ctlapply.h"
-#include "charm/ctlleave.h"
 #include "charm/ctlconf.h"
 #include "charm/ctlguard.h"
 #include "charm/fence.h"
@@ -941,19 +940,6 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
                 charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmctld stopped: the unit is leaving");
                 return 0; /* done by an earlier hook */
         }
-        /* 22.05: steps keep their controller list; while one lists no controller that stays,
-         * this one keeps serving (charm/ctlleave.h), before anything is handed away or stopped */
-        if (!charm_caps(&o->paths)->stepd_conf_push && slurm_config_path() && slurm_client_init(NULL) >= 0) {
-                _cleanup_strv_ struct strv ctls = STRV_INIT;
-                if (slurm_ctl_hosts(&ctls) > 1) {
-                        int ms = ctlleave_timeout_ms(ctx, err);
-                        if (ms < 0)
-                                return ms;
-                        r = ctlleave_wait(ctx, slurm_client_state_dir(), &ctls, host, ms, err);
-                        if (r < 0)
-                                return r;
-                }
-        }
         r = write_state(&o->paths, UNIT_LEAVING_FILE, "", err);
         if (r < 0)
                 return r;
@@ -1009,23 +995,6 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
 }
 
 /* --- several controllers (charm/ha.h) ------------------------------------------------------ */
-
-/* The controller set this unit's file lists, noted in the shared directory's history when it
- * changed, for a leaving controller's wait (charm/ctlleave.h); a failure is logged, not fatal. */
-static void note_controllers(
-        struct juju_ctx *ctx, const struct slurmctld_opts *o, const char *dir, const char *conf, size_t len) {
-        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        _cleanup_strv_ struct strv hosts = STRV_INIT;
-        if (ctl_conf_controller_hosts(conf, len, &hosts) == 0)
-                return;
-        uid_t uid;
-        gid_t gid;
-        int r = charm_lookup_user(o->paths.slurm_user, "slurm", &uid, &gid, &e);
-        if (r >= 0)
-                r = ctlleave_note(dir, &hosts, time(NULL), uid, gid, &e);
-        if (r < 0)
-                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "controller list history: %s", e.buf);
-}
 
 /* This unit's role: its index, and who writes the heartbeat (the controller in charge); fresh
  * means written within the last SlurmctldTimeout (it is rewritten every T/4, at most 30 s). */
@@ -1739,9 +1708,6 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 if (r < 0)
                         return r;
         }
-        if (applied.action != CTL_APPLY_ROLLED_BACK && in.state_dir &&
-                ctl_conf_controller_index(g.conf.buf, g.conf.len, in.hostname) >= 0)
-                note_controllers(ctx, o, in.state_dir, g.conf.buf, g.conf.len);
         in.gres_served = applied.action != CTL_APPLY_ROLLED_BACK;
         if (applied.action == CTL_APPLY_ROLLED_BACK)
                 strv_push(&in.refused, applied.message.buf);

@@ -176,14 +176,6 @@ int slurm_ctl_index_of(const char *host) {
         return -ENOENT;
 }
 
-int slurm_ctl_hosts(struct strv *ret) {
-        if (!initialised || !slurm_conf.control_machine)
-                return 0;
-        for (uint32_t i = 0; i < slurm_conf.control_cnt; i++)
-                strv_push(ret, strempty(slurm_conf.control_machine[i]));
-        return (int) slurm_conf.control_cnt;
-}
-
 int slurm_ctl_count(void) {
         return initialised ? (int) slurm_conf.control_cnt : 0;
 }

@@ -67,9 +67,6 @@ int slurm_ctl_answers_in_charge(time_t *since);
 int slurm_ctl_index_of(const char *host);
 /* The number of controllers in SlurmctldHost (0 before the client is initialised). */
 int slurm_ctl_count(void);
-/* The controllers' host names (SlurmctldHost), in order, appended to ret; their number (0
- * before the client is initialised). */
-int slurm_ctl_hosts(struct strv *ret);
 /* StateSaveLocation and SlurmctldTimeout (seconds) of the configuration read: NULL and 0 before
  * the client is initialised. The string is libslurm's (valid until the next reload). */
 const char *slurm_client_state_dir(void);

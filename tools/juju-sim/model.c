@@ -1419,28 +1419,6 @@ bool model_event_runnable(const cJSON *st, const char *unit, const cJSON *ev) {
         return unit_rel(st, unit, id) != NULL;
 }
 
-bool model_event_ready(const cJSON *st, const char *unit, const cJSON *ev) {
-        if (!streq_ptr(jstr(ev, "kind"), "relation-departed"))
-                return true;
-        const char *dep = jstr(ev, "departing-unit");
-        if (!dep || streq(dep, unit) || !streq_ptr(jstr(ev, "remote-unit"), dep))
-                return true;
-        const cJSON *d = state_unit(st, dep);
-        if (!d || !streq_ptr(jstr(d, "life"), "dying"))
-                return true; /* gone (removed, or forced: its hooks never run), or the relation dies */
-        long id = (long) jnum(ev, "relation", -1);
-        const cJSON *x;
-        cJSON_ArrayForEach(x, jget(d, "queue")) {
-                if ((long) jnum(x, "relation", -2) != id)
-                        continue;
-                const char *k = strempty(jstr(x, "kind"));
-                /* its own side only (never another unit's view, which may wait in turn) */
-                if (streq(k, "relation-broken") || (streq(k, "relation-departed") && streq_ptr(jstr(x, "departing-unit"), dep)))
-                        return false; /* its own departed or broken hooks for this relation still to run */
-        }
-        return true;
-}
-
 static void delete_unit(struct model *m, const char *unit) {
         cJSON *st = m->state;
         cJSON *u = state_unit(st, unit);

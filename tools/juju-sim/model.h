@@ -131,12 +131,6 @@ cJSON *rel_event_new(const cJSON *st, const char *unit, long id, const char *kin
  * after it ended (ok: exited 0 or skipped). post may delete the unit (after remove). */
 /* False when the event must be dropped unrun: its relation is gone, or was never entered. */
 bool model_event_runnable(const cJSON *st, const char *unit, const cJSON *ev);
-/* False while the event must wait: another unit's relation-departed for a dying unit that has
- * not yet left the relation's scope (Juju: the dying unit leaves scope when its own hooks for
- * that relation have run, relation-broken committed, uniter relationer die(); only then do the
- * remaining units see it depart, so a dying unit whose departing hook fails stays in their
- * relation until it is resolved). */
-bool model_event_ready(const cJSON *st, const char *unit, const cJSON *ev);
 void model_event_pre(cJSON *st, const char *unit, const cJSON *ev);
 void model_event_post(struct model *m, const char *unit, const cJSON *ev, bool ok);
 /* Replaces m->state by work (the hook's committed copy) and queues what the hook's writes cause

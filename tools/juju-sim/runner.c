@@ -379,33 +379,7 @@ int runner_run_event(struct model *m, const char *unit_name, int64_t deadline_ms
         cJSON *u = state_unit(m->state, unit);
         cJSON *q = jget(u, "queue");
         if (!u || !q || !q->child)
-                return RUNNER_NOTHING_READY;
-        /* the first event that need not wait (model_event_ready), and none of whose relation
-         * waits (a relation's hooks keep their order: departed before broken); the others keep
-         * their places */
-        int at = 0;
-        const cJSON *head = q->child;
-        long blocked[16];
-        size_t n_blocked = 0;
-        for (; head; head = head->next, at++) {
-                long rel = jget(head, "relation") ? (long) jnum(head, "relation", -1) : -1;
-                bool held = false;
-                for (size_t b = 0; rel >= 0 && b < n_blocked; b++)
-                        held = held || blocked[b] == rel;
-                if (held)
-                        continue;
-                if (!model_event_runnable(m->state, unit, head) || model_event_ready(m->state, unit, head))
-                        break;
-                if (n_blocked == ELEMENTSOF(blocked)) {
-                        head = NULL; /* (more waiting relations than a unit has: wait for all) */
-                        break;
-                }
-                blocked[n_blocked++] = rel;
-        }
-        if (!head)
-                return RUNNER_NOTHING_READY;
-        if (at > 0) /* it runs first: the waiting ones stay behind it, in their order */
-                cJSON_InsertItemInArray(q, 0, cJSON_DetachItemFromArray(q, at));
+                return 0;
         _cleanup_json_ cJSON *ev = cJSON_Duplicate(q->child, true);
         if (!model_event_runnable(m->state, unit, ev)) {
                 cJSON_DeleteItemFromArray(q, 0);
@@ -520,8 +494,6 @@ int runner_settle(struct model *m, int timeout_sec, unsigned *ret_hooks, struct 
                                 strbuf_addbuf(err, &herr);
                                 return r;
                         }
-                        if (r == RUNNER_NOTHING_READY)
-                                continue; /* its events wait for another unit (model_event_ready) */
                         hooks++;
                         progress = true;
                         r = model_save(m, err);

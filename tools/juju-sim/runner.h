@@ -47,12 +47,9 @@ struct hookctx {
         cJSON *logs; /* juju-log lines: array of strings "LEVEL msg" */
 };
 
-/* Runs the first event of unit's queue that need not wait (model_event_ready; it moves to the
- * head first). Returns 0 when it ran and succeeded or was skipped, 1 when the hook failed (the
- * unit is now in error), RUNNER_NOTHING_READY when the queue is empty or every event waits, or
- * a negative errno. deadline_ms: a CLOCK_MONOTONIC time after which a running hook is killed
- * (0: none). */
-#define RUNNER_NOTHING_READY 2
+/* Runs the head event of unit's queue. Returns 0 when it ran and succeeded or was skipped,
+ * 1 when the hook failed (the unit is now in error), or a negative errno. deadline_ms: a
+ * CLOCK_MONOTONIC time after which a running hook is killed (0: none). */
 int runner_run_event(struct model *m, const char *unit, int64_t deadline_ms, struct strbuf *err);
 
 /* The wait before automatic retry number `failures` (1: after the first failure) of a failed
