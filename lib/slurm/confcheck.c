@@ -14,6 +14,7 @@
 
 #include "util/alloc.h"
 #include "slurm/compat.h"
+#include "slurm/plugfiles.h"
 
 #include "util/banned.h"
 
@@ -48,6 +49,9 @@ static void child_say(const char *s) {
                 len -= (size_t) n;
         }
 }
+
+/* The directory the daemons read the plugins' own files from (slurm_conf_check_opts.conf_dir). */
+static const char *child_conf_dir = SLURM_CONF_CHECK_CONF_DIR;
 
 /* Whether <dir>/<type>_<name>.so exists in one directory of the colon-separated dirs. */
 static bool plugin_file_exists(const char *dirs, const char *type, const char *name) {
@@ -93,6 +97,18 @@ static int check_plugins(const char *key, const char *type, const char *value, b
                         _cleanup_free_ char *msg = xasprintf(
                                 "error: %s: plugin %s/%s is not installed (no %s_%s.so in PluginDir)\n", key,
                                 type, name, type, name);
+                        child_say(msg);
+                        missing++;
+                        continue;
+                }
+                /* a file the plugin reads at its start and cannot run without (plugfiles.h) */
+                const char *needs = slurm_plugin_needs_file(type, name);
+                _cleanup_free_ char *at = needs ? xasprintf("%s/%s", child_conf_dir, needs) : NULL;
+                if (at && access(at, R_OK) < 0) {
+                        _cleanup_free_ char *msg = xasprintf(
+                                "error: %s: plugin %s/%s needs %s, which is not there (the daemons would exit "
+                                "at their start)\n",
+                                key, type, name, at);
                         child_say(msg);
                         missing++;
                 }
@@ -273,6 +289,8 @@ int slurm_conf_check_opts(
         }
         if (pid == 0) {
                 close(pfd[0]);
+                if (opts && opts->conf_dir)
+                        child_conf_dir = opts->conf_dir; /* (the child's own copy) */
                 child_run(data, len, pfd[1], plugin_check);
         }
         close(pfd[1]);

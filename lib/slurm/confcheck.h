@@ -21,6 +21,10 @@
  * `slurm.conf refused by Slurm: Bad value "forever" for MaxTime`; another negative errno when
  * the check could not run (-ETIMEDOUT, fork or memfd failures), with a message too.
  *
+ * A plugin named is also refused when a file it reads from the configuration directory at its
+ * start is missing (slurm/plugfiles.h: TopologyPlugin=topology/tree without topology.conf made
+ * slurmctld exit at its start; the controller was away 50 s before the rollback).
+ *
  * Ownership: the caller owns data and err; nothing is kept. */
 #pragma once
 
@@ -29,12 +33,16 @@
 #include "util/strbuf.h"
 
 #define SLURM_CONF_CHECK_TIMEOUT_MS 10000
+#define SLURM_CONF_CHECK_CONF_DIR "/etc/slurm"
 
 struct slurm_conf_check_opts {
         unsigned timeout_ms; /* 0: SLURM_CONF_CHECK_TIMEOUT_MS */
         struct strbuf *log;  /* NULL, or receives Slurm's error lines also when accepted (one a
                               * line, "error: …"): what the reader reported but let through */
         int no_plugin_check; /* non-zero: only the reader, no plugin file check */
+        const char *conf_dir; /* where the daemons read the plugins' own files (topology.conf,
+                               * job_submit.lua, …: slurm/plugfiles.h); NULL:
+                               * SLURM_CONF_CHECK_CONF_DIR */
 };
 
 /* Checks the len bytes at data as a complete slurm.conf; see the return rule above. */

@@ -90,8 +90,12 @@ gen_flag=DebugFlags=AuditRPCs
 [ -z "${CHARM_BASE:-}" ] || gen_flag=DebugFlags=TimeCray
 for bad in "SlurmctldDebug=loud" "SlurmdTimeout=abc" "SchedulerType=sched/nosuch" "MessageTimeout=99999999" \
         "PreemptMode=SOMETIMES" "ReturnToService=7" "TaskPlugin=task/affinity" \
-        "SchedulerParameters=bf_continue,bf_interval=abc" "LaunchParameters=Use_Interactive_Step" "$gen_flag"; do
+        "SchedulerParameters=bf_continue,bf_interval=abc" "LaunchParameters=Use_Interactive_Step" "$gen_flag" \
+        "TopologyPlugin=topology/tree"; do
+        # (topology/tree without topology.conf: slurmctld would exit at its start; judged before
+        # the live daemon is touched, issue 26 item 4: no restart, no outage)
         before=$(fingerprint "$conf")
+        pid0=$(ctld_pid)
         js config slurmctld slurm-conf-parameters="$bad" >/dev/null
         js config big partition-config="MaxTime=77" >/dev/null
         settle
@@ -101,6 +105,7 @@ for bad in "SlurmctldDebug=loud" "SlurmdTimeout=abc" "SchedulerType=sched/nosuch
         grep -q "^PartitionName=big Nodes=big MaxTime=77$" "$conf" || die "$bad: big's change not applied"
         cluster_works "$bad"
         js exec slurmctld/0 -- systemctl is-active slurmctld >/dev/null || die "$bad: slurmctld not active"
+        [ "$(ctld_pid)" = "$pid0" ] || die "$bad: slurmctld restarted for a refused value"
         js config big partition-config="MaxTime=78" >/dev/null
         settle
 done

@@ -12,9 +12,11 @@
 
 #include "util/macro.h"
 #include "slurm/confcheck.h"
+#include "slurm/plugfiles.h"
 #include "util/alloc.h"
 #include "util/fileio.h"
 #include "util/strbuf.h"
+#include "tmpdir.h"
 #include "util/banned.h"
 
 /* templates/slurm.conf with ClusterName and SlurmctldHost filled in, plus extra. */
@@ -97,10 +99,27 @@ static void test_plugins(void **state) {
         expect_refused("MpiDefault=nosuch", "plugin mpi/nosuch is not installed");
         expect_refused("PriorityType=multifactor", "\"multifactor\" is not a priority plugin");
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
-        assert_int_equal(check("TaskPlugin=affinity,task/"
-                               "cgroup\nJobSubmitPlugins=lua\nPriorityType=priority/multifactor",
-                                 &err),
-                0);
+        assert_int_equal(check("TaskPlugin=affinity,task/cgroup\nPriorityType=priority/multifactor", &err), 0);
+
+        /* a plugin that cannot start without its own file (slurm/plugfiles.h): refused while
+         * the file is missing from the configuration directory, accepted once it is there */
+        expect_refused("TopologyPlugin=topology/tree",
+                "TopologyPlugin: plugin topology/tree needs /etc/slurm/topology.conf, which is not there");
+        expect_refused("JobSubmitPlugins=lua", "plugin job_submit/lua needs /etc/slurm/job_submit.lua");
+        char *dir = test_tmpdir_make("test-confcheck");
+        assert_non_null(dir);
+        _cleanup_free_ char *topo = xasprintf("%s/topology.conf", dir), *lua = xasprintf("%s/job_submit.lua", dir);
+        assert_int_equal(write_file_atomic(topo, "SwitchName=s0 Nodes=n[1-2]\n", 27, 0644, (uid_t) -1, (gid_t) -1), 0);
+        assert_int_equal(write_file_atomic(lua, "-- site\n", 8, 0644, (uid_t) -1, (gid_t) -1), 0);
+        _cleanup_strbuf_ struct strbuf cand = STRBUF_INIT;
+        candidate(&cand, "TopologyPlugin=topology/tree\nJobSubmitPlugins=lua");
+        struct slurm_conf_check_opts with_files = { .conf_dir = dir };
+        strbuf_reset(&err);
+        assert_int_equal(slurm_conf_check_opts(cand.buf, cand.len, &with_files, &err), 0);
+        assert_int_equal(test_tmpdir_remove(dir), 0);
+        assert_string_equal(slurm_plugin_needs_file("topology", "tree"), "topology.conf");
+        assert_null(slurm_plugin_needs_file("topology", "none"));
+        assert_null(slurm_plugin_needs_file("sched", "backfill"));
 
         /* without the plugin check the reader alone accepts it */
         _cleanup_strbuf_ struct strbuf c = STRBUF_INIT;
