@@ -92,6 +92,7 @@ struct sentinel {
         time_t standby_poked;      /* when the standby hold was last looked at again */
         bool held;                 /* the standby hold was on at the last look */
         time_t take_since;         /* the hold ended with no one in charge: take control (0: no) */
+        bool take_failed;          /* a takeover failed since take_since (logged once) */
         unsigned nudges, failures; /* since the last report */
         bool failing;              /* the last look failed (logged once per streak) */
         uint64_t report_due;
@@ -421,23 +422,32 @@ static void take_tick(struct sentinel *s) {
         if (s->self < 1 || s->n_ctl < 2 || now < s->take_since || now - s->take_since > 2 * (time_t) t + 10 ||
                 ha_heartbeat_fresh(slurm_client_state_dir(), t) >= 0) {
                 s->take_since = 0; /* the primary (it takes control as it starts), or someone is in charge */
+                s->take_failed = false;
                 return;
         }
         for (int i = 0; i < s->self && (size_t) i < s->hosts.n; i++)
                 if (charm_host_listening(s->hosts.v[i], s->port, 500))
                         return;
+        /* (a late look reads as a frozen machine to the fence only for a process that wrote the
+         * heartbeat before, and this one is a standby that never did: charm/fence.h) 22.05's
+         * slurm_takeover() answers after about 2 s, and after each unreachable controller's 2 s
+         * connect timeout more (its handler first stops the others); a client killed before the
+         * answer left the standby a standby (attack 4, F-F, at 2.5 s): 10 s for it */
         const char *private = s->o->private_conf ? s->o->private_conf : SENTINEL_PRIVATE_CONF;
         if (slurm_ctl_self_in_charge(private, 3000) != 0)
                 return; /* not answering yet (starting), or in charge already */
         const char *conf = s->o->conf_path ? s->o->conf_path : slurm_config_path();
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        int r = slurm_ctl_takeover_bounded(conf, s->self, 5000, &e);
+        int r = slurm_ctl_takeover_bounded(conf, s->self, 10000, &e);
         if (r < 0) {
-                logf_(s, "standby hold over with no controller in charge: taking control failed: %s (tried again "
-                         "next tick)",
-                        e.buf);
+                if (!s->take_failed)
+                        logf_(s, "standby hold over with no controller in charge: taking control failed: %s "
+                                 "(tried again every tick; logged once)",
+                                e.buf);
+                s->take_failed = true;
                 return;
         }
+        s->take_failed = false;
         logf_(s, "standby hold over with no controller in charge: took control at once");
         s->take_since = 0;
 }
