@@ -21,8 +21,10 @@ enum fence_verdict fence_judge(struct fence_watch *w, const struct fence_look *l
         if (l->overslept_usec > 0 && l->overslept_usec >= w->slept_usec) {
                 w->slept_usec = l->overslept_usec;
                 w->woke = l->now;
-        } else if (w->slept_usec && (l->now < w->woke || l->now - w->woke > (time_t) l->timeout_s))
-                w->slept_usec = 0, w->woke = 0; /* a freeze long ago, or the clock went back */
+        } else if (w->slept_usec && (l->now < w->woke || l->now - w->woke > (time_t) l->timeout_s)) {
+                w->slept_usec = 0; /* a freeze long ago, or the clock went back */
+                w->woke = 0;
+        }
         if (l->self < 0 || l->n_ctl < 2 || l->pid == 0 || !l->have_beat)
                 return FENCE_KEEP;
         if (l->state != 'D')

@@ -98,27 +98,31 @@ void standby_displaced_next(const char *prev, const struct strv *prev_order, con
         }
 }
 
-struct old_jobs_ctx {
-        time_t since;
-        bool push;
-        uint32_t example;
-};
-
-static bool old_job(const struct slurm_jobinfo *job, char *const *nodes, const time_t *starts, size_t n, void *userdata) {
-        struct old_jobs_ctx *c = userdata;
-        if (!standby_job_old(job->start_time, starts, n, c->since, c->push))
-                return false;
-        if (c->example == 0)
-                c->example = job->job_id;
-        return true;
-}
-
 static int old_jobs_query(time_t since, bool push, uint32_t *ret_example, struct strbuf *err) {
-        struct old_jobs_ctx c = { .since = since, .push = push };
-        int r = slurm_jobs_active_count(old_job, &c, err);
-        if (r > 0 && ret_example)
-                *ret_example = c.example;
-        return r;
+        static char *const states[] = { "RUNNING", "SUSPENDED", "COMPLETING", NULL };
+        const struct slurm_job_filter f = { .states = states };
+        _cleanup_(slurm_jobinfo_list_done) struct slurm_jobinfo_list jobs = { 0 };
+        _cleanup_(slurm_node_list_done) struct slurm_node_list nodes = { 0 };
+        int r = slurm_jobs_find(&f, &jobs, err);
+        if (r >= 0 && jobs.n > 0)
+                r = slurm_node_list(NULL, &nodes, err);
+        if (r < 0)
+                return r;
+        int old = 0;
+        for (size_t j = 0; j < jobs.n; j++) {
+                _cleanup_strv_ struct strv names = STRV_INIT;
+                slurm_hostlist_expand(jobs.v[j].nodes, &names);
+                _cleanup_free_ time_t *starts = xcalloc(names.n + 1, sizeof *starts);
+                for (size_t i = 0; i < names.n; i++)
+                        for (size_t k = 0; k < nodes.n; k++)
+                                if (streq_ptr(nodes.v[k].name, names.v[i]))
+                                        starts[i] = nodes.v[k].slurmd_start_time;
+                if (standby_job_old(jobs.v[j].start_time, starts, names.n, since, push)) {
+                        if (old++ == 0 && ret_example)
+                                *ret_example = jobs.v[j].job_id;
+                }
+        }
+        return old;
 }
 
 struct old_jobs_call {

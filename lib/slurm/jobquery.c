@@ -476,28 +476,3 @@ int slurm_job_steps(const uint32_t *job_ids, size_t n, struct slurm_step_list *r
         *ret = l;
         return (int) l.n;
 }
-
-int slurm_jobs_active_count(slurm_job_starts_fn fn, void *userdata, struct strbuf *err) {
-        static char *const states[] = { "RUNNING", "SUSPENDED", "COMPLETING", NULL };
-        const struct slurm_job_filter f = { .states = states };
-        _cleanup_(slurm_jobinfo_list_done) struct slurm_jobinfo_list jobs = { 0 };
-        _cleanup_(slurm_node_list_done) struct slurm_node_list nodes = { 0 };
-        int r = slurm_jobs_find(&f, &jobs, err);
-        if (r >= 0 && jobs.n > 0)
-                r = slurm_node_list(NULL, &nodes, err);
-        if (r < 0)
-                return r;
-        int count = 0;
-        for (size_t j = 0; j < jobs.n; j++) {
-                _cleanup_strv_ struct strv names = STRV_INIT;
-                slurm_hostlist_expand(jobs.v[j].nodes, &names);
-                _cleanup_free_ time_t *starts = xcalloc(names.n + 1, sizeof *starts);
-                for (size_t i = 0; i < names.n; i++)
-                        for (size_t k = 0; k < nodes.n; k++)
-                                if (streq_ptr(nodes.v[k].name, names.v[i]))
-                                        starts[i] = nodes.v[k].slurmd_start_time;
-                if (fn(&jobs.v[j], names.v, starts, names.n, userdata))
-                        count++;
-        }
-        return count;
-}

@@ -123,14 +123,6 @@ bool slurm_job_filter_match(const struct slurm_job_filter *f, const struct slurm
 /* Every job matching f (slurm_load_jobs), in slurmctld's order. Returns the count. */
 int slurm_jobs_find(const struct slurm_job_filter *f, struct slurm_jobinfo_list *ret, struct strbuf *err);
 
-/* For each running, suspended or completing job, fn(job, its node names, their slurmd start
- * times (0: unknown, e.g. not registered since slurmctld started), their count, userdata):
- * two RPCs (the job and node tables). Returns how many jobs fn returned true for, or a
- * negative errno (message in err). */
-typedef bool (*slurm_job_starts_fn)(
-        const struct slurm_jobinfo *job, char *const *nodes, const time_t *starts, size_t n, void *userdata);
-int slurm_jobs_active_count(slurm_job_starts_fn fn, void *userdata, struct strbuf *err);
-
 /* The records of ids[0..n) (see above), each record once, in the order asked. The ids
  * slurmctld does not know are appended to *ret_missing in canonical form. Returns the number
  * of records. One slurm_load_job() per distinct N. */
