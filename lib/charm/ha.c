@@ -402,6 +402,15 @@ int ha_peers_sync(
                         if (r >= 0)
                                 v.displaced_since = standby_displaced_of(disp.buf, env->unit);
                 }
+                /* when each unit joined the order: a takeover onto a unit that running job steps
+                 * do not list is refused (standby.h, STANDBY_JOINED_KEY) */
+                if (r >= 0) {
+                        _cleanup_strbuf_ struct strbuf jn = STRBUF_INIT;
+                        standby_joined_next(charm_bag_string(in->peer_app, STANDBY_JOINED_KEY), &order,
+                                &v.order, time(NULL), &jn);
+                        r = charm_bag_update(ctx, in->peer_rel, true, in->peer_app, STANDBY_JOINED_KEY,
+                                jn.buf ? jn.buf : "", err);
+                }
                 for (size_t i = 0; r >= 0 && i < v.order.n; i++) {
                         const cJSON *bag = NULL;
                         if (streq(v.order.v[i], env->unit)) {

@@ -1868,6 +1868,41 @@ int slurmctld_resume(struct juju_ctx *ctx, const struct slurmctld_opts *o, struc
         return charm_action_resume(ctx, &o->paths, reconcile_paths, &reason, err);
 }
 
+/* A takeover stops every controller ahead of this one. A running job whose steps started before
+ * this unit joined the order (STANDBY_JOINED_KEY, standby_job_old()) lists only those, and would
+ * have no controller to report its end to: its completion refused by held standbys, the holds
+ * waiting for that job for good (attack 4, F-A). 0 when every running job lists this unit (or
+ * the unit's join time is unknown: an order from before the record), -EBUSY with the reason. */
+static int takeover_jobs_know_self(
+        struct juju_ctx *ctx, const struct slurmctld_opts *o, const char *peer_rel, const char *host, struct strbuf *err) {
+        const cJSON *app = NULL;
+        int r = juju_relation_get(ctx, peer_rel, juju_env(ctx)->app, &app, err);
+        if (r < 0)
+                return r;
+        time_t joined = standby_displaced_of(charm_bag_string(app, STANDBY_JOINED_KEY), juju_env(ctx)->unit);
+        if (joined <= 0)
+                return 0;
+        uint32_t example = 0;
+        _cleanup_strbuf_ struct strbuf q = STRBUF_INIT;
+        int n = standby_old_jobs(joined, charm_caps(&o->paths)->stepd_conf_push, STANDBY_QUERY_TIMEOUT_MS,
+                &example, &q);
+        if (n < 0) {
+                strbuf_addf(err,
+                        "takeover: cannot tell whether the running jobs' steps list %s, which joined the "
+                        "controllers after them would stop their controllers (the job list: %s); nothing changed",
+                        host, q.buf);
+                return n == -ETIMEDOUT ? -ETIMEDOUT : -EAGAIN;
+        }
+        if (n == 0)
+                return 0;
+        strbuf_addf(err,
+                "takeover: %d running job%s (job %u) started before %s joined the controllers: %s steps "
+                "report their end only to the controllers listed then, which a takeover here would stop; "
+                "take over on one of those, or once %s ended; nothing changed",
+                n, n == 1 ? "" : "s", example, host, n == 1 ? "its" : "their", n == 1 ? "it has" : "they have");
+        return -EBUSY;
+}
+
 int slurmctld_takeover(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err) {
         _cleanup_strv_ struct strv ids = STRV_INIT, kv = STRV_INIT;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
@@ -1923,6 +1958,9 @@ int slurmctld_takeover(struct juju_ctx *ctx, const struct slurmctld_opts *o, str
                                 : "");
                 return r;
         }
+        r = takeover_jobs_know_self(ctx, o, ids.v[0], host, err);
+        if (r < 0)
+                return r;
         /* announced first in the shared directory, so that no controller ahead of this one
          * starts again meanwhile (charm/ha.h) */
         r = announce_takeover(ctx, o, juju_env(ctx)->unit, err);

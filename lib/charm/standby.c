@@ -98,6 +98,18 @@ void standby_displaced_next(const char *prev, const struct strv *prev_order, con
         }
 }
 
+void standby_joined_next(const char *prev, const struct strv *prev_order, const struct strv *order, time_t now,
+        struct strbuf *out) {
+        for (size_t i = 0; i < order->n; i++) {
+                const char *u = order->v[i];
+                time_t t = standby_displaced_of(prev, u);
+                if (t <= 0 && !strv_contains(prev_order, u))
+                        t = now;
+                if (t > 0)
+                        strbuf_addf(out, "%s%s=%lld", out->len ? " " : "", u, (long long) t);
+        }
+}
+
 static int old_jobs_query(time_t since, bool push, uint32_t *ret_example, struct strbuf *err) {
         static char *const states[] = { "RUNNING", "SUSPENDED", "COMPLETING", NULL };
         const struct slurm_job_filter f = { .states = states };

@@ -42,6 +42,11 @@
 #include "util/strv.h"
 
 #define STANDBY_DISPLACED_KEY "displaced"
+/* When each controller joined the order (app bag, "unit=time …", written by the leader): a job
+ * whose steps started before a unit joined (standby_job_old() for that time) does not list it,
+ * so a takeover onto that unit, which stops every controller ahead of it, would leave those
+ * steps no controller to report their end to (attack 4, F-A). */
+#define STANDBY_JOINED_KEY "joined"
 #define STANDBY_FILE "standby-held"
 #define STANDBY_RECHECK_S 60
 
@@ -58,6 +63,13 @@ time_t standby_displaced_of(const char *value, const char *unit);
  * (a later time replaces an earlier one). first NULL (no order change): prev pruned only. */
 void standby_displaced_next(const char *prev, const struct strv *prev_order, const char *first,
         const struct strv *present, time_t now, struct strbuf *out);
+
+/* The next "joined" value (appended to out): each unit of order with its time in prev; a unit
+ * new to the order (not in prev_order) joined at now; a unit of prev_order that prev has no time
+ * for (the order from before this record) gets none (0: no constraint). Units not in order are
+ * dropped. */
+void standby_joined_next(const char *prev, const struct strv *prev_order, const struct strv *order, time_t now,
+        struct strbuf *out);
 
 /* Queries the controller in charge (slurm_load_jobs, slurm_load_node) in a forked child killed
  * after timeout_ms (a hung controller with a fresh heartbeat would hold a hook for libslurm's

@@ -200,7 +200,7 @@ wait_job_state "$mid2" RUNNING 30
 quiet
 out=$(js run slurmctld/1 takeover)
 grep -q "in-charge: $(host_of slurmctld/1)" <<<"$out" || die "takeover: $out"
-settle 60
+settle 120
 js trigger slurmctld update-status >/dev/null
 settle
 expect_status slurmctld/1 '^active primary, in charge; '
@@ -224,7 +224,10 @@ grep -q -- "--conf-server $(js exec slurmctld/1 -- hostname -I | awk '{print $1}
         die "cpu/0 not re-pointed: $(tail -1 "$(root_of cpu/0)/etc/default/slurmd")"
 no_job_lost slurmctld/1 "$run2" "$pend1"
 
-log "a third controller added to the running pair"
+log "a third controller added to the running pair, a job running across it"
+# mid3's steps start under the pair's list: on 22.05 they never learn of slurmctld/2
+mid3=$(gate_job cpu/0 mid3)
+wait_job_state "$mid3" RUNNING 30
 js add-unit slurmctld --share "$SHARE" >/dev/null
 settle 120
 js trigger slurmctld update-status >/dev/null
@@ -232,6 +235,19 @@ settle
 expect_status slurmctld/2 '^active backup 2, [^ ]+ in charge; '
 [ "$(ctl_hosts slurmctld/2 | wc -w)" = 3 ] || die "slurmctld/2's list: $(ctl_hosts slurmctld/2)"
 no_job_lost slurmctld/1 "$run2" "$pend1"
+if [ -z "$STEPD_PUSH" ]; then
+        # a takeover onto slurmctld/2 would stop both controllers mid3's steps list, leaving its
+        # end nowhere to go and the holds waiting for it for good (attack 4, F-A): refused, and
+        # nothing changes
+        if out=$(js run slurmctld/2 takeover 2>&1); then die "takeover onto a controller mid3 does not list: $out"; fi
+        grep -q "started before $(host_of slurmctld/2) joined the controllers" <<<"$out" ||
+                die "takeover onto slurmctld/2: $out"
+        settle
+        expect_status slurmctld/1 '^active primary, in charge; '
+        expect_status slurmctld/2 '^active backup 2, [^ ]+ in charge; '
+fi
+gate_open cpu/0 mid3
+completed_ok slurmctld/1 "$mid3" 30
 # the new unit answers with the whole log from its first record, not an empty one
 event_log_same "$EVIDS" slurmctld/2 slurmctld/1 slurmctld/0
 

@@ -12,12 +12,26 @@ die() {
 # daemon_logs_tail: the last lines of each machine's Slurm logs (what CI keeps of a failed run;
 # charm_cleanup prints them when the test fails, by die or by a command under set -e).
 daemon_logs_tail() {
-        local f
+        local f d
         [ -n "${MODEL:-}" ] && [ -d "$MODEL/machines" ] || return 0
         for f in "$MODEL"/machines/*/root/var/log/slurm/*.log; do
                 [ -f "$f" ] || continue
                 printf '%s: == %s, last 25 lines\n' "${0##*/}" "${f#"$MODEL"/machines/}"
                 tail -n 25 "$f" | cut -c1-240
+        done
+        # what each machine's systemd and Slurm processes were doing at the failure: a hung
+        # hook shows here as a queued job or a daemon that never signalled READY
+        for d in "$MODEL"/machines/*/; do
+                d=${d%/}
+                d=${d##*/}
+                printf '%s: == machine %s: systemd jobs, services, processes\n' "${0##*/}" "$d"
+                "${TOP_BUILDDIR:?}/tools/juju-sim/juju-sim-machine" exec "$MODEL" "$d" --timeout 10 -- sh -c '
+                        systemctl list-jobs --no-legend --no-pager 2>&1 | head -n 5
+                        for s in slurmctld slurmd slurmdbd; do
+                                systemctl show -p Id,ActiveState,SubState,MainPID,NRestarts "$s" 2>/dev/null | tr "\n" " "
+                                echo
+                        done | grep -v "ActiveState=inactive SubState=dead MainPID=0 NRestarts=0" | grep "ActiveState"
+                        ps -eo pid,ppid,stat,etimes,wchan:18,args 2>/dev/null | grep -E "slurm|hooks/|actions/|juju-exec" | grep -v grep | cut -c1-200 | head -n 12' 2>&1 | head -n 20
         done
 }
 skip() {

@@ -84,14 +84,16 @@ completed_ok() {
 }
 # order_is UNIT HOST… : waits until UNIT's slurm.conf lists the controllers HOST… in order: the
 # hooks queued meanwhile run (juju-sim runs queued hooks only while it waits; the sentinels' runs
-# of the charm through juju-exec come at once), at most 8 rounds
+# of the charm through juju-exec come at once), at most 8 rounds. A round allows 120 s: a compute
+# unit's restart of slurmd may wait out slurmd's TimeoutStopSec (60 s) before its SIGKILL (CI
+# saw a 24.11 slurmd that logged no SIGTERM in that window)
 order_is() {
         local u=$1 want i
         shift
         want="$* "
         for ((i = 0; i < 8; i++)); do
                 [ "$(ctl_hosts "$u")" = "$want" ] && return 0
-                settle 60
+                settle 120
                 sleep 2
         done
         [ "$(ctl_hosts "$u")" = "$want" ] || die "$u's controller order: $(ctl_hosts "$u"), want $want"

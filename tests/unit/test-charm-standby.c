@@ -83,6 +83,41 @@ static void test_displaced(void **state) {
         assert_int_equal(standby_displaced_of("  c/1=5  ", "c/1"), 5);
 }
 
+static void split(const char *words, struct strv *out) {
+        _cleanup_free_ char *c = xstrdup(words);
+        char *save = NULL;
+        for (char *w = strtok_r(c, " ", &save); w; w = strtok_r(NULL, " ", &save))
+                strv_push(out, w);
+}
+
+static char *joined(const char *prev, const char *prev_order, const char *order, time_t now) {
+        _cleanup_strv_ struct strv po = STRV_INIT, o = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+        split(prev_order, &po);
+        split(order, &o);
+        standby_joined_next(prev, &po, &o, now, &out);
+        return xstrdup(out.buf ? out.buf : "");
+}
+
+static void test_joined(void **state) {
+        /* the first deployment: every unit joins now */
+        _cleanup_free_ char *a = joined(NULL, "", "c/0 c/1", 100);
+        assert_string_equal(a, "c/0=100 c/1=100");
+        /* a unit added later joins then; the others keep their times, in the new order */
+        _cleanup_free_ char *b = joined(a, "c/0 c/1", "c/1 c/0 c/2", 200);
+        assert_string_equal(b, "c/1=100 c/0=100 c/2=200");
+        /* a departed unit dropped; a unit that comes back is new again */
+        _cleanup_free_ char *c = joined(b, "c/1 c/0 c/2", "c/0 c/2", 300);
+        assert_string_equal(c, "c/0=100 c/2=200");
+        _cleanup_free_ char *d = joined(c, "c/0 c/2", "c/0 c/2 c/1", 400);
+        assert_string_equal(d, "c/0=100 c/2=200 c/1=400");
+        /* an order from before the record (upgrade): its units get no time, a new one does */
+        _cleanup_free_ char *e = joined(NULL, "c/0 c/1", "c/0 c/1 c/3", 500);
+        assert_string_equal(e, "c/3=500");
+        assert_int_equal(standby_displaced_of(e, "c/0"), 0);
+        assert_int_equal(standby_displaced_of(e, "c/3"), 500);
+}
+
 static void test_record(void **state) {
         _cleanup_free_ char *root = test_tmpdir_make("test-charm-standby");
         assert_non_null(root);
@@ -103,6 +138,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_job_old),
                 cmocka_unit_test(test_displaced),
+                cmocka_unit_test(test_joined),
                 cmocka_unit_test(test_record),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
