@@ -1868,13 +1868,32 @@ int slurmctld_resume(struct juju_ctx *ctx, const struct slurmctld_opts *o, struc
         return charm_action_resume(ctx, &o->paths, reconcile_paths, &reason, err);
 }
 
-/* A takeover stops every controller ahead of this one. A running job whose steps started before
- * this unit joined the order (STANDBY_JOINED_KEY, standby_job_old()) lists only those, and would
- * have no controller to report its end to: its completion refused by held standbys, the holds
- * waiting for that job for good (attack 4, F-A). 0 when every running job lists this unit (or
- * the unit's join time is unknown: an order from before the record), -EBUSY with the reason. */
-static int takeover_jobs_know_self(
-        struct juju_ctx *ctx, const struct slurmctld_opts *o, const char *peer_rel, const char *host, struct strbuf *err) {
+/* The action's force parameter (default false). */
+static int takeover_force(struct juju_ctx *ctx, bool *ret, struct strbuf *err) {
+        const cJSON *params = NULL;
+        *ret = false;
+        int r = juju_action_params(ctx, &params, err);
+        if (r < 0)
+                return r;
+        const cJSON *v = params ? cJSON_GetObjectItemCaseSensitive(params, "force") : NULL;
+        if (!v || cJSON_IsNull(v))
+                return 0;
+        if (!cJSON_IsBool(v)) {
+                strbuf_addstr(err, "takeover: force: expected true or false");
+                return -EINVAL;
+        }
+        *ret = cJSON_IsTrue(v);
+        return 0;
+}
+
+/* A takeover stops every controller ahead of this one. A running job whose steps may list only
+ * those (started before this unit joined the order, STANDBY_JOINED_KEY, standby_job_lacks())
+ * would have no controller to report its end to: its completion refused by held standbys, the
+ * holds waiting for that job for good (attack 4, F-A). 0 when every running job lists this unit,
+ * the unit's join time is unknown (an order from before the record), or force (the admin's
+ * call: a warning in the result); -EBUSY with the reason, or the query's error. */
+static int takeover_jobs_know_self(struct juju_ctx *ctx, const struct slurmctld_opts *o, const char *peer_rel,
+        const char *host, bool force, struct strv *kv, struct strbuf *err) {
         const cJSON *app = NULL;
         int r = juju_relation_get(ctx, peer_rel, juju_env(ctx)->app, &app, err);
         if (r < 0)
@@ -1883,28 +1902,34 @@ static int takeover_jobs_know_self(
         if (joined <= 0)
                 return 0;
         uint32_t example = 0;
-        _cleanup_strbuf_ struct strbuf q = STRBUF_INIT;
-        int n = standby_old_jobs(joined, charm_caps(&o->paths)->stepd_conf_push, STANDBY_QUERY_TIMEOUT_MS,
+        _cleanup_strbuf_ struct strbuf q = STRBUF_INIT, why = STRBUF_INIT;
+        int n = standby_lacking_jobs(joined, charm_caps(&o->paths)->stepd_conf_push, STANDBY_QUERY_TIMEOUT_MS,
                 &example, &q);
-        if (n < 0) {
-                strbuf_addf(err,
-                        "takeover: cannot tell whether the running jobs' steps list %s, which joined the "
-                        "controllers after them would stop their controllers (the job list: %s); nothing changed",
-                        host, q.buf);
-                return n == -ETIMEDOUT ? -ETIMEDOUT : -EAGAIN;
-        }
         if (n == 0)
                 return 0;
-        strbuf_addf(err,
-                "takeover: %d running job%s (job %u) started before %s joined the controllers: %s steps "
-                "report their end only to the controllers listed then, which a takeover here would stop; "
-                "take over on one of those, or once %s ended; nothing changed",
-                n, n == 1 ? "" : "s", example, host, n == 1 ? "its" : "their", n == 1 ? "it has" : "they have");
-        return -EBUSY;
+        if (n < 0)
+                strbuf_addf(&why,
+                        "the running jobs cannot be read (%s): whether their steps list %s, which joined "
+                        "the controllers later than some of them may have started, is not known",
+                        q.buf, host);
+        else
+                strbuf_addf(&why,
+                        "%d running job%s (job %u) started before %s joined the controllers: %s steps "
+                        "report their end only to the controllers listed then, which a takeover here would stop",
+                        n, n == 1 ? "" : "s", example, host, n == 1 ? "its" : "their");
+        if (force) {
+                strv_push(kv, "warning");
+                strv_pushf(kv, "force: taken over although %s", why.buf);
+                return 0;
+        }
+        strbuf_addf(err, "takeover: %s; take over on one of those, or once %s, or with force=true; nothing changed",
+                why.buf, n < 0 ? "the jobs can be read" : n == 1 ? "it has ended" : "they have ended");
+        return n < 0 ? n : -EBUSY;
 }
 
 int slurmctld_takeover(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err) {
         _cleanup_strv_ struct strv ids = STRV_INIT, kv = STRV_INIT;
+        bool force = false;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         char host[HOST_NAME_MAX + 1] = "";
         int r;
@@ -1958,7 +1983,9 @@ int slurmctld_takeover(struct juju_ctx *ctx, const struct slurmctld_opts *o, str
                                 : "");
                 return r;
         }
-        r = takeover_jobs_know_self(ctx, o, ids.v[0], host, err);
+        r = takeover_force(ctx, &force, err);
+        if (r >= 0)
+                r = takeover_jobs_know_self(ctx, o, ids.v[0], host, force, &kv, err);
         if (r < 0)
                 return r;
         /* announced first in the shared directory, so that no controller ahead of this one

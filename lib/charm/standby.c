@@ -110,7 +110,20 @@ void standby_joined_next(const char *prev, const struct strv *prev_order, const 
         }
 }
 
-static int old_jobs_query(time_t since, bool push, uint32_t *ret_example, struct strbuf *err) {
+bool standby_job_lacks(time_t job_start, const time_t *slurmd_starts, size_t n, time_t joined, bool push) {
+        for (size_t i = 0; i < n; i++)
+                if (slurmd_starts[i] <= 0 || slurmd_starts[i] < joined)
+                        return true; /* that slurmd runs the list from before the join */
+        /* the slurmd that launched the job may be an earlier one than today's (the restart
+         * that brought the new list can come after the job started): by the job's start, with
+         * the time the new list takes to reach every node */
+        if (n == 0 || !push)
+                return job_start < joined + STANDBY_JOIN_SETTLE_S;
+        return false;
+}
+
+static int old_jobs_query(
+        time_t since, bool push, bool lacks, uint32_t *ret_example, struct strbuf *err) {
         static char *const states[] = { "RUNNING", "SUSPENDED", "COMPLETING", NULL };
         const struct slurm_job_filter f = { .states = states };
         _cleanup_(slurm_jobinfo_list_done) struct slurm_jobinfo_list jobs = { 0 };
@@ -129,7 +142,8 @@ static int old_jobs_query(time_t since, bool push, uint32_t *ret_example, struct
                         for (size_t k = 0; k < nodes.n; k++)
                                 if (streq_ptr(nodes.v[k].name, names.v[i]))
                                         starts[i] = nodes.v[k].slurmd_start_time;
-                if (standby_job_old(jobs.v[j].start_time, starts, names.n, since, push)) {
+                if (lacks ? standby_job_lacks(jobs.v[j].start_time, starts, names.n, since, push)
+                          : standby_job_old(jobs.v[j].start_time, starts, names.n, since, push)) {
                         if (old++ == 0 && ret_example)
                                 *ret_example = jobs.v[j].job_id;
                 }
@@ -139,7 +153,7 @@ static int old_jobs_query(time_t since, bool push, uint32_t *ret_example, struct
 
 struct old_jobs_call {
         time_t since;
-        bool push;
+        bool push, lacks;
 };
 
 /* In the child of proc_call_as(): the count returned, the example job id as the first line of
@@ -148,15 +162,14 @@ static int old_jobs_child(void *userdata, struct strbuf *out) {
         const struct old_jobs_call *c = userdata;
         uint32_t example = 0;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        int r = old_jobs_query(c->since, c->push, &example, &e);
+        int r = old_jobs_query(c->since, c->push, c->lacks, &example, &e);
         strbuf_addf(out, "%" PRIu32 "\n%s", example, e.len ? e.buf : "");
         return r;
 }
 
-int standby_old_jobs(time_t since, bool push, int timeout_ms, uint32_t *ret_example, struct strbuf *err) {
-        struct old_jobs_call c = { .since = since, .push = push };
+static int jobs_call(struct old_jobs_call *c, int timeout_ms, uint32_t *ret_example, struct strbuf *err) {
         _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
-        int r = proc_call_as(0, 0, timeout_ms, old_jobs_child, &c, &out);
+        int r = proc_call_as(0, 0, timeout_ms, old_jobs_child, c, &out);
         if (r == -ETIME) {
                 if (err)
                         strbuf_addf(err, "no answer within %d ms", timeout_ms);
@@ -168,6 +181,16 @@ int standby_old_jobs(time_t since, bool push, int timeout_ms, uint32_t *ret_exam
         if (r < 0 && err)
                 strbuf_addf(err, "%s", nl && nl[1] ? nl + 1 : strerror(-r));
         return r;
+}
+
+int standby_old_jobs(time_t since, bool push, int timeout_ms, uint32_t *ret_example, struct strbuf *err) {
+        struct old_jobs_call c = { .since = since, .push = push };
+        return jobs_call(&c, timeout_ms, ret_example, err);
+}
+
+int standby_lacking_jobs(time_t joined, bool push, int timeout_ms, uint32_t *ret_example, struct strbuf *err) {
+        struct old_jobs_call c = { .since = joined, .push = push, .lacks = true };
+        return jobs_call(&c, timeout_ms, ret_example, err);
 }
 
 int standby_record_write(const struct charm_paths *p, time_t since, int n_old, uint32_t example,

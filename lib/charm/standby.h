@@ -71,6 +71,16 @@ void standby_displaced_next(const char *prev, const struct strv *prev_order, con
 void standby_joined_next(const char *prev, const struct strv *prev_order, const struct strv *order, time_t now,
         struct strbuf *out);
 
+/* Whether a running job may have steps whose controller list lacks a unit that joined the order
+ * at joined (the takeover's question: only membership counts, as every controller ahead of the
+ * taker stops): one of its nodes runs a slurmd that started before joined (0: unknown, counts),
+ * or, on 22.05 (!push) and for a job with no node known, the job started before joined +
+ * STANDBY_JOIN_SETTLE_S, the time allowed for the new list to reach every node's slurmd (a
+ * slurmd restarted since may not be the one that launched the job). Times from different
+ * machines are compared: their clocks are taken to agree (NTP). */
+#define STANDBY_JOIN_SETTLE_S 300
+bool standby_job_lacks(time_t job_start, const time_t *slurmd_starts, size_t n, time_t joined, bool push);
+
 /* Queries the controller in charge (slurm_load_jobs, slurm_load_node) in a forked child killed
  * after timeout_ms (a hung controller with a fresh heartbeat would hold a hook for libslurm's
  * tries on every controller: attack 3, F5): how many running, suspended or completing jobs are
@@ -78,6 +88,8 @@ void standby_joined_next(const char *prev, const struct strv *prev_order, const 
  * after timeout_ms, or another negative errno when no controller answers. */
 #define STANDBY_QUERY_TIMEOUT_MS (20 * 1000)
 int standby_old_jobs(time_t since, bool push, int timeout_ms, uint32_t *ret_example, struct strbuf *err);
+/* The same query, counting the jobs standby_job_lacks() for joined. */
+int standby_lacking_jobs(time_t joined, bool push, int timeout_ms, uint32_t *ret_example, struct strbuf *err);
 
 /* The hold record: written (mode 0600) and removed by the reconcile; read by the sentinel.
  * read: 1 with *ret_since, 0 when there is none, -EINVAL when unreadable. */

@@ -240,7 +240,7 @@ if [ -z "$STEPD_PUSH" ]; then
         # end nowhere to go and the holds waiting for it for good (attack 4, F-A): refused, and
         # nothing changes
         if out=$(js run slurmctld/2 takeover 2>&1); then die "takeover onto a controller mid3 does not list: $out"; fi
-        grep -q "started before $(host_of slurmctld/2) joined the controllers" <<<"$out" ||
+        grep -q "(job $mid3) started before $(host_of slurmctld/2) joined the controllers" <<<"$out" ||
                 die "takeover onto slurmctld/2: $out"
         settle
         expect_status slurmctld/1 '^active primary, in charge; '

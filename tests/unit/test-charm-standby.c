@@ -83,6 +83,28 @@ static void test_displaced(void **state) {
         assert_int_equal(standby_displaced_of("  c/1=5  ", "c/1"), 5);
 }
 
+static void test_job_lacks(void **state) {
+        const time_t joined = 1000, settle = STANDBY_JOIN_SETTLE_S;
+        const time_t before[] = { 990 }, after[] = { 1010 }, mixed[] = { 1010, 990 }, unknown[] = { 0 };
+        /* a slurmd from before the join runs there: lacking, whatever the job's start */
+        assert_true(standby_job_lacks(5000, before, 1, joined, false));
+        assert_true(standby_job_lacks(5000, before, 1, joined, true));
+        assert_true(standby_job_lacks(5000, mixed, 2, joined, true));
+        assert_true(standby_job_lacks(5000, unknown, 1, joined, true));
+        /* 24.11: a slurmd started since hands the running steps its list */
+        assert_false(standby_job_lacks(900, after, 1, joined, true));
+        /* 22.05: the job's own start decides, with the settle time for the list to arrive; a
+         * reorder later (every slurmd restarted again) changes nothing for a job started after */
+        assert_true(standby_job_lacks(900, after, 1, joined, false));
+        assert_true(standby_job_lacks(joined + settle - 1, after, 1, joined, false));
+        assert_false(standby_job_lacks(joined + settle, after, 1, joined, false));
+        const time_t restarted_later[] = { joined + settle + 100 };
+        assert_false(standby_job_lacks(joined + settle + 50, restarted_later, 1, joined, false));
+        /* no node known: by the job's start */
+        assert_true(standby_job_lacks(joined + 10, NULL, 0, joined, true));
+        assert_false(standby_job_lacks(joined + settle, NULL, 0, joined, true));
+}
+
 static void split(const char *words, struct strv *out) {
         _cleanup_free_ char *c = xstrdup(words);
         char *save = NULL;
@@ -138,6 +160,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_job_old),
                 cmocka_unit_test(test_displaced),
+                cmocka_unit_test(test_job_lacks),
                 cmocka_unit_test(test_joined),
                 cmocka_unit_test(test_record),
         };
