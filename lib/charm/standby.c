@@ -111,14 +111,18 @@ void standby_joined_next(const char *prev, const struct strv *prev_order, const 
 }
 
 bool standby_job_lacks(time_t job_start, const time_t *slurmd_starts, size_t n, time_t joined, bool push) {
-        for (size_t i = 0; i < n; i++)
-                if (slurmd_starts[i] <= 0 || slurmd_starts[i] < joined)
-                        return true; /* that slurmd runs the list from before the join */
-        /* the slurmd that launched the job may be an earlier one than today's (the restart
-         * that brought the new list can come after the job started): by the job's start, with
-         * the time the new list takes to reach every node */
-        if (n == 0 || !push)
+        if (n == 0)
                 return job_start < joined + STANDBY_JOIN_SETTLE_S;
+        for (size_t i = 0; i < n; i++) {
+                time_t t = slurmd_starts[i];
+                if (t <= 0 || t < joined)
+                        return true; /* that slurmd runs the list from before the join */
+                /* 22.05: a job started under today's slurmd has its list; one started under an
+                 * earlier slurmd (restarted since) is judged by its start, with the time the new
+                 * list takes to reach every node */
+                if (!push && job_start < t && job_start < joined + STANDBY_JOIN_SETTLE_S)
+                        return true;
+        }
         return false;
 }
 

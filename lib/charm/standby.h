@@ -73,11 +73,12 @@ void standby_joined_next(const char *prev, const struct strv *prev_order, const 
 
 /* Whether a running job may have steps whose controller list lacks a unit that joined the order
  * at joined (the takeover's question: only membership counts, as every controller ahead of the
- * taker stops): one of its nodes runs a slurmd that started before joined (0: unknown, counts),
- * or, on 22.05 (!push) and for a job with no node known, the job started before joined +
- * STANDBY_JOIN_SETTLE_S, the time allowed for the new list to reach every node's slurmd (a
- * slurmd restarted since may not be the one that launched the job). Times from different
- * machines are compared: their clocks are taken to agree (NTP). */
+ * taker stops): one of its nodes runs a slurmd that started before joined (0: unknown, counts);
+ * on 22.05 (!push), a node whose slurmd restarted after the job started (the job's steps have
+ * the list of an earlier slurmd) and the job started before joined + STANDBY_JOIN_SETTLE_S, the
+ * time allowed for the new list to reach every node's slurmd; a job with no node known, by that
+ * same start rule. Times from different machines are compared: their clocks are taken to agree
+ * (NTP). */
 #define STANDBY_JOIN_SETTLE_S 300
 bool standby_job_lacks(time_t job_start, const time_t *slurmd_starts, size_t n, time_t joined, bool push);
 

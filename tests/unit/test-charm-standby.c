@@ -93,13 +93,21 @@ static void test_job_lacks(void **state) {
         assert_true(standby_job_lacks(5000, unknown, 1, joined, true));
         /* 24.11: a slurmd started since hands the running steps its list */
         assert_false(standby_job_lacks(900, after, 1, joined, true));
-        /* 22.05: the job's own start decides, with the settle time for the list to arrive; a
-         * reorder later (every slurmd restarted again) changes nothing for a job started after */
+        /* 22.05: a job started under today's slurmd (started after the join) has its list */
+        assert_false(standby_job_lacks(1010, after, 1, joined, false));
+        assert_false(standby_job_lacks(1020, after, 1, joined, false));
+        /* one started before that slurmd: by its start, with the settle time for the list to
+         * arrive; a reorder later (every slurmd restarted again) changes nothing for a job
+         * started after the settle time */
         assert_true(standby_job_lacks(900, after, 1, joined, false));
-        assert_true(standby_job_lacks(joined + settle - 1, after, 1, joined, false));
-        assert_false(standby_job_lacks(joined + settle, after, 1, joined, false));
         const time_t restarted_later[] = { joined + settle + 100 };
+        assert_true(standby_job_lacks(joined + settle - 1, restarted_later, 1, joined, false));
+        assert_false(standby_job_lacks(joined + settle, restarted_later, 1, joined, false));
         assert_false(standby_job_lacks(joined + settle + 50, restarted_later, 1, joined, false));
+        /* every node counts */
+        const time_t two[] = { 1010, joined + settle + 100 };
+        assert_true(standby_job_lacks(1020, two, 2, joined, false));
+        assert_false(standby_job_lacks(1020, two, 2, joined, true));
         /* no node known: by the job's start */
         assert_true(standby_job_lacks(joined + 10, NULL, 0, joined, true));
         assert_false(standby_job_lacks(joined + settle, NULL, 0, joined, true));
