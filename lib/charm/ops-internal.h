@@ -63,3 +63,10 @@ void ops_quoted_list(char *const *names, struct strbuf *out);
 /* Appends nodes.<key>.name and the node's state and reason as state and reason, or (previous)
  * as previous-state and previous-reason. */
 void ops_node_state_fields(const struct slurm_node *n, bool previous, struct strv *kv);
+
+/* node-update's gres (issue 26, item 2): each name's total in requested may not exceed what the
+ * node has proven: its total in current (its record now, from its registration) or, for gpu,
+ * gpu_devices (the device files its slurmd unit reported, the controller's gres.json). A lower
+ * count, or a name removed, is taken. 0, or -EPERM / -EINVAL with the reason naming node. */
+int ops_gres_claims_check(const char *node, const char *requested, const char *current, size_t gpu_devices,
+        struct strbuf *err);

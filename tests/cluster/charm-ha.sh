@@ -39,6 +39,8 @@ run1=$(sub slurmctld/0 -w cpu-0 --wrap "sleep 40")
 mid1=$(gate_job cpu/1 mid1)
 pend1=$(sub slurmctld/0 --begin=now+30 --wrap true)
 wait_job_state "$run1" RUNNING 30
+# (mid1 must run before the loss: its steps then list slurmctld/0 first)
+wait_job_state "$mid1" RUNNING 30
 quiet
 js run slurmctld/0 pause reason=failover-test >/dev/null
 t0=$(now_ms)

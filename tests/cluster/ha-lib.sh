@@ -52,7 +52,8 @@ wait_done() { # UNIT JOB SECONDS
                 [ "$st" = COMPLETED ] && return 0
                 sleep 0.5
         done
-        die "job $2: $st after $3 s, want COMPLETED"
+        die "job $2: $st after $3 s, want COMPLETED ($(on "$1" scontrol -o show job "$2" 2>&1 | tr ' ' '\n' |
+                grep -E '^(Reason|RunTime|StartTime|NodeList|Requeue|Restarts|BatchHost)=' | tr '\n' ' '))"
 }
 # fail_over DOWN UP: waits until UP's slurmctld answers as the one in charge; prints the figure
 fail_over() {

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+
 #include "util/macro.h"
 #include "charm/ops.h"
 #include "charm/ops-internal.h"
@@ -761,8 +763,55 @@ static void test_fields(void **state) {
         }
 }
 
+/* node-update's gres against what the node proved (issue 26, item 2) */
+static void test_gres_claims(void **state) {
+        struct {
+                const char *want, *have;
+                size_t devices;
+                int r;
+        } cases[] = {
+                /* the issue's example: gpu:8 on a node without GPUs */
+                { "gpu:8", "(null)", 0, -EPERM },
+                { "gpu:1", "", 0, -EPERM },
+                { "gpu:8", "gpu:2", 2, -EPERM },
+                /* lower, keep, retype, remove */
+                { "gpu:1", "gpu:2", 2, 0 },
+                { "gpu:2", "gpu:2", 2, 0 },
+                { "gpu:a100:2", "gpu:2(S:0)", 2, 0 },
+                { "gpu:a:1,gpu:b:1", "gpu:2", 2, 0 },
+                { "gpu:a:2,gpu:b:1", "gpu:2", 2, -EPERM },
+                { "", "gpu:2", 2, 0 },
+                /* back up to the devices the unit reported after an earlier lowering */
+                { "gpu:4", "gpu:1", 4, 0 },
+                { "gpu:5", "gpu:1", 4, -EPERM },
+                /* other names: the record only */
+                { "shard:4", "gpu:2,shard:8", 2, 0 },
+                { "shard:9", "gpu:2,shard:8", 2, -EPERM },
+                { "mps:100", "gpu:2", 2, -EPERM },
+                { "bandwidth:4K", "bandwidth:4096", 0, 0 },
+                { "bandwidth:5K", "bandwidth:4096", 0, -EPERM },
+                /* malformed */
+                { "gpu:2x", "gpu:2", 2, -EINVAL },
+                { ":1", "gpu:2", 2, -EINVAL },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                int r = ops_gres_claims_check("cpu-0", cases[i].want, cases[i].have, cases[i].devices, &e);
+                if (r != cases[i].r)
+                        fail_msg("want %s have %s devices %zu: %d (%s)", cases[i].want, cases[i].have,
+                                cases[i].devices, r, strempty(e.buf));
+                if (r < 0)
+                        assert_non_null(strstr(e.buf, r == -EPERM ? "node \"cpu-0\"" : "gres:"));
+        }
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        assert_int_equal(ops_gres_claims_check("cpu-0", "gpu:8", "(null)", 0, &e), -EPERM);
+        assert_non_null(strstr(e.buf, "would have 8 gpu, and it has proven 0"));
+        assert_non_null(strstr(e.buf, "no GPU device reported"));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_gres_claims),
                 cmocka_unit_test(test_node_params),
                 cmocka_unit_test(test_update_params),
                 cmocka_unit_test(test_reserve_params),
