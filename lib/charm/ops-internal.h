@@ -64,9 +64,10 @@ void ops_quoted_list(char *const *names, struct strbuf *out);
  * as previous-state and previous-reason. */
 void ops_node_state_fields(const struct slurm_node *n, bool previous, struct strv *kv);
 
-/* node-update's gres (issue 26, item 2): each name's total in requested may not exceed what the
- * node has proven: its total in current (its record now, from its registration) or, for gpu,
- * gpu_devices (the device files its slurmd unit reported, the controller's gres.json). A lower
- * count, or a name removed, is taken. 0, or -EPERM / -EINVAL with the reason naming node. */
-int ops_gres_claims_check(const char *node, const char *requested, const char *current, size_t gpu_devices,
-        struct strbuf *err);
+/* node-update's gres (issue 26, item 2): what the node proved is its record now (current, from
+ * its registration); requested may not raise a name's total over its types above it, give a
+ * type more than the record has of it, or add no_consume (any number of jobs would share it).
+ * (Raising back a count lowered earlier is not offered: slurmctld refuses any change but to 0
+ * of a count bound to device files, and the charm binds every GPU to its files.) A lower count,
+ * or a name removed, is taken. 0, or -EPERM / -EINVAL with the reason naming node. */
+int ops_gres_claims_check(const char *node, const char *requested, const char *current, struct strbuf *err);

@@ -5,7 +5,6 @@
 #include "charm/ops.h"
 
 #include "charm/ops-internal.h"
-#include "charm/gres.h"
 #include "slurmconf/grescount.h"
 #include "slurm/jobquery.h"
 #include "slurm/nodestate.h"
@@ -314,31 +313,42 @@ static int foreign_features(const char *features, const char *name, const struct
         return 0;
 }
 
-int ops_gres_claims_check(const char *node, const char *requested, const char *current, size_t gpu_devices,
-        struct strbuf *err) {
+int ops_gres_claims_check(const char *node, const char *requested, const char *current, struct strbuf *err) {
         _cleanup_(gres_counts_done) struct gres_counts want = GRES_COUNTS_INIT, have = GRES_COUNTS_INIT;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         if (gres_counts_parse(requested, &want, &e) < 0) {
                 strbuf_addf(err, "gres: %s", e.buf);
                 return -EINVAL;
         }
-        /* an unreadable record proves nothing: only the gpu devices count then */
+        /* an unreadable record proves nothing */
         (void) gres_counts_parse(current, &have, &e);
+        const char *how = "node-update lowers or keeps a node's GRES as it registered; a GRES the node has is set "
+                          "with node-config on its slurmd unit, whose registration proves it; nothing changed";
         for (size_t i = 0; i < want.n; i++) {
-                const char *name = want.v[i].name;
-                uint64_t proven = gres_counts_get(&have, name);
-                if (streq(name, "gpu") && gpu_devices > proven)
-                        proven = gpu_devices;
-                if (want.v[i].total <= proven)
-                        continue;
-                strbuf_addf(err,
-                        "gres: node \"%s\" would have %" PRIu64 " %s, and it has proven %" PRIu64
-                        " (its record: \"%s\"%s): node-update lowers or keeps a node's GRES; a GRES "
-                        "the node has is set with node-config on its slurmd unit, whose registration "
-                        "proves it; nothing changed",
-                        node, want.v[i].total, name, proven, strempty(current),
-                        streq(name, "gpu") ? (gpu_devices ? ", with its GPU devices" : ", no GPU device reported") : "");
-                return -EPERM;
+                const struct gres_count *w = &want.v[i];
+                uint64_t total = gres_counts_get(&want, w->name), proven = gres_counts_get(&have, w->name);
+                if (w->no_consume && !gres_counts_no_consume(&have, w->name)) {
+                        strbuf_addf(err,
+                                "gres: node \"%s\" would share its %s among any number of jobs (no_consume), "
+                                "which its record does not (\"%s\"): %s",
+                                node, w->name, strempty(current), how);
+                        return -EPERM;
+                }
+                if (w->type && w->total > gres_counts_get_type(&have, w->name, w->type)) {
+                        strbuf_addf(err,
+                                "gres: node \"%s\" would have %" PRIu64 " %s of type %s, and it has proven %" PRIu64
+                                " (its record: \"%s\"): %s",
+                                node, w->total, w->name, w->type, gres_counts_get_type(&have, w->name, w->type),
+                                strempty(current), how);
+                        return -EPERM;
+                }
+                if (total > proven) {
+                        strbuf_addf(err,
+                                "gres: node \"%s\" would have %" PRIu64 " %s, and it has proven %" PRIu64
+                                " (its record: \"%s\"): %s",
+                                node, total, w->name, proven, strempty(current), how);
+                        return -EPERM;
+                }
         }
         return 0;
 }
@@ -346,7 +356,7 @@ int ops_gres_claims_check(const char *node, const char *requested, const char *c
 /* Plans the change of node n; -EINVAL when the active features would not be a subset of the
  * available ones, -EPERM when they name another application's feature. */
 static int plan_change(const struct ops_node_req *req, const char *name, const struct slurm_node_list *table,
-        const cJSON *gres_state, struct node_change *c, struct strbuf *err) {
+        struct node_change *c, struct strbuf *err) {
         const struct slurm_node *n = ops_table_find(table, name);
         _cleanup_free_ char *apps = ops_node_app_features(n, table);
         const char *avail;
@@ -359,12 +369,8 @@ static int plan_change(const struct ops_node_req *req, const char *name, const s
                 .old_weight = n->weight,
         };
         int r = req->features ? foreign_features(req->features, name, table, apps, err) : 0;
-        if (r >= 0 && req->gres) {
-                const cJSON *files = cJSON_GetObjectItemCaseSensitive(
-                        cJSON_GetObjectItemCaseSensitive(gres_state, "nodes"), name);
-                size_t devices = cJSON_IsArray(files) ? (size_t) cJSON_GetArraySize(files) : 0;
-                r = ops_gres_claims_check(name, req->gres, n->gres, devices, err);
-        }
+        if (r >= 0 && req->gres)
+                r = ops_gres_claims_check(name, req->gres, n->gres, err);
         if (r >= 0 && req->features_active)
                 r = foreign_features(req->features_active, name, table, apps, err);
         if (r < 0)
@@ -424,16 +430,9 @@ static int node_update(struct juju_ctx *ctx, struct strbuf *err) {
         int r = ops_nodes_prepare(ctx, OPS_NODE_UPDATE, true, &req, &nodes, err);
         if (r < 0)
                 return r;
-        /* the GPU device files each compute unit reported (charm/gres.h): what a node proved */
-        _cleanup_(gres_state_freep) cJSON *gres_state = NULL;
-        if (req.gres) {
-                _cleanup_strbuf_ struct strbuf ge = STRBUF_INIT;
-                if (gres_state_load(NULL, &gres_state, &ge) < 0)
-                        gres_state = NULL; /* unreadable: the nodes' records alone count */
-        }
         changes = xcalloc(nodes.nodes.n, sizeof(*changes));
         for (; n_changes < nodes.nodes.n; n_changes++) {
-                r = plan_change(&req, nodes.nodes.v[n_changes], &nodes.table, gres_state, &changes[n_changes], err);
+                r = plan_change(&req, nodes.nodes.v[n_changes], &nodes.table, &changes[n_changes], err);
                 if (r < 0) {
                         n_changes++;
                         goto out;

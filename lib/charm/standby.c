@@ -118,9 +118,10 @@ bool standby_job_lacks(time_t job_start, const time_t *slurmd_starts, size_t n, 
                 if (t <= 0 || t < joined)
                         return true; /* that slurmd runs the list from before the join */
                 /* 22.05: a job started under today's slurmd has its list; one started under an
-                 * earlier slurmd (restarted since) is judged by its start, with the time the new
-                 * list takes to reach every node */
-                if (!push && job_start < t && job_start < joined + STANDBY_JOIN_SETTLE_S)
+                 * earlier slurmd (restarted since, or in the same second: whole seconds from two
+                 * clocks) is judged by its start, with the time the new list takes to reach
+                 * every node */
+                if (!push && job_start <= t && job_start < joined + STANDBY_JOIN_SETTLE_S)
                         return true;
         }
         return false;

@@ -13,14 +13,17 @@
  * Ownership: the totals array is the caller's (gres_counts_done). */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "util/strbuf.h"
 
 struct gres_count {
-        char *name;     /* "gpu" */
-        uint64_t total; /* over every type and socket binding */
+        char *name;      /* "gpu" */
+        char *type;      /* "a100", NULL for items without one */
+        uint64_t total;  /* over every item of this name and type, whatever the socket binding */
+        bool no_consume; /* an item had "no_consume" (any case): any number of jobs share them */
 };
 
 struct gres_counts {
@@ -33,8 +36,13 @@ struct gres_counts {
 void gres_counts_done(struct gres_counts *c);
 
 /* Adds the items of spec (a node's Gres string; NULL, "" and "(null)" are none) to c, summed by
- * name. -EINVAL with the item named in err when one is malformed (c then unchanged). */
+ * name and type: NAME[:TYPE][:no_consume][:COUNT] (Slurm's gres_add_type() takes "no_consume"
+ * in any case). -EINVAL with the item named in err when one is malformed (c then unchanged). */
 int gres_counts_parse(const char *spec, struct gres_counts *c, struct strbuf *err);
 
-/* The total of name in c (0 when absent). */
+/* The total of name in c over every type (0 when absent). */
 uint64_t gres_counts_get(const struct gres_counts *c, const char *name);
+/* The total of name with type (NULL: the items without one) in c. */
+uint64_t gres_counts_get_type(const struct gres_counts *c, const char *name, const char *type);
+/* Whether an item of name in c had no_consume. */
+bool gres_counts_no_consume(const struct gres_counts *c, const char *name);

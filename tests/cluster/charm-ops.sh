@@ -168,9 +168,11 @@ fails 'node-update: features: Features: "a b" is not a feature name' slurmctld/0
 fails 'node-update: gres: Gres: "gpu::2"' slurmctld/0 node-update nodes=cpu-0 gres="gpu::2"
 # hardware the node has not proven (issue 26, item 2: slurmctld takes any count, and a
 # --gres=gpu:1 job then ran on a node without GPUs)
-fails 'node-update: gres: node "cpu-0" would have 8 gpu, and it has proven 0 .*no GPU device reported.*node-config' \
+fails 'node-update: gres: node "cpu-0" would have 8 gpu, and it has proven 0 .*node-config' \
         slurmctld/0 node-update nodes=cpu-0 gres=gpu:8
 fails 'node-update: gres: node "cpu-0" would have 1 gpu, and it has proven 0' slurmctld/0 node-update nodes=cpu-[0-1] gres=gpu:1
+fails 'node-update: gres: node "cpu-0" would share its gpu among any number of jobs \(no_consume\)' \
+        slurmctld/0 node-update nodes=cpu-0 gres=gpu:no_consume:0
 # the action's schema (minimum: 1) refuses it before the charm runs, as Juju's controller does
 fails '\(root\)\.weight : must be greater than or equal to 1, given 0' slurmctld/0 node-update nodes=cpu-0 weight=0
 fails '\(root\)\.weight : must be of type integer' slurmctld/0 node-update nodes=cpu-0 weight=heavy

@@ -36,7 +36,22 @@ static void test_totals(void **state) {
         assert_int_equal(total(NULL, "gpu"), 0);
         assert_int_equal(total("", "gpu"), 0);
         assert_int_equal(total("(null)", "gpu"), 0);
-        /* a type that starts with a digit followed by letters is a bad count, not a type */
+        /* types and no_consume */
+        struct gres_counts t = GRES_COUNTS_INIT;
+        _cleanup_strbuf_ struct strbuf te = STRBUF_INIT;
+        assert_int_equal(gres_counts_parse("gpu:tesla:2(S:0),gpu:a100:1(S:1),gpu:1,shard:no_consume:4", &t, &te), 0);
+        assert_int_equal(gres_counts_get(&t, "gpu"), 4);
+        assert_int_equal(gres_counts_get_type(&t, "gpu", "tesla"), 2);
+        assert_int_equal(gres_counts_get_type(&t, "gpu", "a100"), 1);
+        assert_int_equal(gres_counts_get_type(&t, "gpu", NULL), 1);
+        assert_int_equal(gres_counts_get_type(&t, "gpu", "h100"), 0);
+        assert_false(gres_counts_no_consume(&t, "gpu"));
+        assert_true(gres_counts_no_consume(&t, "shard"));
+        assert_int_equal(gres_counts_get_type(&t, "shard", NULL), 4);
+        gres_counts_done(&t);
+        assert_int_equal(total("gpu:No_Consume", "gpu"), 1);
+        assert_int_equal(total("gpu:1g.5gb:2", "gpu"), 2);
+        /* counts add up over calls */
         struct gres_counts c = GRES_COUNTS_INIT;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         assert_int_equal(gres_counts_parse("gpu:1", &c, &e), 0);
@@ -47,7 +62,7 @@ static void test_totals(void **state) {
 
 static void test_refused(void **state) {
         static const char *const bad[] = { ":2", "gpu:", "gpu::", "gpu:2x", "gpu:2KB", "gpu:2(S:0",
-                "gpu:2(S:0)x", "gpu:99999999999999999999", "gpu:16777216P", ",", NULL };
+                "gpu:2(S:0)x", "gpu:99999999999999999999", "gpu:16777216P", ",", "gpu:a:b:2", "gpu::2", NULL };
         for (size_t i = 0; bad[i]; i++) {
                 struct gres_counts c = GRES_COUNTS_INIT;
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
