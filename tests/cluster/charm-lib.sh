@@ -30,7 +30,7 @@ daemon_logs_tail() {
                         for s in slurmctld slurmd slurmdbd; do
                                 systemctl show -p Id,ActiveState,SubState,MainPID,NRestarts "$s" 2>/dev/null | tr "\n" " "
                                 echo
-                        done | grep -v "ActiveState=inactive SubState=dead MainPID=0 NRestarts=0" | grep "ActiveState"
+                        done | grep "ActiveState" | grep -v "MainPID=0 NRestarts=0 .*ActiveState=inactive SubState=dead"
                         ps -eo pid,ppid,stat,etimes,wchan:18,args 2>/dev/null | grep -E "slurm|hooks/|actions/|juju-exec" | grep -v grep | cut -c1-200 | head -n 12' 2>&1 | head -n 20
         done
 }

@@ -215,7 +215,10 @@ sed -i 's/^SlurmdTimeout=.*/SlurmdTimeout=900/' "$conf"
 ctl scontrol reconfigure
 reconf_is() { [ "$(reconf)" = "$1" ]; }
 until_true 10 "the hand reconfigure not done" reconf_is $((n_reconf + 1))
-[ "$(ctl scontrol show config | sed -n 's/^SlurmdTimeout *= *//p')" = "900 sec" ] || die "the hand reconfigure did not take"
+# (24.11 re-executes slurmctld on a reconfigure: until the new process has taken the socket over,
+# the old one answers with the file it read before: a fresh-clone run here failed on it)
+slurmd_timeout_is() { [ "$(ctl scontrol show config | sed -n 's/^SlurmdTimeout *= *//p')" = "$1" ]; }
+until_true 10 "the hand reconfigure did not take" slurmd_timeout_is "900 sec"
 n_reconf=$(reconf) n_starts=$(starts)
 update_status slurmctld
 [ "$(sha256sum <"$conf")" = "$good_conf" ] || die "slurm.conf not restored: $(grep SlurmdTimeout "$conf")"
