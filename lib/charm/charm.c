@@ -509,3 +509,17 @@ char *charm_slurm_version(void) {
                 (int) SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
                 (int) SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
 }
+
+int charm_param_bool(const cJSON *params, const char *key, bool *ret, struct strbuf *err) {
+        const cJSON *v = params ? cJSON_GetObjectItemCaseSensitive(params, key) : NULL;
+        if (!v || cJSON_IsNull(v)) {
+                *ret = false;
+                return 0;
+        }
+        if (!cJSON_IsBool(v)) {
+                strbuf_addf(err, "%s: expected true or false", key);
+                return -EINVAL;
+        }
+        *ret = cJSON_IsTrue(v);
+        return 1;
+}

@@ -134,6 +134,10 @@ int charm_relation_ids_live(
 int charm_remote_app_bag(
         struct juju_ctx *ctx, const char *rel_id, char **ret_app, const cJSON **ret_bag, struct strbuf *err);
 
+/* An action's boolean parameter key in params (action-get's object): 0 and false when absent or
+ * null, 1 with its value, -EINVAL with "KEY: expected true or false" when not a boolean. */
+int charm_param_bool(const cJSON *params, const char *key, bool *ret, struct strbuf *err);
+
 /* The string value of key in a databag object, or NULL (also for a non-string value). */
 const char *charm_bag_string(const cJSON *bag, const char *key);
 /* Sets key in a bag only when its value there differs (no tool call, no write otherwise).

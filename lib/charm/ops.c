@@ -576,19 +576,6 @@ static int param_text(
         return param_string(params, key, ret, err);
 }
 
-static int param_bool(const cJSON *params, const char *key, bool *ret, struct strbuf *err) {
-        const cJSON *v = params ? cJSON_GetObjectItemCaseSensitive(params, key) : NULL;
-        if (!v || cJSON_IsNull(v)) {
-                *ret = false;
-                return 0;
-        }
-        if (!cJSON_IsBool(v)) {
-                strbuf_addf(err, "%s: expected true or false", key);
-                return -EINVAL;
-        }
-        *ret = cJSON_IsTrue(v);
-        return 1;
-}
 
 /* 0 when absent, 1 with *ret in [min, max], -EINVAL otherwise. */
 static int param_uint(const cJSON *params, const char *key, uint64_t min, uint64_t max, uint64_t *ret,
@@ -858,7 +845,7 @@ int ops_node_req_parse(enum ops_node_action action, const cJSON *params, time_t 
         r = parse_nodes("nodes", v, &q.names, err);
         if (r < 0)
                 return r;
-        r = param_bool(params, "allow-application", &q.allow_application, err);
+        r = charm_param_bool(params, "allow-application", &q.allow_application, err);
         if (r < 0)
                 return r;
         if (action == OPS_NODE_DRAIN || action == OPS_NODE_DOWN) {

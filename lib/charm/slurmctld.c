@@ -1871,19 +1871,14 @@ int slurmctld_resume(struct juju_ctx *ctx, const struct slurmctld_opts *o, struc
 /* The action's force parameter (default false). */
 static int takeover_force(struct juju_ctx *ctx, bool *ret, struct strbuf *err) {
         const cJSON *params = NULL;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         *ret = false;
         int r = juju_action_params(ctx, &params, err);
-        if (r < 0)
-                return r;
-        const cJSON *v = params ? cJSON_GetObjectItemCaseSensitive(params, "force") : NULL;
-        if (!v || cJSON_IsNull(v))
-                return 0;
-        if (!cJSON_IsBool(v)) {
-                strbuf_addstr(err, "takeover: force: expected true or false");
-                return -EINVAL;
-        }
-        *ret = cJSON_IsTrue(v);
-        return 0;
+        if (r >= 0)
+                r = charm_param_bool(params, "force", ret, &e);
+        if (r == -EINVAL)
+                strbuf_addf(err, "takeover: %s", e.buf);
+        return r < 0 ? r : 0;
 }
 
 /* A takeover stops every controller ahead of this one. A running job whose steps may list only
