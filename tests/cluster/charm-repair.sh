@@ -211,15 +211,28 @@ update_status slurmctld
 # slurmctld never read the edit: nothing to apply
 [ "$(reconf)" = "$n_reconf" ] || die "$(($(reconf) - n_reconf)) reconfigures for an edit slurmctld never read"
 log "repair: edited by hand and reconfigured by hand; update-status rewrites it, restarts slurmctld once"
-sed -i 's/^SlurmdTimeout=.*/SlurmdTimeout=900/' "$conf"
-ctl scontrol reconfigure
-reconf_is() { [ "$(reconf)" = "$1" ]; }
-until_true 10 "the hand reconfigure not done" reconf_is $((n_reconf + 1))
+# The edit, the reconfigure and the counts in one juju-exec, under the unit's machine lock, as an
+# admin's `juju exec` runs: a charm run the node event watcher started meanwhile (the slurmd
+# restarts above register nodes; bin/node-events-changed is the controller's reconcile) rewrote
+# the file between a bare edit and its reconfigure (CI, 24.11). Whichever charm run comes next
+# repairs it; the counts below are from before any could.
 # (24.11 re-executes slurmctld on a reconfigure: until the new process has taken the socket over,
 # the old one answers with the file it read before: a fresh-clone run here failed on it)
-slurmd_timeout_is() { [ "$(ctl scontrol show config | sed -n 's/^SlurmdTimeout *= *//p')" = "$1" ]; }
-until_true 10 "the hand reconfigure did not take" slurmd_timeout_is "900 sec"
-n_reconf=$(reconf) n_starts=$(starts)
+hand=$(ctl sh -c 'log=/var/log/slurm/slurmctld.log
+	n=$(grep -c "Processing Reconfiguration Request" $log)
+	sed -i "s/^SlurmdTimeout=.*/SlurmdTimeout=900/" /etc/slurm/slurm.conf && scontrol reconfigure || exit 1
+	i=0
+	until [ "$(grep -c "Processing Reconfiguration Request" $log)" -gt "$n" ] &&
+		scontrol show config | grep -q "^SlurmdTimeout *= *900 sec"; do
+		i=$((i + 1)); [ $i -lt 50 ] || { echo "not taken: $(scontrol show config | grep SlurmdTimeout)"; exit 0; }
+		sleep 0.2
+	done
+	echo "$(grep -c "Processing Reconfiguration Request" $log) $(grep -c "slurmctld version .* started" $log)"')
+case "$hand" in
+"not taken"*) die "the hand reconfigure did not take after 10 s: ${hand#not taken: }" ;;
+*[!0-9\ ]* | "") die "the hand reconfigure: $hand" ;;
+esac
+read -r n_reconf n_starts <<<"$hand"
 update_status slurmctld
 [ "$(sha256sum <"$conf")" = "$good_conf" ] || die "slurm.conf not restored: $(grep SlurmdTimeout "$conf")"
 # a new file is applied by a restart (charm/ctlapply.h), then pushed to the slurmd units by one
