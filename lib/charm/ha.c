@@ -226,6 +226,15 @@ long ha_heartbeat_fresh(const char *dir, int64_t timeout_s) {
         return (long) idx;
 }
 
+long ha_leave_successor(long self, long in_charge, const bool *up, size_t n) {
+        if (self < 0 || (size_t) self >= n || !(in_charge == self || (in_charge < 0 && self == 0)))
+                return -1;
+        for (size_t i = 1; i < n; i++)
+                if ((long) i != self && up[i])
+                        return (long) i;
+        return -1;
+}
+
 void ha_role_message(long self, long in_charge, char *const *hosts, size_t n_hosts, struct strbuf *out) {
         const char *boss = in_charge >= 0 && (size_t) in_charge < n_hosts ? hosts[in_charge] : NULL;
         if (self < 0) {

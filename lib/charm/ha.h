@@ -108,6 +108,13 @@ int ha_charge_mark_read(const char *dir, long *ret_index, time_t *ret_time, char
  * unit, in one activation, is not seen (HACKING.md). */
 int ha_charge_note(const char *state_dir, bool in_charge, uint64_t activation, struct strbuf *err);
 
+/* The controller a leaving unit hands control to (slurm_takeover) before it stops slurmctld:
+ * when this unit is the one in charge (its index self is the fresh heartbeat's writer in_charge,
+ * or it is the primary and no heartbeat is fresh), the first other backup that answers (up[i],
+ * index ≥ 1: REQUEST_TAKEOVER is a backup's to serve; a primary that runs takes control by
+ * itself). -1 when this unit is not in charge, or no backup answers. Pure. */
+long ha_leave_successor(long self, long in_charge, const bool *up, size_t n);
+
 /* The role line for the status: "primary, in charge", "backup 1 of juju-m-0 (in charge)", … from
  * this unit's index in the order (-1: not in it), the index in charge (-1: unknown) and the
  * controller host names in order. Appended to out. */

@@ -946,17 +946,21 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
         if (slurm_config_path()) {
                 struct slurm_controllers c = { 0 };
                 int self = slurm_client_init(NULL) >= 0 ? slurm_ctl_index_of(host) : -1;
-                if (self == 0 && slurm_ctl_ping(&c, NULL) > 0) {
-                        for (size_t i = 1; i < c.n; i++) {
-                                if (!c.v[i].up)
-                                        continue;
+                /* the unit in charge hands over, at any index (a backup in charge after a
+                 * failover, before the order names it first: issue 25's review) */
+                if (self >= 0 && slurm_ctl_ping(&c, NULL) > 0) {
+                        _cleanup_free_ bool *up = xcalloc(c.n + 1, sizeof *up);
+                        for (size_t i = 0; i < c.n; i++)
+                                up[i] = c.v[i].up;
+                        long boss = ha_heartbeat_fresh(slurm_client_state_dir(), slurm_client_ctl_timeout());
+                        long next = ha_leave_successor(self, boss, up, c.n);
+                        if (next > 0) {
                                 strbuf_reset(&e);
-                                r = announce_takeover(ctx, o, c.v[i].host, &e);
+                                r = announce_takeover(ctx, o, c.v[next].host, &e);
                                 if (r >= 0)
-                                        r = slurm_ctl_takeover((int) i, &e);
-                                strbuf_addf(&note, "; control handed to %s%s%s", c.v[i].host,
+                                        r = slurm_ctl_takeover((int) next, &e);
+                                strbuf_addf(&note, "; control handed to %s%s%s", c.v[next].host,
                                         r < 0 ? ": " : "", r < 0 ? e.buf : "");
-                                break;
                         }
                 }
                 slurm_controllers_done(&c);

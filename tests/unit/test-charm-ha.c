@@ -207,6 +207,31 @@ static void test_role(void **state) {
         }
 }
 
+/* who a leaving unit hands control to */
+static void test_leave_successor(void **state) {
+        const bool all[] = { true, true, true }, first_down[] = { false, true, true },
+                   only_self[] = { true, false, false }, none[] = { false, false, false };
+        /* the primary in charge (its heartbeat, or none fresh): the first backup that answers */
+        assert_int_equal(ha_leave_successor(0, 0, all, 3), 1);
+        assert_int_equal(ha_leave_successor(0, -1, all, 3), 1);
+        assert_int_equal(ha_leave_successor(0, 0, (const bool[]){ true, false, true }, 3), 2);
+        assert_int_equal(ha_leave_successor(0, 0, only_self, 3), -1);
+        assert_int_equal(ha_leave_successor(0, 0, all, 1), -1); /* the only controller */
+        /* a backup in charge after a failover: another backup, never the primary */
+        assert_int_equal(ha_leave_successor(1, 1, first_down, 3), 2);
+        assert_int_equal(ha_leave_successor(1, 1, all, 3), 2);
+        assert_int_equal(ha_leave_successor(2, 2, all, 3), 1);
+        assert_int_equal(ha_leave_successor(1, 1, (const bool[]){ true, true, false }, 3), -1);
+        assert_int_equal(ha_leave_successor(1, 1, none, 3), -1);
+        /* not in charge: nothing to hand over */
+        assert_int_equal(ha_leave_successor(1, 0, all, 3), -1);
+        assert_int_equal(ha_leave_successor(1, -1, all, 3), -1);
+        assert_int_equal(ha_leave_successor(0, 1, all, 3), -1);
+        /* not in the order */
+        assert_int_equal(ha_leave_successor(-1, -1, all, 3), -1);
+        assert_int_equal(ha_leave_successor(3, 3, all, 3), -1);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_order),
@@ -214,6 +239,7 @@ int main(void) {
                 cmocka_unit_test(test_charge_note),
                 cmocka_unit_test(test_heartbeat),
                 cmocka_unit_test(test_role),
+                cmocka_unit_test(test_leave_successor),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
