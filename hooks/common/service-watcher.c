@@ -3,6 +3,8 @@
  * run bin/service-changed in hook context on each change (service_watch_run(), charm/watcher.h). */
 #include "util/macro.h"
 #include "charm/watcher.h"
+#include "charm/charm.h"
+#include "charm/nodefollow.h"
 
 #include <getopt.h>
 #include <systemd/sd-daemon.h>
@@ -12,7 +14,8 @@
 #include "util/banned.h"
 
 static void log_line(void *userdata, const char *line) {
-        fprintf(stderr, "%s\n", line);
+        char ts[CHARM_LOG_PREFIX_MAX];
+        fprintf(stderr, "%s%s\n", charm_log_prefix(ts), line);
 }
 
 static void ready(void *userdata) {
@@ -76,6 +79,9 @@ int main(int argc, char **argv) {
                 }
         if (optind != argc || !o.juju_unit || !o.service || !o.handler)
                 return usage();
+        /* slurmd's watcher follows its machine: jobs and fetched slurm.conf (charm/nodefollow.h) */
+        _cleanup_free_ char *node = nodefollow_wanted(o.service) ? charm_node_name(o.juju_unit) : NULL;
+        o.follow_node = node;
         setvbuf(stderr, NULL, _IOLBF, 0);
         int r = service_watch_run(&o, &err);
         if (r < 0) {

@@ -2,6 +2,7 @@
 /* bin/node-event-watcher: the controller unit's systemd service that turns Slurm trigger
  * records into node event log reconciles and news into a status refresh (charm/eventwatch.h). */
 #include "util/macro.h"
+#include "charm/charm.h"
 #include "charm/eventwatch.h"
 #include "charm/nodeevents.h"
 
@@ -13,7 +14,8 @@
 #include "util/banned.h"
 
 static void log_line(void *userdata, const char *line) {
-        fprintf(stderr, "%s\n", line);
+        char ts[CHARM_LOG_PREFIX_MAX];
+        fprintf(stderr, "%s%s\n", charm_log_prefix(ts), line);
 }
 
 static void ready(void *userdata) {

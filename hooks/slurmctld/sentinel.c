@@ -2,6 +2,7 @@
 /* bin/slurmctld-sentinel: the controller unit's systemd service that watches slurmctld every
  * tick for what no hook comes often enough for (charm/sentinel.h). */
 #include "util/macro.h"
+#include "charm/charm.h"
 #include "charm/sentinel.h"
 
 #include <getopt.h>
@@ -13,7 +14,8 @@
 #include "util/banned.h"
 
 static void log_line(void *userdata, const char *line) {
-        fprintf(stderr, "%s\n", line);
+        char ts[CHARM_LOG_PREFIX_MAX];
+        fprintf(stderr, "%s%s\n", charm_log_prefix(ts), line);
 }
 
 static int usage(void) {

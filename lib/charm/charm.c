@@ -20,6 +20,7 @@
 #include <slurm/slurm_version.h>
 #include <stdarg.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/banned.h"
@@ -294,6 +295,29 @@ char *charm_node_name(const char *unit) {
                 if (*p == '/')
                         *p = '-';
         return s;
+}
+
+/* Whether stderr is the journal stream systemd named in JOURNAL_STREAM ("dev:ino"; a child
+ * inherits the variable with another stderr, systemd.exec(5)). */
+static bool stderr_is_journal(void) {
+        const char *v = getenv("JOURNAL_STREAM");
+        unsigned long long dev, ino;
+        struct stat st;
+        return v && sscanf(v, "%llu:%llu", &dev, &ino) == 2 && fstat(STDERR_FILENO, &st) == 0 &&
+                (unsigned long long) st.st_dev == dev && (unsigned long long) st.st_ino == ino;
+}
+
+const char *charm_log_prefix(char *buf) {
+        buf[0] = '\0';
+        if (stderr_is_journal())
+                return buf;
+        struct timespec now;
+        struct tm tm;
+        clock_gettime(CLOCK_REALTIME, &now);
+        gmtime_r(&now.tv_sec, &tm);
+        size_t n = strftime(buf, CHARM_LOG_PREFIX_MAX, "%Y-%m-%dT%H:%M:%S", &tm);
+        snprintf(buf + n, CHARM_LOG_PREFIX_MAX - n, ".%03ldZ ", now.tv_nsec / 1000000);
+        return buf;
 }
 
 int charm_config_string(struct juju_ctx *ctx, const char *key, const char **ret, struct strbuf *err) {

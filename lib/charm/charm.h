@@ -115,6 +115,13 @@ char *charm_join_ids(const uint32_t *v, size_t n);
  * Caller frees. */
 char *charm_node_name(const char *unit);
 
+/* The prefix a long-running program of the charm (a watcher, the sentinel) puts before each line
+ * it writes to stderr: "" under journald (stderr is JOURNAL_STREAM's: the journal stamps each line), else
+ * the UTC time "2026-11-28T21:31:16.143Z " (a file, or juju-sim's machines: no journald). buf
+ * holds at least CHARM_LOG_PREFIX_MAX bytes; returns buf. */
+#define CHARM_LOG_PREFIX_MAX 32
+const char *charm_log_prefix(char *buf);
+
 /* --- small helpers shared by the charms ---------------------------------------------------- */
 
 /* A string option; an unset option or one the charm does not have reads as "". */

@@ -7,6 +7,10 @@
  *   default-state-applied default-node-state applied once after the first registration
  *   node-config           the admin's node parameters (action node-config), normalized NODE
  *                         options; survives upgrade-charm and reboots; absent: none
+ *   leaving               a departure began (slurmd_leave() started): the same content as
+ *                         left; while it names the current relation (or "": the unit's stop),
+ *                         no reconcile acts (a hook that failed half way, before left, must not
+ *                         be undone by the watcher's run: a deleted node registered again)
  *   left                  this unit left the cluster (slurmd_leave() done); holds the relation
  *                         id it left ("slurmctld:3") or "" when it was not related
  * Ownership: struct sd_inputs owns everything it holds; sd_inputs_done() frees it. */
@@ -21,6 +25,7 @@
 
 #define SLURMD_ADMIN_FILE "node-config"
 #define SLURMD_LEFT_FILE "left"
+#define SLURMD_LEAVING_FILE "leaving"
 #define SLURMD_DEFAULT_DRAIN_TIMEOUT_S 600
 #define SLURMD_MAX_DRAIN_TIMEOUT_S (7 * 24 * 3600)
 #define SLURMD_DEFAULT_REGISTER_TIMEOUT_MS (30 * 1000)
@@ -75,6 +80,11 @@ int sd_wait_registered(
 /* Whether this unit has left relation rel (the "left" file names it): 1 yes, 0 no (no file,
  * or it names another relation: the file is then removed, the unit joins again). */
 int sd_left_relation(const struct charm_paths *p, const char *rel);
+
+/* Whether a departure of this unit began for relation rel, or for the unit itself (the "leaving"
+ * file names rel, or is empty: stop, remove): 1 yes, 0 no (no file, or another relation: the file
+ * is then removed). */
+int sd_leaving_relation(const struct charm_paths *p, const char *rel);
 
 /* The stored node-config parameters (none: empty list). */
 int sd_admin_load(const struct charm_paths *p, struct slurm_options *ret, struct strbuf *err);

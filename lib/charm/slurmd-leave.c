@@ -52,19 +52,29 @@ int sd_drain_timeout_ms(struct juju_ctx *ctx, struct strbuf *err) {
         return (int) (s * 1000);
 }
 
-int sd_left_relation(const struct charm_paths *p, const char *rel) {
-        _cleanup_free_ char *path = sd_state_path(p, SLURMD_LEFT_FILE), *data = NULL;
+/* 1 when the marker file names rel (or is empty and empty_all), else 0 (the file, naming
+ * another relation, removed: the unit joins again). */
+static int marker_relation(const struct charm_paths *p, const char *name, const char *rel, bool empty_all) {
+        _cleanup_free_ char *path = sd_state_path(p, name), *data = NULL;
         int r = read_full_file(path, &data, NULL);
         if (r == -ENOENT)
                 return 0;
         if (r < 0)
                 return r;
         data[strcspn(data, "\n")] = '\0';
-        if (streq(data, strempty(rel)))
+        if (streq(data, strempty(rel)) || (empty_all && isempty(data)))
                 return 1;
         /* a new relation: the unit joins again */
         (void) unlink(path);
         return 0;
+}
+
+int sd_left_relation(const struct charm_paths *p, const char *rel) {
+        return marker_relation(p, SLURMD_LEFT_FILE, rel, false);
+}
+
+int sd_leaving_relation(const struct charm_paths *p, const char *rel) {
+        return marker_relation(p, SLURMD_LEAVING_FILE, rel, true);
 }
 
 static char *join_ids(const struct slurm_job_list *l) {
@@ -253,6 +263,10 @@ int slurmd_leave(
                         return timeout_ms;
                 }
         }
+        _cleanup_free_ char *rel = xasprintf("%s\n", strempty(env->relation_id));
+        r = sd_state_write(&o->paths, SLURMD_LEAVING_FILE, rel, err);
+        if (r < 0)
+                return r;
         if (slurm_config_path()) {
                 r = leave_slurm(ctx, env->unit, node, timeout_ms, &waited, &deleted, err);
                 if (r < 0)
@@ -263,7 +277,6 @@ int slurmd_leave(
         r = leave_system(o, err);
         if (r < 0)
                 return r;
-        _cleanup_free_ char *rel = xasprintf("%s\n", strempty(env->relation_id));
         r = sd_state_write(&o->paths, SLURMD_LEFT_FILE, rel, err);
         if (r < 0)
                 return r;

@@ -260,6 +260,13 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
                 charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "left the cluster");
                 return 1;
         }
+        r = sd_leaving_relation(&o->paths, in->rel);
+        if (r != 0) {
+                if (r < 0)
+                        return r;
+                charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "leaving the cluster: the departure has not finished");
+                return 1;
+        }
         if (in->leader) {
                 r = publish(ctx, o, in, err);
                 if (r < 0)

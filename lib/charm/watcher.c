@@ -5,6 +5,8 @@
 #include "util/alloc.h"
 #include "charm/watcher.h"
 #include "charm/ctlapply.h"
+#include "charm/nodefollow.h"
+#include "charm/nodepaths.h"
 #include "charm/pause.h"
 #include "proc/proc.h"
 #include "slurm/client.h"
@@ -94,6 +96,9 @@ struct loop {
         bool started; /* the first connection was made */
         unsigned runs;
         unsigned failures; /* consecutive failed handler runs */
+        struct nodefollow nf; /* o->follow_node: the machine's jobs and fetched configuration */
+        uint64_t next_look;
+        bool look_failed; /* the last look failed (logged once) */
 };
 
 _printf_(2, 3) static void logf_(struct loop *l, const char *fmt, ...) {
@@ -203,10 +208,51 @@ static int reconnect(struct loop *l, sd_bus **ret_bus, sd_bus_slot **ret_slot, s
         }
 }
 
+static void loop_done(struct loop *l) {
+        nodefollow_done(&l->nf);
+}
+
+/* o->follow_node: a look at the machine when one is due; a run that is due asks the coalescer
+ * for a handler run now. */
+static void follow_tick(struct loop *l, uint64_t now) {
+        const struct watcher_opts *o = l->o;
+        if (!o->follow_node)
+                return;
+        if (now >= l->next_look) {
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                size_t before = l->nf.n;
+                int r = nodefollow_look(&l->nf, o->follow_spool_dir ? o->follow_spool_dir : NODEFOLLOW_SPOOL_DIR,
+                        o->follow_node, o->follow_conf ? o->follow_conf : NODE_PATHS_CONF, now, &e);
+                if (r < 0 && !l->look_failed)
+                        logf_(l, "following %s: %s (logged once)", o->follow_node, e.buf);
+                if (r > 0 && (r & 1))
+                        logf_(l, "jobs of %s: %zu, were %zu", o->follow_node, l->nf.n, before);
+                if (r > 0 && (r & 2))
+                        logf_(l, "the configuration slurmd fetched has new content");
+                l->look_failed = r < 0;
+                l->next_look = now + (o->follow_poll_usec ? o->follow_poll_usec : NODEFOLLOW_POLL_USEC);
+        }
+        if (nodefollow_take(&l->nf, now)) {
+                l->failures = 0; /* a new reason to run: the retries start again */
+                watcher_coalesce_retry(&l->co, 0, now);
+        }
+}
+
+/* The earliest of the coalescer's run and the machine's next look or run (0: none). */
+static uint64_t next_wake(const struct loop *l) {
+        uint64_t due = watcher_coalesce_deadline(&l->co);
+        if (l->o->follow_node) {
+                uint64_t j = nodefollow_deadline(&l->nf);
+                uint64_t w = j && j < l->next_look ? j : l->next_look;
+                due = due ? min_u64(due, w) : w;
+        }
+        return due;
+}
+
 int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
-        struct loop l = { .o = o };
+        _cleanup_(loop_done) struct loop l = { .o = o, .nf = NODEFOLLOW_INIT };
         int r;
 
         if (isempty(o->service) || isempty(o->juju_unit) || isempty(o->handler)) {
@@ -237,6 +283,7 @@ int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
                 }
                 char state[UNIT_STATE_STRMAX];
                 uint64_t now = now_usec();
+                follow_tick(&l, now);
                 if (watcher_coalesce_take(&l.co, now, state)) {
                         r = run_handler(&l, state);
                         l.runs++;
@@ -249,7 +296,7 @@ int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
                                 return 0;
                         continue;
                 }
-                uint64_t due = watcher_coalesce_deadline(&l.co);
+                uint64_t due = next_wake(&l);
                 r = sd_bus_wait(bus, due ? (due > now ? due - now : 0) : UINT64_MAX);
                 if (r < 0 && r != -EINTR) {
                         logf_(&l, "bus: %s: reconnecting", strerror(-r));

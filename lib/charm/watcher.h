@@ -11,7 +11,9 @@
  *   arrive while the handler runs give ONE more run after it. A failed handler run is retried
  *   (1 s, 2 s, 4 s) unless a new change comes first. A dropped bus connection is reopened with
  *   backoff (100 ms doubling to 5 s) for at most WATCHER_RECONNECT_USEC; then the watcher exits
- *   non-zero and systemd restarts it (Restart=always).
+ *   non-zero and systemd restarts it (Restart=always). slurmd's watcher also follows its
+ *   machine (charm/nodefollow.h): a job's start or end, or a new fetched slurm.conf, runs the
+ *   handler too, paced.
  * - bin/service-changed (hooks/common/service-changed.c, built once per charm) is that
  *   handler: it runs in hook context (juju-exec holds the machine lock: it must be quick),
  *   reads the service's CURRENT state over sd-bus (the ActiveState in argv is only a fallback
@@ -94,6 +96,13 @@ struct watcher_opts {
         uint64_t window_usec;   /* 0: WATCHER_WINDOW_USEC_DEFAULT */
         int handler_timeout_ms; /* 0: WATCHER_HANDLER_TIMEOUT_MS_DEFAULT */
         unsigned max_runs;      /* return 0 after this many handler runs; 0: run for ever */
+        /* The machine followed too (charm/nodefollow.h): the jobs with a slurmstepd of this node
+         * and the configuration slurmd fetched; a change runs the handler like a service change.
+         * NULL: not followed. */
+        const char *follow_node;
+        const char *follow_spool_dir; /* NULL: NODEFOLLOW_SPOOL_DIR */
+        const char *follow_conf;      /* NULL: NODE_PATHS_CONF (charm/nodepaths.h) */
+        uint64_t follow_poll_usec;    /* 0: NODEFOLLOW_POLL_USEC */
         /* One line per event (a change, a handler run and its result, a reconnect); may be NULL. */
         void (*log)(void *userdata, const char *line);
         /* Called once, when the first watch is in place (the service's READY=1); may be NULL. */

@@ -4,6 +4,7 @@
 #include "slurm/localjobs.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <stdlib.h>
 
 #include "proc/proc.h"
@@ -18,6 +19,16 @@
 static int cmp_u32(const void *a, const void *b) {
         uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
         return x < y ? -1 : x > y;
+}
+
+/* Sorts ids and drops duplicates; the count kept. */
+static size_t sort_unique(uint32_t *ids, size_t n) {
+        qsort(ids, n, sizeof *ids, cmp_u32);
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+                if (m == 0 || ids[m - 1] != ids[i])
+                        ids[m++] = ids[i];
+        return m;
 }
 
 int slurm_local_jobs_parse(const char *json, uint32_t **ret_ids, size_t *ret_n, struct strbuf *err) {
@@ -48,13 +59,8 @@ int slurm_local_jobs_parse(const char *json, uint32_t **ret_ids, size_t *ret_n, 
                 ids[k++] = (uint32_t) id->valuedouble;
         }
         cJSON_Delete(root);
-        qsort(ids, k, sizeof *ids, cmp_u32);
-        size_t m = 0;
-        for (size_t i = 0; i < k; i++)
-                if (m == 0 || ids[m - 1] != ids[i])
-                        ids[m++] = ids[i];
         *ret_ids = ids;
-        *ret_n = m;
+        *ret_n = sort_unique(ids, k);
         return 0;
 }
 
@@ -83,4 +89,91 @@ int slurm_local_jobs(
                 return r < 0 ? r : -EIO;
         }
         return slurm_local_jobs_parse(p.out.buf, ret_ids, ret_n, err);
+}
+
+/* digits only, 1..UINT32_MAX: the length read (0 for none) */
+static size_t read_u32(const char *s, uint32_t *ret) {
+        uint64_t v = 0;
+        size_t i = 0;
+        for (; s[i] >= '0' && s[i] <= '9'; i++) {
+                v = v * 10 + (uint64_t) (s[i] - '0');
+                if (v > UINT32_MAX)
+                        return 0;
+        }
+        if (i == 0 || (i > 1 && s[0] == '0'))
+                return 0;
+        *ret = (uint32_t) v;
+        return i;
+}
+
+bool slurm_local_step_name(const char *name, const char *node, uint32_t *ret_job) {
+        size_t nl = strlen(node);
+        if (nl == 0 || strncmp(name, node, nl) != 0 || name[nl] != '_')
+                return false;
+        const char *p = name + nl + 1;
+        uint32_t job, step, comp;
+        size_t l = read_u32(p, &job);
+        if (l == 0 || job == UINT32_MAX || p[l] != '.')
+                return false;
+        p += l + 1;
+        if ((l = read_u32(p, &step)) == 0)
+                return false;
+        p += l;
+        if (*p == '.') {
+                if ((l = read_u32(p + 1, &comp)) == 0)
+                        return false;
+                p += l + 1;
+        }
+        if (*p != '\0')
+                return false;
+        *ret_job = job;
+        return true;
+}
+
+int slurm_local_steps_scan(
+        const char *spool_dir, const char *node, uint32_t **ret_ids, size_t *ret_n, struct strbuf *err) {
+        DIR *d = opendir(spool_dir);
+        if (!d) {
+                if (errno == ENOENT) {
+                        *ret_ids = xcalloc(1, sizeof **ret_ids);
+                        *ret_n = 0;
+                        return 0;
+                }
+                int r = -errno;
+                strbuf_addf(err, "%s: %s", spool_dir, strerror(-r));
+                return r;
+        }
+        size_t n = 0, cap = 8;
+        uint32_t *ids = xcalloc(cap, sizeof *ids);
+        struct dirent *de;
+        int r = 0;
+        for (;;) {
+                errno = 0; /* readdir's end and its error differ only by errno */
+                de = readdir(d);
+                if (!de)
+                        break;
+                uint32_t job;
+                if (!slurm_local_step_name(de->d_name, node, &job))
+                        continue;
+                if (n == LOCAL_JOBS_MAX) {
+                        strbuf_addf(err, "%s: more than %d slurmstepd sockets", spool_dir, LOCAL_JOBS_MAX);
+                        r = -E2BIG;
+                        break;
+                }
+                if (n == cap)
+                        ids = xrealloc(ids, (cap *= 2) * sizeof *ids);
+                ids[n++] = job;
+        }
+        if (r == 0 && errno != 0) {
+                r = -errno;
+                strbuf_addf(err, "%s: %s", spool_dir, strerror(-r));
+        }
+        closedir(d);
+        if (r < 0) {
+                free(ids);
+                return r;
+        }
+        *ret_ids = ids;
+        *ret_n = sort_unique(ids, n);
+        return 0;
 }

@@ -14,6 +14,7 @@
  * Ownership: *ret_ids is malloc'd (caller frees); on error it is left as it was. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,3 +28,14 @@ int slurm_local_jobs_parse(const char *json, uint32_t **ret_ids, size_t *ret_n, 
  * on a Slurm without listjobs; -EIO with scontrol's message when it failed. */
 int slurm_local_jobs(
         const char *node, int timeout_ms, uint32_t **ret_ids, size_t *ret_n, struct strbuf *err);
+
+/* Whether a SlurmdSpoolDir entry name is a slurmstepd socket of node: "<node>_<job>.<step>" or,
+ * for a component of a heterogeneous step, "<node>_<job>.<step>.<comp>" (the name stepd_api.c
+ * of 22.05 and 24.11 connects to); *ret_job is the job id (1..UINT32_MAX-1). Pure. */
+bool slurm_local_step_name(const char *name, const char *node, uint32_t *ret_job);
+
+/* The jobs that have a slurmstepd of node on this machine: the socket names in spool_dir (sorted,
+ * no duplicates), on every Slurm generation and with no RPC (one directory read: what listjobs
+ * reads, without a process). A missing directory is an empty list (slurmd never ran). */
+int slurm_local_steps_scan(
+        const char *spool_dir, const char *node, uint32_t **ret_ids, size_t *ret_n, struct strbuf *err);

@@ -19,6 +19,13 @@ daemon_logs_tail() {
                 printf '%s: == %s, last 25 lines\n' "${0##*/}" "${f#"$MODEL"/machines/}"
                 tail -n 25 "$f" | cut -c1-240
         done
+        # the charm's own services (watchers, sentinel) report on stdout: juju-sim keeps that
+        # per unit, the machine's journal (tools/juju-sim/machine-init.c)
+        for f in "$MODEL"/machines/*/root/var/log/juju-sim/juju-*.log; do
+                [ -s "$f" ] || continue
+                printf '%s: == %s, last 15 lines\n' "${0##*/}" "${f#"$MODEL"/machines/}"
+                tail -n 15 "$f" | cut -c1-240
+        done
         # what each machine's systemd and Slurm processes were doing at the failure: a hung
         # hook shows here as a queued job or a daemon that never signalled READY
         for d in "$MODEL"/machines/*/; do
@@ -157,6 +164,51 @@ print(ws["current"], ws.get("message", ""))' "$1"
 }
 
 # expect_status UNIT PATTERN: the unit's "STATUS MESSAGE" matches the extended regex.
+# hooks_of UNIT: how many hooks and actions the unit ran (not juju-exec runs: the watchers' and
+# this test's exec).
+hooks_of() {
+        python3 -c 'import json, sys
+print(sum(1 for l in open(sys.argv[1]) if (lambda h: h["unit"] == sys.argv[2] and h["hook"] != "exec")(json.loads(l))))' \
+                "$MODEL/debug-log.jsonl" "$1"
+}
+
+# follow_settled UNIT: slurmd's service watcher on UNIT has run for every change it follows
+# (charm/nodefollow.h: a job's start or end, new bytes in the fetched slurm.conf; a run comes
+# 3 s after the 2 s look that saw the change), then the model settles. A test that changes
+# things by hand on purpose must not race that run (it is the unit's reconcile).
+follow_settled() {
+        local m wlog end=$((SECONDS + 40))
+        m=$(machine_of "$1")
+        wlog=$MODEL/machines/$m/root/var/log/juju-sim/juju-service-watcher-slurmd.service.log
+        until "${TOP_BUILDDIR:?}/tools/juju-sim/juju-sim-machine" exec "$MODEL" "$m" --timeout 10 -- sh -c '
+                now=$(date +%s)
+                for f in /run/slurm/conf/slurm.conf /var/lib/slurm/slurmd; do
+                        t=$(stat -L -c %Y "$f" 2>/dev/null) || continue
+                        [ $((now - t)) -ge 3 ] || exit 1
+                done' && ! tail -n 1 "$wlog" 2>/dev/null | grep -qE 'jobs of|new content'; do
+                [ $SECONDS -lt $end ] || die "slurmd's watcher on $1 did not settle"
+                sleep 0.5
+        done
+        settle
+}
+
+# status_is UNIT REGEX: the unit's status line matches.
+status_is() { [[ $(unit_status "$1") =~ $2 ]]; }
+
+# until_true SECONDS WHAT CMD…: polls CMD (0.2 s) until it succeeds; after SECONDS runs the test's
+# dump function when it has one, and dies with WHAT.
+until_true() {
+        local end=$((SECONDS + $1)) what="$2 after $1 s"
+        shift 2
+        until "$@"; do
+                if [ $SECONDS -ge $end ]; then
+                        ! declare -F dump >/dev/null || dump
+                        die "$what"
+                fi
+                sleep 0.2
+        done
+}
+
 expect_status() {
         local got
         got=$(unit_status "$1")

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# node-config with real daemons: Weight and Features change (scontrol show node) while a job runs
-# on the node, which finishes normally; the admin's drain and reason are put back; the setting
-# survives upgrade-charm and update-status unchanged; reset=true goes back to the hardware;
+# A compute unit's status follows its jobs with no hook run. node-config with real daemons: Weight
+# and Features change (scontrol show node) while a job runs on the node, which finishes normally;
+# the admin's drain and reason are put back; the setting survives upgrade-charm and update-status
+# unchanged; reset=true goes back to the hardware;
 # forbidden keys are refused and change nothing. partition-config on a live cluster: only that
 # partition's line changes, set on the running slurmctld (no reconfigure), visible in
 # `scontrol show partition`.
@@ -17,6 +18,20 @@ settle 180
 expect_status slurmd/0 '^active idle$'
 r=$(root_of slurmd/0)
 node_field() { ctl scontrol -o show node slurmd-0 | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+log "the unit's status follows its job with no hook (issue 26, item 6: the service watcher looks at the jobs)"
+n_hooks=$(hooks_of slurmd/0)
+job=$(submit -w slurmd-0 -o /dev/null --mem=100 --wrap "sleep 6")
+wait_job_state "$job" RUNNING 30
+t0=$SECONDS
+dump() { js status >&2 || true; }
+until_true 15 "slurmd/0 not shown busy while job $job runs" status_is slurmd/0 '^active (allocated|mixed)$'
+log "  busy shown $((SECONDS - t0)) s after the job ran"
+wait_job_state "$job" COMPLETED 30
+t0=$SECONDS
+until_true 25 "slurmd/0 not shown idle after job $job ended" status_is slurmd/0 '^active idle$'
+log "  idle shown $((SECONDS - t0)) s after the job ended"
+[ "$(hooks_of slurmd/0)" = "$n_hooks" ] || die "a hook ran on slurmd/0: the watcher's runs were to do it"
 
 log "node-config Weight=7 Features=big while a job runs on the drained node"
 job=$(submit -w slurmd-0 -o /dev/null --mem=100 --wrap "sleep 4")

@@ -7,7 +7,8 @@
 # out of /var/log/slurm, or not SlurmUser's, and a program others can write, that is missing
 # or that links out of /etc/slurm/scripts are refused; a root-owned site script is accepted
 # and runs. On the compute machine a Prolog others can write (or a missing one) drains the
-# node with the charm's reason and blocks the unit, and putting it right resumes it; an
+# node with the charm's reason and blocks the unit, and putting it right resumes it, also when
+# the file comes by a push and no hook runs there (the watcher follows the fetched file); an
 # admin's own drain is left alone. Nothing outside Slurm's directories changes owner, mode or
 # content (decoy files the values point at, /etc/passwd, /etc/shadow), and no decoy runs.
 set -euo pipefail
@@ -37,6 +38,20 @@ chmod 777 "$D/prog"
 outside() { fingerprint "$D/passwd" "$D/prog" /etc/passwd /etc/shadow /etc/group; }
 outside_before=$(outside)
 
+# fetched PATTERN: the compute node's fetched slurm.conf has a line matching PATTERN.
+fetched() { js exec cpu/0 -- grep -qx "$1" /run/slurm/conf/slurm.conf; }
+# push_until CMD…: the controller's update-status until CMD succeeds (the push of a new slurm.conf
+# to the compute node waits for an idle cluster)
+push_until() {
+        local n=0
+        until "$@"; do
+                n=$((n + 1))
+                [ $n -lt 60 ] || die "the compute node never got the new slurm.conf ($*)"
+                js trigger slurmctld/0 update-status >/dev/null
+                settle
+        done
+}
+
 # (first, with no job running: slurmd learns a new file only through the push that waits for
 # an idle cluster, ctlapply.h)
 log "a root-owned site script and a new log file in Slurm's directory are accepted and used"
@@ -53,14 +68,30 @@ expect_status cpu/0 '^active '
 job=$(submit -o /dev/null --mem=100 --wrap true)
 wait_job_state "$job" COMPLETED 60
 grep -qx "$job" "$croot/var/log/slurm/prolog-ctld.ran" || die "PrologSlurmctld did not run for job $job"
+push_until fetched "Prolog=/etc/slurm/scripts/prolog"
 
-n=0
-until js exec cpu/0 -- grep -qx "Prolog=/etc/slurm/scripts/prolog" /run/slurm/conf/slurm.conf; do
-        n=$((n + 1))
-        [ $n -lt 60 ] || die "the compute node never got the new slurm.conf"
-        js trigger slurmctld/0 update-status >/dev/null
-        settle
-done
+log "a pushed slurm.conf naming an Epilog missing on the compute machine drains it with no hook there"
+# (the controller's machine has it: only the compute unit can tell; its service watcher follows
+# the file slurmd fetched, charm/nodefollow.h)
+printf '#!/bin/sh\nexit 0\n' >"$croot/etc/slurm/scripts/epi"
+chmod 755 "$croot/etc/slurm/scripts/epi"
+n_hooks=$(hooks_of cpu/0)
+js config slurmctld slurm-conf-parameters="$good Epilog=/etc/slurm/scripts/epi" >/dev/null
+settle
+push_until fetched "Epilog=/etc/slurm/scripts/epi"
+t0=$SECONDS
+until_true 15 "cpu-0 not drained by the charm after the push" eval \
+        '[[ $(ctl scontrol -o show node cpu-0) == *"Reason=charm: slurm.conf names an unsafe file here"* ]]'
+log "  drained $((SECONDS - t0)) s after the push was seen"
+until_true 10 "cpu/0 not blocked" status_is cpu/0 '^blocked Epilog: .*does not exist on this machine: node cpu-0 drained$'
+[ "$(hooks_of cpu/0)" = "$n_hooks" ] || die "a hook ran on cpu/0: the watcher was to do it"
+js config slurmctld slurm-conf-parameters="$good" >/dev/null
+settle
+# the node drained by the charm holds no job, so the push goes through at once
+push_until eval '! fetched "Epilog=/etc/slurm/scripts/epi"'
+until_true 15 "cpu-0 not resumed after the Epilog was dropped" eval '[[ $(ctl scontrol -o show node cpu-0) != *DRAIN* ]]'
+until_true 10 "cpu/0 not active" status_is cpu/0 '^active '
+[ "$(hooks_of cpu/0)" = "$n_hooks" ] || die "a hook ran on cpu/0: the watcher was to do it"
 
 running=$(submit -o /dev/null --mem=100 --wrap "sleep 900")
 pending=$(submit -o /dev/null --mem=100 --begin=now+3600 --wrap true)

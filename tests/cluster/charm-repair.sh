@@ -55,18 +55,6 @@ dump() {
         js status >&2 || true
         ctl scontrol -o show node >&2 || true
 }
-# until_true SECONDS WHAT CMD…: polls CMD (0.2 s) until it succeeds; dies with WHAT after SECONDS.
-until_true() {
-        local end=$((SECONDS + $1)) what="$2 after $1 s"
-        shift 2
-        until "$@"; do
-                if [ $SECONDS -ge $end ]; then
-                        dump
-                        die "$what"
-                fi
-                sleep 0.2
-        done
-}
 active_on() { [ "$(mx "$1" systemctl is-active "$2" || true)" = active ]; }
 ctl_up() { ctl scontrol ping 2>/dev/null | grep -q 'is UP'; }
 # burnt_in NODE: out of service with reason "burn-in": DOWN+DRAIN as set, IDLE+DRAIN once its
@@ -75,7 +63,6 @@ burnt_in() {
         [[ $(node_field "$1" State) =~ ^(DOWN|IDLE)\+DRAIN\+DYNAMIC_NORM$ ]] && [ "$(node_field "$1" Reason)" = burn-in ]
 }
 state_is() { [ "$(node_field "$1" State)" = "$2" ]; }
-status_is() { [[ $(unit_status "$1") =~ $2 ]]; }
 update_status() {
         js trigger "$1" update-status >/dev/null
         settle
@@ -259,6 +246,9 @@ update_status slurmctld
 state_file=$(root_of slurmctld/0)/var/lib/slurm/slurmctld/node_state
 saved() { grep -qa "$1" "$state_file"; }
 log "repair: the node record deleted on the controller; update-status registers it again"
+# (the pushes above gave slurmd new bytes: its watcher's run, the unit's reconcile, would register
+# the node again as update-status does, before the deletion is saved; that run first)
+follow_settled slurmd/0
 pid=$(main_pid slurmd/0 slurmd)
 ctl scontrol delete nodename=slurmd-0
 until_true 15 "the deletion of slurmd-0 not saved" eval '! saved slurmd-0'

@@ -15,6 +15,7 @@
 #include "util/fileio.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tmpdir.h"
 
@@ -209,6 +210,23 @@ static void test_generation_check(void **state) {
 static void test_helpers(void **state) {
         _cleanup_free_ char *a = charm_node_name("compute/12");
         assert_string_equal(a, "compute-12");
+        /* a daemon's log line: stamped unless journald stamps it */
+        char ts[CHARM_LOG_PREFIX_MAX];
+        unsetenv("JOURNAL_STREAM");
+        const char *pre = charm_log_prefix(ts);
+        assert_int_equal(strlen(pre), strlen("2026-11-28T21:31:16.143Z "));
+        assert_true(pre[4] == '-' && pre[10] == 'T' && pre[19] == '.' && pre[23] == 'Z' && pre[24] == ' ');
+        /* a JOURNAL_STREAM inherited from a parent whose stderr it was: still stamped */
+        setenv("JOURNAL_STREAM", "8:1234", 1);
+        assert_int_equal(strlen(charm_log_prefix(ts)), strlen("2026-11-28T21:31:16.143Z "));
+        /* stderr is that stream: the journal stamps it */
+        struct stat st;
+        char js[64];
+        assert_int_equal(fstat(STDERR_FILENO, &st), 0);
+        snprintf(js, sizeof js, "%llu:%llu", (unsigned long long) st.st_dev, (unsigned long long) st.st_ino);
+        setenv("JOURNAL_STREAM", js, 1);
+        assert_string_equal(charm_log_prefix(ts), "");
+        unsetenv("JOURNAL_STREAM");
         assert_int_equal(charm_unit_number("slurmctld/3"), 3);
         assert_int_equal(charm_unit_number("slurmctld/"), -1);
         assert_int_equal(charm_unit_number("slurmctld"), -1);

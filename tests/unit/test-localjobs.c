@@ -10,6 +10,12 @@
 #include "util/macro.h"
 #include "slurm/caps.h"
 #include "slurm/localjobs.h"
+#include "tmpdir.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void test_parse(void **state) {
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
@@ -68,10 +74,86 @@ static void test_generation(void **state) {
         assert_null(ids);
 }
 
+/* slurmstepd socket names of 22.05 and 24.11 (stepd_api.c): "<node>_<job>.<step>[.<comp>]" */
+static void test_step_name(void **state) {
+        uint32_t job = 0;
+        assert_true(slurm_local_step_name("cpu-0_12.0", "cpu-0", &job));
+        assert_int_equal(job, 12);
+        /* the batch and extern steps are large step ids */
+        assert_true(slurm_local_step_name("cpu-0_7.4294967291", "cpu-0", &job));
+        assert_int_equal(job, 7);
+        assert_true(slurm_local_step_name("cpu-0_4294967294.4294967292", "cpu-0", &job));
+        assert_int_equal(job, 4294967294u);
+        /* a heterogeneous step's component */
+        assert_true(slurm_local_step_name("cpu-0_9.0.1", "cpu-0", &job));
+        assert_int_equal(job, 9);
+        job = 5;
+        const char *bad[] = {
+                "cpu-0_12",            /* no step */
+                "cpu-0_12.",           /* empty step */
+                "cpu-0_.0",            /* no job */
+                "cpu-0_012.0",         /* a leading zero is not Slurm's %u */
+                "cpu-0_12.0.",         /* empty component */
+                "cpu-0_12.0.1.2",      /* too many parts */
+                "cpu-0_12.0x",         /* trailing text */
+                "cpu-0_4294967296.0",  /* past 32 bits */
+                "cpu-0_4294967295.0",  /* NO_VAL is no job */
+                "cpu-1_12.0",          /* another node's */
+                "cpu-01_12.0",         /* a name that starts with ours */
+                "cpu-0-12.0",          /* no separator */
+                "cred_state",
+                "cred_state.old",
+                ".",
+                "..",
+                "",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                assert_false(slurm_local_step_name(bad[i], "cpu-0", &job));
+        assert_false(slurm_local_step_name("cpu-0_12.0", "", &job));
+        assert_int_equal(job, 5);
+}
+
+static void test_steps_scan(void **state) {
+        const char *dir = *state;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        char spool[512];
+        uint32_t *ids = NULL;
+        size_t n = 99;
+
+        snprintf(spool, sizeof spool, "%s/spool", dir);
+        /* slurmd never ran: no directory, no jobs */
+        assert_int_equal(slurm_local_steps_scan(spool, "cpu-0", &ids, &n, &err), 0);
+        assert_int_equal(n, 0);
+        free(ids);
+        assert_int_equal(mkdir(spool, 0700), 0);
+        assert_int_equal(test_touch(spool, "cred_state"), 0);
+        assert_int_equal(test_touch(spool, "cpu-0_30.4294967291"), 0);
+        assert_int_equal(test_touch(spool, "cpu-0_30.0"), 0);
+        assert_int_equal(test_touch(spool, "cpu-0_4.4294967292"), 0);
+        assert_int_equal(test_touch(spool, "cpu-1_5.0"), 0);
+        assert_int_equal(test_touch(spool, "cpu-0_12.0.1"), 0);
+        ids = NULL;
+        assert_int_equal(slurm_local_steps_scan(spool, "cpu-0", &ids, &n, &err), 0);
+        assert_int_equal(n, 3);
+        assert_int_equal(ids[0], 4);
+        assert_int_equal(ids[1], 12);
+        assert_int_equal(ids[2], 30);
+        free(ids);
+        /* a file where the directory should be: an error, *ret untouched */
+        ids = NULL;
+        char file[600];
+        snprintf(file, sizeof file, "%s/cred_state", spool);
+        assert_true(slurm_local_steps_scan(file, "cpu-0", &ids, &n, &err) < 0);
+        assert_null(ids);
+        assert_non_null(strstr(err.buf, "cred_state"));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_parse),
                 cmocka_unit_test(test_generation),
+                cmocka_unit_test(test_step_name),
+                cmocka_unit_test_setup_teardown(test_steps_scan, test_tmpdir_setup, test_tmpdir_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,10 +9,12 @@
 #pragma once
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/alloc.h"
 
@@ -42,6 +44,17 @@ static inline int test_tmpdir_remove(char *dir) {
         int r = nftw(dir, test_tmpdir_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
         free(dir);
         return r;
+}
+
+/* An empty file dir/name (0600); -1 when it cannot be made. */
+static inline int test_touch(const char *dir, const char *name) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return -1;
+        close(fd);
+        return 0;
 }
 
 /* cmocka setup: *state becomes the path of a new directory named after the test program. */

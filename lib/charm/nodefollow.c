@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A compute unit follows its machine: the looks and the run pacing (nodefollow.h). */
+#include "util/macro.h"
+#include "charm/nodefollow.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "slurm/localjobs.h"
+#include "util/alloc.h"
+#include "util/fileio.h"
+
+#include "util/banned.h"
+
+void nodefollow_done(struct nodefollow *f) {
+        free(f->ids);
+        *f = (struct nodefollow) NODEFOLLOW_INIT;
+}
+
+bool nodefollow_wanted(const char *service) {
+        return streq_ptr(service, "slurmd.service");
+}
+
+static bool same(const struct nodefollow *f, const uint32_t *ids, size_t n) {
+        return f->n == n && (n == 0 || memcmp(f->ids, ids, n * sizeof *ids) == 0);
+}
+
+/* a run due at due, or earlier when one is pending earlier */
+static void ask(struct nodefollow *f, uint64_t due, uint64_t now_usec) {
+        if (!f->pending) {
+                f->pending_since_usec = now_usec;
+                f->due_usec = due;
+        } else if (due < f->due_usec)
+                f->due_usec = due;
+        f->pending = true;
+}
+
+bool nodefollow_note_jobs(struct nodefollow *f, const uint32_t *ids, size_t n, uint64_t now_usec) {
+        bool first = !f->known, changed = !first && !same(f, ids, n);
+        if (first || changed) {
+                free(f->ids);
+                f->ids = xcalloc(n + 1, sizeof *f->ids);
+                if (n)
+                        memcpy(f->ids, ids, n * sizeof *ids);
+                f->n = n;
+                f->known = true;
+        }
+        if (!changed)
+                return false;
+        uint64_t due = now_usec + NODEFOLLOW_SETTLE_USEC;
+        if (f->pending) {
+                /* a later change of the burst gets its settle time too, within the gap */
+                uint64_t cap = f->pending_since_usec + NODEFOLLOW_GAP_USEC;
+                uint64_t later = due < cap ? due : cap;
+                if (later > f->due_usec)
+                        f->due_usec = later;
+                return true;
+        }
+        if (f->last_run_usec && f->last_run_usec + NODEFOLLOW_GAP_USEC > due)
+                due = f->last_run_usec + NODEFOLLOW_GAP_USEC;
+        ask(f, due, now_usec);
+        return true;
+}
+
+bool nodefollow_note_conf(struct nodefollow *f, const struct nodefollow_conf *c, uint64_t now_usec) {
+        if (!c->present)
+                return false;
+        bool changed = f->conf_known && c->hash != f->conf.hash;
+        f->conf = *c;
+        f->conf_known = true;
+        if (changed)
+                ask(f, now_usec + NODEFOLLOW_SETTLE_USEC, now_usec);
+        return changed;
+}
+
+bool nodefollow_take(struct nodefollow *f, uint64_t now_usec) {
+        if (!f->pending || now_usec < f->due_usec)
+                return false;
+        f->pending = false;
+        f->last_run_usec = now_usec ? now_usec : 1;
+        return true;
+}
+
+uint64_t nodefollow_deadline(const struct nodefollow *f) {
+        return f->pending ? (f->due_usec ? f->due_usec : 1) : 0;
+}
+
+static uint64_t fnv1a(const char *p, size_t n) {
+        uint64_t h = 0xcbf29ce484222325ULL;
+        for (size_t i = 0; i < n; i++) {
+                h ^= (unsigned char) p[i];
+                h *= 0x100000001b3ULL;
+        }
+        return h;
+}
+
+int nodefollow_conf_read(const char *path, const struct nodefollow_conf *last, struct nodefollow_conf *ret,
+        struct strbuf *err) {
+        struct stat st;
+        if (stat(path, &st) < 0) {
+                if (errno == ENOENT || errno == ENOTDIR) {
+                        *ret = (struct nodefollow_conf){ .present = false };
+                        return 0;
+                }
+                int r = -errno;
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+                return r;
+        }
+        struct nodefollow_conf c = {
+                .present = true,
+                .dev = (uint64_t) st.st_dev,
+                .ino = (uint64_t) st.st_ino,
+                .size = (uint64_t) st.st_size,
+                .mtime_nsec = (uint64_t) st.st_mtim.tv_sec * 1000000000ULL + (uint64_t) st.st_mtim.tv_nsec,
+        };
+        if (last && last->present && last->dev == c.dev && last->ino == c.ino && last->size == c.size &&
+                last->mtime_nsec == c.mtime_nsec) {
+                *ret = *last;
+                return 0;
+        }
+        if (st.st_size > NODEFOLLOW_CONF_MAX)
+                c.hash = c.ino ^ c.mtime_nsec ^ c.size; /* not read: any new file is new */
+        else {
+                _cleanup_free_ char *data = NULL;
+                size_t n = 0;
+                int r = read_full_file(path, &data, &n);
+                if (r == -ENOENT) {
+                        *ret = (struct nodefollow_conf){ .present = false };
+                        return 0;
+                }
+                if (r < 0) {
+                        strbuf_addf(err, "%s: %s", path, strerror(-r));
+                        return r;
+                }
+                c.hash = fnv1a(data, n);
+        }
+        *ret = c;
+        return 0;
+}
+
+int nodefollow_look(struct nodefollow *f, const char *spool_dir, const char *node, const char *conf_path,
+        uint64_t now_usec, struct strbuf *err) {
+        uint32_t *ids = NULL;
+        size_t n = 0;
+        int mask = 0, failed = 0;
+        int r = slurm_local_steps_scan(spool_dir, node, &ids, &n, err);
+        if (r < 0)
+                failed = r;
+        else if (nodefollow_note_jobs(f, ids, n, now_usec))
+                mask |= 1;
+        free(ids);
+        if (conf_path) {
+                struct nodefollow_conf c;
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                r = nodefollow_conf_read(conf_path, f->conf_known ? &f->conf : NULL, &c, &e);
+                if (r < 0) {
+                        strbuf_addf(err, "%s%s", failed ? "; " : "", e.buf);
+                        failed = failed ? failed : r;
+                } else if (nodefollow_note_conf(f, &c, now_usec))
+                        mask |= 2;
+        }
+        return failed ? failed : mask;
+}
