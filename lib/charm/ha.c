@@ -226,8 +226,8 @@ long ha_heartbeat_fresh(const char *dir, int64_t timeout_s) {
         return (long) idx;
 }
 
-long ha_leave_successor(long self, long in_charge, const bool *up, size_t n) {
-        if (self < 0 || (size_t) self >= n || !(in_charge == self || (in_charge < 0 && self == 0)))
+long ha_leave_successor(long self, bool self_in_charge, const bool *up, size_t n) {
+        if (self < 0 || (size_t) self >= n || !(self == 0 || self_in_charge))
                 return -1;
         for (size_t i = 1; i < n; i++)
                 if ((long) i != self && up[i])

@@ -109,11 +109,14 @@ int ha_charge_mark_read(const char *dir, long *ret_index, time_t *ret_time, char
 int ha_charge_note(const char *state_dir, bool in_charge, uint64_t activation, struct strbuf *err);
 
 /* The controller a leaving unit hands control to (slurm_takeover) before it stops slurmctld:
- * when this unit is the one in charge (its index self is the fresh heartbeat's writer in_charge,
- * or it is the primary and no heartbeat is fresh), the first other backup that answers (up[i],
- * index ≥ 1: REQUEST_TAKEOVER is a backup's to serve; a primary that runs takes control by
- * itself). -1 when this unit is not in charge, or no backup answers. Pure. */
-long ha_leave_successor(long self, long in_charge, const bool *up, size_t n);
+ * when this unit is the primary (self 0), or a backup whose own slurmctld answers that it is in
+ * charge (self_in_charge: slurm_ctl_self_in_charge, asked directly; a heartbeat's index names an
+ * entry of its writer's list, which a reorder makes another unit's: a first version that took it
+ * for this unit's index handed nothing over from a primary whose running daemon still had the
+ * old order, and the new primary was fenced, found in a fresh-clone charm-ha), the first other
+ * backup that answers (up[i], index ≥ 1: REQUEST_TAKEOVER is a backup's to serve; a primary
+ * that runs takes control by itself). -1 when none. Pure. */
+long ha_leave_successor(long self, bool self_in_charge, const bool *up, size_t n);
 
 /* The role line for the status: "primary, in charge", "backup 1 of juju-m-0 (in charge)", … from
  * this unit's index in the order (-1: not in it), the index in charge (-1: unknown) and the

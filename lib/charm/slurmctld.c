@@ -946,14 +946,15 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
         if (slurm_config_path()) {
                 struct slurm_controllers c = { 0 };
                 int self = slurm_client_init(NULL) >= 0 ? slurm_ctl_index_of(host) : -1;
-                /* the unit in charge hands over, at any index (a backup in charge after a
-                 * failover, before the order names it first: issue 25's review) */
+                /* the primary hands over, and a backup whose own slurmctld says it is in charge
+                 * (after a failover, before the order names it first: issue 25's review), asked
+                 * through the sentinel's private slurm.conf naming only this host */
                 if (self >= 0 && slurm_ctl_ping(&c, NULL) > 0) {
                         _cleanup_free_ bool *up = xcalloc(c.n + 1, sizeof *up);
                         for (size_t i = 0; i < c.n; i++)
                                 up[i] = c.v[i].up;
-                        long boss = ha_heartbeat_fresh(slurm_client_state_dir(), slurm_client_ctl_timeout());
-                        long next = ha_leave_successor(self, boss, up, c.n);
+                        bool mine = self > 0 && slurm_ctl_self_in_charge(SENTINEL_PRIVATE_CONF, 3000) == 1;
+                        long next = ha_leave_successor(self, mine, up, c.n);
                         if (next > 0) {
                                 strbuf_reset(&e);
                                 r = announce_takeover(ctx, o, c.v[next].host, &e);

@@ -211,25 +211,24 @@ static void test_role(void **state) {
 static void test_leave_successor(void **state) {
         const bool all[] = { true, true, true }, first_down[] = { false, true, true },
                    only_self[] = { true, false, false }, none[] = { false, false, false };
-        /* the primary in charge (its heartbeat, or none fresh): the first backup that answers */
-        assert_int_equal(ha_leave_successor(0, 0, all, 3), 1);
-        assert_int_equal(ha_leave_successor(0, -1, all, 3), 1);
-        assert_int_equal(ha_leave_successor(0, 0, (const bool[]){ true, false, true }, 3), 2);
-        assert_int_equal(ha_leave_successor(0, 0, only_self, 3), -1);
-        assert_int_equal(ha_leave_successor(0, 0, all, 1), -1); /* the only controller */
-        /* a backup in charge after a failover: another backup, never the primary */
-        assert_int_equal(ha_leave_successor(1, 1, first_down, 3), 2);
-        assert_int_equal(ha_leave_successor(1, 1, all, 3), 2);
-        assert_int_equal(ha_leave_successor(2, 2, all, 3), 1);
-        assert_int_equal(ha_leave_successor(1, 1, (const bool[]){ true, true, false }, 3), -1);
-        assert_int_equal(ha_leave_successor(1, 1, none, 3), -1);
-        /* not in charge: nothing to hand over */
-        assert_int_equal(ha_leave_successor(1, 0, all, 3), -1);
-        assert_int_equal(ha_leave_successor(1, -1, all, 3), -1);
-        assert_int_equal(ha_leave_successor(0, 1, all, 3), -1);
+        /* the primary: the first backup that answers, whatever a heartbeat says */
+        assert_int_equal(ha_leave_successor(0, false, all, 3), 1);
+        assert_int_equal(ha_leave_successor(0, true, all, 3), 1);
+        assert_int_equal(ha_leave_successor(0, false, (const bool[]){ true, false, true }, 3), 2);
+        assert_int_equal(ha_leave_successor(0, false, only_self, 3), -1);
+        assert_int_equal(ha_leave_successor(0, false, all, 1), -1); /* the only controller */
+        /* a backup whose slurmctld is in charge: another backup, never the primary */
+        assert_int_equal(ha_leave_successor(1, true, first_down, 3), 2);
+        assert_int_equal(ha_leave_successor(1, true, all, 3), 2);
+        assert_int_equal(ha_leave_successor(2, true, all, 3), 1);
+        assert_int_equal(ha_leave_successor(1, true, (const bool[]){ true, true, false }, 3), -1);
+        assert_int_equal(ha_leave_successor(1, true, none, 3), -1);
+        /* a backup in standby: nothing to hand over */
+        assert_int_equal(ha_leave_successor(1, false, all, 3), -1);
+        assert_int_equal(ha_leave_successor(2, false, all, 3), -1);
         /* not in the order */
-        assert_int_equal(ha_leave_successor(-1, -1, all, 3), -1);
-        assert_int_equal(ha_leave_successor(3, 3, all, 3), -1);
+        assert_int_equal(ha_leave_successor(-1, true, all, 3), -1);
+        assert_int_equal(ha_leave_successor(3, true, all, 3), -1);
 }
 
 int main(void) {
