@@ -4,7 +4,6 @@
 #include "util/macro.h"
 #include "charm/watcher.h"
 #include "charm/charm.h"
-#include "charm/nodefollow.h"
 
 #include <getopt.h>
 #include <systemd/sd-daemon.h>
@@ -79,9 +78,6 @@ int main(int argc, char **argv) {
                 }
         if (optind != argc || !o.juju_unit || !o.service || !o.handler)
                 return usage();
-        /* slurmd's watcher follows its machine: jobs and fetched slurm.conf (charm/nodefollow.h) */
-        _cleanup_free_ char *node = nodefollow_wanted(o.service) ? charm_node_name(o.juju_unit) : NULL;
-        o.follow_node = node;
         setvbuf(stderr, NULL, _IOLBF, 0);
         int r = service_watch_run(&o, &err);
         if (r < 0) {

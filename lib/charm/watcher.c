@@ -96,7 +96,8 @@ struct loop {
         bool started; /* the first connection was made */
         unsigned runs;
         unsigned failures; /* consecutive failed handler runs */
-        struct nodefollow nf; /* o->follow_node: the machine's jobs and fetched configuration */
+        char *follow_node;    /* slurmd's watcher (nodefollow_wanted): its node; NULL: none */
+        struct nodefollow nf; /* the machine's jobs and fetched configuration */
         uint64_t next_look;
         bool look_failed; /* the last look failed (logged once) */
 };
@@ -209,28 +210,27 @@ static int reconnect(struct loop *l, sd_bus **ret_bus, sd_bus_slot **ret_slot, s
 }
 
 static void loop_done(struct loop *l) {
+        free(l->follow_node);
         nodefollow_done(&l->nf);
 }
 
-/* o->follow_node: a look at the machine when one is due; a run that is due asks the coalescer
+/* l->follow_node: a look at the machine when one is due; a run that is due asks the coalescer
  * for a handler run now. */
 static void follow_tick(struct loop *l, uint64_t now) {
-        const struct watcher_opts *o = l->o;
-        if (!o->follow_node)
+        if (!l->follow_node)
                 return;
         if (now >= l->next_look) {
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
                 size_t before = l->nf.n;
-                int r = nodefollow_look(&l->nf, o->follow_spool_dir ? o->follow_spool_dir : NODEFOLLOW_SPOOL_DIR,
-                        o->follow_node, o->follow_conf ? o->follow_conf : NODE_PATHS_CONF, now, &e);
+                int r = nodefollow_look(&l->nf, NODEFOLLOW_SPOOL_DIR, l->follow_node, NODE_PATHS_CONF, now, &e);
                 if (r < 0 && !l->look_failed)
-                        logf_(l, "following %s: %s (logged once)", o->follow_node, e.buf);
+                        logf_(l, "following %s: %s (logged once)", l->follow_node, e.buf);
                 if (r > 0 && (r & 1))
-                        logf_(l, "jobs of %s: %zu, were %zu", o->follow_node, l->nf.n, before);
+                        logf_(l, "jobs of %s: %zu, were %zu", l->follow_node, l->nf.n, before);
                 if (r > 0 && (r & 2))
                         logf_(l, "the configuration slurmd fetched has new content");
                 l->look_failed = r < 0;
-                l->next_look = now + (o->follow_poll_usec ? o->follow_poll_usec : NODEFOLLOW_POLL_USEC);
+                l->next_look = now + NODEFOLLOW_POLL_USEC;
         }
         if (nodefollow_take(&l->nf, now)) {
                 l->failures = 0; /* a new reason to run: the retries start again */
@@ -241,7 +241,7 @@ static void follow_tick(struct loop *l, uint64_t now) {
 /* The earliest of the coalescer's run and the machine's next look or run (0: none). */
 static uint64_t next_wake(const struct loop *l) {
         uint64_t due = watcher_coalesce_deadline(&l->co);
-        if (l->o->follow_node) {
+        if (l->follow_node) {
                 uint64_t j = nodefollow_deadline(&l->nf);
                 uint64_t w = j && j < l->next_look ? j : l->next_look;
                 due = due ? min_u64(due, w) : w;
@@ -259,6 +259,9 @@ int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
                 strbuf_addstr(err, "watcher: service, juju unit and handler are required");
                 return -EINVAL;
         }
+        /* slurmd's watcher follows its machine too (charm/nodefollow.h) */
+        if (nodefollow_wanted(o->service))
+                l.follow_node = charm_node_name(o->juju_unit);
         watcher_coalesce_init(
                 &l.co, o->window_usec ? o->window_usec : WATCHER_WINDOW_USEC_DEFAULT, "", false, 0);
         for (;;) {

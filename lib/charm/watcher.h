@@ -96,13 +96,6 @@ struct watcher_opts {
         uint64_t window_usec;   /* 0: WATCHER_WINDOW_USEC_DEFAULT */
         int handler_timeout_ms; /* 0: WATCHER_HANDLER_TIMEOUT_MS_DEFAULT */
         unsigned max_runs;      /* return 0 after this many handler runs; 0: run for ever */
-        /* The machine followed too (charm/nodefollow.h): the jobs with a slurmstepd of this node
-         * and the configuration slurmd fetched; a change runs the handler like a service change.
-         * NULL: not followed. */
-        const char *follow_node;
-        const char *follow_spool_dir; /* NULL: NODEFOLLOW_SPOOL_DIR */
-        const char *follow_conf;      /* NULL: NODE_PATHS_CONF (charm/nodepaths.h) */
-        uint64_t follow_poll_usec;    /* 0: NODEFOLLOW_POLL_USEC */
         /* One line per event (a change, a handler run and its result, a reconnect); may be NULL. */
         void (*log)(void *userdata, const char *line);
         /* Called once, when the first watch is in place (the service's READY=1); may be NULL. */
