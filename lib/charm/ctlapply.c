@@ -5,6 +5,7 @@
 #include "util/alloc.h"
 #include "charm/ctlapply.h"
 #include "charm/ctlconf.h"
+#include "charm/ctlstart.h"
 #include "slurm/client.h"
 #include "slurm/jobs.h"
 #include "slurm/nodes.h"
@@ -15,6 +16,7 @@
 #include "util/fileio.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -49,7 +51,8 @@ int ctl_wait_answer(sd_bus *bus, const char *self_host, int timeout_ms, struct s
                 /* this unit's own slurmctld (a backup in standby answers too); the primary when
                  * the caller names no host */
                 int self = self_host ? slurm_ctl_index_of(self_host) : 0;
-                int r = slurm_ctl_ping_one(self < 0 ? 0 : self, &e);
+                int64_t left = deadline - slurm_now_ms();
+                int r = slurm_ctl_ping_within(self < 0 ? 0 : self, left > 0 ? (int) left : 1, &e);
                 if (r >= 0)
                         return 0;
                 if (bus) {
@@ -136,17 +139,36 @@ static void note_live_hash(const struct charm_paths *p) {
         (void) state_store(p, CTL_LIVE_HASH_FILE, buf, strlen(buf), &e);
 }
 
-/* slurmctld restarted (or started) and answering, or -ESRCH/-ETIMEDOUT (message in err). */
-static int restart_and_wait(const struct ctl_apply_opts *o, bool restart, struct strbuf *err) {
+/* slurmctld restarted (or started) and answering within bound_ms of its start job (plus a
+ * backup's hand-back, ctl_wait_started), or -ESRCH/-ETIMEDOUT (message in err). The stop before a
+ * restart is not timed: it saves the state. A good start's time goes to the record
+ * (ctlstart.h). */
+static int restart_and_wait(const struct ctl_apply_opts *o, bool restart, int bound_ms, struct strbuf *err) {
+        int r;
         /* the charm's own restarts (a new file, a heal) do not count against the unit's start
          * limit, which is for a daemon that keeps dying (templates/slurmctld.service.d); starting
          * a stopped one does, so that a crash loop still ends in "failed" */
-        if (restart)
+        if (restart) {
                 (void) unit_reset_failed(o->bus, "slurmctld.service", o->unit_timeout_usec, NULL);
-        int r = charm_unit_ensure(o->bus, "slurmctld.service", restart, o->unit_timeout_usec, err);
+                r = unit_stop(o->bus, "slurmctld.service", o->unit_timeout_usec, err);
+                if (r < 0)
+                        return r;
+        }
+        int64_t t0 = slurm_now_ms();
+        r = charm_unit_ensure(o->bus, "slurmctld.service", false, (uint64_t) bound_ms * 1000, err);
+        if (r == -ETIMEDOUT) {
+                strbuf_addf(err, " (slurmctld's start did not finish within %d ms)", bound_ms);
+                return r;
+        }
         if (r < 0)
                 return r;
-        return ctl_wait_started(o->bus, o->self_host, o->answer_timeout_ms, err);
+        int64_t left = bound_ms - (slurm_now_ms() - t0);
+        r = ctl_wait_started(o->bus, o->self_host, left > 0 ? (int) left : 1, err);
+        if (r < 0)
+                return r;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        (void) ctl_start_note(o->paths, (long) (slurm_now_ms() - t0), &e);
+        return 0;
 }
 
 /* The partition changes of ctl_conf_live_changes() over RPC, one call per partition. */
@@ -204,11 +226,11 @@ static int defer_restart(struct ctl_apply_result *ret) {
  * (an unknown partition QOS, Licenses, …) makes a reconfigure fatal(), with the state of the
  * last seconds unsaved, where a refused start loses nothing and is rolled back. The slurmd
  * units get the new file at a later reconfigure of this same file (push_update). */
-static int restart_for_file(const struct ctl_apply_opts *o, enum ctl_apply_action *action,
+static int restart_for_file(const struct ctl_apply_opts *o, int bound_ms, enum ctl_apply_action *action,
         bool *ret_push_pending, struct strbuf *why) {
         *action = CTL_APPLY_RESTARTED;
         *ret_push_pending = true;
-        return restart_and_wait(o, true, why);
+        return restart_and_wait(o, true, bound_ms, why);
 }
 
 /* Nodes ALLOCATED (or MIXED) with no job on them: the reconfigure bug's leftovers (from a
@@ -285,7 +307,7 @@ static int heal_stale(const struct ctl_apply_opts *o, struct ctl_apply_result *r
                 return 0;
         }
         _cleanup_free_ char *names = strv_join(&confirmed, ",");
-        r = restart_and_wait(o, true, err);
+        r = restart_and_wait(o, true, o->answer_timeout_ms, err);
         if (r < 0)
                 return r;
         strbuf_addf(&ret->message, "%sslurmctld restarted to clear stale allocations of %s",
@@ -332,6 +354,57 @@ static int push_update(const struct ctl_apply_opts *o, const char *conf, size_t 
         refresh_membership(conf, len);
         (void) unlink(path);
         return 0;
+}
+
+/* Whether a start with conf does the work of the starts on record (ctlstart.h): not when the
+ * accounting settings changed, as the first registration with a slurmdbd takes its own time (on
+ * 24.11 slurmctld waits for slurmdbd at a start with no association state: _retry_init_db_conn
+ * in its controller.c), which the record knows nothing of. */
+static bool start_on_record(const char *applied, size_t applied_len, const char *conf, size_t len) {
+        static const char *const keys[] = { "AccountingStorageType", "AccountingStorageHost",
+                "AccountingStorageBackupHost", "AccountingStoragePort", "AccountingStorageEnforce" };
+        _cleanup_slurmconf_ struct slurmconf *a = NULL, *c = NULL;
+        if (slurmconf_parse("slurm.conf", applied, applied_len, &a, NULL) < 0 ||
+                slurmconf_parse("slurm.conf", conf, len, &c, NULL) < 0)
+                return false;
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+                const char *x = slurmconf_get(a, keys[i]), *y = slurmconf_get(c, keys[i]);
+                if (!streq_ptr(x, y))
+                        return false;
+        }
+        return true;
+}
+
+/* Why a candidate's start was given up: its bound, the record behind it, and the fatal line
+ * slurmctld logged since (had: the last error line, borrowed), if any. */
+static char *timeout_reason(const struct charm_paths *p, int bound_ms, const char *had) {
+        long ms[CTL_START_KEEP], worst = 0;
+        size_t n;
+        _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
+        ctl_start_read(p, ms, &n);
+        for (size_t i = 0; i < n; i++)
+                if (ms[i] > worst)
+                        worst = ms[i];
+        strbuf_addf(&s, "no answer within %.1f s of its start", bound_ms / 1000.0);
+        if (n)
+                strbuf_addf(&s, "; its last %zu good starts took at most %.1f s", n, worst / 1000.0);
+        /* a fatal() is the reason; an error line is what the daemon said before it stopped
+         * talking, most often routine ("MPI: Cannot create context …"), not the cause */
+        if (had && strstr(had, "fatal"))
+                strbuf_addf(&s, "; %s", had);
+        return strbuf_detach(&s, NULL);
+}
+
+/* A slurmctld that did not answer within its bound: stopped (SIGTERM, so that one that got as
+ * far as loading the state saves it), and killed when it has not ended CTL_HUNG_STOP_MS later
+ * (a daemon stuck before its signal thread runs never acts on SIGTERM, and systemd would wait
+ * TimeoutStopSec, 30 s, with no controller). One that never answered served no RPC. */
+static void stop_hung(const struct ctl_apply_opts *o) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        if (unit_stop(o->bus, "slurmctld.service", (uint64_t) CTL_HUNG_STOP_MS * 1000, &e) != -ETIMEDOUT)
+                return;
+        (void) unit_kill(o->bus, "slurmctld.service", "all", SIGKILL, o->unit_timeout_usec, NULL);
+        (void) unit_stop(o->bus, "slurmctld.service", o->unit_timeout_usec, NULL);
 }
 
 int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, struct ctl_apply_result *ret,
@@ -384,12 +457,16 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
         if (!same)
                 (void) slurm_client_reload(NULL);
 
+        /* a file slurmctld never ran gets a few seconds to answer, by its record (ctlstart.h) */
+        int bound_ms = !same && applied && start_on_record(applied, applied_len, conf, len)
+                ? ctl_start_bound_for(o->paths, o->answer_timeout_ms)
+                : o->answer_timeout_ms;
         _cleanup_strv_ struct strv live = STRV_INIT;
         bool push_pending = false;
         ret->action = CTL_APPLY_NONE;
         if (!active) {
                 ret->action = CTL_APPLY_STARTED;
-                r = restart_and_wait(o, false, &why);
+                r = restart_and_wait(o, false, bound_ms, &why);
         } else if (same && !runs_other_file(o->paths, conf, len))
                 r = 0;
         else if (same && o->hold_restart)
@@ -397,7 +474,7 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
         else if (same)
                 /* slurmctld read another file (an admin's reconfigure after a hand edit), or
                  * cgroup.conf changed: ours again, whatever kind of change that is */
-                r = restart_for_file(o, &ret->action, &push_pending, &why);
+                r = restart_for_file(o, o->answer_timeout_ms, &ret->action, &push_pending, &why);
         else if (applied &&
                 ctl_conf_live_changes(applied, applied_len, conf, len, slurm_partition_key_live, &live) >
                         0 &&
@@ -410,13 +487,20 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                 return defer_restart(ret);
         } else {
                 strbuf_reset(&why);
-                r = restart_for_file(o, &ret->action, &push_pending, &why);
+                r = restart_for_file(o, bound_ms, &ret->action, &push_pending, &why);
         }
         if ((r == -ESRCH || r == -ETIMEDOUT) && !same) {
                 /* slurmctld does not run with this new file: back to the applied one (a file it
                  * ran with before is not blamed: then the hook fails and is retried) */
                 _cleanup_free_ char *line = charm_log_last_error(log_path, log_start);
                 _cleanup_strbuf_ struct strbuf refused = STRBUF_INIT;
+                if (r == -ETIMEDOUT && applied) {
+                        /* a daemon that hangs says nothing: the bound and the record are the reason */
+                        char *had = line;
+                        line = timeout_reason(o->paths, bound_ms, had);
+                        free(had);
+                        stop_hung(o);
+                }
                 if (!applied) {
                         strbuf_addf(err, "slurmctld does not start: %s", line ? line : why.buf);
                         return r;
@@ -433,7 +517,7 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                 }
                 (void) unit_reset_failed(o->bus, "slurmctld.service", o->unit_timeout_usec, NULL);
                 strbuf_reset(&why);
-                r = restart_and_wait(o, true, &why);
+                r = restart_and_wait(o, true, o->answer_timeout_ms, &why);
                 if (r < 0) {
                         strbuf_addf(err,
                                 "slurmctld refused the new slurm.conf (%s) and does not run with the "

@@ -38,7 +38,11 @@
  *    is cleared by a slurmctld restart once two full reconciles CTL_STALE_CONFIRM_S apart saw
  *    it (at most one such restart per CTL_STALE_PAUSE_S); the status names it meanwhile.
  *  - after a start or restart, slurmctld must answer a ping (bounded; a unit that fails or waits to be
- *    restarted stops the wait at once). When it does not, the new file is taken back: the
+ *    restarted stops the wait at once). A file it never ran gets a few seconds by the record of
+ *    its good starts (ctlstart.h: 3 × the slowest of the last 5 + 2 s, at least 5 s), so a value
+ *    that keeps slurmctld from answering costs the cluster that long, not the 20 s ceiling; the
+ *    daemon that did not answer is stopped, and killed after CTL_HUNG_STOP_MS (one stuck before
+ *    its signal thread never acts on SIGTERM). When it does not answer, the new file is taken back: the
  *    applied bytes are written again, slurmctld is started with them, and the refused bytes and
  *    Slurm's reason (the last "fatal:"/"error:" line of SlurmctldLogFile) are kept in
  *    <state>/slurm.conf.refused, so the charm's judge refuses that same candidate from then on
@@ -70,6 +74,8 @@
 /* …and at most once in this long. */
 #define CTL_STALE_PAUSE_S 600
 #define CTL_SLURMCTLD_LOG "/var/log/slurm/slurmctld.log"
+/* a candidate's slurmctld that did not answer: SIGTERM, then SIGKILL this much later */
+#define CTL_HUNG_STOP_MS 2000
 
 enum ctl_apply_action {
         CTL_APPLY_NONE,    /* the running daemon already has this file */

@@ -208,6 +208,19 @@ int slurm_ctl_ping_one(int index, struct strbuf *err) {
         return 0;
 }
 
+int slurm_ctl_ping_within(int index, int timeout_ms, struct strbuf *err) {
+        int r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        uint16_t was = slurm_conf.msg_timeout;
+        long s = timeout_ms <= 0 ? 1 : (timeout_ms + 999) / 1000;
+        if (s < was)
+                slurm_conf.msg_timeout = (uint16_t) s;
+        r = slurm_ctl_ping_one(index, err);
+        slurm_conf.msg_timeout = was;
+        return r;
+}
+
 int slurm_ctl_takeover_with(const char *conf_path, int index, struct strbuf *err) {
         int r;
         if (isempty(conf_path) || access(conf_path, R_OK) < 0)

@@ -80,6 +80,11 @@ unsigned slurm_client_ctl_timeout(void);
 int slurm_ctl_failback_ms(void);
 /* Pings controller index (a standby backup answers too). 0 answered, negative errno. */
 int slurm_ctl_ping_one(int index, struct strbuf *err);
+/* slurm_ctl_ping_one() that waits for the answer at most timeout_ms (rounded up to whole seconds:
+ * libslurm's MessageTimeout for this call). A 24.11 slurmctld that has bound its port but not yet
+ * opened its listeners completes the connect and answers nothing, so a plain ping waits the
+ * whole MessageTimeout (10 s) there. */
+int slurm_ctl_ping_within(int index, int timeout_ms, struct strbuf *err);
 /* slurm_takeover(index): backup index (>= 1) takes control now; the controllers ahead of it
  * shut down (exit status 0) and those after it give up control; returns after ~2 s (its
  * sleep in 22.05). "Already in control" is success. */

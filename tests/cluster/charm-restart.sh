@@ -60,6 +60,50 @@ settle
 expect_status slurmctld/0 '^active 2 nodes in 1 partition'
 jobs_intact "reset"
 
+log "a file slurmctld takes but never answers with: rolled back within a few seconds, jobs intact"
+# JobCompType=jobcomp/lua runs /etc/slurm/jobcomp.lua's top level at slurmctld's start, inside
+# read_slurm_conf: before 22.05 answers any RPC, after 24.11's READY=1. A site script that blocks
+# (here: for 5 minutes) keeps the daemon alive and silent. The bound comes from the record of
+# good starts (lib/charm/ctlstart.h), the ceiling (20 s) when there is none.
+js exec slurmctld/0 -- sh -c 'printf "%s\n" "for i = 1, 300 do os.execute(\"sleep 1\") end" \
+        "function slurm_jobcomp_log_record(job) return 0 end" >/etc/slurm/jobcomp.lua &&
+        chmod 0644 /etc/slurm/jobcomp.lua'
+record=$(root_of slurmctld/0)/var/lib/slurm/charm/slurmctld.starts
+[ -s "$record" ] || die "no record of slurmctld's good starts"
+worst=$(sort -n "$record" | tail -1)
+bound=$((worst * 3 + 2000))
+[ $bound -ge 5000 ] || bound=5000
+[ $bound -le 20000 ] || bound=20000
+log "good starts on record (ms): $(tr '\n' ' ' <"$record"); bound $bound ms"
+running2=$(submit -w cpu-1 -o /dev/null --wrap "sleep 120")
+wait_job_state "$running2" RUNNING 30
+before=$(fingerprint "$conf")
+s=$(starts)
+t0=$(date +%s%N)
+js config slurmctld slurm-conf-parameters="SchedulerType=sched/builtin JobCompType=jobcomp/lua" >/dev/null
+settle
+expect_status slurmctld/0 "^blocked slurmctld refused the new slurm.conf \\(no answer within [0-9.]+ s of its start"
+[ "$(fingerprint "$conf" | cut -d' ' -f1)" = "$(cut -d' ' -f1 <<<"$before")" ] || die "slurm.conf not the previous one"
+[ "$(running_value JobCompType)" != jobcomp/lua ] || die "the running slurmctld has jobcomp/lua"
+# the outage: from the silent daemon's start to the answering one's (both log their version)
+outage=$(grep 'slurmctld version .* started' "$ctl_log" | tail -2 |
+        sed -n 's/^\[\([^]]*\)\].*/\1/p' | while read -r t; do date -d "$t" +%s%3N; done |
+        awk 'NR == 1 { a = $1 } NR == 2 { print $1 - a }')
+log "silent start to the rolled-back start: ${outage:-?} ms (bound $bound ms, then SIGTERM and 2 s to SIGKILL)"
+[ "$(starts)" = $((s + 2)) ] || die "$(($(starts) - s)) slurmctld starts, want 2 (the silent one, the rollback)"
+[ -n "$outage" ] && [ "$outage" -lt $((bound + 15000)) ] ||
+        die "the silent slurmctld was given ${outage:-?} ms, bound $bound ms"
+[ "$(job_field "$running2" JobState)" = RUNNING ] || die "job $running2 $(job_field "$running2" JobState) after the rollback"
+[ "$(job_field "$pending" JobState)" = PENDING ] || die "job $pending $(job_field "$pending" JobState) after the rollback"
+s=$(starts)
+js trigger slurmctld update-status >/dev/null
+settle
+[ "$(starts)" = "$s" ] || die "the silent candidate was tried again"
+js config slurmctld slurm-conf-parameters="SchedulerType=sched/builtin" >/dev/null
+settle
+expect_status slurmctld/0 '^active 2 nodes in 1 partition'
+ctl scancel "$running2"
+
 log "the running job ends: the compute nodes get the file"
 wait_job_state "$running" COMPLETED 40
 [ "$(job_field "$running" ExitCode)" = 0:0 ] || die "job $running: exit $(job_field "$running" ExitCode)"
