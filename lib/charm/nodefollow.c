@@ -3,11 +3,16 @@
 #include "util/macro.h"
 #include "charm/nodefollow.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "charm/nodeconf.h"
+#include "charm/nodepaths.h"
+#include "proc/proc.h"
 #include "slurm/localjobs.h"
+#include "slurm/nodes.h"
 #include "util/alloc.h"
 #include "util/fileio.h"
 
@@ -15,6 +20,8 @@
 
 void nodefollow_done(struct nodefollow *f) {
         free(f->ids);
+        free(f->conf_data);
+        free(f->state_word);
         *f = (struct nodefollow) NODEFOLLOW_INIT;
 }
 
@@ -46,13 +53,21 @@ bool nodefollow_note_jobs(struct nodefollow *f, const uint32_t *ids, size_t n, u
                 f->n = n;
                 f->known = true;
         }
+        if (first) {
+                /* what changed while no watcher looked: one run to catch up */
+                ask(f, now_usec + NODEFOLLOW_SETTLE_USEC, now_usec);
+                return false;
+        }
         if (!changed)
                 return false;
         uint64_t due = now_usec + NODEFOLLOW_SETTLE_USEC;
         if (f->pending) {
-                /* a later change of the burst gets its settle time too, within the gap */
+                /* a later change of the burst gets its settle time too, within the gap, and never
+                 * past a run promised for new configuration bytes or a new verdict */
                 uint64_t cap = f->pending_since_usec + NODEFOLLOW_GAP_USEC;
                 uint64_t later = due < cap ? due : cap;
+                if (f->conf_due_usec && later > f->conf_due_usec)
+                        later = f->conf_due_usec;
                 if (later > f->due_usec)
                         f->due_usec = later;
                 return true;
@@ -63,6 +78,14 @@ bool nodefollow_note_jobs(struct nodefollow *f, const uint32_t *ids, size_t n, u
         return true;
 }
 
+/* a run for the configuration's sake: SETTLE from now, and no job change postpones it */
+static void ask_for_conf(struct nodefollow *f, uint64_t now_usec) {
+        uint64_t due = now_usec + NODEFOLLOW_SETTLE_USEC;
+        ask(f, due, now_usec);
+        if (!f->conf_due_usec || due < f->conf_due_usec)
+                f->conf_due_usec = due;
+}
+
 bool nodefollow_note_conf(struct nodefollow *f, const struct nodefollow_conf *c, uint64_t now_usec) {
         if (!c->present)
                 return false;
@@ -70,7 +93,29 @@ bool nodefollow_note_conf(struct nodefollow *f, const struct nodefollow_conf *c,
         f->conf = *c;
         f->conf_known = true;
         if (changed)
-                ask(f, now_usec + NODEFOLLOW_SETTLE_USEC, now_usec);
+                ask_for_conf(f, now_usec);
+        return changed;
+}
+
+bool nodefollow_note_verdict(struct nodefollow *f, uint64_t verdict, uint64_t now_usec) {
+        bool changed = f->verdict_known && verdict != f->verdict;
+        f->verdict = verdict;
+        f->verdict_known = true;
+        if (changed)
+                ask_for_conf(f, now_usec);
+        return changed;
+}
+
+bool nodefollow_note_state(struct nodefollow *f, const char *word, uint64_t now_usec) {
+        if (!word)
+                return false;
+        bool changed = f->state_word && !streq(f->state_word, word);
+        if (!f->state_word || changed) {
+                free(f->state_word);
+                f->state_word = xstrdup(word);
+        }
+        if (changed)
+                ask(f, now_usec, now_usec);
         return changed;
 }
 
@@ -78,6 +123,7 @@ bool nodefollow_take(struct nodefollow *f, uint64_t now_usec) {
         if (!f->pending || now_usec < f->due_usec)
                 return false;
         f->pending = false;
+        f->conf_due_usec = 0;
         f->last_run_usec = now_usec ? now_usec : 1;
         return true;
 }
@@ -97,6 +143,15 @@ static uint64_t fnv1a(const char *p, size_t n) {
 
 int nodefollow_conf_read(const char *path, const struct nodefollow_conf *last, struct nodefollow_conf *ret,
         struct strbuf *err) {
+        return nodefollow_conf_read_data(path, last, ret, NULL, NULL, err);
+}
+
+int nodefollow_conf_read_data(const char *path, const struct nodefollow_conf *last, struct nodefollow_conf *ret,
+        char **ret_data, size_t *ret_len, struct strbuf *err) {
+        if (ret_data) {
+                *ret_data = NULL;
+                *ret_len = 0;
+        }
         struct stat st;
         if (stat(path, &st) < 0) {
                 if (errno == ENOENT || errno == ENOTDIR) {
@@ -134,31 +189,86 @@ int nodefollow_conf_read(const char *path, const struct nodefollow_conf *last, s
                         return r;
                 }
                 c.hash = fnv1a(data, n);
+                if (ret_data) {
+                        *ret_data = TAKE_PTR(data);
+                        *ret_len = n;
+                }
         }
         *ret = c;
         return 0;
 }
 
+/* In the child of proc_call_as(): the node's status word in out. */
+static int state_child(void *userdata, struct strbuf *out) {
+        const char *node = userdata;
+        struct slurm_node n = { 0 };
+        int r = slurm_node_get(node, &n, out);
+        if (r < 0)
+                return r;
+        node_status_message(n.state, n.reason, out);
+        slurm_node_done(&n);
+        return 0;
+}
+
+int nodefollow_state_read(const char *node, int timeout_ms, char **ret, struct strbuf *err) {
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+        if (isempty(node))
+                return -EINVAL;
+        /* a child: libslurm reads the configuration afresh (the controllers may have changed),
+         * and whatever it does on a bad file or a silent controller ends with the child */
+        int r = proc_call_as(0, 0, timeout_ms, state_child, (void *) node, &out);
+        if (r < 0) {
+                strbuf_addf(err, "node %s from slurmctld: %s", node,
+                        r == -ETIME ? "no answer in time" : out.len ? out.buf : strerror(-r));
+                return r;
+        }
+        *ret = strbuf_detach(&out, NULL);
+        return 0;
+}
+
 int nodefollow_look(struct nodefollow *f, const char *spool_dir, const char *node, const char *conf_path,
-        uint64_t now_usec, struct strbuf *err) {
+        const char *root, uint64_t now_usec, struct strbuf *err) {
         uint32_t *ids = NULL;
         size_t n = 0;
         int mask = 0, failed = 0;
-        int r = slurm_local_steps_scan(spool_dir, node, &ids, &n, err);
+        bool first = !f->known;
+        int r = slurm_local_steps_scan(spool_dir, node, LOCAL_UNIX_TABLE, &ids, &n, err);
         if (r < 0)
                 failed = r;
-        else if (nodefollow_note_jobs(f, ids, n, now_usec))
-                mask |= 1;
+        else {
+                if (nodefollow_note_jobs(f, ids, n, now_usec))
+                        mask |= 1;
+                if (first)
+                        mask |= 4;
+        }
         free(ids);
         if (conf_path) {
                 struct nodefollow_conf c;
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-                r = nodefollow_conf_read(conf_path, f->conf_known ? &f->conf : NULL, &c, &e);
+                char *data = NULL;
+                size_t len = 0;
+                r = nodefollow_conf_read_data(conf_path, f->conf_known ? &f->conf : NULL, &c, &data, &len, &e);
                 if (r < 0) {
                         strbuf_addf(err, "%s%s", failed ? "; " : "", e.buf);
                         failed = failed ? failed : r;
-                } else if (nodefollow_note_conf(f, &c, now_usec))
-                        mask |= 2;
+                } else {
+                        if (data || (c.present && c.size > NODEFOLLOW_CONF_MAX)) {
+                                free(f->conf_data);
+                                f->conf_data = data;
+                                f->conf_len = len;
+                        }
+                        if (nodefollow_note_conf(f, &c, now_usec))
+                                mask |= 2;
+                }
+        }
+        if (f->conf_data) {
+                /* the programs it names, as the unit's reconcile judges them */
+                const struct charm_paths p = { .root = root };
+                _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+                r = node_paths_check(&p, f->conf_data, f->conf_len, &why);
+                uint64_t v = r < 0 ? 0 : fnv1a(why.buf ? why.buf : "", why.len) ^ (uint64_t) r;
+                if (nodefollow_note_verdict(f, v, now_usec))
+                        mask |= 8;
         }
         return failed ? failed : mask;
 }

@@ -29,12 +29,24 @@
  *    unsafe program is a root matter; the settle lets 24.11's slurmd finish the re-exec of its
  *    reconfigure before the reconcile judges its running plugins); a job run already pending
  *    then comes no later than that.
- *  - Not seen: an allocation with no slurmstepd on this machine (salloc before its first srun, a
- *    multi-node job's other nodes between steps: no PrologFlags=Contain here); the next job
- *    change or hook tells.
- *  - The first look records and asks for nothing (the watcher's start has its own run when the
- *    daemon is not active; a hook set the status before). A failed look changes nothing (the
- *    caller logs it); a configuration file that is not there has the identity "none".
+ *  - A socket counts while a process has it bound (the kernel's table, slurm/localjobs.h): a
+ *    slurmstepd killed with SIGKILL leaves its socket file behind for good.
+ *  - The programs and files the configuration names for slurmd are judged at every look
+ *    (node_paths_check, charm/nodepaths.h: a parse and a few stats): a new verdict asks for a run
+ *    NODEFOLLOW_SETTLE_USEC later, so a program an admin puts right (or breaks) on the machine
+ *    is seen within seconds, not at the next hook.
+ *  - What the machine cannot show, the controller can: every NODEFOLLOW_STATE_USEC the node's
+ *    status word is read from slurmctld (one REQUEST_NODE_INFO in a child bounded to
+ *    NODEFOLLOW_STATE_TIMEOUT_MS: a thousand units cost slurmctld about 33 small RPCs a second)
+ *    and a new word asks for a run at once. That covers an allocation with no slurmstepd here
+ *    (salloc before its first srun, a multi-node batch job's other nodes: no
+ *    PrologFlags=Contain), an admin's drain or resume, and a node's own transient states.
+ *  - The first look records and asks for one run (NODEFOLLOW_SETTLE_USEC later): what changed
+ *    while no watcher looked (a charm upgrade restarts it, a crash) is caught up then. A failed
+ *    look changes nothing (the caller logs it); a configuration file that is not there has the
+ *    identity "none".
+ *  - A run asked for by new configuration bytes or a new verdict is due NODEFOLLOW_SETTLE_USEC
+ *    after it, whatever jobs change meanwhile (they never postpone it).
  *  - Only where slurmd runs: nodefollow_wanted().
  *
  * Ownership: the follower owns its id list (nodefollow_done()); strings are borrowed. */
@@ -51,6 +63,8 @@
 #define NODEFOLLOW_POLL_USEC (2 * 1000 * 1000ULL)
 #define NODEFOLLOW_SETTLE_USEC (3 * 1000 * 1000ULL)
 #define NODEFOLLOW_GAP_USEC (10 * 1000 * 1000ULL)
+#define NODEFOLLOW_STATE_USEC (30 * 1000 * 1000ULL)
+#define NODEFOLLOW_STATE_TIMEOUT_MS 5000
 /* a configuration file larger than this is not read (its identity alone counts) */
 #define NODEFOLLOW_CONF_MAX (16 * 1024 * 1024)
 
@@ -67,6 +81,12 @@ struct nodefollow {
         bool known; /* a look at the jobs succeeded once */
         struct nodefollow_conf conf; /* the last configuration seen present */
         bool conf_known;
+        char *conf_data; /* its content (NULL: too large, or none read yet) */
+        size_t conf_len;
+        uint64_t verdict;  /* hash of the programs' verdict (node_paths_check) at the last look */
+        bool verdict_known;
+        char *state_word;  /* the node's status word at the last read from slurmctld (NULL: none) */
+        uint64_t conf_due_usec; /* a run promised by new bytes or a verdict: jobs never postpone it */
         bool pending; /* a handler run is asked for, due at due_usec */
         uint64_t due_usec;
         uint64_t pending_since_usec; /* when the pending run was first asked for */
@@ -86,6 +106,21 @@ bool nodefollow_wanted(const char *service);
  * after the last run. Pure. */
 bool nodefollow_note_jobs(struct nodefollow *f, const uint32_t *ids, size_t n, uint64_t now_usec);
 
+/* Records the verdict on the programs (a hash of node_paths_check's answer) at now_usec. Returns
+ * true when it differs from the last one (not on the first): a run is then due
+ * NODEFOLLOW_SETTLE_USEC from now, or earlier when one was due earlier. Pure. */
+bool nodefollow_note_verdict(struct nodefollow *f, uint64_t verdict, uint64_t now_usec);
+
+/* Records the node's status word read from slurmctld at now_usec (NULL: the read failed, nothing
+ * recorded). Returns true when it differs from the last one (not on the first): a run is then
+ * due now. Pure. */
+bool nodefollow_note_state(struct nodefollow *f, const char *word, uint64_t now_usec);
+
+/* The node's status word (charm/nodeconf.h node_status_message: "idle", "drained (…)", …) from
+ * slurmctld, read in a child bounded to timeout_ms. 0 and *ret (malloc'd), or a negative errno
+ * with the message in err. */
+int nodefollow_state_read(const char *node, int timeout_ms, char **ret, struct strbuf *err);
+
 /* Records a look at the configuration at now_usec. Returns true when its content differs from the
  * last one seen present (not on the first, and never for a file that is not there: slurmd's
  * restart removes it a moment): a run is then due NODEFOLLOW_SETTLE_USEC from now, or earlier
@@ -103,9 +138,15 @@ uint64_t nodefollow_deadline(const struct nodefollow *f);
  * last's (NULL: none), its content's hash. Negative errno (message in err) when it cannot be read. */
 int nodefollow_conf_read(const char *path, const struct nodefollow_conf *last, struct nodefollow_conf *ret,
         struct strbuf *err);
+/* nodefollow_conf_read() that also hands back the content it read (*ret_data malloc'd, NULL when
+ * it read none: the identity was the same, the file is absent or too large). */
+int nodefollow_conf_read_data(const char *path, const struct nodefollow_conf *last, struct nodefollow_conf *ret,
+        char **ret_data, size_t *ret_len, struct strbuf *err);
 
-/* One look at now_usec: node's jobs in spool_dir, then conf_path's identity (NULL: not
- * followed). A bit mask: 1 the jobs changed, 2 the configuration's content changed; negative errno
- * (message in err) when a part could not be read (what was read is recorded). */
+/* One look at now_usec: node's jobs in spool_dir (live sockets only), then conf_path's identity
+ * (NULL: not followed) and the programs it names (under root: NULL for "/"). A bit mask: 1 the
+ * jobs changed, 2 the configuration's content changed, 4 the first look (a run asked for),
+ * 8 the programs' verdict changed; negative errno (message in err) when a part could not be read
+ * (what was read is recorded). */
 int nodefollow_look(struct nodefollow *f, const char *spool_dir, const char *node, const char *conf_path,
-        uint64_t now_usec, struct strbuf *err);
+        const char *root, uint64_t now_usec, struct strbuf *err);

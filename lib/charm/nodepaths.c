@@ -64,6 +64,14 @@ int node_paths_guard(const struct charm_paths *p, const char *node_name, struct 
                 return r;
         bool unsafe = why->len > 0;
         slurm_node_done(node);
+        /* undrained: slurmctld asks the node to register again and shows it NOT_RESPONDING until
+         * it has (about half a second); the status read in that moment would stay "not
+         * responding" with nothing to put it right (attack on issue 26 item 6) */
+        if (!unsafe) {
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                if (slurm_node_wait_registered(node_name, NODE_PATHS_REGISTER_MS, node, &e) >= 0)
+                        return 0;
+        }
         r = slurm_node_get(node_name, node, err);
         if (r < 0)
                 return r;

@@ -34,6 +34,8 @@
 #define NODE_PATHS_REASON "charm: slurm.conf names an unsafe file here (see juju status)"
 /* The configuration slurmd fetched from the controller (configless), which it runs with. */
 #define NODE_PATHS_CONF "/run/slurm/conf/slurm.conf"
+/* after the undrain, how long the node may take to answer slurmctld again */
+#define NODE_PATHS_REGISTER_MS 5000
 
 /* The NODE keys of the slurm.conf text (len bytes) checked on this machine (p->root): 0 all
  * fine; 1 one is not, the first failure ("Prolog: \"…\" is not root's alone …") in why; a

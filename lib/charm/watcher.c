@@ -99,7 +99,9 @@ struct loop {
         char *follow_node;    /* slurmd's watcher (nodefollow_wanted): its node; NULL: none */
         struct nodefollow nf; /* the machine's jobs and fetched configuration */
         uint64_t next_look;
+        uint64_t next_state; /* the next read of the node's state from slurmctld */
         bool look_failed; /* the last look failed (logged once) */
+        bool state_failed; /* the last state read failed (logged once) */
 };
 
 _printf_(2, 3) static void logf_(struct loop *l, const char *fmt, ...) {
@@ -222,15 +224,34 @@ static void follow_tick(struct loop *l, uint64_t now) {
         if (now >= l->next_look) {
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
                 size_t before = l->nf.n;
-                int r = nodefollow_look(&l->nf, NODEFOLLOW_SPOOL_DIR, l->follow_node, NODE_PATHS_CONF, now, &e);
+                int r = nodefollow_look(
+                        &l->nf, NODEFOLLOW_SPOOL_DIR, l->follow_node, NODE_PATHS_CONF, NULL, now, &e);
                 if (r < 0 && !l->look_failed)
                         logf_(l, "following %s: %s (logged once)", l->follow_node, e.buf);
+                if (r > 0 && (r & 4))
+                        logf_(l, "first look at %s: %zu jobs; one run to catch up", l->follow_node, l->nf.n);
                 if (r > 0 && (r & 1))
                         logf_(l, "jobs of %s: %zu, were %zu", l->follow_node, l->nf.n, before);
                 if (r > 0 && (r & 2))
                         logf_(l, "the configuration slurmd fetched has new content");
+                if (r > 0 && (r & 8))
+                        logf_(l, "the programs that configuration names have a new verdict here");
                 l->look_failed = r < 0;
                 l->next_look = now + NODEFOLLOW_POLL_USEC;
+        }
+        if (now >= l->next_state) {
+                /* what only slurmctld knows: an admin's drain, a job with no slurmstepd here */
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                _cleanup_free_ char *word = NULL;
+                char *was = l->nf.state_word ? xstrdup(l->nf.state_word) : NULL;
+                int r = nodefollow_state_read(l->follow_node, NODEFOLLOW_STATE_TIMEOUT_MS, &word, &e);
+                if (r < 0 && !l->state_failed)
+                        logf_(l, "reading %s: %s (logged once)", l->follow_node, e.buf);
+                l->state_failed = r < 0;
+                if (r >= 0 && nodefollow_note_state(&l->nf, word, now))
+                        logf_(l, "%s reads \"%s\" at slurmctld, was \"%s\"", l->follow_node, word, strempty(was));
+                free(was);
+                l->next_state = now_usec() + NODEFOLLOW_STATE_USEC;
         }
         if (nodefollow_take(&l->nf, now)) {
                 l->failures = 0; /* a new reason to run: the retries start again */
@@ -243,7 +264,8 @@ static uint64_t next_wake(const struct loop *l) {
         uint64_t due = watcher_coalesce_deadline(&l->co);
         if (l->follow_node) {
                 uint64_t j = nodefollow_deadline(&l->nf);
-                uint64_t w = j && j < l->next_look ? j : l->next_look;
+                uint64_t w = min_u64(l->next_look, l->next_state);
+                w = j && j < w ? j : w;
                 due = due ? min_u64(due, w) : w;
         }
         return due;

@@ -6,10 +6,13 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "proc/proc.h"
 #include "slurm/caps.h"
 #include "util/alloc.h"
+#include "util/fileio.h"
+#include "util/strv.h"
 
 #include "util/banned.h"
 
@@ -130,8 +133,37 @@ bool slurm_local_step_name(const char *name, const char *node, uint32_t *ret_job
         return true;
 }
 
-int slurm_local_steps_scan(
-        const char *spool_dir, const char *node, uint32_t **ret_ids, size_t *ret_n, struct strbuf *err) {
+/* The names under dir/ that table (/proc/net/unix's format: the path is the 8th field) lists as
+ * bound: 0 with *ret filled, negative errno when it cannot be read. */
+static int bound_names(const char *table, const char *dir, struct strv *ret) {
+        _cleanup_free_ char *data = NULL;
+        int r = read_full_file(table, &data, NULL);
+        if (r < 0)
+                return r;
+        size_t dl = strlen(dir);
+        for (char *line = data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+                nl = strchr(line, '\n');
+                if (nl)
+                        *nl = '\0';
+                /* Num RefCount Protocol Flags Type St Inode Path */
+                char *p = line;
+                for (int field = 0; field < 7 && p; field++) {
+                        p += strspn(p, " ");
+                        p = strchr(p, ' ');
+                }
+                if (!p)
+                        continue;
+                p += strspn(p, " ");
+                if (strncmp(p, dir, dl) == 0 && p[dl] == '/' && !strchr(p + dl + 1, '/'))
+                        strv_push(ret, p + dl + 1);
+        }
+        return 0;
+}
+
+int slurm_local_steps_scan(const char *spool_dir, const char *node, const char *unix_table, uint32_t **ret_ids,
+        size_t *ret_n, struct strbuf *err) {
+        _cleanup_strv_ struct strv bound = STRV_INIT;
+        bool filter = unix_table && bound_names(unix_table, spool_dir, &bound) >= 0;
         DIR *d = opendir(spool_dir);
         if (!d) {
                 if (errno == ENOENT) {
@@ -155,6 +187,8 @@ int slurm_local_steps_scan(
                 uint32_t job;
                 if (!slurm_local_step_name(de->d_name, node, &job))
                         continue;
+                if (filter && !strv_contains(&bound, de->d_name))
+                        continue; /* a dead slurmstepd's socket file */
                 if (n == LOCAL_JOBS_MAX) {
                         strbuf_addf(err, "%s: more than %d slurmstepd sockets", spool_dir, LOCAL_JOBS_MAX);
                         r = -E2BIG;

@@ -36,6 +36,11 @@ bool slurm_local_step_name(const char *name, const char *node, uint32_t *ret_job
 
 /* The jobs that have a slurmstepd of node on this machine: the socket names in spool_dir (sorted,
  * no duplicates), on every Slurm generation and with no RPC (one directory read: what listjobs
- * reads, without a process). A missing directory is an empty list (slurmd never ran). */
-int slurm_local_steps_scan(
-        const char *spool_dir, const char *node, uint32_t **ret_ids, size_t *ret_n, struct strbuf *err);
+ * reads, without a process). A missing directory is an empty list (slurmd never ran).
+ * With unix_table (the kernel's table of bound Unix sockets, LOCAL_UNIX_TABLE; another file in
+ * tests), a name counts only while a process has that socket bound: a slurmstepd killed with
+ * SIGKILL (an OOM kill, a crash) leaves its socket file behind, across slurmd restarts too, and
+ * that job would stay "running" here for good. A table that cannot be read filters nothing. */
+#define LOCAL_UNIX_TABLE "/proc/net/unix"
+int slurm_local_steps_scan(const char *spool_dir, const char *node, const char *unix_table, uint32_t **ret_ids,
+        size_t *ret_n, struct strbuf *err);

@@ -185,7 +185,7 @@ follow_settled() {
                 for f in /run/slurm/conf/slurm.conf /var/lib/slurm/slurmd; do
                         t=$(stat -L -c %Y "$f" 2>/dev/null) || continue
                         [ $((now - t)) -ge 3 ] || exit 1
-                done' && ! tail -n 1 "$wlog" 2>/dev/null | grep -qE 'jobs of|new content'; do
+                done' && ! tail -n 1 "$wlog" 2>/dev/null | grep -qE 'jobs of|new content|new verdict|at slurmctld, was|first look'; do
                 [ $SECONDS -lt $end ] || die "slurmd's watcher on $1 did not settle"
                 sleep 0.5
         done

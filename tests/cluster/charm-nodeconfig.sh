@@ -33,6 +33,32 @@ until_true 25 "slurmd/0 not shown idle after job $job ended" status_is slurmd/0 
 log "  idle shown $((SECONDS - t0)) s after the job ended"
 [ "$(hooks_of slurmd/0)" = "$n_hooks" ] || die "a hook ran on slurmd/0: the watcher's runs were to do it"
 
+log "a job whose slurmstepd is killed (SIGKILL: its socket file stays) ends in the status too"
+job=$(submit -w slurmd-0 -o /dev/null --mem=100 --wrap "sleep 300")
+wait_job_state "$job" RUNNING 30
+until_true 15 "slurmd/0 not shown busy while job $job runs" status_is slurmd/0 '^active (allocated|mixed)$'
+js exec slurmd/0 -- pkill -KILL -f "^slurmstepd: \\[$job\\.batch\\]"
+ctl scancel "$job"
+until_true 30 "job $job not over after its slurmstepd was killed" eval \
+        '[[ $(job_field "$job" JobState) =~ ^(CANCELLED|FAILED|NODE_FAIL|COMPLETED)$ ]]'
+ls "$r/var/lib/slurm/slurmd" | grep -q "^slurmd-0_${job}\\." || log "  (no socket file was left this time)"
+t0=$SECONDS
+until_true 25 "slurmd/0 not shown idle after job $job's slurmstepd was killed" status_is slurmd/0 '^active idle$'
+log "  idle shown $((SECONDS - t0)) s after"
+[ "$(hooks_of slurmd/0)" = "$n_hooks" ] || die "a hook ran on slurmd/0: the watcher's runs were to do it"
+
+log "an admin's drain and resume at the controller are followed (the watcher reads the node's state)"
+ctl scontrol update nodename=slurmd-0 state=drain reason="admin: bench"
+t0=$SECONDS
+until_true 45 "slurmd/0 not shown drained after the admin's drain" status_is slurmd/0 '^active drained \(admin: bench\)$'
+log "  drained shown $((SECONDS - t0)) s after"
+ctl scontrol update nodename=slurmd-0 state=resume
+t0=$SECONDS
+until_true 45 "slurmd/0 not shown idle after the admin's resume" status_is slurmd/0 '^active idle$'
+log "  idle shown $((SECONDS - t0)) s after"
+[ "$(hooks_of slurmd/0)" = "$n_hooks" ] || die "a hook ran on slurmd/0: the watcher's runs were to do it"
+follow_settled slurmd/0
+
 log "node-config Weight=7 Features=big while a job runs on the drained node"
 job=$(submit -w slurmd-0 -o /dev/null --mem=100 --wrap "sleep 4")
 wait_job_state "$job" RUNNING 30

@@ -94,15 +94,9 @@ js config slurmctld slurm-conf-parameters="$good" >/dev/null
 settle
 # the node drained by the charm holds no job, so the push goes through at once
 push_until fetched_without "Epilog=/etc/slurm/scripts/epi"
-if [ -n "$CHARM_BASE" ]; then
-        # Open on 24.11 (stop 38's note): in 2 of 3 runs the watcher saw no new bytes from this
-        # second push and the node stayed drained until the unit's next hook
-        js trigger cpu/0 update-status >/dev/null
-        settle
-fi
 until_true 15 "cpu-0 not resumed after the Epilog was dropped" eval '[[ $(ctl scontrol -o show node cpu-0) != *DRAIN* ]]'
 until_true 10 "cpu/0 not active" status_is cpu/0 '^active '
-[ -n "$CHARM_BASE" ] || [ "$(hooks_of cpu/0)" = "$n_hooks" ] || die "a hook ran on cpu/0: the watcher was to do it"
+[ "$(hooks_of cpu/0)" = "$n_hooks" ] || die "a hook ran on cpu/0: the watcher was to do it"
 
 running=$(submit -o /dev/null --mem=100 --wrap "sleep 900")
 pending=$(submit -o /dev/null --mem=100 --begin=now+3600 --wrap true)
@@ -171,25 +165,33 @@ install -m 755 -o "$slurm_uid" -g root "$D/prog" "$croot/etc/slurm/scripts/slurm
 refused "EpilogSlurmctld=/etc/slurm/scripts/slurms" "EpilogSlurmctld: .*is not root's alone"
 
 log "on the compute machine: a Prolog others can write drains the node; put right, it resumes"
+# with no hook: the service watcher judges the programs at each look (charm/nodefollow.h)
+n_hooks=$(hooks_of cpu/0)
 chmod 777 "$nroot/etc/slurm/scripts/prolog"
-js trigger cpu/0 update-status >/dev/null
-settle
-expect_status cpu/0 "^blocked Prolog: \"/etc/slurm/scripts/prolog\" is not root's alone on this machine .*: node cpu-0 drained$"
+t0=$SECONDS
+until_true 20 "cpu/0 not blocked for the Prolog others can write" status_is cpu/0 \
+        "^blocked Prolog: \"/etc/slurm/scripts/prolog\" is not root's alone on this machine .*: node cpu-0 drained$"
+log "  drained $((SECONDS - t0)) s after the chmod"
 node=$(ctl scontrol -o show node cpu-0)
 [[ $node == *"Reason=charm: slurm.conf names an unsafe file here"* ]] || die "cpu-0 not drained by the charm: $node"
 [[ $node == *DRAIN* ]] || die "cpu-0 not draining: $node"
 [ "$(job_field "$running" JobState)" = RUNNING ] || die "the running job stopped"
 chmod 755 "$nroot/etc/slurm/scripts/prolog"
-js trigger cpu/0 update-status >/dev/null
-settle
-expect_status cpu/0 '^active '
+t0=$SECONDS
+until_true 20 "cpu/0 not active after the Prolog was put right" status_is cpu/0 '^active '
+log "  resumed $((SECONDS - t0)) s after the chmod back"
 [[ $(ctl scontrol -o show node cpu-0) != *DRAIN* ]] || die "cpu-0 still drained: $(ctl scontrol -o show node cpu-0)"
+# the word read after the undrain is the node's, not the moment slurmctld waits for its answer
+sleep 3
+! status_is cpu/0 'not responding' || die "cpu/0 says \"$(unit_status cpu/0)\" after the undrain"
 rm "$nroot/etc/slurm/scripts/prolog"
-js trigger cpu/0 update-status >/dev/null
-settle
-expect_status cpu/0 "^blocked Prolog: .*does not exist on this machine: node cpu-0 drained$"
+until_true 20 "cpu/0 not blocked for the missing Prolog" status_is cpu/0 \
+        "^blocked Prolog: .*does not exist on this machine: node cpu-0 drained$"
 printf '#!/bin/sh\nexit 0\n' >"$nroot/etc/slurm/scripts/prolog"
 chmod 755 "$nroot/etc/slurm/scripts/prolog"
+until_true 20 "cpu/0 not active after the Prolog was put back" status_is cpu/0 '^active '
+[ "$(hooks_of cpu/0)" = "$n_hooks" ] || die "a hook ran on cpu/0: the watcher was to do it"
+follow_settled cpu/0
 log "an admin's own drain is left alone"
 ctl scontrol update nodename=cpu-0 state=drain reason="admin: disk check" 2>/dev/null
 js trigger cpu/0 update-status >/dev/null

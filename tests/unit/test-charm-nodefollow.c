@@ -9,7 +9,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "util/macro.h"
@@ -17,6 +20,27 @@
 #include "tmpdir.h"
 
 #define S (1000 * 1000ULL)
+
+/* The first look of a follower at t - 100 s (it asks one run to catch up), and that run taken. */
+static void first_look(struct nodefollow *f, const uint32_t *ids, size_t n, uint64_t t) {
+        assert_false(nodefollow_note_jobs(f, ids, n, t - 100 * S));
+        assert_int_equal(nodefollow_deadline(f), t - 100 * S + NODEFOLLOW_SETTLE_USEC);
+        assert_true(nodefollow_take(f, t - 100 * S + NODEFOLLOW_SETTLE_USEC));
+        assert_int_equal(nodefollow_deadline(f), 0);
+}
+
+/* A Unix socket bound at dir/name, as slurmstepd's (the kernel lists it in /proc/net/unix while
+ * the descriptor is open; the file stays after it is closed). */
+static int bind_at(const char *dir, const char *name) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int n = snprintf(sa.sun_path, sizeof sa.sun_path, "%s/%s", dir, name);
+        assert_true(n > 0 && (size_t) n < sizeof sa.sun_path);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        assert_true(fd >= 0);
+        assert_int_equal(bind(fd, (struct sockaddr *) &sa, sizeof sa), 0);
+        assert_int_equal(listen(fd, 4), 0);
+        return fd;
+}
 
 static void test_wanted(void **state) {
         assert_true(nodefollow_wanted("slurmd.service"));
@@ -30,8 +54,7 @@ static void test_settle_and_burst(void **state) {
         struct nodefollow f = NODEFOLLOW_INIT;
         const uint32_t none[1] = { 0 }, one[] = { 7 }, two[] = { 7, 9 };
 
-        assert_false(nodefollow_note_jobs(&f, one, 1, 100 * S));
-        assert_int_equal(nodefollow_deadline(&f), 0);
+        first_look(&f, one, 1, 100 * S);
         assert_false(nodefollow_take(&f, 200 * S));
         assert_false(nodefollow_note_jobs(&f, one, 1, 101 * S)); /* the same set */
         assert_int_equal(nodefollow_deadline(&f), 0);
@@ -54,7 +77,7 @@ static void test_stream(void **state) {
         struct nodefollow f = NODEFOLLOW_INIT;
         uint64_t t = 2000 * S;
         uint32_t id = 1;
-        nodefollow_note_jobs(&f, &id, 1, t);
+        first_look(&f, &id, 1, t);
         for (unsigned i = 1; i <= 30; i++) {
                 id = i + 1;
                 assert_true(nodefollow_note_jobs(&f, &id, 1, t + i * S / 2));
@@ -70,7 +93,7 @@ static void test_gap(void **state) {
         const uint32_t a[] = { 1 }, b[] = { 2 }, c[] = { 3 };
         uint64_t t = 1000 * S;
 
-        nodefollow_note_jobs(&f, a, 1, t);
+        first_look(&f, a, 1, t);
         assert_true(nodefollow_note_jobs(&f, b, 1, t + 1 * S));
         uint64_t run1 = t + 1 * S + NODEFOLLOW_SETTLE_USEC;
         assert_true(nodefollow_take(&f, run1));
@@ -86,8 +109,9 @@ static void test_gap(void **state) {
         nodefollow_done(&f);
 }
 
-/* a look reads the spool directory: a job's socket coming and going is a change; a failed
- * read records nothing */
+/* a look reads the spool directory: a job's socket coming and going is a change, and so is a
+ * socket no process has bound any more (a slurmstepd killed with SIGKILL leaves the file); a
+ * failed read records nothing */
 static void test_look(void **state) {
         const char *dir = *state;
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
@@ -95,32 +119,40 @@ static void test_look(void **state) {
         char spool[512], sock[600];
         snprintf(spool, sizeof spool, "%s/spool", dir);
 
-        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", NULL, 10 * S, &err), 0); /* no directory yet */
+        /* the first look (no directory yet) asks one run */
+        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", NULL, NULL, 10 * S, &err), 4);
         assert_true(f.known);
         assert_int_equal(mkdir(spool, 0700), 0);
         assert_int_equal(test_touch(spool, "cred_state"), 0);
-        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", NULL, 11 * S, &err), 0);
-        assert_int_equal(test_touch(spool, "cpu-0_5.4294967291"), 0);
-        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", NULL, 12 * S, &err), 1);
+        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", NULL, NULL, 11 * S, &err), 0);
+        int s5 = bind_at(spool, "cpu-0_5.4294967291");
+        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", NULL, NULL, 12 * S, &err), 1);
         assert_int_equal(f.n, 1);
         assert_int_equal(f.ids[0], 5);
-        assert_int_equal(test_touch(spool, "cpu-0_5.0"), 0); /* another step of the same job: no change */
-        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", NULL, 13 * S, &err), 0);
-        assert_int_equal(test_touch(spool, "cpu-1_6.0"), 0); /* another node's */
-        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", NULL, 13 * S, &err), 0);
+        int s5b = bind_at(spool, "cpu-0_5.0"); /* another step of the same job: no change */
+        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", NULL, NULL, 13 * S, &err), 0);
+        int s6 = bind_at(spool, "cpu-1_6.0"); /* another node's */
+        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", NULL, NULL, 13 * S, &err), 0);
+        /* a socket file nobody has bound (what a dead slurmstepd leaves): not a job */
+        assert_int_equal(test_touch(spool, "cpu-0_9.4294967291"), 0);
+        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", NULL, NULL, 13 * S, &err), 0);
+        assert_int_equal(f.n, 1);
+        /* the first look's run and the job's, one run */
         assert_true(nodefollow_take(&f, 12 * S + NODEFOLLOW_SETTLE_USEC));
 
         snprintf(sock, sizeof sock, "%s/cred_state", spool);
-        assert_true(nodefollow_look(&f, sock, "cpu-0", NULL, 14 * S, &err) < 0);
+        assert_true(nodefollow_look(&f, sock, "cpu-0", NULL, NULL, 14 * S, &err) < 0);
         assert_int_equal(f.n, 1);
         assert_int_equal(nodefollow_deadline(&f), 0);
 
-        snprintf(sock, sizeof sock, "%s/cpu-0_5.4294967291", spool);
-        assert_int_equal(unlink(sock), 0);
-        snprintf(sock, sizeof sock, "%s/cpu-0_5.0", spool);
-        assert_int_equal(unlink(sock), 0);
-        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", NULL, 15 * S, &err), 1);
+        /* job 5's slurmstepd killed: its sockets' files stay, the job is gone */
+        close(s5);
+        close(s5b);
+        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", NULL, NULL, 15 * S, &err), 1);
         assert_int_equal(f.n, 0);
+        snprintf(sock, sizeof sock, "%s/cpu-0_5.4294967291", spool);
+        assert_int_equal(access(sock, F_OK), 0);
+        close(s6);
         nodefollow_done(&f);
 }
 
@@ -134,6 +166,7 @@ static void test_conf(void **state) {
                                      c2 = { .present = true, .ino = 12, .hash = 222 }, gone = { .present = false };
         uint64_t t = 500 * S;
 
+        first_look(&f, a, 1, t);
         assert_false(nodefollow_note_conf(&f, &gone, t)); /* slurmd not started yet */
         assert_false(f.conf_known);
         assert_false(nodefollow_note_conf(&f, &c1, t)); /* the first look */
@@ -152,6 +185,23 @@ static void test_conf(void **state) {
         assert_int_equal(nodefollow_deadline(&f), run + 2 * S + NODEFOLLOW_SETTLE_USEC);
         assert_true(nodefollow_take(&f, run + 2 * S + NODEFOLLOW_SETTLE_USEC));
         assert_int_equal(nodefollow_deadline(&f), 0);
+        nodefollow_done(&f);
+}
+
+/* the node's word at slurmctld: the first read records, a new word runs at once, a failed read
+ * (NULL) changes nothing */
+static void test_state(void **state) {
+        struct nodefollow f = NODEFOLLOW_INIT;
+        assert_false(nodefollow_note_state(&f, NULL, 10 * S));
+        assert_false(nodefollow_note_state(&f, "idle", 10 * S));
+        assert_int_equal(nodefollow_deadline(&f), 0);
+        assert_false(nodefollow_note_state(&f, "idle", 40 * S));
+        assert_false(nodefollow_note_state(&f, NULL, 70 * S));
+        assert_true(nodefollow_note_state(&f, "drained (maint)", 100 * S));
+        assert_int_equal(nodefollow_deadline(&f), 100 * S);
+        assert_true(nodefollow_take(&f, 100 * S));
+        assert_true(nodefollow_note_state(&f, "idle", 130 * S));
+        assert_true(nodefollow_take(&f, 130 * S));
         nodefollow_done(&f);
 }
 
@@ -174,19 +224,51 @@ static void test_conf_read_and_look(void **state) {
 
         assert_int_equal(nodefollow_conf_read(conf, NULL, &c, &err), 0);
         assert_false(c.present);
-        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, 1 * S, &err), 0);
+        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 1 * S, &err), 4);
+        assert_true(nodefollow_take(&f, 1 * S + NODEFOLLOW_SETTLE_USEC));
         write_text(conf, "Prolog=/etc/slurm/scripts/a\n");
-        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, 2 * S, &err), 0); /* first seen */
-        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, 3 * S, &err), 0);
+        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 20 * S, &err), 0); /* first seen */
+        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 21 * S, &err), 0);
         /* slurmd's fetch: the same bytes by rename */
         write_text(next, "Prolog=/etc/slurm/scripts/a\n");
         assert_int_equal(rename(next, conf), 0);
-        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, 4 * S, &err), 0);
+        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 22 * S, &err), 0);
         assert_int_equal(nodefollow_deadline(&f), 0);
-        /* new bytes */
+        /* the program put right on the machine (root's, not writable by others): a new verdict,
+         * with the same bytes */
+        char scripts[600], prog[700];
+        snprintf(scripts, sizeof scripts, "%s/etc/slurm/scripts", dir);
+        snprintf(prog, sizeof prog, "%s/a", scripts);
+        if (geteuid() == 0) {
+                char etc[600], etc_slurm[600];
+                snprintf(etc, sizeof etc, "%s/etc", dir);
+                snprintf(etc_slurm, sizeof etc_slurm, "%s/etc/slurm", dir);
+                assert_int_equal(mkdir(etc, 0755), 0);
+                assert_int_equal(mkdir(etc_slurm, 0755), 0);
+                assert_int_equal(mkdir(scripts, 0755), 0);
+                write_text(prog, "#!/bin/sh\n");
+                assert_int_equal(chmod(prog, 0755), 0);
+                assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 23 * S, &err), 8);
+                assert_int_equal(nodefollow_deadline(&f), 23 * S + NODEFOLLOW_SETTLE_USEC);
+                /* a job change right after does not postpone that run */
+                int sj = -1;
+                assert_int_equal(mkdir(spool, 0700), 0);
+                sj = bind_at(spool, "cpu-0_3.0");
+                assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 24 * S, &err), 1);
+                assert_int_equal(nodefollow_deadline(&f), 23 * S + NODEFOLLOW_SETTLE_USEC);
+                assert_true(nodefollow_take(&f, 23 * S + NODEFOLLOW_SETTLE_USEC));
+                /* broken again (writable by others) */
+                assert_int_equal(chmod(prog, 0757), 0);
+                assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 40 * S, &err), 8);
+                assert_true(nodefollow_take(&f, 40 * S + NODEFOLLOW_SETTLE_USEC));
+                close(sj);
+                assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 60 * S, &err), 1);
+                assert_true(nodefollow_take(&f, 60 * S + NODEFOLLOW_GAP_USEC));
+        }
+        /* new bytes: new content, and a new verdict (another program missing) */
         write_text(next, "Prolog=/etc/slurm/scripts/b\n");
         assert_int_equal(rename(next, conf), 0);
-        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, 5 * S, &err), 2);
+        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 100 * S, &err), 2 | 8);
         /* an unchanged identity is not read again */
         assert_int_equal(nodefollow_conf_read(conf, &f.conf, &d, &err), 0);
         assert_true(d.hash == f.conf.hash && d.ino == f.conf.ino);
@@ -210,6 +292,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_look, test_tmpdir_setup, test_tmpdir_teardown),
                 cmocka_unit_test(test_stream),
                 cmocka_unit_test(test_conf),
+                cmocka_unit_test(test_state),
                 cmocka_unit_test_setup_teardown(test_conf_read_and_look, test_tmpdir_setup, test_tmpdir_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -122,7 +122,7 @@ static void test_steps_scan(void **state) {
 
         snprintf(spool, sizeof spool, "%s/spool", dir);
         /* slurmd never ran: no directory, no jobs */
-        assert_int_equal(slurm_local_steps_scan(spool, "cpu-0", &ids, &n, &err), 0);
+        assert_int_equal(slurm_local_steps_scan(spool, "cpu-0", NULL, &ids, &n, &err), 0);
         assert_int_equal(n, 0);
         free(ids);
         assert_int_equal(mkdir(spool, 0700), 0);
@@ -133,17 +133,42 @@ static void test_steps_scan(void **state) {
         assert_int_equal(test_touch(spool, "cpu-1_5.0"), 0);
         assert_int_equal(test_touch(spool, "cpu-0_12.0.1"), 0);
         ids = NULL;
-        assert_int_equal(slurm_local_steps_scan(spool, "cpu-0", &ids, &n, &err), 0);
+        assert_int_equal(slurm_local_steps_scan(spool, "cpu-0", NULL, &ids, &n, &err), 0);
         assert_int_equal(n, 3);
         assert_int_equal(ids[0], 4);
         assert_int_equal(ids[1], 12);
         assert_int_equal(ids[2], 30);
         free(ids);
+        /* with the table of bound sockets: a socket no process has bound (a killed slurmstepd's)
+         * does not count; a table that cannot be read filters nothing */
+        char table[600];
+        snprintf(table, sizeof table, "%s/unix", dir);
+        FILE *t = fopen(table, "w");
+        assert_non_null(t);
+        fprintf(t, "Num       RefCount Protocol Flags    Type St Inode Path\n"
+                   "0000000000000000: 00000002 00000000 00010000 0001 01 21412 %s/cpu-0_30.4294967291\n"
+                   "0000000000000000: 00000002 00000000 00010000 0001 01 21413 %s/cpu-0_12.0.1\n"
+                   "0000000000000000: 00000003 00000000 00000000 0001 03 21414\n"
+                   "0000000000000000: 00000002 00000000 00010000 0001 01 21415 /elsewhere/cpu-0_4.4294967292\n"
+                   "0000000000000000: 00000002 00000000 00010000 0001 01 21416 @/abstract\n",
+                spool, spool);
+        fclose(t);
+        ids = NULL;
+        assert_int_equal(slurm_local_steps_scan(spool, "cpu-0", table, &ids, &n, &err), 0);
+        assert_int_equal(n, 2);
+        assert_int_equal(ids[0], 12);
+        assert_int_equal(ids[1], 30);
+        free(ids);
+        ids = NULL;
+        snprintf(table, sizeof table, "%s/no-such-table", dir);
+        assert_int_equal(slurm_local_steps_scan(spool, "cpu-0", table, &ids, &n, &err), 0);
+        assert_int_equal(n, 3);
+        free(ids);
         /* a file where the directory should be: an error, *ret untouched */
         ids = NULL;
         char file[600];
         snprintf(file, sizeof file, "%s/cred_state", spool);
-        assert_true(slurm_local_steps_scan(file, "cpu-0", &ids, &n, &err) < 0);
+        assert_true(slurm_local_steps_scan(file, "cpu-0", NULL, &ids, &n, &err) < 0);
         assert_null(ids);
         assert_non_null(strstr(err.buf, "cred_state"));
 }
