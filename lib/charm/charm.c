@@ -336,7 +336,9 @@ int charm_config_string(struct juju_ctx *ctx, const char *key, const char **ret,
         return 0;
 }
 
-char *charm_log_last_error(const char *path, off_t from) {
+/* What the log at path got after offset from (its last 64 KiB at most), NUL-terminated; NULL when
+ * there is nothing or it cannot be read. */
+static char *log_tail_since(const char *path, off_t from) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return NULL;
@@ -344,11 +346,25 @@ char *charm_log_last_error(const char *path, off_t from) {
         if (from > end || from < 0)
                 from = 0; /* the log was rotated meanwhile */
         off_t start = end - from > 65536 ? end - 65536 : from;
-        _cleanup_free_ char *buf = xmalloc(65537);
+        char *buf = xmalloc(65537);
         ssize_t n = pread(fd, buf, (size_t) (end - start), start);
-        if (n <= 0)
+        if (n <= 0) {
+                free(buf);
                 return NULL;
+        }
         buf[n] = '\0';
+        return buf;
+}
+
+bool charm_log_has(const char *path, off_t from, const char *needle) {
+        _cleanup_free_ char *buf = log_tail_since(path, from);
+        return buf && strstr(buf, needle);
+}
+
+char *charm_log_last_error(const char *path, off_t from) {
+        _cleanup_free_ char *buf = log_tail_since(path, from);
+        if (!buf)
+                return NULL;
         static const char *const wanted[] = { "fatal: ", "error: " };
         const char *pick = NULL;
         for (size_t i = 0; i < ELEMENTSOF(wanted) && !pick; i++)

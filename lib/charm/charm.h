@@ -130,6 +130,9 @@ int charm_config_string(struct juju_ctx *ctx, const char *key, const char **ret,
  * last 64 KiB; from the start when the log is shorter than from: rotated), without its
  * timestamp (caller frees; NULL when none). */
 char *charm_log_last_error(const char *path, off_t from);
+/* Whether the log at path holds needle in what was written after offset from (the last 64 KiB of
+ * it at most; the whole file when it shrank: rotated). */
+bool charm_log_has(const char *path, off_t from, const char *needle);
 
 /* relation-ids of endpoint, without the relation this hook breaks (relation-broken: that
  * application is leaving, whatever relation-ids still says). */

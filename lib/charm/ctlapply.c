@@ -96,8 +96,17 @@ int ctl_refused_match(const struct charm_paths *paths, const char *data, size_t 
         if (n - off != len || memcmp(content + off, data, len) != 0)
                 return 0;
         *nl = '\0';
-        *ret_reason = xstrdup(content);
-        return 1;
+        size_t mark = strlen(CTL_REFUSED_RETRY_MARK);
+        bool retry = strncmp(content, CTL_REFUSED_RETRY_MARK, mark) == 0;
+        *ret_reason = xstrdup(content + (retry ? mark : 0));
+        if (!retry)
+                return 1;
+        /* a timeout under the ceiling: refused for a while (every reconcile would try it at
+         * once, the watcher's after the rollback's own restart), then tried once more */
+        struct stat st;
+        if (stat(path, &st) == 0 && time(NULL) - st.st_mtime < CTL_REFUSED_RETRY_AFTER_S)
+                return 1;
+        return CTL_REFUSED_RETRY;
 }
 
 /* The running daemon's plugin types versus the file's (keys the file sets). */
@@ -139,11 +148,27 @@ static void note_live_hash(const struct charm_paths *p) {
         (void) state_store(p, CTL_LIVE_HASH_FILE, buf, strlen(buf), &e);
 }
 
+/* How a candidate's start is watched: slurmctld's log since the restart, and how long one that
+ * is getting on may take. */
+struct start_watch {
+        const char *log_path;
+        off_t from;
+        int ceiling_ms;
+};
+
+/* slurmctld's line after its state load, just before its RPC, signal and state-save threads start
+ * (controller.c of 22.05 and 24.11): a daemon that has not logged it served nothing and saved
+ * nothing. */
+#define CTL_PRIMARY_LINE "Running as primary controller"
+
 /* slurmctld restarted (or started) and answering within bound_ms of its start job (plus a
- * backup's hand-back, ctl_wait_started), or -ESRCH/-ETIMEDOUT (message in err). The stop before a
- * restart is not timed: it saves the state. A good start's time goes to the record
+ * backup's hand-back, ctl_wait_started), or -ESRCH (it exits at its start) / -ETIMEDOUT (message
+ * in err). The stop before a restart is not timed: it saves the state; a stop that fails is
+ * -EBUSY, never the new file's fault. A watched candidate (w) that logged CTL_PRIMARY_LINE by its
+ * bound is slow, not stuck: it gets w->ceiling_ms. A good start's time goes to the record
  * (ctlstart.h). */
-static int restart_and_wait(const struct ctl_apply_opts *o, bool restart, int bound_ms, struct strbuf *err) {
+static int restart_and_wait(const struct ctl_apply_opts *o, bool restart, int bound_ms, const struct start_watch *w,
+        struct strbuf *err) {
         int r;
         /* the charm's own restarts (a new file, a heal) do not count against the unit's start
          * limit, which is for a daemon that keeps dying (templates/slurmctld.service.d); starting
@@ -152,21 +177,36 @@ static int restart_and_wait(const struct ctl_apply_opts *o, bool restart, int bo
                 (void) unit_reset_failed(o->bus, "slurmctld.service", o->unit_timeout_usec, NULL);
                 r = unit_stop(o->bus, "slurmctld.service", o->unit_timeout_usec, err);
                 if (r < 0)
-                        return r;
+                        return r == -ETIMEDOUT || r == -ESRCH ? -EBUSY : r;
         }
         int64_t t0 = slurm_now_ms();
-        r = charm_unit_ensure(o->bus, "slurmctld.service", false, (uint64_t) bound_ms * 1000, err);
+        /* the start job (24.11's lasts until READY=1): a candidate's bound, else the unit's timeout */
+        r = charm_unit_ensure(
+                o->bus, "slurmctld.service", false, w ? (uint64_t) bound_ms * 1000 : o->unit_timeout_usec, err);
         if (r == -ETIMEDOUT) {
                 strbuf_addf(err, " (slurmctld's start did not finish within %d ms)", bound_ms);
                 return r;
         }
-        if (r < 0)
-                return r;
-        int64_t left = bound_ms - (slurm_now_ms() - t0);
-        r = ctl_wait_started(o->bus, o->self_host, left > 0 ? (int) left : 1, err);
+        if (r == -EIO) {
+                /* the start failed, and systemd's own restart of it too (lib/systemd): it exits
+                 * with this file (24.11 before READY=1: a bad Licenses, job_submit.lua, …) */
+                strbuf_addstr(err, " (slurmctld exited at its start)");
+                return -ESRCH;
+        }
         if (r < 0)
                 return r;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int64_t left = bound_ms - (slurm_now_ms() - t0);
+        r = ctl_wait_started(o->bus, o->self_host, left > 0 ? (int) left : 1, &e);
+        if (r == -ETIMEDOUT && w && w->ceiling_ms > bound_ms && charm_log_has(w->log_path, w->from, CTL_PRIMARY_LINE)) {
+                strbuf_reset(&e);
+                left = w->ceiling_ms - (slurm_now_ms() - t0);
+                r = ctl_wait_started(o->bus, o->self_host, left > 0 ? (int) left : 1, &e);
+        }
+        if (r < 0) {
+                strbuf_addbuf(err, &e);
+                return r;
+        }
         (void) ctl_start_note(o->paths, (long) (slurm_now_ms() - t0), &e);
         return 0;
 }
@@ -226,11 +266,11 @@ static int defer_restart(struct ctl_apply_result *ret) {
  * (an unknown partition QOS, Licenses, …) makes a reconfigure fatal(), with the state of the
  * last seconds unsaved, where a refused start loses nothing and is rolled back. The slurmd
  * units get the new file at a later reconfigure of this same file (push_update). */
-static int restart_for_file(const struct ctl_apply_opts *o, int bound_ms, enum ctl_apply_action *action,
-        bool *ret_push_pending, struct strbuf *why) {
+static int restart_for_file(const struct ctl_apply_opts *o, int bound_ms, const struct start_watch *w,
+        enum ctl_apply_action *action, bool *ret_push_pending, struct strbuf *why) {
         *action = CTL_APPLY_RESTARTED;
         *ret_push_pending = true;
-        return restart_and_wait(o, true, bound_ms, why);
+        return restart_and_wait(o, true, bound_ms, w, why);
 }
 
 /* Nodes ALLOCATED (or MIXED) with no job on them: the reconfigure bug's leftovers (from a
@@ -307,7 +347,7 @@ static int heal_stale(const struct ctl_apply_opts *o, struct ctl_apply_result *r
                 return 0;
         }
         _cleanup_free_ char *names = strv_join(&confirmed, ",");
-        r = restart_and_wait(o, true, o->answer_timeout_ms, err);
+        r = restart_and_wait(o, true, o->answer_timeout_ms, NULL, err);
         if (r < 0)
                 return r;
         strbuf_addf(&ret->message, "%sslurmctld restarted to clear stale allocations of %s",
@@ -357,12 +397,14 @@ static int push_update(const struct ctl_apply_opts *o, const char *conf, size_t 
 }
 
 /* Whether a start with conf does the work of the starts on record (ctlstart.h): not when the
- * accounting settings changed, as the first registration with a slurmdbd takes its own time (on
- * 24.11 slurmctld waits for slurmdbd at a start with no association state: _retry_init_db_conn
- * in its controller.c), which the record knows nothing of. */
+ * accounting settings, the state directory or the cluster's name changed, as the first
+ * registration with a slurmdbd takes its own time (on 24.11 slurmctld waits for slurmdbd at a
+ * start with no association state: _retry_init_db_conn in its controller.c), which the record
+ * knows nothing of. */
 static bool start_on_record(const char *applied, size_t applied_len, const char *conf, size_t len) {
         static const char *const keys[] = { "AccountingStorageType", "AccountingStorageHost",
-                "AccountingStorageBackupHost", "AccountingStoragePort", "AccountingStorageEnforce" };
+                "AccountingStorageBackupHost", "AccountingStoragePort", "AccountingStorageEnforce",
+                "StateSaveLocation", "ClusterName" };
         _cleanup_slurmconf_ struct slurmconf *a = NULL, *c = NULL;
         if (slurmconf_parse("slurm.conf", applied, applied_len, &a, NULL) < 0 ||
                 slurmconf_parse("slurm.conf", conf, len, &c, NULL) < 0)
@@ -395,15 +437,15 @@ static char *timeout_reason(const struct charm_paths *p, int bound_ms, const cha
         return strbuf_detach(&s, NULL);
 }
 
-/* A slurmctld that did not answer within its bound: stopped (SIGTERM, so that one that got as
- * far as loading the state saves it), and killed when it has not ended CTL_HUNG_STOP_MS later
- * (a daemon stuck before its signal thread runs never acts on SIGTERM, and systemd would wait
- * TimeoutStopSec, 30 s, with no controller). One that never answered served no RPC. */
-static void stop_hung(const struct ctl_apply_opts *o) {
-        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        if (unit_stop(o->bus, "slurmctld.service", (uint64_t) CTL_HUNG_STOP_MS * 1000, &e) != -ETIMEDOUT)
-                return;
-        (void) unit_kill(o->bus, "slurmctld.service", "all", SIGKILL, o->unit_timeout_usec, NULL);
+/* A candidate's slurmctld that did not answer in time. One that has not logged CTL_PRIMARY_LINE
+ * served no RPC and has no state-save thread, and 22.05 blocks SIGTERM until its signal thread
+ * runs (after that line): killed at once, the state on disk and slurmdbd's queue file
+ * (dbd.messages, only read at its start) untouched. One past it is stopped the normal way:
+ * SIGTERM, and the unit's TimeoutStopSec (a kill in the middle of its state save, or of the
+ * rewrite of dbd.messages, would lose what they hold). */
+static void stop_hung(const struct ctl_apply_opts *o, const struct start_watch *w) {
+        if (!charm_log_has(w->log_path, w->from, CTL_PRIMARY_LINE))
+                (void) unit_kill(o->bus, "slurmctld.service", "all", SIGKILL, o->unit_timeout_usec, NULL);
         (void) unit_stop(o->bus, "slurmctld.service", o->unit_timeout_usec, NULL);
 }
 
@@ -457,16 +499,21 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
         if (!same)
                 (void) slurm_client_reload(NULL);
 
-        /* a file slurmctld never ran gets a few seconds to answer, by its record (ctlstart.h) */
-        int bound_ms = !same && applied && start_on_record(applied, applied_len, conf, len)
+        /* a file slurmctld never ran gets a few seconds to answer, by its record (ctlstart.h);
+         * one that did not answer in those once gets the ceiling at the next try */
+        _cleanup_free_ char *refused_why = NULL;
+        bool retry = !same && ctl_refused_match(o->paths, conf, len, &refused_why) == CTL_REFUSED_RETRY;
+        int bound_ms = !same && applied && !retry && start_on_record(applied, applied_len, conf, len)
                 ? ctl_start_bound_for(o->paths, o->answer_timeout_ms)
                 : o->answer_timeout_ms;
+        const struct start_watch watch = { .log_path = log_path, .from = log_start, .ceiling_ms = o->answer_timeout_ms };
+        const struct start_watch *w = !same && applied ? &watch : NULL;
         _cleanup_strv_ struct strv live = STRV_INIT;
         bool push_pending = false;
         ret->action = CTL_APPLY_NONE;
         if (!active) {
                 ret->action = CTL_APPLY_STARTED;
-                r = restart_and_wait(o, false, bound_ms, &why);
+                r = restart_and_wait(o, false, bound_ms, w, &why);
         } else if (same && !runs_other_file(o->paths, conf, len))
                 r = 0;
         else if (same && o->hold_restart)
@@ -474,7 +521,7 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
         else if (same)
                 /* slurmctld read another file (an admin's reconfigure after a hand edit), or
                  * cgroup.conf changed: ours again, whatever kind of change that is */
-                r = restart_for_file(o, o->answer_timeout_ms, &ret->action, &push_pending, &why);
+                r = restart_for_file(o, o->answer_timeout_ms, NULL, &ret->action, &push_pending, &why);
         else if (applied &&
                 ctl_conf_live_changes(applied, applied_len, conf, len, slurm_partition_key_live, &live) >
                         0 &&
@@ -487,25 +534,28 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                 return defer_restart(ret);
         } else {
                 strbuf_reset(&why);
-                r = restart_for_file(o, bound_ms, &ret->action, &push_pending, &why);
+                r = restart_for_file(o, bound_ms, w, &ret->action, &push_pending, &why);
         }
         if ((r == -ESRCH || r == -ETIMEDOUT) && !same) {
                 /* slurmctld does not run with this new file: back to the applied one (a file it
                  * ran with before is not blamed: then the hook fails and is retried) */
                 _cleanup_free_ char *line = charm_log_last_error(log_path, log_start);
                 _cleanup_strbuf_ struct strbuf refused = STRBUF_INIT;
+                /* a timeout under the ceiling may be a slow machine: the next hook tries once more
+                 * with the ceiling, and only a file that misses that too is refused for good */
+                bool again = r == -ETIMEDOUT && bound_ms < o->answer_timeout_ms;
                 if (r == -ETIMEDOUT && applied) {
                         /* a daemon that hangs says nothing: the bound and the record are the reason */
                         char *had = line;
                         line = timeout_reason(o->paths, bound_ms, had);
                         free(had);
-                        stop_hung(o);
+                        stop_hung(o, &watch);
                 }
                 if (!applied) {
                         strbuf_addf(err, "slurmctld does not start: %s", line ? line : why.buf);
                         return r;
                 }
-                strbuf_addf(&refused, "%s\n", line ? line : why.buf);
+                strbuf_addf(&refused, "%s%s\n", again ? CTL_REFUSED_RETRY_MARK : "", line ? line : why.buf);
                 strbuf_add(&refused, conf, len);
                 r = state_store(o->paths, CTL_REFUSED_FILE, refused.buf, refused.len, err);
                 if (r < 0)
@@ -515,9 +565,11 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                         strbuf_addf(err, "%s: %s", conf_path, strerror(-r));
                         return r;
                 }
+                /* the client pings what the applied file names (its port, its controllers) */
+                (void) slurm_client_reload(NULL);
                 (void) unit_reset_failed(o->bus, "slurmctld.service", o->unit_timeout_usec, NULL);
                 strbuf_reset(&why);
-                r = restart_and_wait(o, true, o->answer_timeout_ms, &why);
+                r = restart_and_wait(o, true, o->answer_timeout_ms, NULL, &why);
                 if (r < 0) {
                         strbuf_addf(err,
                                 "slurmctld refused the new slurm.conf (%s) and does not run with the "
@@ -527,8 +579,9 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                 }
                 ret->action = CTL_APPLY_ROLLED_BACK;
                 strbuf_addf(&ret->message,
-                        "slurmctld refused the new slurm.conf (%s): the previous one is back",
-                        line ? line : "no reason logged");
+                        "slurmctld refused the new slurm.conf (%s): the previous one is back%s",
+                        line ? line : "no reason logged",
+                        again ? "; tried once more, with the full 20 s, in 10 minutes" : "");
                 return 0;
         }
         if (r < 0) {

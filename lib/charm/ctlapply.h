@@ -40,9 +40,11 @@
  *  - after a start or restart, slurmctld must answer a ping (bounded; a unit that fails or waits to be
  *    restarted stops the wait at once). A file it never ran gets a few seconds by the record of
  *    its good starts (ctlstart.h: 3 × the slowest of the last 5 + 2 s, at least 5 s), so a value
- *    that keeps slurmctld from answering costs the cluster that long, not the 20 s ceiling; the
- *    daemon that did not answer is stopped, and killed after CTL_HUNG_STOP_MS (one stuck before
- *    its signal thread never acts on SIGTERM). When it does not answer, the new file is taken back: the
+ *    that keeps slurmctld from answering costs the cluster that long, not the 20 s ceiling (one
+ *    that logged it is past its state load by then gets the ceiling: slow, not stuck); the
+ *    daemon that did not answer is killed when it is still loading (it served and saved
+ *    nothing), else stopped the normal way; such a refusal is tried once more, with the
+ *    ceiling, CTL_REFUSED_RETRY_AFTER_S later (a machine slow for a while), and only then kept. When it does not answer, the new file is taken back: the
  *    applied bytes are written again, slurmctld is started with them, and the refused bytes and
  *    Slurm's reason (the last "fatal:"/"error:" line of SlurmctldLogFile) are kept in
  *    <state>/slurm.conf.refused, so the charm's judge refuses that same candidate from then on
@@ -74,8 +76,6 @@
 /* …and at most once in this long. */
 #define CTL_STALE_PAUSE_S 600
 #define CTL_SLURMCTLD_LOG "/var/log/slurm/slurmctld.log"
-/* a candidate's slurmctld that did not answer: SIGTERM, then SIGKILL this much later */
-#define CTL_HUNG_STOP_MS 2000
 
 enum ctl_apply_action {
         CTL_APPLY_NONE,    /* the running daemon already has this file */
@@ -128,5 +128,12 @@ int ctl_wait_answer(sd_bus *bus, const char *self_host, int timeout_ms, struct s
 int ctl_wait_started(sd_bus *bus, const char *self_host, int timeout_ms, struct strbuf *err);
 
 /* The candidate slurmctld refused last (<state>/slurm.conf.refused): 1 and *ret_reason
- * (caller frees) when data equals it, 0 when not (or there is none), negative errno. */
+ * (caller frees) when data equals it, 0 when not (or there is none), negative errno;
+ * CTL_REFUSED_RETRY (with *ret_reason) when it was refused for missing a bound under the ceiling
+ * (ctlstart.h) CTL_REFUSED_RETRY_AFTER_S ago or more: not a verdict yet, the next start gets the
+ * ceiling. */
+#define CTL_REFUSED_RETRY 2
+#define CTL_REFUSED_RETRY_MARK "(once) "
+/* …once the refusal is this old (before, it is refused like any other: 1) */
+#define CTL_REFUSED_RETRY_AFTER_S 600
 int ctl_refused_match(const struct charm_paths *paths, const char *data, size_t len, char **ret_reason);

@@ -11,6 +11,7 @@
 #include "charm/nodeconf.h"
 #include "charm/nodepaths.h"
 #include "proc/proc.h"
+#include "slurm/client.h"
 #include "slurm/localjobs.h"
 #include "slurm/nodes.h"
 #include "util/alloc.h"
@@ -98,12 +99,22 @@ bool nodefollow_note_conf(struct nodefollow *f, const struct nodefollow_conf *c,
 }
 
 bool nodefollow_note_verdict(struct nodefollow *f, uint64_t verdict, uint64_t now_usec) {
-        bool changed = f->verdict_known && verdict != f->verdict;
+        if (!f->verdict_known || verdict == f->verdict) {
+                f->verdict = verdict;
+                f->verdict_known = true;
+                f->verdict_seen_once = false;
+                return false;
+        }
+        if (!f->verdict_seen_once || f->verdict_seen != verdict) {
+                /* once so far: the next look confirms it */
+                f->verdict_seen = verdict;
+                f->verdict_seen_once = true;
+                return false;
+        }
         f->verdict = verdict;
-        f->verdict_known = true;
-        if (changed)
-                ask_for_conf(f, now_usec);
-        return changed;
+        f->verdict_seen_once = false;
+        ask_for_conf(f, now_usec);
+        return true;
 }
 
 bool nodefollow_note_state(struct nodefollow *f, const char *word, uint64_t now_usec) {
@@ -202,7 +213,12 @@ int nodefollow_conf_read_data(const char *path, const struct nodefollow_conf *la
 static int state_child(void *userdata, struct strbuf *out) {
         const char *node = userdata;
         struct slurm_node n = { 0 };
-        int r = slurm_node_get(node, &n, out);
+        /* within the parent's bound, also when no controller answers (the client retries for
+         * MessageTimeout) */
+        int r = slurm_client_cap_msg_timeout(NODEFOLLOW_STATE_TIMEOUT_MS / 1000 - 1, out);
+        if (r < 0)
+                return r;
+        r = slurm_node_get_brief(node, &n, out);
         if (r < 0)
                 return r;
         node_status_message(n.state, n.reason, out);

@@ -32,12 +32,14 @@
  *  - A socket counts while a process has it bound (the kernel's table, slurm/localjobs.h): a
  *    slurmstepd killed with SIGKILL leaves its socket file behind for good.
  *  - The programs and files the configuration names for slurmd are judged at every look
- *    (node_paths_check, charm/nodepaths.h: a parse and a few stats): a new verdict asks for a run
- *    NODEFOLLOW_SETTLE_USEC later, so a program an admin puts right (or breaks) on the machine
- *    is seen within seconds, not at the next hook.
+ *    (node_paths_check, charm/nodepaths.h: a parse and a few stats): a new verdict seen on two
+ *    looks in a row asks for a run NODEFOLLOW_SETTLE_USEC later, so a program an admin puts
+ *    right (or breaks) on the machine is seen within seconds, not at the next hook.
  *  - What the machine cannot show, the controller can: every NODEFOLLOW_STATE_USEC the node's
- *    status word is read from slurmctld (one REQUEST_NODE_INFO in a child bounded to
- *    NODEFOLLOW_STATE_TIMEOUT_MS: a thousand units cost slurmctld about 33 small RPCs a second)
+ *    status word is read from slurmctld (one single-node REQUEST_NODE_INFO in a child bounded to
+ *    NODEFOLLOW_STATE_TIMEOUT_MS, MessageTimeout capped below it: a thousand units cost
+ *    slurmctld about 33 small RPCs a second; while no controller answers, the watcher's loop
+ *    waits up to that long every NODEFOLLOW_STATE_USEC)
  *    and a new word asks for a run at once. That covers an allocation with no slurmstepd here
  *    (salloc before its first srun, a multi-node batch job's other nodes: no
  *    PrologFlags=Contain), an admin's drain or resume, and a node's own transient states.
@@ -64,7 +66,7 @@
 #define NODEFOLLOW_SETTLE_USEC (3 * 1000 * 1000ULL)
 #define NODEFOLLOW_GAP_USEC (10 * 1000 * 1000ULL)
 #define NODEFOLLOW_STATE_USEC (30 * 1000 * 1000ULL)
-#define NODEFOLLOW_STATE_TIMEOUT_MS 5000
+#define NODEFOLLOW_STATE_TIMEOUT_MS 4000
 /* a configuration file larger than this is not read (its identity alone counts) */
 #define NODEFOLLOW_CONF_MAX (16 * 1024 * 1024)
 
@@ -83,8 +85,10 @@ struct nodefollow {
         bool conf_known;
         char *conf_data; /* its content (NULL: too large, or none read yet) */
         size_t conf_len;
-        uint64_t verdict;  /* hash of the programs' verdict (node_paths_check) at the last look */
+        uint64_t verdict;  /* hash of the programs' verdict (node_paths_check) taken */
         bool verdict_known;
+        uint64_t verdict_seen; /* the last look's, when it differs from verdict (one look so far) */
+        bool verdict_seen_once;
         char *state_word;  /* the node's status word at the last read from slurmctld (NULL: none) */
         uint64_t conf_due_usec; /* a run promised by new bytes or a verdict: jobs never postpone it */
         bool pending; /* a handler run is asked for, due at due_usec */
@@ -107,7 +111,8 @@ bool nodefollow_wanted(const char *service);
 bool nodefollow_note_jobs(struct nodefollow *f, const uint32_t *ids, size_t n, uint64_t now_usec);
 
 /* Records the verdict on the programs (a hash of node_paths_check's answer) at now_usec. Returns
- * true when it differs from the last one (not on the first): a run is then due
+ * true when a new one is seen on two looks in a row (not on the first: a file replaced by
+ * config management between two stats is not a verdict): a run is then due
  * NODEFOLLOW_SETTLE_USEC from now, or earlier when one was due earlier. Pure. */
 bool nodefollow_note_verdict(struct nodefollow *f, uint64_t verdict, uint64_t now_usec);
 

@@ -881,7 +881,7 @@ static int judge_candidate(const char *data, size_t len, struct strbuf *err, voi
         const struct charm_paths *paths = userdata;
         _cleanup_free_ char *reason = NULL;
         int r = ctl_refused_match(paths, data, len, &reason);
-        if (r > 0) {
+        if (r > 0 && r != CTL_REFUSED_RETRY) {
                 strbuf_addf(err, "slurm.conf refused by slurmctld before (%s)", reason);
                 return -EINVAL;
         }

@@ -221,6 +221,15 @@ int slurm_ctl_ping_within(int index, int timeout_ms, struct strbuf *err) {
         return r;
 }
 
+int slurm_client_cap_msg_timeout(int seconds, struct strbuf *err) {
+        int r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        if (seconds > 0 && (uint16_t) seconds < slurm_conf.msg_timeout)
+                slurm_conf.msg_timeout = (uint16_t) seconds;
+        return 0;
+}
+
 int slurm_ctl_takeover_with(const char *conf_path, int index, struct strbuf *err) {
         int r;
         if (isempty(conf_path) || access(conf_path, R_OK) < 0)

@@ -85,6 +85,10 @@ int slurm_ctl_ping_one(int index, struct strbuf *err);
  * opened its listeners completes the connect and answers nothing, so a plain ping waits the
  * whole MessageTimeout (10 s) there. */
 int slurm_ctl_ping_within(int index, int timeout_ms, struct strbuf *err);
+/* Caps libslurm's MessageTimeout for every later call of this process (a short-lived child that
+ * must end within its parent's bound: the client retries a controller that does not answer for
+ * that long); initialises the client. 0 or a negative errno. */
+int slurm_client_cap_msg_timeout(int seconds, struct strbuf *err);
 /* slurm_takeover(index): backup index (>= 1) takes control now; the controllers ahead of it
  * shut down (exit status 0) and those after it give up control; returns after ~2 s (its
  * sleep in 22.05). "Already in control" is success. */

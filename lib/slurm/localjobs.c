@@ -163,7 +163,10 @@ static int bound_names(const char *table, const char *dir, struct strv *ret) {
 int slurm_local_steps_scan(const char *spool_dir, const char *node, const char *unix_table, uint32_t **ret_ids,
         size_t *ret_n, struct strbuf *err) {
         _cleanup_strv_ struct strv bound = STRV_INIT;
-        bool filter = unix_table && bound_names(unix_table, spool_dir, &bound) >= 0;
+        /* the kernel writes the table in several reads, placed by hash bucket and offset, so a
+         * socket can be skipped when others close meanwhile: two reads, and a name in either */
+        bool filter = unix_table && bound_names(unix_table, spool_dir, &bound) >= 0 &&
+                bound_names(unix_table, spool_dir, &bound) >= 0;
         DIR *d = opendir(spool_dir);
         if (!d) {
                 if (errno == ENOENT) {

@@ -227,6 +227,15 @@ int slurm_node_get_state(const char *name, uint32_t *ret_state, struct strbuf *e
         return 0;
 }
 
+int slurm_node_get_brief(const char *name, struct slurm_node *ret, struct strbuf *err) {
+        if (isempty(name))
+                return -EINVAL;
+        int r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        return node_get_state(name, ret, err);
+}
+
 int slurm_node_get(const char *name, struct slurm_node *ret, struct strbuf *err) {
         struct slurm_node n;
         struct parts p = { 0 };

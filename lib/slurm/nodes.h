@@ -82,6 +82,8 @@ bool slurm_list_has(const char *list, const char *item);
 int slurm_node_get(const char *name, struct slurm_node *ret, struct strbuf *err);
 /* Only the state of one node: one RPC, no partitions (for polling). -ENOENT when unknown. */
 int slurm_node_get_state(const char *name, uint32_t *ret_state, struct strbuf *err);
+/* The node's record without its partitions (one RPC: state, reason, …; ret->partitions NULL). */
+int slurm_node_get_brief(const char *name, struct slurm_node *ret, struct strbuf *err);
 /* Reads all nodes (filter may be NULL), in slurmctld's order. */
 int slurm_node_list(const struct slurm_node_filter *filter, struct slurm_node_list *ret, struct strbuf *err);
 

@@ -37,13 +37,20 @@ log "a job whose slurmstepd is killed (SIGKILL: its socket file stays) ends in t
 job=$(submit -w slurmd-0 -o /dev/null --mem=100 --wrap "sleep 300")
 wait_job_state "$job" RUNNING 30
 until_true 15 "slurmd/0 not shown busy while job $job runs" status_is slurmd/0 '^active (allocated|mixed)$'
+wlog=$r/var/log/juju-sim/juju-service-watcher-slurmd.service.log
+n0=$(wc -l <"$wlog")
 js exec slurmd/0 -- pkill -KILL -f "^slurmstepd: \\[$job\\.batch\\]"
+# the watcher sees the job gone at its next look (every 2 s; its socket file stays), not at its
+# 30 s read of the node
+until_true 8 "slurmd's watcher did not see job $job gone" eval 'tail -n +$((n0 + 1)) "$wlog" | grep -q "jobs of slurmd-0: 0, were 1"'
 ctl scancel "$job"
 until_true 30 "job $job not over after its slurmstepd was killed" eval \
         '[[ $(job_field "$job" JobState) =~ ^(CANCELLED|FAILED|NODE_FAIL|COMPLETED)$ ]]'
-ls "$r/var/lib/slurm/slurmd" | grep -q "^slurmd-0_${job}\\." || log "  (no socket file was left this time)"
+ls "$r/var/lib/slurm/slurmd" | grep -q "^slurmd-0_${job}\\." || die "job $job's slurmstepd left no socket file: nothing tested"
+# (slurmctld held the job RUNNING until the scancel: nothing changes on the machine after it,
+# so the watcher's 30 s read of the node tells)
 t0=$SECONDS
-until_true 25 "slurmd/0 not shown idle after job $job's slurmstepd was killed" status_is slurmd/0 '^active idle$'
+until_true 40 "slurmd/0 not shown idle after job $job's slurmstepd was killed" status_is slurmd/0 '^active idle$'
 log "  idle shown $((SECONDS - t0)) s after"
 [ "$(hooks_of slurmd/0)" = "$n_hooks" ] || die "a hook ran on slurmd/0: the watcher's runs were to do it"
 

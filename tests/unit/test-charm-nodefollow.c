@@ -185,6 +185,20 @@ static void test_conf(void **state) {
         assert_int_equal(nodefollow_deadline(&f), run + 2 * S + NODEFOLLOW_SETTLE_USEC);
         assert_true(nodefollow_take(&f, run + 2 * S + NODEFOLLOW_SETTLE_USEC));
         assert_int_equal(nodefollow_deadline(&f), 0);
+        /* job changes right after new bytes never postpone their run */
+        uint64_t t2 = run + 100 * S;
+        assert_true(nodefollow_note_conf(&f, &c2, t2));
+        assert_true(nodefollow_note_jobs(&f, a, 1, t2 + 1 * S));
+        assert_true(nodefollow_note_jobs(&f, b, 1, t2 + 2 * S));
+        assert_int_equal(nodefollow_deadline(&f), t2 + NODEFOLLOW_SETTLE_USEC);
+        assert_true(nodefollow_take(&f, t2 + NODEFOLLOW_SETTLE_USEC));
+        /* the same for a new verdict, once confirmed */
+        uint64_t t3 = t2 + 100 * S;
+        assert_false(nodefollow_note_verdict(&f, 1, t3));      /* the first: recorded */
+        assert_false(nodefollow_note_verdict(&f, 2, t3 + 2 * S)); /* once */
+        assert_true(nodefollow_note_verdict(&f, 2, t3 + 4 * S));  /* twice: taken */
+        assert_true(nodefollow_note_jobs(&f, a, 1, t3 + 5 * S));
+        assert_int_equal(nodefollow_deadline(&f), t3 + 4 * S + NODEFOLLOW_SETTLE_USEC);
         nodefollow_done(&f);
 }
 
@@ -234,41 +248,36 @@ static void test_conf_read_and_look(void **state) {
         assert_int_equal(rename(next, conf), 0);
         assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 22 * S, &err), 0);
         assert_int_equal(nodefollow_deadline(&f), 0);
-        /* the program put right on the machine (root's, not writable by others): a new verdict,
-         * with the same bytes */
-        char scripts[600], prog[700];
+        /* the program made on the machine: a new verdict, with the same bytes, taken once two
+         * looks in a row saw it (as root the file is root's and fine; otherwise it is not root's:
+         * another verdict either way) */
+        char etc[600], etc_slurm[600], scripts[600], prog[700];
+        snprintf(etc, sizeof etc, "%s/etc", dir);
+        snprintf(etc_slurm, sizeof etc_slurm, "%s/etc/slurm", dir);
         snprintf(scripts, sizeof scripts, "%s/etc/slurm/scripts", dir);
         snprintf(prog, sizeof prog, "%s/a", scripts);
-        if (geteuid() == 0) {
-                char etc[600], etc_slurm[600];
-                snprintf(etc, sizeof etc, "%s/etc", dir);
-                snprintf(etc_slurm, sizeof etc_slurm, "%s/etc/slurm", dir);
-                assert_int_equal(mkdir(etc, 0755), 0);
-                assert_int_equal(mkdir(etc_slurm, 0755), 0);
-                assert_int_equal(mkdir(scripts, 0755), 0);
-                write_text(prog, "#!/bin/sh\n");
-                assert_int_equal(chmod(prog, 0755), 0);
-                assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 23 * S, &err), 8);
-                assert_int_equal(nodefollow_deadline(&f), 23 * S + NODEFOLLOW_SETTLE_USEC);
-                /* a job change right after does not postpone that run */
-                int sj = -1;
-                assert_int_equal(mkdir(spool, 0700), 0);
-                sj = bind_at(spool, "cpu-0_3.0");
-                assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 24 * S, &err), 1);
-                assert_int_equal(nodefollow_deadline(&f), 23 * S + NODEFOLLOW_SETTLE_USEC);
-                assert_true(nodefollow_take(&f, 23 * S + NODEFOLLOW_SETTLE_USEC));
-                /* broken again (writable by others) */
-                assert_int_equal(chmod(prog, 0757), 0);
-                assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 40 * S, &err), 8);
-                assert_true(nodefollow_take(&f, 40 * S + NODEFOLLOW_SETTLE_USEC));
-                close(sj);
-                assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 60 * S, &err), 1);
-                assert_true(nodefollow_take(&f, 60 * S + NODEFOLLOW_GAP_USEC));
-        }
-        /* new bytes: new content, and a new verdict (another program missing) */
+        assert_int_equal(mkdir(etc, 0755), 0);
+        assert_int_equal(mkdir(etc_slurm, 0755), 0);
+        assert_int_equal(mkdir(scripts, 0755), 0);
+        write_text(prog, "#!/bin/sh\n");
+        assert_int_equal(chmod(prog, 0755), 0);
+        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 23 * S, &err), 0); /* once */
+        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 25 * S, &err), 8);
+        assert_int_equal(nodefollow_deadline(&f), 25 * S + NODEFOLLOW_SETTLE_USEC);
+        assert_true(nodefollow_take(&f, 25 * S + NODEFOLLOW_SETTLE_USEC));
+        /* a state seen on one look only (a file caught half-way through a replacement) is none */
+        assert_int_equal(chmod(prog, 0757), 0);
+        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 40 * S, &err), 0);
+        assert_int_equal(chmod(prog, 0755), 0);
+        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 42 * S, &err), 0);
+        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 44 * S, &err), 0);
+        assert_int_equal(nodefollow_deadline(&f), 0);
+        /* new bytes: new content at once, and a new verdict (another program missing) at the
+         * next look */
         write_text(next, "Prolog=/etc/slurm/scripts/b\n");
         assert_int_equal(rename(next, conf), 0);
-        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 100 * S, &err), 2 | 8);
+        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 100 * S, &err), 2);
+        assert_int_equal(nodefollow_look(&f, spool, "cpu-0", conf, dir, 102 * S, &err), 8);
         /* an unchanged identity is not read again */
         assert_int_equal(nodefollow_conf_read(conf, &f.conf, &d, &err), 0);
         assert_true(d.hash == f.conf.hash && d.ino == f.conf.ino);
