@@ -420,13 +420,11 @@ static bool start_on_record(const char *applied, size_t applied_len, const char 
 /* Why a candidate's start was given up: its bound, the record behind it, and the fatal line
  * slurmctld logged since (had: the last error line, borrowed), if any. */
 static char *timeout_reason(const struct charm_paths *p, int bound_ms, const char *had) {
-        long ms[CTL_START_KEEP], worst = 0;
+        long ms[CTL_START_KEEP];
         size_t n;
         _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
         ctl_start_read(p, ms, &n);
-        for (size_t i = 0; i < n; i++)
-                if (ms[i] > worst)
-                        worst = ms[i];
+        long worst = ctl_start_worst(ms, n);
         strbuf_addf(&s, "no answer within %.1f s of its start", bound_ms / 1000.0);
         if (n)
                 strbuf_addf(&s, "; its last %zu good starts took at most %.1f s", n, worst / 1000.0);

@@ -10,13 +10,18 @@
 
 #include "util/banned.h"
 
-int ctl_start_bound(const long *ms, size_t n, int ceiling_ms) {
-        if (n == 0)
-                return ceiling_ms;
+long ctl_start_worst(const long *ms, size_t n) {
         long worst = 0;
         for (size_t i = 0; i < n; i++)
                 if (ms[i] > worst)
                         worst = ms[i];
+        return worst;
+}
+
+int ctl_start_bound(const long *ms, size_t n, int ceiling_ms) {
+        if (n == 0)
+                return ceiling_ms;
+        long worst = ctl_start_worst(ms, n);
         long bound = worst > (long) (ceiling_ms / CTL_START_FACTOR) ? ceiling_ms
                                                                      : worst * CTL_START_FACTOR + CTL_START_SLACK_MS;
         if (bound < CTL_START_MIN_MS)

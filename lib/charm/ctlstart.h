@@ -36,6 +36,9 @@
 #define CTL_START_SLACK_MS 2000
 #define CTL_START_MIN_MS 5000
 
+/* The slowest of n recorded good starts (ms; 0 when n is 0). */
+long ctl_start_worst(const long *ms, size_t n);
+
 /* The bound for a candidate's start from n recorded good starts (ms); ceiling when n is 0. */
 int ctl_start_bound(const long *ms, size_t n, int ceiling_ms);
 

@@ -208,14 +208,21 @@ int slurm_ctl_ping_one(int index, struct strbuf *err) {
         return 0;
 }
 
+/* Lowers libslurm's MessageTimeout to seconds (at least 1), never raises it; the value before. */
+static uint16_t msg_timeout_cap(long seconds) {
+        uint16_t was = slurm_conf.msg_timeout;
+        if (seconds < 1)
+                seconds = 1;
+        if (seconds < was)
+                slurm_conf.msg_timeout = (uint16_t) seconds;
+        return was;
+}
+
 int slurm_ctl_ping_within(int index, int timeout_ms, struct strbuf *err) {
         int r = slurm_client_init(err);
         if (r < 0)
                 return r;
-        uint16_t was = slurm_conf.msg_timeout;
-        long s = timeout_ms <= 0 ? 1 : (timeout_ms + 999) / 1000;
-        if (s < was)
-                slurm_conf.msg_timeout = (uint16_t) s;
+        uint16_t was = msg_timeout_cap(((long) timeout_ms + 999) / 1000);
         r = slurm_ctl_ping_one(index, err);
         slurm_conf.msg_timeout = was;
         return r;
@@ -225,8 +232,8 @@ int slurm_client_cap_msg_timeout(int seconds, struct strbuf *err) {
         int r = slurm_client_init(err);
         if (r < 0)
                 return r;
-        if (seconds > 0 && (uint16_t) seconds < slurm_conf.msg_timeout)
-                slurm_conf.msg_timeout = (uint16_t) seconds;
+        if (seconds > 0)
+                (void) msg_timeout_cap(seconds);
         return 0;
 }
 
