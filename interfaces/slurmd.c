@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "slurmconf/hostlist.h"
+#include "slurmconf/pathkeys.h"
 
 #include "util/banned.h"
 
@@ -567,4 +568,179 @@ void slurm_generation_clear(struct slurm_generation *g) {
         free(g->version);
         free(g->auth);
         g->version = g->auth = NULL;
+}
+
+/* --- the programs slurmd runs (issue 26 item 1) ------------------------------------------------ */
+
+const char *slurmd_iface_node_prog_key(const char *key) {
+        if (isempty(key))
+                return NULL;
+        if (strcaseeq(key, "SlurmdUser"))
+                return "SlurmdUser";
+        const struct slurmconf_path_key *k = slurmconf_path_key(key);
+        return k && k->host == SLURMCONF_PATH_NODE ? k->key : NULL;
+}
+
+static bool prog_value_ok(const char *v) {
+        size_t n = v ? strlen(v) : 0;
+        if (n == 0 || n > SLURMD_IFACE_MAX_PROG_VALUE)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!isgraph((unsigned char) v[i]))
+                        return false;
+        return true;
+}
+
+static int cmp_option_key(const void *a, const void *b) {
+        const struct slurm_option *x = *(const struct slurm_option *const *) a,
+                                  *y = *(const struct slurm_option *const *) b;
+        return strcmp(x->key, y->key);
+}
+
+/* A SET as a JSON object, keys sorted (NULL: a key or value it may not hold, or no memory). */
+static cJSON *set_to_json(const struct slurm_options *s) {
+        _cleanup_free_ const struct slurm_option **v = xcalloc(s->n + 1, sizeof *v);
+        for (size_t i = 0; i < s->n; i++) {
+                if (!streq_ptr(slurmd_iface_node_prog_key(s->items[i].key), s->items[i].key) ||
+                        !prog_value_ok(s->items[i].value))
+                        return NULL;
+                v[i] = &s->items[i];
+        }
+        qsort(v, s->n, sizeof *v, cmp_option_key);
+        cJSON *o = cJSON_CreateObject();
+        for (size_t i = 0; o && i < s->n; i++) {
+                if (i > 0 && streq(v[i]->key, v[i - 1]->key)) {
+                        cJSON_Delete(o);
+                        return NULL;
+                }
+                cJSON_AddItemToObject(o, v[i]->key, cJSON_CreateString(v[i]->value));
+        }
+        return o;
+}
+
+/* A SET from JSON (what names it in messages): -EINVAL with one message, ret untouched. */
+static int set_from_json(const char *what, const cJSON *o, struct slurm_options *ret, struct strbuf *err) {
+        _cleanup_(slurm_options_clearp) struct slurm_options s = SLURM_OPTIONS_INIT;
+        const cJSON *v;
+        if (!cJSON_IsObject(o)) {
+                strbuf_addf(err, "%s: not a JSON object", what);
+                return -EINVAL;
+        }
+        cJSON_ArrayForEach(v, o) {
+                const char *key = slurmd_iface_node_prog_key(v->string);
+                if (!key || !streq(key, v->string)) {
+                        strbuf_addf(err, "%s: ", what);
+                        quote_for_display(err, strempty(v->string));
+                        strbuf_addstr(err, " is not a slurmd program or file key");
+                        return -EINVAL;
+                }
+                if (!cJSON_IsString(v) || !prog_value_ok(v->valuestring)) {
+                        strbuf_addf(err, "%s: the value of %s is not a path", what, key);
+                        return -EINVAL;
+                }
+                if (slurm_options_get(&s, key)) {
+                        strbuf_addf(err, "%s: %s given twice", what, key);
+                        return -EINVAL;
+                }
+                slurm_options_set(&s, key, v->valuestring);
+        }
+        slurm_options_clear(ret);
+        *ret = s;
+        s = (struct slurm_options) SLURM_OPTIONS_INIT;
+        return 0;
+}
+
+static int print_json(cJSON *o, char **ret) {
+        char *s = o ? cJSON_PrintUnformatted(o) : NULL;
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+int node_progs_encode(const struct slurm_options *want, const struct slurm_options *live, char **ret) {
+        _cleanup_cjson_ cJSON *o = cJSON_CreateObject();
+        cJSON *w = set_to_json(want), *l = set_to_json(live);
+        if (!w || !l) {
+                cJSON_Delete(w);
+                cJSON_Delete(l);
+                return -EINVAL;
+        }
+        cJSON_AddItemToObject(o, "live", l);
+        cJSON_AddItemToObject(o, "want", w);
+        return print_json(o, ret);
+}
+
+/* The object of a databag value: -ENODATA empty, -EINVAL not one (message). */
+static int parse_object(const char *field, const char *json, cJSON **ret, struct strbuf *err) {
+        if (isempty(json))
+                return -ENODATA;
+        if (strlen(json) > SLURMD_IFACE_MAX_VALUE) {
+                strbuf_addf(err, "%s: too long", field);
+                return -EINVAL;
+        }
+        cJSON *o = cJSON_ParseWithOpts(json, NULL, true);
+        if (!cJSON_IsObject(o)) {
+                cJSON_Delete(o);
+                strbuf_addf(err, "%s: not a JSON object", field);
+                return -EINVAL;
+        }
+        *ret = o;
+        return 0;
+}
+
+int node_progs_decode(const char *json, struct slurm_options *want, struct slurm_options *live, struct strbuf *err) {
+        _cleanup_cjson_ cJSON *o = NULL;
+        _cleanup_(slurm_options_clearp) struct slurm_options w = SLURM_OPTIONS_INIT, l = SLURM_OPTIONS_INIT;
+        int r = parse_object(SLURMD_IFACE_NODE_PROGS_KEY, json, &o, err);
+        if (r < 0)
+                return r;
+        r = set_from_json(SLURMD_IFACE_NODE_PROGS_KEY ".want", cJSON_GetObjectItemCaseSensitive(o, "want"), &w, err);
+        if (r >= 0)
+                r = set_from_json(
+                        SLURMD_IFACE_NODE_PROGS_KEY ".live", cJSON_GetObjectItemCaseSensitive(o, "live"), &l, err);
+        if (r < 0)
+                return r;
+        slurm_options_clear(want);
+        slurm_options_clear(live);
+        *want = w;
+        *live = l;
+        w = l = (struct slurm_options) SLURM_OPTIONS_INIT;
+        return 0;
+}
+
+int node_verdict_encode(const struct slurm_options *judged, const char *why, char **ret) {
+        _cleanup_cjson_ cJSON *o = cJSON_CreateObject();
+        cJSON *j = set_to_json(judged);
+        if (!j)
+                return -EINVAL;
+        cJSON_AddItemToObject(o, "judged", j);
+        _cleanup_free_ char *w = xstrndup(strempty(why), SLURMD_IFACE_MAX_VERDICT_WHY);
+        cJSON_AddItemToObject(o, "why", cJSON_CreateString(w));
+        return print_json(o, ret);
+}
+
+int node_verdict_decode(const char *json, struct slurm_options *judged, char **why, struct strbuf *err) {
+        _cleanup_cjson_ cJSON *o = NULL;
+        _cleanup_(slurm_options_clearp) struct slurm_options j = SLURM_OPTIONS_INIT;
+        int r = parse_object(SLURMD_IFACE_NODE_VERDICT_KEY, json, &o, err);
+        if (r < 0)
+                return r;
+        r = set_from_json(SLURMD_IFACE_NODE_VERDICT_KEY ".judged", cJSON_GetObjectItemCaseSensitive(o, "judged"), &j,
+                err);
+        if (r < 0)
+                return r;
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "why");
+        bool bad = w && (!cJSON_IsString(w) || strlen(w->valuestring) > SLURMD_IFACE_MAX_VERDICT_WHY);
+        for (const char *c = !bad && w ? w->valuestring : ""; *c && !bad; c++)
+                bad = iscntrl((unsigned char) *c);
+        if (bad) {
+                strbuf_addstr(err, SLURMD_IFACE_NODE_VERDICT_KEY ".why: not a short line of text");
+                return -EINVAL;
+        }
+        slurm_options_clear(judged);
+        *judged = j;
+        j = (struct slurm_options) SLURM_OPTIONS_INIT;
+        *why = xstrdup(w ? w->valuestring : "");
+        return 0;
 }

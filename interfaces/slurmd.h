@@ -138,3 +138,35 @@ int slurm_generation_encode(const char *version, const char *auth, char **ret);
 /* 0 decoded (ret replaced), -ENODATA absent or empty (ret untouched), -EINVAL bad (one message). */
 int slurm_generation_decode(const char *json, struct slurm_generation *ret, struct strbuf *err);
 void slurm_generation_clear(struct slurm_generation *g);
+
+/* --- the programs slurmd runs (issue 26 item 1) --------------------------------------------------
+ * A program (or file) slurm.conf names for slurmd is published to the compute nodes only once
+ * every compute unit judged it safe on its own machine (charm/nodeprogs.h says why and how).
+ * slurmctld leader → its app bag:
+ *   node-programs          JSON object {"want": SET, "live": SET}: the items of
+ *                          slurm-conf-parameters that name a file or program for slurmd as the
+ *                          admin set them (want) and as the live slurm.conf has them (live)
+ * slurmd unit → its UNIT bag:
+ *   node-programs-verdict  JSON object {"judged": SET, "why": "…"}: the want SET this unit
+ *                          judged on its machine, and its first failure there ("" or absent:
+ *                          every item is safe here)
+ * A SET is a JSON object KEY → VALUE over the NODE path keys of slurmconf/pathkeys.h (canonical
+ * spelling) and SlurmdUser (whose uid SlurmdLogFile must belong to); values are non-empty
+ * printable strings. Absent: a charm from before these keys (no gate). */
+#define SLURMD_IFACE_NODE_PROGS_KEY "node-programs"
+#define SLURMD_IFACE_NODE_VERDICT_KEY "node-programs-verdict"
+#define SLURMD_IFACE_MAX_PROG_VALUE 1024
+#define SLURMD_IFACE_MAX_VERDICT_WHY 1024
+
+/* The canonical spelling of key when it may be in a SET (a NODE path key or SlurmdUser, any
+ * case), else NULL. */
+const char *slurmd_iface_node_prog_key(const char *key);
+/* ret: a new JSON string (keys sorted). -EINVAL for a key or value a SET may not hold. */
+int node_progs_encode(const struct slurm_options *want, const struct slurm_options *live, char **ret);
+/* 0 decoded (want and live replaced), -ENODATA absent or empty (untouched), -EINVAL bad (one
+ * message, untouched). */
+int node_progs_decode(const char *json, struct slurm_options *want, struct slurm_options *live, struct strbuf *err);
+/* why NULL or "": safe. ret: a new JSON string. -EINVAL for a bad SET. */
+int node_verdict_encode(const struct slurm_options *judged, const char *why, char **ret);
+/* As node_progs_decode; *why is a new string ("" when safe). */
+int node_verdict_decode(const char *json, struct slurm_options *judged, char **why, struct strbuf *err);

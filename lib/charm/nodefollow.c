@@ -10,6 +10,7 @@
 
 #include "charm/nodeconf.h"
 #include "charm/nodepaths.h"
+#include "charm/nodeprogs.h"
 #include "proc/proc.h"
 #include "slurm/client.h"
 #include "slurm/localjobs.h"
@@ -283,6 +284,10 @@ int nodefollow_look(struct nodefollow *f, const char *spool_dir, const char *nod
                 _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
                 r = node_paths_check(&p, f->conf_data, f->conf_len, &why);
                 uint64_t v = r < 0 ? 0 : fnv1a(why.buf ? why.buf : "", why.len) ^ (uint64_t) r;
+                /* and those a held-back change names (charm/nodeprogs.h): the unit's answer */
+                strbuf_reset(&why);
+                r = node_progs_want_judge(&p, &why);
+                v = v * 31 + (fnv1a(why.buf ? why.buf : "", why.len) ^ (uint64_t) r);
                 if (nodefollow_note_verdict(f, v, now_usec))
                         mask |= 8;
         }

@@ -16,7 +16,8 @@
 
 #include "util/banned.h"
 
-int node_paths_check(const struct charm_paths *p, const char *conf, size_t conf_len, struct strbuf *why) {
+int node_paths_check_flags(
+        const struct charm_paths *p, const char *conf, size_t conf_len, unsigned flags, struct strbuf *why) {
         _cleanup_slurmconf_ struct slurmconf *c = NULL;
         int r = slurmconf_parse("slurm.conf", conf, conf_len, &c, why);
         if (r < 0)
@@ -33,8 +34,12 @@ int node_paths_check(const struct charm_paths *p, const char *conf, size_t conf_
                         owner = (uid_t) uid;
         }
         r = slurmconf_paths_check_conf(
-                c, SLURMCONF_PATH_NODE, p ? p->root : NULL, owner, SLURMCONF_PATH_F_ANYWHERE, why);
+                c, SLURMCONF_PATH_NODE, p ? p->root : NULL, owner, flags, why);
         return r < 0 ? 1 : 0;
+}
+
+int node_paths_check(const struct charm_paths *p, const char *conf, size_t conf_len, struct strbuf *why) {
+        return node_paths_check_flags(p, conf, conf_len, SLURMCONF_PATH_F_ANYWHERE, why);
 }
 
 bool node_paths_reason_ours(const char *reason) {

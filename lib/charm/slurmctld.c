@@ -18,6 +18,7 @@
 #include "charm/gres.h"
 #include "charm/ha.h"
 #include "charm/nodeevents.h"
+#include "charm/nodeprogs.h"
 #include "charm/pause.h"
 #include "charm/watcher.h"
 #include "slurmconf/conf.h"
@@ -72,6 +73,7 @@ struct ctl_inputs {
         char *generated_name; /* owned storage for a generated cluster name */
         cJSON *gres;          /* the GPU record (charm/gres.h); NULL until loaded */
         bool gres_served;     /* slurmctld runs with the gres.conf rendered from it */
+        char *node_progs;     /* node-programs to publish (charm/nodeprogs.h); NULL: none */
 };
 
 static void ctl_inputs_done(struct ctl_inputs *in) {
@@ -91,6 +93,7 @@ static void ctl_inputs_done(struct ctl_inputs *in) {
         strv_clear(&in->ignored);
         free(in->generated_name);
         cJSON_Delete(in->gres);
+        free(in->node_progs);
 }
 
 void slurmctld_status_message(size_t n_nodes, size_t n_partitions, struct strbuf *out) {
@@ -610,6 +613,8 @@ static int publish(
                                 return r;
                 }
                 r = charm_bag_update(ctx, rel, true, mine, "controllers", json, err);
+                if (r >= 0 && in->node_progs)
+                        r = charm_bag_update(ctx, rel, true, mine, SLURMD_IFACE_NODE_PROGS_KEY, in->node_progs, err);
                 if (r >= 0 && in->gres && in->gres_served) {
                         _cleanup_free_ char *gres = gres_served_json(in->gres, in->slurmd_apps.v[i]);
                         r = charm_bag_update(ctx, rel, true, mine, GRES_APP_KEY, gres, err);
@@ -848,6 +853,80 @@ static int write_state(const struct charm_paths *p, const char *name, const char
                 r = write_file_atomic_if_changed(path, data, strlen(data), 0600, (uid_t) -1, (gid_t) -1);
         if (r < 0)
                 strbuf_addf(err, "%s: %s", path, strerror(-r));
+        return r;
+}
+
+/* --- slurmd's programs, published once every compute unit judged them (charm/nodeprogs.h) --- */
+
+/* "1" while items are held back: a compute unit's verdict then runs the full reconcile. */
+#define NODE_PROGS_HELD_FILE "node-programs.held"
+/* Units named in the status at most (then "and N more"). */
+#define NODE_PROGS_NAMED 3
+
+/* The gate over every related compute unit's verdict (their unit bags). */
+static int node_progs_votes_gate(struct juju_ctx *ctx, const struct ctl_inputs *in, const char *params_applied,
+        struct node_progs_gate *ret, struct strbuf *err) {
+        _cleanup_strv_ struct strv units = STRV_INIT, values = STRV_INIT;
+        for (size_t i = 0; i < in->slurmd_rels.n; i++) {
+                size_t from = units.n;
+                int r = juju_relation_list(ctx, in->slurmd_rels.v[i], &units, err);
+                if (r < 0)
+                        return r;
+                for (size_t k = from; k < units.n; k++) {
+                        const char *v = NULL;
+                        r = juju_relation_get_value(
+                                ctx, in->slurmd_rels.v[i], units.v[k], SLURMD_IFACE_NODE_VERDICT_KEY, &v, err);
+                        if (r < 0)
+                                return r;
+                        strv_push(&values, strempty(v));
+                }
+        }
+        _cleanup_free_ struct node_progs_vote *votes = xcalloc(units.n + 1, sizeof *votes);
+        for (size_t k = 0; k < units.n; k++)
+                votes[k] = (struct node_progs_vote){ .unit = units.v[k], .verdict = values.v[k] };
+        int r = node_progs_gate(in->cfg_params, params_applied, votes, units.n, ret);
+        if (r < 0)
+                strbuf_addf(err, "slurm-conf-parameters: %s", strerror(-r));
+        return r;
+}
+
+/* "cpu/1, cpu/2 and 3 more" */
+static void name_units(const struct strv *v, struct strbuf *out) {
+        for (size_t i = 0; i < v->n && i < NODE_PROGS_NAMED; i++)
+                strbuf_addf(out, "%s%s", i == 0 ? "" : i + 1 == v->n ? " and " : ", ", v->v[i]);
+        if (v->n > NODE_PROGS_NAMED)
+                strbuf_addf(out, " and %zu more", v->n - NODE_PROGS_NAMED);
+}
+
+/* The held items in the status: a refusal blocks (the admin must act), a wait is a note. */
+static void node_progs_status(const struct node_progs_gate *pg, struct ctl_inputs *in) {
+        if (!pg->held)
+                return;
+        if (pg->refused.n > 0) {
+                _cleanup_free_ char *why = strv_join(&pg->refused, "; ");
+                strv_pushf(&in->refused, "slurm-conf-parameters: %s held back, unsafe on a compute machine (%s)",
+                        pg->pending, why);
+        }
+        if (pg->waiting.n > 0) {
+                _cleanup_strbuf_ struct strbuf who = STRBUF_INIT;
+                name_units(&pg->waiting, &who);
+                strv_pushf(&in->ignored, "%s held back until %s judge%s it on %s machine%s", pg->pending, who.buf,
+                        pg->waiting.n == 1 ? "s" : "", pg->waiting.n == 1 ? "its" : "their",
+                        pg->waiting.n == 1 ? "" : "s");
+        }
+}
+
+/* The sets the leader publishes: the admin's, and the one slurm.conf has (params_live). */
+static int node_progs_prepare(const struct node_progs_gate *pg, const char *params_live, struct ctl_inputs *in,
+        struct strbuf *err) {
+        _cleanup_(slurm_options_clearp) struct slurm_options live = SLURM_OPTIONS_INIT;
+        if (node_progs_of_params(params_live, &live, NULL) < 0)
+                slurm_options_clear(&live);
+        free(in->node_progs);
+        in->node_progs = NULL;
+        int r = node_progs_encode(&pg->want, &live, &in->node_progs);
+        if (r < 0)
+                strbuf_addf(err, "node-programs: cannot encode (%s)", strerror(-r));
         return r;
 }
 
@@ -1427,6 +1506,13 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 }
         }
         r = is_unit_event_on_slurmd(env) ? gres_event(ctx, o, env, err) : 1;
+        if (r == 0) {
+                /* items held back for the compute units' verdicts: this unit may have answered */
+                _cleanup_free_ char *held = NULL;
+                r = read_state(&o->paths, NODE_PROGS_HELD_FILE, &held, err);
+                if (r >= 0 && !isempty(held))
+                        r = 1;
+        }
         if (r < 0)
                 return r;
         if (r == 0) {
@@ -1527,6 +1613,14 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         r = read_state(&o->paths, PARAMS_APPLIED_FILE, &params_applied, err);
         if (r < 0)
                 return r;
+        /* slurmd's programs wait for every compute unit's verdict (charm/nodeprogs.h) */
+        _cleanup_(node_progs_gate_done) struct node_progs_gate pg = NODE_PROGS_GATE_INIT;
+        r = node_progs_votes_gate(ctx, &in, params_applied, &pg, err);
+        if (r >= 0)
+                r = write_state(&o->paths, NODE_PROGS_HELD_FILE, pg.held ? "1" : "", err);
+        if (r < 0)
+                return r;
+        node_progs_status(&pg, &in);
 
         /* every input checked; a bad one keeps its last good value (ctlguard.h) */
         const char *deflt = in.cfg_default_partition;
@@ -1567,7 +1661,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 },
                 .old_data = old,
                 .old_len = old_len,
-                .params = in.cfg_params,
+                .params = pg.params,
                 .params_applied = params_applied,
                 .apps = apps,
                 .n_apps = n_apps,
@@ -1738,7 +1832,9 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 return r;
 
         if (in.leader) {
-                r = publish(ctx, &in, &acct, err);
+                r = node_progs_prepare(&pg, took ? g.params_applied : params_applied, &in, err);
+                if (r >= 0)
+                        r = publish(ctx, &in, &acct, err);
                 if (r < 0)
                         return r;
         }

@@ -10,6 +10,7 @@
 #include "charm/authkey.h"
 #include "charm/gres.h"
 #include "charm/nodeconf.h"
+#include "charm/nodeprogs.h"
 #include "charm/pause.h"
 #include "charm/strand.h"
 #include "charm/watcher.h"
@@ -132,6 +133,7 @@ void sd_inputs_done(struct sd_inputs *in) {
         free(in->node_name);
         strbuf_release(&in->defaults);
         strv_clear(&in->gpus);
+        free(in->node_progs);
 }
 
 /* This unit's GPU device files in its own bag (every unit; [] without GPUs), so that the
@@ -308,6 +310,8 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
                 return r;
         }
 
+        const char *progs = charm_bag_string(bag, SLURMD_IFACE_NODE_PROGS_KEY);
+        in->node_progs = progs ? xstrdup(progs) : NULL;
         strbuf_reset(&e);
         r = controller_data_decode(
                 charm_bag_string(bag, "auth_key_id"), charm_bag_string(bag, "controllers"), &in->ctl, &e);
@@ -489,6 +493,21 @@ static void say_maintenance(struct juju_ctx *ctx, const char *msg) {
         (void) juju_status_set(ctx, false, JUJU_STATUS_MAINTENANCE, msg, NULL);
 }
 
+/* A paused unit's verdict (node_progs_answer), best effort: the paused status is what counts. */
+static void answer_paused(struct juju_ctx *ctx, const struct slurmd_opts *o) {
+        _cleanup_strv_ struct strv ids = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, why = STRBUF_INIT;
+        _cleanup_free_ char *remote = NULL;
+        const cJSON *bag = NULL;
+        if (juju_relation_ids(ctx, SLURMD_CONTROLLER_ENDPOINT, &ids, &e) < 0 || ids.n == 0 ||
+                sd_left_relation(&o->paths, ids.v[0]) != 0 || sd_leaving_relation(&o->paths, ids.v[0]) != 0 ||
+                juju_relation_remote_app(ctx, ids.v[0], &remote, &e) < 0 || !remote ||
+                juju_relation_get(ctx, ids.v[0], remote, &bag, &e) < 0)
+                return;
+        (void) node_progs_answer(
+                ctx, &o->paths, ids.v[0], charm_bag_string(bag, SLURMD_IFACE_NODE_PROGS_KEY), &why, &e);
+}
+
 int slurmd_reconcile(
         struct juju_ctx *ctx, const struct slurmd_opts *o, struct charm_outcome *out, struct strbuf *err) {
         __attribute__((__cleanup__(sd_inputs_done))) struct sd_inputs in = SD_INPUTS_INIT;
@@ -500,7 +519,10 @@ int slurmd_reconcile(
 
         r = charm_paused(&o->paths, &paused);
         if (r > 0) {
-                /* the admin's maintenance: nothing is started or written (charm/pause.h) */
+                /* the admin's maintenance: nothing is started or written (charm/pause.h); the
+                 * verdict on the controller's programs is given all the same (it starts nothing,
+                 * and a paused unit must not hold every program change back) */
+                answer_paused(ctx, o);
                 char *services[3];
                 charm_services(&o->paths, "slurmd.service", services);
                 if (unit_bus_open(&bus, NULL) < 0)
@@ -515,6 +537,15 @@ int slurmd_reconcile(
         r = sd_read_inputs(ctx, o, &in, NULL, out, err);
         if (r != 0)
                 return r < 0 ? r : 0;
+        /* the programs the controller would publish, judged here (charm/nodeprogs.h) */
+        _cleanup_strbuf_ struct strbuf live_why = STRBUF_INIT;
+        int live_unsafe = node_progs_answer(ctx, &o->paths, in.rel, in.node_progs, &live_why, err);
+        if (live_unsafe == -EINVAL) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "relation with \"%s\": %s", in.remote_app, live_why.buf);
+                return 0;
+        }
+        if (live_unsafe < 0)
+                return live_unsafe;
 
         /* --- all inputs valid: write what differs --- */
         key_changed = auth_key_install(&o->paths, in.auth_key.buf, err);
@@ -557,6 +588,12 @@ int slurmd_reconcile(
         if (r < 0)
                 return r;
         bool active = streq(st.active_state, "active");
+        if (!active && live_unsafe > 0) {
+                /* slurmd would fetch a slurm.conf naming it, and run it at once */
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s: slurmd not started (the cluster's slurm.conf names it)",
+                        live_why.buf);
+                return 0;
+        }
         _cleanup_strbuf_ struct strbuf stale = STRBUF_INIT;
         /* auth/slurm (24.11): slurmd reads slurm.key at its start only */
         bool key_restart = !auth && key_changed > 0;

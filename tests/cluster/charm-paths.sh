@@ -6,10 +6,13 @@
 # blocked, slurm.conf byte for byte); on the controller's machine a log file that is a link
 # out of /var/log/slurm, or not SlurmUser's, and a program others can write, that is missing
 # or that links out of /etc/slurm/scripts are refused; a root-owned site script is accepted
-# and runs. On the compute machine a Prolog others can write (or a missing one) drains the
-# node with the charm's reason and blocks the unit, and putting it right resumes it, also when
-# the file comes by a push and no hook runs there (the watcher follows the fetched file); an
-# admin's own drain is left alone. Nothing outside Slurm's directories changes owner, mode or
+# and runs. A program for slurmd reaches slurm.conf only once every compute unit judged it
+# safe on its machine (an Epilog missing there is held back, the rest applies; put there, it is
+# published with no hook on the compute unit), and a unit that joins where the Prolog is missing
+# does not start slurmd until it is there. On the compute machine a Prolog made writable by
+# others (or removed) later drains the node with the charm's reason and blocks the unit, and
+# putting it right resumes it, with no hook there (the watcher); an admin's own drain is left
+# alone. Nothing outside Slurm's directories changes owner, mode or
 # content (decoy files the values point at, /etc/passwd, /etc/shadow), and no decoy runs.
 set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
@@ -45,6 +48,8 @@ fetched() { js exec cpu/0 -- grep -qx "$1" /run/slurm/conf/slurm.conf; }
 fetched_without() {
         js exec cpu/0 -- sh -c 'test -s /run/slurm/conf/slurm.conf && grep -q "^SlurmctldHost" /run/slurm/conf/slurm.conf && ! grep -qx "$1" /run/slurm/conf/slurm.conf' sh "$1"
 }
+# verdict: cpu/0's answer on the programs the controller would publish (charm/nodeprogs.h)
+verdict() { js exec cpu/0 -- sh -c 'relation-get -r "$(relation-ids slurmctld | head -n1)" node-programs-verdict cpu/0'; }
 # push_until CMD…: the controller's update-status until CMD succeeds (the push of a new slurm.conf
 # to the compute node waits for an idle cluster)
 push_until() {
@@ -75,28 +80,48 @@ wait_job_state "$job" COMPLETED 60
 grep -qx "$job" "$croot/var/log/slurm/prolog-ctld.ran" || die "PrologSlurmctld did not run for job $job"
 push_until fetched "Prolog=/etc/slurm/scripts/prolog"
 
-log "a pushed slurm.conf naming an Epilog missing on the compute machine drains it with no hook there"
-# (the controller's machine has it: only the compute unit can tell; its service watcher follows
-# the file slurmd fetched, charm/nodefollow.h)
+log "an Epilog missing on the compute machine is held back: slurm.conf never names it there"
+# (the controller's machine has it: only the compute unit can tell, and it answers before
+# slurm.conf names the program, charm/nodeprogs.h)
 printf '#!/bin/sh\nexit 0\n' >"$croot/etc/slurm/scripts/epi"
 chmod 755 "$croot/etc/slurm/scripts/epi"
 n_hooks=$(hooks_of cpu/0)
-js config slurmctld slurm-conf-parameters="$good Epilog=/etc/slurm/scripts/epi" >/dev/null
+js config slurmctld slurm-conf-parameters="$good Epilog=/etc/slurm/scripts/epi MaxJobCount=20000" >/dev/null
 settle
-push_until fetched "Epilog=/etc/slurm/scripts/epi"
+expect_status slurmctld/0 '^blocked slurm-conf-parameters: Epilog=/etc/slurm/scripts/epi held back, unsafe on a compute machine \(cpu/0: Epilog: .*does not exist on this machine\)'
+! grep -q "^Epilog=" "$conf" || die "slurm.conf names the Epilog cpu/0 refused"
+grep -qx "MaxJobCount=20000" "$conf" || die "the rest of slurm-conf-parameters was not applied"
+js trigger slurmctld/0 update-status >/dev/null
+settle
+fetched_without "Epilog=/etc/slurm/scripts/epi" || die "the compute node fetched the held Epilog"
+[[ $(ctl scontrol -o show node cpu-0) != *DRAIN* ]] || die "cpu-0 drained: $(ctl scontrol -o show node cpu-0)"
+log "put right on the compute machine, it is published with no hook there"
+n_hooks=$(hooks_of cpu/0)
+install -m 755 -o root -g root "$croot/etc/slurm/scripts/epi" "$nroot/etc/slurm/scripts/epi"
 t0=$SECONDS
-until_true 15 "cpu-0 not drained by the charm after the push" eval \
-        '[[ $(ctl scontrol -o show node cpu-0) == *"Reason=charm: slurm.conf names an unsafe file here"* ]]'
-log "  drained $((SECONDS - t0)) s after the push was seen"
-until_true 10 "cpu/0 not blocked" status_is cpu/0 '^blocked Epilog: .*does not exist on this machine: node cpu-0 drained$'
-[ "$(hooks_of cpu/0)" = "$n_hooks" ] || die "a hook ran on cpu/0: the watcher was to do it"
+# the unit's answer comes from its watcher's run (no hook there); the controller's hook then
+# publishes the Epilog (and that change runs hooks on cpu/0, as any controller data does)
+until_true 30 "cpu/0 did not answer the Epilog safe after it was put on its machine" eval \
+        '[[ $(verdict) == *Epilog*"\"why\":\"\""* ]]'
+log "  answered safe $((SECONDS - t0)) s after the file was put there"
+[ "$(hooks_of cpu/0)" = "$n_hooks" ] || die "a hook ran on cpu/0: the watcher was to answer"
+settle
+grep -qx "Epilog=/etc/slurm/scripts/epi" "$conf" || die "the Epilog was not published after cpu/0 answered"
+log "  published $((SECONDS - t0)) s after the file was put there"
+expect_status slurmctld/0 '^active 1 node in 1 partition$'
+push_until fetched "Epilog=/etc/slurm/scripts/epi"
+job=$(submit -o /dev/null --mem=100 --wrap true)
+wait_job_state "$job" COMPLETED 60
+log "a second program, safe on the compute machine, is published within the same settle"
+printf '#!/bin/sh\nexit 0\n' >"$nroot/etc/slurm/scripts/hc"
+chmod 755 "$nroot/etc/slurm/scripts/hc"
+js config slurmctld slurm-conf-parameters="$good Epilog=/etc/slurm/scripts/epi HealthCheckProgram=/etc/slurm/scripts/hc HealthCheckInterval=300" >/dev/null
+settle
+expect_status slurmctld/0 '^active 1 node in 1 partition$'
+grep -qx "HealthCheckProgram=/etc/slurm/scripts/hc" "$conf" || die "HealthCheckProgram not published after cpu/0 judged it"
 js config slurmctld slurm-conf-parameters="$good" >/dev/null
 settle
-# the node drained by the charm holds no job, so the push goes through at once
 push_until fetched_without "Epilog=/etc/slurm/scripts/epi"
-until_true 15 "cpu-0 not resumed after the Epilog was dropped" eval '[[ $(ctl scontrol -o show node cpu-0) != *DRAIN* ]]'
-until_true 10 "cpu/0 not active" status_is cpu/0 '^active '
-[ "$(hooks_of cpu/0)" = "$n_hooks" ] || die "a hook ran on cpu/0: the watcher was to do it"
 
 running=$(submit -o /dev/null --mem=100 --wrap "sleep 900")
 pending=$(submit -o /dev/null --mem=100 --begin=now+3600 --wrap true)
@@ -200,6 +225,19 @@ settle
 ctl scontrol update nodename=cpu-0 state=resume
 job=$(submit -o /dev/null --mem=100 --wrap true)
 wait_job_state "$job" COMPLETED 60
+
+log "a unit that joins where the Prolog is missing does not start slurmd until it is there"
+js add-unit cpu >/dev/null
+settle 180
+expect_status cpu/1 '^blocked Prolog: "/etc/slurm/scripts/prolog" does not exist on this machine: slurmd not started'
+[ "$(js exec cpu/1 -- systemctl is-active slurmd.service || true)" != active ] || die "cpu/1 started slurmd"
+! ctl scontrol -o show node cpu-1 >/dev/null 2>&1 || die "cpu-1 registered: $(ctl scontrol -o show node cpu-1)"
+install -m 755 -o root -g root "$nroot/etc/slurm/scripts/prolog" "$(root_of cpu/1)/etc/slurm/scripts/prolog"
+js trigger cpu/1 update-status >/dev/null
+settle 180
+expect_status cpu/1 '^active '
+js remove-unit cpu/1 >/dev/null
+settle 180
 
 log "nothing outside Slurm's directories changed, no decoy ran, no job lost"
 [ "$(outside)" = "$outside_before" ] || die "a file outside Slurm's directories changed: $(diff <(echo "$outside_before") <(outside))"

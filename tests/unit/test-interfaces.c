@@ -396,6 +396,74 @@ static void test_generation(void **state) {
                 err.buf, "relation data: slurm has no version of the form 24.11.5 (\"9.9.9.9\")");
 }
 
+
+/* node-programs and node-programs-verdict (issue 26 item 1): sets over slurmd's program keys,
+ * keys sorted, canonical spelling; anything else from the other side refused. */
+static void test_node_progs(void **state) {
+        _cleanup_(slurm_options_clearp) struct slurm_options want = SLURM_OPTIONS_INIT, live = SLURM_OPTIONS_INIT,
+                                                             w2 = SLURM_OPTIONS_INIT, l2 = SLURM_OPTIONS_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        _cleanup_free_ char *json = NULL, *v = NULL, *why = NULL;
+        assert_string_equal(slurmd_iface_node_prog_key("prolog"), "Prolog");
+        assert_string_equal(slurmd_iface_node_prog_key("SLURMDUSER"), "SlurmdUser");
+        assert_null(slurmd_iface_node_prog_key("PrologSlurmctld"));
+        assert_null(slurmd_iface_node_prog_key("MaxJobCount"));
+        slurm_options_set(&want, "Prolog", "/etc/slurm/scripts/p");
+        slurm_options_set(&want, "Epilog", "/etc/slurm/scripts/e");
+        assert_int_equal(node_progs_encode(&want, &live, &json), 0);
+        assert_string_equal(json,
+                "{\"live\":{},\"want\":{\"Epilog\":\"/etc/slurm/scripts/e\",\"Prolog\":\"/etc/slurm/scripts/p\"}}");
+        assert_int_equal(node_progs_decode(json, &w2, &l2, &e), 0);
+        assert_int_equal(w2.n, 2);
+        assert_int_equal(l2.n, 0);
+        assert_string_equal(slurm_options_get(&w2, "Prolog"), "/etc/slurm/scripts/p");
+        assert_int_equal(node_progs_decode(NULL, &w2, &l2, &e), -ENODATA);
+        assert_int_equal(node_progs_decode("", &w2, &l2, &e), -ENODATA);
+        static const char *const bad[] = {
+                "[]",
+                "{\"want\":{}}",
+                "{\"want\":{\"MaxJobCount\":\"1\"},\"live\":{}}",
+                "{\"want\":{\"prolog\":\"/x\"},\"live\":{}}",
+                "{\"want\":{\"Prolog\":1},\"live\":{}}",
+                "{\"want\":{\"Prolog\":\"/x y\"},\"live\":{}}",
+                "{\"want\":{\"Prolog\":\"\"},\"live\":{}}",
+                "{\"want\":{\"Prolog\":\"/a\",\"Prolog\":\"/b\"},\"live\":{}}",
+                NULL,
+        };
+        for (size_t i = 0; bad[i]; i++) {
+                strbuf_reset(&e);
+                assert_int_equal(node_progs_decode(bad[i], &w2, &l2, &e), -EINVAL);
+                assert_true(e.len > 0);
+        }
+        assert_int_equal(w2.n, 2); /* untouched */
+        /* a key the encoder may not send */
+        slurm_options_set(&live, "MaxJobCount", "1");
+        free(json);
+        json = NULL;
+        assert_int_equal(node_progs_encode(&want, &live, &json), -EINVAL);
+        /* the verdict */
+        assert_int_equal(node_verdict_encode(&want, NULL, &v), 0);
+        assert_string_equal(v,
+                "{\"judged\":{\"Epilog\":\"/etc/slurm/scripts/e\",\"Prolog\":\"/etc/slurm/scripts/p\"},\"why\":\"\"}");
+        assert_int_equal(node_verdict_decode(v, &w2, &why, &e), 0);
+        assert_string_equal(why, "");
+        assert_int_equal(w2.n, 2);
+        free(v);
+        v = NULL;
+        assert_int_equal(node_verdict_encode(&want, "Prolog: missing", &v), 0);
+        free(why);
+        why = NULL;
+        assert_int_equal(node_verdict_decode(v, &w2, &why, &e), 0);
+        assert_string_equal(why, "Prolog: missing");
+        free(why);
+        why = NULL;
+        strbuf_reset(&e);
+        assert_int_equal(node_verdict_decode("{\"judged\":{},\"why\":\"a\\nb\"}", &w2, &why, &e), -EINVAL);
+        assert_int_equal(node_verdict_decode("{\"judged\":{},\"why\":7}", &w2, &why, &e), -EINVAL);
+        assert_int_equal(node_verdict_decode("{\"why\":\"\"}", &w2, &why, &e), -EINVAL);
+        assert_null(why);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_compute_round_trip),
@@ -410,6 +478,7 @@ int main(void) {
                 cmocka_unit_test(test_gres_served),
                 cmocka_unit_test(test_slurmdbd),
                 cmocka_unit_test(test_database),
+                cmocka_unit_test(test_node_progs),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

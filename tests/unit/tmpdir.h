@@ -9,6 +9,7 @@
 #pragma once
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -55,6 +56,23 @@ static inline int test_touch(const char *dir, const char *name) {
                 return -1;
         close(fd);
         return 0;
+}
+
+/* A directory (dir) or an empty file under root ("<root><rel>", rel starting with "/") with
+ * exactly mode (chmod after the umask); -1 when it cannot be made. */
+static inline int test_mk(const char *root, const char *rel, bool dir, mode_t mode) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s%s", root, rel);
+        if (dir) {
+                if (mkdir(path, mode) < 0)
+                        return -1;
+        } else {
+                int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+                if (fd < 0)
+                        return -1;
+                close(fd);
+        }
+        return chmod(path, mode);
 }
 
 /* cmocka setup: *state becomes the path of a new directory named after the test program. */
