@@ -32,16 +32,25 @@ char *charm_path(const struct charm_paths *p, const char *path) {
         return xasprintf("%s%s", root, path);
 }
 
-int charm_site_scripts_ensure(const struct charm_paths *p, struct strbuf *err) {
-        _cleanup_free_ char *dir = charm_path(p, SLURMCONF_SITE_SCRIPTS_DIR);
+int charm_root_dir_ensure(const struct charm_paths *p, const char *path, struct strbuf *err) {
+        _cleanup_free_ char *dir = charm_path(p, path);
+        struct stat st;
         int r = mkdir_p(dir, 0755);
-        if (r >= 0 && chmod(dir, 0755) < 0)
+        if (r >= 0 && lstat(dir, &st) < 0)
                 r = -errno;
-        if (r >= 0 && geteuid() == 0 && chown(dir, 0, 0) < 0)
+        if (r >= 0 && !S_ISDIR(st.st_mode))
+                r = -ENOTDIR; /* a link put there: nothing is changed through it */
+        if (r >= 0 && (st.st_mode & 07777) != 0755 && chmod(dir, 0755) < 0)
+                r = -errno;
+        if (r >= 0 && geteuid() == 0 && (st.st_uid != 0 || st.st_gid != 0) && lchown(dir, 0, 0) < 0)
                 r = -errno;
         if (r < 0)
                 strbuf_addf(err, "%s: %s", dir, strerror(-r));
         return r;
+}
+
+int charm_site_scripts_ensure(const struct charm_paths *p, struct strbuf *err) {
+        return charm_root_dir_ensure(p, SLURMCONF_SITE_SCRIPTS_DIR, err);
 }
 
 const struct slurm_caps *charm_caps(const struct charm_paths *p) {

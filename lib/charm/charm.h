@@ -71,6 +71,12 @@ char *charm_path(const struct charm_paths *p, const char *path);
 /* The site-scripts directory (slurmconf/pathkeys.h: where slurm.conf's programs may live)
  * made, and kept, root's and 0755. 0, or a negative errno (message in err). */
 int charm_site_scripts_ensure(const struct charm_paths *p, struct strbuf *err);
+/* The directory path (under p->root) made and kept root's, 0755 (a link there is refused,
+ * -ENOTDIR): where root-run daemons open files by name, so that nobody else can put a link in
+ * their place (attack atk7 F4: the slurm user owned /var/log/slurm and the spool directory, as
+ * Debian's packages make them, and pointed slurmd.log at a file in /etc). 0 or a negative errno
+ * (err). */
+int charm_root_dir_ensure(const struct charm_paths *p, const char *path, struct strbuf *err);
 /* "<charm_dir>/templates/<name>" with charm_dir from p or, when NULL, fallback (caller frees). */
 char *charm_template_path(const struct charm_paths *p, const char *fallback_charm_dir, const char *name);
 /* Looks up user name (NULL: default_user) and returns its uid and primary gid. -ENOENT with a

@@ -81,34 +81,6 @@ int ctl_wait_started(sd_bus *bus, const char *self_host, int timeout_ms, struct 
         return ctl_wait_answer(bus, self_host, timeout_ms, err);
 }
 
-int ctl_refused_match(const struct charm_paths *paths, const char *data, size_t len, char **ret_reason) {
-        _cleanup_free_ char *path = state_file(paths, CTL_REFUSED_FILE), *content = NULL;
-        size_t n = 0;
-        int r = read_full_file(path, &content, &n);
-        if (r == -ENOENT)
-                return 0;
-        if (r < 0)
-                return r;
-        char *nl = memchr(content, '\n', n);
-        if (!nl)
-                return 0;
-        size_t off = (size_t) (nl - content) + 1;
-        if (n - off != len || memcmp(content + off, data, len) != 0)
-                return 0;
-        *nl = '\0';
-        size_t mark = strlen(CTL_REFUSED_RETRY_MARK);
-        bool retry = strncmp(content, CTL_REFUSED_RETRY_MARK, mark) == 0;
-        *ret_reason = xstrdup(content + (retry ? mark : 0));
-        if (!retry)
-                return 1;
-        /* a timeout under the ceiling: refused for a while (every reconcile would try it at
-         * once, the watcher's after the rollback's own restart), then tried once more */
-        struct stat st;
-        if (stat(path, &st) == 0 && time(NULL) - st.st_mtime < CTL_REFUSED_RETRY_AFTER_S)
-                return 1;
-        return CTL_REFUSED_RETRY;
-}
-
 /* The running daemon's plugin types versus the file's (keys the file sets). */
 static void compare_running(const char *conf, size_t len, struct strbuf *out) {
         _cleanup_slurmconf_ struct slurmconf *c = NULL;
@@ -364,9 +336,11 @@ static int push_update(const struct ctl_apply_opts *o, const char *conf, size_t 
         _cleanup_free_ char *path = state_file(o->paths, CTL_PUSH_FILE);
         if (!o->push)
                 return 0; /* another controller unit does it (the leader) */
-        if (now_pending)
-                return state_store(o->paths, CTL_PUSH_FILE, "", 0, err);
-        if (access(path, F_OK) < 0)
+        if (now_pending) {
+                int r = state_store(o->paths, CTL_PUSH_FILE, "", 0, err);
+                if (r < 0)
+                        return r;
+        } else if (access(path, F_OK) < 0)
                 return 0;
         _cleanup_strbuf_ struct strbuf jerr = STRBUF_INIT;
         int busy = slurm_jobs_holding_nodes(&jerr);
@@ -382,6 +356,8 @@ static int push_update(const struct ctl_apply_opts *o, const char *conf, size_t 
                         ret->message.len ? "; " : "", jerr.len ? jerr.buf : strerror(-busy));
                 return 0;
         }
+        if (now_pending)
+                return 0; /* the next run pushes (slurmctld's service watcher: charm/pushfollow.h) */
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         int r = slurm_ctl_reconfigure(&e);
         if (r < 0 && r != -ESTALE)
@@ -538,7 +514,6 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                 /* slurmctld does not run with this new file: back to the applied one (a file it
                  * ran with before is not blamed: then the hook fails and is retried) */
                 _cleanup_free_ char *line = charm_log_last_error(log_path, log_start);
-                _cleanup_strbuf_ struct strbuf refused = STRBUF_INIT;
                 /* a timeout under the ceiling may be a slow machine: the next hook tries once more
                  * with the ceiling, and only a file that misses that too is refused for good */
                 bool again = r == -ETIMEDOUT && bound_ms < o->answer_timeout_ms;
@@ -553,9 +528,7 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                         strbuf_addf(err, "slurmctld does not start: %s", line ? line : why.buf);
                         return r;
                 }
-                strbuf_addf(&refused, "%s%s\n", again ? CTL_REFUSED_RETRY_MARK : "", line ? line : why.buf);
-                strbuf_add(&refused, conf, len);
-                r = state_store(o->paths, CTL_REFUSED_FILE, refused.buf, refused.len, err);
+                r = ctl_refused_store(o->paths, conf, len, line ? line : why.buf, again, err);
                 if (r < 0)
                         return r;
                 r = write_file_atomic(conf_path, applied, applied_len, 0644, 0, 0);

@@ -47,7 +47,8 @@
  *    ceiling, CTL_REFUSED_RETRY_AFTER_S later (a machine slow for a while), and only then kept. When it does not answer, the new file is taken back: the
  *    applied bytes are written again, slurmctld is started with them, and the refused bytes and
  *    Slurm's reason (the last "fatal:"/"error:" line of SlurmctldLogFile) are kept in
- *    <state>/slurm.conf.refused, so the charm's judge refuses that same candidate from then on
+ *    <state>/slurm.conf.refused.d (charm/ctlrefused.h: every refused candidate, not the last
+ *    one only), so the charm's judge refuses that same candidate from then on
  *    (otherwise every later hook would kill slurmctld again).
  *  - a unit whose slurmctld is in charge as a backup does not restart for a file (hold_restart,
  *    below): the file waits, and the status says so, until the unit is made the primary.
@@ -63,10 +64,10 @@
 #include <sys/types.h>
 
 #include "charm/charm.h"
+#include "charm/ctlrefused.h"
 #include "util/strbuf.h"
 
 #define CTL_APPLIED_FILE "slurm.conf.applied"
-#define CTL_REFUSED_FILE "slurm.conf.refused"
 #define CTL_PUSH_FILE "slurm.conf.push-pending"
 /* the hash of the file slurmctld read, when partition parameters were last set live */
 #define CTL_LIVE_HASH_FILE "slurm.conf.live-hash"
@@ -127,13 +128,4 @@ int ctl_wait_answer(sd_bus *bus, const char *self_host, int timeout_ms, struct s
  * slurm_ctl_failback_ms() more, the time a backup in charge may take to hand control back. */
 int ctl_wait_started(sd_bus *bus, const char *self_host, int timeout_ms, struct strbuf *err);
 
-/* The candidate slurmctld refused last (<state>/slurm.conf.refused): 1 and *ret_reason
- * (caller frees) when data equals it, 0 when not (or there is none), negative errno;
- * CTL_REFUSED_RETRY (with *ret_reason) when it was refused for missing a bound under the ceiling
- * (ctlstart.h) CTL_REFUSED_RETRY_AFTER_S ago or more: not a verdict yet, the next start gets the
- * ceiling. */
-#define CTL_REFUSED_RETRY 2
-#define CTL_REFUSED_RETRY_MARK "(once) "
-/* …once the refusal is this old (before, it is refused like any other: 1) */
-#define CTL_REFUSED_RETRY_AFTER_S 600
-int ctl_refused_match(const struct charm_paths *paths, const char *data, size_t len, char **ret_reason);
+/* The refused candidates: charm/ctlrefused.h. */

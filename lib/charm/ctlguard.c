@@ -186,6 +186,13 @@ static int check_over_template(
         return slurm_options_check_set(SLURM_OPTIONS_GLOBAL, params, &base, err);
 }
 
+/* "slurm-conf-parameters: why", once (the renderer's messages carry the prefix already: the
+ * status said it twice, attack atk7). */
+static void params_refusal(struct strv *refused, const char *why) {
+        const char *rest = startswith(why, "slurm-conf-parameters: ");
+        strv_pushf(refused, "slurm-conf-parameters: %s", rest ? rest : why);
+}
+
 int ctl_guard_render(const struct ctl_guard_input *in, struct ctl_guard_result *ret, struct strbuf *err) {
         _cleanup_(guard_done) struct guard g = { .in = in };
         _cleanup_slurmconf_ struct slurmconf *old = NULL;
@@ -222,7 +229,7 @@ int ctl_guard_render(const struct ctl_guard_input *in, struct ctl_guard_result *
         g.params_new = true;
         if (slurm_options_parse(g.new_params, SLURM_OPTIONS_GLOBAL, &probe, &e) < 0 ||
                 check_over_template(in, &probe, &e) < 0) {
-                strv_pushf(&res.refused, "slurm-conf-parameters: %s", e.buf);
+                params_refusal(&res.refused, e.buf);
                 res.params_refused = true;
                 g.params_new = false;
         }
@@ -278,7 +285,7 @@ int ctl_guard_render(const struct ctl_guard_input *in, struct ctl_guard_result *
                         if (names[i])
                                 strv_pushf(&res.refused, "relation with \"%s\": %s", names[i], e.buf);
                         else {
-                                strv_pushf(&res.refused, "slurm-conf-parameters: %s", e.buf);
+                                params_refusal(&res.refused, e.buf);
                                 res.params_refused = true;
                         }
                 }

@@ -31,8 +31,14 @@ int node_conf_build(char *const *hardware, const struct slurm_options *admin, co
                 strbuf_addf(err, "detected hardware: %s", e.buf);
                 return r;
         }
-        if (admin)
+        if (admin) {
+                _cleanup_slurm_options_ struct slurm_options hw = SLURM_OPTIONS_INIT;
+                slurm_options_copy(&hw, &o);
                 slurm_options_merge(&o, admin);
+                r = node_conf_topology_check(&o, &hw, err);
+                if (r < 0)
+                        return r;
+        }
         const char *f = slurm_options_get(&o, "Features");
         features = isempty(f) || streq(f, app) ? xstrdup(app) : xasprintf("%s,%s", app, f);
         slurm_options_set(&o, "Features", features);
@@ -44,6 +50,122 @@ int node_conf_build(char *const *hardware, const struct slurm_options *admin, co
         if (r < 0)
                 strbuf_addf(err, "node parameters: %s", e.buf);
         return r;
+}
+
+/* A count key's value: 1 with *ret when set (a decimal, else -EINVAL), 0 when not. */
+static int count_of(const struct slurm_options *o, const char *key, unsigned long *ret, struct strbuf *err) {
+        const char *v = slurm_options_get(o, key);
+        if (isempty(v))
+                return 0;
+        char *end = NULL;
+        errno = 0;
+        unsigned long n = strtoul(v, &end, 10);
+        if (errno || !end || *end || *v == '-' || n > 65535) {
+                strbuf_addf(err, "%s=%s is not a count", key, v);
+                return -EINVAL;
+        }
+        if (n == 0) {
+                strbuf_addf(err, "%s=0: Slurm resets it to 1", key);
+                return -EINVAL;
+        }
+        *ret = n;
+        return 1;
+}
+
+/* The CPU ids of a CpuSpecList ("0-1,3"): how many, the largest; -EINVAL when not a list. */
+static int cpu_list(const char *s, unsigned long *ret_n, unsigned long *ret_max) {
+        unsigned long n = 0, max = 0;
+        for (const char *p = s; *p;) {
+                char *end = NULL;
+                if (*p < '0' || *p > '9')
+                        return -EINVAL;
+                unsigned long a = strtoul(p, &end, 10), b = a;
+                if (*end == '-') {
+                        p = end + 1;
+                        if (*p < '0' || *p > '9')
+                                return -EINVAL;
+                        b = strtoul(p, &end, 10);
+                }
+                if (b < a || b > 65535)
+                        return -EINVAL;
+                n += b - a + 1;
+                max = b > max ? b : max;
+                p = end;
+                if (*p == ',' && p[1])
+                        p++;
+                else if (*p)
+                        return -EINVAL;
+        }
+        *ret_n = n;
+        *ret_max = max;
+        return n ? 0 : -EINVAL;
+}
+
+int node_conf_topology_check(const struct slurm_options *conf, const struct slurm_options *hw, struct strbuf *err) {
+        unsigned long cpus = 0, boards = 1, spb = 1, sockets = 0, cores = 1, threads = 1, spec = 0;
+        int has_cpus = count_of(conf, "CPUs", &cpus, err), has_sockets = 0, has_spb = 0, r = 0;
+        if (has_cpus < 0 || (r = count_of(conf, "Boards", &boards, err)) < 0 ||
+                (has_spb = count_of(conf, "SocketsPerBoard", &spb, err)) < 0 ||
+                (has_sockets = count_of(conf, "Sockets", &sockets, err)) < 0 ||
+                (r = count_of(conf, "CoresPerSocket", &cores, err)) < 0 ||
+                (r = count_of(conf, "ThreadsPerCore", &threads, err)) < 0 ||
+                (r = count_of(conf, "CoreSpecCount", &spec, err)) < 0)
+                return -EINVAL;
+        /* read_config.c (22.05, 24.11): SocketsPerBoard wins over Sockets; else Sockets; else
+         * what CPUs implies; else one per board */
+        unsigned long tot_sockets = has_spb                                              ? boards * spb
+                : has_sockets                                                            ? sockets
+                : has_cpus && cpus / (cores * threads) && !(cpus % (cores * threads)) ? cpus / (cores * threads)
+                                                                                         : boards;
+        if (!has_cpus)
+                cpus = tot_sockets * cores * threads;
+        if (tot_sockets < boards) {
+                strbuf_addf(err, "%lu sockets on %lu boards: Slurm resets Boards to 1", tot_sockets, boards);
+                return -EINVAL;
+        }
+        unsigned long tot_cores = tot_sockets * cores;
+        if (cpus != tot_cores && cpus != tot_cores * threads) {
+                strbuf_addf(err,
+                        "CPUs=%lu matches neither sockets x cores (%lu) nor sockets x cores x threads (%lu): "
+                        "slurmctld 22.05 exits on such a node, 24.11 resets its count (to keep CPUs from jobs, "
+                        "use CoreSpecCount or CpuSpecList)",
+                        cpus, tot_cores, tot_cores * threads);
+                return -EINVAL;
+        }
+        unsigned long hw_cpus = 0, hw_threads = 0;
+        if (hw && count_of(hw, "CPUs", &hw_cpus, NULL) > 0 &&
+                (tot_cores * threads > hw_cpus || cpus > hw_cpus)) {
+                strbuf_addf(err, "%lu CPUs (%lu sockets x %lu cores x %lu threads) claimed; slurmd detected %lu here",
+                        tot_cores * threads > cpus ? tot_cores * threads : cpus, tot_sockets, cores, threads,
+                        hw_cpus);
+                return -EINVAL;
+        }
+        if (hw && count_of(hw, "ThreadsPerCore", &hw_threads, NULL) > 0 && threads > hw_threads) {
+                strbuf_addf(err, "ThreadsPerCore=%lu claimed; slurmd detected %lu here", threads, hw_threads);
+                return -EINVAL;
+        }
+        if (spec && spec >= tot_cores) {
+                strbuf_addf(err, "CoreSpecCount=%lu leaves none of the %lu cores for jobs (Slurm resets it to 1)",
+                        spec, tot_cores);
+                return -EINVAL;
+        }
+        const char *list = slurm_options_get(conf, "CpuSpecList");
+        if (!isempty(list)) {
+                unsigned long n = 0, max = 0;
+                if (cpu_list(list, &n, &max) < 0) {
+                        strbuf_addf(err, "CpuSpecList=%s is not a list of CPU ids (0-1,3)", list);
+                        return -EINVAL;
+                }
+                if (max >= cpus) {
+                        strbuf_addf(err, "CpuSpecList=%s names CPU %lu; the node has CPUs 0-%lu", list, max, cpus - 1);
+                        return -EINVAL;
+                }
+                if (n >= cpus) {
+                        strbuf_addf(err, "CpuSpecList=%s leaves none of the %lu CPUs for jobs", list, cpus);
+                        return -EINVAL;
+                }
+        }
+        return 0;
 }
 
 /* The Feature= value of a "NodeSet=… Feature=…" line (any case, leading blanks), or NULL;

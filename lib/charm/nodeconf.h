@@ -22,10 +22,23 @@
 
 /* Builds the node parameters: hardware ("Key=Value" strings, as from slurm_detect_hardware),
  * then admin (may be NULL) over it, then Features=<app> (the admin's features, if any, after
- * the application's: "app,big"). Validates the result as NODE options (-EINVAL with a
- * message). *ret is replaced. */
+ * the application's: "app,big"). Validates the result as NODE options and its CPU layout
+ * (node_conf_topology_check) (-EINVAL with a message). *ret is replaced. */
 int node_conf_build(char *const *hardware, const struct slurm_options *admin, const char *app,
         struct slurm_options *ret, struct strbuf *err);
+
+/* The node's CPU layout as Slurm reads it (issue 26 item 3, attack atk7 F2/F3), checked before
+ * slurmd registers with it: slurmctld 22.05's cons_tres fatal()s when CPUs matches neither
+ * Sockets × CoresPerSocket nor that × ThreadsPerCore ("doesn't match neither …", the controller
+ * restarted by systemd, its last seconds of state lost; `Boards=2` or `CPUs=1` on a 2-core node
+ * did it), and both generations reset quietly what does not fit (CPUs, CoreSpecCount). conf is
+ * the built set (hardware with the admin's over it), hw the detected hardware (slurmd -C).
+ * Refused, with -EINVAL and one message: a zero count; Sockets fewer than Boards; CPUs matching
+ * neither product (Slurm's defaults for what is not given, as read_config.c infers them); more
+ * CPUs (sockets × cores × threads, or CPUs) or more threads per core than slurmd detected here;
+ * a CoreSpecCount or CpuSpecList that leaves no core or CPU for jobs or names a CPU the node
+ * does not have. 0 otherwise. Pure. */
+int node_conf_topology_check(const struct slurm_options *conf, const struct slurm_options *hw, struct strbuf *err);
 
 /* A node stays in its own application's partition (issue 26): the partitions select their nodes
  * by feature (a NodeSet=X Feature=X line per compute application, in the slurm.conf the node

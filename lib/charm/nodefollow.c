@@ -17,6 +17,7 @@
 #include "slurm/nodes.h"
 #include "util/alloc.h"
 #include "util/fileio.h"
+#include "util/hash.h"
 
 #include "util/banned.h"
 
@@ -144,14 +145,6 @@ uint64_t nodefollow_deadline(const struct nodefollow *f) {
         return f->pending ? (f->due_usec ? f->due_usec : 1) : 0;
 }
 
-static uint64_t fnv1a(const char *p, size_t n) {
-        uint64_t h = 0xcbf29ce484222325ULL;
-        for (size_t i = 0; i < n; i++) {
-                h ^= (unsigned char) p[i];
-                h *= 0x100000001b3ULL;
-        }
-        return h;
-}
 
 int nodefollow_conf_read(const char *path, const struct nodefollow_conf *last, struct nodefollow_conf *ret,
         struct strbuf *err) {
@@ -200,7 +193,7 @@ int nodefollow_conf_read_data(const char *path, const struct nodefollow_conf *la
                         strbuf_addf(err, "%s: %s", path, strerror(-r));
                         return r;
                 }
-                c.hash = fnv1a(data, n);
+                c.hash = fnv1a64(data, n);
                 if (ret_data) {
                         *ret_data = TAKE_PTR(data);
                         *ret_len = n;
@@ -283,11 +276,11 @@ int nodefollow_look(struct nodefollow *f, const char *spool_dir, const char *nod
                 const struct charm_paths p = { .root = root };
                 _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
                 r = node_paths_check(&p, f->conf_data, f->conf_len, &why);
-                uint64_t v = r < 0 ? 0 : fnv1a(why.buf ? why.buf : "", why.len) ^ (uint64_t) r;
+                uint64_t v = r < 0 ? 0 : fnv1a64(why.buf ? why.buf : "", why.len) ^ (uint64_t) r;
                 /* and those a held-back change names (charm/nodeprogs.h): the unit's answer */
                 strbuf_reset(&why);
                 r = node_progs_want_judge(&p, &why);
-                v = v * 31 + (fnv1a(why.buf ? why.buf : "", why.len) ^ (uint64_t) r);
+                v = v * 31 + (fnv1a64(why.buf ? why.buf : "", why.len) ^ (uint64_t) r);
                 if (nodefollow_note_verdict(f, v, now_usec))
                         mask |= 8;
         }

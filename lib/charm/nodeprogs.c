@@ -152,24 +152,29 @@ int node_progs_answer(struct juju_ctx *ctx, const struct charm_paths *p, const c
         _cleanup_free_ char *verdict = NULL;
         const cJSON *mine = NULL;
         int r = node_progs_decode(json, &want, &live, live_why);
-        if (r == -ENODATA)
-                return charm_state_note_remove(p, NODE_PROGS_WANT_FILE, err);
+        if (r < 0 && r != -ENODATA)
+                return r;
+        bool none = r == -ENODATA; /* nothing published: no verdict, no held set to follow */
+        if (none)
+                r = charm_state_note_remove(p, NODE_PROGS_WANT_FILE, err);
+        else {
+                _cleanup_free_ char *text = conf_text(&want);
+                r = charm_state_note_write(p, NODE_PROGS_WANT_FILE, text, true, err);
+        }
         if (r < 0)
                 return r;
-        _cleanup_free_ char *text = conf_text(&want);
-        r = charm_state_note_write(p, NODE_PROGS_WANT_FILE, text, true, err);
-        if (r < 0)
-                return r;
-        (void) node_progs_judge(p, &want, &why);
-        r = node_verdict_encode(&want, why.buf, &verdict);
-        if (r < 0) {
-                strbuf_addstr(err, "node-programs-verdict: cannot encode");
-                return r;
+        if (!none) {
+                (void) node_progs_judge(p, &want, &why);
+                r = node_verdict_encode(&want, why.buf, &verdict);
+                if (r < 0) {
+                        strbuf_addstr(err, "node-programs-verdict: cannot encode");
+                        return r;
+                }
         }
         r = juju_relation_get(ctx, rel, juju_env(ctx)->unit, &mine, err);
         if (r >= 0)
-                r = charm_bag_update(ctx, rel, false, mine, SLURMD_IFACE_NODE_VERDICT_KEY, verdict, err);
+                r = charm_bag_update(ctx, rel, false, mine, SLURMD_IFACE_NODE_VERDICT_KEY, strempty(verdict), err);
         if (r < 0)
                 return r;
-        return node_progs_judge(p, &live, live_why);
+        return none ? 0 : node_progs_judge(p, &live, live_why);
 }

@@ -856,6 +856,24 @@ static int write_state(const struct charm_paths *p, const char *name, const char
         return r;
 }
 
+/* slurmctld runs as SlurmUser from its start (templates/slurmctld.service.d/CTL_USER_DROPIN.conf:
+ * root opened its log and chowned it to SlurmUser, attack atk7 F4), in place before its first
+ * start; a change takes effect at its next start. */
+#define CTL_USER_DROPIN "10-charm-user"
+static int ctl_user_dropin(const struct slurmctld_opts *o, const char *charm_dir, sd_bus *bus, struct strbuf *err) {
+        _cleanup_free_ char *path = charm_template_path(&o->paths, charm_dir, "slurmctld.service.d/" CTL_USER_DROPIN ".conf");
+        _cleanup_free_ char *content = NULL;
+        int r = read_full_file(path, &content, NULL);
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+                return r;
+        }
+        r = unit_install_dropin(o->paths.root ? o->paths.root : "", "slurmctld.service", CTL_USER_DROPIN, content, err);
+        if (r > 0)
+                r = unit_daemon_reload(bus, unit_timeout(o), err);
+        return r;
+}
+
 /* --- slurmd's programs, published once every compute unit judged them (charm/nodeprogs.h) --- */
 
 /* "1" while items are held back: a compute unit's verdict then runs the full reconcile. */
@@ -924,6 +942,11 @@ static int node_progs_prepare(const struct node_progs_gate *pg, const char *para
                 slurm_options_clear(&live);
         free(in->node_progs);
         in->node_progs = NULL;
+        if (pg->want.n == 0 && live.n == 0) {
+                /* nothing to judge: no key (no hook on every compute unit for it) */
+                in->node_progs = xstrdup("");
+                return 0;
+        }
         int r = node_progs_encode(&pg->want, &live, &in->node_progs);
         if (r < 0)
                 strbuf_addf(err, "node-programs: cannot encode (%s)", strerror(-r));
@@ -1700,6 +1723,9 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         r = mkdir_p(etc, 0755);
         if (r >= 0)
                 r = charm_site_scripts_ensure(&o->paths, err);
+        /* the charm's own state lives below it: nobody else's to rename (attack atk7 F4) */
+        if (r >= 0)
+                r = charm_root_dir_ensure(&o->paths, "/var/lib/slurm", err);
         if (r >= 0)
                 r = cgroup_conf_write(&o->paths, cgroup_text.buf, cgroup_text.len, err);
         if (r < 0)
@@ -1720,6 +1746,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
 
         /* --- daemons --- */
         r = unit_bus_open(&bus, err);
+        if (r >= 0)
+                r = ctl_user_dropin(o, env->charm_dir, bus, err);
         if (r < 0)
                 return r;
         const char *auth = charm_caps(&o->paths)->auth_service;
@@ -1887,9 +1915,13 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (!isempty(deflt) && !strv_contains(&g.rendered, deflt))
                 strbuf_addf(&out->message,
                         "; default-partition \"%s\" is not related: the default is the oldest", deflt);
+        /* what the file's application says (a push that waits for running jobs, …) is kept
+         * with the notes: a compute unit's event refreshes the status without it otherwise */
+        _cleanup_strv_ struct strv kept = STRV_INIT;
         if (applied.action != CTL_APPLY_ROLLED_BACK && applied.message.len > 0)
-                strbuf_addf(&out->message, "; %s", applied.message.buf);
-        _cleanup_free_ char *notes = strv_join(&in.ignored, "; ");
+                strv_push(&kept, applied.message.buf);
+        strv_pushv(&kept, in.ignored.v);
+        _cleanup_free_ char *notes = strv_join(&kept, "; ");
         r = write_state(&o->paths, NOTES_STATUS_FILE, notes, err);
         if (r < 0)
                 return r;

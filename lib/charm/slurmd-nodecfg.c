@@ -235,15 +235,42 @@ int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
                 if (r < 0)
                         return r;
                 /* no feature of another application's partition (issue 26): judged against the
-                 * slurm.conf this node fetched (none yet: judged when the unit first registers) */
+                 * slurm.conf this node fetched and the NodeSets slurmctld's partitions use now
+                 * (the fetched copy lags while a push waits for running jobs: attack atk7 F8) */
                 _cleanup_free_ char *conf_path = charm_path(&o->paths, NODE_PATHS_CONF), *conf_text = NULL;
-                if (read_full_file(conf_path, &conf_text, NULL) >= 0) {
+                _cleanup_strbuf_ struct strbuf sets = STRBUF_INIT;
+                (void) read_full_file(conf_path, &conf_text, NULL);
+                strbuf_addstr(&sets, strempty(conf_text));
+                if (slurm_config_path()) {
+                        struct slurm_node_list live = { 0 };
                         strbuf_reset(&e);
-                        r = node_features_check(slurm_options_get(&admin, "Features"), env->app, conf_text, &e);
+                        r = slurm_node_list(NULL, &live, &e);
                         if (r < 0) {
-                                strbuf_addf(err, "node-config: nothing changed: %s", e.buf);
+                                strbuf_addf(err, "node-config: nothing changed: the cluster's partitions: %s", e.buf);
                                 return r;
                         }
+                        for (char **n = live.nodesets; n && *n; n++)
+                                strbuf_addf(&sets, "\nNodeSet=%s Feature=%s", *n, *n);
+                        slurm_node_list_done(&live);
+                }
+                strbuf_reset(&e);
+                r = node_features_check(slurm_options_get(&admin, "Features"), env->app, sets.buf, &e);
+                if (r < 0) {
+                        strbuf_addf(err, "node-config: nothing changed: %s", e.buf);
+                        return r;
+                }
+                /* the CPU layout the node would register with, against this machine's (before
+                 * slurmctld sees it: 22.05 exits on some, both reset others; attack atk7 F2/F3) */
+                _cleanup_strv_ struct strv hw = STRV_INIT;
+                _cleanup_slurm_options_ struct slurm_options probe = SLURM_OPTIONS_INIT;
+                r = slurmd_hardware(&o->paths, &hw, err);
+                if (r < 0)
+                        return r;
+                strbuf_reset(&e);
+                r = node_conf_build(hw.v, &admin, env->app, &probe, &e);
+                if (r < 0) {
+                        strbuf_addf(err, "node-config: nothing changed: %s", e.buf);
+                        return r;
                 }
         } else
                 slurm_options_copy(&admin, &good.admin);

@@ -11,6 +11,8 @@
 #include "charm/gres.h"
 #include "charm/nodeconf.h"
 #include "charm/nodeprogs.h"
+#include "charm/nodefollow.h"
+#include "slurmconf/pathkeys.h"
 #include "charm/pause.h"
 #include "charm/strand.h"
 #include "charm/watcher.h"
@@ -552,6 +554,11 @@ int slurmd_reconcile(
         if (key_changed < 0)
                 return key_changed;
         r = charm_site_scripts_ensure(&o->paths, err);
+        /* where slurmd (root) opens files by name: nobody else's to put a link in (attack atk7
+         * F4: Debian's packages give them to the slurm user) */
+        static const char *const root_dirs[] = { "/var/lib/slurm", NODEFOLLOW_SPOOL_DIR, SLURMCONF_LOG_DIR };
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(root_dirs); i++)
+                r = charm_root_dir_ensure(&o->paths, root_dirs[i], err);
         if (r < 0)
                 return r;
         dropin_changed = install_dropin(o, juju_env(ctx)->charm_dir, err);

@@ -6,6 +6,7 @@
 #include "charm/watcher.h"
 #include "charm/ctlapply.h"
 #include "charm/nodefollow.h"
+#include "charm/pushfollow.h"
 #include "charm/nodepaths.h"
 #include "charm/pause.h"
 #include "proc/proc.h"
@@ -102,6 +103,9 @@ struct loop {
         uint64_t next_state; /* the next read of the node's state from slurmctld */
         bool look_failed; /* the last look failed (logged once) */
         bool state_failed; /* the last state read failed (logged once) */
+        bool follow_push;     /* slurmctld's watcher (pushfollow_wanted) */
+        struct pushfollow pf; /* the pending push to the compute nodes */
+        bool push_failed;     /* the last look failed (logged once) */
 };
 
 _printf_(2, 3) static void logf_(struct loop *l, const char *fmt, ...) {
@@ -259,6 +263,23 @@ static void follow_tick(struct loop *l, uint64_t now) {
         }
 }
 
+/* l->follow_push: a look at the pending push when one is due; no job holding a node asks the
+ * coalescer for a handler run now (the reconcile pushes). */
+static void push_tick(struct loop *l, uint64_t now) {
+        if (!l->follow_push)
+                return;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int r = pushfollow_look(&l->pf, NULL, now, &e);
+        if (r < 0 && !l->push_failed)
+                logf_(l, "pending push: %s (logged once)", e.buf);
+        l->push_failed = r < 0;
+        if (r > 0) {
+                logf_(l, "a slurm.conf push is pending and no job holds a node: one run to push it");
+                l->failures = 0;
+                watcher_coalesce_retry(&l->co, 0, now);
+        }
+}
+
 /* The earliest of the coalescer's run and the machine's next look or run (0: none). */
 static uint64_t next_wake(const struct loop *l) {
         uint64_t due = watcher_coalesce_deadline(&l->co);
@@ -268,13 +289,15 @@ static uint64_t next_wake(const struct loop *l) {
                 w = j && j < w ? j : w;
                 due = due ? min_u64(due, w) : w;
         }
+        if (l->follow_push)
+                due = due ? min_u64(due, l->pf.next_look) : l->pf.next_look;
         return due;
 }
 
 int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
-        _cleanup_(loop_done) struct loop l = { .o = o, .nf = NODEFOLLOW_INIT };
+        _cleanup_(loop_done) struct loop l = { .o = o, .nf = NODEFOLLOW_INIT, .pf = PUSHFOLLOW_INIT };
         int r;
 
         if (isempty(o->service) || isempty(o->juju_unit) || isempty(o->handler)) {
@@ -284,6 +307,8 @@ int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
         /* slurmd's watcher follows its machine too (charm/nodefollow.h) */
         if (nodefollow_wanted(o->service))
                 l.follow_node = charm_node_name(o->juju_unit);
+        /* and slurmctld's the push it owes the compute nodes (charm/pushfollow.h) */
+        l.follow_push = pushfollow_wanted(o->service);
         watcher_coalesce_init(
                 &l.co, o->window_usec ? o->window_usec : WATCHER_WINDOW_USEC_DEFAULT, "", false, 0);
         for (;;) {
@@ -309,6 +334,7 @@ int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
                 char state[UNIT_STATE_STRMAX];
                 uint64_t now = now_usec();
                 follow_tick(&l, now);
+                push_tick(&l, now);
                 if (watcher_coalesce_take(&l.co, now, state)) {
                         r = run_handler(&l, state);
                         l.runs++;
@@ -389,9 +415,10 @@ int watcher_service_changed(struct juju_ctx *ctx, const struct watcher_handler_o
                 /* this unit's slurmctld, quietly bounded: the reconcile says "not answering" if it
                  * comes to that */
                 char host[HOST_NAME_MAX + 1] = "";
+                _cleanup_strbuf_ struct strbuf quiet = STRBUF_INIT; /* (attack atk7 F6: NULL crashed) */
                 (void) gethostname(host, sizeof host);
                 r = ctl_wait_started(bus, host,
-                        o->answer_timeout_ms > 0 ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS, NULL);
+                        o->answer_timeout_ms > 0 ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS, &quiet);
                 /* it died again meanwhile (a crash loop): its state now, no reconcile whose
                  * calls would wait for a dead controller */
                 if (r == -ESRCH && unit_get_state(bus, o->service, &st, NULL) >= 0 &&

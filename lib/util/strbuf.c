@@ -63,7 +63,7 @@ void strbuf_setlen(struct strbuf *sb, size_t len) {
 }
 
 void strbuf_add(struct strbuf *sb, const void *data, size_t len) {
-        if (len == 0)
+        if (!sb || len == 0)
                 return;
         strbuf_grow(sb, len);
         memcpy(sb->buf + sb->len, data, len);
@@ -72,20 +72,26 @@ void strbuf_add(struct strbuf *sb, const void *data, size_t len) {
 }
 
 void strbuf_addstr(struct strbuf *sb, const char *s) {
-        strbuf_add(sb, s, strlen(s));
+        if (sb)
+                strbuf_add(sb, s, strlen(s));
 }
 
 void strbuf_addch(struct strbuf *sb, char c) {
+        if (!sb)
+                return;
         strbuf_grow(sb, 1);
         sb->buf[sb->len++] = c;
         sb->buf[sb->len] = '\0';
 }
 
 void strbuf_addbuf(struct strbuf *sb, const struct strbuf *other) {
-        strbuf_add(sb, other->buf, other->len);
+        if (sb)
+                strbuf_add(sb, other->buf, other->len);
 }
 
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap) {
+        if (!sb)
+                return;
         va_list cp;
         char probe[1];
         va_copy(cp, ap);

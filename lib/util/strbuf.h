@@ -30,6 +30,9 @@ static inline void strbuf_reset(struct strbuf *sb) {
         strbuf_setlen(sb, 0);
 }
 
+/* The add family takes sb NULL as a sink (nothing is added): the library's "err (may be NULL)"
+ * arguments reach them through many callees, and one that forgot the check crashed the
+ * controller's service watcher (attack atk7 F6). */
 void strbuf_add(struct strbuf *sb, const void *data, size_t len);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);

@@ -112,13 +112,22 @@ expect_status slurmctld/0 '^active 1 node in 1 partition$'
 push_until fetched "Epilog=/etc/slurm/scripts/epi"
 job=$(submit -o /dev/null --mem=100 --wrap true)
 wait_job_state "$job" COMPLETED 60
-log "a second program, safe on the compute machine, is published within the same settle"
+log "a second program, safe on the compute machine, is published within the same settle; the"
+log "push waits for the running job and follows its end with no hook (charm/pushfollow.h)"
 printf '#!/bin/sh\nexit 0\n' >"$nroot/etc/slurm/scripts/hc"
 chmod 755 "$nroot/etc/slurm/scripts/hc"
+short=$(submit -o /dev/null --mem=100 --wrap "sleep 20")
+wait_job_state "$short" RUNNING 30
 js config slurmctld slurm-conf-parameters="$good Epilog=/etc/slurm/scripts/epi HealthCheckProgram=/etc/slurm/scripts/hc HealthCheckInterval=300" >/dev/null
 settle
-expect_status slurmctld/0 '^active 1 node in 1 partition$'
+expect_status slurmctld/0 '^active 1 node in 1 partition.*slurm.conf reaches the compute nodes once no job runs'
 grep -qx "HealthCheckProgram=/etc/slurm/scripts/hc" "$conf" || die "HealthCheckProgram not published after cpu/0 judged it"
+n_ctl_hooks=$(hooks_of slurmctld/0)
+wait_job_state "$short" COMPLETED 60
+t0=$SECONDS
+until_true 30 "the compute node did not get HealthCheckProgram after the job ended" fetched "HealthCheckProgram=/etc/slurm/scripts/hc"
+log "  pushed $((SECONDS - t0)) s after the job's end was seen"
+[ "$(hooks_of slurmctld/0)" = "$n_ctl_hooks" ] || die "a hook ran on slurmctld/0: the watcher was to push"
 js config slurmctld slurm-conf-parameters="$good" >/dev/null
 settle
 push_until fetched_without "Epilog=/etc/slurm/scripts/epi"
@@ -247,5 +256,6 @@ log "nothing outside Slurm's directories changed, no decoy ran, no job lost"
 [ "$(job_field "$pending" JobState)" = PENDING ] || die "job $pending: $(job_field "$pending" JobState)"
 js config slurmctld --reset slurm-conf-parameters >/dev/null
 settle
-expect_status slurmctld/0 '^active 1 node in 1 partition$'
+# (the restart's status says the push waits for the running job)
+expect_status slurmctld/0 '^active 1 node in 1 partition; slurm.conf reaches the compute nodes once no job runs \(1 job holding nodes\)$'
 log "ok"

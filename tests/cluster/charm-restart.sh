@@ -104,7 +104,7 @@ settle
 expect_status slurmctld/0 "slurm.conf refused by slurmctld before"
 # …then, a slow machine not being a hang for good, once more with the ceiling (20 s); missed
 # again, the candidate is refused from then on (the refusal aged by hand)
-touch -d '-11 minutes' "$(root_of slurmctld/0)/var/lib/slurm/charm/slurm.conf.refused"
+touch -d '-11 minutes' "$(root_of slurmctld/0)"/var/lib/slurm/charm/slurm.conf.refused.d/*
 js trigger slurmctld update-status >/dev/null
 settle
 [ "$(starts)" = $((s + 2)) ] || die "$(($(starts) - s)) slurmctld starts at the retry, want 2"
@@ -116,6 +116,25 @@ js trigger slurmctld update-status >/dev/null
 settle
 [ "$(starts)" = "$s" ] || die "the silent candidate was tried a third time"
 expect_status slurmctld/0 "slurm.conf refused by slurmctld before"
+# another input's good change while the silent value stays configured: it applies (live: no
+# start at all, since the refused value stays out), the value keeps its own refusal, and nothing
+# restarts slurmctld afterwards (attack atk7 F1: the remembered refusal was replaced by the new
+# candidate's, and the two took turns through the watcher's runs, no controller for minutes)
+log "a good partition-config change while the silent value is refused: applied, no loop"
+s=$(starts)
+js config cpu partition-config="MaxTime=500" >/dev/null
+settle
+[[ $(ctl scontrol -o show partition cpu) == *MaxTime=08:20:00* ]] ||
+        die "MaxTime=500 not applied: $(ctl scontrol -o show partition cpu)"
+expect_status slurmctld/0 "^blocked slurm-conf-parameters: slurm.conf refused by slurmctld before"
+! status_is slurmctld/0 'relation with "cpu"' || die "the partition's good change was blamed: $(unit_status slurmctld/0)"
+n=$(starts)
+sleep 15
+[ "$(starts)" = "$n" ] || die "slurmctld started $(($(starts) - n)) times on its own in 15 s: a loop"
+log "  slurmctld starts for the change: $((n - s))"
+[ $((n - s)) -le 2 ] || die "$((n - s)) slurmctld starts for a live partition change"
+js config cpu --reset partition-config >/dev/null
+settle
 js config slurmctld slurm-conf-parameters="SchedulerType=sched/builtin" >/dev/null
 settle
 expect_status slurmctld/0 '^active 2 nodes in 1 partition'

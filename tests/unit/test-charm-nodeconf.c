@@ -178,11 +178,49 @@ static void test_effective_check(void **state) {
         assert_int_equal(node_conf_effective_check(&none, 7, 7, &err), 0);
 }
 
+
+/* The CPU layout a node registers with (attack atk7 F2/F3): what slurmctld 22.05 exits on, what
+ * both generations reset quietly, and claims beyond the detected hardware are refused. */
+static int topo(const char *admin) {
+        _cleanup_slurm_options_ struct slurm_options hw = SLURM_OPTIONS_INIT, conf = SLURM_OPTIONS_INIT,
+                                                     a = SLURM_OPTIONS_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        assert_int_equal(slurm_options_parse("CPUs=2 Boards=1 SocketsPerBoard=1 CoresPerSocket=2 ThreadsPerCore=1",
+                                 SLURM_OPTIONS_NODE, &hw, &e),
+                0);
+        assert_int_equal(slurm_options_parse(admin, SLURM_OPTIONS_NODE, &a, &e), 0);
+        slurm_options_copy(&conf, &hw);
+        slurm_options_merge(&conf, &a);
+        int r = node_conf_topology_check(&conf, &hw, &e);
+        if (r < 0)
+                assert_true(e.len > 0);
+        return r;
+}
+
+static void test_topology(void **state) {
+        assert_int_equal(topo("Weight=5"), 0);
+        assert_int_equal(topo("CPUs=2"), 0);
+        assert_int_equal(topo("CPUs=1 CoresPerSocket=1"), 0); /* fewer, consistent */
+        assert_int_equal(topo("CoreSpecCount=1"), 0);
+        assert_int_equal(topo("CpuSpecList=1"), 0);
+        assert_int_equal(topo("Boards=2"), -EINVAL);         /* 22.05: fatal in cons_tres */
+        assert_int_equal(topo("CPUs=1"), -EINVAL);           /* 22.05: fatal in cons_tres */
+        assert_int_equal(topo("CPUs=3"), -EINVAL);           /* reset by Slurm */
+        assert_int_equal(topo("CPUs=1000"), -EINVAL);
+        assert_int_equal(topo("ThreadsPerCore=2"), -EINVAL); /* more than detected */
+        assert_int_equal(topo("SocketsPerBoard=2"), -EINVAL);
+        assert_int_equal(topo("CoreSpecCount=2"), -EINVAL);  /* reset to 1 by Slurm */
+        assert_int_equal(topo("CpuSpecList=0-1"), -EINVAL);  /* no CPU left for jobs */
+        assert_int_equal(topo("CpuSpecList=2"), -EINVAL);    /* no such CPU */
+        assert_int_equal(topo("CoresPerSocket=1"), -EINVAL); /* CPUs=2 then matches nothing */
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_conf_build),
                 cmocka_unit_test(test_features_check),
                 cmocka_unit_test(test_effective_check),
+                cmocka_unit_test(test_topology),
                 cmocka_unit_test(test_defaults_render),
                 cmocka_unit_test(test_status),
                 cmocka_unit_test(test_missing_packages),

@@ -24,6 +24,13 @@ static void test_strbuf_basic(void **state) {
         assert_string_equal(sb.buf, "hello");
         strbuf_reset(&sb);
         assert_string_equal(sb.buf, "");
+        /* NULL is a sink for the add family (an "err may be NULL" reaching them) */
+        struct strbuf *none = NULL;
+        strbuf_addstr(none, "x");
+        strbuf_addch(none, 'x');
+        strbuf_addf(none, "%d", 1);
+        strbuf_add(none, "x", 1);
+        strbuf_addbuf(none, &sb);
 }
 
 static void test_strbuf_grow_large(void **state) {
