@@ -248,6 +248,35 @@ expect_status cpu/1 '^active '
 js remove-unit cpu/1 >/dev/null
 settle 180
 
+log "a link the slurm user puts in place of a log gains nothing, also at a start by systemd"
+# (attack atk7 F4: slurmctld 22.05 started as root chowned the linked file to slurm; slurmd, root,
+# appended its log to one): slurmctld runs as slurm from its start, and the compute machine's
+# log, spool and /var/lib/slurm directories are root's. The decoy is in a machine-private /etc
+# directory (Debian 12 machines share the rest of /etc with this host).
+[ "$(js exec slurmctld/0 -- ps -o user= -C slurmctld | head -n1)" = slurm ] || die "slurmctld does not run as slurm"
+js exec slurmctld/0 -- sh -c 'printf "canary\n" >/etc/default/atk-canary && chmod 644 /etc/default/atk-canary'
+canary=$(js exec slurmctld/0 -- stat -c '%U:%G %a %s' /etc/default/atk-canary)
+js exec slurmctld/0 -- su -s /bin/sh slurm -c \
+        'mv /var/log/slurm/slurmctld.log /var/log/slurm/slurmctld.log.mine && ln -s /etc/default/atk-canary /var/log/slurm/slurmctld.log'
+pid=$(js exec slurmctld/0 -- systemctl show -P MainPID slurmctld)
+js exec slurmctld/0 -- kill -9 "$pid"
+until_true 30 "systemd did not start slurmctld again" eval \
+        '[ "$(js exec slurmctld/0 -- systemctl show -P MainPID slurmctld)" != "$pid" ] && [ "$(js exec slurmctld/0 -- systemctl show -P MainPID slurmctld)" != 0 ]'
+sleep 3
+[ "$(js exec slurmctld/0 -- stat -c '%U:%G %a %s' /etc/default/atk-canary)" = "$canary" ] ||
+        die "the decoy changed at slurmctld's start: $(js exec slurmctld/0 -- stat -c '%U:%G %a %s' /etc/default/atk-canary)"
+js exec slurmctld/0 -- sh -c 'rm /var/log/slurm/slurmctld.log && mv /var/log/slurm/slurmctld.log.mine /var/log/slurm/slurmctld.log && rm /etc/default/atk-canary'
+js exec slurmctld/0 -- systemctl reset-failed slurmctld
+js exec slurmctld/0 -- systemctl restart slurmctld
+until_true 30 "slurmctld does not answer after the log was put back" eval 'ctl scontrol ping >/dev/null 2>&1'
+for d in /var/log/slurm /var/lib/slurm /var/lib/slurm/slurmd; do
+        [ "$(js exec cpu/0 -- stat -c '%U:%G %a' "$d")" = "root:root 755" ] ||
+                die "cpu/0: $d is $(js exec cpu/0 -- stat -c '%U:%G %a' "$d")"
+done
+! js exec cpu/0 -- su -s /bin/sh slurm -c 'ln -s /etc/default/slurmd /var/log/slurm/slurmd.log.x' 2>/dev/null ||
+        die "the slurm user could put a link in cpu/0's log directory"
+[ "$(job_field "$running" JobState)" = RUNNING ] || die "job $running: $(job_field "$running" JobState) after slurmctld's restarts"
+
 log "nothing outside Slurm's directories changed, no decoy ran, no job lost"
 [ "$(outside)" = "$outside_before" ] || die "a file outside Slurm's directories changed: $(diff <(echo "$outside_before") <(outside))"
 [ ! -e "$D/ran" ] || die "a decoy program ran"
