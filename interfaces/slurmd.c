@@ -709,6 +709,21 @@ int node_progs_decode(const char *json, struct slurm_options *want, struct slurm
         return 0;
 }
 
+int node_progs_set_encode(const struct slurm_options *set, char **ret) {
+        _cleanup_cjson_ cJSON *o = set_to_json(set);
+        if (!o)
+                return -EINVAL;
+        return print_json(o, ret);
+}
+
+int node_progs_set_decode(const char *json, struct slurm_options *ret, struct strbuf *err) {
+        _cleanup_cjson_ cJSON *o = NULL;
+        int r = parse_object(SLURMD_IFACE_NODE_RELEASED_KEY, json, &o, err);
+        if (r < 0)
+                return r;
+        return set_from_json(SLURMD_IFACE_NODE_RELEASED_KEY, o, ret, err);
+}
+
 int node_verdict_encode(const struct slurm_options *judged, const char *why, char **ret) {
         _cleanup_cjson_ cJSON *o = cJSON_CreateObject();
         cJSON *j = set_to_json(judged);

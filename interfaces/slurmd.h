@@ -155,7 +155,7 @@ void slurm_generation_clear(struct slurm_generation *g);
  * printable strings. Absent: a charm from before these keys (no gate). */
 #define SLURMD_IFACE_NODE_PROGS_KEY "node-programs"
 #define SLURMD_IFACE_NODE_VERDICT_KEY "node-programs-verdict"
-#define SLURMD_IFACE_MAX_PROG_VALUE 1024
+#define SLURMD_IFACE_MAX_PROG_VALUE 4096 /* the option parser's longest value and more */
 #define SLURMD_IFACE_MAX_VERDICT_WHY 1024
 
 /* The canonical spelling of key when it may be in a SET (a NODE path key or SlurmdUser, any
@@ -166,6 +166,11 @@ int node_progs_encode(const struct slurm_options *want, const struct slurm_optio
 /* 0 decoded (want and live replaced), -ENODATA absent or empty (untouched), -EINVAL bad (one
  * message, untouched). */
 int node_progs_decode(const char *json, struct slurm_options *want, struct slurm_options *live, struct strbuf *err);
+/* A SET alone (the controllers' peer app bag: node-programs-released, charm/nodeprogs.h):
+ * ret a new JSON string, -EINVAL for a bad SET; decode as node_progs_decode. */
+#define SLURMD_IFACE_NODE_RELEASED_KEY "node-programs-released"
+int node_progs_set_encode(const struct slurm_options *set, char **ret);
+int node_progs_set_decode(const char *json, struct slurm_options *ret, struct strbuf *err);
 /* why NULL or "": safe. ret: a new JSON string. -EINVAL for a bad SET. */
 int node_verdict_encode(const struct slurm_options *judged, const char *why, char **ret);
 /* As node_progs_decode; *why is a new string ("" when safe). */

@@ -38,11 +38,15 @@ int charm_root_dir_ensure(const struct charm_paths *p, const char *path, struct 
         int r = mkdir_p(dir, 0755);
         if (r >= 0 && lstat(dir, &st) < 0)
                 r = -errno;
+        /* a site's own link (to a larger disk) is root's: followed, its directory kept so; one
+         * of anyone else's is refused, and nothing is changed through it */
+        if (r >= 0 && S_ISLNK(st.st_mode) && st.st_uid == 0 && stat(dir, &st) < 0)
+                r = -errno;
         if (r >= 0 && !S_ISDIR(st.st_mode))
-                r = -ENOTDIR; /* a link put there: nothing is changed through it */
+                r = -ENOTDIR;
         if (r >= 0 && (st.st_mode & 07777) != 0755 && chmod(dir, 0755) < 0)
                 r = -errno;
-        if (r >= 0 && geteuid() == 0 && (st.st_uid != 0 || st.st_gid != 0) && lchown(dir, 0, 0) < 0)
+        if (r >= 0 && geteuid() == 0 && (st.st_uid != 0 || st.st_gid != 0) && chown(dir, 0, 0) < 0)
                 r = -errno;
         if (r < 0)
                 strbuf_addf(err, "%s: %s", dir, strerror(-r));

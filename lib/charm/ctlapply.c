@@ -334,8 +334,12 @@ static int heal_stale(const struct ctl_apply_opts *o, struct ctl_apply_result *r
 static int push_update(const struct ctl_apply_opts *o, const char *conf, size_t len,
         struct ctl_apply_result *ret, bool now_pending, struct strbuf *err) {
         _cleanup_free_ char *path = state_file(o->paths, CTL_PUSH_FILE);
-        if (!o->push)
-                return 0; /* another controller unit does it (the leader) */
+        if (!o->push) {
+                /* another controller unit does it (the leader); a file left from when this one
+                 * was the leader would have its watcher ask for runs for ever (review R2) */
+                (void) unlink(path);
+                return 0;
+        }
         if (now_pending) {
                 int r = state_store(o->paths, CTL_PUSH_FILE, "", 0, err);
                 if (r < 0)

@@ -31,8 +31,8 @@
  *    unknown partition QOS, Licenses, …) is fatal() inside a reconfigure, losing the state of
  *    the last seconds, where a refused start loses nothing and is rolled back (below).
  *  - slurmd units learn a new file only through a reconfigure (configless push): after the
- *    restart that push waits (<state>/CTL_PUSH_FILE) for a hook that finds no job holding a
- *    node, then reconfigures with the very file slurmctld already runs and sets every
+ *    restart that push waits (<state>/CTL_PUSH_FILE) until no job holds a node (the next hook,
+ *    or slurmctld's service watcher within 10 s: charm/pushfollow.h), then reconfigures with the very file slurmctld already runs and sets every
  *    partition's Nodes= again over RPC (the membership bug); the status says so meanwhile.
  *  - a node left ALLOCATED with no job (that bug, from a reconfigure this charm did not guard)
  *    is cleared by a slurmctld restart once two full reconciles CTL_STALE_CONFIRM_S apart saw

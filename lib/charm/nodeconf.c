@@ -32,10 +32,17 @@ int node_conf_build(char *const *hardware, const struct slurm_options *admin, co
                 return r;
         }
         if (admin) {
+                /* the layout is judged when the admin sets a part of it: slurmd -C's own may be
+                 * irregular on purpose (hybrid cores: 22.05 xcpuinfo.c), and is Slurm's to read */
+                static const char *const layout[] = { "CPUs", "Boards", "SocketsPerBoard", "Sockets",
+                        "CoresPerSocket", "ThreadsPerCore", "CoreSpecCount", "CpuSpecList" };
+                bool touched = false;
+                for (size_t i = 0; i < ELEMENTSOF(layout); i++)
+                        touched = touched || slurm_options_get(admin, layout[i]);
                 _cleanup_slurm_options_ struct slurm_options hw = SLURM_OPTIONS_INIT;
                 slurm_options_copy(&hw, &o);
                 slurm_options_merge(&o, admin);
-                r = node_conf_topology_check(&o, &hw, err);
+                r = touched ? node_conf_topology_check(&o, &hw, err) : 0;
                 if (r < 0)
                         return r;
         }
@@ -52,7 +59,8 @@ int node_conf_build(char *const *hardware, const struct slurm_options *admin, co
         return r;
 }
 
-/* A count key's value: 1 with *ret when set (a decimal, else -EINVAL), 0 when not. */
+/* A count key's value: 1 with *ret when set (a decimal, else -EINVAL), 0 when not. Zero is
+ * refused (Slurm resets it to 1) except for CoreSpecCount (none kept from jobs). */
 static int count_of(const struct slurm_options *o, const char *key, unsigned long *ret, struct strbuf *err) {
         const char *v = slurm_options_get(o, key);
         if (isempty(v))
@@ -64,7 +72,7 @@ static int count_of(const struct slurm_options *o, const char *key, unsigned lon
                 strbuf_addf(err, "%s=%s is not a count", key, v);
                 return -EINVAL;
         }
-        if (n == 0) {
+        if (n == 0 && !streq(key, "CoreSpecCount")) {
                 strbuf_addf(err, "%s=0: Slurm resets it to 1", key);
                 return -EINVAL;
         }
@@ -72,9 +80,11 @@ static int count_of(const struct slurm_options *o, const char *key, unsigned lon
         return 1;
 }
 
-/* The CPU ids of a CpuSpecList ("0-1,3"): how many, the largest; -EINVAL when not a list. */
+/* The CPU ids of a CpuSpecList ("0-1,3", the option parser's grammar): how many distinct, the
+ * largest; -EINVAL when not a list. */
 static int cpu_list(const char *s, unsigned long *ret_n, unsigned long *ret_max) {
         unsigned long n = 0, max = 0;
+        _cleanup_free_ uint8_t *seen = xcalloc(65536 / 8, 1);
         for (const char *p = s; *p;) {
                 char *end = NULL;
                 if (*p < '0' || *p > '9')
@@ -88,7 +98,11 @@ static int cpu_list(const char *s, unsigned long *ret_n, unsigned long *ret_max)
                 }
                 if (b < a || b > 65535)
                         return -EINVAL;
-                n += b - a + 1;
+                for (unsigned long c = a; c <= b; c++)
+                        if (!(seen[c / 8] & (1u << (c % 8)))) {
+                                seen[c / 8] |= (uint8_t) (1u << (c % 8));
+                                n++;
+                        }
                 max = b > max ? b : max;
                 p = end;
                 if (*p == ',' && p[1])

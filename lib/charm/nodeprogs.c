@@ -63,6 +63,18 @@ static bool needs_verdict(const struct slurm_options *want, const struct slurm_o
         return !streq_ptr(slurm_options_get(live, want->items[i].key), want->items[i].value);
 }
 
+bool node_progs_pending(const char *params, const char *live_params) {
+        _cleanup_(slurm_options_clearp) struct slurm_options want = SLURM_OPTIONS_INIT, live = SLURM_OPTIONS_INIT;
+        if (node_progs_of_params(params, &want, NULL) < 0)
+                return false;
+        if (node_progs_of_params(live_params, &live, NULL) < 0)
+                slurm_options_clear(&live);
+        for (size_t i = 0; i < want.n; i++)
+                if (needs_verdict(&want, &live, i))
+                        return true;
+        return false;
+}
+
 int node_progs_gate(const char *params, const char *params_applied, const struct node_progs_vote *votes,
         size_t n_votes, struct node_progs_gate *ret) {
         bool needs = false;

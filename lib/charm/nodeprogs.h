@@ -17,7 +17,11 @@
  *  3. Once every unit of every related slurmd application answered "safe" for exactly that set,
  *     the controller renders it (node_progs_gate). A unit that refuses blocks the controller
  *     with its reason; one that has not answered yet is named in the status.
- * Removing an item, or putting back the live value, needs no verdict. A unit that joins later
+ * Removing an item, or putting back the live value, needs no verdict. With several controllers
+ * the leader decides: it puts the set it released in the peer app bag (node-programs-released),
+ * and the other controller units render that set, not a gate of their own (each unit's last
+ * render differs, and a new unit has none: review R1); a new leader takes it as the live set
+ * until it has rendered one itself. A unit that joins later
  * judges the live set before slurmd's first start and does not start slurmd while it fails.
  * Left as it was: the guard on the fetched file (a program broken after the verdict), and
  * a unit of a charm from before the verdict key holds every change back (named in the status).
@@ -40,6 +44,10 @@ int node_progs_of_params(const char *params, struct slurm_options *ret, struct s
 
 /* Whether two sets hold the same items (order aside). */
 bool node_progs_same(const struct slurm_options *a, const struct slurm_options *b);
+
+/* Whether params (as configured) has an item for slurmd that live_params (as last rendered, or
+ * the set the leader released) has not: only then are the compute units' verdicts read. */
+bool node_progs_pending(const char *params, const char *live_params);
 
 /* One compute unit's answer, as its unit bag holds it. */
 struct node_progs_vote {

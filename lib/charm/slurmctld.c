@@ -74,6 +74,7 @@ struct ctl_inputs {
         cJSON *gres;          /* the GPU record (charm/gres.h); NULL until loaded */
         bool gres_served;     /* slurmctld runs with the gres.conf rendered from it */
         char *node_progs;     /* node-programs to publish (charm/nodeprogs.h); NULL: none */
+        char *node_progs_released; /* the set released, for the peer app bag; NULL: none */
 };
 
 static void ctl_inputs_done(struct ctl_inputs *in) {
@@ -94,6 +95,7 @@ static void ctl_inputs_done(struct ctl_inputs *in) {
         free(in->generated_name);
         cJSON_Delete(in->gres);
         free(in->node_progs);
+        free(in->node_progs_released);
 }
 
 void slurmctld_status_message(size_t n_nodes, size_t n_partitions, struct strbuf *out) {
@@ -622,6 +624,12 @@ static int publish(
                 if (r < 0)
                         return r;
         }
+        if (in->peer_rel && in->node_progs_released) {
+                r = charm_bag_update(ctx, in->peer_rel, true, in->peer_app, SLURMD_IFACE_NODE_RELEASED_KEY,
+                        in->node_progs_released, err);
+                if (r < 0)
+                        return r;
+        }
         return acct_publish(ctx, acct, in->auth_key_id, in->cluster_name, json, err);
 }
 
@@ -881,10 +889,25 @@ static int ctl_user_dropin(const struct slurmctld_opts *o, const char *charm_dir
 /* Units named in the status at most (then "and N more"). */
 #define NODE_PROGS_NAMED 3
 
-/* The gate over every related compute unit's verdict (their unit bags). */
+/* The gate over every related compute unit's verdict (their unit bags). A unit that is not the
+ * leader renders the set the leader released (the peer app bag), when there is one; the leader
+ * takes it as the live set until it has rendered one itself (charm/nodeprogs.h, review R1). */
 static int node_progs_votes_gate(struct juju_ctx *ctx, const struct ctl_inputs *in, const char *params_applied,
         struct node_progs_gate *ret, struct strbuf *err) {
         _cleanup_strv_ struct strv units = STRV_INIT, values = STRV_INIT;
+        _cleanup_(slurm_options_clearp) struct slurm_options released = SLURM_OPTIONS_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        _cleanup_free_ char *released_text = NULL;
+        const char *json = charm_bag_string(in->peer_app, SLURMD_IFACE_NODE_RELEASED_KEY);
+        if (json && node_progs_set_decode(json, &released, &e) >= 0)
+                released_text = node_progs_text(&released);
+        if (!in->leader && released_text) {
+                const struct node_progs_vote leader = { .unit = "the leader", .verdict = NULL };
+                return node_progs_gate(in->cfg_params, released_text, &leader, 1, ret);
+        }
+        const char *live = params_applied ? params_applied : released_text;
+        if (!node_progs_pending(in->cfg_params, live))
+                return node_progs_gate(in->cfg_params, live, NULL, 0, ret); /* no bag read */
         for (size_t i = 0; i < in->slurmd_rels.n; i++) {
                 size_t from = units.n;
                 int r = juju_relation_list(ctx, in->slurmd_rels.v[i], &units, err);
@@ -902,7 +925,7 @@ static int node_progs_votes_gate(struct juju_ctx *ctx, const struct ctl_inputs *
         _cleanup_free_ struct node_progs_vote *votes = xcalloc(units.n + 1, sizeof *votes);
         for (size_t k = 0; k < units.n; k++)
                 votes[k] = (struct node_progs_vote){ .unit = units.v[k], .verdict = values.v[k] };
-        int r = node_progs_gate(in->cfg_params, params_applied, votes, units.n, ret);
+        int r = node_progs_gate(in->cfg_params, live, votes, units.n, ret);
         if (r < 0)
                 strbuf_addf(err, "slurm-conf-parameters: %s", strerror(-r));
         return r;
@@ -916,12 +939,18 @@ static void name_units(const struct strv *v, struct strbuf *out) {
                 strbuf_addf(out, " and %zu more", v->n - NODE_PROGS_NAMED);
 }
 
-/* The held items in the status: a refusal blocks (the admin must act), a wait is a note. */
+/* The held items in the status (the leader's: it decides): a refusal blocks (the admin must
+ * act), a wait is a note; at most NODE_PROGS_NAMED units are named. */
 static void node_progs_status(const struct node_progs_gate *pg, struct ctl_inputs *in) {
-        if (!pg->held)
+        if (!pg->held || !in->leader)
                 return;
         if (pg->refused.n > 0) {
-                _cleanup_free_ char *why = strv_join(&pg->refused, "; ");
+                _cleanup_strv_ struct strv first = STRV_INIT;
+                for (size_t i = 0; i < pg->refused.n && i < NODE_PROGS_NAMED; i++)
+                        strv_push(&first, pg->refused.v[i]);
+                if (pg->refused.n > NODE_PROGS_NAMED)
+                        strv_pushf(&first, "and %zu more", pg->refused.n - NODE_PROGS_NAMED);
+                _cleanup_free_ char *why = strv_join(&first, "; ");
                 strv_pushf(&in->refused, "slurm-conf-parameters: %s held back, unsafe on a compute machine (%s)",
                         pg->pending, why);
         }
@@ -941,13 +970,17 @@ static int node_progs_prepare(const struct node_progs_gate *pg, const char *para
         if (node_progs_of_params(params_live, &live, NULL) < 0)
                 slurm_options_clear(&live);
         free(in->node_progs);
-        in->node_progs = NULL;
+        free(in->node_progs_released);
+        in->node_progs = in->node_progs_released = NULL;
         if (pg->want.n == 0 && live.n == 0) {
                 /* nothing to judge: no key (no hook on every compute unit for it) */
                 in->node_progs = xstrdup("");
+                in->node_progs_released = xstrdup("");
                 return 0;
         }
-        int r = node_progs_encode(&pg->want, &live, &in->node_progs);
+        int r = node_progs_set_encode(&live, &in->node_progs_released);
+        if (r >= 0)
+                r = node_progs_encode(&pg->want, &live, &in->node_progs);
         if (r < 0)
                 strbuf_addf(err, "node-programs: cannot encode (%s)", strerror(-r));
         return r;
@@ -1640,7 +1673,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         _cleanup_(node_progs_gate_done) struct node_progs_gate pg = NODE_PROGS_GATE_INIT;
         r = node_progs_votes_gate(ctx, &in, params_applied, &pg, err);
         if (r >= 0)
-                r = write_state(&o->paths, NODE_PROGS_HELD_FILE, pg.held ? "1" : "", err);
+                r = write_state(&o->paths, NODE_PROGS_HELD_FILE, pg.held && in.leader ? "1" : "", err);
         if (r < 0)
                 return r;
         node_progs_status(&pg, &in);
@@ -1715,6 +1748,12 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         }
 
         /* --- all inputs valid: write what differs --- */
+        /* slurmctld's user first: no start, by anyone, with the new files as root (review R12) */
+        r = unit_bus_open(&bus, err);
+        if (r >= 0)
+                r = ctl_user_dropin(o, env->charm_dir, bus, err);
+        if (r < 0)
+                return r;
         key_changed = auth_key_install(&o->paths, in.auth_key.buf, err);
         if (key_changed < 0)
                 return key_changed;
@@ -1723,8 +1762,9 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         r = mkdir_p(etc, 0755);
         if (r >= 0)
                 r = charm_site_scripts_ensure(&o->paths, err);
-        /* the charm's own state lives below it: nobody else's to rename (attack atk7 F4) */
-        if (r >= 0)
+        /* the charm's own state lives below it: nobody else's to rename (attack atk7 F4); not
+         * when it is the state save location itself, which is SlurmUser's (review R7) */
+        if (r >= 0 && !streq_ptr(in.cfg_state_dir, "/var/lib/slurm"))
                 r = charm_root_dir_ensure(&o->paths, "/var/lib/slurm", err);
         if (r >= 0)
                 r = cgroup_conf_write(&o->paths, cgroup_text.buf, cgroup_text.len, err);
@@ -1744,12 +1784,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 return r;
         }
 
-        /* --- daemons --- */
-        r = unit_bus_open(&bus, err);
-        if (r >= 0)
-                r = ctl_user_dropin(o, env->charm_dir, bus, err);
-        if (r < 0)
-                return r;
+        /* --- daemons --- (the bus opened above) */
         const char *auth = charm_caps(&o->paths)->auth_service;
         if (auth)
                 r = charm_unit_ensure(bus, auth, key_changed > 0, unit_timeout(o), err);

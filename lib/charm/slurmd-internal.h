@@ -45,7 +45,6 @@ struct sd_inputs {
         char *node_name;
         struct strbuf defaults; /* /etc/default/slurmd */
         struct strv gpus;       /* this machine's GPU device files (charm/gres.h) */
-        char *node_progs;       /* the controller's node-programs (charm/nodeprogs.h); NULL: none */
 };
 #define SD_INPUTS_INIT                                                                                 \
         {                                                                                              \

@@ -135,7 +135,6 @@ void sd_inputs_done(struct sd_inputs *in) {
         free(in->node_name);
         strbuf_release(&in->defaults);
         strv_clear(&in->gpus);
-        free(in->node_progs);
 }
 
 /* This unit's GPU device files in its own bag (every unit; [] without GPUs), so that the
@@ -312,8 +311,6 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
                 return r;
         }
 
-        const char *progs = charm_bag_string(bag, SLURMD_IFACE_NODE_PROGS_KEY);
-        in->node_progs = progs ? xstrdup(progs) : NULL;
         strbuf_reset(&e);
         r = controller_data_decode(
                 charm_bag_string(bag, "auth_key_id"), charm_bag_string(bag, "controllers"), &in->ctl, &e);
@@ -495,8 +492,12 @@ static void say_maintenance(struct juju_ctx *ctx, const char *msg) {
         (void) juju_status_set(ctx, false, JUJU_STATUS_MAINTENANCE, msg, NULL);
 }
 
-/* A paused unit's verdict (node_progs_answer), best effort: the paused status is what counts. */
-static void answer_paused(struct juju_ctx *ctx, const struct slurmd_opts *o) {
+/* This unit's verdict on the controller's programs (node_progs_answer), first thing in every
+ * reconcile, paused or not, before any input that could stop it (a unit that never answers holds
+ * every program change: review R3). Best effort: 1 when the live set is unsafe here (why in
+ * live_why), else 0 (also when it cannot be read, or the controller's data is not this charm's
+ * to read: a newer controller's must not block the unit, review R9). */
+static int answer_programs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct strbuf *live_why) {
         _cleanup_strv_ struct strv ids = STRV_INIT;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, why = STRBUF_INIT;
         _cleanup_free_ char *remote = NULL;
@@ -505,9 +506,16 @@ static void answer_paused(struct juju_ctx *ctx, const struct slurmd_opts *o) {
                 sd_left_relation(&o->paths, ids.v[0]) != 0 || sd_leaving_relation(&o->paths, ids.v[0]) != 0 ||
                 juju_relation_remote_app(ctx, ids.v[0], &remote, &e) < 0 || !remote ||
                 juju_relation_get(ctx, ids.v[0], remote, &bag, &e) < 0)
-                return;
-        (void) node_progs_answer(
+                return 0;
+        int r = node_progs_answer(
                 ctx, &o->paths, ids.v[0], charm_bag_string(bag, SLURMD_IFACE_NODE_PROGS_KEY), &why, &e);
+        if (r < 0) {
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "node-programs: %s%s", why.buf, e.buf);
+                return 0;
+        }
+        if (r > 0 && live_why)
+                strbuf_addbuf(live_why, &why);
+        return r;
 }
 
 int slurmd_reconcile(
@@ -524,7 +532,7 @@ int slurmd_reconcile(
                 /* the admin's maintenance: nothing is started or written (charm/pause.h); the
                  * verdict on the controller's programs is given all the same (it starts nothing,
                  * and a paused unit must not hold every program change back) */
-                answer_paused(ctx, o);
+                (void) answer_programs(ctx, o, NULL);
                 char *services[3];
                 charm_services(&o->paths, "slurmd.service", services);
                 if (unit_bus_open(&bus, NULL) < 0)
@@ -536,18 +544,12 @@ int slurmd_reconcile(
                 strbuf_addf(err, "pause state: %s", strerror(-r));
                 return r;
         }
+        /* the programs the controller would publish, judged here (charm/nodeprogs.h) */
+        _cleanup_strbuf_ struct strbuf live_why = STRBUF_INIT;
+        int live_unsafe = answer_programs(ctx, o, &live_why);
         r = sd_read_inputs(ctx, o, &in, NULL, out, err);
         if (r != 0)
                 return r < 0 ? r : 0;
-        /* the programs the controller would publish, judged here (charm/nodeprogs.h) */
-        _cleanup_strbuf_ struct strbuf live_why = STRBUF_INIT;
-        int live_unsafe = node_progs_answer(ctx, &o->paths, in.rel, in.node_progs, &live_why, err);
-        if (live_unsafe == -EINVAL) {
-                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "relation with \"%s\": %s", in.remote_app, live_why.buf);
-                return 0;
-        }
-        if (live_unsafe < 0)
-                return live_unsafe;
 
         /* --- all inputs valid: write what differs --- */
         key_changed = auth_key_install(&o->paths, in.auth_key.buf, err);

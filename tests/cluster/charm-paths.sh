@@ -247,6 +247,8 @@ settle 180
 expect_status cpu/1 '^active '
 js remove-unit cpu/1 >/dev/null
 settle 180
+# (its departure deletes the node: before the next restart, or slurmctld recovers it from state)
+until_true 60 "cpu-1's record not deleted after its unit left" eval '! ctl scontrol -o show node cpu-1 >/dev/null 2>&1'
 
 log "a link the slurm user puts in place of a log gains nothing, also at a start by systemd"
 # (attack atk7 F4: slurmctld 22.05 started as root chowned the linked file to slurm; slurmd, root,

@@ -213,6 +213,28 @@ static void test_topology(void **state) {
         assert_int_equal(topo("CpuSpecList=0-1"), -EINVAL);  /* no CPU left for jobs */
         assert_int_equal(topo("CpuSpecList=2"), -EINVAL);    /* no such CPU */
         assert_int_equal(topo("CoresPerSocket=1"), -EINVAL); /* CPUs=2 then matches nothing */
+        assert_int_equal(topo("CoreSpecCount=0"), 0);        /* none kept from jobs: valid */
+        assert_int_equal(topo("CpuSpecList=0,0"), 0);        /* one CPU, named twice */
+        assert_int_equal(topo("CpuSpecList=0,0-1"), -EINVAL);
+}
+
+/* Detected layouts are Slurm's to read (hybrid cores: slurmd -C gives CPUs=20 with 14 cores of
+ * one thread): judged only once the admin sets a part of the layout (review R4). */
+static void test_topology_detected(void **state) {
+        char *hw[] = { (char *) "CPUs=20", (char *) "Boards=1", (char *) "SocketsPerBoard=1",
+                (char *) "CoresPerSocket=14", (char *) "ThreadsPerCore=1", (char *) "RealMemory=1000", NULL };
+        _cleanup_slurm_options_ struct slurm_options admin = SLURM_OPTIONS_INIT, out = SLURM_OPTIONS_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        assert_int_equal(node_conf_build(hw, &admin, "cpu", &out, &e), 0);
+        assert_int_equal(slurm_options_parse("Weight=5", SLURM_OPTIONS_NODE, &admin, &e), 0);
+        assert_int_equal(node_conf_build(hw, &admin, "cpu", &out, &e), 0);
+        assert_int_equal(slurm_options_parse("CPUs=21", SLURM_OPTIONS_NODE, &admin, &e), 0);
+        assert_int_equal(node_conf_build(hw, &admin, "cpu", &out, &e), -EINVAL);
+        /* a hyperthreaded node declared by its cores: as Slurm takes it */
+        char *ht[] = { (char *) "CPUs=8", (char *) "Boards=1", (char *) "SocketsPerBoard=1",
+                (char *) "CoresPerSocket=4", (char *) "ThreadsPerCore=2", NULL };
+        assert_int_equal(slurm_options_parse("CPUs=4", SLURM_OPTIONS_NODE, &admin, &e), 0);
+        assert_int_equal(node_conf_build(ht, &admin, "cpu", &out, &e), 0);
 }
 
 int main(void) {
@@ -221,6 +243,7 @@ int main(void) {
                 cmocka_unit_test(test_features_check),
                 cmocka_unit_test(test_effective_check),
                 cmocka_unit_test(test_topology),
+                cmocka_unit_test(test_topology_detected),
                 cmocka_unit_test(test_defaults_render),
                 cmocka_unit_test(test_status),
                 cmocka_unit_test(test_missing_packages),

@@ -124,6 +124,27 @@ static void test_gate_held(void **state) {
         node_progs_gate_done(&g);
 }
 
+/* Only a new or changed item needs the compute units' verdicts (the bags are read then only). */
+static void test_pending(void **state) {
+        assert_false(node_progs_pending(NULL, NULL));
+        assert_false(node_progs_pending("MaxJobCount=5", NULL));
+        assert_true(node_progs_pending(P_NEW, NULL));
+        assert_false(node_progs_pending(P_NEW, "Prolog=/etc/slurm/scripts/p"));
+        assert_true(node_progs_pending(P_NEW, "Prolog=/etc/slurm/scripts/q"));
+        assert_false(node_progs_pending("MaxJobCount=5", "Prolog=/etc/slurm/scripts/q")); /* a removal */
+        assert_false(node_progs_pending("Bogus=1", NULL));
+        /* the released set as plain SET JSON (the controllers' peer app bag) */
+        _cleanup_(slurm_options_clearp) struct slurm_options set = SLURM_OPTIONS_INIT, back = SLURM_OPTIONS_INIT;
+        _cleanup_free_ char *json = NULL;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        assert_int_equal(node_progs_of_params(P_NEW, &set, NULL), 0);
+        assert_int_equal(node_progs_set_encode(&set, &json), 0);
+        assert_string_equal(json, "{\"Prolog\":\"/etc/slurm/scripts/p\"}");
+        assert_int_equal(node_progs_set_decode(json, &back, &e), 0);
+        assert_true(node_progs_same(&set, &back));
+        assert_int_equal(node_progs_set_decode("{\"MaxJobCount\":\"5\"}", &back, &e), -EINVAL);
+}
+
 static char *root;
 
 static void mk(const char *rel, bool dir, mode_t mode) {
@@ -169,10 +190,6 @@ static void test_judge(void **state) {
         assert_non_null(strstr(why.buf, "Epilog: "));
         assert_int_equal(judge("Epilog=/etc/slurm/scripts/p TaskProlog=/etc/slurm/scripts/open", &why), 1);
         assert_non_null(strstr(why.buf, "TaskProlog: "));
-        if (geteuid() != 0)
-                skip(); /* the safe files must be root's */
-        assert_int_equal(judge("", &why), 0);
-        assert_int_equal(judge("Prolog=/etc/slurm/scripts/p Epilog=/etc/slurm/scripts/p", &why), 0);
         /* the roots hold here (the fetched file's guard judges only what the machine shows) */
         {
                 const struct charm_paths p = { .root = root };
@@ -182,6 +199,10 @@ static void test_judge(void **state) {
                 assert_int_equal(node_progs_judge(&p, &s, &why), 1);
                 assert_non_null(strstr(why.buf, "is outside /etc/slurm/scripts"));
         }
+        if (geteuid() != 0)
+                skip(); /* the safe files must be root's */
+        assert_int_equal(judge("", &why), 0);
+        assert_int_equal(judge("Prolog=/etc/slurm/scripts/p Epilog=/etc/slurm/scripts/p", &why), 0);
 }
 
 int main(void) {
@@ -190,6 +211,7 @@ int main(void) {
                 cmocka_unit_test(test_same),
                 cmocka_unit_test(test_gate_nothing_new),
                 cmocka_unit_test(test_gate_held),
+                cmocka_unit_test(test_pending),
                 cmocka_unit_test_setup_teardown(test_judge, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
