@@ -182,6 +182,19 @@ static void roll_back(const struct slurmd_opts *o, sd_bus *bus, const char *node
                 restore(saved, note);
 }
 
+
+/* The node parameters admin gives on this machine's detected hardware (node_conf_build): 0,
+ * -EINVAL with the reason in why (the parameters), another negative errno (err: the hardware
+ * could not be read). */
+static int conf_on_hardware(const struct slurmd_opts *o, const char *app, const struct slurm_options *admin,
+        struct slurm_options *ret, struct strbuf *why, struct strbuf *err) {
+        _cleanup_strv_ struct strv hw = STRV_INIT;
+        int r = slurmd_hardware(&o->paths, &hw, err);
+        if (r < 0)
+                return r == -EINVAL ? -EIO : r;
+        r = node_conf_build(hw.v, admin, app, ret, why);
+        return r < 0 ? -EINVAL : 0;
+}
 int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct strbuf *err) {
         const struct juju_env *env = juju_env(ctx);
         __attribute__((__cleanup__(sd_inputs_done))) struct sd_inputs in = SD_INPUTS_INIT;
@@ -261,17 +274,15 @@ int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
                 }
                 /* the CPU layout the node would register with, against this machine's (before
                  * slurmctld sees it: 22.05 exits on some, both reset others; attack atk7 F2/F3) */
-                _cleanup_strv_ struct strv hw = STRV_INIT;
                 _cleanup_slurm_options_ struct slurm_options probe = SLURM_OPTIONS_INIT;
-                r = slurmd_hardware(&o->paths, &hw, err);
-                if (r < 0)
-                        return r;
                 strbuf_reset(&e);
-                r = node_conf_build(hw.v, &admin, env->app, &probe, &e);
-                if (r < 0) {
+                r = conf_on_hardware(o, env->app, &admin, &probe, &e, err);
+                if (r == -EINVAL) {
                         strbuf_addf(err, "node-config: nothing changed: %s", e.buf);
                         return r;
                 }
+                if (r < 0)
+                        return r;
         } else
                 slurm_options_copy(&admin, &good.admin);
 
@@ -280,14 +291,12 @@ int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
                 return r;
         if (r > 0) {
                 /* not in a cluster (yet): keep the parameters for the registration */
-                _cleanup_strv_ struct strv hw = STRV_INIT;
                 _cleanup_slurm_options_ struct slurm_options conf = SLURM_OPTIONS_INIT;
-                r = slurmd_hardware(&o->paths, &hw, err);
-                if (r < 0)
-                        return r;
                 strbuf_reset(&e);
                 _cleanup_free_ char *node = charm_node_name(env->unit);
-                r = node_conf_build(hw.v, &admin, env->app, &conf, &e);
+                r = conf_on_hardware(o, env->app, &admin, &conf, &e, err);
+                if (r < 0 && r != -EINVAL)
+                        return r;
                 if (r >= 0)
                         r = charm_check_node(node, &conf, &e);
                 if (r < 0) {
