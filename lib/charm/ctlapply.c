@@ -532,7 +532,7 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                         strbuf_addf(err, "slurmctld does not start: %s", line ? line : why.buf);
                         return r;
                 }
-                r = ctl_refused_store(o->paths, conf, len, line ? line : why.buf, again, err);
+                r = ctl_refused_store(o->paths, conf, len, applied, applied_len, line ? line : why.buf, again, err);
                 if (r < 0)
                         return r;
                 r = write_file_atomic(conf_path, applied, applied_len, 0644, 0, 0);

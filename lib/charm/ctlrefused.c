@@ -53,28 +53,60 @@ static int migrate_legacy(const struct charm_paths *p) {
         return rename(legacy, to) < 0 ? -errno : 0;
 }
 
-int ctl_refused_match(const struct charm_paths *paths, const char *data, size_t len, char **ret_reason) {
-        int r = migrate_legacy(paths);
-        if (r < 0)
-                return r;
-        _cleanup_free_ char *path = entry_path(paths, data, len), *content = NULL;
-        size_t n = 0;
-        r = read_full_file(path, &content, &n);
-        if (r == -ENOENT)
-                return 0;
-        if (r < 0)
-                return r;
+/* Whether a line is one of those a related application's data makes (ctlconf.h: a NodeSet and
+ * a PartitionName line per application). */
+static bool app_line(const char *l, size_t n) {
+        while (n && (*l == ' ' || *l == '\t'))
+                l++, n--;
+        return (n >= 8 && strncasecmp(l, "NodeSet=", 8) == 0) ||
+                (n >= 14 && strncasecmp(l, "PartitionName=", 14) == 0);
+}
+
+/* The lines of data that are (apps) or are not (!apps) an application's, in their order. */
+static void split_part(const char *data, size_t len, bool apps, struct strbuf *out) {
+        for (size_t i = 0; i < len;) {
+                const char *nl = memchr(data + i, '\n', len - i);
+                size_t n = nl ? (size_t) (nl - (data + i)) : len - i;
+                if (app_line(data + i, n) == apps) {
+                        strbuf_add(out, data + i, n);
+                        strbuf_addch(out, '\n');
+                }
+                i += n + (nl ? 1 : 0);
+        }
+}
+
+/* One remembered refusal: its marks, reason and bytes (in content, modified). */
+struct record {
+        bool once, global;
+        const char *reason;
+        const char *data;
+        size_t len;
+};
+
+static bool record_parse(char *content, size_t n, struct record *ret) {
         char *nl = memchr(content, '\n', n);
         if (!nl)
-                return 0;
-        size_t off = (size_t) (nl - content) + 1;
-        if (n - off != len || memcmp(content + off, data, len) != 0)
-                return 0; /* another file with the same hash */
+                return false;
         *nl = '\0';
-        size_t mark = strlen(CTL_REFUSED_RETRY_MARK);
-        bool retry = strncmp(content, CTL_REFUSED_RETRY_MARK, mark) == 0;
-        *ret_reason = xstrdup(content + (retry ? mark : 0));
-        if (!retry)
+        *ret = (struct record){ .data = nl + 1, .len = n - (size_t) (nl + 1 - content) };
+        const char *s = content, *rest;
+        for (;;) {
+                if ((rest = startswith(s, CTL_REFUSED_RETRY_MARK)))
+                        ret->once = true;
+                else if ((rest = startswith(s, CTL_REFUSED_GLOBAL_MARK)))
+                        ret->global = true;
+                else
+                        break;
+                s = rest;
+        }
+        ret->reason = s;
+        return true;
+}
+
+/* 1 or CTL_REFUSED_RETRY for a record that matches, by its marks and its file's time. */
+static int verdict(const struct record *rec, const char *path, char **ret_reason) {
+        *ret_reason = xstrdup(rec->reason);
+        if (!rec->once)
                 return 1;
         /* a timeout under the ceiling: refused for a while (every reconcile would try it at
          * once, the watcher's after the rollback's own restart), then tried once more */
@@ -82,6 +114,60 @@ int ctl_refused_match(const struct charm_paths *paths, const char *data, size_t 
         if (stat(path, &st) == 0 && time(NULL) - st.st_mtime < CTL_REFUSED_RETRY_AFTER_S)
                 return 1;
         return CTL_REFUSED_RETRY;
+}
+
+/* A record refused for its settings alone whose settings data has: the newest one. */
+static int match_global(const char *dir, const char *data, size_t len, char **ret_reason) {
+        _cleanup_(closedirp) DIR *d = opendir(dir);
+        if (!d)
+                return errno == ENOENT ? 0 : -errno;
+        _cleanup_strbuf_ struct strbuf want = STRBUF_INIT;
+        split_part(data, len, false, &want);
+        _cleanup_free_ char *best = NULL;
+        time_t best_t = 0;
+        for (struct dirent *de; (de = readdir(d));) {
+                struct stat st;
+                if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+                        !S_ISREG(st.st_mode) || (best && st.st_mtime < best_t))
+                        continue;
+                _cleanup_free_ char *path = xasprintf("%s/%s", dir, de->d_name), *content = NULL;
+                size_t n = 0;
+                struct record rec;
+                if (read_full_file(path, &content, &n) < 0 || !record_parse(content, n, &rec) || !rec.global)
+                        continue;
+                _cleanup_strbuf_ struct strbuf got = STRBUF_INIT;
+                split_part(rec.data, rec.len, false, &got);
+                if (got.len != want.len || memcmp(got.buf, want.buf, got.len) != 0)
+                        continue;
+                free(best);
+                best = TAKE_PTR(path);
+                best_t = st.st_mtime;
+        }
+        if (!best)
+                return 0;
+        _cleanup_free_ char *content = NULL;
+        size_t n = 0;
+        struct record rec;
+        if (read_full_file(best, &content, &n) < 0 || !record_parse(content, n, &rec))
+                return 0;
+        return verdict(&rec, best, ret_reason);
+}
+
+int ctl_refused_match(const struct charm_paths *paths, const char *data, size_t len, char **ret_reason) {
+        int r = migrate_legacy(paths);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *path = entry_path(paths, data, len), *content = NULL;
+        size_t n = 0;
+        r = read_full_file(path, &content, &n);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        struct record rec;
+        if (r >= 0 && record_parse(content, n, &rec) && rec.len == len && memcmp(rec.data, data, len) == 0)
+                return verdict(&rec, path, ret_reason);
+        /* not this file (none, or another with the same hash): its settings may be */
+        _cleanup_free_ char *dir = refused_dir(paths);
+        return match_global(dir, data, len, ret_reason);
 }
 
 struct entry {
@@ -118,8 +204,8 @@ static void prune(const char *dir) {
         free(v);
 }
 
-int ctl_refused_store(const struct charm_paths *paths, const char *data, size_t len, const char *reason,
-        bool once, struct strbuf *err) {
+int ctl_refused_store(const struct charm_paths *paths, const char *data, size_t len, const char *applied,
+        size_t applied_len, const char *reason, bool once, struct strbuf *err) {
         _cleanup_free_ char *dir = refused_dir(paths), *path = entry_path(paths, data, len);
         _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
         int r = migrate_legacy(paths);
@@ -129,7 +215,16 @@ int ctl_refused_store(const struct charm_paths *paths, const char *data, size_t 
                 strbuf_addf(err, "%s: %s", dir, strerror(-r));
                 return r;
         }
-        strbuf_addf(&s, "%s%.*s\n", once ? CTL_REFUSED_RETRY_MARK : "", (int) strcspn(reason, "\n"), reason);
+        /* the applications' lines as they run: the settings alone were refused */
+        bool global = false;
+        if (applied) {
+                _cleanup_strbuf_ struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+                split_part(data, len, true, &a);
+                split_part(applied, applied_len, true, &b);
+                global = a.len == b.len && memcmp(a.buf, b.buf, a.len) == 0;
+        }
+        strbuf_addf(&s, "%s%s%.*s\n", once ? CTL_REFUSED_RETRY_MARK : "", global ? CTL_REFUSED_GLOBAL_MARK : "",
+                (int) strcspn(reason, "\n"), reason);
         strbuf_add(&s, data, len);
         /* always written: its mtime is the refusal's time */
         r = write_file_atomic(path, s.buf, s.len, 0600, (uid_t) -1, (gid_t) -1);

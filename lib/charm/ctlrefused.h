@@ -17,6 +17,17 @@
  * ceiling (ctlstart.h). The single file of earlier charms (CTL_REFUSED_LEGACY_FILE) is moved in
  * at the first use, with its time.
  *
+ * Refused for its settings (CTL_REFUSED_GLOBAL_MARK). A candidate whose applications' lines
+ * (NodeSet, PartitionName) are those slurmctld ran with was refused for the rest, the settings
+ * (slurm-conf-parameters and the charm's own): any later file with those same settings is refused
+ * with it, whatever its partitions. Without this, a good partition change while a hanging value
+ * stayed configured made a new file with the value in it: one more silent start and rollback
+ * (5 s without a controller), and the change itself came only with the service watcher's next run
+ * (charm-restart failed in CI on that race). Now the guard's search (ctlguard.h) blames the
+ * parameters at once and the partition change applies live, with no start. A file refused with
+ * partitions that differ from the running ones says nothing of its settings alone: exact match
+ * only.
+ *
  * Ownership: strings are borrowed; *ret_reason is the caller's. */
 #pragma once
 
@@ -31,15 +42,19 @@
 #define CTL_REFUSED_MAX 16
 #define CTL_REFUSED_RETRY 2
 #define CTL_REFUSED_RETRY_MARK "(once) "
+#define CTL_REFUSED_GLOBAL_MARK "(settings) "
 /* …once the refusal is this old (before, it is refused like any other: 1) */
 #define CTL_REFUSED_RETRY_AFTER_S 600
 
-/* Whether data was refused: 1 and *ret_reason (without the mark) when it was, 0 when not, a
+/* Whether data was refused (itself, or a file with its settings refused for them alone, the
+ * newest such): 1 and *ret_reason (without the marks) when it was, 0 when not, a
  * negative errno; CTL_REFUSED_RETRY (with *ret_reason) for a timeout under the ceiling refused
  * CTL_REFUSED_RETRY_AFTER_S ago or more (not a verdict yet: the next start gets the ceiling). */
 int ctl_refused_match(const struct charm_paths *paths, const char *data, size_t len, char **ret_reason);
 
 /* Remembers data as refused for reason (once: a timeout under the ceiling, tried again later),
- * now; the oldest beyond CTL_REFUSED_MAX are forgotten. 0 or a negative errno (err). */
-int ctl_refused_store(const struct charm_paths *paths, const char *data, size_t len, const char *reason,
-        bool once, struct strbuf *err);
+ * now; for its settings alone when its applications' lines are applied's (the file slurmctld
+ * ran with; NULL: none). The oldest beyond CTL_REFUSED_MAX are forgotten. 0 or a negative errno
+ * (err). */
+int ctl_refused_store(const struct charm_paths *paths, const char *data, size_t len, const char *applied,
+        size_t applied_len, const char *reason, bool once, struct strbuf *err);

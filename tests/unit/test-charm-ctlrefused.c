@@ -30,7 +30,7 @@ static int match(const struct charm_paths *p, const char *data, char **reason) {
 
 static void store(const struct charm_paths *p, const char *data, const char *why, bool once) {
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        assert_int_equal(ctl_refused_store(p, data, strlen(data), why, once, &e), 0);
+        assert_int_equal(ctl_refused_store(p, data, strlen(data), NULL, 0, why, once, &e), 0);
 }
 
 /* Sets every entry's time s seconds back. */
@@ -74,6 +74,41 @@ static void test_once(void **state) {
         assert_string_equal(reason, "no answer within 20.0 s");
 }
 
+/* A file refused with the running partitions: its settings are refused with any partitions; one
+ * refused with other partitions is refused only as it is. */
+static void test_settings(void **state) {
+        const struct charm_paths p = { .root = *state };
+        _cleanup_free_ char *reason = NULL;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        const char *live = "A=1\nNodeSet=cpu Feature=cpu\nPartitionName=cpu Nodes=cpu\n";
+        const char *hang = "A=1\nJobCompType=jobcomp/lua\nNodeSet=cpu Feature=cpu\nPartitionName=cpu Nodes=cpu\n";
+        assert_int_equal(ctl_refused_store(&p, hang, strlen(hang), live, strlen(live), "no answer", false, &e), 0);
+        const char *more = "A=1\nJobCompType=jobcomp/lua\nNodeSet=cpu Feature=cpu\n"
+                           "PartitionName=cpu Nodes=cpu MaxTime=500\n"
+                           "NodeSet=big Feature=big\nPartitionName=big Nodes=big\n";
+        assert_int_equal(match(&p, more, &reason), 1);
+        assert_string_equal(reason, "no answer");
+        /* other settings, the same partitions: not refused */
+        const char *other = "A=2\nNodeSet=cpu Feature=cpu\nPartitionName=cpu Nodes=cpu MaxTime=500\n";
+        assert_int_equal(match(&p, other, &reason), 0);
+        /* a partition's value refused: only that file */
+        const char *part = "A=1\nNodeSet=cpu Feature=cpu\nPartitionName=cpu Nodes=cpu TRESBillingWeights=x\n";
+        assert_int_equal(ctl_refused_store(&p, part, strlen(part), live, strlen(live), "fatal: TRES", false, &e), 0);
+        assert_int_equal(match(&p, part, &reason), 1);
+        const char *live2 = "A=1\nNodeSet=cpu Feature=cpu\nPartitionName=cpu Nodes=cpu MaxTime=9\n";
+        assert_int_equal(match(&p, live2, &reason), 0);
+        /* the settings' refusal ages like any other: a timeout under the ceiling, once */
+        const char *slow = "B=1\nNodeSet=cpu Feature=cpu\nPartitionName=cpu Nodes=cpu\n";
+        const char *live3 = "NodeSet=cpu Feature=cpu\nPartitionName=cpu Nodes=cpu\n";
+        assert_int_equal(ctl_refused_store(&p, slow, strlen(slow), live3, strlen(live3), "no answer within 5.0 s", true, &e), 0);
+        const char *slow2 = "B=1\nNodeSet=cpu Feature=cpu\nPartitionName=cpu Nodes=cpu MaxTime=7\n";
+        assert_int_equal(match(&p, slow2, &reason), 1);
+        assert_string_equal(reason, "no answer within 5.0 s");
+        age(&p, CTL_REFUSED_RETRY_AFTER_S + 60);
+        assert_int_equal(match(&p, slow2, &reason), CTL_REFUSED_RETRY);
+        assert_int_equal(match(&p, hang, &reason), 1);
+}
+
 static void test_prune(void **state) {
         const struct charm_paths p = { .root = *state };
         _cleanup_free_ char *reason = NULL;
@@ -107,6 +142,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_several, test_tmpdir_setup, test_tmpdir_teardown),
                 cmocka_unit_test_setup_teardown(test_once, test_tmpdir_setup, test_tmpdir_teardown),
+                cmocka_unit_test_setup_teardown(test_settings, test_tmpdir_setup, test_tmpdir_teardown),
                 cmocka_unit_test_setup_teardown(test_prune, test_tmpdir_setup, test_tmpdir_teardown),
                 cmocka_unit_test_setup_teardown(test_legacy, test_tmpdir_setup, test_tmpdir_teardown),
         };
