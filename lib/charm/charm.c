@@ -352,8 +352,13 @@ int charm_config_string(struct juju_ctx *ctx, const char *key, const char **ret,
 /* What the log at path got after offset from (its last 64 KiB at most), NUL-terminated; NULL when
  * there is nothing or it cannot be read. */
 static char *log_tail_since(const char *path, off_t from) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
+        /* the daemon's log, in a directory its user owns: root reads only the file there, never
+         * what a link of that user's leads to, never a FIFO or a device, never another name of
+         * some other file (attack atk8 G3: a root-only file's "fatal:" line went into the hook's
+         * error and the refusal record; a FIFO held the watcher's handler) */
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1)
                 return NULL;
         off_t end = lseek(fd, 0, SEEK_END);
         if (from > end || from < 0)

@@ -492,7 +492,10 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
         if (!active) {
                 ret->action = CTL_APPLY_STARTED;
                 r = restart_and_wait(o, false, bound_ms, w, &why);
-        } else if (same && !runs_other_file(o->paths, conf, len))
+        } else if (same && (!o->in_charge || !runs_other_file(o->paths, conf, len)))
+                /* the file a daemon runs is asked of the controller in charge: for a backup in
+                 * standby that is another daemon's, and its hash never matched this unit's file
+                 * (attack atk8 G9: a backup restarted every second, for ever) */
                 r = 0;
         else if (same && o->hold_restart)
                 return defer_restart(ret);
@@ -557,7 +560,9 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                         "slurmctld refused the new slurm.conf (%s): the previous one is back%s",
                         line ? line : "no reason logged",
                         again ? "; tried once more, with the full 20 s, in 10 minutes" : "");
-                return 0;
+                /* a push owed from before is still owed, and said (attack atk8 G8: the note was
+                 * gone until the next hook) */
+                return push_update(o, applied, applied_len, ret, false, err);
         }
         if (r < 0) {
                 strbuf_addbuf(err, &why);

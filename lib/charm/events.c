@@ -12,7 +12,9 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <limits.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "slurm/nodestate.h"
 #include "util/fileio.h"
@@ -541,11 +543,62 @@ static int fail_path(struct strbuf *err, const char *path, int r) {
         return r;
 }
 
+/* Whether root may write in dir: each link on its way (the charm's own <state>/events to the
+ * shared place, evshare.h) is root's, and the directory it ends at is root's and written by
+ * root alone. The shared place lies in the state save location, SlurmUser's: that user could
+ * rename charm-events away and put a link in its place, and the watcher (root) wrote the event
+ * table and its lock into whatever directory it named (attack atk8 G1). Only the last
+ * component of each hop lies in a directory another user may write (the state save location's
+ * own parent is root's). 0, or -EPERM / another negative errno with the reason in err. */
+static int dir_trusted(const char *dir, struct strbuf *err) {
+        _cleanup_free_ char *p = xstrdup(dir);
+        struct stat st;
+        for (int hop = 0;; hop++) {
+                if (lstat(p, &st) < 0)
+                        return fail_path(err, p, -errno);
+                if (!S_ISLNK(st.st_mode))
+                        break;
+                if (st.st_uid != 0 || hop >= 8) {
+                        if (err)
+                                strbuf_addf(err, "%s: a link of uid %u, not root's: refused", p,
+                                        (unsigned) st.st_uid);
+                        return -EPERM;
+                }
+                char target[PATH_MAX];
+                ssize_t n = readlink(p, target, sizeof target - 1);
+                if (n < 0)
+                        return fail_path(err, p, -errno);
+                target[n] = '\0';
+                char *next;
+                if (target[0] == '/')
+                        next = xstrdup(target);
+                else {
+                        char *slash = strrchr(p, '/');
+                        next = slash ? xasprintf("%.*s/%s", (int) (slash - p), p, target) : xstrdup(target);
+                }
+                free(p);
+                p = next;
+        }
+        if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
+                if (err)
+                        strbuf_addf(err, "%s: not a directory of root's that only root writes (mode %o, owner %u): refused",
+                                p, (unsigned) (st.st_mode & 07777), (unsigned) st.st_uid);
+                return -EPERM;
+        }
+        return 0;
+}
+
 int ev_lock(const char *dir, int timeout_ms, int *ret_fd, struct strbuf *err) {
         _cleanup_free_ char *path = dir_file(dir, EV_LOCK_FILE);
         int r = mkdir_p(dir, 0700);
         if (r < 0)
                 return fail_path(err, dir, r);
+        /* as root only: tests run the log as any user, in their own directories */
+        if (geteuid() == 0) {
+                r = dir_trusted(dir, err);
+                if (r < 0)
+                        return r;
+        }
         int waited = 0, limit = timeout_ms > 0 ? timeout_ms : EV_LOCK_TIMEOUT_MS;
         for (;;) {
                 _cleanup_close_ int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);

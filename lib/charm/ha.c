@@ -6,13 +6,18 @@
 #include "charm/ha.h"
 #include "charm/authkey.h"
 #include "charm/standby.h"
+#include "proc/proc.h"
 #include "util/fileio.h"
 
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/banned.h"
+
+/* a write to the shared directory (a network file system may be slow, never for ever) */
+#define MARKER_WRITE_TIMEOUT_MS 10000
 
 static int cmp_unit(const void *a, const void *b) {
         long x = charm_unit_number(*(char *const *) a), y = charm_unit_number(*(char *const *) b);
@@ -77,6 +82,42 @@ int ha_token(const struct charm_paths *paths, char **ret, struct strbuf *err) {
         return 0;
 }
 
+struct marker_call {
+        const char *mdir, *path, *line;
+};
+
+/* In the child of proc_call_as(), as SlurmUser (or the caller, in tests). */
+static int marker_child(void *userdata, struct strbuf *out) {
+        const struct marker_call *c = userdata;
+        int r = mkdir_p(c->mdir, 0700);
+        if (r >= 0)
+                r = write_file_atomic(c->path, c->line, strlen(c->line), 0600, (uid_t) -1, (gid_t) -1);
+        if (r < 0 && out)
+                strbuf_addstr(out, strerror(-r));
+        return r;
+}
+
+/* line into path, in mdir below the shared state directory, written AS uid:gid: the directory
+ * is SlurmUser's, and root resolving a path through it followed the links that user put there
+ * (attack atk8 G7: charm-markers made a link to /etc/cron.d, which root chowned to slurm; a
+ * cron job as root followed). As that user, a link leads only where it may write anyway. */
+static int marker_dir_write(
+        const char *mdir, const char *path, const char *line, uid_t uid, gid_t gid, struct strbuf *err) {
+        const struct marker_call c = { .mdir = mdir, .path = path, .line = line };
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+        int r;
+        if (geteuid() != 0 || uid == geteuid())
+                r = marker_child((void *) &c, &out); /* nobody to become */
+        else {
+                r = proc_call_as(uid, gid, MARKER_WRITE_TIMEOUT_MS, marker_child, (void *) &c, &out);
+                if (r == -ETIME && !out.len)
+                        strbuf_addstr(&out, "timed out");
+        }
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", path, out.len ? out.buf : strerror(-r));
+        return r;
+}
+
 static char *marker_path(const char *dir, const char *unit) {
         _cleanup_free_ char *name = charm_node_name(unit);
         return xasprintf("%s/%s/%s", dir, HA_MARKER_DIR, name);
@@ -98,16 +139,8 @@ int ha_marker_write(
 
         if (ha_marker_seen(dir, unit, token))
                 return 0;
-        r = mkdir_p(mdir, 0700);
-        if (r >= 0)
-                r = RET_NERRNO(chown(mdir, uid, gid));
-        if (r >= 0)
-                r = write_file_atomic(path, line, strlen(line), 0600, uid, gid);
-        if (r < 0) {
-                strbuf_addf(err, "%s: %s", path, strerror(-r));
-                return r;
-        }
-        return 1;
+        r = marker_dir_write(mdir, path, line, uid, gid, err);
+        return r < 0 ? r : 1;
 }
 
 /* <dir>/HA_MARKER_DIR/<name> holding line, owned by uid:gid, replaced atomically. */
@@ -115,11 +148,7 @@ static int shared_note_write(
         const char *dir, const char *name, const char *line, uid_t uid, gid_t gid, struct strbuf *err) {
         _cleanup_free_ char *mdir = xasprintf("%s/%s", dir, HA_MARKER_DIR);
         _cleanup_free_ char *path = xasprintf("%s/%s", mdir, name);
-        int r = mkdir_p(mdir, 0700);
-        if (r >= 0)
-                r = write_file_atomic(path, line, strlen(line), 0600, uid, gid);
-        if (r < 0)
-                strbuf_addf(err, "%s: %s", path, strerror(-r));
+        int r = marker_dir_write(mdir, path, line, uid, gid, err);
         return r < 0 ? r : 0;
 }
 

@@ -340,6 +340,30 @@ static bool state_dir_ok(const char *s) {
         return true;
 }
 
+/* Whether state-save-location s (state_dir_ok) is the charm's own state directory, inside it,
+ * or one of its parents: SlurmUser owns the state save location, and root's state below it
+ * (the refusal memory, the applied file, …) could be renamed away and replaced by that user
+ * (attack atk8 G10, with /var/lib/slurm). */
+static bool state_dir_holds_charm(const char *s) {
+        _cleanup_strbuf_ struct strbuf norm = STRBUF_INIT;
+        for (const char *p = s; *p;) {
+                size_t n = strcspn(p, "/");
+                if (n > 0 && !(n == 1 && p[0] == '.')) {
+                        strbuf_addch(&norm, '/');
+                        strbuf_add(&norm, p, n);
+                }
+                p += n;
+                while (*p == '/')
+                        p++;
+        }
+        const char *own = CHARM_PATH_STATE_DIR, *rest;
+        if (norm.len == 0)
+                return true;
+        if ((rest = startswith(own, norm.buf)) && (*rest == '\0' || *rest == '/'))
+                return true; /* the directory itself or a parent */
+        return (rest = startswith(norm.buf, own)) && *rest == '/';
+}
+
 /* Leader: this controller's Slurm in every slurmd and slurmdbd relation, before anything else
  * is published (a compute or slurmdbd unit that cannot work with it says so even while this
  * side has nothing else to give). */
@@ -402,6 +426,16 @@ static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, 
                         "state-save-location: \"%.60s\" is not an absolute path of letters, digits and . _ "
                         "- /",
                         in->cfg_state_dir);
+                out->set_app_status = in->leader;
+                out->app_status = JUJU_STATUS_BLOCKED;
+                return 1;
+        }
+        if (!isempty(in->cfg_state_dir) && state_dir_holds_charm(in->cfg_state_dir)) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED,
+                        "state-save-location: \"%.60s\" would hold the charm's own state (%s), which "
+                        "SlurmUser must not be able to replace: choose a directory of its own (the "
+                        "default is /var/lib/slurm/slurmctld)",
+                        in->cfg_state_dir, CHARM_PATH_STATE_DIR);
                 out->set_app_status = in->leader;
                 out->app_status = JUJU_STATUS_BLOCKED;
                 return 1;
@@ -1859,6 +1893,22 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 if (r < 0)
                         return r;
         }
+        /* with the file unchanged, ctl_apply asks the running daemon which file it read: on
+         * 24.11 a client's credential comes from this slurmctld's sack socket, read with no
+         * timeout, so a stopped daemon held the hook until juju killed it (22.05: MessageTimeout
+         * per call). One bounded ping first (a changed file is applied: its restart may be the
+         * cure) */
+        if (streq(st.active_state, "active") && old &&
+                g.conf.len == old_len && memcmp(g.conf.buf, old, old_len) == 0 &&
+                ctl_conf_controller_index(old, old_len, in.hostname) >= 0) {
+                _cleanup_strbuf_ struct strbuf w = STRBUF_INIT;
+                if (ctl_wait_answer(bus, in.hostname, SELF_ANSWER_MS, &w) == -ETIMEDOUT) {
+                        charm_outcome_set(out, JUJU_STATUS_MAINTENANCE,
+                                "slurmctld here runs but does not answer (no reply to a ping within %d s)",
+                                SELF_ANSWER_MS / 1000);
+                        return 0;
+                }
+        }
         r = ctl_apply(&ao, g.conf.buf, g.conf.len, &applied, err);
         if (r < 0)
                 return r;
@@ -1907,7 +1957,21 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
          * after this hook) */
         {
                 _cleanup_strbuf_ struct strbuf w = STRBUF_INIT;
-                if (ctl_wait_answer(bus, in.hostname, SELF_ANSWER_MS, &w) == -ESRCH) {
+                int k = ctl_wait_answer(bus, in.hostname, SELF_ANSWER_MS, &w);
+                if (k == -ETIMEDOUT && ctl_conf_controller_index(g.conf.buf, g.conf.len, in.hostname) >= 0) {
+                        /* this unit's slurmctld (one the file lists: else the ping went to the
+                         * primary) runs but is silent or slow, e.g. a start that hangs in a
+                         * plugin after the rollback too (attack atk7 F7: the status said active
+                         * for 5 minutes without a controller). The calls below would each wait
+                         * for it: MessageTimeout on 22.05, for ever on 24.11 (a client's
+                         * credential comes from this slurmctld's sack socket, read with no
+                         * timeout: update-status was killed at juju's deadline) */
+                        charm_outcome_set(out, JUJU_STATUS_MAINTENANCE,
+                                "slurmctld here runs but does not answer (no reply to a ping within %d s)",
+                                SELF_ANSWER_MS / 1000);
+                        return 0;
+                }
+                if (k == -ESRCH) {
                         if (unit_get_state(bus, "slurmctld.service", &st, NULL) < 0 ||
                                 watcher_daemon_status("slurmctld.service", &st, out) == 0)
                                 charm_outcome_set(

@@ -208,6 +208,10 @@ int slurm_ctl_ping_one(int index, struct strbuf *err) {
         return 0;
 }
 
+/* A bounded ping's child gets this beyond its MessageTimeout's deadline, so that libslurm's own
+ * timeout is the one reported when it comes. */
+#define PING_CHILD_SLACK_MS 300
+
 /* Lowers libslurm's MessageTimeout to seconds (at least 1), never raises it; the value before. */
 static uint16_t msg_timeout_cap(long seconds) {
         uint16_t was = slurm_conf.msg_timeout;
@@ -218,13 +222,35 @@ static uint16_t msg_timeout_cap(long seconds) {
         return was;
 }
 
+/* In the child of proc_call_as(). */
+static int ping_child(void *userdata, struct strbuf *out) {
+        return slurm_ctl_ping_one(*(const int *) userdata, out);
+}
+
 int slurm_ctl_ping_within(int index, int timeout_ms, struct strbuf *err) {
         int r = slurm_client_init(err);
         if (r < 0)
                 return r;
+        if (timeout_ms < 1)
+                timeout_ms = 1;
         uint16_t was = msg_timeout_cap(((long) timeout_ms + 999) / 1000);
-        r = slurm_ctl_ping_one(index, err);
+        /* in a child killed at the deadline: auth/slurm (24.11) takes a client's credential from
+         * a sack socket (slurmctld's own on a controller) and reads its answer with no timeout,
+         * so a stopped slurmctld held the caller for ever (update-status killed at the hook
+         * deadline); MessageTimeout bounds only the RPC after it */
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+        r = proc_call_as(0, 0, timeout_ms + PING_CHILD_SLACK_MS, ping_child, &index, &out);
         slurm_conf.msg_timeout = was;
+        if (r == -ETIME) {
+                if (err)
+                        strbuf_addf(err, "ping %s: no answer within %d ms (not even a credential)",
+                                (uint32_t) index < slurm_conf.control_cnt ? slurm_conf.control_machine[index]
+                                                                          : "?",
+                                timeout_ms);
+                return -ETIMEDOUT;
+        }
+        if (r < 0 && err)
+                strbuf_addbuf(err, &out);
         return r;
 }
 

@@ -83,7 +83,9 @@ int slurm_ctl_ping_one(int index, struct strbuf *err);
 /* slurm_ctl_ping_one() that waits for the answer at most timeout_ms (rounded up to whole seconds:
  * libslurm's MessageTimeout for this call). A 24.11 slurmctld that has bound its port but not yet
  * opened its listeners completes the connect and answers nothing, so a plain ping waits the
- * whole MessageTimeout (10 s) there. */
+ * whole MessageTimeout (10 s) there. The ping runs in a child killed at the deadline (plus
+ * 300 ms): auth/slurm reads a credential from a sack socket with no timeout (a stopped slurmctld
+ * on this machine held the caller for ever); -ETIMEDOUT then. */
 int slurm_ctl_ping_within(int index, int timeout_ms, struct strbuf *err);
 /* Caps libslurm's MessageTimeout for every later call of this process (a short-lived child that
  * must end within its parent's bound: the client retries a controller that does not answer for

@@ -4,6 +4,7 @@
 #include "util/macro.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "slurmconf/conf.h"
 #include "slurmconf/pathkeys.h"
 #include "util/alloc.h"
+#include "util/fileio.h"
 #include "util/banned.h"
 
 #define L SLURMCONF_PATH_LOG
@@ -435,10 +437,103 @@ int slurmconf_path_check_fs(enum slurmconf_path_use use, const char *root, const
         return check_dirs(top, seen, value, err);
 }
 
+#define PLUGSTACK_DEPTH_MAX 4
+
+/* The next whitespace-separated word of *p (moved past it), NUL-terminated in place; NULL at the
+ * end. */
+static char *next_word(char **p) {
+        char *w = *p + strspn(*p, " \t\r");
+        if (!*w)
+                return NULL;
+        size_t n = strcspn(w, " \t\r");
+        *p = w + n + (w[n] ? 1 : 0);
+        w[n] = '\0';
+        return w;
+}
+
+static bool plain_path(const char *v) {
+        for (const char *c = v; *c; c++)
+                if (!path_char_ok(*c))
+                        return false;
+        return true;
+}
+
+/* A plugstack.conf's contents (spank(8)): "required|optional PLUGIN [ARGS]" and "include GLOB"
+ * lines. slurmd and slurmstepd, as root, dlopen() every plugin it names and read every file an
+ * include names, so each absolute plugin path must be root's alone as a configuration file is,
+ * and so must each included file (judged the same way, to PLUGSTACK_DEPTH_MAX) and the
+ * directories of its pattern (a pattern in a directory's name is refused). A relative plugin is
+ * looked for in PluginDir, a key of its own. The file alone was judged before (attack atk8 G5:
+ * a plugin in /tmp, written by nobody, ran as root in slurmstepd). value passed its own check. */
+static int plugstack_check(const char *root, const char *value, unsigned depth, struct strbuf *err) {
+        char top[PATH_MAX];
+        if (!realpath(isempty(root) ? "/" : root, top))
+                return bad(err, value, "cannot be checked: the root %s is missing", root);
+        _cleanup_free_ char *full = xasprintf("%s%s", streq(top, "/") ? "" : top, value), *data = NULL;
+        int r = read_full_file(full, &data, NULL);
+        if (r == -ENOENT)
+                return 0; /* none: slurmd goes on without */
+        if (r < 0)
+                return bad(err, value, "cannot be read on this machine: %s", strerror(-r));
+        for (char *line = data, *next; line; line = next) {
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = '\0';
+                line[strcspn(line, "#")] = '\0';
+                char *p = line, *kw = next_word(&p), *arg = kw ? next_word(&p) : NULL;
+                if (!kw || !arg)
+                        continue;
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                if (strcaseeq(kw, "required") || strcaseeq(kw, "optional")) {
+                        if (arg[0] != '/')
+                                continue;
+                        if (!plain_path(arg))
+                                r = bad(&e, arg, "is not a plain path");
+                        else
+                                r = slurmconf_path_check_fs(C, root, arg, 0, SLURMCONF_PATH_F_ANYWHERE, &e);
+                        if (r < 0)
+                                return bad(err, value, "names a plugin slurmstepd loads as root: %s", e.buf);
+                        continue;
+                }
+                if (!strcaseeq(kw, "include"))
+                        continue;
+                const char *base = strrchr(arg, '/');
+                _cleanup_free_ char *dir = base ? xstrndup(arg, (size_t) (base - arg)) : NULL;
+                if (arg[0] != '/' || !dir || !plain_path(dir))
+                        return bad(err, value, "includes \"%s\": not an absolute pattern in a plain directory", arg);
+                if (depth >= PLUGSTACK_DEPTH_MAX)
+                        return bad(err, value, "includes files more than %d deep", PLUGSTACK_DEPTH_MAX);
+                r = check_dirs(top, arg, arg, &e);
+                if (r < 0)
+                        return bad(err, value, "includes from a directory: %s", e.buf);
+                _cleanup_free_ char *pattern = xasprintf("%s%s", streq(top, "/") ? "" : top, arg);
+                glob_t g = { 0 };
+                int gr = glob(pattern, GLOB_NOSORT, NULL, &g);
+                if (gr != 0 && gr != GLOB_NOMATCH) {
+                        globfree(&g);
+                        return bad(err, value, "includes \"%s\", which cannot be listed on this machine", arg);
+                }
+                for (size_t i = 0; r >= 0 && i < g.gl_pathc; i++) {
+                        const char *seen = strip_top(g.gl_pathv[i], top);
+                        strbuf_reset(&e);
+                        r = seen ? slurmconf_path_check_fs(C, root, seen, 0, SLURMCONF_PATH_F_ANYWHERE, &e)
+                                 : bad(&e, g.gl_pathv[i], "is outside the machine");
+                        if (r >= 0 && seen)
+                                r = plugstack_check(root, seen, depth + 1, &e);
+                }
+                globfree(&g);
+                if (r < 0)
+                        return bad(err, value, "includes a file: %s", e.buf);
+        }
+        return 0;
+}
+
 static int check_one(const char *key, enum slurmconf_path_use use, const char *root, const char *value, uid_t owner,
         unsigned flags, struct strbuf *err) {
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         int r = slurmconf_path_check_fs(use, root, value, use == L ? owner : 0, flags, &e);
+        if (r >= 0 && strcaseeq(key, "PlugStackConfig") && value[0] == '/')
+                r = plugstack_check(root, value, 0, &e);
         if (r < 0 && err)
                 strbuf_addf(err, "%s: %s", key, e.buf);
         return r;

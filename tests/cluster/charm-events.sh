@@ -282,6 +282,24 @@ step slurmd-0 drained "$B" "$t0" "drain after upgrade-charm"
 # there (it reconciles first: the change made just before is in the answer at once; a watcher
 # or another unit's hook may have recorded it a moment before, then the cause is theirs), with
 # the same id as on the first unit
+# the log's directory lies in the state save location, SlurmUser's: a link that user puts in its
+# place leads root nowhere (attack atk8 G1: the watcher wrote its lock and state.json into the
+# link's target, a root-only directory, before any hook noticed)
+log "a link the slurm user puts in place of the log's directory: nothing is written through it"
+mx slurmctld/0 mkdir -m 700 /etc/default/atk-ev
+mx slurmctld/0 runuser -u slurm -- sh -c "cd $ssl && mv charm-events charm-events.mine && ln -s /etc/default/atk-ev charm-events"
+mx slurmctld/0 scontrol update nodename=slurmd-0 state=drain reason=atk-ev
+sleep 8
+js trigger slurmctld/0 update-status >/dev/null
+js wait --timeout 120 >/dev/null 2>&1 || true
+inside=$(mx slurmctld/0 ls -A /etc/default/atk-ev)
+mx slurmctld/0 sh -c "cd $ssl && rm charm-events && mv charm-events.mine charm-events && rmdir /etc/default/atk-ev"
+[ -z "$inside" ] || die "root wrote through the slurm user's link: $inside"
+# (slurmd-0 stays drained: the next step resumes it)
+js trigger slurmctld/0 update-status >/dev/null
+settle
+[ "$(mx slurmctld/0 systemctl is-active juju-node-events.service)" = active ] || die "watcher not active after the link"
+
 log "add-unit slurmctld: node-events on the non-leader"
 js add-unit slurmctld --share "$T/state:/srv/slurm-state" >/dev/null
 settle 240

@@ -279,6 +279,41 @@ done
         die "the slurm user could put a link in cpu/0's log directory"
 [ "$(job_field "$running" JobState)" = RUNNING ] || die "job $running: $(job_field "$running" JobState) after slurmctld's restarts"
 
+log "a link the slurm user puts in place of the HA markers' directory gains nothing"
+# (attack atk8 G7: root chowned the link's target to slurm, /etc/cron.d in the attack): the
+# markers are written as SlurmUser, so the hook fails on the link and says where
+js exec slurmctld/0 -- sh -c 'mkdir -p /etc/default/atk-dir && chmod 755 /etc/default/atk-dir'
+js exec slurmctld/0 -- su -s /bin/sh slurm -c \
+        'cd /var/lib/slurm/slurmctld && mv charm-markers charm-markers.mine && ln -s /etc/default/atk-dir charm-markers'
+js trigger slurmctld update-status >/dev/null
+js wait --timeout 120 >"$T/wait-markers.out" 2>&1 || true
+got=$(js exec slurmctld/0 -- stat -c '%U:%G %a' /etc/default/atk-dir)
+inside=$(js exec slurmctld/0 -- ls -A /etc/default/atk-dir)
+js exec slurmctld/0 -- sh -c 'cd /var/lib/slurm/slurmctld && rm charm-markers && mv charm-markers.mine charm-markers'
+js exec slurmctld/0 -- rmdir /etc/default/atk-dir
+[ "$got" = "root:root 755" ] || die "the linked directory is $got after a hook"
+[ -z "$inside" ] || die "root wrote into the linked directory: $inside"
+if js status --format=json | grep -q 'hook failed'; then
+        js debug-log --replay -n 20 | grep -q 'charm-markers/.*Permission denied' ||
+                die "the failed hook does not say why: $(js debug-log --replay -n 20)"
+        js resolve slurmctld/0 >/dev/null
+fi
+js trigger slurmctld update-status >/dev/null
+settle
+
+log "a state-save-location that would hold the charm's own state is refused, nothing changes"
+# (attack atk8 G10: with /var/lib/slurm, SlurmUser could swap root's state directory)
+before=$(fingerprint "$(root_of slurmctld/0)/etc/slurm/slurm.conf")
+for v in /var/lib/slurm /var/lib/slurm/ /var/lib/./slurm /var/lib /var/lib/slurm/charm/x; do
+        js config slurmctld state-save-location="$v" >/dev/null
+        settle
+        expect_status slurmctld/0 "^blocked state-save-location: \"${v//./\\.}\" would hold the charm's own state"
+        [ "$(fingerprint "$(root_of slurmctld/0)/etc/slurm/slurm.conf")" = "$before" ] || die "slurm.conf changed for $v"
+done
+js config slurmctld --reset state-save-location >/dev/null
+settle
+[ "$(job_field "$running" JobState)" = RUNNING ] || die "job $running: $(job_field "$running" JobState)"
+
 log "nothing outside Slurm's directories changed, no decoy ran, no job lost"
 [ "$(outside)" = "$outside_before" ] || die "a file outside Slurm's directories changed: $(diff <(echo "$outside_before") <(outside))"
 [ ! -e "$D/ran" ] || die "a decoy program ran"

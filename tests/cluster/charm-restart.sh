@@ -154,4 +154,24 @@ js trigger slurmctld update-status >/dev/null
 settle
 expect_status slurmctld/0 '^active 2 nodes in 1 partition$'
 [ "$(job_field "$pending" JobState)" = PENDING ] || die "job $pending: $(job_field "$pending" JobState)"
+
+# a slurmctld that runs but does not answer (a plugin that hangs in the rolled-back file too:
+# attack atk7 F7, where the status said active for 5 minutes): the status says so, then not
+log "a running slurmctld that does not answer: the status says so"
+pid=$(js exec slurmctld/0 -- systemctl show -p MainPID --value slurmctld.service)
+[ "${pid:-0}" -gt 0 ] || die "no slurmctld main pid"
+js exec slurmctld/0 -- kill -STOP "$pid"
+js trigger slurmctld update-status >/dev/null
+settle || { js exec slurmctld/0 -- kill -CONT "$pid"; die "no settle with slurmctld stopped"; }
+got=$(unit_status slurmctld/0)
+js exec slurmctld/0 -- kill -CONT "$pid"
+log "  status: $got"
+# the ping says so and the hook ends there: every later call would wait for the daemon
+# (MessageTimeout each on 22.05; for ever on 24.11, on slurmctld's sack socket for a credential)
+[ "$got" = "maintenance slurmctld here runs but does not answer (no reply to a ping within 2 s)" ] ||
+        die "status with slurmctld silent: $got"
+js trigger slurmctld update-status >/dev/null
+settle
+expect_status slurmctld/0 '^active 2 nodes in 1 partition$'
+[ "$(job_field "$pending" JobState)" = PENDING ] || die "job $pending: $(job_field "$pending" JobState)"
 log "ok"

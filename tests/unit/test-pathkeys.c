@@ -319,6 +319,58 @@ static void test_fs_conf(void **state) {
         assert_non_null(strstr(e.buf, "JobCompLoc: "));
 }
 
+static void text_at(const char *rel, const char *text, mode_t mode, uid_t uid) {
+        file_at(rel, mode, uid);
+        _cleanup_free_ char *p = at(rel);
+        int fd = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, text, strlen(text)), (ssize_t) strlen(text));
+        close(fd);
+}
+
+static int plugstack_verdict(const char *text, struct strbuf *e) {
+        text_at("/etc/slurm/plugstack.conf", text, 0644, 0);
+        static const char conf[] = "PlugStackConfig=/etc/slurm/plugstack.conf\n";
+        _cleanup_slurmconf_ struct slurmconf *c = NULL;
+        assert_int_equal(slurmconf_parse("slurm.conf", conf, sizeof conf - 1, &c, NULL), 0);
+        strbuf_reset(e);
+        return slurmconf_paths_check_conf(c, SLURMCONF_PATH_NODE, root, 0, 0, e);
+}
+
+/* PlugStackConfig's plugins and includes are judged, not the file alone (attack atk8 G5) */
+static void test_fs_plugstack(void **state) {
+        (void) state;
+        if (geteuid() != 0)
+                skip(); /* owners are the point */
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        mkdir_at("/usr/lib", 0755, 0);
+        mkdir_at("/usr/lib/spank", 0755, 0);
+        file_at("/usr/lib/spank/good.so", 0644, 0);
+        assert_int_equal(plugstack_verdict("# site\nrequired /usr/lib/spank/good.so arg=1\noptional rel.so\n", &e), 0);
+        file_at("/tmp/x.so", 0644, 65534);
+        assert_int_equal(plugstack_verdict("optional /tmp/x.so\n", &e), -EINVAL);
+        assert_non_null(strstr(e.buf, "PlugStackConfig: \"/etc/slurm/plugstack.conf\" names a plugin"));
+        assert_non_null(strstr(e.buf, "/tmp/x.so"));
+        file_at("/usr/lib/spank/open.so", 0666, 0);
+        assert_int_equal(plugstack_verdict("required   /usr/lib/spank/open.so\n", &e), -EINVAL);
+        /* includes: the pattern's directory and every file, recursively */
+        mkdir_at("/etc/slurm/plugstack.d", 0755, 0);
+        text_at("/etc/slurm/plugstack.d/a.conf", "optional /usr/lib/spank/good.so\n", 0644, 0);
+        assert_int_equal(plugstack_verdict("include /etc/slurm/plugstack.d/*.conf\n", &e), 0);
+        text_at("/etc/slurm/plugstack.d/b.conf", "optional /tmp/x.so\n", 0644, 0);
+        assert_int_equal(plugstack_verdict("include /etc/slurm/plugstack.d/*.conf\n", &e), -EINVAL);
+        assert_non_null(strstr(e.buf, "includes a file"));
+        _cleanup_free_ char *b = at("/etc/slurm/plugstack.d/b.conf");
+        assert_int_equal(unlink(b), 0);
+        mkdir_at("/tmp/inc", 0777, 0);
+        assert_int_equal(plugstack_verdict("include /tmp/inc/*.conf\n", &e), -EINVAL);
+        assert_non_null(strstr(e.buf, "includes from a directory"));
+        assert_int_equal(plugstack_verdict("include /etc/*/x.conf\n", &e), -EINVAL);
+        /* an include of itself ends at the depth bound, refused */
+        assert_int_equal(plugstack_verdict("include /etc/slurm/plugstack.conf\n", &e), -EINVAL);
+        assert_non_null(strstr(e.buf, "deep"));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_lexical),
@@ -327,6 +379,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_fs_program, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_fs_config, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_fs_conf, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_fs_plugstack, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
