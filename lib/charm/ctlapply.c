@@ -535,7 +535,9 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                         strbuf_addf(err, "slurmctld does not start: %s", line ? line : why.buf);
                         return r;
                 }
-                r = ctl_refused_store(o->paths, conf, len, applied, applied_len, line ? line : why.buf, again, err);
+                /* remembered as this file now; for its settings only once the rollback shows the
+                 * rest runs (a rollback that fails too says nothing of them: review R1) */
+                r = ctl_refused_store(o->paths, conf, len, NULL, 0, line ? line : why.buf, again, err);
                 if (r < 0)
                         return r;
                 r = write_file_atomic(conf_path, applied, applied_len, 0644, 0, 0);
@@ -555,6 +557,9 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                                 line ? line : "no reason logged", why.buf);
                         return r;
                 }
+                r = ctl_refused_store(o->paths, conf, len, applied, applied_len, line ? line : why.buf, again, err);
+                if (r < 0)
+                        return r;
                 ret->action = CTL_APPLY_ROLLED_BACK;
                 strbuf_addf(&ret->message,
                         "slurmctld refused the new slurm.conf (%s): the previous one is back%s",

@@ -163,10 +163,22 @@ int ctl_refused_match(const struct charm_paths *paths, const char *data, size_t 
         if (r < 0 && r != -ENOENT)
                 return r;
         struct record rec;
-        if (r >= 0 && record_parse(content, n, &rec) && rec.len == len && memcmp(rec.data, data, len) == 0)
-                return verdict(&rec, path, ret_reason);
-        /* not this file (none, or another with the same hash): its settings may be */
         _cleanup_free_ char *dir = refused_dir(paths);
+        if (r >= 0 && record_parse(content, n, &rec) && rec.len == len && memcmp(rec.data, data, len) == 0) {
+                r = verdict(&rec, path, ret_reason);
+                if (r != CTL_REFUSED_RETRY)
+                        return r;
+                /* due for its one retry, unless its settings were refused for good since
+                 * (review R3) */
+                _cleanup_free_ char *why = NULL;
+                if (match_global(dir, data, len, &why) == 1) {
+                        free(*ret_reason);
+                        *ret_reason = TAKE_PTR(why);
+                        return 1;
+                }
+                return r;
+        }
+        /* not this file (none, or another with the same hash): its settings may be */
         return match_global(dir, data, len, ret_reason);
 }
 
@@ -218,10 +230,16 @@ int ctl_refused_store(const struct charm_paths *paths, const char *data, size_t 
         /* the applications' lines as they run: the settings alone were refused */
         bool global = false;
         if (applied) {
-                _cleanup_strbuf_ struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+                _cleanup_strbuf_ struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, c = STRBUF_INIT,
+                                              d = STRBUF_INIT;
                 split_part(data, len, true, &a);
                 split_part(applied, applied_len, true, &b);
-                global = a.len == b.len && memcmp(a.buf, b.buf, a.len) == 0;
+                split_part(data, len, false, &c);
+                split_part(applied, applied_len, false, &d);
+                /* (settings that are the applied ones would refuse the file slurmctld runs:
+                 * review R2) */
+                global = a.len == b.len && memcmp(a.buf, b.buf, a.len) == 0 &&
+                        !(c.len == d.len && memcmp(c.buf, d.buf, c.len) == 0);
         }
         strbuf_addf(&s, "%s%s%.*s\n", once ? CTL_REFUSED_RETRY_MARK : "", global ? CTL_REFUSED_GLOBAL_MARK : "",
                 (int) strcspn(reason, "\n"), reason);

@@ -84,10 +84,11 @@ static void ctl_inputs_done(struct ctl_inputs *in) {
         strv_clear(&in->controllers);
         free(in->state_dir);
         ha_view_done(&in->ha);
+        /* (each application's data first: the count is slurmd_apps', cleared below) */
+        for (size_t i = 0; in->data && i < in->slurmd_apps.n; i++)
+                compute_data_clear(&in->data[i]);
         strv_clear(&in->slurmd_rels);
         strv_clear(&in->slurmd_apps);
-        for (size_t i = 0; i < in->slurmd_apps.n; i++)
-                compute_data_clear(&in->data[i]);
         free(in->data);
         free(in->data_ok);
         strv_clear(&in->refused);
@@ -1897,21 +1898,21 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
          * 24.11 a client's credential comes from this slurmctld's sack socket, read with no
          * timeout, so a stopped daemon held the hook until juju killed it (22.05: MessageTimeout
          * per call). One bounded ping first (a changed file is applied: its restart may be the
-         * cure) */
+         * cure); silent, ctl_apply is skipped (it has nothing to write) and so is every call
+         * below that needs the daemon, not what needs none (the watchers and the sentinel on
+         * new binaries at upgrade-charm, the leader's relation data: review R5) */
+        bool silent = false;
         if (streq(st.active_state, "active") && old &&
                 g.conf.len == old_len && memcmp(g.conf.buf, old, old_len) == 0 &&
                 ctl_conf_controller_index(old, old_len, in.hostname) >= 0) {
                 _cleanup_strbuf_ struct strbuf w = STRBUF_INIT;
-                if (ctl_wait_answer(bus, in.hostname, SELF_ANSWER_MS, &w) == -ETIMEDOUT) {
-                        charm_outcome_set(out, JUJU_STATUS_MAINTENANCE,
-                                "slurmctld here runs but does not answer (no reply to a ping within %d s)",
-                                SELF_ANSWER_MS / 1000);
-                        return 0;
-                }
+                silent = ctl_wait_answer(bus, in.hostname, SELF_ANSWER_MS, &w) == -ETIMEDOUT;
         }
-        r = ctl_apply(&ao, g.conf.buf, g.conf.len, &applied, err);
-        if (r < 0)
-                return r;
+        if (!silent) {
+                r = ctl_apply(&ao, g.conf.buf, g.conf.len, &applied, err);
+                if (r < 0)
+                        return r;
+        }
         /* a held restart (CTL_APPLY_DEFERRED) leaves the daemon on its file: nothing of the new
          * one is taken yet */
         bool took = applied.action != CTL_APPLY_ROLLED_BACK && applied.action != CTL_APPLY_DEFERRED;
@@ -1957,7 +1958,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
          * after this hook) */
         {
                 _cleanup_strbuf_ struct strbuf w = STRBUF_INIT;
-                int k = ctl_wait_answer(bus, in.hostname, SELF_ANSWER_MS, &w);
+                int k = silent ? -ETIMEDOUT : ctl_wait_answer(bus, in.hostname, SELF_ANSWER_MS, &w);
                 if (k == -ETIMEDOUT && ctl_conf_controller_index(g.conf.buf, g.conf.len, in.hostname) >= 0) {
                         /* this unit's slurmctld (one the file lists: else the ping went to the
                          * primary) runs but is silent or slow, e.g. a start that hangs in a

@@ -485,8 +485,12 @@ static int plugstack_check(const char *root, const char *value, unsigned depth, 
                         continue;
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
                 if (strcaseeq(kw, "required") || strcaseeq(kw, "optional")) {
-                        if (arg[0] != '/')
+                        /* a bare name is looked for in PluginDir (its own key); a relative path
+                         * with a directory leaves it ("../../tmp/x.so": review R9) */
+                        if (arg[0] != '/' && !strchr(arg, '/'))
                                 continue;
+                        if (arg[0] != '/')
+                                return bad(err, value, "names the plugin \"%s\": a relative path with a directory", arg);
                         if (!plain_path(arg))
                                 r = bad(&e, arg, "is not a plain path");
                         else
@@ -516,8 +520,11 @@ static int plugstack_check(const char *root, const char *value, unsigned depth, 
                 for (size_t i = 0; r >= 0 && i < g.gl_pathc; i++) {
                         const char *seen = strip_top(g.gl_pathv[i], top);
                         strbuf_reset(&e);
-                        r = seen ? slurmconf_path_check_fs(C, root, seen, 0, SLURMCONF_PATH_F_ANYWHERE, &e)
-                                 : bad(&e, g.gl_pathv[i], "is outside the machine");
+                        /* (a name the check would skip as a pattern is refused: review R8) */
+                        r = !seen               ? bad(&e, g.gl_pathv[i], "is outside the machine")
+                                : !plain_path(seen) ? bad(&e, seen, "is not a plain path")
+                                                    : slurmconf_path_check_fs(C, root, seen, 0,
+                                                              SLURMCONF_PATH_F_ANYWHERE, &e);
                         if (r >= 0 && seen)
                                 r = plugstack_check(root, seen, depth + 1, &e);
                 }

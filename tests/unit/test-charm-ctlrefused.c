@@ -107,6 +107,17 @@ static void test_settings(void **state) {
         age(&p, CTL_REFUSED_RETRY_AFTER_S + 60);
         assert_int_equal(match(&p, slow2, &reason), CTL_REFUSED_RETRY);
         assert_int_equal(match(&p, hang, &reason), 1);
+        /* a file due for its one retry whose settings were refused for good since: refused */
+        const char *slow3 = "B=1\nNodeSet=cpu Feature=cpu\nPartitionName=cpu Nodes=cpu MaxTime=8\n";
+        const char *live4 = "NodeSet=cpu Feature=cpu\nPartitionName=cpu Nodes=cpu MaxTime=8\n";
+        assert_int_equal(ctl_refused_store(&p, slow3, strlen(slow3), live4, strlen(live4), "fatal: B", false, &e), 0);
+        assert_int_equal(match(&p, slow, &reason), 1);
+        assert_string_equal(reason, "fatal: B");
+        /* the applied settings themselves are never refused for the settings (review R2) */
+        const char *same = "C=1\nNodeSet=cpu Feature=cpu\nPartitionName=cpu Nodes=cpu\n";
+        assert_int_equal(ctl_refused_store(&p, same, strlen(same), same, strlen(same), "odd", false, &e), 0);
+        const char *same2 = "C=1\nNodeSet=cpu Feature=cpu\nPartitionName=cpu Nodes=cpu MaxTime=3\n";
+        assert_int_equal(match(&p, same2, &reason), 0);
 }
 
 static void test_prune(void **state) {

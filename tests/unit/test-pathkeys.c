@@ -351,6 +351,8 @@ static void test_fs_plugstack(void **state) {
         assert_int_equal(plugstack_verdict("optional /tmp/x.so\n", &e), -EINVAL);
         assert_non_null(strstr(e.buf, "PlugStackConfig: \"/etc/slurm/plugstack.conf\" names a plugin"));
         assert_non_null(strstr(e.buf, "/tmp/x.so"));
+        assert_int_equal(plugstack_verdict("optional ../../../../tmp/x.so\n", &e), -EINVAL);
+        assert_non_null(strstr(e.buf, "a relative path with a directory"));
         file_at("/usr/lib/spank/open.so", 0666, 0);
         assert_int_equal(plugstack_verdict("required   /usr/lib/spank/open.so\n", &e), -EINVAL);
         /* includes: the pattern's directory and every file, recursively */
@@ -362,6 +364,11 @@ static void test_fs_plugstack(void **state) {
         assert_non_null(strstr(e.buf, "includes a file"));
         _cleanup_free_ char *b = at("/etc/slurm/plugstack.d/b.conf");
         assert_int_equal(unlink(b), 0);
+        text_at("/etc/slurm/plugstack.d/c d.conf", "\n", 0666, 0);
+        assert_int_equal(plugstack_verdict("include /etc/slurm/plugstack.d/*.conf\n", &e), -EINVAL);
+        assert_non_null(strstr(e.buf, "not a plain path"));
+        _cleanup_free_ char *cd = at("/etc/slurm/plugstack.d/c d.conf");
+        assert_int_equal(unlink(cd), 0);
         mkdir_at("/tmp/inc", 0777, 0);
         assert_int_equal(plugstack_verdict("include /tmp/inc/*.conf\n", &e), -EINVAL);
         assert_non_null(strstr(e.buf, "includes from a directory"));
