@@ -75,6 +75,14 @@ static void split_part(const char *data, size_t len, bool apps, struct strbuf *o
         }
 }
 
+/* Whether a and b have the same application lines (apps) or the same other lines (!apps). */
+static bool same_part(const char *a, size_t alen, const char *b, size_t blen, bool apps) {
+        _cleanup_strbuf_ struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+        split_part(a, alen, apps, &x);
+        split_part(b, blen, apps, &y);
+        return x.len == y.len && memcmp(x.buf, y.buf, x.len) == 0;
+}
+
 /* One remembered refusal: its marks, reason and bytes (in content, modified). */
 struct record {
         bool once, global;
@@ -121,9 +129,8 @@ static int match_global(const char *dir, const char *data, size_t len, char **re
         _cleanup_(closedirp) DIR *d = opendir(dir);
         if (!d)
                 return errno == ENOENT ? 0 : -errno;
-        _cleanup_strbuf_ struct strbuf want = STRBUF_INIT;
-        split_part(data, len, false, &want);
-        _cleanup_free_ char *best = NULL;
+        _cleanup_free_ char *best = NULL, *best_content = NULL;
+        struct record best_rec;
         time_t best_t = 0;
         for (struct dirent *de; (de = readdir(d));) {
                 struct stat st;
@@ -133,24 +140,17 @@ static int match_global(const char *dir, const char *data, size_t len, char **re
                 _cleanup_free_ char *path = xasprintf("%s/%s", dir, de->d_name), *content = NULL;
                 size_t n = 0;
                 struct record rec;
-                if (read_full_file(path, &content, &n) < 0 || !record_parse(content, n, &rec) || !rec.global)
-                        continue;
-                _cleanup_strbuf_ struct strbuf got = STRBUF_INIT;
-                split_part(rec.data, rec.len, false, &got);
-                if (got.len != want.len || memcmp(got.buf, want.buf, got.len) != 0)
+                if (read_full_file(path, &content, &n) < 0 || !record_parse(content, n, &rec) || !rec.global ||
+                        !same_part(rec.data, rec.len, data, len, false))
                         continue;
                 free(best);
+                free(best_content);
                 best = TAKE_PTR(path);
+                best_content = TAKE_PTR(content); /* rec points into it */
+                best_rec = rec;
                 best_t = st.st_mtime;
         }
-        if (!best)
-                return 0;
-        _cleanup_free_ char *content = NULL;
-        size_t n = 0;
-        struct record rec;
-        if (read_full_file(best, &content, &n) < 0 || !record_parse(content, n, &rec))
-                return 0;
-        return verdict(&rec, best, ret_reason);
+        return best ? verdict(&best_rec, best, ret_reason) : 0;
 }
 
 int ctl_refused_match(const struct charm_paths *paths, const char *data, size_t len, char **ret_reason) {
@@ -230,16 +230,10 @@ int ctl_refused_store(const struct charm_paths *paths, const char *data, size_t 
         /* the applications' lines as they run: the settings alone were refused */
         bool global = false;
         if (applied) {
-                _cleanup_strbuf_ struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, c = STRBUF_INIT,
-                                              d = STRBUF_INIT;
-                split_part(data, len, true, &a);
-                split_part(applied, applied_len, true, &b);
-                split_part(data, len, false, &c);
-                split_part(applied, applied_len, false, &d);
                 /* (settings that are the applied ones would refuse the file slurmctld runs:
                  * review R2) */
-                global = a.len == b.len && memcmp(a.buf, b.buf, a.len) == 0 &&
-                        !(c.len == d.len && memcmp(c.buf, d.buf, c.len) == 0);
+                global = same_part(data, len, applied, applied_len, true) &&
+                        !same_part(data, len, applied, applied_len, false);
         }
         strbuf_addf(&s, "%s%s%.*s\n", once ? CTL_REFUSED_RETRY_MARK : "", global ? CTL_REFUSED_GLOBAL_MARK : "",
                 (int) strcspn(reason, "\n"), reason);
