@@ -40,8 +40,10 @@ grep -qF "$key64" "$MODEL/state.json" || die "the key is not in state.json: this
 # charm's dir (executables; the dir is 0700) and the machines' own files under machines/N/root
 # (bound over their /etc/…, /var/…) and, on a machine of another base, machines/N/fs/upper (its
 # "/", 0755 as a machine's root is, inside machines/N/fs, 0700).
+# -ignore_readdir_race: a hook's agent socket and lock files come and go while find walks (CI saw
+# find fail on agent.sock that vanished between its readdir and its stat).
 bad_modes() {
-        find "$MODEL" \( -path "$MODEL/machines/*/root/*" -o -path "$MODEL/machines/*/fs/upper" \
+        find "$MODEL" -ignore_readdir_race \( -path "$MODEL/machines/*/root/*" -o -path "$MODEL/machines/*/fs/upper" \
                 -o -path "$MODEL/charms/*/*" -o -path "$MODEL/bin" \
                 -o -path "$MODEL/bin/*" -o -path "$MODEL/machines/hosts" -o -type l \) -prune -o -perm /077 \
                 -printf '%m %p\n'
@@ -53,7 +55,7 @@ bad=$(bad_modes)
 [ -z "$bad" ] || die "readable by others: $bad"
 
 # $T/files: every file and directory of the model (what nobody must not read or list).
-find "$MODEL" \( -type f -o -type d \) -print >"$T/files"
+find "$MODEL" -ignore_readdir_race \( -type f -o -type d \) -print >"$T/files"
 chmod 0644 "$T/files"
 [ "$(wc -l <"$T/files")" -ge 20 ] || die "too few model files listed: $(wc -l <"$T/files")"
 # nobody_reads UNIT: the model paths user nobody can read or list on UNIT's machine (none expected).
