@@ -96,15 +96,16 @@ int acct_cluster_id_release(
                 return 0;
         _cleanup_free_ char *path = xasprintf("%s/clustername", state_dir), *data = NULL;
         size_t n = 0;
-        int r = read_full_file(path, &data, &n);
+        struct stat st;
+        /* slurmctld's file, in SlurmUser's directory: never through that user's link, never a
+         * FIFO, and written back with the owner and mode of the file read, not of what a link
+         * led to (review R7) */
+        int r = read_untrusted_file(path, 4096, &data, &n, &st);
         if (r == -ENOENT)
                 return 0; /* a first start: slurmctld takes slurmdbd's id */
         char *bar = r < 0 ? NULL : memchr(data, '|', n);
         if (r >= 0 && !bar)
                 return 0;
-        struct stat st;
-        if (r >= 0 && stat(path, &st) < 0)
-                r = -errno;
         if (r >= 0)
                 r = write_file_atomic(
                         path, data, (size_t) (bar - data), st.st_mode & 07777, st.st_uid, st.st_gid);

@@ -23,8 +23,10 @@
 #include "util/banned.h"
 
 void ctl_apply_result_done(struct ctl_apply_result *r) {
-        if (r)
+        if (r) {
                 strbuf_release(&r->message);
+                strbuf_release(&r->push_note);
+        }
 }
 
 static char *state_file(const struct charm_paths *p, const char *name) {
@@ -349,15 +351,15 @@ static int push_update(const struct ctl_apply_opts *o, const char *conf, size_t 
         _cleanup_strbuf_ struct strbuf jerr = STRBUF_INIT;
         int busy = slurm_jobs_holding_nodes(&jerr);
         if (busy > 0) {
-                strbuf_addf(&ret->message,
-                        "%sslurm.conf reaches the compute nodes once no job runs (%d job%s holding nodes)",
-                        ret->message.len ? "; " : "", busy, busy == 1 ? "" : "s");
+                strbuf_addf(&ret->push_note,
+                        "slurm.conf reaches the compute nodes once no job runs (%d job%s holding nodes)",
+                        busy, busy == 1 ? "" : "s");
                 return 0;
         }
         if (busy < 0) {
                 /* not known whether a job runs: the push waits, and the status says why */
-                strbuf_addf(&ret->message, "%sslurm.conf push to the compute nodes pending: %s",
-                        ret->message.len ? "; " : "", jerr.len ? jerr.buf : strerror(-busy));
+                strbuf_addf(&ret->push_note, "slurm.conf push to the compute nodes pending: %s",
+                        jerr.len ? jerr.buf : strerror(-busy));
                 return 0;
         }
         if (now_pending)
@@ -459,12 +461,12 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
         /* a backup that becomes the primary takes control first (with the list the running
          * daemons have), so that no two controllers are in charge while the others still run
          * the old list (charm/ha.h) */
-        if (!same && active && o->self_host && applied && access(applied_path, R_OK) == 0) {
+        if (!same && active && !o->silent && o->self_host && applied && access(applied_path, R_OK) == 0) {
                 long was = ctl_conf_controller_index(applied, applied_len, o->self_host);
                 long now = ctl_conf_controller_index(conf, len, o->self_host);
                 if (was > 0 && now == 0) {
                         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-                        r = slurm_ctl_takeover_with(applied_path, (int) was, &e);
+                        r = slurm_ctl_takeover_bounded(applied_path, (int) was, o->answer_timeout_ms, &e);
                         strbuf_addf(&ret->message, "%stook control as the new primary%s%s",
                                 ret->message.len ? "; " : "", r < 0 ? " (takeover: " : "",
                                 r < 0 ? e.buf : "");
@@ -503,7 +505,7 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                 /* slurmctld read another file (an admin's reconfigure after a hand edit), or
                  * cgroup.conf changed: ours again, whatever kind of change that is */
                 r = restart_for_file(o, o->answer_timeout_ms, NULL, &ret->action, &push_pending, &why);
-        else if (applied &&
+        else if (applied && !o->silent &&
                 ctl_conf_live_changes(applied, applied_len, conf, len, slurm_partition_key_live, &live) >
                         0 &&
                 apply_live(&live, &why) >= 0) {

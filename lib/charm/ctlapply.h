@@ -102,6 +102,12 @@ struct ctl_apply_opts {
          * (CTL_APPLY_DEFERRED) until the order makes this unit first (its claim, ha.h), when
          * it restarts as the primary anyway; a change set live still applies. */
         bool hold_restart;
+        /* this unit's slurmctld runs but did not answer a bounded ping just now (the caller's,
+         * review R4): nothing is asked of it (on 24.11 any call waits for it for ever: a
+         * client's credential comes from its sack socket). A new file is then applied by a
+         * restart (it may be the cure), never live, and a backup made the primary asks for no
+         * takeover first (as when that takeover fails). */
+        bool silent;
         const char *previous;  /* the live file before this hook wrote (NULL: none) */
         size_t previous_len;
 };
@@ -109,9 +115,12 @@ struct ctl_apply_opts {
 struct ctl_apply_result {
         enum ctl_apply_action action;
         struct strbuf message; /* why a rollback happened, or how the running daemon differs */
+        /* the push to the compute nodes that waits, when it does: its own note, also after a
+         * rollback (never part of a refusal's text: review R14) */
+        struct strbuf push_note;
 };
 #define CTL_APPLY_RESULT_INIT \
-        { .action = CTL_APPLY_NONE, .message = STRBUF_INIT }
+        { .action = CTL_APPLY_NONE, .message = STRBUF_INIT, .push_note = STRBUF_INIT }
 void ctl_apply_result_done(struct ctl_apply_result *r);
 
 /* Brings slurmctld to conf (already written to slurm.conf). 0 with *ret filled (a rollback is

@@ -247,3 +247,35 @@ int ctl_refused_store(const struct charm_paths *paths, const char *data, size_t 
         prune(dir);
         return 0;
 }
+
+int ctl_refused_forget(const struct charm_paths *paths, size_t *ret_n, struct strbuf *err) {
+        _cleanup_free_ char *dir = refused_dir(paths);
+        size_t n = 0;
+        int r = migrate_legacy(paths);
+        if (r < 0 && r != -ENOENT) {
+                strbuf_addf(err, "%s: %s", CTL_REFUSED_LEGACY_FILE, strerror(-r));
+                return r;
+        }
+        _cleanup_(closedirp) DIR *d = opendir(dir);
+        if (!d) {
+                if (errno == ENOENT) {
+                        *ret_n = 0;
+                        return 0;
+                }
+                strbuf_addf(err, "%s: %s", dir, strerror(errno));
+                return -errno;
+        }
+        for (struct dirent *de; (de = readdir(d));) {
+                struct stat st;
+                if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+                        !S_ISREG(st.st_mode))
+                        continue;
+                if (unlinkat(dirfd(d), de->d_name, 0) < 0) {
+                        strbuf_addf(err, "%s/%s: %s", dir, de->d_name, strerror(errno));
+                        return -errno;
+                }
+                n++;
+        }
+        *ret_n = n;
+        return 0;
+}

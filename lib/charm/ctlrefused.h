@@ -58,3 +58,8 @@ int ctl_refused_match(const struct charm_paths *paths, const char *data, size_t 
  * (err). */
 int ctl_refused_store(const struct charm_paths *paths, const char *data, size_t len, const char *applied,
         size_t applied_len, const char *reason, bool once, struct strbuf *err);
+
+/* Forgets every refused candidate (the admin fixed the cause: action retry-refused, atk8 G4):
+ * the next reconcile tries the configured values again, with the usual bound and rollback.
+ * 0 and *ret_n the number forgotten, or a negative errno (err). */
+int ctl_refused_forget(const struct charm_paths *paths, size_t *ret_n, struct strbuf *err);

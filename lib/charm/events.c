@@ -543,19 +543,21 @@ static int fail_path(struct strbuf *err, const char *path, int r) {
         return r;
 }
 
-/* Whether root may write in dir: each link on its way (the charm's own <state>/events to the
- * shared place, evshare.h) is root's, and the directory it ends at is root's and written by
- * root alone. The shared place lies in the state save location, SlurmUser's: that user could
- * rename charm-events away and put a link in its place, and the watcher (root) wrote the event
- * table and its lock into whatever directory it named (attack atk8 G1). Only the last
- * component of each hop lies in a directory another user may write (the state save location's
- * own parent is root's). 0, or -EPERM / another negative errno with the reason in err. */
-static int dir_trusted(const char *dir, struct strbuf *err) {
+/* The directory dir leads to, through links that are each root's (the charm's own
+ * <state>/events to the shared place, evshare.h): *ret_final, a path whose last component is
+ * no link (or does not exist yet). The shared place lies in the state save location,
+ * SlurmUser's: that user could rename charm-events away and put a link in its place, and the
+ * watcher (root) wrote the event table and its lock into whatever directory it named (attack
+ * atk8 G1). 0, or -EPERM / another negative errno with the reason in err. */
+static int resolve_root_links(const char *dir, char **ret_final, struct strbuf *err) {
         _cleanup_free_ char *p = xstrdup(dir);
         struct stat st;
         for (int hop = 0;; hop++) {
-                if (lstat(p, &st) < 0)
-                        return fail_path(err, p, -errno);
+                if (lstat(p, &st) < 0) {
+                        if (errno != ENOENT)
+                                return fail_path(err, p, -errno);
+                        break;
+                }
                 if (!S_ISLNK(st.st_mode))
                         break;
                 if (st.st_uid != 0 || hop >= 8) {
@@ -579,57 +581,100 @@ static int dir_trusted(const char *dir, struct strbuf *err) {
                 free(p);
                 p = next;
         }
-        if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
-                if (err)
-                        strbuf_addf(err, "%s: not a directory of root's that only root writes (mode %o, owner %u): refused",
-                                p, (unsigned) (st.st_mode & 07777), (unsigned) st.st_uid);
-                return -EPERM;
-        }
+        *ret_final = TAKE_PTR(p);
         return 0;
 }
 
-int ev_lock(const char *dir, int timeout_ms, int *ret_fd, struct strbuf *err) {
-        _cleanup_free_ char *path = dir_file(dir, EV_LOCK_FILE);
-        int r = mkdir_p(dir, 0700);
-        if (r < 0)
-                return fail_path(err, dir, r);
-        /* as root only: tests run the log as any user, in their own directories */
-        if (geteuid() == 0) {
-                r = dir_trusted(dir, err);
+/* dir opened (made 0700 when missing) as the directory it is at this moment: as root, through
+ * root's links only (resolve_root_links), the last component never a link (O_NOFOLLOW: a link
+ * swapped in after the walk is refused, never followed), and a directory of root's that only
+ * root writes. Every later step of the run goes through the descriptor (ev_lock_path), so a
+ * directory renamed away and replaced once it is open is harmless (review R6: the check and
+ * every later open resolved the path again). */
+static int open_log_dir(const char *dir, int *ret_fd, struct stat *ret_st, struct strbuf *err) {
+        _cleanup_free_ char *final = NULL;
+        int r;
+        if (geteuid() != 0) {
+                /* tests run the log as any user, in their own directories */
+                r = mkdir_p(dir, 0700);
+                if (r < 0)
+                        return fail_path(err, dir, r);
+                final = xstrdup(dir);
+        } else {
+                r = resolve_root_links(dir, &final, err);
                 if (r < 0)
                         return r;
+                /* one level, not following a link there: the parents are the charm's state
+                 * directory or the state save location, both there before any log */
+                if (mkdir(final, 0700) < 0 && errno != EEXIST) {
+                        if (errno != ENOENT)
+                                return fail_path(err, final, -errno);
+                        r = mkdir_p(final, 0700);
+                        if (r < 0)
+                                return fail_path(err, final, r);
+                }
         }
+        _cleanup_close_ int fd = open(final, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (geteuid() == 0 ? O_NOFOLLOW : 0));
+        if (fd < 0) {
+                if (errno == ELOOP || errno == ENOTDIR) {
+                        if (err)
+                                strbuf_addf(err, "%s: a link or no directory where the node event log lives: refused", final);
+                        return -EPERM;
+                }
+                return fail_path(err, final, -errno);
+        }
+        if (fstat(fd, ret_st) < 0)
+                return fail_path(err, final, -errno);
+        if (geteuid() == 0 && (ret_st->st_uid != 0 || (ret_st->st_mode & 022))) {
+                if (err)
+                        strbuf_addf(err, "%s: not a directory of root's that only root writes (mode %o, owner %u): refused",
+                                final, (unsigned) (ret_st->st_mode & 07777), (unsigned) ret_st->st_uid);
+                return -EPERM;
+        }
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+char *ev_lock_path(int fd) {
+        return xasprintf("/proc/self/fd/%d", fd);
+}
+
+int ev_lock(const char *dir, int timeout_ms, int *ret_fd, struct strbuf *err) {
         int waited = 0, limit = timeout_ms > 0 ? timeout_ms : EV_LOCK_TIMEOUT_MS;
         for (;;) {
-                _cleanup_close_ int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-                if (fd < 0)
-                        return fail_path(err, path, -errno);
+                _cleanup_close_ int fd = -1;
+                struct stat held;
+                int r = open_log_dir(dir, &fd, &held, err);
+                if (r < 0)
+                        return r;
+                /* the directory itself is the lock (flock on its descriptor): the descriptor
+                 * held is the directory the whole run works in */
                 while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
                         if (errno == EINTR)
                                 continue;
                         if (errno != EWOULDBLOCK)
-                                return fail_path(err, path, -errno);
+                                return fail_path(err, dir, -errno);
                         if (waited >= limit) {
                                 if (err)
                                         strbuf_addf(err, "%s: still held by another writer after %d ms",
-                                                path, waited);
+                                                dir, waited);
                                 return -ETIMEDOUT;
                         }
                         struct timespec ts = { 0, 20 * 1000 * 1000 };
                         nanosleep(&ts, NULL);
                         waited += 20;
                 }
-                /* the lock of the log that dir names now: a log directory moved while we waited
-                 * (charm/evshare.h: a unit's log joined the shared one) leaves us the old lock */
-                struct stat held, now;
-                if (fstat(fd, &held) < 0)
-                        return fail_path(err, path, -errno);
-                if (stat(path, &now) == 0 && now.st_dev == held.st_dev && now.st_ino == held.st_ino) {
+                /* the directory dir names now: a log directory moved while we waited
+                 * (charm/evshare.h: a unit's log joined the shared one) leaves us the old one */
+                _cleanup_close_ int again = -1;
+                struct stat now;
+                if (open_log_dir(dir, &again, &now, NULL) == 0 && now.st_dev == held.st_dev &&
+                        now.st_ino == held.st_ino) {
                         *ret_fd = TAKE_FD(fd);
                         return 0;
                 }
                 if (waited >= limit)
-                        return fail_path(err, path, -ETIMEDOUT);
+                        return fail_path(err, dir, -ETIMEDOUT);
                 struct timespec ts = { 0, 20 * 1000 * 1000 };
                 nanosleep(&ts, NULL);
                 waited += 20;
@@ -953,7 +998,7 @@ int ev_state_load(const char *dir, const struct ev_log_opts *o, struct ev_state 
         uint64_t last;
         int r;
 
-        r = read_full_file(path, &data, NULL);
+        r = read_untrusted_file(path, FILEIO_READ_MAX, &data, NULL, NULL);
         if (r >= 0 && state_parse(data, &s) < 0) {
                 /* unreadable: kept aside for a look, and a new snapshot (the log goes on) */
                 _cleanup_free_ char *bad = dir_file(dir, EV_STATE_FILE ".bad");
@@ -1031,10 +1076,10 @@ int ev_log_read(const char *dir, bool has_since, uint64_t since, size_t limit, s
         struct ev_page page = { .lines = STRV_INIT };
         int r;
 
-        r = read_full_file(old, &a, &alen);
+        r = read_untrusted_file(old, FILEIO_READ_MAX, &a, &alen, NULL);
         if (r < 0 && r != -ENOENT)
                 return fail_path(err, old, r);
-        r = read_full_file(cur, &b, &blen);
+        r = read_untrusted_file(cur, FILEIO_READ_MAX, &b, &blen, NULL);
         if (r < 0 && r != -ENOENT)
                 return fail_path(err, cur, r);
         if (a)

@@ -220,9 +220,16 @@ struct ev_log_opts {
 };
 
 /* Creates dir (0700) and takes its lock, waiting at most timeout_ms (0: EV_LOCK_TIMEOUT_MS;
- * -ETIMEDOUT). *ret_fd holds it: close() releases it. The lock held is the lock file dir names
- * when it returns (a directory replaced by a link while it waited: it takes the new one). */
+ * -ETIMEDOUT). *ret_fd holds it: close() releases it. The lock is the directory itself, held
+ * open: the directory dir names when it returns (a directory replaced by a link while it
+ * waited: it takes the new one). As root, dir is reached through root's links only and must be
+ * a directory of root's that nobody else writes (-EPERM). The run then works in that very
+ * directory through ev_lock_path(*ret_fd), whatever is renamed or linked at dir meanwhile.
+ * (EV_LOCK_FILE is the lock of earlier versions: left alone.) */
 int ev_lock(const char *dir, int timeout_ms, int *ret_fd, struct strbuf *err);
+/* The path of the directory ev_lock() holds as fd ("/proc/self/fd/N"; caller frees): the
+ * directory opened, not what its name leads to now. */
+char *ev_lock_path(int fd);
 /* The snapshot, or a new one (exists false, random log id) when there is none. A snapshot that
  * cannot be read is moved to state.json.bad and a new one started. next_seq is never below the
  * log's last seq + 1; pending records the log lacks are appended. Call it under the lock. */

@@ -114,7 +114,9 @@ static int copy_log(const char *from, const char *to, struct strbuf *err) {
                 struct stat st;
                 if (lstat(src, &st) < 0 || !S_ISREG(st.st_mode))
                         continue;
-                int r = read_full_file(src, &data, &len);
+                int r = read_untrusted_file(src, FILEIO_READ_MAX, &data, &len, &st);
+                if (r == -ELOOP || r == -EINVAL)
+                        continue; /* no longer a regular file */
                 if (r < 0)
                         return fail(err, r, "read", src);
                 r = write_file_atomic(dst, data, len, st.st_mode & 0777, 0, 0);
@@ -156,11 +158,13 @@ static int join(const char *local, const char *shared, enum evshare_how *how, st
                 r = ev_lock(shared, 0, &lock_shared, err);
         if (r < 0)
                 return r;
-        bool moving = file_exists(local, EV_STATE_FILE) && !file_exists(shared, EV_STATE_FILE);
+        /* the copy goes into the shared directory locked, not what its name leads to now */
+        _cleanup_free_ char *shared_held = ev_lock_path(lock_shared);
+        bool moving = file_exists(local, EV_STATE_FILE) && !file_exists(shared_held, EV_STATE_FILE);
         _cleanup_free_ char *away = moving ? xasprintf("%s.moving-%ld", local, (long) getpid())
                                            : aside_name(local);
         if (moving) {
-                r = copy_log(local, shared, err);
+                r = copy_log(local, shared_held, err);
                 if (r < 0)
                         return r;
         }

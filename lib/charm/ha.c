@@ -83,12 +83,14 @@ int ha_token(const struct charm_paths *paths, char **ret, struct strbuf *err) {
 }
 
 struct marker_call {
-        const char *mdir, *path, *line;
+        const char *mdir, *path, *line; /* line NULL: path is removed */
 };
 
 /* In the child of proc_call_as(), as SlurmUser (or the caller, in tests). */
 static int marker_child(void *userdata, struct strbuf *out) {
         const struct marker_call *c = userdata;
+        if (!c->line)
+                return unlink(c->path) < 0 && errno != ENOENT ? -errno : 0;
         int r = mkdir_p(c->mdir, 0700);
         if (r >= 0)
                 r = write_file_atomic(c->path, c->line, strlen(c->line), 0600, (uid_t) -1, (gid_t) -1);
@@ -125,7 +127,7 @@ static char *marker_path(const char *dir, const char *unit) {
 
 int ha_marker_seen(const char *dir, const char *unit, const char *token) {
         _cleanup_free_ char *path = marker_path(dir, unit), *data = NULL;
-        if (isempty(token) || read_full_file(path, &data, NULL) < 0)
+        if (isempty(token) || read_untrusted_file(path, 4096, &data, NULL, NULL) < 0)
                 return 0;
         data[strcspn(data, "\n")] = '\0';
         return streq(data, token);
@@ -168,7 +170,7 @@ int ha_charge_mark_read(const char *dir, long *ret_index, time_t *ret_time, char
         long idx;
         long long t;
         char host[256] = "";
-        int r = read_full_file(path, &data, NULL);
+        int r = read_untrusted_file(path, 4096, &data, NULL, NULL);
         if (r < 0)
                 return r;
         int n = sscanf(data, "%ld %lld %255s", &idx, &t, host);
@@ -181,19 +183,22 @@ int ha_charge_mark_read(const char *dir, long *ret_index, time_t *ret_time, char
         return 0;
 }
 
-int ha_takeover_unmark(const char *dir, const char *unit) {
-        _cleanup_free_ char *who = NULL, *path = xasprintf("%s/%s/takeover", dir, HA_MARKER_DIR);
+int ha_takeover_unmark(const char *dir, const char *unit, uid_t uid, gid_t gid) {
+        _cleanup_free_ char *who = NULL, *mdir = xasprintf("%s/%s", dir, HA_MARKER_DIR);
+        _cleanup_free_ char *path = xasprintf("%s/takeover", mdir);
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         time_t when;
         if (ha_takeover_read(dir, &who, &when) < 0 || !streq(who, unit))
                 return 0;
-        return unlink(path) == 0 ? 1 : 0;
+        /* as SlurmUser, as it was written: root never unlinks through that user's links (R7) */
+        return marker_dir_write(mdir, path, NULL, uid, gid, &e) == 0 ? 1 : 0;
 }
 
 int ha_takeover_read(const char *dir, char **ret_unit, time_t *ret_time) {
         _cleanup_free_ char *path = xasprintf("%s/%s/takeover", dir, HA_MARKER_DIR), *data = NULL;
         char unit[128];
         long long t;
-        int r = read_full_file(path, &data, NULL);
+        int r = read_untrusted_file(path, 4096, &data, NULL, NULL);
         if (r < 0)
                 return r;
         if (sscanf(data, "%127s %lld", unit, &t) != 2)
@@ -237,7 +242,7 @@ static uint64_t be64(const unsigned char *b) {
 int ha_heartbeat_read(const char *dir, time_t *ret_time, uint64_t *ret_index) {
         _cleanup_free_ char *path = xasprintf("%s/heartbeat", dir), *data = NULL;
         size_t n = 0;
-        int r = read_full_file(path, &data, &n);
+        int r = read_untrusted_file(path, 4096, &data, &n, NULL);
         if (r < 0)
                 return r;
         if (n != 16)

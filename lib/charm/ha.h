@@ -172,9 +172,10 @@ int ha_peers_sync(
  * hooks (the watcher's, right when their slurmctld stops) see it at once, where the request in
  * the peer bag only shows after the action ends. */
 int ha_takeover_mark(const char *dir, const char *unit, uid_t uid, gid_t gid, struct strbuf *err);
-/* Removes the announcement when it names unit (a takeover that failed after announcing); 1
- * removed, 0 it names another or there is none. */
-int ha_takeover_unmark(const char *dir, const char *unit);
+/* Removes the announcement when it names unit (a takeover that failed after announcing), as
+ * uid:gid (SlurmUser: the directory is that user's); 1 removed, 0 it names another, there is
+ * none or it could not be removed. */
+int ha_takeover_unmark(const char *dir, const char *unit, uid_t uid, gid_t gid);
 /* The announced takeover: 0 and *ret_unit (caller frees) and *ret_time, -ENOENT when none. */
 int ha_takeover_read(const char *dir, char **ret_unit, time_t *ret_time);
 

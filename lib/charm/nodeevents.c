@@ -312,8 +312,12 @@ int nodeevents_reconcile(const struct charm_paths *paths, const struct evspool_l
         if (r != 0)
                 boot = conf_update = 0; /* unchanged, or not readable: kept as it was */
         r = ev_lock(dir, 0, &lock, err);
-        if (r >= 0)
+        if (r >= 0) {
+                /* from here on the directory locked, not what its name leads to (review R6) */
+                free(dir);
+                dir = ev_lock_path(lock);
                 r = ev_state_load(dir, NULL, &prev, err);
+        }
         if (r < 0) {
                 slurm_node_table_done(&st);
                 return r;
@@ -573,8 +577,10 @@ int nodeevents_action(struct juju_ctx *ctx, const struct charm_paths *paths, str
         }
         _cleanup_close_ int lock = -1;
         r = ev_lock(dir, 0, &lock, err);
-        if (r >= 0)
-                r = ev_log_read(dir, p.has_since, p.since, p.limit, NODEEVENTS_RESULT_MAX, &page, err);
+        if (r >= 0) {
+                _cleanup_free_ char *held = ev_lock_path(lock);
+                r = ev_log_read(held, p.has_since, p.since, p.limit, NODEEVENTS_RESULT_MAX, &page, err);
+        }
         if (r < 0)
                 return r;
         _cleanup_free_ char *events = strv_join(&page.lines, "\n");

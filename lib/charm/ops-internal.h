@@ -11,6 +11,8 @@
 
 /* Pairs per action-set call (argv stays far below the kernel's limits). */
 #define OPS_SET_CHUNK 200
+/* ops_ctl_check: each controller's ping at most this long (MessageTimeout's default) */
+#define OPS_PING_MS 10000
 
 /* Runs fn with a message buffer of its own and prefixes a failure message with
  * "<action>: " into err. */

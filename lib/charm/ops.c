@@ -90,7 +90,9 @@ int ops_slurm_failed(int r, const struct strbuf *e, bool changes, struct strbuf 
 int ops_ctl_check(bool changes, struct strbuf *err) {
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         struct slurm_controllers c = { 0 };
-        int up = slurm_ctl_ping(&c, &e);
+        /* bounded: a stopped slurmctld on this machine held a 24.11 client for ever (its
+         * credential comes from that daemon's sack socket); MessageTimeout's 10 s otherwise */
+        int up = slurm_ctl_ping_bounded(&c, OPS_PING_MS, &e);
         if (up < 0)
                 return ops_slurm_failed(up, &e, changes, err);
         if (up == 0) {

@@ -110,11 +110,28 @@ int charm_action_pause(
         return 0;
 }
 
+int charm_action_reconcile(struct juju_ctx *ctx, const struct charm_paths *p,
+        int (*reconcile)(
+                struct juju_ctx *, const struct charm_paths *, struct charm_outcome *, struct strbuf *),
+        struct strv *kv, struct strbuf *err) {
+        _cleanup_(charm_outcome_done) struct charm_outcome out = CHARM_OUTCOME_INIT;
+        int r = reconcile(ctx, p, &out, err);
+        if (r < 0)
+                return r;
+        if (!out.skip_status) {
+                r = juju_status_set(ctx, false, out.status, out.message.buf, err);
+                if (r < 0)
+                        return r;
+        }
+        strv_push(kv, "status");
+        strv_pushf(kv, "%s: %s", juju_status_name(out.status), out.message.buf);
+        return juju_action_set_many(ctx, kv, err);
+}
+
 int charm_action_resume(struct juju_ctx *ctx, const struct charm_paths *p,
         int (*reconcile)(
                 struct juju_ctx *, const struct charm_paths *, struct charm_outcome *, struct strbuf *),
         char **ret_reason, struct strbuf *err) {
-        _cleanup_(charm_outcome_done) struct charm_outcome out = CHARM_OUTCOME_INIT;
         _cleanup_free_ char *reason = NULL;
         _cleanup_strv_ struct strv kv = STRV_INIT;
         int r = charm_paused(p, &reason);
@@ -125,19 +142,9 @@ int charm_action_resume(struct juju_ctx *ctx, const struct charm_paths *p,
         r = charm_pause_clear(p, err);
         if (r < 0)
                 return r;
-        r = reconcile(ctx, p, &out, err);
-        if (r < 0)
-                return r;
-        if (!out.skip_status) {
-                r = juju_status_set(ctx, false, out.status, out.message.buf, err);
-                if (r < 0)
-                        return r;
-        }
         strv_push(&kv, "was-paused");
         strv_push(&kv, reason ? "true" : "false");
-        strv_push(&kv, "status");
-        strv_pushf(&kv, "%s: %s", juju_status_name(out.status), out.message.buf);
-        r = juju_action_set_many(ctx, &kv, err);
+        r = charm_action_reconcile(ctx, p, reconcile, &kv, err);
         if (r < 0)
                 return r;
         *ret_reason = TAKE_PTR(reason);

@@ -27,6 +27,7 @@
 #include "charm/charm.h"
 #include "systemd/unit.h"
 #include "util/strbuf.h"
+#include "util/strv.h"
 
 #define PAUSE_FILE "paused"
 #define PAUSE_REASON_MAX 128
@@ -46,6 +47,13 @@ int charm_reason_check(const char *what, const char *reason, struct strbuf *err)
  * checked and stored. Returns 0 and *ret_reason (caller frees). */
 int charm_action_pause(
         struct juju_ctx *ctx, const struct charm_paths *p, char **ret_reason, struct strbuf *err);
+
+/* An action's reconcile: the charm's reconcile runs, its outcome is set as the unit's status,
+ * and kv (the action's results so far) gets "status" and is set. */
+int charm_action_reconcile(struct juju_ctx *ctx, const struct charm_paths *p,
+        int (*reconcile)(
+                struct juju_ctx *, const struct charm_paths *, struct charm_outcome *, struct strbuf *),
+        struct strv *kv, struct strbuf *err);
 
 /* The common part of the resume action: the pause lifted (its reason, NULL when the unit was
  * not paused, in *ret_reason), then the charm's reconcile runs and its outcome is set as the

@@ -36,6 +36,7 @@
 
 #include <ctype.h>
 #include <limits.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include "util/banned.h"
@@ -44,6 +45,11 @@
 #define DEFAULT_ANSWER_TIMEOUT_MS (20 * 1000)
 /* after the file is applied: this unit's slurmctld still there? (ctl_wait_answer) */
 #define SELF_ANSWER_MS 2000
+/* controller_leave: each controller's ping at most this long (slurm_ctl_ping_bounded) */
+#define LEAVE_PING_MS 5000
+/* a takeover asked for by a hook or an action: at most this long (slurm_ctl_takeover_bounded;
+ * 22.05's takes ~2 s) */
+#define TAKEOVER_MS 10000
 #define DEFAULT_SLURMCTLD_TIMEOUT_S 120
 
 /* Everything the controller is told, read once. */
@@ -305,9 +311,13 @@ static int state_move_check(
 }
 
 /* StateSaveLocation exists and belongs to SlurmUser (a freshly mounted shared file system, a
- * bind mount, is root's: slurmctld then exits "Incorrect permissions on state save loc"). */
+ * bind mount, is root's: slurmctld then exits "Incorrect permissions on state save loc"). The
+ * directory is opened once, not through a link, and chowned by that descriptor: a parent
+ * SlurmUser may write (an export whose root was given to slurm) let that user swap the leaf
+ * for a link to /etc between the look and the chown (review R7). A link there is refused. */
 static int ensure_statesave(const struct charm_paths *paths, const char *dir, uid_t *ret_uid, gid_t *ret_gid,
         struct strbuf *err) {
+        _cleanup_close_ int fd = -1;
         struct stat st;
         uid_t uid;
         gid_t gid;
@@ -317,10 +327,16 @@ static int ensure_statesave(const struct charm_paths *paths, const char *dir, ui
         if (r < 0)
                 return r;
         r = mkdir_p(dir, 0755);
-        if (r >= 0)
-                r = RET_NERRNO(stat(dir, &st));
+        if (r >= 0) {
+                fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                r = fd < 0 ? -errno : RET_NERRNO(fstat(fd, &st));
+        }
+        if (r == -ELOOP || r == -ENOTDIR) {
+                strbuf_addf(err, "%s: a symbolic link or not a directory: the state save location must be the directory itself", dir);
+                return r;
+        }
         if (r >= 0 && (st.st_uid != uid || st.st_gid != gid))
-                r = RET_NERRNO(chown(dir, uid, gid));
+                r = RET_NERRNO(fchown(fd, uid, gid));
         if (r < 0) {
                 strbuf_addf(err, "%s: %s", dir, strerror(-r));
                 return r;
@@ -440,6 +456,23 @@ static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, 
                 out->set_app_status = in->leader;
                 out->app_status = JUJU_STATUS_BLOCKED;
                 return 1;
+        }
+        if (!isempty(in->cfg_state_dir)) {
+                /* the directory itself: root makes it SlurmUser's through a descriptor opened
+                 * without following a link (ensure_statesave), so a link there would fail every
+                 * hook; said here, once, as the admin's to change */
+                _cleanup_free_ char *sd = charm_path(o_paths, in->cfg_state_dir);
+                struct stat lst;
+                if (lstat(sd, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+                        charm_outcome_set(out, JUJU_STATUS_BLOCKED,
+                                "state-save-location: \"%.60s\" is a symbolic link: give the directory it "
+                                "leads to (a link in a directory SlurmUser writes could be turned "
+                                "elsewhere)",
+                                in->cfg_state_dir);
+                        out->set_app_status = in->leader;
+                        out->app_status = JUJU_STATUS_BLOCKED;
+                        return 1;
+                }
         }
 
         if (gethostname(in->hostname, sizeof in->hostname) < 0) {
@@ -716,12 +749,32 @@ static int leaving_store(const struct charm_paths *p, const struct ctl_leaving *
         return r;
 }
 
+/* Whether this unit's slurmctld runs (systemd: active) while the file it runs lists this host,
+ * and does not answer a ping within SELF_ANSWER_MS. Every call the reconcile makes to it would
+ * then wait: MessageTimeout each on 22.05, for ever on 24.11 (a client's credential comes from
+ * this slurmctld's sack socket, read with no timeout: a stopped daemon held update-status until
+ * juju killed it, attack atk7 F7, and a partition change, a compute unit's event, a leaving
+ * partition's count the same way: review R4). One bounded ping before any of them. */
+static bool self_silent(const char *hostname, const char *conf, size_t len) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_strbuf_ struct strbuf w = STRBUF_INIT;
+        struct unit_state st;
+        if (!conf || isempty(hostname) || ctl_conf_controller_index(conf, len, hostname) < 0 ||
+                unit_bus_open(&bus, NULL) < 0 || unit_get_state(bus, "slurmctld.service", &st, NULL) < 0 ||
+                !streq(st.active_state, "active"))
+                return false;
+        return ctl_wait_answer(bus, hostname, SELF_ANSWER_MS, &w) == -ETIMEDOUT;
+}
+
+#define SILENT_MESSAGE "slurmctld here runs but does not answer (no reply to a ping within %d s)"
+
 /* Before slurm.conf is rendered: partitions in the old slurm.conf whose application is no
  * longer related join the leaving list (made INACTIVE at once over RPC, so that no job is
  * submitted between the count and the reconfigure); each leaving partition is kept while a
  * job of it is left (or slurmctld cannot tell), else moved to the nodesets to clean up. */
 static int leaving_update(const struct slurmctld_opts *o, const struct ctl_inputs *in, const char *old,
-        size_t old_len, size_t n_present, struct ctl_leaving *l, struct strbuf *note, struct strbuf *err) {
+        size_t old_len, size_t n_present, bool silent, struct ctl_leaving *l, struct strbuf *note,
+        struct strbuf *err) {
         _cleanup_(ctl_leaving_clear) struct ctl_leaving next = CTL_LEAVING_INIT;
         int r;
 
@@ -739,7 +792,6 @@ static int leaving_update(const struct slurmctld_opts *o, const struct ctl_input
                                 !slurmd_iface_valid_app_name(names.v[i]))
                                 continue;
                         (void) slurmconf_lookup(c, SLURMCONF_PARTITION, names.v[i], &opts);
-                        (void) slurm_partition_set_state(names.v[i], SLURM_PARTITION_INACTIVE, NULL);
                         ctl_leaving_add_partition(l, names.v[i], &opts);
                 }
         }
@@ -749,7 +801,17 @@ static int leaving_update(const struct slurmctld_opts *o, const struct ctl_input
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
                 if (is_related(in, name))
                         continue;
-                r = slurm_partition_jobs(name, &pj, &e);
+                if (silent) {
+                        /* nothing asked of a slurmctld that does not answer: its jobs are not
+                         * known, so the partition stays (made INACTIVE by the next run) */
+                        r = -ETIMEDOUT;
+                        strbuf_addstr(&e, "slurmctld does not answer");
+                } else {
+                        /* INACTIVE at each run (the same state again is a no-op): no job is
+                         * submitted between the count and the reconfigure */
+                        (void) slurm_partition_set_state(name, SLURM_PARTITION_INACTIVE, NULL);
+                        r = slurm_partition_jobs(name, &pj, &e);
+                }
                 if (r == 0 && !strv_contains(&next.nodesets, name))
                         strv_push(&next.nodesets, name);
                 if (r == 0 && (n_present > 0 || next.n_parts > 0))
@@ -1119,7 +1181,7 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
                 /* the primary hands over, and a backup whose own slurmctld says it is in charge
                  * (after a failover, before the order names it first: issue 25's review), asked
                  * through the sentinel's private slurm.conf naming only this host */
-                if (self >= 0 && slurm_ctl_ping(&c, NULL) > 0) {
+                if (self >= 0 && slurm_ctl_ping_bounded(&c, LEAVE_PING_MS, NULL) > 0) {
                         _cleanup_free_ bool *up = xcalloc(c.n + 1, sizeof *up);
                         for (size_t i = 0; i < c.n; i++)
                                 up[i] = c.v[i].up;
@@ -1129,7 +1191,7 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
                                 strbuf_reset(&e);
                                 r = announce_takeover(ctx, o, c.v[next].host, &e);
                                 if (r >= 0)
-                                        r = slurm_ctl_takeover((int) next, &e);
+                                        r = slurm_ctl_takeover_bounded(NULL, (int) next, TAKEOVER_MS, &e);
                                 strbuf_addf(&note, "; control handed to %s%s%s", c.v[next].host,
                                         r < 0 ? ": " : "", r < 0 ? e.buf : "");
                         }
@@ -1628,6 +1690,18 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         return 0;
                 }
                 _cleanup_strv_ struct strv names = STRV_INIT;
+                {
+                        _cleanup_free_ char *live = NULL;
+                        _cleanup_free_ char *live_path = charm_path(&o->paths, CHARM_PATH_SLURM_CONF);
+                        size_t live_len = 0;
+                        char host[HOST_NAME_MAX + 1] = "";
+                        if (read_full_file(live_path, &live, &live_len) >= 0 &&
+                                gethostname(host, sizeof host) == 0 && self_silent(host, live, live_len)) {
+                                charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, SILENT_MESSAGE,
+                                        SELF_ANSWER_MS / 1000);
+                                return 0;
+                        }
+                }
                 if (ctl_status_from_slurm(out, gone, &names, &e) < 0) {
                         out->skip_status = true;
                         return 0;
@@ -1678,7 +1752,9 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 strbuf_addf(err, "%s: %s", conf_path, strerror(-r));
                 return r;
         }
-        r = leaving_update(o, &in, old, old_len, count_present(&in, old, old_len), &leaving, &note, err);
+        /* one bounded ping before any call to this unit's slurmctld (review R4) */
+        bool silent = self_silent(in.hostname, old, old_len);
+        r = leaving_update(o, &in, old, old_len, count_present(&in, old, old_len), silent, &leaving, &note, err);
         if (r < 0)
                 return r;
 
@@ -1867,6 +1943,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         /* asked once for both (ha_in_charge may ask this unit's slurmctld) */
         bool in_charge = ha_in_charge(&o->paths, &in);
         const struct ctl_apply_opts ao = {
+                .silent = silent,
                 .paths = &o->paths,
                 .bus = bus,
                 .self_host = in.hostname,
@@ -1894,24 +1971,19 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 if (r < 0)
                         return r;
         }
-        /* with the file unchanged, ctl_apply asks the running daemon which file it read: on
-         * 24.11 a client's credential comes from this slurmctld's sack socket, read with no
-         * timeout, so a stopped daemon held the hook until juju killed it (22.05: MessageTimeout
-         * per call). One bounded ping first (a changed file is applied: its restart may be the
-         * cure); silent, ctl_apply is skipped (it has nothing to write) and so is every call
-         * below that needs the daemon, not what needs none (the watchers and the sentinel on
-         * new binaries at upgrade-charm, the leader's relation data: review R5) */
-        bool silent = false;
-        if (streq(st.active_state, "active") && old &&
-                g.conf.len == old_len && memcmp(g.conf.buf, old, old_len) == 0 &&
-                ctl_conf_controller_index(old, old_len, in.hostname) >= 0) {
-                _cleanup_strbuf_ struct strbuf w = STRBUF_INIT;
-                silent = ctl_wait_answer(bus, in.hostname, SELF_ANSWER_MS, &w) == -ETIMEDOUT;
-        }
-        if (!silent) {
+        /* this unit's slurmctld silent (the ping before leaving_update): with the file
+         * unchanged ctl_apply is skipped (it would only ask the daemon which file it read, and
+         * on 24.11 wait for ever), and so is every call below that needs the daemon, not what
+         * needs none (the watchers and the sentinel on new binaries at upgrade-charm, the
+         * leader's relation data: review R5); a changed file is applied by a restart, never
+         * live (ctl_apply_opts.silent: its restart may be the cure) */
+        bool same_file = old && g.conf.len == old_len && memcmp(g.conf.buf, old, old_len) == 0;
+        if (!silent || !same_file) {
                 r = ctl_apply(&ao, g.conf.buf, g.conf.len, &applied, err);
                 if (r < 0)
                         return r;
+                /* a new file restarted it: the quick ping below says whether it answers now */
+                silent = false;
         }
         /* a held restart (CTL_APPLY_DEFERRED) leaves the daemon on its file: nothing of the new
          * one is taken yet */
@@ -1967,9 +2039,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                          * for it: MessageTimeout on 22.05, for ever on 24.11 (a client's
                          * credential comes from this slurmctld's sack socket, read with no
                          * timeout: update-status was killed at juju's deadline) */
-                        charm_outcome_set(out, JUJU_STATUS_MAINTENANCE,
-                                "slurmctld here runs but does not answer (no reply to a ping within %d s)",
-                                SELF_ANSWER_MS / 1000);
+                        charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, SILENT_MESSAGE, SELF_ANSWER_MS / 1000);
                         return 0;
                 }
                 if (k == -ESRCH) {
@@ -2020,6 +2090,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         _cleanup_strv_ struct strv kept = STRV_INIT;
         if (applied.action != CTL_APPLY_ROLLED_BACK && applied.message.len > 0)
                 strv_push(&kept, applied.message.buf);
+        if (applied.push_note.len > 0)
+                strv_push(&kept, applied.push_note.buf);
         strv_pushv(&kept, in.ignored.v);
         _cleanup_free_ char *notes = strv_join(&kept, "; ");
         r = write_state(&o->paths, NOTES_STATUS_FILE, notes, err);
@@ -2068,6 +2140,33 @@ static int reconcile_paths(struct juju_ctx *ctx, const struct charm_paths *paths
         struct strbuf *err) {
         const struct slurmctld_opts o = { .paths = *paths, .event = "update-status" };
         return slurmctld_reconcile(ctx, &o, out, err);
+}
+
+int slurmctld_retry_refused(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err) {
+        _cleanup_free_ char *paused = NULL;
+        _cleanup_strv_ struct strv kv = STRV_INIT;
+        size_t n = 0;
+        int r = ctl_refused_forget(&o->paths, &n, err);
+        if (r < 0)
+                return r;
+        (void) juju_logf(ctx, JUJU_LOG_INFO, NULL, "retry-refused: %zu refused slurm.conf candidate%s forgotten",
+                n, n == 1 ? "" : "s");
+        strv_push(&kv, "forgotten");
+        strv_pushf(&kv, "%zu", n);
+        r = charm_paused(&o->paths, &paused);
+        if (r < 0) {
+                strbuf_addf(err, "pause state: %s", strerror(-r));
+                return r;
+        }
+        if (r > 0) {
+                /* nothing starts on a paused unit: resume tries them */
+                strv_push(&kv, "note");
+                strv_pushf(&kv, "this unit is paused (%s): the values are tried at resume", paused);
+                return juju_action_set_many(ctx, &kv, err);
+        }
+        /* the values tried now, as a hook would: a start bounded by the record of good ones,
+         * and the previous file back if slurmctld still refuses (ctlapply.h) */
+        return charm_action_reconcile(ctx, &o->paths, reconcile_paths, &kv, err);
 }
 
 int slurmctld_pause(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err) {
@@ -2222,14 +2321,17 @@ int slurmctld_takeover(struct juju_ctx *ctx, const struct slurmctld_opts *o, str
         if (r < 0)
                 return r;
         strbuf_reset(&e);
-        r = slurm_ctl_takeover(self, &e);
+        r = slurm_ctl_takeover_bounded(NULL, self, TAKEOVER_MS, &e);
         if (r < 0) {
                 /* nothing was taken: the announcement goes, or it would hold the others back
                  * and exempt this unit from its hold */
                 const char *cfg = NULL;
-                if (charm_config_string(ctx, "state-save-location", &cfg, NULL) >= 0) {
+                uid_t uid;
+                gid_t gid;
+                if (charm_config_string(ctx, "state-save-location", &cfg, NULL) >= 0 &&
+                        charm_lookup_user(o->paths.slurm_user, "slurm", &uid, &gid, NULL) >= 0) {
                         _cleanup_free_ char *dir = charm_path(&o->paths, isempty(cfg) ? CHARM_PATH_STATESAVE : cfg);
-                        (void) ha_takeover_unmark(dir, juju_env(ctx)->unit);
+                        (void) ha_takeover_unmark(dir, juju_env(ctx)->unit, uid, gid);
                 }
                 strbuf_addf(err, "takeover: %s", e.buf);
                 return r;

@@ -61,6 +61,10 @@ int slurmctld_reconcile(
  * starts what is stopped (the reconcile) and sets the status. */
 int slurmctld_pause(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err);
 int slurmctld_resume(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err);
+/* Action retry-refused (atk8 G4): forgets every slurm.conf candidate slurmctld refused at its
+ * start on this unit (charm/ctlrefused.h), then reconciles at once (a paused unit: at resume).
+ * Results: forgotten (how many), status (the unit's, after the try) or note. */
+int slurmctld_retry_refused(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err);
 
 /* Action takeover: this unit's slurmctld takes control now (slurm_takeover: the controllers ahead
  * of it in SlurmctldHost shut down, ~2 s) and the unit asks the leader to make it the primary

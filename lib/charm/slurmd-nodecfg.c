@@ -3,6 +3,7 @@
  * applied to a registered dynamic node by drain, wait, delete and re-registration. */
 #include "util/macro.h"
 #include "util/alloc.h"
+#include "charm/nodecfgmark.h"
 #include "charm/slurmd-internal.h"
 #include "charm/nodeconf.h"
 #include "charm/nodepaths.h"
@@ -195,7 +196,16 @@ static int conf_on_hardware(const struct slurmd_opts *o, const char *app, const 
         r = node_conf_build(hw.v, admin, app, ret, why);
         return r < 0 ? -EINVAL : 0;
 }
+static int node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct strbuf *err);
+
 int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct strbuf *err) {
+        int r = node_config(ctx, o, err);
+        /* ended, whichever way: its drain was undone or is the outcome (nodecfgmark.h) */
+        nodecfg_mark_clear(&o->paths);
+        return r;
+}
+
+static int node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct strbuf *err) {
         const struct juju_env *env = juju_env(ctx);
         __attribute__((__cleanup__(sd_inputs_done))) struct sd_inputs in = SD_INPUTS_INIT;
         _cleanup_(charm_outcome_done) struct charm_outcome out = CHARM_OUTCOME_INIT;
@@ -355,7 +365,11 @@ int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
                         return timeout_ms;
                 }
                 strbuf_addf(&reason, "node-config: reconfiguring (unit %s)", env->unit);
-                r = slurm_node_drain(in.node_name, reason.buf, err);
+                /* remembered first: an action that dies from here on leaves a record the next
+                 * reconcile undoes (charm/nodecfgmark.h), not a drain for ever */
+                r = nodecfg_mark_store(&o->paths, &saved, reason.buf, err);
+                if (r >= 0)
+                        r = slurm_node_drain(in.node_name, reason.buf, err);
                 if (r < 0) {
                         slurm_node_done(&saved);
                         return r;

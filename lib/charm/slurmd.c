@@ -6,6 +6,7 @@
 #include "util/alloc.h"
 #include "charm/slurmd.h"
 #include "charm/nodepaths.h"
+#include "charm/nodecfgmark.h"
 #include "charm/slurmd-internal.h"
 #include "charm/authkey.h"
 #include "charm/gres.h"
@@ -599,7 +600,11 @@ int slurmd_reconcile(
         bool active = streq(st.active_state, "active");
         if (!active && live_unsafe > 0) {
                 /* slurmd would fetch a slurm.conf naming it, and run it at once */
-                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s: slurmd not started (the cluster's slurm.conf names it)",
+                /* no slurmd, so no service watcher follows the machine (nodefollow.h): the
+                 * verdict moves at the next hook only, and the status says so (atk8 G2) */
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED,
+                        "%s: slurmd not started (the cluster's slurm.conf names it); checked again at the "
+                        "next hook (update-status)",
                         live_why.buf);
                 return 0;
         }
@@ -677,6 +682,26 @@ int slurmd_reconcile(
                         return 0;
                 }
         }
+        /* a node-config action that died left its drain (charm/nodecfgmark.h): hooks never run
+         * beside an action, so its record here means it is over */
+        _cleanup_strbuf_ struct strbuf recovered = STRBUF_INIT;
+        {
+                _cleanup_strbuf_ struct strbuf re = STRBUF_INIT;
+                r = nodecfg_mark_recover(&o->paths, &node, &recovered, &re);
+                if (r < 0)
+                        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "%s", re.buf);
+                else if (recovered.len)
+                        (void) juju_logf(ctx, JUJU_LOG_INFO, NULL, "%s", recovered.buf);
+                if (r > 0) {
+                        struct slurm_node again = { 0 };
+                        strbuf_reset(&e);
+                        if (slurm_node_get(in.node_name, &again, &e) >= 0) {
+                                slurm_node_done(&node);
+                                node = again;
+                        }
+                } else
+                        strbuf_reset(&recovered); /* "still runs": not for the status */
+        }
         r = apply_default_state(o, &in, &node, err);
         if (r < 0) {
                 slurm_node_done(&node);
@@ -695,6 +720,8 @@ int slurmd_reconcile(
         strbuf_reset(&out->message);
         out->status = JUJU_STATUS_ACTIVE;
         node_status_message(node.state, node.reason, &out->message);
+        if (recovered.len)
+                strbuf_addf(&out->message, "; %s", recovered.buf);
         slurm_node_done(&node);
         /* nothing application-wide is wrong: the application shows its leader's status */
         out->set_app_status = in.leader;

@@ -294,7 +294,8 @@ struct takeover_call {
 /* In the child of proc_call_as(). */
 static int takeover_child(void *userdata, struct strbuf *out) {
         const struct takeover_call *c = userdata;
-        return slurm_ctl_takeover_with(c->conf_path, c->index, out);
+        return c->conf_path ? slurm_ctl_takeover_with(c->conf_path, c->index, out)
+                            : slurm_ctl_takeover(c->index, out);
 }
 
 int slurm_ctl_takeover_bounded(const char *conf_path, int index, int timeout_ms, struct strbuf *err) {
@@ -340,7 +341,9 @@ static int controllers_known(struct strbuf *err) {
         return 0;
 }
 
-int slurm_ctl_ping(struct slurm_controllers *ret, struct strbuf *err) {
+/* Pings every controller of the configuration: each with libslurm's MessageTimeout
+ * (timeout_ms 0), or bounded by slurm_ctl_ping_within(). */
+static int ping_all(struct slurm_controllers *ret, int timeout_ms, struct strbuf *err) {
         struct slurm_controllers c = { 0 };
         int up = 0, r = controllers_known(err);
         if (r < 0)
@@ -351,15 +354,34 @@ int slurm_ctl_ping(struct slurm_controllers *ret, struct strbuf *err) {
                 c.v[i].host = xstrdup(strempty(slurm_conf.control_machine[i]));
                 if (slurm_conf.control_addr && slurm_conf.control_addr[i])
                         c.v[i].addr = xstrdup(slurm_conf.control_addr[i]);
-                r = slurm_ping((int) i);
-                if (r == SLURM_SUCCESS) {
+        }
+        for (size_t i = 0; i < c.n; i++) {
+                if (timeout_ms > 0)
+                        r = slurm_ctl_ping_within((int) i, timeout_ms, NULL);
+                else {
+                        r = slurm_ping((int) i);
+                        if (r != SLURM_SUCCESS) {
+                                r = slurm_code_to_errno(slurm_rc_code(r));
+                                if (r == 0)
+                                        r = -EIO;
+                        }
+                }
+                if (r == 0) {
                         c.v[i].up = true;
                         up++;
                 } else
-                        c.v[i].error = slurm_code_to_errno(slurm_rc_code(r));
+                        c.v[i].error = r;
         }
         *ret = c;
         return up;
+}
+
+int slurm_ctl_ping(struct slurm_controllers *ret, struct strbuf *err) {
+        return ping_all(ret, 0, err);
+}
+
+int slurm_ctl_ping_bounded(struct slurm_controllers *ret, int timeout_ms, struct strbuf *err) {
+        return ping_all(ret, timeout_ms > 0 ? timeout_ms : 1, err);
 }
 
 static bool sack_answers(void) {

@@ -98,8 +98,10 @@ int slurm_ctl_takeover(int index, struct strbuf *err);
 /* slurm_ctl_takeover() with the controller list of the file conf_path (the one the running
  * daemons use, before the caller's new list), then back to the usual configuration. */
 int slurm_ctl_takeover_with(const char *conf_path, int index, struct strbuf *err);
-/* slurm_ctl_takeover_with() in a forked child (this process's client keeps its configuration),
- * killed after timeout_ms: for a loop that must not stop on a controller that does not answer.
+/* slurm_ctl_takeover_with() (conf_path NULL: slurm_ctl_takeover()) in a forked child (this
+ * process's client keeps its configuration), killed after timeout_ms: for a loop or a hook that
+ * must not stop on a controller that does not answer (on 24.11 a stopped slurmctld on this
+ * machine holds any client for ever: its credential comes from that daemon's sack socket).
  * 0, a negative errno (-ETIMEDOUT after timeout_ms; the message in err). */
 int slurm_ctl_takeover_bounded(const char *conf_path, int index, int timeout_ms, struct strbuf *err);
 
@@ -119,6 +121,11 @@ void slurm_controllers_done(struct slurm_controllers *c);
  * fills *ret (caller frees with slurm_controllers_done), or a negative errno when the list of
  * controllers cannot be read. No answer is not an error: see ret->v[i].up. */
 int slurm_ctl_ping(struct slurm_controllers *ret, struct strbuf *err);
+/* slurm_ctl_ping() with each controller's ping bounded by slurm_ctl_ping_within(): at most
+ * about n x (timeout_ms + 300 ms) in all, whatever a controller does (a stopped one on this
+ * machine held a 24.11 client for ever). -ETIMEDOUT in ret->v[i].error for one that did not
+ * answer in time. */
+int slurm_ctl_ping_bounded(struct slurm_controllers *ret, int timeout_ms, struct strbuf *err);
 /* auth/slurm (23.11+): clients take their tokens from the first local sack socket that answers
  * (/run/slurm, then /run/slurmctld, then /run/slurmdbd: Slurm's sack_api.c). Waits until one
  * accepts a connection: 0, or -ETIMEDOUT after timeout_ms. */

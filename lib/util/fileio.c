@@ -195,31 +195,26 @@ int write_file_atomic_if_changed(
         return r < 0 ? r : 1;
 }
 
-int read_full_file(const char *path, char **ret_data, size_t *ret_len) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+/* Reads fd (already fstat'ed into st) to its end, at most max bytes (-EFBIG beyond). */
+static int read_fd_full(int fd, const struct stat *st, size_t max, char **ret_data, size_t *ret_len) {
         _cleanup_free_ char *buf = NULL;
         size_t len = 0, alloc = 0;
-        struct stat st;
 
-        if (fd < 0)
-                return -errno;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (S_ISDIR(st.st_mode))
+        if (S_ISDIR(st->st_mode))
                 return -EISDIR;
-        if (S_ISREG(st.st_mode)) {
-                if ((uint64_t) st.st_size > FILEIO_READ_MAX)
+        if (S_ISREG(st->st_mode)) {
+                if ((uint64_t) st->st_size > max)
                         return -EFBIG;
-                alloc = (size_t) st.st_size + 1; /* +1: EOF is seen without growing */
+                alloc = (size_t) st->st_size + 1; /* +1: EOF is seen without growing */
         }
         if (alloc < 4096)
                 alloc = 4096;
         buf = xmalloc(alloc + 1);
         for (;;) {
                 if (len == alloc) {
-                        if (alloc > FILEIO_READ_MAX)
+                        if (alloc > max)
                                 return -EFBIG;
-                        alloc = alloc * 2 > FILEIO_READ_MAX + 1 ? FILEIO_READ_MAX + 1 : alloc * 2;
+                        alloc = alloc * 2 > max + 1 ? max + 1 : alloc * 2;
                         buf = xrealloc(buf, alloc + 1);
                 }
                 ssize_t n = read(fd, buf + len, alloc - len);
@@ -232,13 +227,40 @@ int read_full_file(const char *path, char **ret_data, size_t *ret_len) {
                         break;
                 len += (size_t) n;
         }
-        if (len > FILEIO_READ_MAX)
+        if (len > max)
                 return -EFBIG;
         buf[len] = '\0';
         *ret_data = TAKE_PTR(buf);
         if (ret_len)
                 *ret_len = len;
         return 0;
+}
+
+int read_full_file(const char *path, char **ret_data, size_t *ret_len) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        struct stat st;
+
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return -errno;
+        return read_fd_full(fd, &st, FILEIO_READ_MAX, ret_data, ret_len);
+}
+
+int read_untrusted_file(const char *path, size_t max, char **ret_data, size_t *ret_len, struct stat *ret_st) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+        struct stat st;
+
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return -errno;
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        if (!S_ISREG(st.st_mode))
+                return -EINVAL;
+        if (st.st_nlink != 1)
+                return -EMLINK;
+        int r = read_fd_full(fd, &st, max > 0 ? max : FILEIO_UNTRUSTED_MAX, ret_data, ret_len);
+        if (r >= 0 && ret_st)
+                *ret_st = st;
+        return r;
 }
 
 int mkdir_p(const char *path, mode_t mode) {

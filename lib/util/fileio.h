@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* read_full_file() refuses files larger than this with -EFBIG. */
@@ -44,6 +45,17 @@ int write_file_atomic_if_changed(
 /* Reads the whole file into a new buffer, NUL-terminated (not counted in *ret_len; the
  * data may hold NUL bytes). -EFBIG beyond FILEIO_READ_MAX bytes. ret_len may be NULL. */
 int read_full_file(const char *path, char **ret_data, size_t *ret_len);
+
+/* The default size cap of read_untrusted_file(). */
+#define FILEIO_UNTRUSTED_MAX ((size_t) 1024 * 1024)
+
+/* As read_full_file(), for a file in a directory another user writes (root reading in
+ * SlurmUser's state save location, log directory…): never through a symbolic link at the last
+ * component (-ELOOP), never a FIFO, socket or device (-EINVAL; opened O_NONBLOCK, so a FIFO put
+ * there cannot hold the reader), never a file with another name (-EMLINK: a hard link to a file
+ * of root's), at most max bytes (0: FILEIO_UNTRUSTED_MAX; -EFBIG). ret_st (may be NULL) gets
+ * the file's stat as read. */
+int read_untrusted_file(const char *path, size_t max, char **ret_data, size_t *ret_len, struct stat *ret_st);
 
 /* Creates path and its missing parents; directories it creates get exactly `mode`,
  * existing ones are left alone. -ENOTDIR when a component exists and is no directory. */

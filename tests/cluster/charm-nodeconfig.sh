@@ -94,6 +94,36 @@ settle
 [ "$(node_field Weight)" = 7 ] || die "Weight after upgrade: $(node_field Weight)"
 expect_status slurmd/0 '^active idle$'
 
+# (attack atk8 G11: the drain of an action that died stayed for ever, the status "draining")
+log "an interrupted node-config: its drain undone by the next reconcile, no job touched"
+job=$(submit -w slurmd-0 -o /dev/null --mem=100 --wrap "sleep 300")
+wait_job_state "$job" RUNNING 30
+# while the action runs, juju-sim's commands wait for it (one at a time, as Juju's machine lock):
+# the node is read on the controller's machine directly
+JSM=${JSM:-$TOP_BUILDDIR/tools/juju-sim/juju-sim-machine}
+ctl_m=$(machine_of slurmctld/0)
+reason_now() { "$JSM" exec "$MODEL" "$ctl_m" --timeout 30 -- scontrol -o show node slurmd-0 | tr ' ' '\n' | sed -n 's/^Reason=//p'; }
+js run slurmd/0 node-config parameters="Weight=9" >/dev/null 2>&1 &
+apid=$!
+until_true 60 "node-config did not drain slurmd-0" eval '[[ $(reason_now) == node-config* ]]'
+# the action waits for the job; it dies there (as when the agent restarts, the machine reboots
+# or the OOM killer picks it: a client that goes away leaves it running, as in Juju)
+pkill -KILL -f "$MODEL/charms/slurmd/actions/node-config" || die "no node-config process to kill"
+wait "$apid" || true
+js trigger slurmd update-status >/dev/null
+settle
+until_true 30 "slurmd-0 still drained by the dead action: $(node_field State) $(node_field Reason)" \
+        eval '[[ $(node_field State) != *DRAIN* ]]'
+[ ! -e "$r/var/lib/slurm/charm/node-config.drain" ] || die "the record of the dead action stays"
+js debug-log --replay | grep -q 'node-config was interrupted: node slurmd-0 is back as it was before it (its drain lifted)' ||
+        die "nothing said of the interrupted node-config: $(js debug-log --replay | tail -5)"
+[ "$(job_field "$job" JobState)" = RUNNING ] || die "job $job: $(job_field "$job" JobState)"
+grep -qx 'Weight=7 Features=big' "$r/var/lib/slurm/charm/node-config" || die "the dead action's parameters stored"
+[ "$(node_field Weight)" = 7 ] || die "Weight: $(node_field Weight)"
+ctl scancel "$job"
+wait_job_state "$job" CANCELLED 30
+settle
+
 log "forbidden keys are refused"
 for bad in "NodeName=x" "NodeAddr=10.0.0.1" "Port=7000" "State=DOWN" "Reason=x" "Weight=1 Foo=2" "Weight=\$(reboot)"; do
         if js run slurmd/0 node-config parameters="$bad" >"$T/out" 2>&1; then

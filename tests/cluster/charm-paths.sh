@@ -310,6 +310,14 @@ for v in /var/lib/slurm /var/lib/slurm/ /var/lib/./slurm /var/lib /var/lib/slurm
         expect_status slurmctld/0 "^blocked state-save-location: \"${v//./\\.}\" would hold the charm's own state"
         [ "$(fingerprint "$(root_of slurmctld/0)/etc/slurm/slurm.conf")" = "$before" ] || die "slurm.conf changed for $v"
 done
+# a link as the state save location (review R7: root chowned through it, and SlurmUser, owning
+# a parent, could turn it to /etc between the look and the chown)
+js exec slurmctld/0 -- ln -sfn /var/lib/slurm/slurmctld /srv/statelink >/dev/null
+js config slurmctld state-save-location=/srv/statelink >/dev/null
+settle
+expect_status slurmctld/0 '^blocked state-save-location: "/srv/statelink" is a symbolic link'
+[ "$(fingerprint "$(root_of slurmctld/0)/etc/slurm/slurm.conf")" = "$before" ] || die "slurm.conf changed for a link"
+js exec slurmctld/0 -- rm -f /srv/statelink >/dev/null
 js config slurmctld --reset state-save-location >/dev/null
 settle
 [ "$(job_field "$running" JobState)" = RUNNING ] || die "job $running: $(job_field "$running" JobState)"

@@ -138,6 +138,21 @@ log "  slurmctld starts for the change: $((n - s))"
 [ $((n - s)) -eq 0 ] || die "$((n - s)) slurmctld starts for a live partition change, want 0"
 js config cpu --reset partition-config >/dev/null
 settle
+
+# the cause fixed (the script no longer blocks), the admin asks for the value again (attack atk8
+# G4: a refusal for good had no way back but deleting the charm's records by hand)
+log "the cause fixed: the action retry-refused applies the value"
+js exec slurmctld/0 -- sh -c 'printf "%s\n" "function slurm_jobcomp_log_record(job) return 0 end" >/etc/slurm/jobcomp.lua'
+s=$(starts)
+out=$(js run slurmctld/0 retry-refused)
+log "  $(tr '\n' ' ' <<<"$out")"
+grep -Eq 'forgotten: "?[1-9]' <<<"$out" || die "retry-refused forgot nothing: $out"
+settle
+[ "$(running_value JobCompType)" = jobcomp/lua ] || die "jobcomp/lua not running after retry-refused: $(running_value JobCompType)"
+[ "$(starts)" = $((s + 1)) ] || die "$(($(starts) - s)) slurmctld starts for retry-refused, want 1"
+expect_status slurmctld/0 '^active 2 nodes in 1 partition'
+[ "$(job_field "$running2" JobState)" = RUNNING ] || die "job $running2 $(job_field "$running2" JobState) after retry-refused"
+[ "$(job_field "$pending" JobState)" = PENDING ] || die "job $pending $(job_field "$pending" JobState) after retry-refused"
 js config slurmctld slurm-conf-parameters="SchedulerType=sched/builtin" >/dev/null
 settle
 expect_status slurmctld/0 '^active 2 nodes in 1 partition'
@@ -174,4 +189,29 @@ js trigger slurmctld update-status >/dev/null
 settle
 expect_status slurmctld/0 '^active 2 nodes in 1 partition$'
 [ "$(job_field "$pending" JobState)" = PENDING ] || die "job $pending: $(job_field "$pending" JobState)"
+
+# a change that would be set live while slurmctld does not answer (review R4: the live update
+# waited for the daemon, for ever on 24.11, and every later hook of the unit behind it): the
+# hook ends, the change comes by a restart (a stopped daemon gets SIGTERM then SIGCONT from
+# systemd and saves its state), and no job is lost
+log "a partition change while slurmctld does not answer: applied by a restart, the hook ends"
+running3=$(submit -p cpu -o /dev/null --wrap "sleep 300")
+wait_job_state "$running3" RUNNING 30
+pid=$(js exec slurmctld/0 -- systemctl show -p MainPID --value slurmctld.service)
+js exec slurmctld/0 -- kill -STOP "$pid"
+t0=$(date +%s)
+js config cpu partition-config="MaxTime=600" >/dev/null
+settle || { js exec slurmctld/0 -- kill -CONT "$pid" || true; die "no settle: a partition change, slurmctld stopped"; }
+log "  settled in $(($(date +%s) - t0)) s"
+js exec slurmctld/0 -- kill -CONT "$pid" >/dev/null 2>&1 || true
+pid2=$(js exec slurmctld/0 -- systemctl show -p MainPID --value slurmctld.service)
+[ "$pid2" != "$pid" ] || die "slurmctld $pid not restarted for the change"
+[[ $(ctl scontrol -o show partition cpu) == *MaxTime=10:00:00* ]] ||
+        die "MaxTime=600 not applied: $(ctl scontrol -o show partition cpu)"
+[ "$(job_field "$running3" JobState)" = RUNNING ] || die "job $running3: $(job_field "$running3" JobState)"
+[ "$(job_field "$pending" JobState)" = PENDING ] || die "job $pending: $(job_field "$pending" JobState)"
+ctl scancel "$running3"
+wait_job_state "$running3" CANCELLED 30
+js config cpu --reset partition-config >/dev/null
+settle
 log "ok"

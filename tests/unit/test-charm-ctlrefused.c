@@ -149,6 +149,30 @@ static void test_legacy(void **state) {
         assert_int_equal(access(legacy, F_OK), -1);
 }
 
+/* retry-refused (atk8 G4): every record forgotten, the legacy file too; nothing to forget is 0 */
+static void test_forget(void **state) {
+        const struct charm_paths p = { .root = *state };
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        _cleanup_free_ char *reason = NULL;
+        size_t n = 99;
+        assert_int_equal(ctl_refused_forget(&p, &n, &e), 0); /* no directory yet */
+        assert_int_equal(n, 0);
+        store(&p, "A=1\n", "fatal: one", false);
+        store(&p, "B=1\n", "no answer", true);
+        _cleanup_free_ char *dir = xasprintf("%s%s", p.root, CHARM_PATH_STATE_DIR);
+        _cleanup_free_ char *legacy = xasprintf("%s/%s", dir, CTL_REFUSED_LEGACY_FILE);
+        const char *old = "fatal: legacy\nL=1\n";
+        assert_int_equal(write_file_atomic(legacy, old, strlen(old), 0600, (uid_t) -1, (gid_t) -1), 0);
+        assert_int_equal(ctl_refused_forget(&p, &n, &e), 0);
+        assert_int_equal(n, 3);
+        assert_int_equal(match(&p, "A=1\n", &reason), 0);
+        assert_int_equal(match(&p, "B=1\n", &reason), 0);
+        assert_int_equal(match(&p, "L=1\n", &reason), 0);
+        assert_int_equal(access(legacy, F_OK), -1);
+        assert_int_equal(ctl_refused_forget(&p, &n, &e), 0);
+        assert_int_equal(n, 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_several, test_tmpdir_setup, test_tmpdir_teardown),
@@ -156,6 +180,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_settings, test_tmpdir_setup, test_tmpdir_teardown),
                 cmocka_unit_test_setup_teardown(test_prune, test_tmpdir_setup, test_tmpdir_teardown),
                 cmocka_unit_test_setup_teardown(test_legacy, test_tmpdir_setup, test_tmpdir_teardown),
+                cmocka_unit_test_setup_teardown(test_forget, test_tmpdir_setup, test_tmpdir_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

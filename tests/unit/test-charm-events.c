@@ -754,6 +754,60 @@ static void test_lock(void **state) {
         rm_rf(dir);
 }
 
+/* Review R6: the run works in the directory it locked. A directory renamed away once locked
+ * and replaced by a link (SlurmUser owns the state save location the shared log lives in) gets
+ * the writes, never the link's target; a link at the name that is not root's, or a directory
+ * others may write, is refused before anything is written. As root only (the checks are). */
+static void test_lock_pins_dir(void **state) {
+        if (geteuid() != 0)
+                skip();
+        _cleanup_free_ char *top = tmpdir();
+        _cleanup_free_ char *dir = xasprintf("%s/charm-events", top), *away = xasprintf("%s/away", top);
+        _cleanup_free_ char *target = xasprintf("%s/target", top), *open_dir = xasprintf("%s/open", top);
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        int fd;
+
+        assert_int_equal(ev_lock(dir, 0, &fd, &err), 0);
+        _cleanup_free_ char *held = ev_lock_path(fd);
+        assert_int_equal(mkdir(target, 0700), 0);
+        assert_int_equal(rename(dir, away), 0);
+        assert_int_equal(symlink(target, dir), 0);
+        assert_int_equal(flip(held, NULL, 0), 0);
+        assert_int_equal(flip(held, NULL, 1), 1);
+        _cleanup_free_ char *in_away = read_file(away, EV_LOG_FILE), *in_target = read_file(target, EV_LOG_FILE);
+        assert_non_null(in_away);
+        assert_null(in_target);
+        _cleanup_free_ char *st_target = read_file(target, EV_STATE_FILE);
+        assert_null(st_target);
+        /* the charge mark's place, "<held>/..", is the real parent */
+        _cleanup_free_ char *up = xasprintf("%s/..", held);
+        struct stat a, b;
+        assert_int_equal(stat(up, &a), 0);
+        assert_int_equal(stat(top, &b), 0);
+        assert_true(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+        close(fd);
+
+        /* a link that is not root's at the name: refused, nothing made where it leads */
+        assert_int_equal(unlink(dir), 0);
+        assert_int_equal(symlink(target, dir), 0);
+        assert_int_equal(lchown(dir, 65534, 65534), 0);
+        strbuf_reset(&err);
+        assert_int_equal(ev_lock(dir, 0, &fd, &err), -EPERM);
+        assert_non_null(strstr(err.buf, "not root's"));
+        /* a directory others write: refused */
+        assert_int_equal(mkdir(open_dir, 0700), 0);
+        assert_int_equal(chmod(open_dir, 0777), 0);
+        strbuf_reset(&err);
+        assert_int_equal(ev_lock(open_dir, 0, &fd, &err), -EPERM);
+        assert_non_null(strstr(err.buf, "only root writes"));
+        /* a directory of another user's: refused */
+        assert_int_equal(chmod(open_dir, 0700), 0);
+        assert_int_equal(chown(open_dir, 65534, 65534), 0);
+        strbuf_reset(&err);
+        assert_int_equal(ev_lock(open_dir, 0, &fd, &err), -EPERM);
+        rm_rf(top);
+}
+
 /* A synthetic 1,000-node table: one drain and one removal among them. */
 static void test_thousand_nodes(void **state) {
         _cleanup_free_ char *dir = tmpdir();
@@ -791,6 +845,7 @@ int main(void) {
                 cmocka_unit_test(test_rotation),
                 cmocka_unit_test(test_ctl_host_kept),
                 cmocka_unit_test(test_lock),
+                cmocka_unit_test(test_lock_pins_dir),
                 cmocka_unit_test(test_thousand_nodes),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests for lib/util/fileio: atomicity under SIGKILL at random points, exact mode and owner
- * under any umask, failures that keep the old file, stale temporaries, reads, mkdir_p, chmod_private. */
+ * under any umask, failures that keep the old file, stale temporaries, reads, untrusted reads (links,
+ * FIFOs, hard links, sizes), mkdir_p, chmod_private. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -120,6 +121,51 @@ static void test_read_limit(void **state) {
         assert_int_equal(len, FILEIO_READ_MAX);
         free(data);
         assert_int_equal(read_full_file(dir, &data, NULL), -EISDIR);
+}
+
+static void test_read_untrusted(void **state) {
+        const char *dir = *state;
+        _cleanup_free_ char *f = xasprintf("%s/f", dir), *l = xasprintf("%s/l", dir);
+        _cleanup_free_ char *h = xasprintf("%s/h", dir), *fifo = xasprintf("%s/fifo", dir);
+        _cleanup_free_ char *big = xasprintf("%s/big", dir);
+        char *data = NULL;
+        size_t len = 0;
+        struct stat st;
+
+        assert_int_equal(write_file_atomic(f, "16 bytes of data", 16, 0640, (uid_t) -1, (gid_t) -1), 0);
+        assert_int_equal(read_untrusted_file(f, 0, &data, &len, &st), 0);
+        assert_string_equal(data, "16 bytes of data");
+        assert_int_equal(len, 16);
+        assert_int_equal(st.st_mode & 07777, 0640);
+        free(TAKE_PTR(data));
+        /* the cap: exactly max is read, one byte more is not */
+        assert_int_equal(read_untrusted_file(f, 16, &data, NULL, NULL), 0);
+        free(TAKE_PTR(data));
+        assert_int_equal(read_untrusted_file(f, 15, &data, NULL, NULL), -EFBIG);
+        assert_null(data);
+        /* a link at the last component, to a readable file: refused */
+        assert_int_equal(symlink(f, l), 0);
+        assert_int_equal(read_untrusted_file(l, 0, &data, NULL, NULL), -ELOOP);
+        assert_null(data);
+        /* another name of the same file */
+        assert_int_equal(link(f, h), 0);
+        assert_int_equal(read_untrusted_file(f, 0, &data, NULL, NULL), -EMLINK);
+        assert_int_equal(read_untrusted_file(h, 0, &data, NULL, NULL), -EMLINK);
+        assert_null(data);
+        /* a FIFO with no writer: refused at once, never waited on (a blocking open would hang
+         * the test: the cmocka run's timeout is the check) */
+        assert_int_equal(mkfifo(fifo, 0600), 0);
+        assert_int_equal(read_untrusted_file(fifo, 0, &data, NULL, NULL), -EINVAL);
+        assert_null(data);
+        assert_int_equal(read_untrusted_file(dir, 0, &data, NULL, NULL), -EISDIR);
+        assert_int_equal(read_untrusted_file("/dev/null", 0, &data, NULL, NULL), -EINVAL);
+        /* a sparse file past the default cap */
+        _cleanup_close_ int fd = open(big, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        assert_true(fd >= 0);
+        assert_int_equal(ftruncate(fd, (off_t) FILEIO_UNTRUSTED_MAX + 1), 0);
+        assert_int_equal(read_untrusted_file(big, 0, &data, NULL, NULL), -EFBIG);
+        assert_null(data);
+        assert_int_equal(read_untrusted_file("/nonexistent/x", 0, &data, NULL, NULL), -ENOENT);
 }
 
 static void check_mode(const char *dir, mode_t umask_value, mode_t mode) {
@@ -462,6 +508,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_write_read, test_tmpdir_setup, teardown_dir),
                 cmocka_unit_test_setup_teardown(test_read_limit, test_tmpdir_setup, teardown_dir),
+                cmocka_unit_test_setup_teardown(test_read_untrusted, test_tmpdir_setup, teardown_dir),
                 cmocka_unit_test_setup_teardown(test_mode_exact, test_tmpdir_setup, teardown_dir),
                 cmocka_unit_test_setup_teardown(test_owner, test_tmpdir_setup, teardown_dir),
                 cmocka_unit_test_setup_teardown(test_if_changed, test_tmpdir_setup, teardown_dir),

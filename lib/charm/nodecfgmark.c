@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/nodecfgmark.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "slurm/nodestate.h"
+#include "util/fileio.h"
+
+#include "util/banned.h"
+
+void nodecfg_mark_done(struct nodecfg_mark *m) {
+        if (!m)
+                return;
+        free(m->node);
+        free(m->reason);
+        free(m->prior_reason);
+        *m = (struct nodecfg_mark){ 0 };
+}
+
+char *nodecfg_mark_format(const struct nodecfg_mark *m) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "node", strempty(m->node));
+        cJSON_AddStringToObject(o, "reason", strempty(m->reason));
+        cJSON_AddNumberToObject(o, "pid", (double) m->pid);
+        char start[32];
+        snprintf(start, sizeof start, "%" PRIu64, m->start);
+        cJSON_AddStringToObject(o, "start", start); /* a string: 64 bits exact */
+        cJSON_AddNumberToObject(o, "prior-state", (double) m->prior_state);
+        if (m->prior_reason)
+                cJSON_AddStringToObject(o, "prior-reason", m->prior_reason);
+        char *text = cJSON_PrintUnformatted(o);
+        cJSON_Delete(o);
+        if (!text)
+                abort(); /* out of memory, as xmalloc */
+        char *ret = xasprintf("%s\n", text);
+        cJSON_free(text);
+        return ret;
+}
+
+int nodecfg_mark_parse(const char *text, struct nodecfg_mark *ret) {
+        cJSON *o = text ? cJSON_Parse(text) : NULL;
+        const cJSON *node = cJSON_GetObjectItemCaseSensitive(o, "node");
+        const cJSON *reason = cJSON_GetObjectItemCaseSensitive(o, "reason");
+        const cJSON *pid = cJSON_GetObjectItemCaseSensitive(o, "pid");
+        const cJSON *start = cJSON_GetObjectItemCaseSensitive(o, "start");
+        const cJSON *ps = cJSON_GetObjectItemCaseSensitive(o, "prior-state");
+        const cJSON *pr = cJSON_GetObjectItemCaseSensitive(o, "prior-reason");
+        char *end = NULL;
+        unsigned long long st = 0;
+        int r = -EINVAL;
+        if (!cJSON_IsObject(o) || !cJSON_IsString(node) || isempty(node->valuestring) ||
+                !cJSON_IsString(reason) || isempty(reason->valuestring) || !cJSON_IsNumber(pid) ||
+                pid->valuedouble < 1 || pid->valuedouble > 4194304 || !cJSON_IsString(start) ||
+                !cJSON_IsNumber(ps) || ps->valuedouble < 0 || ps->valuedouble > 4294967295.0 ||
+                (pr && !cJSON_IsString(pr)))
+                goto out;
+        errno = 0;
+        st = strtoull(start->valuestring, &end, 10);
+        if (errno || !end || *end || end == start->valuestring)
+                goto out;
+        *ret = (struct nodecfg_mark){
+                .node = xstrdup(node->valuestring),
+                .reason = xstrdup(reason->valuestring),
+                .pid = (pid_t) pid->valuedouble,
+                .start = st,
+                .prior_state = (uint32_t) ps->valuedouble,
+                .prior_reason = pr ? xstrdup(pr->valuestring) : NULL,
+        };
+        r = 0;
+out:
+        cJSON_Delete(o);
+        return r;
+}
+
+uint64_t nodecfg_proc_start(pid_t pid) {
+        _cleanup_free_ char *path = xasprintf("/proc/%d/stat", (int) pid), *data = NULL;
+        if (pid <= 0 || read_full_file(path, &data, NULL) < 0)
+                return 0;
+        /* "pid (comm) state ppid …": comm may hold spaces and parentheses, the last ')' ends it */
+        char *p = strrchr(data, ')');
+        if (!p)
+                return 0;
+        p++;
+        /* field 3 (state) is the first after ')'; starttime is field 22 */
+        for (int field = 3; field < 22; field++) {
+                p = strchr(p + 1, ' ');
+                if (!p)
+                        return 0;
+        }
+        return strtoull(p + 1, NULL, 10);
+}
+
+static char *mark_path(const struct charm_paths *p) {
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        return xasprintf("%s/%s", dir, NODECFG_MARK_FILE);
+}
+
+int nodecfg_mark_store(const struct charm_paths *p, const struct slurm_node *saved, const char *reason,
+        struct strbuf *err) {
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR), *path = mark_path(p);
+        const struct nodecfg_mark m = {
+                .node = saved->name,
+                .reason = (char *) reason,
+                .pid = getpid(),
+                .start = nodecfg_proc_start(getpid()),
+                .prior_state = saved->state,
+                .prior_reason = saved->reason,
+        };
+        _cleanup_free_ char *text = nodecfg_mark_format(&m);
+        int r = mkdir_p(dir, 0700);
+        if (r >= 0)
+                r = write_file_atomic(path, text, strlen(text), 0600, (uid_t) -1, (gid_t) -1);
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+        return r;
+}
+
+void nodecfg_mark_clear(const struct charm_paths *p) {
+        _cleanup_free_ char *path = mark_path(p);
+        (void) unlink(path);
+}
+
+int nodecfg_mark_recover(const struct charm_paths *p, const struct slurm_node *now, struct strbuf *note,
+        struct strbuf *err) {
+        _cleanup_free_ char *path = mark_path(p), *data = NULL;
+        _cleanup_(nodecfg_mark_done) struct nodecfg_mark m = { 0 };
+        int r = read_full_file(path, &data, NULL);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0 || nodecfg_mark_parse(data, &m) < 0) {
+                /* a record nobody can use: gone, and said */
+                (void) unlink(path);
+                strbuf_addf(note, "a node-config record that could not be read was removed (%s)",
+                        r < 0 ? strerror(-r) : "not valid");
+                return 1;
+        }
+        uint64_t start = nodecfg_proc_start(m.pid);
+        if (start != 0 && start == m.start) {
+                strbuf_addf(note, "node-config still runs (pid %d)", (int) m.pid);
+                return 0;
+        }
+        if (now && streq_ptr(now->name, m.node) && slurm_state_drain(now->state) != SLURM_DRAIN_NONE &&
+                streq_ptr(now->reason, m.reason)) {
+                const struct slurm_node prior = {
+                        .name = m.node,
+                        .state = m.prior_state,
+                        .reason = m.prior_reason,
+                };
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                r = slurm_node_restore(&prior, &e);
+                if (r < 0) {
+                        strbuf_addf(err, "node %s: putting back the state node-config had drained it from: %s",
+                                m.node, e.buf);
+                        return r;
+                }
+                strbuf_addf(note, "node-config was interrupted: node %s is back as it was before it (%s); run it again",
+                        m.node,
+                        slurm_state_drain(m.prior_state) != SLURM_DRAIN_NONE ? "drained by its earlier reason"
+                                                                              : "its drain lifted");
+        } else
+                strbuf_addf(note, "node-config was interrupted; node %s no longer has its drain: nothing to undo",
+                        m.node);
+        (void) unlink(path);
+        return 1;
+}
