@@ -755,13 +755,18 @@ static int leaving_store(const struct charm_paths *p, const struct ctl_leaving *
  * this slurmctld's sack socket, read with no timeout: a stopped daemon held update-status until
  * juju killed it, attack atk7 F7, and a partition change, a compute unit's event, a leaving
  * partition's count the same way: review R4). One bounded ping before any of them. */
-static bool self_silent(const char *hostname, const char *conf, size_t len) {
+static bool self_silent(const struct charm_paths *p, const char *hostname, const char *conf, size_t len) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_strbuf_ struct strbuf w = STRBUF_INIT;
         struct unit_state st;
+        const char *auth = charm_caps(p)->auth_service;
         if (!conf || isempty(hostname) || ctl_conf_controller_index(conf, len, hostname) < 0 ||
                 unit_bus_open(&bus, NULL) < 0 || unit_get_state(bus, "slurmctld.service", &st, NULL) < 0 ||
                 !streq(st.active_state, "active"))
+                return false;
+        /* munge down (22.05): no client gets a credential, whatever slurmctld does; that is
+         * not this daemon's silence (the reconcile starts munge first: charm-admin) */
+        if (auth && (unit_get_state(bus, auth, &st, NULL) < 0 || !streq(st.active_state, "active")))
                 return false;
         return ctl_wait_answer(bus, hostname, SELF_ANSWER_MS, &w) == -ETIMEDOUT;
 }
@@ -773,9 +778,9 @@ static bool self_silent(const char *hostname, const char *conf, size_t len) {
  * submitted between the count and the reconfigure); each leaving partition is kept while a
  * job of it is left (or slurmctld cannot tell), else moved to the nodesets to clean up. */
 static int leaving_update(const struct slurmctld_opts *o, const struct ctl_inputs *in, const char *old,
-        size_t old_len, size_t n_present, bool silent, struct ctl_leaving *l, struct strbuf *note,
-        struct strbuf *err) {
+        size_t old_len, size_t n_present, struct ctl_leaving *l, struct strbuf *note, struct strbuf *err) {
         _cleanup_(ctl_leaving_clear) struct ctl_leaving next = CTL_LEAVING_INIT;
+        int silent = -1; /* asked at the first leaving partition (self_silent) */
         int r;
 
         r = leaving_load(&o->paths, l, err);
@@ -801,6 +806,8 @@ static int leaving_update(const struct slurmctld_opts *o, const struct ctl_input
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
                 if (is_related(in, name))
                         continue;
+                if (silent < 0)
+                        silent = self_silent(&o->paths, in->hostname, old, old_len);
                 if (silent) {
                         /* nothing asked of a slurmctld that does not answer: its jobs are not
                          * known, so the partition stays (made INACTIVE by the next run) */
@@ -1696,7 +1703,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         size_t live_len = 0;
                         char host[HOST_NAME_MAX + 1] = "";
                         if (read_full_file(live_path, &live, &live_len) >= 0 &&
-                                gethostname(host, sizeof host) == 0 && self_silent(host, live, live_len)) {
+                                gethostname(host, sizeof host) == 0 && self_silent(&o->paths, host, live, live_len)) {
                                 charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, SILENT_MESSAGE,
                                         SELF_ANSWER_MS / 1000);
                                 return 0;
@@ -1752,9 +1759,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 strbuf_addf(err, "%s: %s", conf_path, strerror(-r));
                 return r;
         }
-        /* one bounded ping before any call to this unit's slurmctld (review R4) */
-        bool silent = self_silent(in.hostname, old, old_len);
-        r = leaving_update(o, &in, old, old_len, count_present(&in, old, old_len), silent, &leaving, &note, err);
+        r = leaving_update(o, &in, old, old_len, count_present(&in, old, old_len), &leaving, &note, err);
         if (r < 0)
                 return r;
 
@@ -1940,6 +1945,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         }
         if (r > 0)
                 return 0;
+        /* one bounded ping before any call to this unit's slurmctld, munge up by now (review R4) */
+        bool silent = self_silent(&o->paths, in.hostname, old, old_len);
         /* asked once for both (ha_in_charge may ask this unit's slurmctld) */
         bool in_charge = ha_in_charge(&o->paths, &in);
         const struct ctl_apply_opts ao = {

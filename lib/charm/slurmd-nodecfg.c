@@ -336,6 +336,24 @@ static int node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
         }
         strbuf_reset(&e);
         r = slurm_node_get(in.node_name, &saved, &e);
+        if (r >= 0) {
+                /* an earlier node-config that died left its drain (no reconcile ran since): undone
+                 * first, or this one would put the node back to that drain and forget it
+                 * (charm/nodecfgmark.h) */
+                _cleanup_strbuf_ struct strbuf rn = STRBUF_INIT, re = STRBUF_INIT;
+                int k = nodecfg_mark_recover(&o->paths, &saved, &rn, &re);
+                if (k < 0) {
+                        slurm_node_done(&saved);
+                        strbuf_addf(err, "node-config: nothing changed: %s", re.buf);
+                        return k;
+                }
+                if (k > 0) {
+                        (void) juju_action_log(ctx, rn.buf, NULL);
+                        slurm_node_done(&saved);
+                        strbuf_reset(&e);
+                        r = slurm_node_get(in.node_name, &saved, &e);
+                }
+        }
         if (r < 0 && r != -ENOENT && r != -ECONNREFUSED) {
                 strbuf_addbuf(err, &e);
                 return r;

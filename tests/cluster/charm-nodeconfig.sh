@@ -123,6 +123,24 @@ grep -qx 'Weight=7 Features=big' "$r/var/lib/slurm/charm/node-config" || die "th
 ctl scancel "$job"
 wait_job_state "$job" CANCELLED 30
 settle
+# interrupted again, and node-config run again before any hook: whichever comes first (the
+# action, or the watcher's run after the drain it saw) undoes the dead one's drain
+log "an interrupted node-config, then node-config again: the node as it was before both"
+job=$(submit -w slurmd-0 -o /dev/null --mem=100 --wrap "sleep 300")
+wait_job_state "$job" RUNNING 30
+js run slurmd/0 node-config parameters="Weight=9" >/dev/null 2>&1 &
+apid=$!
+until_true 60 "node-config did not drain slurmd-0" eval '[[ $(reason_now) == node-config* ]]'
+pkill -KILL -f "$MODEL/charms/slurmd/actions/node-config" || die "no node-config process to kill"
+wait "$apid" || true
+ctl scancel "$job"
+wait_job_state "$job" CANCELLED 30
+out=$(js run slurmd/0 node-config parameters="Weight=7 Features=big" 2>&1) || die "node-config after the interrupted one: $out"
+settle
+until_true 30 "slurmd-0 drained after node-config: $(node_field State) $(node_field Reason)" \
+        eval '[[ $(node_field State) != *DRAIN* ]]'
+[ ! -e "$r/var/lib/slurm/charm/node-config.drain" ] || die "the record stays after node-config"
+[ "$(node_field Weight)" = 7 ] || die "Weight: $(node_field Weight)"
 
 log "forbidden keys are refused"
 for bad in "NodeName=x" "NodeAddr=10.0.0.1" "Port=7000" "State=DOWN" "Reason=x" "Weight=1 Foo=2" "Weight=\$(reboot)"; do
