@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proc/proc.h"
 #include "slurm/nodestate.h"
-#include "util/fileio.h"
 
 #include "util/banned.h"
 
@@ -31,7 +31,7 @@ char *nodecfg_mark_format(const struct nodecfg_mark *m) {
         cJSON_AddStringToObject(o, "reason", strempty(m->reason));
         cJSON_AddNumberToObject(o, "pid", (double) m->pid);
         char start[32];
-        snprintf(start, sizeof start, "%" PRIu64, m->start);
+        snprintf(start, sizeof start, "%llu", m->start);
         cJSON_AddStringToObject(o, "start", start); /* a string: 64 bits exact */
         cJSON_AddNumberToObject(o, "prior-state", (double) m->prior_state);
         if (m->prior_reason)
@@ -80,70 +80,41 @@ out:
         return r;
 }
 
-uint64_t nodecfg_proc_start(pid_t pid) {
-        _cleanup_free_ char *path = xasprintf("/proc/%d/stat", (int) pid), *data = NULL;
-        if (pid <= 0 || read_full_file(path, &data, NULL) < 0)
-                return 0;
-        /* "pid (comm) state ppid …": comm may hold spaces and parentheses, the last ')' ends it */
-        char *p = strrchr(data, ')');
-        if (!p)
-                return 0;
-        p++;
-        /* field 3 (state) is the first after ')'; starttime is field 22 */
-        for (int field = 3; field < 22; field++) {
-                p = strchr(p + 1, ' ');
-                if (!p)
-                        return 0;
-        }
-        return strtoull(p + 1, NULL, 10);
-}
-
-static char *mark_path(const struct charm_paths *p) {
-        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
-        return xasprintf("%s/%s", dir, NODECFG_MARK_FILE);
-}
-
 int nodecfg_mark_store(const struct charm_paths *p, const struct slurm_node *saved, const char *reason,
         struct strbuf *err) {
-        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR), *path = mark_path(p);
+        unsigned long long start = 0;
+        (void) proc_pid_stat(getpid(), &start, NULL);
         const struct nodecfg_mark m = {
                 .node = saved->name,
                 .reason = (char *) reason,
                 .pid = getpid(),
-                .start = nodecfg_proc_start(getpid()),
+                .start = start,
                 .prior_state = saved->state,
                 .prior_reason = saved->reason,
         };
         _cleanup_free_ char *text = nodecfg_mark_format(&m);
-        int r = mkdir_p(dir, 0700);
-        if (r >= 0)
-                r = write_file_atomic(path, text, strlen(text), 0600, (uid_t) -1, (gid_t) -1);
-        if (r < 0)
-                strbuf_addf(err, "%s: %s", path, strerror(-r));
-        return r;
+        return charm_state_note_write(p, NODECFG_MARK_FILE, text, false, err);
 }
 
 void nodecfg_mark_clear(const struct charm_paths *p) {
-        _cleanup_free_ char *path = mark_path(p);
-        (void) unlink(path);
+        (void) charm_state_note_remove(p, NODECFG_MARK_FILE, NULL);
 }
 
 int nodecfg_mark_recover(const struct charm_paths *p, const struct slurm_node *now, struct strbuf *note,
         struct strbuf *err) {
-        _cleanup_free_ char *path = mark_path(p), *data = NULL;
+        _cleanup_free_ char *data = NULL;
         _cleanup_(nodecfg_mark_done) struct nodecfg_mark m = { 0 };
-        int r = read_full_file(path, &data, NULL);
-        if (r == -ENOENT)
+        int r = charm_state_note_read(p, NODECFG_MARK_FILE, &data);
+        if (r == 0)
                 return 0;
         if (r < 0 || nodecfg_mark_parse(data, &m) < 0) {
                 /* a record nobody can use: gone, and said */
-                (void) unlink(path);
+                nodecfg_mark_clear(p);
                 strbuf_addf(note, "a node-config record that could not be read was removed (%s)",
                         r < 0 ? strerror(-r) : "not valid");
                 return 1;
         }
-        uint64_t start = nodecfg_proc_start(m.pid);
-        if (start != 0 && start == m.start) {
+        if (proc_pid_alive(m.pid, m.start)) {
                 strbuf_addf(note, "node-config still runs (pid %d)", (int) m.pid);
                 return 0;
         }
@@ -168,6 +139,6 @@ int nodecfg_mark_recover(const struct charm_paths *p, const struct slurm_node *n
         } else
                 strbuf_addf(note, "node-config was interrupted; node %s no longer has its drain: nothing to undo",
                         m.node);
-        (void) unlink(path);
+        nodecfg_mark_clear(p);
         return 1;
 }

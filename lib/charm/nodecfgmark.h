@@ -32,7 +32,7 @@ struct nodecfg_mark {
         char *node;
         char *reason;             /* the reason the action set */
         pid_t pid;                /* the action's process */
-        uint64_t start;           /* its start time (/proc/PID/stat field 22, clock ticks) */
+        unsigned long long start; /* its start time (proc_pid_stat(): clock ticks since boot) */
         uint32_t prior_state;     /* the node's state before (slurm/nodestate.h) */
         char *prior_reason;       /* its reason before (NULL: none) */
 };
@@ -42,9 +42,6 @@ void nodecfg_mark_done(struct nodecfg_mark *m);
 char *nodecfg_mark_format(const struct nodecfg_mark *m);
 /* Parses text into *ret: 0, or -EINVAL (ret untouched). */
 int nodecfg_mark_parse(const char *text, struct nodecfg_mark *ret);
-
-/* The start time of process pid (clock ticks since boot), 0 when there is no such process. */
-uint64_t nodecfg_proc_start(pid_t pid);
 
 /* Records that this process drains saved->name with reason (saved: the node before). */
 int nodecfg_mark_store(const struct charm_paths *p, const struct slurm_node *saved, const char *reason,

@@ -447,28 +447,25 @@ static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, 
                 out->app_status = JUJU_STATUS_BLOCKED;
                 return 1;
         }
-        if (!isempty(in->cfg_state_dir) && state_dir_holds_charm(in->cfg_state_dir)) {
-                charm_outcome_set(out, JUJU_STATUS_BLOCKED,
-                        "state-save-location: \"%.60s\" would hold the charm's own state (%s), which "
-                        "SlurmUser must not be able to replace: choose a directory of its own (the "
-                        "default is /var/lib/slurm/slurmctld)",
-                        in->cfg_state_dir, CHARM_PATH_STATE_DIR);
-                out->set_app_status = in->leader;
-                out->app_status = JUJU_STATUS_BLOCKED;
-                return 1;
-        }
         if (!isempty(in->cfg_state_dir)) {
-                /* the directory itself: root makes it SlurmUser's through a descriptor opened
-                 * without following a link (ensure_statesave), so a link there would fail every
-                 * hook; said here, once, as the admin's to change */
+                _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
                 _cleanup_free_ char *sd = charm_path(o_paths, in->cfg_state_dir);
                 struct stat lst;
-                if (lstat(sd, &lst) == 0 && S_ISLNK(lst.st_mode)) {
-                        charm_outcome_set(out, JUJU_STATUS_BLOCKED,
-                                "state-save-location: \"%.60s\" is a symbolic link: give the directory it "
-                                "leads to (a link in a directory SlurmUser writes could be turned "
-                                "elsewhere)",
-                                in->cfg_state_dir);
+                if (state_dir_holds_charm(in->cfg_state_dir))
+                        strbuf_addf(&why,
+                                "would hold the charm's own state (%s), which SlurmUser must not be able "
+                                "to replace: choose a directory of its own (the default is "
+                                "/var/lib/slurm/slurmctld)",
+                                CHARM_PATH_STATE_DIR);
+                else if (lstat(sd, &lst) == 0 && S_ISLNK(lst.st_mode))
+                        /* the directory itself: root makes it SlurmUser's through a descriptor
+                         * opened without following a link (ensure_statesave), so a link there
+                         * would fail every hook; said here, once, as the admin's to change */
+                        strbuf_addstr(&why, "is a symbolic link: give the directory it leads to (a link in "
+                                            "a directory SlurmUser writes could be turned elsewhere)");
+                if (why.len) {
+                        charm_outcome_set(out, JUJU_STATUS_BLOCKED, "state-save-location: \"%.60s\" %s",
+                                in->cfg_state_dir, why.buf);
                         out->set_app_status = in->leader;
                         out->app_status = JUJU_STATUS_BLOCKED;
                         return 1;

@@ -4,6 +4,7 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "proc/proc.h"
+#include "util/fileio.h"
 
 #include <fcntl.h>
 #include <grp.h>
@@ -557,4 +558,44 @@ int proc_thread_named(pid_t pid, const char *name) {
                         return 1;
         }
         return 0;
+}
+
+/* Reads field 22 (starttime) and the state of /proc/PID/stat. */
+int proc_pid_stat(pid_t pid, unsigned long long *ret_start, char *ret_state) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int) pid);
+        _cleanup_free_ char *data = NULL;
+        int r = read_full_file(path, &data, NULL);
+        if (r < 0)
+                return r == -ENOENT ? -ESRCH : r;
+        const char *p = strrchr(data, ')');
+        if (!p || p[1] != ' ')
+                return -EIO;
+        p += 2; /* field 3: state */
+        char state = *p;
+        for (int field = 3; field < 22; field++) {
+                p = strchr(p, ' ');
+                if (!p)
+                        return -EIO;
+                p++;
+        }
+        char *end;
+        errno = 0;
+        unsigned long long start = strtoull(p, &end, 10);
+        if (errno || end == p)
+                return -EIO;
+        if (ret_start)
+                *ret_start = start;
+        if (ret_state)
+                *ret_state = state;
+        return 0;
+}
+
+/* True when pid still is the process recorded with that start time, and not a zombie. */
+bool proc_pid_alive(pid_t pid, unsigned long long starttime) {
+        unsigned long long s;
+        char state;
+        if (pid <= 1 || proc_pid_stat(pid, &s, &state) < 0)
+                return false;
+        return s == starttime && state != 'Z' && state != 'X';
 }

@@ -73,6 +73,12 @@ int proc_call_as(uid_t uid, gid_t gid, int timeout_ms, int (*fn)(void *userdata,
  * prctl(PR_SET_NAME) / pthread_setname_np set, at most 15 bytes) is name: 1 yes, 0 no,
  * -ENOENT when there is no such process, another negative errno when it cannot be read. */
 int proc_thread_named(pid_t pid, const char *name);
+/* Field 22 of /proc/<pid>/stat (the start time, clock ticks since boot) and the state letter:
+ * 0, -ESRCH when there is no such process, -EIO when the file cannot be parsed. */
+int proc_pid_stat(pid_t pid, unsigned long long *ret_start, char *ret_state);
+/* Whether pid still is the process that started at starttime, and not a zombie (a pid reused by
+ * another process is not). */
+bool proc_pid_alive(pid_t pid, unsigned long long starttime);
 
 static inline void proc_clearp(struct proc *p) {
         proc_clear(p);

@@ -17,6 +17,7 @@
 #include "util/macro.h"
 #include "util/fileio.h"
 #include "charm/nodecfgmark.h"
+#include "proc/proc.h"
 #include "slurm/nodestate.h"
 #include "tmpdir.h"
 
@@ -62,18 +63,23 @@ static void test_format_parse(void **state) {
         assert_int_equal(nodecfg_mark_parse(NULL, &x), -EINVAL);
 }
 
-static void test_proc_start(void **state) {
-        uint64_t self = nodecfg_proc_start(getpid());
+/* proc_pid_alive (lib/proc), as the record uses it: this process yes, a reaped child no, the
+ * same pid with another start time no */
+static void test_proc_alive(void **state) {
+        unsigned long long self = 0;
+        char st = 0;
+        assert_int_equal(proc_pid_stat(getpid(), &self, &st), 0);
         assert_true(self > 0);
-        assert_true(nodecfg_proc_start(getpid()) == self); /* stable */
+        assert_true(proc_pid_alive(getpid(), self));
+        assert_false(proc_pid_alive(getpid(), self + 1));
         pid_t pid = fork();
         assert_true(pid >= 0);
         if (pid == 0)
                 _exit(0);
         assert_int_equal(waitpid(pid, NULL, 0), pid);
-        assert_true(nodecfg_proc_start(pid) == 0); /* reaped: gone */
-        assert_true(nodecfg_proc_start(0) == 0);
-        assert_true(nodecfg_proc_start(-1) == 0);
+        assert_int_equal(proc_pid_stat(pid, NULL, NULL), -ESRCH); /* reaped: gone */
+        assert_false(proc_pid_alive(pid, self));
+        assert_false(proc_pid_alive(0, 0));
 }
 
 /* store, then recover from another process's view: this one still runs, so nothing is done;
@@ -128,7 +134,7 @@ static void test_recover(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_format_parse),
-                cmocka_unit_test(test_proc_start),
+                cmocka_unit_test(test_proc_alive),
                 cmocka_unit_test_setup_teardown(test_recover, test_tmpdir_setup, test_tmpdir_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

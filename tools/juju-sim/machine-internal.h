@@ -92,5 +92,3 @@ void mach_v1_model_dirs(const char *name, struct strv *ret);
 /* Creates <caller's cgroup>/<cg>/m<id> in each of those hierarchies (cpuset: cpus and mems
  * copied from the parent) and pushes their cgroup.procs paths to ret_procs. */
 int mach_v1_create(const char *cg, unsigned id, struct strv *ret_procs, struct strbuf *err);
-int mach_pid_stat(pid_t pid, unsigned long long *ret_start, char *ret_state);
-bool mach_pid_alive(pid_t pid, unsigned long long starttime);

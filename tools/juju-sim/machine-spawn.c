@@ -16,6 +16,7 @@
 #include "machine.h"
 #include "machine-internal.h"
 #include "util/alloc.h"
+#include "proc/proc.h"
 #include "util/fileio.h"
 
 #include "util/banned.h"
@@ -106,7 +107,7 @@ int machine_spawn(const struct machine_info *m, char *const argv[], char *const 
         int in_fd, int out_fd, int err_fd, pid_t *ret_pid) {
         if (!argv || !argv[0])
                 return -EINVAL;
-        if (!mach_pid_alive(m->pid, m->starttime))
+        if (!proc_pid_alive(m->pid, m->starttime))
                 return -ESRCH;
         int nsfd[ELEMENTSOF(entered)];
         int cgfd[MAX_CGROUPS];
@@ -134,7 +135,7 @@ int machine_spawn(const struct machine_info *m, char *const argv[], char *const 
                 goto out;
         }
         /* Check again, now that the namespaces are pinned: the pid may have been reused. */
-        if (!mach_pid_alive(m->pid, m->starttime)) {
+        if (!proc_pid_alive(m->pid, m->starttime)) {
                 r = -ESRCH;
                 goto out;
         }

@@ -397,46 +397,6 @@ static int cgroup_create(
 
 /* ---------------------------------------------------------------- processes */
 
-/* Reads field 22 (starttime) and the state of /proc/PID/stat. */
-int mach_pid_stat(pid_t pid, unsigned long long *ret_start, char *ret_state) {
-        char path[64];
-        snprintf(path, sizeof path, "/proc/%d/stat", (int) pid);
-        _cleanup_free_ char *data = NULL;
-        int r = read_full_file(path, &data, NULL);
-        if (r < 0)
-                return r == -ENOENT ? -ESRCH : r;
-        const char *p = strrchr(data, ')');
-        if (!p || p[1] != ' ')
-                return -EIO;
-        p += 2; /* field 3: state */
-        char state = *p;
-        for (int field = 3; field < 22; field++) {
-                p = strchr(p, ' ');
-                if (!p)
-                        return -EIO;
-                p++;
-        }
-        char *end;
-        errno = 0;
-        unsigned long long start = strtoull(p, &end, 10);
-        if (errno || end == p)
-                return -EIO;
-        if (ret_start)
-                *ret_start = start;
-        if (ret_state)
-                *ret_state = state;
-        return 0;
-}
-
-/* True when pid still is the process recorded with that start time, and not a zombie. */
-bool mach_pid_alive(pid_t pid, unsigned long long starttime) {
-        unsigned long long s;
-        char state;
-        if (pid <= 1 || mach_pid_stat(pid, &s, &state) < 0)
-                return false;
-        return s == starttime && state != 'Z' && state != 'X';
-}
-
 /* Runs a host command (argv only), its stderr into err on failure. */
 static int run_host(struct strbuf *err, const char *arg0, ...) __attribute__((__sentinel__));
 static int run_host(struct strbuf *err, const char *arg0, ...) {
@@ -521,7 +481,7 @@ int machine_load(const char *model_dir, unsigned id, struct machine_info *ret) {
                 machine_info_clear(&m);
                 return -EBADMSG;
         }
-        bool alive = mach_pid_alive(m.pid, m.starttime);
+        bool alive = proc_pid_alive(m.pid, m.starttime);
         *ret = m;
         return alive ? 0 : -ESRCH;
 }
@@ -1025,7 +985,7 @@ static int create_steps(
                 return r;
         }
         m->pid = (pid_t) msg.code;
-        r = mach_pid_stat(m->pid, &m->starttime, NULL);
+        r = proc_pid_stat(m->pid, &m->starttime, NULL);
         if (r < 0) {
                 strbuf_addf(err, "machine %u: init %d vanished", id, (int) m->pid);
                 return r;
@@ -1127,7 +1087,7 @@ int machine_create(const char *model_dir, unsigned id, char *const *shares, stru
  * its cgroups and makes sure its host veth is gone. Needs nothing from the model dir. */
 static int machine_kill_h(uint32_t h, unsigned id, pid_t pid, unsigned long long starttime, int64_t deadline,
         struct strbuf *err) {
-        if (pid > 0 && mach_pid_alive(pid, starttime))
+        if (pid > 0 && proc_pid_alive(pid, starttime))
                 (void) kill(pid, SIGKILL);
         _cleanup_free_ char *cg = cgroup_name_h(h);
         _cleanup_free_ char *rel = xasprintf("%s/m%u", cg, id);
@@ -1135,7 +1095,7 @@ static int machine_kill_h(uint32_t h, unsigned id, pid_t pid, unsigned long long
         if (r < 0)
                 return r;
         /* The init itself: it leaves its cgroup only when all of its namespace is dead. */
-        while (pid > 0 && mach_pid_alive(pid, starttime)) {
+        while (pid > 0 && proc_pid_alive(pid, starttime)) {
                 if (mach_now_ms() > deadline) {
                         if (err)
                                 strbuf_addf(
