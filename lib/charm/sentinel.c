@@ -92,6 +92,9 @@ struct sentinel {
         time_t standby_poked;      /* when the standby hold was last looked at again */
         bool held;                 /* the standby hold was on at the last look */
         time_t take_since;         /* the hold ended with no one in charge: take control (0: no) */
+        time_t released_beat;      /* the heartbeat's time when the hold ended (0: none) */
+        time_t early_voided;       /* a heartbeat came back after an early end (standby.h backoff) */
+        unsigned early_voids;      /* such voids, each within the backoff of the one before */
         bool take_failed;          /* a takeover failed since take_since (logged once) */
         unsigned nudges, failures; /* since the last report */
         bool failing;              /* the last look failed (logged once per streak) */
@@ -381,22 +384,44 @@ static void standby_tick(struct sentinel *s) {
         bool was_held = s->held;
         s->held = standby_record_read(NULL, &since) != 0;
         time_t now = time(NULL);
-        bool nobody = ha_heartbeat_fresh(slurm_client_state_dir(), slurm_client_ctl_timeout()) < 0;
+        unsigned t = slurm_client_ctl_timeout();
+        const char *dir = slurm_client_state_dir();
+        time_t beat = 0;
+        uint64_t writer = 0;
+        bool have = dir && ha_heartbeat_read(dir, &beat, &writer) >= 0;
+        int64_t age = have ? (now > beat ? (int64_t) (now - beat) : 0) : -1;
         if (!s->held) {
-                /* ended by the charm's run (its own look found no controller in charge) */
-                if (was_held && nobody)
+                /* ended by the charm's run (its own look found no controller in charge for T) */
+                if (was_held && (age < 0 || age > (int64_t) t)) {
                         s->take_since = now;
+                        s->released_beat = have ? beat : 0;
+                }
                 return;
         }
-        if (nobody) {
+        /* ahead of SlurmctldTimeout (standby_release_s), unless a late controller's heartbeat
+         * voided an early end lately (standby.h: the backoff) */
+        bool backoff = s->early_voids >= 2 && now >= s->early_voided &&
+                now - s->early_voided < STANDBY_EARLY_BACKOFF(t);
+        int64_t limit = backoff ? (int64_t) t : (int64_t) standby_release_s(t);
+        if (age < 0 || age > limit) {
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-                if (standby_record_clear(NULL, &e) < 0) {
+                /* the record first: the charm's run keeps its hands off the started standby
+                 * only while no heartbeat was written since */
+                if (standby_early_write(NULL, now, have ? beat : 0, &e) < 0 || standby_record_clear(NULL, &e) < 0) {
                         logf_(s, "standby hold: %s", e.buf);
                         return;
                 }
                 s->held = false;
                 s->take_since = now;
-                poke(s, "standby hold ended: no controller in charge");
+                s->released_beat = have ? beat : 0;
+                if (age >= 0 && age <= (int64_t) t) {
+                        char why[128];
+                        snprintf(why, sizeof why,
+                                "standby hold ended: no heartbeat for %lld s, %u s ahead of SlurmctldTimeout",
+                                (long long) age, (unsigned) (t - (unsigned) age));
+                        poke(s, why);
+                } else
+                        poke(s, "standby hold ended: no controller in charge");
                 return;
         }
         if (now - s->standby_poked >= STANDBY_RECHECK_S || now < s->standby_poked) {
@@ -419,9 +444,29 @@ static void take_tick(struct sentinel *s) {
                 return;
         time_t now = time(NULL);
         unsigned t = slurm_client_ctl_timeout();
-        if (s->self < 1 || s->n_ctl < 2 || now < s->take_since || now - s->take_since > 2 * (time_t) t + 10 ||
-                ha_heartbeat_fresh(slurm_client_state_dir(), t) >= 0) {
-                s->take_since = 0; /* the primary (it takes control as it starts), or someone is in charge */
+        /* the hold may have ended ahead of T (standby_release_s): a heartbeat written since
+         * says a controller is in charge after all (a late one, or one ahead that took
+         * control), and the charm looks at the hold again at once (this standby would refuse
+         * the old steps' completions while it runs); control is taken once no controller
+         * wrote the heartbeat for T, as Slurm's own backup would */
+        time_t beat = 0;
+        uint64_t writer = 0;
+        const char *dir = slurm_client_state_dir();
+        bool have = dir && ha_heartbeat_read(dir, &beat, &writer) >= 0 && writer <= LONG_MAX;
+        enum standby_take next = standby_take_next(now, s->take_since, t, s->self, s->n_ctl, have, beat,
+                have ? (long) writer : -1, s->released_beat);
+        if (next == STANDBY_TAKE_WAIT)
+                return;
+        if (next != STANDBY_TAKE_NOW) {
+                (void) standby_early_clear(NULL, NULL);
+                if (next == STANDBY_TAKE_RECHECK) {
+                        bool recent = s->early_voided && now >= s->early_voided &&
+                                now - s->early_voided < STANDBY_EARLY_BACKOFF(t);
+                        s->early_voids = recent ? s->early_voids + 1 : 1;
+                        s->early_voided = now;
+                        poke(s, "standby hold: a controller writes the heartbeat again");
+                }
+                s->take_since = 0;
                 s->take_failed = false;
                 return;
         }
@@ -449,6 +494,7 @@ static void take_tick(struct sentinel *s) {
         }
         s->take_failed = false;
         logf_(s, "standby hold over with no controller in charge: took control at once");
+        (void) standby_early_clear(NULL, NULL);
         s->take_since = 0;
 }
 

@@ -1410,6 +1410,21 @@ static int standby_gate(struct juju_ctx *ctx, const struct charm_paths *paths, s
                 return r;
         if (streq_ptr(released, mark))
                 return standby_record_clear(paths, err);
+        /* the sentinel ended the hold ahead of SlurmctldTimeout (charm/standby.h): this unit's
+         * slurmctld is left to start (or run) while no heartbeat was written since; one written
+         * again voids that (a late controller, not a lost one) and the hold comes back */
+        {
+                time_t when = 0, beat_then = 0, beat_now = 0;
+                uint64_t writer = 0;
+                if (standby_early_read(paths, &when, &beat_then) > 0) {
+                        bool have = ha_heartbeat_read(in->state_dir, &beat_now, &writer) >= 0;
+                        if (standby_early_valid(time(NULL), when, beat_then, have, beat_now, (unsigned) in->cfg_timeout))
+                                return standby_record_clear(paths, err);
+                        r = standby_early_clear(paths, err);
+                        if (r < 0)
+                                return r;
+                }
+        }
         /* no controller in charge (the heartbeat older than SlurmctldTimeout): this one is the
          * standby that is missing, and the job query would wait on the lost controller */
         if (boss < 0) {

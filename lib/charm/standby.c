@@ -18,6 +18,28 @@
 
 #include "util/banned.h"
 
+unsigned standby_release_s(unsigned t) {
+        unsigned lead = t / 2 < STANDBY_START_LEAD_S ? t / 2 : STANDBY_START_LEAD_S;
+        return t - lead;
+}
+
+enum standby_take standby_take_next(time_t now, time_t since, unsigned t, long self, long n_ctl, bool have_beat,
+        time_t beat_time, long beat_writer, time_t released_beat) {
+        if (self < 1 || n_ctl < 2 || now < since || now - since > 2 * (time_t) t + 10)
+                return STANDBY_TAKE_DONE;
+        if (have_beat && beat_time > released_beat)
+                return beat_writer == self ? STANDBY_TAKE_DONE : STANDBY_TAKE_RECHECK;
+        if (have_beat && (now < beat_time || now - beat_time <= (time_t) t))
+                return STANDBY_TAKE_WAIT;
+        return STANDBY_TAKE_NOW;
+}
+
+bool standby_early_valid(time_t now, time_t when, time_t beat_then, bool have_beat, time_t beat_now, unsigned t) {
+        if (now < when || now - when > 2 * (time_t) t + 10)
+                return false;
+        return !have_beat || beat_now <= beat_then;
+}
+
 bool standby_job_old(time_t job_start, const time_t *slurmd_starts, size_t n, time_t since, bool push) {
         if (n == 0)
                 return job_start < since;
@@ -220,4 +242,30 @@ int standby_record_read(const struct charm_paths *p, time_t *ret_since) {
 
 int standby_record_clear(const struct charm_paths *p, struct strbuf *err) {
         return charm_state_note_remove(p, STANDBY_FILE, err);
+}
+
+int standby_early_write(const struct charm_paths *p, time_t when, time_t beat_time, struct strbuf *err) {
+        _cleanup_free_ char *line = xasprintf("%lld %lld\n", (long long) when, (long long) beat_time);
+        return charm_state_note_write(p, STANDBY_EARLY_FILE, line, false, err);
+}
+
+int standby_early_read(const struct charm_paths *p, time_t *ret_when, time_t *ret_beat_time) {
+        _cleanup_free_ char *data = NULL;
+        int r = charm_state_note_read(p, STANDBY_EARLY_FILE, &data);
+        if (r <= 0)
+                return r;
+        char *end = NULL, *end2 = NULL;
+        long long when = strtoll(data, &end, 10);
+        if (end == data || *end != ' ')
+                return -EINVAL;
+        long long beat = strtoll(end + 1, &end2, 10);
+        if (end2 == end + 1 || (*end2 != '\n' && *end2 != '\0'))
+                return -EINVAL;
+        *ret_when = (time_t) when;
+        *ret_beat_time = (time_t) beat;
+        return 1;
+}
+
+int standby_early_clear(const struct charm_paths *p, struct strbuf *err) {
+        return charm_state_note_remove(p, STANDBY_EARLY_FILE, err);
 }

@@ -50,6 +50,55 @@
 #define STANDBY_FILE "standby-held"
 #define STANDBY_RECHECK_S 60
 
+/* The heartbeat age after which the sentinel ends the hold (no controller in charge):
+ * SlurmctldTimeout less a lead of min(T/2, STANDBY_START_LEAD_S). A held slurmctld starts as a
+ * standby; 22.05's backup then sleeps 5 s before it looks at the primary again (backup.c
+ * run_backup), and its takeover stops each controller ahead of it first (2 s per unreachable
+ * one). Ended at T, the standby answered an old step at about T after the loss and took control
+ * about 8 s later, when the step, whose call had started at the job's end, had given up (1.5 T
+ * from that call, with a T/2 sleep between tries): charm-fence B, job RUNNING for good at T =
+ * 10 s, 3 runs of 3. With the lead the standby listens by about T/2 + 2 s (T = 10 s) and takes
+ * control at about T + 7 s; the step's last try comes at about 1.5 T + T/2 after the loss, so
+ * at T = 10 s the margin is a few seconds and below about 10 s there is none (said in
+ * HACKING.md). Control is still taken only once the heartbeat is T old (the sentinel's
+ * takeover). The threshold stays at least two heartbeat periods (Slurm writes it every
+ * min(T/4, 30) s).
+ *
+ * The early end is recorded (STANDBY_EARLY_FILE: "<when> <the heartbeat's time then>", the
+ * unit's state directory), and the charm's hold keeps its hands off the started standby only
+ * while no heartbeat was written since that time (standby_early_valid): a heartbeat written
+ * again says the controller in charge was late, not lost, and the hold comes back (the sentinel
+ * runs the charm at once). A second such void within STANDBY_EARLY_BACKOFF(T) s stops early
+ * ends for that long: a heartbeat that swings around the threshold (a slow fsync on the shared
+ * directory) costs a start and stop or two, not a loop. */
+#define STANDBY_START_LEAD_S 10
+#define STANDBY_EARLY_FILE "standby-early"
+#define STANDBY_EARLY_BACKOFF(t) ((t) * 10 > 120 ? (t) * 10 : 120)
+unsigned standby_release_s(unsigned ctl_timeout_s);
+
+/* The sentinel's next step after the hold ended with no controller in charge (at since): this
+ * unit (index self of n_ctl) asks its slurmctld to take control once no heartbeat is fresher
+ * than T, for 2 T + 10 s at most. have_beat: a heartbeat was read (beat_time, beat_writer);
+ * released_beat: the heartbeat's time when the hold ended (0: none). */
+enum standby_take {
+        STANDBY_TAKE_DONE,    /* over: the primary, too late, or this unit writes the heartbeat */
+        STANDBY_TAKE_RECHECK, /* over, and the charm looks at the hold again: another controller
+                               * wrote the heartbeat since the hold ended (late, not lost) */
+        STANDBY_TAKE_WAIT,    /* the heartbeat is not T old yet (the hold ended ahead of T) */
+        STANDBY_TAKE_NOW,     /* no controller wrote the heartbeat for T: take control */
+};
+enum standby_take standby_take_next(time_t now, time_t since, unsigned ctl_timeout_s, long self, long n_ctl,
+        bool have_beat, time_t beat_time, long beat_writer, time_t released_beat);
+
+/* The early end's record (STANDBY_EARLY_FILE): written by the sentinel (mode 0600), read and
+ * removed by both. read: 1 with the two times, 0 none, -EINVAL unreadable. */
+int standby_early_write(const struct charm_paths *p, time_t when, time_t beat_time, struct strbuf *err);
+int standby_early_read(const struct charm_paths *p, time_t *ret_when, time_t *ret_beat_time);
+int standby_early_clear(const struct charm_paths *p, struct strbuf *err);
+/* Whether an early end recorded at when, with the heartbeat at beat_then, still holds at now:
+ * the heartbeat (have_beat, beat_now) was not written since, and 2 T + 10 s have not passed. */
+bool standby_early_valid(time_t now, time_t when, time_t beat_then, bool have_beat, time_t beat_now, unsigned t);
+
 /* Whether a running job may have a step whose controller list is older than since: n nodes,
  * their slurmd start times (0: unknown, counts as old); push: slurmd hands running steps its
  * list at its start (slurm_caps.stepd_conf_push). A job with no node known is old when it

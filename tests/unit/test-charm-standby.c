@@ -43,6 +43,77 @@ static void test_job_old(void **state) {
         assert_false(standby_job_old(1000, NULL, 0, since, false));
 }
 
+/* The hold ends ahead of SlurmctldTimeout by min(T/2, 10 s), and never within two heartbeat
+ * periods (min(T/4, 30) s) of the last beat. */
+static void test_release(void **state) {
+        assert_int_equal(standby_release_s(10), 5);
+        assert_int_equal(standby_release_s(20), 10);
+        assert_int_equal(standby_release_s(21), 11);
+        assert_int_equal(standby_release_s(30), 20);
+        assert_int_equal(standby_release_s(120), 110);
+        assert_int_equal(standby_release_s(3), 2);
+        assert_int_equal(standby_release_s(0), 0);
+        for (unsigned t = 4; t <= 65535; t++) {
+                unsigned period = t / 4 < 30 ? t / 4 : 30;
+                assert_true(standby_release_s(t) >= 2 * period);
+                assert_true(standby_release_s(t) < t);
+                assert_true(t - standby_release_s(t) <= STANDBY_START_LEAD_S);
+        }
+}
+
+/* After the hold ended (at 1000, T = 10 s, the heartbeat then written at 994): control is
+ * taken once no heartbeat is T old, a heartbeat written since sends the charm to look at the
+ * hold again, and the sentinel gives up after 2 T + 10 s. */
+static void test_take_next(void **state) {
+        const time_t since = 1000, beat = 994;
+        /* no heartbeat at all, or older than T: take control */
+        assert_int_equal(standby_take_next(1001, since, 10, 1, 2, false, 0, -1, 0), STANDBY_TAKE_NOW);
+        assert_int_equal(standby_take_next(1005, since, 10, 1, 2, true, beat, 0, beat), STANDBY_TAKE_NOW);
+        /* not T old yet (ended ahead of T): wait */
+        assert_int_equal(standby_take_next(1001, since, 10, 1, 2, true, beat, 0, beat), STANDBY_TAKE_WAIT);
+        assert_int_equal(standby_take_next(1004, since, 10, 1, 2, true, beat, 0, beat), STANDBY_TAKE_WAIT);
+        /* written since by another controller (late, not lost; or one ahead took control): the
+         * hold looked at again, whatever its age */
+        assert_int_equal(standby_take_next(1002, since, 10, 1, 2, true, 995, 0, beat), STANDBY_TAKE_RECHECK);
+        assert_int_equal(standby_take_next(1002, since, 10, 1, 3, true, 1001, 2, beat), STANDBY_TAKE_RECHECK);
+        /* written by this unit: it is in charge */
+        assert_int_equal(standby_take_next(1003, since, 10, 1, 2, true, 1002, 1, beat), STANDBY_TAKE_DONE);
+        /* a clock ahead on the writer's side counts as fresh */
+        assert_int_equal(standby_take_next(1001, since, 10, 1, 2, true, 1200, 0, 1200), STANDBY_TAKE_WAIT);
+        /* the primary (index 0), one controller, a clock going back, or past 2 T + 10 s */
+        assert_int_equal(standby_take_next(1001, since, 10, 0, 2, false, 0, -1, 0), STANDBY_TAKE_DONE);
+        assert_int_equal(standby_take_next(1001, since, 10, 1, 1, false, 0, -1, 0), STANDBY_TAKE_DONE);
+        assert_int_equal(standby_take_next(999, since, 10, 1, 2, false, 0, -1, 0), STANDBY_TAKE_DONE);
+        assert_int_equal(standby_take_next(1030, since, 10, 1, 2, false, 0, -1, 0), STANDBY_TAKE_NOW);
+        assert_int_equal(standby_take_next(1031, since, 10, 1, 2, false, 0, -1, 0), STANDBY_TAKE_DONE);
+}
+
+/* The charm keeps its hands off a standby started early only while no heartbeat was written
+ * since the early end, and for 2 T + 10 s at most; the record round-trips. */
+static void test_early(void **state) {
+        assert_true(standby_early_valid(1000, 1000, 994, true, 994, 10));
+        assert_true(standby_early_valid(1030, 1000, 994, true, 994, 10));
+        assert_false(standby_early_valid(1031, 1000, 994, true, 994, 10));
+        assert_false(standby_early_valid(1002, 1000, 994, true, 996, 10)); /* written again */
+        assert_true(standby_early_valid(1002, 1000, 0, false, 0, 10));     /* none at all */
+        assert_false(standby_early_valid(999, 1000, 994, true, 994, 10));  /* clock back */
+        assert_int_equal(STANDBY_EARLY_BACKOFF(10), 120);
+        assert_int_equal(STANDBY_EARLY_BACKOFF(120), 1200);
+        _cleanup_free_ char *root = test_tmpdir_make("test-charm-standby-early");
+        assert_non_null(root);
+        const struct charm_paths p = { .root = root };
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        time_t when = 0, beat = 0;
+        assert_int_equal(standby_early_read(&p, &when, &beat), 0);
+        assert_true(standby_early_write(&p, 1000, 994, &e) >= 0);
+        assert_int_equal(standby_early_read(&p, &when, &beat), 1);
+        assert_int_equal(when, 1000);
+        assert_int_equal(beat, 994);
+        assert_int_equal(standby_early_clear(&p, &e), 0);
+        assert_int_equal(standby_early_read(&p, &when, &beat), 0);
+        test_tmpdir_remove(TAKE_PTR(root));
+}
+
 static char *next(const char *prev, const char *order, const char *first, const char *present, time_t now) {
         _cleanup_strv_ struct strv o = STRV_INIT, p = STRV_INIT;
         _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
@@ -169,6 +240,9 @@ static void test_record(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_job_old),
+                cmocka_unit_test(test_release),
+                cmocka_unit_test(test_take_next),
+                cmocka_unit_test(test_early),
                 cmocka_unit_test(test_displaced),
                 cmocka_unit_test(test_job_lacks),
                 cmocka_unit_test(test_joined),
