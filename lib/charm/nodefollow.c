@@ -271,18 +271,29 @@ int nodefollow_look(struct nodefollow *f, const char *spool_dir, const char *nod
                                 mask |= 2;
                 }
         }
-        if (f->conf_data) {
-                /* the programs it names, as the unit's reconcile judges them */
-                const struct charm_paths p = { .root = root };
-                _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
-                r = node_paths_check(&p, f->conf_data, f->conf_len, &why);
-                uint64_t v = r < 0 ? 0 : fnv1a64(why.buf ? why.buf : "", why.len) ^ (uint64_t) r;
-                /* and those a held-back change names (charm/nodeprogs.h): the unit's answer */
-                strbuf_reset(&why);
-                r = node_progs_want_judge(&p, &why);
-                v = v * 31 + (fnv1a64(why.buf ? why.buf : "", why.len) ^ (uint64_t) r);
-                if (nodefollow_note_verdict(f, v, now_usec))
-                        mask |= 8;
-        }
+        uint64_t v;
+        if (nodefollow_verdict(f, root, &v) && nodefollow_note_verdict(f, v, now_usec))
+                mask |= 8;
         return failed ? failed : mask;
+}
+
+bool nodefollow_verdict(const struct nodefollow *f, const char *root, uint64_t *ret) {
+        if (!f->conf_data)
+                return false;
+        /* the programs it names, as the unit's reconcile judges them */
+        const struct charm_paths p = { .root = root };
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+        int r = node_paths_check(&p, f->conf_data, f->conf_len, &why);
+        uint64_t v = r < 0 ? 0 : fnv1a64(why.buf ? why.buf : "", why.len) ^ (uint64_t) r;
+        /* and those a held-back change names (charm/nodeprogs.h): the unit's answer */
+        strbuf_reset(&why);
+        r = node_progs_want_judge(&p, &why);
+        *ret = v * 31 + (fnv1a64(why.buf ? why.buf : "", why.len) ^ (uint64_t) r);
+        return true;
+}
+
+void nodefollow_rebase_verdict(struct nodefollow *f, uint64_t verdict) {
+        f->verdict = verdict;
+        f->verdict_known = true;
+        f->verdict_seen_once = false;
 }

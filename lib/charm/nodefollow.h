@@ -115,6 +115,17 @@ bool nodefollow_note_jobs(struct nodefollow *f, const uint32_t *ids, size_t n, u
  * config management between two stats is not a verdict): a run is then due
  * NODEFOLLOW_SETTLE_USEC from now, or earlier when one was due earlier. Pure. */
 bool nodefollow_note_verdict(struct nodefollow *f, uint64_t verdict, uint64_t now_usec);
+/* The verdict on the programs the configuration last read names (root: the machine's root, NULL
+ * /): true with *ret, false when no configuration was read yet. Impure (stats). */
+bool nodefollow_verdict(const struct nodefollow *f, const char *root, uint64_t *ret);
+/* Takes verdict as the one a handler run judged (the watcher's look just before the run, when
+ * the run left NODE_PATHS_JUDGED_FILE: charm/nodepaths.h): only a change from it asks for
+ * another run. Without this a Prolog made unsafe and put right within two looks, while a run
+ * that came for the jobs judged it unsafe and drained the node, left the node drained: the
+ * watcher had never confirmed the first change and saw no second one (charm-paths, stop 43). A
+ * run that returned before judging (no controller answering) leaves the baseline alone, so it
+ * hides nothing (review 10, F11). */
+void nodefollow_rebase_verdict(struct nodefollow *f, uint64_t verdict);
 
 /* Records the node's status word read from slurmctld at now_usec (NULL: the read failed, nothing
  * recorded). Returns true when it differs from the last one (not on the first): a run is then

@@ -53,6 +53,7 @@ int node_paths_guard(const struct charm_paths *p, const char *node_name, struct 
         size_t len = 0;
         if (read_full_file(path, &conf, &len) < 0)
                 return 0; /* slurmd has fetched nothing yet: nothing it runs */
+        (void) charm_state_note_write(p, NODE_PATHS_JUDGED_FILE, "", false, NULL);
         int r = node_paths_check(p, conf, len, why);
         if (r < 0) {
                 strbuf_reset(why);

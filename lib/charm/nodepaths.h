@@ -49,6 +49,10 @@ int node_paths_check_flags(
 /* True when the node's drain reason is the charm's (NODE_PATHS_REASON). */
 bool node_paths_reason_ours(const char *reason);
 
+/* The record node_paths_guard() leaves each time it judges (its mtime is when): slurmd's watcher
+ * (charm/nodefollow.h) takes what a handler run judged as its baseline only when the run wrote
+ * it, so a run that returned before judging hides nothing. */
+#define NODE_PATHS_JUDGED_FILE "nodepaths-judged"
 /* The guard for this unit's node (its record in *node, refreshed when changed): reads the
  * configuration slurmd runs with (slurm/client.h), checks it, drains or resumes the node as
  * described above. 1 unsafe (why set, the node drained), 0 safe or nothing to check, or a

@@ -93,6 +93,8 @@ struct sentinel {
         bool held;                 /* the standby hold was on at the last look */
         time_t take_since;         /* the hold ended with no one in charge: take control (0: no) */
         time_t released_beat;      /* the heartbeat's time when the hold ended (0: none) */
+        bool early;                /* it ended ahead of SlurmctldTimeout (standby.h) */
+        time_t held_since;         /* the hold record's time at the last look (0: none) */
         time_t early_voided;       /* a heartbeat came back after an early end (standby.h backoff) */
         unsigned early_voids;      /* such voids, each within the backoff of the one before */
         bool take_failed;          /* a takeover failed since take_since (logged once) */
@@ -395,9 +397,19 @@ static void standby_tick(struct sentinel *s) {
                 if (was_held && (age < 0 || age > (int64_t) t)) {
                         s->take_since = now;
                         s->released_beat = have ? beat : 0;
+                        s->early = false;
+                }
+                /* an early end this loop did not see (it was restarted since): taken up */
+                time_t when = 0, beat_then = 0;
+                if (s->take_since == 0 && standby_early_read(NULL, &when, &beat_then) > 0 &&
+                        standby_early_valid(now, when, beat_then, have, beat, t)) {
+                        s->take_since = when;
+                        s->released_beat = beat_then;
+                        s->early = true;
                 }
                 return;
         }
+        s->held_since = since;
         /* ahead of SlurmctldTimeout (standby_release_s), unless a late controller's heartbeat
          * voided an early end lately (standby.h: the backoff) */
         bool backoff = s->early_voids >= 2 && now >= s->early_voided &&
@@ -414,7 +426,8 @@ static void standby_tick(struct sentinel *s) {
                 s->held = false;
                 s->take_since = now;
                 s->released_beat = have ? beat : 0;
-                if (age >= 0 && age <= (int64_t) t) {
+                s->early = age >= 0 && age <= (int64_t) t;
+                if (s->early) {
                         char why[128];
                         snprintf(why, sizeof why,
                                 "standby hold ended: no heartbeat for %lld s, %u s ahead of SlurmctldTimeout",
@@ -424,7 +437,9 @@ static void standby_tick(struct sentinel *s) {
                         poke(s, "standby hold ended: no controller in charge");
                 return;
         }
-        if (now - s->standby_poked >= STANDBY_RECHECK_S || now < s->standby_poked) {
+        /* (not while the heartbeat is late: the charm would keep the hold without a look) */
+        if ((now - s->standby_poked >= STANDBY_RECHECK_S || now < s->standby_poked) &&
+                !standby_heartbeat_late(age, t)) {
                 s->standby_poked = now;
                 poke(s, "standby hold: the old jobs looked at again");
         }
@@ -459,13 +474,24 @@ static void take_tick(struct sentinel *s) {
                 return;
         if (next != STANDBY_TAKE_NOW) {
                 (void) standby_early_clear(NULL, NULL);
-                if (next == STANDBY_TAKE_RECHECK) {
+                if (next == STANDBY_TAKE_RECHECK && s->early) {
                         bool recent = s->early_voided && now >= s->early_voided &&
                                 now - s->early_voided < STANDBY_EARLY_BACKOFF(t);
                         s->early_voids = recent ? s->early_voids + 1 : 1;
                         s->early_voided = now;
+                        /* the standby started early stops at once, held again, rather than wait
+                         * for the charm's run (the hook lock, its job query: review 11, F3);
+                         * that run then looks at the old jobs and may start it again */
+                        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                        int r = s->held_since ? standby_record_write(NULL, s->held_since, 1, 0, &e) : 0;
+                        if (r >= 0)
+                                r = ctld_stop(s, &e);
+                        logf_(s, "standby hold: a controller writes the heartbeat again (late, not lost): "
+                                 "slurmctld stopped, held again%s%s",
+                                r < 0 ? ", but " : "", r < 0 ? e.buf : "");
                         poke(s, "standby hold: a controller writes the heartbeat again");
-                }
+                } else if (next == STANDBY_TAKE_RECHECK)
+                        poke(s, "standby hold: a controller writes the heartbeat again");
                 s->take_since = 0;
                 s->take_failed = false;
                 return;

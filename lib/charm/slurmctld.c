@@ -1435,8 +1435,25 @@ static int standby_gate(struct juju_ctx *ctx, const struct charm_paths *paths, s
         }
         uint32_t example = 0;
         _cleanup_strbuf_ struct strbuf q = STRBUF_INIT;
-        int n = standby_old_jobs(in->ha.displaced_since, charm_caps(paths)->stepd_conf_push,
-                STANDBY_QUERY_TIMEOUT_MS, &example, &q);
+        /* the heartbeat's age: a late one keeps the hold without the query, which would wait on
+         * a controller that may be lost past the sentinel's early end (review 11, F1); else the
+         * query is bounded by the time left before that end */
+        int64_t age = 0;
+        {
+                time_t beat = 0;
+                uint64_t writer = 0;
+                time_t now = time(NULL);
+                if (ha_heartbeat_read(in->state_dir, &beat, &writer) >= 0 && now > beat)
+                        age = (int64_t) (now - beat);
+        }
+        int n;
+        if (standby_heartbeat_late(age, (unsigned) in->cfg_timeout)) {
+                n = -ETIMEDOUT;
+                strbuf_addf(&q, "the controller in charge is late: its heartbeat is %lld s old",
+                        (long long) age);
+        } else
+                n = standby_old_jobs(in->ha.displaced_since, charm_caps(paths)->stepd_conf_push,
+                        standby_query_timeout_ms(age, (unsigned) in->cfg_timeout), &example, &q);
         if (n == -ETIMEDOUT) {
                 /* the controller in charge is slow or hung, not lost (its heartbeat is fresh):
                  * the hold stays (the sentinel ends it once the heartbeat goes stale); before,

@@ -23,6 +23,22 @@ unsigned standby_release_s(unsigned t) {
         return t - lead;
 }
 
+unsigned standby_beat_period(unsigned t) {
+        unsigned p = t / 4 < 30 ? t / 4 : 30;
+        return p ? p : 1;
+}
+
+bool standby_heartbeat_late(int64_t age, unsigned t) {
+        return age > 2 * (int64_t) standby_beat_period(t);
+}
+
+int standby_query_timeout_ms(int64_t age, unsigned t) {
+        int64_t left = ((int64_t) standby_release_s(t) - (age > 0 ? age : 0)) * 1000;
+        if (left < 2000)
+                return 2000;
+        return left > STANDBY_QUERY_TIMEOUT_MS ? STANDBY_QUERY_TIMEOUT_MS : (int) left;
+}
+
 enum standby_take standby_take_next(time_t now, time_t since, unsigned t, long self, long n_ctl, bool have_beat,
         time_t beat_time, long beat_writer, time_t released_beat) {
         if (self < 1 || n_ctl < 2 || now < since || now - since > 2 * (time_t) t + 10)

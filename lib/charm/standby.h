@@ -75,6 +75,15 @@
 #define STANDBY_EARLY_FILE "standby-early"
 #define STANDBY_EARLY_BACKOFF(t) ((t) * 10 > 120 ? (t) * 10 : 120)
 unsigned standby_release_s(unsigned ctl_timeout_s);
+/* The heartbeat's period (Slurm's heartbeat.c: min(T/4, 30) s, at least 1). A heartbeat older
+ * than two periods is late: the hold is kept without asking the controller in charge for its
+ * jobs (the query would wait on a lost one for up to STANDBY_QUERY_TIMEOUT_MS, holding the
+ * hook lock past the early end: review 11, F1), and the sentinel's periodic look is skipped. */
+unsigned standby_beat_period(unsigned ctl_timeout_s);
+bool standby_heartbeat_late(int64_t age_s, unsigned ctl_timeout_s);
+/* The bound for the old-jobs query when the heartbeat is age_s old: the time left before the
+ * early end, within [2 s, STANDBY_QUERY_TIMEOUT_MS]. */
+int standby_query_timeout_ms(int64_t age_s, unsigned ctl_timeout_s);
 
 /* The sentinel's next step after the hold ended with no controller in charge (at since): this
  * unit (index self of n_ctl) asks its slurmctld to take control once no heartbeat is fresher

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # A returning controller never wins with stale state (issue 25, item 1). Two controllers on a
-# shared state directory, SlurmctldTimeout=10, jobs running, pending and in an array throughout:
+# shared state directory, SlurmctldTimeout=20 (22.05 HA: see HACKING), jobs running, pending and in an array throughout:
 #  A. the primary's slurmctld stopped (SIGSTOP) and its machine's link down: the backup takes
 #     over and accepts jobs; the primary's sentinel kills the stopped process before anything
 #     continues it, its unit says "fenced"; after the heal (link up, SIGCONT) the sentinel lifts
@@ -22,7 +22,7 @@
 set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
 source "$(dirname "$0")/charm-lib.sh"
-T_OUT=10
+T_OUT=20
 
 mkdir -p "$T/state"
 SHARE="$T/state:/srv/slurm-state"
@@ -132,15 +132,16 @@ held_or_backup slurmctld/0 slurmctld/1
 gate_open cpu/1 midA
 completed_ok slurmctld/1 "$midA" 30
 
+a2_from=9999 a2_to=0000
 if [ -z "$STEPD_PUSH" ]; then
         # A2 (22.05, slurmctld/0 held): the controller in charge late, not lost. Its heartbeat
         # stops (slurmctld cannot create heartbeat.new while a directory of that name is there)
         # while it answers. slurmctld/0's sentinel ends the hold ahead of T (standby_release_s:
-        # 5 s here) and records it (standby-early); the heartbeat is let through right then, so
-        # that it comes back about 8 s old (the next beat of the 2 s period), short of T: no
-        # takeover, the record voided, and slurmctld/0 held again (stopped if the charm's run had
-        # started it). midL started on cpu-1, whose slurmd still has the old list (slurmctld/0
-        # first): it ends while slurmctld/0 may answer as a standby and must complete on /1.
+        # 10 s here), records it (standby-early) and its slurmctld starts as a standby; midL,
+        # started on cpu-1 whose slurmd still has the old list (slurmctld/0 first), ends then and
+        # its completion meets that standby. The heartbeat is let through: it comes back about
+        # 15 s old (the next beat of the 5 s period), short of T: no takeover, the record voided,
+        # slurmctld/0 stopped and held again at once, and midL's retry completes on /1.
         log "A2: slurmctld/1's heartbeat late, not lost (T = $T_OUT s): no takeover, slurmctld/0 held again"
         midL=$(gate_job cpu/1 midL)
         wait_job_state "$midL" RUNNING 30
@@ -148,19 +149,30 @@ if [ -z "$STEPD_PUSH" ]; then
         early=$(root_of slurmctld/0)/var/lib/slurm/charm/standby-early
         starts0=$(grep -c 'slurmctld version' "$ctl0_log" || true)
         takes0=$(grep -c 'taking over' "$ctl0_log" || true)
+        refused0=$(grep -c 'Invalid RPC received REQUEST_COMPLETE_BATCH_SCRIPT' "$ctl0_log" || true)
         hb=$T/state/heartbeat
         m0=$(stat -c %Y "$hb")
-        for ((i = 0; i < 40; i++)); do [ "$(stat -c %Y "$hb")" != "$m0" ] && break; sleep 0.1; done
+        for ((i = 0; i < 60; i++)); do [ "$(stat -c %Y "$hb")" != "$m0" ] && break; sleep 0.1; done
         mkdir "$hb.new"
         trap 'rc=$?; trap - ERR; set +e; rmdir "$T/state/heartbeat.new"; (exit $rc); charm_cleanup' EXIT
         t2=$(now_ms)
+        a2_from=$(date -u +%Y-%m-%dT%H:%M:%S)
+        # (until T - 4 s at most: the heartbeat must come back short of T)
+        while (($(now_ms) - t2 < (T_OUT - 4) * 1000)); do
+                [ "$(mx slurmctld/0 systemctl is-active slurmctld || true)" = active ] && break
+                sleep 0.25
+        done
+        if [ "$(mx slurmctld/0 systemctl is-active slurmctld || true)" != active ]; then
+                rmdir "$hb.new"
+                die "slurmctld/0 did not start ahead of SlurmctldTimeout ($(($(now_ms) - t2)) ms without a heartbeat)"
+        fi
+        [ -e "$early" ] || { rmdir "$hb.new"; die "slurmctld/0 runs, but no early end was recorded"; }
+        log "figure: heartbeat stopped -> slurmctld/0 started ahead of T: $(($(now_ms) - t2)) ms"
         gate_open cpu/1 midL
-        for ((i = 0; i < 36; i++)); do [ -e "$early" ] && break; sleep 0.25; done
+        sleep 2
         rmdir "$hb.new"
         trap charm_cleanup EXIT
-        [ -e "$early" ] || die "slurmctld/0's hold did not end ahead of SlurmctldTimeout ($(($(now_ms) - t2)) ms without a heartbeat)"
-        log "figure: heartbeat stopped -> hold ended ahead of T: $(($(now_ms) - t2)) ms"
-        for ((i = 0; i < 40; i++)); do [ "$(stat -c %Y "$hb")" -gt "$m0" ] && break; sleep 0.25; done
+        for ((i = 0; i < 60; i++)); do [ "$(stat -c %Y "$hb")" -gt "$m0" ] && break; sleep 0.25; done
         [ "$(stat -c %Y "$hb")" -gt "$m0" ] || die "slurmctld/1's heartbeat not written again"
         t3=$(now_ms)
         for ((i = 0; i < 120; i++)); do
@@ -170,8 +182,12 @@ if [ -z "$STEPD_PUSH" ]; then
         [ ! -e "$early" ] || die "slurmctld/0's early end not voided 30 s after the heartbeat came back"
         [ "$(mx slurmctld/0 systemctl is-active slurmctld || true)" != active ] ||
                 die "slurmctld/0 still runs 30 s after slurmctld/1's heartbeat came back (old steps ask it first)"
-        log "figure: heartbeat back -> slurmctld/0 held again: $(($(now_ms) - t3)) ms; its slurmctld started $(($(grep -c 'slurmctld version' "$ctl0_log" || true) - starts0)) time(s) meanwhile"
+        log "figure: heartbeat back -> slurmctld/0 held again: $(($(now_ms) - t3)) ms"
         completed_ok slurmctld/1 "$midL" 60
+        a2_to=$(date -u +%Y-%m-%dT%H:%M:%S)
+        [ "$(grep -c 'Invalid RPC received REQUEST_COMPLETE_BATCH_SCRIPT' "$ctl0_log" || true)" -gt "$refused0" ] ||
+                die "job $midL's completion never met slurmctld/0 as a standby: the case was not exercised"
+        [ "$(($(grep -c 'slurmctld version' "$ctl0_log" || true) - starts0))" -ge 1 ] || die "slurmctld/0 never started"
         answers slurmctld/1 || die "slurmctld/1 no longer in charge after a late heartbeat"
         [ "$(grep -c 'taking over' "$ctl0_log" || true)" = "$takes0" ] || die "slurmctld/0 took control from a late controller"
         js trigger slurmctld update-status >/dev/null
@@ -227,7 +243,8 @@ held_or_backup slurmctld/1 slurmctld/0
 # midB ended while no controller was in charge: the held standby may refuse its first
 # completion tries until its takeover lands (seconds); what counts is that a retry reached it
 # (completed_ok above). Outside that window, no standby refuses a completion.
-b_window() { awk -v a="[$b_from" -v b="[$b_to~" '!($1 >= a && $1 <= b)' "$@"; }
+# (and A2's, where slurmctld/0 was a standby on purpose while midL ended)
+b_window() { awk -v a="[$b_from" -v b="[$b_to~" -v c="[$a2_from" -v d="[$a2_to~" '!($1 >= a && $1 <= b) && !($1 >= c && $1 <= d)' "$@"; }
 for f in "$MODEL"/machines/*/root/var/log/slurm/slurmctld.log; do
         [ -z "$STEPD_PUSH" ] || break # (24.11 hands running steps the new list: no_standby_refusal)
         ! b_window "$f" | grep -qE 'Invalid RPC received (REQUEST_COMPLETE_BATCH_SCRIPT|REQUEST_STEP_COMPLETE|MESSAGE_EPILOG_COMPLETE)' ||

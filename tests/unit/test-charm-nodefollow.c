@@ -199,6 +199,16 @@ static void test_conf(void **state) {
         assert_true(nodefollow_note_verdict(&f, 2, t3 + 4 * S));  /* twice: taken */
         assert_true(nodefollow_note_jobs(&f, a, 1, t3 + 5 * S));
         assert_int_equal(nodefollow_deadline(&f), t3 + 4 * S + NODEFOLLOW_SETTLE_USEC);
+        assert_true(nodefollow_take(&f, t3 + 4 * S + NODEFOLLOW_SETTLE_USEC));
+        /* a change seen once (3), then a run for another reason that judged 3: rebased on it,
+         * the change back (2) is a new verdict, taken once confirmed (before, 2 was still the
+         * baseline: no run, and the node that run drained stayed drained) */
+        uint64_t t4 = t3 + 100 * S;
+        assert_false(nodefollow_note_verdict(&f, 3, t4));
+        nodefollow_rebase_verdict(&f, 3);
+        assert_false(nodefollow_note_verdict(&f, 2, t4 + 1 * S));
+        assert_true(nodefollow_note_verdict(&f, 2, t4 + 2 * S));
+        assert_int_equal(nodefollow_deadline(&f), t4 + 2 * S + NODEFOLLOW_SETTLE_USEC);
         nodefollow_done(&f);
 }
 

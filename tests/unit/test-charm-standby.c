@@ -53,6 +53,18 @@ static void test_release(void **state) {
         assert_int_equal(standby_release_s(120), 110);
         assert_int_equal(standby_release_s(3), 2);
         assert_int_equal(standby_release_s(0), 0);
+        /* the heartbeat's period, late past two of them, and the query's bound */
+        assert_int_equal(standby_beat_period(10), 2);
+        assert_int_equal(standby_beat_period(3), 1);
+        assert_int_equal(standby_beat_period(300), 30);
+        assert_false(standby_heartbeat_late(4, 10));
+        assert_true(standby_heartbeat_late(5, 10));
+        assert_false(standby_heartbeat_late(60, 120));
+        assert_true(standby_heartbeat_late(61, 120));
+        assert_int_equal(standby_query_timeout_ms(0, 10), 5000);
+        assert_int_equal(standby_query_timeout_ms(4, 10), 2000);
+        assert_int_equal(standby_query_timeout_ms(0, 120), STANDBY_QUERY_TIMEOUT_MS);
+        assert_int_equal(standby_query_timeout_ms(100, 120), 10000);
         for (unsigned t = 4; t <= 65535; t++) {
                 unsigned period = t / 4 < 30 ? t / 4 : 30;
                 assert_true(standby_release_s(t) >= 2 * period);
