@@ -252,6 +252,18 @@ int ha_heartbeat_read(const char *dir, time_t *ret_time, uint64_t *ret_index) {
         return 0;
 }
 
+int64_t ha_heartbeat_age(const char *dir, time_t now, time_t *ret_time, uint64_t *ret_index) {
+        time_t t = 0;
+        uint64_t idx = 0;
+        if (!dir || ha_heartbeat_read(dir, &t, &idx) < 0)
+                return -1;
+        if (ret_time)
+                *ret_time = t;
+        if (ret_index)
+                *ret_index = idx;
+        return now > t ? (int64_t) (now - t) : 0;
+}
+
 long ha_heartbeat_fresh(const char *dir, int64_t timeout_s) {
         time_t t;
         uint64_t idx;

@@ -74,6 +74,10 @@ int ha_marker_seen(const char *dir, const char *unit, const char *token);
  * there is none (one controller, or never in charge), -EINVAL for a malformed file. */
 int ha_heartbeat_read(const char *dir, time_t *ret_time, uint64_t *ret_index);
 
+/* The heartbeat's age at now in seconds (0 when it is from the future: a writer's clock ahead),
+ * with its time and writer when ret_* are given; -1 when there is none (dir NULL, unreadable). */
+int64_t ha_heartbeat_age(const char *dir, time_t now, time_t *ret_time, uint64_t *ret_index);
+
 /* The index in charge: the heartbeat's writer when the heartbeat is at most timeout_s old, else
  * -1 (none, stale, unreadable; dir NULL). */
 long ha_heartbeat_fresh(const char *dir, int64_t timeout_s);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <pwd.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "util/banned.h"
 
@@ -82,4 +83,13 @@ int node_paths_guard(const struct charm_paths *p, const char *node_name, struct 
         if (r < 0)
                 return r;
         return unsafe ? 1 : 0;
+}
+
+bool node_paths_judged_since(const struct charm_paths *p, const struct timespec *t) {
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        _cleanup_free_ char *path = xasprintf("%s/%s", dir, NODE_PATHS_JUDGED_FILE);
+        struct stat st;
+        if (stat(path, &st) < 0)
+                return false;
+        return st.st_mtim.tv_sec > t->tv_sec || (st.st_mtim.tv_sec == t->tv_sec && st.st_mtim.tv_nsec >= t->tv_nsec);
 }

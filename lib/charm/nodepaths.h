@@ -26,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "charm/charm.h"
 #include "slurm/nodes.h"
@@ -53,6 +54,8 @@ bool node_paths_reason_ours(const char *reason);
  * (charm/nodefollow.h) takes what a handler run judged as its baseline only when the run wrote
  * it, so a run that returned before judging hides nothing. */
 #define NODE_PATHS_JUDGED_FILE "nodepaths-judged"
+/* Whether node_paths_guard() judged since t (its record's mtime; p NULL: this machine). */
+bool node_paths_judged_since(const struct charm_paths *p, const struct timespec *t);
 /* The guard for this unit's node (its record in *node, refreshed when changed): reads the
  * configuration slurmd runs with (slurm/client.h), checks it, drains or resumes the node as
  * described above. 1 unsafe (why set, the node drained), 0 safe or nothing to check, or a

@@ -387,11 +387,9 @@ static void standby_tick(struct sentinel *s) {
         s->held = standby_record_read(NULL, &since) != 0;
         time_t now = time(NULL);
         unsigned t = slurm_client_ctl_timeout();
-        const char *dir = slurm_client_state_dir();
         time_t beat = 0;
-        uint64_t writer = 0;
-        bool have = dir && ha_heartbeat_read(dir, &beat, &writer) >= 0;
-        int64_t age = have ? (now > beat ? (int64_t) (now - beat) : 0) : -1;
+        int64_t age = ha_heartbeat_age(slurm_client_state_dir(), now, &beat, NULL);
+        bool have = age >= 0;
         if (!s->held) {
                 /* ended by the charm's run (its own look found no controller in charge for T) */
                 if (was_held && (age < 0 || age > (int64_t) t)) {
@@ -466,8 +464,7 @@ static void take_tick(struct sentinel *s) {
          * wrote the heartbeat for T, as Slurm's own backup would */
         time_t beat = 0;
         uint64_t writer = 0;
-        const char *dir = slurm_client_state_dir();
-        bool have = dir && ha_heartbeat_read(dir, &beat, &writer) >= 0 && writer <= LONG_MAX;
+        bool have = ha_heartbeat_age(slurm_client_state_dir(), now, &beat, &writer) >= 0 && writer <= LONG_MAX;
         enum standby_take next = standby_take_next(now, s->take_since, t, s->self, s->n_ctl, have, beat,
                 have ? (long) writer : -1, s->released_beat);
         if (next == STANDBY_TAKE_WAIT)
@@ -489,8 +486,8 @@ static void take_tick(struct sentinel *s) {
                         logf_(s, "standby hold: a controller writes the heartbeat again (late, not lost): "
                                  "slurmctld stopped, held again%s%s",
                                 r < 0 ? ", but " : "", r < 0 ? e.buf : "");
-                        poke(s, "standby hold: a controller writes the heartbeat again");
-                } else if (next == STANDBY_TAKE_RECHECK)
+                }
+                if (next == STANDBY_TAKE_RECHECK)
                         poke(s, "standby hold: a controller writes the heartbeat again");
                 s->take_since = 0;
                 s->take_failed = false;

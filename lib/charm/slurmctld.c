@@ -1413,12 +1413,12 @@ static int standby_gate(struct juju_ctx *ctx, const struct charm_paths *paths, s
         /* the sentinel ended the hold ahead of SlurmctldTimeout (charm/standby.h): this unit's
          * slurmctld is left to start (or run) while no heartbeat was written since; one written
          * again voids that (a late controller, not a lost one) and the hold comes back */
+        time_t now = time(NULL), beat_now = 0;
+        int64_t age = ha_heartbeat_age(in->state_dir, now, &beat_now, NULL);
         {
-                time_t when = 0, beat_then = 0, beat_now = 0;
-                uint64_t writer = 0;
+                time_t when = 0, beat_then = 0;
                 if (standby_early_read(paths, &when, &beat_then) > 0) {
-                        bool have = ha_heartbeat_read(in->state_dir, &beat_now, &writer) >= 0;
-                        if (standby_early_valid(time(NULL), when, beat_then, have, beat_now, (unsigned) in->cfg_timeout))
+                        if (standby_early_valid(now, when, beat_then, age >= 0, beat_now, (unsigned) in->cfg_timeout))
                                 return standby_record_clear(paths, err);
                         r = standby_early_clear(paths, err);
                         if (r < 0)
@@ -1438,14 +1438,6 @@ static int standby_gate(struct juju_ctx *ctx, const struct charm_paths *paths, s
         /* the heartbeat's age: a late one keeps the hold without the query, which would wait on
          * a controller that may be lost past the sentinel's early end (review 11, F1); else the
          * query is bounded by the time left before that end */
-        int64_t age = 0;
-        {
-                time_t beat = 0;
-                uint64_t writer = 0;
-                time_t now = time(NULL);
-                if (ha_heartbeat_read(in->state_dir, &beat, &writer) >= 0 && now > beat)
-                        age = (int64_t) (now - beat);
-        }
         int n;
         if (standby_heartbeat_late(age, (unsigned) in->cfg_timeout)) {
                 n = -ETIMEDOUT;

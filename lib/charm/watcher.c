@@ -17,7 +17,6 @@
 #include <ctype.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "util/banned.h"
@@ -139,16 +138,6 @@ static const char *last_line(struct strbuf *s) {
         strbuf_rtrim(s);
         const char *nl = strrchr(s->buf, '\n');
         return nl ? nl + 1 : s->buf;
-}
-
-/* Whether the reconcile judged the programs since t (charm/nodepaths.h's record). */
-static bool judged_since(const struct timespec *t) {
-        _cleanup_free_ char *dir = charm_path(NULL, CHARM_PATH_STATE_DIR);
-        _cleanup_free_ char *path = xasprintf("%s/%s", dir, NODE_PATHS_JUDGED_FILE);
-        struct stat st;
-        if (stat(path, &st) < 0)
-                return false;
-        return st.st_mtim.tv_sec > t->tv_sec || (st.st_mtim.tv_sec == t->tv_sec && st.st_mtim.tv_nsec >= t->tv_nsec);
 }
 
 /* One handler run: 0 when it exited 0, else its exit status or negative errno. */
@@ -354,7 +343,7 @@ int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
                         struct timespec run_start;
                         clock_gettime(CLOCK_REALTIME, &run_start);
                         r = run_handler(&l, state);
-                        if (have_before && judged_since(&run_start))
+                        if (have_before && node_paths_judged_since(NULL, &run_start))
                                 nodefollow_rebase_verdict(&l.nf, before);
                         l.runs++;
                         if (r != 0 && ++l.failures <= WATCHER_RETRIES)
