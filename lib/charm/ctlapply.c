@@ -352,7 +352,7 @@ static int push_update(const struct ctl_apply_opts *o, const char *conf, size_t 
         int busy = slurm_jobs_holding_nodes(&jerr);
         if (busy > 0) {
                 strbuf_addf(&ret->push_note,
-                        "slurm.conf reaches the compute nodes once no job runs (%d job%s holding nodes)",
+                        "slurm.conf reaches each busy compute node once its jobs end (%d job%s holding nodes)",
                         busy, busy == 1 ? "" : "s");
                 return 0;
         }

@@ -19,6 +19,7 @@
 void nodecfg_mark_done(struct nodecfg_mark *m) {
         if (!m)
                 return;
+        free(m->what);
         free(m->node);
         free(m->reason);
         free(m->prior_reason);
@@ -27,6 +28,8 @@ void nodecfg_mark_done(struct nodecfg_mark *m) {
 
 char *nodecfg_mark_format(const struct nodecfg_mark *m) {
         cJSON *o = cJSON_CreateObject();
+        if (m->what)
+                cJSON_AddStringToObject(o, "what", m->what);
         cJSON_AddStringToObject(o, "node", strempty(m->node));
         cJSON_AddStringToObject(o, "reason", strempty(m->reason));
         cJSON_AddNumberToObject(o, "pid", (double) m->pid);
@@ -47,6 +50,7 @@ char *nodecfg_mark_format(const struct nodecfg_mark *m) {
 
 int nodecfg_mark_parse(const char *text, struct nodecfg_mark *ret) {
         cJSON *o = text ? cJSON_Parse(text) : NULL;
+        const cJSON *what = cJSON_GetObjectItemCaseSensitive(o, "what");
         const cJSON *node = cJSON_GetObjectItemCaseSensitive(o, "node");
         const cJSON *reason = cJSON_GetObjectItemCaseSensitive(o, "reason");
         const cJSON *pid = cJSON_GetObjectItemCaseSensitive(o, "pid");
@@ -60,13 +64,14 @@ int nodecfg_mark_parse(const char *text, struct nodecfg_mark *ret) {
                 !cJSON_IsString(reason) || isempty(reason->valuestring) || !cJSON_IsNumber(pid) ||
                 pid->valuedouble < 1 || pid->valuedouble > 4194304 || !cJSON_IsString(start) ||
                 !cJSON_IsNumber(ps) || ps->valuedouble < 0 || ps->valuedouble > 4294967295.0 ||
-                (pr && !cJSON_IsString(pr)))
+                (pr && !cJSON_IsString(pr)) || (what && (!cJSON_IsString(what) || isempty(what->valuestring))))
                 goto out;
         errno = 0;
         st = strtoull(start->valuestring, &end, 10);
         if (errno || !end || *end || end == start->valuestring)
                 goto out;
         *ret = (struct nodecfg_mark){
+                .what = xstrdup(what ? what->valuestring : NODECFG_MARK_NODE_CONFIG),
                 .node = xstrdup(node->valuestring),
                 .reason = xstrdup(reason->valuestring),
                 .pid = (pid_t) pid->valuedouble,
@@ -80,11 +85,12 @@ out:
         return r;
 }
 
-int nodecfg_mark_store(const struct charm_paths *p, const struct slurm_node *saved, const char *reason,
-        struct strbuf *err) {
+int nodecfg_mark_store(const struct charm_paths *p, const struct slurm_node *saved, const char *what,
+        const char *reason, struct strbuf *err) {
         unsigned long long start = 0;
         (void) proc_pid_stat(getpid(), &start, NULL);
         const struct nodecfg_mark m = {
+                .what = (char *) what,
                 .node = saved->name,
                 .reason = (char *) reason,
                 .pid = getpid(),
@@ -115,7 +121,7 @@ int nodecfg_mark_recover(const struct charm_paths *p, const struct slurm_node *n
                 return 1;
         }
         if (proc_pid_alive(m.pid, m.start)) {
-                strbuf_addf(note, "node-config still runs (pid %d)", (int) m.pid);
+                strbuf_addf(note, "%s still runs (pid %d)", m.what, (int) m.pid);
                 return 0;
         }
         if (now && streq_ptr(now->name, m.node) && slurm_state_drain(now->state) != SLURM_DRAIN_NONE &&
@@ -128,16 +134,17 @@ int nodecfg_mark_recover(const struct charm_paths *p, const struct slurm_node *n
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
                 r = slurm_node_restore(&prior, &e);
                 if (r < 0) {
-                        strbuf_addf(err, "node %s: putting back the state node-config had drained it from: %s",
-                                m.node, e.buf);
+                        strbuf_addf(err, "node %s: putting back the state %s had drained it from: %s", m.node,
+                                m.what, e.buf);
                         return r;
                 }
-                strbuf_addf(note, "node-config was interrupted: node %s is back as it was before it (%s); run it again",
+                strbuf_addf(note, "%s was interrupted: node %s is back as it was before it (%s)%s", m.what,
                         m.node,
                         slurm_state_drain(m.prior_state) != SLURM_DRAIN_NONE ? "drained by its earlier reason"
-                                                                              : "its drain lifted");
+                                                                              : "its drain lifted",
+                        streq(m.what, NODECFG_MARK_NODE_CONFIG) ? "; run it again" : "");
         } else
-                strbuf_addf(note, "node-config was interrupted; node %s no longer has its drain: nothing to undo",
+                strbuf_addf(note, "%s was interrupted; node %s no longer has its drain: nothing to undo", m.what,
                         m.node);
         nodecfg_mark_clear(p);
         return 1;

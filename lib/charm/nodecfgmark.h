@@ -15,6 +15,10 @@
  * puts the node back as it was before, when the node still has the action's reason (an
  * admin's drain since then stays), removes the file and says so.
  *
+ * The slurm.conf push to an idle compute node (charm/confpush.h) drains its node the same way,
+ * for a few seconds, from a hook or the watcher's run: its record names it (what), and a
+ * reconcile after a killed run undoes its drain the same way.
+ *
  * Ownership: struct nodecfg_mark owns its strings (nodecfg_mark_done). */
 #pragma once
 
@@ -29,6 +33,9 @@
 #define NODECFG_MARK_FILE "node-config.drain"
 
 struct nodecfg_mark {
+        char *what;               /* who drained: "node-config", or the slurm.conf push
+                                   * (charm/confpush.h) that drains the same way; a record without
+                                   * it is node-config's */
         char *node;
         char *reason;             /* the reason the action set */
         pid_t pid;                /* the action's process */
@@ -43,9 +50,12 @@ char *nodecfg_mark_format(const struct nodecfg_mark *m);
 /* Parses text into *ret: 0, or -EINVAL (ret untouched). */
 int nodecfg_mark_parse(const char *text, struct nodecfg_mark *ret);
 
-/* Records that this process drains saved->name with reason (saved: the node before). */
-int nodecfg_mark_store(const struct charm_paths *p, const struct slurm_node *saved, const char *reason,
-        struct strbuf *err);
+/* Records that this process (what: "node-config", NODECFG_MARK_PUSH) drains saved->name with
+ * reason (saved: the node before). */
+#define NODECFG_MARK_NODE_CONFIG "node-config"
+#define NODECFG_MARK_PUSH "the slurm.conf push"
+int nodecfg_mark_store(const struct charm_paths *p, const struct slurm_node *saved, const char *what,
+        const char *reason, struct strbuf *err);
 /* Removes the record (the action ends). */
 void nodecfg_mark_clear(const struct charm_paths *p);
 

@@ -8,6 +8,7 @@
 #include "charm/accounting.h"
 #include "charm/sentinel.h"
 #include "charm/standby.h"
+#include "charm/confpush.h"
 #include "proc/proc.h"
 #include "charm/authkey.h"
 #include "charm/cgroupconf.h"
@@ -644,6 +645,26 @@ static bool is_unit_event_on_slurmd(const struct juju_env *env) {
                         streq(env->relation_event, "departed"));
 }
 
+/* Leader, its slurmctld in charge: the hash of the file that daemon read (what configless
+ * compute nodes fetch) in every slurmd relation's app bag, so that each compute unit looks at
+ * once whether its slurmd runs it (charm/confpush.h). Not known: left as it is. */
+static int publish_conf_hash(struct juju_ctx *ctx, const struct ctl_inputs *in, struct strbuf *err) {
+        uint32_t h = 0;
+        if (slurm_ctl_conf_hash(&h, NULL) < 0)
+                return 0; /* the next reconcile publishes it */
+        char text[9];
+        confpush_hash_text(h, text);
+        for (size_t i = 0; i < in->slurmd_rels.n; i++) {
+                const cJSON *mine;
+                int r = juju_relation_get(ctx, in->slurmd_rels.v[i], juju_env(ctx)->app, &mine, err);
+                if (r >= 0)
+                        r = charm_bag_update(ctx, in->slurmd_rels.v[i], true, mine, CONFPUSH_KEY, text, err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 /* Leader: auth_key_id and controllers in every slurmd relation's app bag (secret granted), and
  * what slurmdbd needs in the accounting relation's (charm/accounting.h). */
 static int publish(
@@ -1244,6 +1265,12 @@ static void role_line(long self, const char *state_dir, int64_t timeout, char *c
         long boss = ha_heartbeat_fresh(state_dir, timeout);
         ha_role_message(self, boss < (long) n ? boss : -1, hosts, n, out);
         ha_app_message(boss < (long) n ? boss : -1, hosts, n, app);
+        /* a timeout too short for a failover to keep a job's end: said on every unit and on
+         * the application (charm/standby.h) */
+        if (timeout > 0 && timeout <= 3600) {
+                standby_timeout_note((unsigned) timeout, n, out);
+                standby_timeout_note((unsigned) timeout, n, app);
+        }
 }
 
 /* The application's message: the unit's with its role line replaced by the application's
@@ -2088,6 +2115,17 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (r < 0) {
                 charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmctld not answering: %s", e.buf);
                 return 0;
+        }
+        /* asked of the controller in charge only when that is this unit's (a standby listed
+         * first would hold the call for 1.5 x SlurmctldTimeout); not while the leader's own push
+         * is due with no job running (its reconfigure, within seconds, gives every node the file:
+         * a restart of each slurmd as well would only cost a drain each) */
+        _cleanup_free_ char *push_file = ctl_state_path(&o->paths, CTL_PUSH_FILE);
+        bool push_soon = access(push_file, F_OK) == 0 && applied.push_note.len == 0;
+        if (in.leader && in_charge && !push_soon) {
+                r = publish_conf_hash(ctx, &in, err);
+                if (r < 0)
+                        return r;
         }
         r = role_store(&o->paths, &in, err);
         if (r < 0)

@@ -45,6 +45,8 @@ struct sd_inputs {
         char *node_name;
         struct strbuf defaults; /* /etc/default/slurmd */
         struct strv gpus;       /* this machine's GPU device files (charm/gres.h) */
+        bool have_conf_hash;    /* the leader published the hash of the file slurmctld runs */
+        uint32_t conf_hash;     /* (charm/confpush.h) */
 };
 #define SD_INPUTS_INIT                                                                                 \
         {                                                                                              \

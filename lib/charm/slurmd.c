@@ -9,6 +9,7 @@
 #include "charm/nodecfgmark.h"
 #include "charm/slurmd-internal.h"
 #include "charm/authkey.h"
+#include "charm/confpush.h"
 #include "charm/gres.h"
 #include "charm/nodeconf.h"
 #include "charm/nodeprogs.h"
@@ -324,6 +325,18 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
                         out, JUJU_STATUS_BLOCKED, "relation with \"%s\": %s", in->remote_app, e.buf);
                 return 1;
         }
+        /* the hash of the file slurmctld runs (charm/confpush.h): a hint that a restart may be
+         * owed, checked with the controller before anything is done; a bad value does nothing
+         * and is said in debug-log */
+        {
+                const char *h = charm_bag_string(bag, CONFPUSH_KEY);
+                if (confpush_hash_parse(h, &in->conf_hash) == 0)
+                        in->have_conf_hash = true;
+                else if (!isempty(h))
+                        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                                "relation with \"%s\": %s is not a slurm.conf hash (8 hex digits): ignored",
+                                in->remote_app, CONFPUSH_KEY);
+        }
         /* the key: checked before anything is written */
         {
                 _cleanup_free_ char *v = NULL;
@@ -519,6 +532,125 @@ static int answer_programs(struct juju_ctx *ctx, const struct slurmd_opts *o, st
         return r;
 }
 
+/* The slurm.conf push to this node (charm/confpush.h), with the node as slurmctld has it
+ * (refreshed when slurmd was restarted). What waits is said in note. 0, or a negative errno
+ * (systemd failed: the hook fails). */
+static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *bus, const struct sd_inputs *in,
+        struct slurm_node *node, struct strbuf *note, struct strbuf *err) {
+        uint32_t fetched = 0, running = 0;
+        if (!in->have_conf_hash || confpush_fetched_hash(&o->paths, &fetched) < 0 || fetched == in->conf_hash)
+                return 0;
+        /* the published value is a hint: the controller in charge says what it serves */
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        if (slurm_ctl_conf_hash(&running, &e) < 0)
+                return 0; /* the next run asks again */
+        struct confpush_view v = {
+                .running = running,
+                .fetched = fetched,
+                .now = time(NULL),
+                .down = slurm_state_down(node->state) || !slurm_state_registered(node->state),
+                .busy = slurm_state_busy(node->state),
+        };
+        _cleanup_free_ char *rec = NULL;
+        if (charm_state_note_read(&o->paths, CONFPUSH_RECORD_FILE, &rec) > 0 &&
+                confpush_record_parse(rec, &v.record_hash, &v.record_time) == 0)
+                v.record = true;
+        struct slurm_job_list jobs = { 0 };
+        v.jobs = slurm_jobs_on_node(node->name, &jobs, &e);
+        slurm_job_list_done(&jobs);
+        char want[9];
+        confpush_hash_text(running, want);
+        switch (confpush_next(&v)) {
+        case CONFPUSH_NONE:
+                return 0;
+        case CONFPUSH_STUCK:
+                strbuf_addf(note,
+                        "; slurm.conf: slurmd fetched another file than slurmctld runs (%s) after a restart for "
+                        "it; tried again %d min after that restart",
+                        want, CONFPUSH_RETRY_S / 60);
+                return 0;
+        case CONFPUSH_WAIT_DOWN:
+                strbuf_addf(note, "; slurmctld runs a new slurm.conf: slurmd fetches it once node %s is up",
+                        node->name);
+                return 0;
+        case CONFPUSH_WAIT_JOBS:
+                strbuf_addstr(note, "; slurmctld runs a new slurm.conf: slurmd fetches it once no job runs here");
+                return 0;
+        case CONFPUSH_RESTART:
+                break;
+        }
+        /* drained for the restart's window (a job scheduled then would have its launch fail),
+         * recorded so that a run killed half way has its drain undone (nodecfgmark.h); a node
+         * drained already takes no job and keeps its drain */
+        bool drain = slurm_state_drain(node->state) == SLURM_DRAIN_NONE;
+        int r;
+        if (drain) {
+                _cleanup_free_ char *reason = xasprintf("%s (unit %s)", CONFPUSH_DRAIN_REASON, juju_env(ctx)->unit);
+                r = nodecfg_mark_store(&o->paths, node, NODECFG_MARK_PUSH, reason, err);
+                if (r < 0)
+                        return r;
+                strbuf_reset(&e);
+                if (slurm_node_drain(node->name, reason, &e) < 0) {
+                        nodecfg_mark_clear(&o->paths);
+                        strbuf_addf(note, "; slurmctld runs a new slurm.conf: node %s not drained for the restart (%s)",
+                                node->name, e.buf);
+                        return 0;
+                }
+                /* a job scheduled between the look and the drain: put back, wait for it */
+                int n = slurm_jobs_on_node(node->name, &jobs, &e);
+                slurm_job_list_done(&jobs);
+                if (n != 0) {
+                        strbuf_reset(&e);
+                        if (slurm_node_restore(node, &e) < 0)
+                                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "node %s: drain not lifted: %s",
+                                        node->name, e.buf);
+                        else
+                                nodecfg_mark_clear(&o->paths);
+                        strbuf_addstr(note,
+                                "; slurmctld runs a new slurm.conf: slurmd fetches it once no job runs here");
+                        return 0;
+                }
+        }
+        say_maintenance(ctx, "restarting slurmd: slurmctld runs a new slurm.conf (the node is idle)");
+        time_t since = time(NULL);
+        r = unit_restart(bus, "slurmd.service", sd_unit_timeout(o), err);
+        if (r >= 0) {
+                _cleanup_free_ char *text = confpush_record_format(running, since);
+                r = charm_state_note_write(&o->paths, CONFPUSH_RECORD_FILE, text, false, err);
+        }
+        struct slurm_node after = { 0 };
+        strbuf_reset(&e);
+        int w = r < 0 ? r : sd_wait_registered(node->name, since, sd_register_timeout(o), &after, &e);
+        slurm_node_done(&after);
+        if (drain) {
+                _cleanup_strbuf_ struct strbuf re = STRBUF_INIT;
+                if (slurm_node_restore(node, &re) < 0)
+                        /* the record stays: the next reconcile puts the node back */
+                        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "node %s: drain for the restart not lifted: %s",
+                                node->name, re.buf);
+                else
+                        nodecfg_mark_clear(&o->paths);
+        }
+        if (r < 0)
+                return r;
+        if (w < 0)
+                strbuf_addf(note, "; slurmd restarted for the new slurm.conf, not registered yet: %s", e.buf);
+        else {
+                char had[9];
+                confpush_hash_text(fetched, had);
+                (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
+                        "slurmd restarted to fetch the slurm.conf slurmctld runs (%s; it had %s)%s", want, had,
+                        drain ? ", its node drained for the restart and put back" : "");
+        }
+        struct slurm_node again = { 0 };
+        strbuf_reset(&e);
+        if (slurm_node_get(node->name, &again, &e) >= 0) {
+                slurm_node_done(node);
+                *node = again;
+        }
+        return 0;
+}
+
 int slurmd_reconcile(
         struct juju_ctx *ctx, const struct slurmd_opts *o, struct charm_outcome *out, struct strbuf *err) {
         __attribute__((__cleanup__(sd_inputs_done))) struct sd_inputs in = SD_INPUTS_INIT;
@@ -707,6 +839,16 @@ int slurmd_reconcile(
                 slurm_node_done(&node);
                 return r;
         }
+        /* a new slurm.conf on the controller: fetched once this node is idle (confpush.h); not
+         * by a slurmd just started (it fetched), nor into a file naming a program unsafe here */
+        _cleanup_strbuf_ struct strbuf push_note = STRBUF_INIT;
+        if (!fetch_awaited && live_unsafe <= 0) {
+                r = conf_push(ctx, o, bus, &in, &node, &push_note, err);
+                if (r < 0) {
+                        slurm_node_done(&node);
+                        return r;
+                }
+        }
         /* the programs and files slurm.conf names for slurmd, on this machine (nodepaths.h) */
         _cleanup_strbuf_ struct strbuf unsafe = STRBUF_INIT;
         r = node_paths_guard(&o->paths, in.node_name, &node, &unsafe, err);
@@ -722,6 +864,7 @@ int slurmd_reconcile(
         node_status_message(node.state, node.reason, &out->message);
         if (recovered.len)
                 strbuf_addf(&out->message, "; %s", recovered.buf);
+        strbuf_addbuf(&out->message, &push_note);
         slurm_node_done(&node);
         /* nothing application-wide is wrong: the application shows its leader's status */
         out->set_app_status = in.leader;

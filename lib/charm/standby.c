@@ -23,6 +23,16 @@ unsigned standby_release_s(unsigned t) {
         return t - lead;
 }
 
+void standby_timeout_note(unsigned t, size_t n_ctl, struct strbuf *out) {
+        if (n_ctl < 2 || t >= STANDBY_HA_TIMEOUT_MIN_S)
+                return;
+        strbuf_addf(out,
+                "; slurmctld-timeout=%u is short for %zu controllers: a job that ends while the controller in "
+                "charge is lost may stay RUNNING (its end is reported within 1.5 x %u s, a failover takes about "
+                "%u s); use %u or more",
+                t, n_ctl, t, t + 7, STANDBY_HA_TIMEOUT_MIN_S);
+}
+
 unsigned standby_beat_period(unsigned t) {
         unsigned p = t / 4 < 30 ? t / 4 : 30;
         return p ? p : 1;

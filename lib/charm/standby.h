@@ -75,6 +75,15 @@
 #define STANDBY_EARLY_FILE "standby-early"
 #define STANDBY_EARLY_BACKOFF(t) ((t) * 10 > 120 ? (t) * 10 : 120)
 unsigned standby_release_s(unsigned ctl_timeout_s);
+/* The shortest SlurmctldTimeout the charm calls safe with several controllers: a job that ends
+ * while the controller in charge is lost reports its end in a window of about 1.5 T from its
+ * end (slurm_send_recv_controller_msg, 22.05 and 24.11 alike), and the successor takes control
+ * at about T + 7 s after the loss (the early end above, a 1 to 5 s start, 2 s per unreachable
+ * controller); from about 14 s the window holds it, 20 s leaves room for a slow start.
+ * standby_timeout_note appends "; <why>" to out when the cluster has n_ctl controllers and
+ * ctl_timeout_s is shorter (nothing with one controller: no failover, no standby answers). */
+#define STANDBY_HA_TIMEOUT_MIN_S 20
+void standby_timeout_note(unsigned ctl_timeout_s, size_t n_ctl, struct strbuf *out);
 /* The heartbeat's period (Slurm's heartbeat.c: min(T/4, 30) s, at least 1). A heartbeat older
  * than two periods is late: the hold is kept without asking the controller in charge for its
  * jobs (the query would wait on a lost one for up to STANDBY_QUERY_TIMEOUT_MS, holding the

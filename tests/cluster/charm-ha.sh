@@ -27,8 +27,14 @@ js integrate slurmctld cpu >/dev/null
 settle 180
 js trigger slurmctld update-status >/dev/null
 settle
-expect_status slurmctld/0 '^active primary, in charge; 2 nodes in 1 partition$'
-expect_status slurmctld/1 '^active backup 1, [^ ]+ in charge; 2 nodes in 1 partition$'
+# slurmctld-timeout=10 is too short for a failover to keep a job's end for sure (issue 25, F2;
+# charm/standby.h): every unit says so, and the application too; the checks below allow the note
+SHORT="slurmctld-timeout=$T_OUT is short for 2 controllers: a job that ends while the controller in charge is lost may stay RUNNING \\(its end is reported within 1\\.5 x $T_OUT s, a failover takes about $((T_OUT + 7)) s\\); use 20 or more"
+expect_status slurmctld/0 "^active primary, in charge; $SHORT; 2 nodes in 1 partition\$"
+expect_status slurmctld/1 "^active backup 1, [^ ]+ in charge; $SHORT; 2 nodes in 1 partition\$"
+[[ $(app_message slurmctld) =~ ^2\ controllers,\ [^\ ]+\ in\ charge\;\ $SHORT\;\  ]] ||
+        die "application status without the short timeout's note: $(app_message slurmctld)"
+SHORT="slurmctld-timeout=$T_OUT is short for 2 controllers: [^;]+"
 [ "$(stat -c %U "$T/state")" = slurm ] || die "state dir owner: $(stat -c %U "$T/state")"
 
 # shellcheck source=tests/cluster/ha-lib.sh
@@ -70,7 +76,7 @@ settle 120
 on slurmctld/1 scontrol -o show node cpu-2 | grep -q 'State=IDLE' || die "cpu-2 did not register with the backup"
 js trigger slurmctld/1 update-status >/dev/null
 settle
-expect_status slurmctld/1 '^active backup 1, in charge; 3 nodes in 1 partition(; its slurmctld took control without its main scheduler .*)?$'
+expect_status slurmctld/1 "^active backup 1, in charge; $SHORT; 3 nodes in 1 partition(; its slurmctld took control without its main scheduler .*)?\$"
 # Slurm 22.05's takeover bug (a backup in charge may lack its main scheduler thread, fixed in
 # 23.02.4): the status says so exactly when the thread is missing (22.05 names it sched_agent);
 # 24.11 has the fix, and its status never says so
@@ -158,7 +164,7 @@ on slurmctld/1 scontrol -o show node cpu-2 2>/dev/null | grep -q 'State=IDLE' ||
         die "cpu-2 on the new primary: $(on slurmctld/1 scontrol -o show node cpu-2 2>&1)"
 js trigger slurmctld update-status >/dev/null
 settle
-expect_status slurmctld/1 '^active primary, in charge; 3 nodes in 1 partition$'
+expect_status slurmctld/1 "^active primary, in charge; $SHORT; 3 nodes in 1 partition\$"
 # the change held during the failover runs now that slurmctld/1 is the primary
 conf=$(on slurmctld/1 scontrol show config) # whole first: grep -q would end the writer early
 grep -q '^KillWait *= 31 sec' <<<"$conf" || die "KillWait after the failback: $(grep KillWait <<<"$conf")"
@@ -306,7 +312,7 @@ settle 120
 [ "$(is_leader slurmctld/2)" = True ] || die "slurmctld/2 did not become the leader"
 js trigger slurmctld update-status >/dev/null
 settle
-expect_status slurmctld/2 '^active (primary, in charge; )?3 nodes in 1 partition(; slurm.conf reaches the compute nodes once no job runs \([0-9]+ jobs? holding nodes\))?$'
+expect_status slurmctld/2 '^active (primary, in charge; )?3 nodes in 1 partition(; slurm.conf reaches each busy compute node once its jobs end \([0-9]+ jobs? holding nodes\))?$'
 [ "$(ctl_hosts slurmctld/2)" = "$(host_of slurmctld/2) " ] || die "order after the leader left: $(ctl_hosts slurmctld/2)"
 ip2=$(js exec slurmctld/2 -- hostname -I | awk '{print $1}')
 for c in cpu/0 cpu/1 cpu/2; do

@@ -113,14 +113,15 @@ push_until fetched "Epilog=/etc/slurm/scripts/epi"
 job=$(submit -o /dev/null --mem=100 --wrap true)
 wait_job_state "$job" COMPLETED 60
 log "a second program, safe on the compute machine, is published within the same settle; the"
-log "push waits for the running job and follows its end with no hook (charm/pushfollow.h)"
+log "push waits for the running job and follows its end with no hook (the compute unit's watcher:"
+log "charm/confpush.h; or the controller's: charm/pushfollow.h)"
 printf '#!/bin/sh\nexit 0\n' >"$nroot/etc/slurm/scripts/hc"
 chmod 755 "$nroot/etc/slurm/scripts/hc"
 short=$(submit -o /dev/null --mem=100 --wrap "sleep 20")
 wait_job_state "$short" RUNNING 30
 js config slurmctld slurm-conf-parameters="$good Epilog=/etc/slurm/scripts/epi HealthCheckProgram=/etc/slurm/scripts/hc HealthCheckInterval=300" >/dev/null
 settle
-expect_status slurmctld/0 '^active 1 node in 1 partition.*slurm.conf reaches the compute nodes once no job runs'
+expect_status slurmctld/0 '^active 1 node in 1 partition.*slurm.conf reaches each busy compute node once its jobs end'
 grep -qx "HealthCheckProgram=/etc/slurm/scripts/hc" "$conf" || die "HealthCheckProgram not published after cpu/0 judged it"
 n_ctl_hooks=$(hooks_of slurmctld/0)
 wait_job_state "$short" COMPLETED 60
@@ -343,8 +344,8 @@ settle
 # later restarts ("Recovered state of 2 nodes"); said in the log, the rest checked strictly
 if ctl scontrol -o show node cpu-1 >/dev/null 2>&1; then
         log "KNOWN OPEN (ghost node): cpu-1 is back after its departure: $(ctl scontrol -o show node cpu-1 | tr ' ' '\n' | grep -E '^(State|Reason)=' | tr '\n' ' ')"
-        expect_status slurmctld/0 '^active 2 nodes in 1 partition; slurm.conf reaches the compute nodes once no job runs \(1 job holding nodes\)$'
+        expect_status slurmctld/0 '^active 2 nodes in 1 partition; slurm.conf reaches each busy compute node once its jobs end \(1 job holding nodes\)$'
 else
-        expect_status slurmctld/0 '^active 1 node in 1 partition; slurm.conf reaches the compute nodes once no job runs \(1 job holding nodes\)$'
+        expect_status slurmctld/0 '^active 1 node in 1 partition; slurm.conf reaches each busy compute node once its jobs end \(1 job holding nodes\)$'
 fi
 log "ok"

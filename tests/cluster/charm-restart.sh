@@ -29,15 +29,39 @@ running=$(submit -w cpu-0 -o /dev/null --wrap "sleep 25")
 pending=$(submit -p cpu --begin=now+1hour -o /dev/null --wrap true)
 wait_job_state "$running" RUNNING 30
 
-log "SchedulerType=sched/builtin: applied by a restart, the jobs survive"
+# fetched_on UNIT LINE: the unit's slurmd fetched a slurm.conf with that line
+fetched_on() { js exec "$1" -- grep -qx "$2" /run/slurm/conf/slurm.conf; }
+slurmd_pid() { js exec "$1" -- systemctl show -p MainPID --value slurmd; }
+# same_as_ctl UNIT: the unit's slurmd fetched the very file slurmctld runs (the charm's)
+same_as_ctl() { js exec "$1" -- cat /run/slurm/conf/slurm.conf | cmp -s - "$conf"; }
+
+log "SchedulerType=sched/builtin: applied by a restart, the jobs survive; the idle compute node"
+log "gets the file at once, the busy one once its job ended (issue 26, atk8 G6: charm/confpush.h)"
+pid0=$(slurmd_pid cpu/0)
 s=$(starts)
 js config slurmctld slurm-conf-parameters="SchedulerType=sched/builtin" >/dev/null
 settle
 [ "$(running_value SchedulerType)" = sched/builtin ] || die "running SchedulerType: $(running_value SchedulerType)"
 [ "$(starts)" = $((s + 1)) ] || die "$(($(starts) - s)) slurmctld starts, want 1"
 jobs_intact "SchedulerType"
-expect_status slurmctld/0 '^active 2 nodes in 1 partition; slurm.conf reaches the compute nodes once no job runs \(1 job holding nodes\)$'
+expect_status slurmctld/0 '^active 2 nodes in 1 partition; slurm.conf reaches each busy compute node once its jobs end \(1 job holding nodes\)$'
 ! unit_status slurmctld/0 | grep -q 'running slurmctld has' || die "running and file differ: $(unit_status slurmctld/0)"
+until_true 30 "the idle node cpu-1 did not fetch the new slurm.conf" fetched_on cpu/1 "SchedulerType=sched/builtin"
+! fetched_on cpu/0 "SchedulerType=sched/builtin" || die "the busy node cpu-0 fetched the file under its job"
+[ "$(slurmd_pid cpu/0)" = "$pid0" ] || die "cpu-0's slurmd restarted while its job ran"
+expect_status cpu/0 'slurmctld runs a new slurm.conf: slurmd fetches it once no job runs here$'
+# cpu-1 was drained for its restart and put back
+until_true 20 "cpu-1 not back to idle after its push: $(ctl scontrol -o show node cpu-1)" \
+        eval '[[ $(ctl scontrol -o show node cpu-1) == *State=IDLE* && $(ctl scontrol -o show node cpu-1) != *DRAIN* ]]'
+js debug-log --replay | grep -q 'slurmd restarted to fetch the slurm.conf slurmctld runs .*, its node drained for the restart and put back' ||
+        die "no debug-log line of cpu-1's push"
+jobs_intact "the idle node's push"
+wait_job_state "$running" COMPLETED 40
+until_true 30 "cpu-0 did not fetch the new slurm.conf after its job's end" fetched_on cpu/0 "SchedulerType=sched/builtin"
+[ "$(job_field "$running" ExitCode)" = 0:0 ] || die "job $running: exit $(job_field "$running" ExitCode)"
+until_true 20 "cpu-0's status still waits: $(unit_status cpu/0)" eval '! status_is cpu/0 "slurmd fetches it"'
+running=$(submit -w cpu-0 -o /dev/null --wrap "sleep 300")
+wait_job_state "$running" RUNNING 30
 
 log "a file slurmctld refuses at start: rolled back, jobs intact, not tried again"
 before=$(fingerprint "$conf")
@@ -143,6 +167,13 @@ settle
 # G4: a refusal for good had no way back but deleting the charm's records by hand)
 log "the cause fixed: the action retry-refused applies the value"
 js exec slurmctld/0 -- sh -c 'printf "%s\n" "function slurm_jobcomp_log_record(job) return 0 end" >/etc/slurm/jobcomp.lua'
+# cpu-0 idle and set DOWN by an admin: its slurmd is not restarted for the new file (its
+# registration would put it back in service) until it is up again (charm/confpush.h)
+ctl scancel "$running"
+wait_job_state "$running" CANCELLED 30
+until_true 30 "cpu-0 still completing job $running" eval '[[ $(ctl sinfo -h -n cpu-0 -o %T) != comp* ]]'
+ctl scontrol update nodename=cpu-0 state=down reason="admin: bad dimm"
+pid0=$(slurmd_pid cpu/0)
 s=$(starts)
 out=$(js run slurmctld/0 retry-refused)
 log "  $(tr '\n' ' ' <<<"$out")"
@@ -153,18 +184,29 @@ settle
 expect_status slurmctld/0 '^active 2 nodes in 1 partition'
 [ "$(job_field "$running2" JobState)" = RUNNING ] || die "job $running2 $(job_field "$running2" JobState) after retry-refused"
 [ "$(job_field "$pending" JobState)" = PENDING ] || die "job $pending $(job_field "$pending" JobState) after retry-refused"
+js trigger cpu update-status >/dev/null
+settle
+[ "$(slurmd_pid cpu/0)" = "$pid0" ] || die "cpu-0's slurmd restarted while DOWN"
+! fetched_on cpu/0 "JobCompType=jobcomp/lua" || die "cpu-0 fetched the new file while DOWN"
+[[ $(ctl scontrol -o show node cpu-0) == *State=DOWN*"Reason=admin: bad dimm"* ]] ||
+        die "cpu-0 no longer DOWN by the admin: $(ctl scontrol -o show node cpu-0)"
+expect_status cpu/0 'slurmctld runs a new slurm.conf: slurmd fetches it once node cpu-0 is up$'
+! fetched_on cpu/1 "JobCompType=jobcomp/lua" || die "cpu-1 fetched the new file under its job"
+# up again: its watcher sees the state word change and the push follows, with no hook
+ctl scontrol update nodename=cpu-0 state=resume
+until_true 40 "cpu-0 did not fetch the new slurm.conf once it was up" fetched_on cpu/0 "JobCompType=jobcomp/lua"
+until_true 20 "cpu-0 not idle after its push: $(ctl scontrol -o show node cpu-0)" \
+        eval '[[ $(ctl scontrol -o show node cpu-0) == *State=IDLE* && $(ctl scontrol -o show node cpu-0) != *DRAIN* ]]'
 js config slurmctld slurm-conf-parameters="SchedulerType=sched/builtin" >/dev/null
 settle
 expect_status slurmctld/0 '^active 2 nodes in 1 partition'
+log "the last running job ends: its node gets the file slurmctld runs"
+! same_as_ctl cpu/1 || die "cpu-1 has the file slurmctld runs already, under its job"
 ctl scancel "$running2"
-# (its end, epilog included, before the last step: the push waits for no job holding a node)
 wait_job_state "$running2" CANCELLED 30
-until_true 30 "cpu-1 still completing job $running2" eval '[[ $(ctl sinfo -h -n cpu-1 -o %T) != comp* ]]'
-
-log "the running job ends: the compute nodes get the file"
-wait_job_state "$running" COMPLETED 40
+until_true 40 "cpu-1 did not fetch the slurm.conf slurmctld runs after its job's end" same_as_ctl cpu/1
+same_as_ctl cpu/0 || die "cpu-0 (idle) does not have the slurm.conf slurmctld runs"
 until_true 30 "a node still completing a job" eval '[[ $(ctl sinfo -h -o %T) != *comp* ]]'
-[ "$(job_field "$running" ExitCode)" = 0:0 ] || die "job $running: exit $(job_field "$running" ExitCode)"
 js trigger slurmctld update-status >/dev/null
 settle
 expect_status slurmctld/0 '^active 2 nodes in 1 partition$'

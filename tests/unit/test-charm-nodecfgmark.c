@@ -43,6 +43,15 @@ static void test_format_parse(void **state) {
         _cleanup_(nodecfg_mark_done) struct nodecfg_mark b2 = { 0 };
         assert_int_equal(nodecfg_mark_parse(t2, &b2), 0);
         assert_null(b2.prior_reason);
+        /* a record without "what" (written before it existed) is node-config's */
+        assert_string_equal(b2.what, NODECFG_MARK_NODE_CONFIG);
+        assert_string_equal(back.what, NODECFG_MARK_NODE_CONFIG);
+        /* the push's own */
+        const struct nodecfg_mark w = { .what = NODECFG_MARK_PUSH, .node = "a", .reason = "r", .pid = 1, .start = 5 };
+        _cleanup_free_ char *t3 = nodecfg_mark_format(&w);
+        _cleanup_(nodecfg_mark_done) struct nodecfg_mark b3 = { 0 };
+        assert_int_equal(nodecfg_mark_parse(t3, &b3), 0);
+        assert_string_equal(b3.what, NODECFG_MARK_PUSH);
 
         /* what is not a record */
         static const char *const bad[] = { "", "{", "[]", "{}", "null",
@@ -52,7 +61,9 @@ static void test_format_parse(void **state) {
                 "{\"node\":\"a\",\"reason\":\"r\",\"pid\":1,\"start\":1,\"prior-state\":0}",
                 "{\"node\":\"a\",\"reason\":\"r\",\"pid\":1,\"start\":\"1\",\"prior-state\":-1}",
                 "{\"node\":\"a\",\"reason\":\"r\",\"pid\":1,\"start\":\"1\",\"prior-state\":0,\"prior-reason\":3}",
-                "{\"node\":\"a\",\"pid\":1,\"start\":\"1\",\"prior-state\":0}" };
+                "{\"node\":\"a\",\"pid\":1,\"start\":\"1\",\"prior-state\":0}",
+                "{\"what\":\"\",\"node\":\"a\",\"reason\":\"r\",\"pid\":1,\"start\":\"1\",\"prior-state\":0}",
+                "{\"what\":2,\"node\":\"a\",\"reason\":\"r\",\"pid\":1,\"start\":\"1\",\"prior-state\":0}" };
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
                 struct nodecfg_mark x = { 0 };
                 if (nodecfg_mark_parse(bad[i], &x) != -EINVAL)
@@ -95,7 +106,7 @@ static void test_recover(void **state) {
         assert_int_equal(nodecfg_mark_recover(&p, NULL, &note, &err), 0); /* no record */
         assert_int_equal(note.len, 0);
 
-        assert_int_equal(nodecfg_mark_store(&p, &saved, "node-config: reconfiguring (unit cpu/0)", &err), 0);
+        assert_int_equal(nodecfg_mark_store(&p, &saved, NODECFG_MARK_NODE_CONFIG, "node-config: reconfiguring (unit cpu/0)", &err), 0);
         assert_int_equal(access(path, F_OK), 0);
         /* the action (this process) still runs: nothing undone, the record stays */
         assert_int_equal(nodecfg_mark_recover(&p, NULL, &note, &err), 0);
@@ -125,7 +136,7 @@ static void test_recover(void **state) {
         assert_int_equal(access(path, F_OK), -1);
 
         /* clear: gone, and again is harmless */
-        assert_int_equal(nodecfg_mark_store(&p, &saved, "r", &err), 0);
+        assert_int_equal(nodecfg_mark_store(&p, &saved, NODECFG_MARK_PUSH, "r", &err), 0);
         nodecfg_mark_clear(&p);
         assert_int_equal(access(path, F_OK), -1);
         nodecfg_mark_clear(&p);

@@ -45,6 +45,27 @@ static void test_job_old(void **state) {
 
 /* The hold ends ahead of SlurmctldTimeout by min(T/2, 10 s), and never within two heartbeat
  * periods (min(T/4, 30) s) of the last beat. */
+/* The status says when SlurmctldTimeout is too short for a failover to keep a job's end: only
+ * with several controllers, below STANDBY_HA_TIMEOUT_MIN_S. */
+static void test_timeout_note(void **state) {
+        struct strbuf sb = STRBUF_INIT;
+        standby_timeout_note(10, 1, &sb);
+        assert_int_equal(sb.len, 0);
+        standby_timeout_note(STANDBY_HA_TIMEOUT_MIN_S, 3, &sb);
+        assert_int_equal(sb.len, 0);
+        standby_timeout_note(120, 2, &sb);
+        assert_int_equal(sb.len, 0);
+        standby_timeout_note(STANDBY_HA_TIMEOUT_MIN_S - 1, 2, &sb);
+        assert_non_null(strstr(sb.buf, "; slurmctld-timeout=19 is short for 2 controllers"));
+        strbuf_reset(&sb);
+        standby_timeout_note(10, 3, &sb);
+        assert_string_equal(sb.buf,
+                "; slurmctld-timeout=10 is short for 3 controllers: a job that ends while the controller in "
+                "charge is lost may stay RUNNING (its end is reported within 1.5 x 10 s, a failover takes "
+                "about 17 s); use 20 or more");
+        strbuf_release(&sb);
+}
+
 static void test_release(void **state) {
         assert_int_equal(standby_release_s(10), 5);
         assert_int_equal(standby_release_s(20), 10);
@@ -259,6 +280,7 @@ int main(void) {
                 cmocka_unit_test(test_job_lacks),
                 cmocka_unit_test(test_joined),
                 cmocka_unit_test(test_record),
+                cmocka_unit_test(test_timeout_note),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
