@@ -40,40 +40,86 @@ int confpush_hash_parse(const char *s, uint32_t *ret) {
 
 enum confpush_step confpush_next(const struct confpush_view *v) {
         if (v->fetched == v->running)
-                return CONFPUSH_NONE;
-        if (v->record && v->record_hash == v->running && v->now >= v->record_time &&
-                v->now - v->record_time < CONFPUSH_RETRY_S)
-                return CONFPUSH_STUCK;
+                return v->held ? CONFPUSH_RELEASE : CONFPUSH_NONE;
+        /* restarted for this very file and fetched this very copy: a restart more would fetch
+         * it again (a controller that serves other bytes than it hashes, review 12 F2) */
+        if (v->record && v->record_running == v->running && v->record_fetched == v->fetched)
+                return v->held ? CONFPUSH_RELEASE : CONFPUSH_STUCK;
         if (v->down)
                 return CONFPUSH_WAIT_DOWN;
-        if (v->busy || v->jobs != 0)
-                return CONFPUSH_WAIT_JOBS; /* a job holds it, or nobody knows */
+        if (v->busy || v->jobs != 0) {
+                /* a job holds it, or nobody knows */
+                if (!v->held && v->behind_since > 0 && v->now >= v->behind_since &&
+                        v->now - v->behind_since >= CONFPUSH_DRAIN_AFTER_S)
+                        return CONFPUSH_HOLD;
+                return CONFPUSH_WAIT_JOBS;
+        }
         return CONFPUSH_RESTART;
 }
 
-char *confpush_record_format(uint32_t hash, time_t when) {
-        char h[9];
-        confpush_hash_text(hash, h);
-        return xasprintf("%s %lld\n", h, (long long) when);
+char *confpush_record_format(uint32_t running, uint32_t fetched, time_t when) {
+        char a[9], b[9];
+        confpush_hash_text(running, a);
+        confpush_hash_text(fetched, b);
+        return xasprintf("%s %s %lld\n", a, b, (long long) when);
 }
 
-int confpush_record_parse(const char *text, uint32_t *ret_hash, time_t *ret_when) {
-        char h[9] = { 0 };
-        long long when = 0;
-        int n = 0;
-        if (!text || sscanf(text, "%8s %lld%n", h, &when, &n) != 2 || when < 0)
+/* "<word> <word>… <number>\n": the n hash words and the number; -EINVAL otherwise. */
+static int parse_words(const char *text, size_t n, uint32_t *hashes, long long *num) {
+        if (!text)
                 return -EINVAL;
-        const char *rest = text + n;
-        while (*rest == '\n' || *rest == ' ')
-                rest++;
-        if (*rest)
+        const char *p = text;
+        for (size_t i = 0; i < n; i++) {
+                char w[9];
+                size_t len = strcspn(p, " \n");
+                if (len != 8 || p[len] != ' ')
+                        return -EINVAL;
+                memcpy(w, p, 8);
+                w[8] = 0;
+                if (confpush_hash_parse(w, &hashes[i]) < 0)
+                        return -EINVAL;
+                p += len + 1;
+        }
+        char *end = NULL;
+        if (*p < '0' || *p > '9')
                 return -EINVAL;
-        uint32_t hash;
-        if (confpush_hash_parse(h, &hash) < 0)
+        errno = 0;
+        long long v = strtoll(p, &end, 10);
+        if (errno || !end || (*end && strcmp(end, "\n") != 0))
                 return -EINVAL;
-        *ret_hash = hash;
+        *num = v;
+        return 0;
+}
+
+int confpush_record_parse(const char *text, uint32_t *ret_running, uint32_t *ret_fetched, time_t *ret_when) {
+        uint32_t h[2];
+        long long when;
+        if (parse_words(text, 2, h, &when) < 0)
+                return -EINVAL;
+        *ret_running = h[0];
+        *ret_fetched = h[1];
         *ret_when = (time_t) when;
         return 0;
+}
+
+char *confpush_behind_format(uint32_t running, time_t since) {
+        char a[9];
+        confpush_hash_text(running, a);
+        return xasprintf("%s %lld\n", a, (long long) since);
+}
+
+int confpush_behind_parse(const char *text, uint32_t *ret_running, time_t *ret_since) {
+        uint32_t h[1];
+        long long since;
+        if (parse_words(text, 1, h, &since) < 0)
+                return -EINVAL;
+        *ret_running = h[0];
+        *ret_since = (time_t) since;
+        return 0;
+}
+
+size_t confpush_hold_cap(size_t n_nodes) {
+        return n_nodes / 10 > 1 ? n_nodes / 10 : 1;
 }
 
 int confpush_fetched_hash(const struct charm_paths *p, uint32_t *ret) {

@@ -20,24 +20,28 @@
  *    a unit whose copy differs asks the controller itself before it acts (the published value
  *    is a hint: a unit never restarts for a value it only read in a bag);
  *  - a node holding a job waits (its unit's service watcher runs the reconcile at each job's
- *    end, charm/nodefollow.h), and says so in its status; a node that is DOWN or not responding
- *    waits until it is up (a registration would put an admin's DOWN node back in service,
- *    ReturnToService=2); nothing happens while the unit is paused or leaving, or while the
- *    controller's file names a program unsafe on this machine (charm/nodeprogs.h);
+ *    end, charm/nodefollow.h), and says so in its status. On a saturated cluster a node is never
+ *    seen idle (the next job starts as the epilog ends), so a node behind for
+ *    CONFPUSH_DRAIN_AFTER_S is drained (DRAINING: its jobs run on, no new one starts there) and
+ *    restarts once they ended, as `scontrol reboot ASAP` would; at most a tenth of the nodes
+ *    (at least one) are drained so at once (review 12, F1);
+ *  - a node that is DOWN, failed or not responding waits until it is up (a registration would
+ *    put an admin's DOWN node back in service, ReturnToService=2); nothing happens while the
+ *    unit is paused or leaving, or while the controller's file names a program unsafe on this
+ *    machine (charm/nodeprogs.h);
  *  - the restart: the node is drained first (a job scheduled in the restart's window would have
- *    its launch fail: a batch job requeued, an srun step refused), recorded as node-config's
- *    drain is (charm/nodecfgmark.h, so a hook killed half way has its drain undone by the next
- *    reconcile), checked again for jobs, slurmd restarted, its fresh fetch and registration
- *    awaited, and the node put back as it was (a node already drained, by an admin or the
- *    charm, is not drained again and stays drained);
- *  - no loop: CONFPUSH_RECORD_FILE keeps the hash a restart was made for and when; a restart
- *    that fetched another file is not tried again for the same hash before CONFPUSH_RETRY_S,
- *    and the status says so.
- * The leader's cluster-wide reconfigure stays (charm/ctlapply.h: it also carries the other
- * files and sets partition membership again); with every node already on the new file it is
- * one reconfigure more, nothing else. Neither side counts the other's nodes: no relation reads
- * grow with the cluster.
- *
+ *    its launch fail: a batch job requeued, an srun step refused), recorded with the node's state
+ *    before (CONFPUSH_HELD_FILE, nodecfgmark's record), checked again for jobs, slurmd restarted,
+ *    its registration awaited (slurmd_start_time after the restart), and the node put back as it
+ *    was only while it still has the push's own drain (an admin's drain or DOWN, or a health
+ *    check's, that came meanwhile stays); a run killed half way leaves the record, and the next
+ *    run goes on from it; a node drained already by someone else is restarted without a drain of
+ *    its own and keeps its drain;
+ *  - no loop: CONFPUSH_RECORD_FILE keeps, after a restart, the controller's hash it was made for
+ *    and the hash of the copy slurmd fetched then; while both are the same again nothing is
+ *    restarted (the status says so); a change of either tries again (review 12, F2: on 22.05 a
+ *    backup in charge serves the bytes it started with while its HASH_VAL is the re-read file's,
+ *    so the leader publishes nothing then: slurm_caps.takeover_serves_conf).
  * Ownership: pure functions unless they say otherwise. */
 #pragma once
 
@@ -52,7 +56,12 @@
 #define CONFPUSH_KEY "slurm-conf-hash"
 #define CONFPUSH_FETCHED_PATH "/run/slurm/conf/slurm.conf"
 #define CONFPUSH_RECORD_FILE "slurm-conf-restarted-for"
-#define CONFPUSH_RETRY_S 600
+#define CONFPUSH_HELD_FILE "slurm-conf-push.drain"
+#define CONFPUSH_BEHIND_FILE "slurm-conf-behind"
+#define CONFPUSH_DRAIN_AFTER_S 600
+/* the leader publishes nothing while its own reconfigure is due with no job running, for this
+ * long at most (that reconfigure gives every node the file within seconds) */
+#define CONFPUSH_SOON_S 120
 #define CONFPUSH_DRAIN_REASON "slurm.conf push: restarting slurmd"
 
 /* The published text of a hash ("%08x") and back: 0, or -EINVAL for anything but 8 lowercase
@@ -62,19 +71,24 @@ int confpush_hash_parse(const char *s, uint32_t *ret);
 
 enum confpush_step {
         CONFPUSH_NONE,      /* this node runs the file the controller runs (or nothing is known) */
-        CONFPUSH_RESTART,   /* behind and idle: drain, restart slurmd, put the node back */
+        CONFPUSH_RESTART,   /* behind and idle: drain (unless held), restart slurmd, put back */
         CONFPUSH_WAIT_JOBS, /* behind, a job holds the node: at the end of its jobs */
+        CONFPUSH_HOLD,      /* behind for CONFPUSH_DRAIN_AFTER_S, busy: drain it now (if the cap
+                             * allows), restart once its jobs ended */
         CONFPUSH_WAIT_DOWN, /* behind, the node DOWN, failed or not responding: once it is up */
-        CONFPUSH_STUCK,     /* a restart for this very hash fetched another file: not again yet */
+        CONFPUSH_STUCK,     /* a restart for this very hash fetched this very copy: not again */
+        CONFPUSH_RELEASE,   /* held by the push but nothing to restart for: put the node back */
 };
 
 /* What a compute unit sees. */
 struct confpush_view {
         uint32_t running;     /* the controller in charge's hash of the file it read */
         uint32_t fetched;     /* the hash of this node's configless copy */
-        bool record;          /* a restart was made for record_hash at record_time */
-        uint32_t record_hash;
-        time_t record_time;
+        bool record;          /* a restart was made for record_running and fetched record_fetched */
+        uint32_t record_running;
+        uint32_t record_fetched;
+        bool held;            /* the node has the push's own drain (its record, its reason) */
+        time_t behind_since;  /* when this node first saw itself behind running (0: now) */
         time_t now;
         bool down;            /* DOWN, FAIL or not responding (slurm_state_down/registered) */
         bool busy;            /* ALLOCATED, MIXED or COMPLETING */
@@ -82,9 +96,16 @@ struct confpush_view {
 };
 enum confpush_step confpush_next(const struct confpush_view *v);
 
-/* The record's text ("<hash> <time>\n") and back (0, or -EINVAL). */
-char *confpush_record_format(uint32_t hash, time_t when);
-int confpush_record_parse(const char *text, uint32_t *ret_hash, time_t *ret_when);
+/* The record's text ("<running> <fetched> <time>\n") and back (0, or -EINVAL). */
+char *confpush_record_format(uint32_t running, uint32_t fetched, time_t when);
+int confpush_record_parse(const char *text, uint32_t *ret_running, uint32_t *ret_fetched, time_t *ret_when);
+/* The behind note ("<running> <since>\n") and back (0, or -EINVAL). */
+char *confpush_behind_format(uint32_t running, time_t since);
+int confpush_behind_parse(const char *text, uint32_t *ret_running, time_t *ret_since);
+
+/* How many nodes may be drained by the push at once in a cluster of n_nodes: a tenth, at least
+ * one. */
+size_t confpush_hold_cap(size_t n_nodes);
 
 /* Impure: the hash of the configless copy under p's root. -ENOENT when there is none. */
 int confpush_fetched_hash(const struct charm_paths *p, uint32_t *ret);

@@ -367,8 +367,9 @@ long ctl_conf_controller_index(const char *data, size_t len, const char *host) {
 uint32_t ctl_conf_slurm_hash(const char *data, size_t len) {
         uint32_t h = 0;
         for (size_t i = 0; i < len; i++) {
-                /* the byte as Slurm's char (signed on the platforms Debian builds for) */
-                h ^= (uint32_t) ((int32_t) (signed char) data[i] * 256);
+                /* the byte as Slurm's plain char, whose sign is the platform's (signed on
+                 * amd64, unsigned on arm64): this library is built for the same one */
+                h ^= (uint32_t) ((int32_t) (char) data[i] * 256);
                 for (int bit = 0; bit < 8; bit++)
                         h = (h & 0x8000) ? (h << 1) ^ 4129u : h << 1;
         }

@@ -2120,9 +2120,17 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
          * first would hold the call for 1.5 x SlurmctldTimeout); not while the leader's own push
          * is due with no job running (its reconfigure, within seconds, gives every node the file:
          * a restart of each slurmd as well would only cost a drain each) */
+        /* (a push file older than CONFPUSH_SOON_S says that reconfigure keeps failing, and a
+         * deferred restart runs no push at all: the nodes are told then; review 12, F7) and not
+         * by a backup in charge on a Slurm whose takeover keeps serving the bytes it started
+         * with while its hash is the re-read file's (review 12, F2: every node would restart
+         * for a file nobody serves) */
         _cleanup_free_ char *push_file = ctl_state_path(&o->paths, CTL_PUSH_FILE);
-        bool push_soon = access(push_file, F_OK) == 0 && applied.push_note.len == 0;
-        if (in.leader && in_charge && !push_soon) {
+        struct stat pst;
+        bool push_soon = applied.action != CTL_APPLY_DEFERRED && applied.push_note.len == 0 &&
+                stat(push_file, &pst) == 0 && time(NULL) - pst.st_mtime < CONFPUSH_SOON_S;
+        bool serves_unknown = in.ha.self > 0 && !charm_caps(&o->paths)->takeover_serves_conf;
+        if (in.leader && in_charge && !push_soon && !serves_unknown) {
                 r = publish_conf_hash(ctx, &in, err);
                 if (r < 0)
                         return r;

@@ -532,116 +532,282 @@ static int answer_programs(struct juju_ctx *ctx, const struct slurmd_opts *o, st
         return r;
 }
 
+/* The push's drain record (CONFPUSH_HELD_FILE, nodecfgmark's text): the node's state before.
+ * 1 read, 0 none (an unreadable one is removed). */
+static int push_held_read(const struct charm_paths *p, struct nodecfg_mark *ret) {
+        _cleanup_free_ char *data = NULL;
+        if (charm_state_note_read(p, CONFPUSH_HELD_FILE, &data) <= 0)
+                return 0;
+        if (nodecfg_mark_parse(data, ret) < 0) {
+                (void) charm_state_note_remove(p, CONFPUSH_HELD_FILE, NULL);
+                return 0;
+        }
+        return 1;
+}
+
+/* Whether the node now has the push's own drain (reason) and is not DOWN. */
+static bool push_drain_is_ours(const struct slurm_node *now, const char *reason) {
+        return slurm_state_drain(now->state) != SLURM_DRAIN_NONE && !slurm_state_down(now->state) &&
+                streq_ptr(now->reason, reason);
+}
+
+/* Puts the node back as the record says it was, only while it still has the push's drain (an
+ * admin's drain or DOWN, or a health check's, that came meanwhile stays), and removes the
+ * record; the record stays when slurmctld could not be asked or told (the next run goes on). */
+static void push_release(struct juju_ctx *ctx, const struct charm_paths *p, const struct nodecfg_mark *m) {
+        struct slurm_node now = { 0 };
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        if (slurm_node_get(m->node, &now, &e) < 0) {
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "node %s: not put back after the slurm.conf push yet: %s",
+                        m->node, e.buf);
+                return;
+        }
+        bool ours = push_drain_is_ours(&now, m->reason);
+        slurm_node_done(&now);
+        if (ours) {
+                const struct slurm_node prior = { .name = m->node, .state = m->prior_state, .reason = m->prior_reason };
+                if (slurm_node_restore(&prior, &e) < 0) {
+                        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                                "node %s: not put back after the slurm.conf push yet: %s", m->node, e.buf);
+                        return;
+                }
+        } else
+                (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
+                        "node %s: its drain for the slurm.conf push was replaced meanwhile: left as it is", m->node);
+        (void) charm_state_note_remove(p, CONFPUSH_HELD_FILE, NULL);
+}
+
+/* Drains the node for the push, recorded first (a drain whose answer was lost may have
+ * happened: the record stays, and the next run sees whether the node has its reason). */
+static int push_hold(struct juju_ctx *ctx, const struct charm_paths *p, const struct slurm_node *node,
+        const char *reason, struct strbuf *why, struct strbuf *err) {
+        const struct nodecfg_mark m = {
+                .what = NODECFG_MARK_PUSH,
+                .node = node->name,
+                .reason = (char *) reason,
+                .pid = getpid(),
+                .start = 1,
+                .prior_state = node->state,
+                .prior_reason = node->reason,
+        };
+        _cleanup_free_ char *text = nodecfg_mark_format(&m);
+        int r = charm_state_note_write(p, CONFPUSH_HELD_FILE, text, false, err);
+        if (r < 0)
+                return r;
+        r = slurm_node_drain(node->name, reason, why);
+        return r < 0 ? 0 : 1;
+}
+
+/* How many nodes the push holds drained now (their reason is its own), of n nodes; -1 unknown. */
+static long push_held_count(size_t *n) {
+        struct slurm_node_list l = { 0 };
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        if (slurm_node_list(NULL, &l, &e) < 0)
+                return -1;
+        long c = 0;
+        for (size_t i = 0; i < l.n; i++)
+                if (l.v[i].reason && startswith(l.v[i].reason, CONFPUSH_DRAIN_REASON) &&
+                        slurm_state_drain(l.v[i].state) != SLURM_DRAIN_NONE)
+                        c++;
+        *n = l.n;
+        slurm_node_list_done(&l);
+        return c;
+}
+
+/* Waits (bounded) for the restarted slurmd's registration: the node answers with a
+ * slurmd_start_time at or after since. */
+static int push_wait_registered(const char *name, time_t since, int timeout_ms, struct strbuf *err) {
+        int64_t deadline = slurm_now_ms() + timeout_ms;
+        int delay = SLURM_POLL_FIRST_MS;
+        for (;;) {
+                struct slurm_node n = { 0 };
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                bool ok = slurm_node_get(name, &n, &e) >= 0 && n.slurmd_start_time >= since &&
+                        slurm_state_registered(n.state);
+                slurm_node_done(&n);
+                if (ok)
+                        return 0;
+                if (!slurm_poll_sleep(&delay, deadline)) {
+                        strbuf_addf(err, "slurmd restarted at %lld has not registered within %d ms", (long long) since,
+                                timeout_ms);
+                        return -ETIMEDOUT;
+                }
+        }
+}
+
 /* The slurm.conf push to this node (charm/confpush.h), with the node as slurmctld has it
- * (refreshed when slurmd was restarted). What waits is said in note. 0, or a negative errno
+ * (refreshed when something was done). What waits is said in note. 0, or a negative errno
  * (systemd failed: the hook fails). */
 static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *bus, const struct sd_inputs *in,
         struct slurm_node *node, struct strbuf *note, struct strbuf *err) {
         uint32_t fetched = 0, running = 0;
-        if (!in->have_conf_hash || confpush_fetched_hash(&o->paths, &fetched) < 0 || fetched == in->conf_hash)
+        _cleanup_(nodecfg_mark_done) struct nodecfg_mark held = { 0 };
+        bool have_held = push_held_read(&o->paths, &held) > 0;
+        if (confpush_fetched_hash(&o->paths, &fetched) < 0)
                 return 0;
-        /* the published value is a hint: the controller in charge says what it serves */
+        /* the published value is a hint: asked of the controller when it differs, while the
+         * push holds the node, and at update-status (a leader not in charge publishes nothing) */
+        if (!have_held && !streq_ptr(o->event, "update-status") &&
+                (!in->have_conf_hash || fetched == in->conf_hash)) {
+                (void) charm_state_note_remove(&o->paths, CONFPUSH_BEHIND_FILE, NULL);
+                return 0;
+        }
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         if (slurm_ctl_conf_hash(&running, &e) < 0)
                 return 0; /* the next run asks again */
+        char want[9];
+        confpush_hash_text(running, want);
+        _cleanup_free_ char *reason = xasprintf("%s (unit %s)", CONFPUSH_DRAIN_REASON, juju_env(ctx)->unit);
         struct confpush_view v = {
                 .running = running,
                 .fetched = fetched,
                 .now = time(NULL),
+                .held = have_held && push_drain_is_ours(node, held.reason),
                 .down = slurm_state_down(node->state) || !slurm_state_registered(node->state),
                 .busy = slurm_state_busy(node->state),
         };
+        if (have_held && !v.held && slurm_state_drain(node->state) == SLURM_DRAIN_NONE &&
+                !slurm_state_down(node->state) && streq_ptr(held.reason, reason)) {
+                /* not drained at all: the drain never happened, or an admin resumed the node */
+                (void) charm_state_note_remove(&o->paths, CONFPUSH_HELD_FILE, NULL);
+                have_held = false;
+        } else if (have_held && !v.held) {
+                /* another drain or DOWN replaced the push's: that one stays */
+                (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
+                        "node %s: its drain for the slurm.conf push was replaced meanwhile: left as it is", node->name);
+                (void) charm_state_note_remove(&o->paths, CONFPUSH_HELD_FILE, NULL);
+                have_held = false;
+        }
+        /* since when this node is behind this file */
+        if (fetched != running) {
+                _cleanup_free_ char *b = NULL;
+                uint32_t bh = 0;
+                time_t since = 0;
+                if (charm_state_note_read(&o->paths, CONFPUSH_BEHIND_FILE, &b) > 0 &&
+                        confpush_behind_parse(b, &bh, &since) == 0 && bh == running)
+                        v.behind_since = since;
+                else {
+                        _cleanup_free_ char *t = confpush_behind_format(running, v.now);
+                        (void) charm_state_note_write(&o->paths, CONFPUSH_BEHIND_FILE, t, false, NULL);
+                        v.behind_since = v.now;
+                }
+        } else
+                (void) charm_state_note_remove(&o->paths, CONFPUSH_BEHIND_FILE, NULL);
         _cleanup_free_ char *rec = NULL;
+        time_t rec_when = 0;
         if (charm_state_note_read(&o->paths, CONFPUSH_RECORD_FILE, &rec) > 0 &&
-                confpush_record_parse(rec, &v.record_hash, &v.record_time) == 0)
+                confpush_record_parse(rec, &v.record_running, &v.record_fetched, &rec_when) == 0)
                 v.record = true;
+        /* the job table only for a node that looks idle (one full read per look otherwise) */
         struct slurm_job_list jobs = { 0 };
-        v.jobs = slurm_jobs_on_node(node->name, &jobs, &e);
+        v.jobs = v.down || v.busy ? 1 : slurm_jobs_on_node(node->name, &jobs, &e);
         slurm_job_list_done(&jobs);
-        char want[9];
-        confpush_hash_text(running, want);
         switch (confpush_next(&v)) {
         case CONFPUSH_NONE:
                 return 0;
+        case CONFPUSH_RELEASE:
+                push_release(ctx, &o->paths, &held);
+                goto refresh;
         case CONFPUSH_STUCK:
                 strbuf_addf(note,
                         "; slurm.conf: slurmd fetched another file than slurmctld runs (%s) after a restart for "
-                        "it; tried again %d min after that restart",
-                        want, CONFPUSH_RETRY_S / 60);
+                        "it; not restarted again until either changes",
+                        want);
                 return 0;
         case CONFPUSH_WAIT_DOWN:
                 strbuf_addf(note, "; slurmctld runs a new slurm.conf: slurmd fetches it once node %s is up",
                         node->name);
                 return 0;
         case CONFPUSH_WAIT_JOBS:
-                strbuf_addstr(note, "; slurmctld runs a new slurm.conf: slurmd fetches it once no job runs here");
+                if (v.held)
+                        strbuf_addstr(note,
+                                "; slurmctld runs a new slurm.conf: the node is drained for it, slurmd restarts once "
+                                "its jobs ended");
+                else
+                        strbuf_addf(note,
+                                "; slurmctld runs a new slurm.conf: slurmd fetches it once no job runs here (the "
+                                "node is drained for it after %d min)",
+                                CONFPUSH_DRAIN_AFTER_S / 60);
                 return 0;
+        case CONFPUSH_HOLD: {
+                size_t n = 0;
+                long c = push_held_count(&n);
+                if (c < 0 || (size_t) c >= confpush_hold_cap(n)) {
+                        strbuf_addf(note,
+                                "; slurmctld runs a new slurm.conf: slurmd fetches it once no job runs here (%s)",
+                                c < 0 ? "the nodes drained for it not known"
+                                      : "as many nodes as allowed are drained for it now");
+                        return 0;
+                }
+                int r = push_hold(ctx, &o->paths, node, reason, &e, err);
+                if (r < 0)
+                        return r;
+                (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
+                        "node %s behind the slurm.conf slurmctld runs (%s) for %lld s with jobs running: %s", node->name,
+                        want, (long long) (v.now - v.behind_since),
+                        r > 0 ? "drained, slurmd restarts once they ended" : e.buf);
+                strbuf_addstr(note,
+                        "; slurmctld runs a new slurm.conf: the node is drained for it, slurmd restarts once its "
+                        "jobs ended");
+                goto refresh;
+        }
         case CONFPUSH_RESTART:
                 break;
         }
         /* drained for the restart's window (a job scheduled then would have its launch fail),
-         * recorded so that a run killed half way has its drain undone (nodecfgmark.h); a node
-         * drained already takes no job and keeps its drain */
-        bool drain = slurm_state_drain(node->state) == SLURM_DRAIN_NONE;
+         * recorded with the node's state before; a node drained by someone else takes no job
+         * and keeps its drain */
         int r;
-        if (drain) {
-                _cleanup_free_ char *reason = xasprintf("%s (unit %s)", CONFPUSH_DRAIN_REASON, juju_env(ctx)->unit);
-                r = nodecfg_mark_store(&o->paths, node, NODECFG_MARK_PUSH, reason, err);
+        if (!v.held && slurm_state_drain(node->state) == SLURM_DRAIN_NONE) {
+                strbuf_reset(&e);
+                r = push_hold(ctx, &o->paths, node, reason, &e, err);
                 if (r < 0)
                         return r;
-                strbuf_reset(&e);
-                if (slurm_node_drain(node->name, reason, &e) < 0) {
-                        nodecfg_mark_clear(&o->paths);
+                if (r == 0) {
                         strbuf_addf(note, "; slurmctld runs a new slurm.conf: node %s not drained for the restart (%s)",
                                 node->name, e.buf);
                         return 0;
                 }
+                nodecfg_mark_done(&held);
+                if (push_held_read(&o->paths, &held) <= 0)
+                        return 0;
+                v.held = true;
                 /* a job scheduled between the look and the drain: put back, wait for it */
                 int n = slurm_jobs_on_node(node->name, &jobs, &e);
                 slurm_job_list_done(&jobs);
                 if (n != 0) {
-                        strbuf_reset(&e);
-                        if (slurm_node_restore(node, &e) < 0)
-                                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "node %s: drain not lifted: %s",
-                                        node->name, e.buf);
-                        else
-                                nodecfg_mark_clear(&o->paths);
+                        push_release(ctx, &o->paths, &held);
                         strbuf_addstr(note,
                                 "; slurmctld runs a new slurm.conf: slurmd fetches it once no job runs here");
-                        return 0;
+                        goto refresh;
                 }
         }
         say_maintenance(ctx, "restarting slurmd: slurmctld runs a new slurm.conf (the node is idle)");
         time_t since = time(NULL);
         r = unit_restart(bus, "slurmd.service", sd_unit_timeout(o), err);
-        if (r >= 0) {
-                _cleanup_free_ char *text = confpush_record_format(running, since);
-                r = charm_state_note_write(&o->paths, CONFPUSH_RECORD_FILE, text, false, err);
-        }
-        struct slurm_node after = { 0 };
-        strbuf_reset(&e);
-        int w = r < 0 ? r : sd_wait_registered(node->name, since, sd_register_timeout(o), &after, &e);
-        slurm_node_done(&after);
-        if (drain) {
-                _cleanup_strbuf_ struct strbuf re = STRBUF_INIT;
-                if (slurm_node_restore(node, &re) < 0)
-                        /* the record stays: the next reconcile puts the node back */
-                        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "node %s: drain for the restart not lifted: %s",
-                                node->name, re.buf);
-                else
-                        nodecfg_mark_clear(&o->paths);
-        }
         if (r < 0)
-                return r;
-        if (w < 0)
-                strbuf_addf(note, "; slurmd restarted for the new slurm.conf, not registered yet: %s", e.buf);
-        else {
-                char had[9];
-                confpush_hash_text(fetched, had);
-                (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
-                        "slurmd restarted to fetch the slurm.conf slurmctld runs (%s; it had %s)%s", want, had,
-                        drain ? ", its node drained for the restart and put back" : "");
+                return r; /* the record stays: the next run goes on */
+        strbuf_reset(&e);
+        int w = push_wait_registered(node->name, since, sd_register_timeout(o), &e);
+        uint32_t after = 0;
+        if (confpush_fetched_hash(&o->paths, &after) >= 0) {
+                _cleanup_free_ char *text = confpush_record_format(running, after, since);
+                r = charm_state_note_write(&o->paths, CONFPUSH_RECORD_FILE, text, false, err);
+                if (r < 0)
+                        return r;
         }
+        if (w < 0) {
+                /* its drain and record stay: the next run puts it back once it registered */
+                strbuf_addf(note, "; slurmd restarted for the new slurm.conf, not registered yet: %s", e.buf);
+                goto refresh;
+        }
+        if (v.held)
+                push_release(ctx, &o->paths, &held);
+        char had[9];
+        confpush_hash_text(fetched, had);
+        (void) juju_logf(ctx, JUJU_LOG_INFO, NULL, "slurmd restarted to fetch the slurm.conf slurmctld runs (%s; it had %s)%s",
+                want, had, v.held ? ", its node drained for the restart and put back" : "");
+refresh:;
         struct slurm_node again = { 0 };
         strbuf_reset(&e);
         if (slurm_node_get(node->name, &again, &e) >= 0) {

@@ -60,6 +60,11 @@ struct slurm_caps {
          * sees it and ends; fixed in 23.02.4 (Slurm bug 17032). Jobs then start only at
          * backfill passes (bf_interval) until that slurmctld starts again as the primary */
         bool backup_sched_lost;
+        /* a backup that takes control serves the configuration files it re-reads then
+         * (configless_update after read_slurm_conf in run_backup); 22.05 keeps serving the bytes
+         * it loaded at its process start while HASH_VAL is the re-read file's (fixed in 23.11.2,
+         * Slurm commit 29b1700164): what such a backup serves cannot be told */
+        bool takeover_serves_conf;
         /* StateSaveLocation/clustername holds "name|ClusterID" and slurmctld exits at its start
          * ("CLUSTER ID MISMATCH") when slurmdbd knows the cluster by another id (24.11) */
         bool cluster_id_in_state;

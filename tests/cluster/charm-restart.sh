@@ -25,7 +25,8 @@ jobs_intact() {
         [ "$(job_field "$pending" JobState)" = PENDING ] || die "$1: job $pending $(job_field "$pending" JobState)"
 }
 
-running=$(submit -w cpu-0 -o /dev/null --wrap "sleep 25")
+# ends when told to (a file on its machine): a slow machine must not end it early
+running=$(submit -w cpu-0 -o /dev/null --wrap "while [ ! -e /tmp/gate-first ]; do sleep 1; done")
 pending=$(submit -p cpu --begin=now+1hour -o /dev/null --wrap true)
 wait_job_state "$running" RUNNING 30
 
@@ -49,13 +50,14 @@ expect_status slurmctld/0 '^active 2 nodes in 1 partition; slurm.conf reaches ea
 until_true 30 "the idle node cpu-1 did not fetch the new slurm.conf" fetched_on cpu/1 "SchedulerType=sched/builtin"
 ! fetched_on cpu/0 "SchedulerType=sched/builtin" || die "the busy node cpu-0 fetched the file under its job"
 [ "$(slurmd_pid cpu/0)" = "$pid0" ] || die "cpu-0's slurmd restarted while its job ran"
-expect_status cpu/0 'slurmctld runs a new slurm.conf: slurmd fetches it once no job runs here$'
+expect_status cpu/0 'slurmctld runs a new slurm.conf: slurmd fetches it once no job runs here \(the node is drained for it after 10 min\)$'
 # cpu-1 was drained for its restart and put back
 until_true 20 "cpu-1 not back to idle after its push: $(ctl scontrol -o show node cpu-1)" \
         eval '[[ $(ctl scontrol -o show node cpu-1) == *State=IDLE* && $(ctl scontrol -o show node cpu-1) != *DRAIN* ]]'
 js debug-log --replay | grep -q 'slurmd restarted to fetch the slurm.conf slurmctld runs .*, its node drained for the restart and put back' ||
         die "no debug-log line of cpu-1's push"
 jobs_intact "the idle node's push"
+js exec cpu/0 -- touch /tmp/gate-first
 wait_job_state "$running" COMPLETED 40
 until_true 30 "cpu-0 did not fetch the new slurm.conf after its job's end" fetched_on cpu/0 "SchedulerType=sched/builtin"
 [ "$(job_field "$running" ExitCode)" = 0:0 ] || die "job $running: exit $(job_field "$running" ExitCode)"
@@ -194,17 +196,31 @@ expect_status cpu/0 'slurmctld runs a new slurm.conf: slurmd fetches it once nod
 ! fetched_on cpu/1 "JobCompType=jobcomp/lua" || die "cpu-1 fetched the new file under its job"
 # up again: its watcher sees the state word change and the push follows, with no hook
 ctl scontrol update nodename=cpu-0 state=resume
-until_true 40 "cpu-0 did not fetch the new slurm.conf once it was up" fetched_on cpu/0 "JobCompType=jobcomp/lua"
+until_true 90 "cpu-0 did not fetch the new slurm.conf once it was up" fetched_on cpu/0 "JobCompType=jobcomp/lua"
 until_true 20 "cpu-0 not idle after its push: $(ctl scontrol -o show node cpu-0)" \
         eval '[[ $(ctl scontrol -o show node cpu-0) == *State=IDLE* && $(ctl scontrol -o show node cpu-0) != *DRAIN* ]]'
-js config slurmctld slurm-conf-parameters="SchedulerType=sched/builtin" >/dev/null
+# (a file neither node fetched before: without JobCompType, with MinJobAge)
+js config slurmctld slurm-conf-parameters="SchedulerType=sched/builtin MinJobAge=299" >/dev/null
 settle
 expect_status slurmctld/0 '^active 2 nodes in 1 partition'
-log "the last running job ends: its node gets the file slurmctld runs"
+log "a busy node behind for 10 minutes is drained for the file, and restarts once its job ended"
 ! same_as_ctl cpu/1 || die "cpu-1 has the file slurmctld runs already, under its job"
+# (its record of being behind aged by hand: CONFPUSH_DRAIN_AFTER_S is 10 minutes)
+behind=$(root_of cpu/1)/var/lib/slurm/charm/slurm-conf-behind
+[ -s "$behind" ] || die "cpu/1 keeps no record of being behind the controller's file"
+printf '%s %s\n' "$(cut -d' ' -f1 "$behind")" $(($(date +%s) - 601)) >"$behind"
+js trigger cpu/1 update-status >/dev/null
+settle
+[[ $(ctl scontrol -o show node cpu-1) == *DRAIN*"Reason=slurm.conf push: restarting slurmd (unit cpu/1)"* ]] ||
+        die "cpu-1 not drained for the push: $(ctl scontrol -o show node cpu-1)"
+[ "$(job_field "$running2" JobState)" = RUNNING ] || die "job $running2 $(job_field "$running2" JobState) after the drain"
+expect_status cpu/1 'slurmctld runs a new slurm.conf: the node is drained for it, slurmd restarts once its jobs ended$'
+! same_as_ctl cpu/1 || die "cpu-1 fetched the file under its job"
 ctl scancel "$running2"
 wait_job_state "$running2" CANCELLED 30
-until_true 40 "cpu-1 did not fetch the slurm.conf slurmctld runs after its job's end" same_as_ctl cpu/1
+until_true 60 "cpu-1 did not fetch the slurm.conf slurmctld runs after its job's end" same_as_ctl cpu/1
+until_true 20 "cpu-1 not put back after its push: $(ctl scontrol -o show node cpu-1)" \
+        eval '[[ $(ctl scontrol -o show node cpu-1) == *State=IDLE* && $(ctl scontrol -o show node cpu-1) != *DRAIN* ]]'
 same_as_ctl cpu/0 || die "cpu-0 (idle) does not have the slurm.conf slurmctld runs"
 until_true 30 "a node still completing a job" eval '[[ $(ctl sinfo -h -o %T) != *comp* ]]'
 js trigger slurmctld update-status >/dev/null

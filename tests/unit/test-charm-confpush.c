@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* lib/charm/confpush: a compute unit's decision about the slurm.conf its slurmd fetched (idle:
- * restart; busy, down or unknown: wait; a restart for the same hash that fetched another file:
- * not again before CONFPUSH_RETRY_S), the published hash text, the record, and the hash of the
+ * restart; busy, down or unknown: wait, and a busy node behind for long is drained; a restart that
+ * fetched the same copy for the same hash: not again), the published hash text, the records, the
+ * cap on drained nodes, and the hash of the
  * configless copy (the controller's own hash, ctl_conf_slurm_hash, of those bytes). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -43,14 +44,19 @@ static void test_hash_text(void **state) {
 
 static void test_next(void **state) {
         struct confpush_view v = { .running = 1, .fetched = 1, .now = 10000 };
-        /* the same file: nothing, whatever the node does */
+        /* the same file: nothing, whatever the node does; held by the push: put back */
         v.busy = true;
         v.down = true;
         v.jobs = -1;
         assert_int_equal(confpush_next(&v), CONFPUSH_NONE);
+        v.held = true;
+        assert_int_equal(confpush_next(&v), CONFPUSH_RELEASE);
         /* behind: idle restarts; a job, a busy state or an unknown count waits; down waits */
-        v = (struct confpush_view){ .running = 2, .fetched = 1, .now = 10000 };
+        v = (struct confpush_view){ .running = 2, .fetched = 1, .now = 10000, .behind_since = 10000 };
         assert_int_equal(confpush_next(&v), CONFPUSH_RESTART);
+        v.held = true; /* a run killed after its drain: goes on */
+        assert_int_equal(confpush_next(&v), CONFPUSH_RESTART);
+        v.held = false;
         v.jobs = 1;
         assert_int_equal(confpush_next(&v), CONFPUSH_WAIT_JOBS);
         v.jobs = -1;
@@ -58,39 +64,66 @@ static void test_next(void **state) {
         v.jobs = 0;
         v.busy = true; /* COMPLETING with no job left in the list */
         assert_int_equal(confpush_next(&v), CONFPUSH_WAIT_JOBS);
+        /* busy for CONFPUSH_DRAIN_AFTER_S behind: drained (held), then it waits for its jobs */
+        v.behind_since = 10000 - CONFPUSH_DRAIN_AFTER_S + 1;
+        assert_int_equal(confpush_next(&v), CONFPUSH_WAIT_JOBS);
+        v.behind_since = 10000 - CONFPUSH_DRAIN_AFTER_S;
+        assert_int_equal(confpush_next(&v), CONFPUSH_HOLD);
+        v.held = true;
+        assert_int_equal(confpush_next(&v), CONFPUSH_WAIT_JOBS);
+        v.busy = false; /* its jobs ended */
+        assert_int_equal(confpush_next(&v), CONFPUSH_RESTART);
+        v.held = false;
+        v.busy = true;
+        v.behind_since = 20000; /* a clock stepped back: no hold */
+        assert_int_equal(confpush_next(&v), CONFPUSH_WAIT_JOBS);
+        v.behind_since = 0;
+        assert_int_equal(confpush_next(&v), CONFPUSH_WAIT_JOBS);
         v.busy = false;
         v.down = true;
         assert_int_equal(confpush_next(&v), CONFPUSH_WAIT_DOWN);
         v.down = false;
-        /* a restart for this hash was made and the node still differs: not again for
-         * CONFPUSH_RETRY_S, then once more */
+        /* a restart for this hash fetched this very copy: never again for the same pair (a
+         * controller serving other bytes than it hashes would make a loop); either changing
+         * tries again; held then: put back */
         v.record = true;
-        v.record_hash = 2;
-        v.record_time = 10000 - CONFPUSH_RETRY_S + 1;
+        v.record_running = 2;
+        v.record_fetched = 1;
         assert_int_equal(confpush_next(&v), CONFPUSH_STUCK);
-        v.record_time = 10000 - CONFPUSH_RETRY_S;
+        v.held = true;
+        assert_int_equal(confpush_next(&v), CONFPUSH_RELEASE);
+        v.held = false;
+        v.record_fetched = 3;
         assert_int_equal(confpush_next(&v), CONFPUSH_RESTART);
-        /* a record from the future (clock stepped back) does not block */
-        v.record_time = 20000;
-        assert_int_equal(confpush_next(&v), CONFPUSH_RESTART);
-        /* a record for another hash (the controller changed its file since): restart */
-        v.record_time = 9999;
-        v.record_hash = 3;
+        v.record_fetched = 1;
+        v.record_running = 3;
         assert_int_equal(confpush_next(&v), CONFPUSH_RESTART);
 }
 
 static void test_record(void **state) {
-        _cleanup_free_ char *t = confpush_record_format(0xabcdef01u, 1700000000);
-        assert_string_equal(t, "abcdef01 1700000000\n");
-        uint32_t h = 0;
+        _cleanup_free_ char *t = confpush_record_format(0xabcdef01u, 0x12u, 1700000000);
+        assert_string_equal(t, "abcdef01 00000012 1700000000\n");
+        uint32_t a = 0, b = 0;
         time_t when = 0;
-        assert_int_equal(confpush_record_parse(t, &h, &when), 0);
-        assert_true(h == 0xabcdef01u);
+        assert_int_equal(confpush_record_parse(t, &a, &b, &when), 0);
+        assert_true(a == 0xabcdef01u && b == 0x12u);
         assert_true(when == 1700000000);
-        const char *bad[] = { NULL, "", "abcdef01", "abcdef01 x", "abcdef01 12 13", "ABCDEF01 12", "abcdef01 -5",
-                "abcdef0 12" };
+        const char *bad[] = { NULL, "", "abcdef01", "abcdef01 00000012", "abcdef01 00000012 x",
+                "abcdef01 00000012 12 13", "ABCDEF01 00000012 12", "abcdef01 00000012 -5", "abcdef0 00000012 12",
+                "abcdef01  00000012 12", "abcdef01 00000012 12\n\n" };
         for (size_t i = 0; i < ELEMENTSOF(bad); i++)
-                assert_int_equal(confpush_record_parse(bad[i], &h, &when), -EINVAL);
+                assert_int_equal(confpush_record_parse(bad[i], &a, &b, &when), -EINVAL);
+        _cleanup_free_ char *u = confpush_behind_format(0x1u, 99);
+        assert_string_equal(u, "00000001 99\n");
+        assert_int_equal(confpush_behind_parse(u, &a, &when), 0);
+        assert_true(a == 1 && when == 99);
+        assert_int_equal(confpush_behind_parse("00000001", &a, &when), -EINVAL);
+        assert_int_equal(confpush_behind_parse(t, &a, &when), -EINVAL);
+        /* the cap: a tenth of the nodes, at least one */
+        assert_int_equal(confpush_hold_cap(0), 1);
+        assert_int_equal(confpush_hold_cap(19), 1);
+        assert_int_equal(confpush_hold_cap(20), 2);
+        assert_int_equal(confpush_hold_cap(1000), 100);
 }
 
 /* The copy's hash is the controller's hash of those very bytes (comments, newlines included). */
