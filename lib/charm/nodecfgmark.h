@@ -15,9 +15,8 @@
  * puts the node back as it was before, when the node still has the action's reason (an
  * admin's drain since then stays), removes the file and says so.
  *
- * The slurm.conf push to an idle compute node (charm/confpush.h) drains its node the same way,
- * for a few seconds, from a hook or the watcher's run: its record names it (what), and a
- * reconcile after a killed run undoes its drain the same way.
+ * The slurm.conf push to a compute node (charm/confpush.h) keeps a record of the same text
+ * (its own file, what = NODECFG_MARK_PUSH): the node's state before its drain.
  *
  * Ownership: struct nodecfg_mark owns its strings (nodecfg_mark_done). */
 #pragma once
