@@ -23,7 +23,7 @@ static int reconcile(struct juju_ctx *ctx, const struct charm_paths *paths, stru
         const struct slurmdbd_opts o = { .paths = *paths, .event = "update-status" };
         return slurmdbd_reconcile(ctx, &o, out, err);
 #else
-        const struct slurmd_opts o = { .paths = *paths, .event = "update-status" };
+        const struct slurmd_opts o = { .paths = *paths, .event = "update-status", .automatic = true };
         return slurmd_reconcile(ctx, &o, out, err);
 #endif
 }

@@ -43,7 +43,8 @@ enum confpush_step confpush_next(const struct confpush_view *v) {
                 return v->held ? CONFPUSH_RELEASE : CONFPUSH_NONE;
         /* restarted for this very file and fetched this very copy: a restart more would fetch
          * it again (a controller that serves other bytes than it hashes, review 12 F2) */
-        if (v->record && v->record_running == v->running && v->record_fetched == v->fetched)
+        if (v->record && v->record_running == v->running && v->record_fetched == v->fetched &&
+                v->record_boot == v->boot)
                 return v->held ? CONFPUSH_RELEASE : CONFPUSH_STUCK;
         if (v->down)
                 return CONFPUSH_WAIT_DOWN;
@@ -57,15 +58,15 @@ enum confpush_step confpush_next(const struct confpush_view *v) {
         return CONFPUSH_RESTART;
 }
 
-char *confpush_record_format(uint32_t running, uint32_t fetched, time_t when) {
+char *confpush_record_format(uint32_t running, uint32_t fetched, time_t boot, time_t when) {
         char a[9], b[9];
         confpush_hash_text(running, a);
         confpush_hash_text(fetched, b);
-        return xasprintf("%s %s %lld\n", a, b, (long long) when);
+        return xasprintf("%s %s %lld %lld\n", a, b, (long long) boot, (long long) when);
 }
 
-/* "<word> <word>… <number>\n": the n hash words and the number; -EINVAL otherwise. */
-static int parse_words(const char *text, size_t n, uint32_t *hashes, long long *num) {
+/* "<hash>… <number>…\n": n hash words then m numbers (each at least 0); -EINVAL otherwise. */
+static int parse_words(const char *text, size_t n, uint32_t *hashes, size_t m, long long *nums) {
         if (!text)
                 return -EINVAL;
         const char *p = text;
@@ -80,25 +81,32 @@ static int parse_words(const char *text, size_t n, uint32_t *hashes, long long *
                         return -EINVAL;
                 p += len + 1;
         }
-        char *end = NULL;
-        if (*p < '0' || *p > '9')
-                return -EINVAL;
-        errno = 0;
-        long long v = strtoll(p, &end, 10);
-        if (errno || !end || (*end && strcmp(end, "\n") != 0))
-                return -EINVAL;
-        *num = v;
+        for (size_t i = 0; i < m; i++) {
+                char *end = NULL;
+                if (*p < '0' || *p > '9')
+                        return -EINVAL;
+                errno = 0;
+                long long v = strtoll(p, &end, 10);
+                if (errno || !end)
+                        return -EINVAL;
+                if (i + 1 < m ? *end != ' ' : (*end && strcmp(end, "\n") != 0))
+                        return -EINVAL;
+                nums[i] = v;
+                p = end + (i + 1 < m);
+        }
         return 0;
 }
 
-int confpush_record_parse(const char *text, uint32_t *ret_running, uint32_t *ret_fetched, time_t *ret_when) {
+int confpush_record_parse(
+        const char *text, uint32_t *ret_running, uint32_t *ret_fetched, time_t *ret_boot, time_t *ret_when) {
         uint32_t h[2];
-        long long when;
-        if (parse_words(text, 2, h, &when) < 0)
+        long long v[2];
+        if (parse_words(text, 2, h, 2, v) < 0)
                 return -EINVAL;
         *ret_running = h[0];
         *ret_fetched = h[1];
-        *ret_when = (time_t) when;
+        *ret_boot = (time_t) v[0];
+        *ret_when = (time_t) v[1];
         return 0;
 }
 
@@ -111,7 +119,7 @@ char *confpush_behind_format(uint32_t running, time_t since) {
 int confpush_behind_parse(const char *text, uint32_t *ret_running, time_t *ret_since) {
         uint32_t h[1];
         long long since;
-        if (parse_words(text, 1, h, &since) < 0)
+        if (parse_words(text, 1, h, 1, &since) < 0)
                 return -EINVAL;
         *ret_running = h[0];
         *ret_since = (time_t) since;

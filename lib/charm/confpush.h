@@ -37,9 +37,11 @@
  *    check's, that came meanwhile stays); a run killed half way leaves the record, and the next
  *    run goes on from it; a node drained already by someone else is restarted without a drain of
  *    its own and keeps its drain;
- *  - no loop: CONFPUSH_RECORD_FILE keeps, after a restart, the controller's hash it was made for
- *    and the hash of the copy slurmd fetched then; while both are the same again nothing is
- *    restarted (the status says so); a change of either tries again (review 12, F2: on 22.05 a
+ *  - no loop: CONFPUSH_RECORD_FILE keeps, after a restart, the controller's hash it was made for,
+ *    that controller's start time and the hash of the copy slurmd fetched then; while all three
+ *    are the same again nothing is restarted (the status says so); a change of any tries again
+ *    once (review 12b N2: a controller started again, the primary back, may serve the right
+ *    bytes under the same hash) (review 12, F2: on 22.05 a
  *    backup in charge serves the bytes it started with while its HASH_VAL is the re-read file's,
  *    so the leader publishes nothing then: slurm_caps.takeover_serves_conf).
  * Ownership: pure functions unless they say otherwise. */
@@ -84,9 +86,12 @@ enum confpush_step {
 struct confpush_view {
         uint32_t running;     /* the controller in charge's hash of the file it read */
         uint32_t fetched;     /* the hash of this node's configless copy */
-        bool record;          /* a restart was made for record_running and fetched record_fetched */
+        time_t boot;          /* when the controller in charge started (its BOOT_TIME) */
+        bool record;          /* a restart was made for record_running of the controller started
+                               * at record_boot, and fetched record_fetched */
         uint32_t record_running;
         uint32_t record_fetched;
+        time_t record_boot;
         bool held;            /* the node has the push's own drain (its record, its reason) */
         time_t behind_since;  /* when this node first saw itself behind running (0: now) */
         time_t now;
@@ -96,9 +101,10 @@ struct confpush_view {
 };
 enum confpush_step confpush_next(const struct confpush_view *v);
 
-/* The record's text ("<running> <fetched> <time>\n") and back (0, or -EINVAL). */
-char *confpush_record_format(uint32_t running, uint32_t fetched, time_t when);
-int confpush_record_parse(const char *text, uint32_t *ret_running, uint32_t *ret_fetched, time_t *ret_when);
+/* The record's text ("<running> <fetched> <boot> <time>\n") and back (0, or -EINVAL). */
+char *confpush_record_format(uint32_t running, uint32_t fetched, time_t boot, time_t when);
+int confpush_record_parse(
+        const char *text, uint32_t *ret_running, uint32_t *ret_fetched, time_t *ret_boot, time_t *ret_when);
 /* The behind note ("<running> <since>\n") and back (0, or -EINVAL). */
 char *confpush_behind_format(uint32_t running, time_t since);
 int confpush_behind_parse(const char *text, uint32_t *ret_running, time_t *ret_since);

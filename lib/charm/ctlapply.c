@@ -105,7 +105,7 @@ static void compare_running(const char *conf, size_t len, struct strbuf *out) {
  * is "no": the next hook looks again. */
 static bool runs_other_file(const struct charm_paths *p, const char *conf, size_t len) {
         uint32_t running;
-        if (slurm_ctl_conf_hash(&running, NULL) < 0 || running == ctl_conf_slurm_hash(conf, len))
+        if (slurm_ctl_conf_hash(&running, NULL, NULL) < 0 || running == ctl_conf_slurm_hash(conf, len))
                 return false;
         _cleanup_free_ char *path = state_file(p, CTL_LIVE_HASH_FILE), *data = NULL;
         return !(read_full_file(path, &data, NULL) >= 0 && strtoul(data, NULL, 10) == running);
@@ -115,7 +115,7 @@ static bool runs_other_file(const struct charm_paths *p, const char *conf, size_
 static void note_live_hash(const struct charm_paths *p) {
         uint32_t running;
         char buf[16];
-        if (slurm_ctl_conf_hash(&running, NULL) < 0)
+        if (slurm_ctl_conf_hash(&running, NULL, NULL) < 0)
                 return;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         snprintf(buf, sizeof buf, "%" PRIu32 "\n", running);

@@ -650,7 +650,7 @@ static bool is_unit_event_on_slurmd(const struct juju_env *env) {
  * once whether its slurmd runs it (charm/confpush.h). Not known: left as it is. */
 static int publish_conf_hash(struct juju_ctx *ctx, const struct ctl_inputs *in, struct strbuf *err) {
         uint32_t h = 0;
-        if (slurm_ctl_conf_hash(&h, NULL) < 0)
+        if (slurm_ctl_conf_hash(&h, NULL, NULL) < 0)
                 return 0; /* the next reconcile publishes it */
         char text[9];
         confpush_hash_text(h, text);

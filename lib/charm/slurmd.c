@@ -643,24 +643,39 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
         uint32_t fetched = 0, running = 0;
         _cleanup_(nodecfg_mark_done) struct nodecfg_mark held = { 0 };
         bool have_held = push_held_read(&o->paths, &held) > 0;
+        _cleanup_free_ char *reason = xasprintf("%s (unit %s)", CONFPUSH_DRAIN_REASON, juju_env(ctx)->unit);
+        if (!have_held && push_drain_is_ours(node, reason)) {
+                /* the push's drain with no record (lost, or a drain answered late after the
+                 * record went): taken up as not drained before (review 12b, N3) */
+                held = (struct nodecfg_mark){ .what = xstrdup(NODECFG_MARK_PUSH), .node = xstrdup(node->name),
+                        .reason = xstrdup(reason), .pid = 1, .start = 1, .prior_state = 0 };
+                have_held = true;
+        }
         if (confpush_fetched_hash(&o->paths, &fetched) < 0)
                 return 0;
         /* the published value is a hint: asked of the controller when it differs, while the
-         * push holds the node, and at update-status (a leader not in charge publishes nothing) */
-        if (!have_held && !streq_ptr(o->event, "update-status") &&
-                (!in->have_conf_hash || fetched == in->conf_hash)) {
+         * push holds the node, and at Juju's update-status (not the watcher's runs, which come at
+         * every job start and end: review 12b N1), when a leader not in charge published
+         * nothing new */
+        bool periodic = streq_ptr(o->event, "update-status") && !o->automatic;
+        if (!have_held && !periodic && (!in->have_conf_hash || fetched == in->conf_hash)) {
                 (void) charm_state_note_remove(&o->paths, CONFPUSH_BEHIND_FILE, NULL);
                 return 0;
         }
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        if (slurm_ctl_conf_hash(&running, &e) < 0)
+        time_t boot = 0;
+        if (slurm_ctl_conf_hash(&running, &boot, &e) < 0)
                 return 0; /* the next run asks again */
+        if (!have_held && fetched == running) {
+                (void) charm_state_note_remove(&o->paths, CONFPUSH_BEHIND_FILE, NULL);
+                return 0;
+        }
         char want[9];
         confpush_hash_text(running, want);
-        _cleanup_free_ char *reason = xasprintf("%s (unit %s)", CONFPUSH_DRAIN_REASON, juju_env(ctx)->unit);
         struct confpush_view v = {
                 .running = running,
                 .fetched = fetched,
+                .boot = boot,
                 .now = time(NULL),
                 .held = have_held && push_drain_is_ours(node, held.reason),
                 .down = slurm_state_down(node->state) || !slurm_state_registered(node->state),
@@ -696,13 +711,23 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
         _cleanup_free_ char *rec = NULL;
         time_t rec_when = 0;
         if (charm_state_note_read(&o->paths, CONFPUSH_RECORD_FILE, &rec) > 0 &&
-                confpush_record_parse(rec, &v.record_running, &v.record_fetched, &rec_when) == 0)
+                confpush_record_parse(rec, &v.record_running, &v.record_fetched, &v.record_boot, &rec_when) == 0)
                 v.record = true;
-        /* the job table only for a node that looks idle (one full read per look otherwise) */
+        /* the job table only when the node looks idle and a restart would follow (one full
+         * read of the job table otherwise for every look) */
         struct slurm_job_list jobs = { 0 };
-        v.jobs = v.down || v.busy ? 1 : slurm_jobs_on_node(node->name, &jobs, &e);
-        slurm_job_list_done(&jobs);
-        switch (confpush_next(&v)) {
+        enum confpush_step step = confpush_next(&v);
+        if (step == CONFPUSH_RESTART) {
+                v.jobs = slurm_jobs_on_node(node->name, &jobs, &e);
+                slurm_job_list_done(&jobs);
+                step = confpush_next(&v);
+        }
+        /* a node drained by someone else (an admin, a health check, Slurm) keeps that drain: no
+         * hold of the push's over it (review 12b N4); it takes no new job, and restarts once
+         * its jobs ended without a drain of the push's */
+        if (step == CONFPUSH_HOLD && slurm_state_drain(node->state) != SLURM_DRAIN_NONE)
+                step = CONFPUSH_WAIT_JOBS;
+        switch (step) {
         case CONFPUSH_NONE:
                 return 0;
         case CONFPUSH_RELEASE:
@@ -711,7 +736,7 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
         case CONFPUSH_STUCK:
                 strbuf_addf(note,
                         "; slurm.conf: slurmd fetched another file than slurmctld runs (%s) after a restart for "
-                        "it; not restarted again until either changes",
+                        "it, not restarted again until either changes or slurmctld starts again",
                         want);
                 return 0;
         case CONFPUSH_WAIT_DOWN:
@@ -791,7 +816,7 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
         int w = push_wait_registered(node->name, since, sd_register_timeout(o), &e);
         uint32_t after = 0;
         if (confpush_fetched_hash(&o->paths, &after) >= 0) {
-                _cleanup_free_ char *text = confpush_record_format(running, after, since);
+                _cleanup_free_ char *text = confpush_record_format(running, after, boot, since);
                 r = charm_state_note_write(&o->paths, CONFPUSH_RECORD_FILE, text, false, err);
                 if (r < 0)
                         return r;

@@ -41,6 +41,8 @@ struct slurmd_opts {
         const char *event;          /* the hook this executable is (HOOK_EVENT) */
         uint64_t unit_timeout_usec; /* each systemd job; 0: 90 s */
         int register_timeout_ms;    /* wait for the node to register; 0: 30 s */
+        /* run by the service watcher, not by Juju (its runs come at every job start and end) */
+        bool automatic;
 };
 
 int slurmd_install(

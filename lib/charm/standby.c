@@ -26,11 +26,12 @@ unsigned standby_release_s(unsigned t) {
 void standby_timeout_note(unsigned t, size_t n_ctl, struct strbuf *out) {
         if (n_ctl < 2 || t >= STANDBY_HA_TIMEOUT_MIN_S)
                 return;
+        /* one note, no "; " inside: the status is read as "; "-separated parts */
         strbuf_addf(out,
-                "; slurmctld-timeout=%u is short for %zu controllers: a job that ends while the controller in "
-                "charge is lost may stay RUNNING (its end is reported within 1.5 x %u s, a failover takes about "
-                "%u s); use %u or more",
-                t, n_ctl, t, t + 7, STANDBY_HA_TIMEOUT_MIN_S);
+                "; slurmctld-timeout=%u is short for %zu controllers (use %u or more): a job that ends while the "
+                "controller in charge is lost may stay RUNNING, its end being reported within 1.5 x %u s while a "
+                "failover takes about %u s",
+                t, n_ctl, STANDBY_HA_TIMEOUT_MIN_S, t, t + 7);
 }
 
 unsigned standby_beat_period(unsigned t) {

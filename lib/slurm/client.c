@@ -452,7 +452,7 @@ int slurm_ctl_reconfigure(struct strbuf *err) {
         return 0;
 }
 
-int slurm_ctl_conf_hash(uint32_t *ret, struct strbuf *err) {
+int slurm_ctl_conf_hash(uint32_t *ret, time_t *ret_boot, struct strbuf *err) {
         slurm_conf_t *c = NULL;
         int r = slurm_client_init(err);
         if (r < 0)
@@ -461,6 +461,8 @@ int slurm_ctl_conf_hash(uint32_t *ret, struct strbuf *err) {
         if (r != SLURM_SUCCESS)
                 return slurm_fail(err, slurm_rc_code(r), "load the controller's configuration");
         *ret = c->hash_val;
+        if (ret_boot)
+                *ret_boot = c->boot_time;
         slurm_free_ctl_conf(c);
         return 0;
 }

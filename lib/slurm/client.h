@@ -142,8 +142,9 @@ int slurm_ctl_reachable(struct strbuf *why);
 int slurm_ctl_reconfigure(struct strbuf *err);
 
 /* The hash of the slurm.conf the running slurmctld last read (HASH_VAL of scontrol show config;
- * see ctl_conf_slurm_hash() for how it is made). */
-int slurm_ctl_conf_hash(uint32_t *ret, struct strbuf *err);
+ * see ctl_conf_slurm_hash() for how it is made), and when that daemon started (BOOT_TIME;
+ * ret_boot may be NULL). */
+int slurm_ctl_conf_hash(uint32_t *ret, time_t *ret_boot, struct strbuf *err);
 
 /* What the running slurmctld uses (slurm_load_ctl_conf) for the keys a reconfigure cannot
  * change: pairs "Key", "value" appended to ret (plugin types as slurm.conf spells them, and

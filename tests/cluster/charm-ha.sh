@@ -29,7 +29,7 @@ js trigger slurmctld update-status >/dev/null
 settle
 # slurmctld-timeout=10 is too short for a failover to keep a job's end for sure (issue 25, F2;
 # charm/standby.h): every unit says so, and the application too; the checks below allow the note
-SHORT="slurmctld-timeout=$T_OUT is short for 2 controllers: a job that ends while the controller in charge is lost may stay RUNNING \\(its end is reported within 1\\.5 x $T_OUT s, a failover takes about $((T_OUT + 7)) s\\); use 20 or more"
+SHORT="slurmctld-timeout=$T_OUT is short for 2 controllers \\(use 20 or more\\): a job that ends while the controller in charge is lost may stay RUNNING, its end being reported within 1\\.5 x $T_OUT s while a failover takes about $((T_OUT + 7)) s"
 expect_status slurmctld/0 "^active primary, in charge; $SHORT; 2 nodes in 1 partition\$"
 expect_status slurmctld/1 "^active backup 1, [^ ]+ in charge; $SHORT; 2 nodes in 1 partition\$"
 [ "$(stat -c %U "$T/state")" = slurm ] || die "state dir owner: $(stat -c %U "$T/state")"
@@ -38,7 +38,7 @@ expect_status slurmctld/1 "^active backup 1, [^ ]+ in charge; $SHORT; 2 nodes in
 source "$(dirname "$0")/ha-lib.sh"
 [[ $(app_message slurmctld) =~ ^2\ controllers,\ [^\ ]+\ in\ charge\;\ $SHORT\;\  ]] ||
         die "application status without the short timeout's note: $(app_message slurmctld)"
-SHORT="slurmctld-timeout=$T_OUT is short for 2 controllers: [^;]+"
+SHORT="slurmctld-timeout=$T_OUT is short for 2 controllers [^;]+"
 log "failover: the primary's slurmctld killed and kept down"
 run1=$(sub slurmctld/0 -w cpu-0 --wrap "sleep 40")
 # ends when told to, after the order changed: its steps started with slurmctld/0 first

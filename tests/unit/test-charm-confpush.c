@@ -89,7 +89,11 @@ static void test_next(void **state) {
         v.record = true;
         v.record_running = 2;
         v.record_fetched = 1;
+        v.boot = v.record_boot = 500;
         assert_int_equal(confpush_next(&v), CONFPUSH_STUCK);
+        v.boot = 600; /* the controller started again (the primary back): once more */
+        assert_int_equal(confpush_next(&v), CONFPUSH_RESTART);
+        v.boot = 500;
         v.held = true;
         assert_int_equal(confpush_next(&v), CONFPUSH_RELEASE);
         v.held = false;
@@ -101,18 +105,19 @@ static void test_next(void **state) {
 }
 
 static void test_record(void **state) {
-        _cleanup_free_ char *t = confpush_record_format(0xabcdef01u, 0x12u, 1700000000);
-        assert_string_equal(t, "abcdef01 00000012 1700000000\n");
+        _cleanup_free_ char *t = confpush_record_format(0xabcdef01u, 0x12u, 1699999000, 1700000000);
+        assert_string_equal(t, "abcdef01 00000012 1699999000 1700000000\n");
         uint32_t a = 0, b = 0;
-        time_t when = 0;
-        assert_int_equal(confpush_record_parse(t, &a, &b, &when), 0);
+        time_t boot = 0, when = 0;
+        assert_int_equal(confpush_record_parse(t, &a, &b, &boot, &when), 0);
         assert_true(a == 0xabcdef01u && b == 0x12u);
-        assert_true(when == 1700000000);
-        const char *bad[] = { NULL, "", "abcdef01", "abcdef01 00000012", "abcdef01 00000012 x",
-                "abcdef01 00000012 12 13", "ABCDEF01 00000012 12", "abcdef01 00000012 -5", "abcdef0 00000012 12",
-                "abcdef01  00000012 12", "abcdef01 00000012 12\n\n" };
+        assert_true(boot == 1699999000 && when == 1700000000);
+        const char *bad[] = { NULL, "", "abcdef01", "abcdef01 00000012", "abcdef01 00000012 12",
+                "abcdef01 00000012 x 12", "abcdef01 00000012 12 13 14", "ABCDEF01 00000012 12 13",
+                "abcdef01 00000012 -5 12", "abcdef0 00000012 12 13", "abcdef01  00000012 12 13",
+                "abcdef01 00000012 12  13", "abcdef01 00000012 12 13\n\n" };
         for (size_t i = 0; i < ELEMENTSOF(bad); i++)
-                assert_int_equal(confpush_record_parse(bad[i], &a, &b, &when), -EINVAL);
+                assert_int_equal(confpush_record_parse(bad[i], &a, &b, &boot, &when), -EINVAL);
         _cleanup_free_ char *u = confpush_behind_format(0x1u, 99);
         assert_string_equal(u, "00000001 99\n");
         assert_int_equal(confpush_behind_parse(u, &a, &when), 0);

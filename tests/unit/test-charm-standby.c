@@ -60,9 +60,11 @@ static void test_timeout_note(void **state) {
         strbuf_reset(&sb);
         standby_timeout_note(10, 3, &sb);
         assert_string_equal(sb.buf,
-                "; slurmctld-timeout=10 is short for 3 controllers: a job that ends while the controller in "
-                "charge is lost may stay RUNNING (its end is reported within 1.5 x 10 s, a failover takes "
-                "about 17 s); use 20 or more");
+                "; slurmctld-timeout=10 is short for 3 controllers (use 20 or more): a job that ends while the "
+                "controller in charge is lost may stay RUNNING, its end being reported within 1.5 x 10 s while a "
+                "failover takes about 17 s");
+        /* one part of a "; "-separated status */
+        assert_null(strstr(sb.buf + 2, "; "));
         strbuf_release(&sb);
 }
 
