@@ -606,8 +606,11 @@ static long push_held_count(size_t *n) {
                 return -1;
         long c = 0;
         for (size_t i = 0; i < l.n; i++)
+                /* a held node that is down, not responding (its unit gone) or deleted takes
+                 * no room (attack 12c F2: a force-removed unit's node blocked every hold) */
                 if (l.v[i].reason && startswith(l.v[i].reason, CONFPUSH_DRAIN_REASON) &&
-                        slurm_state_drain(l.v[i].state) != SLURM_DRAIN_NONE)
+                        slurm_state_drain(l.v[i].state) != SLURM_DRAIN_NONE && !slurm_state_down(l.v[i].state) &&
+                        slurm_state_registered(l.v[i].state))
                         c++;
         *n = l.n;
         slurm_node_list_done(&l);
@@ -683,9 +686,13 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
         };
         if (have_held && !v.held && slurm_state_drain(node->state) == SLURM_DRAIN_NONE &&
                 !slurm_state_down(node->state) && streq_ptr(held.reason, reason)) {
-                /* not drained at all: the drain never happened, or an admin resumed the node */
+                /* not drained at all: the drain never happened, or an admin resumed the node
+                 * (pause and resume do too): no hold again for this file, the node gets it
+                 * once idle (attack 12c F1: it was drained again within 30 s) */
                 (void) charm_state_note_remove(&o->paths, CONFPUSH_HELD_FILE, NULL);
                 have_held = false;
+                _cleanup_free_ char *t = confpush_behind_format(running, 0);
+                (void) charm_state_note_write(&o->paths, CONFPUSH_BEHIND_FILE, t, false, NULL);
         } else if (have_held && !v.held) {
                 /* another drain or DOWN replaced the push's: that one stays */
                 (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
@@ -700,7 +707,7 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
                 time_t since = 0;
                 if (charm_state_note_read(&o->paths, CONFPUSH_BEHIND_FILE, &b) > 0 &&
                         confpush_behind_parse(b, &bh, &since) == 0 && bh == running)
-                        v.behind_since = since;
+                        v.behind_since = since; /* 0: no hold for this file */
                 else {
                         _cleanup_free_ char *t = confpush_behind_format(running, v.now);
                         (void) charm_state_note_write(&o->paths, CONFPUSH_BEHIND_FILE, t, false, NULL);
