@@ -85,8 +85,8 @@ out:
         return r;
 }
 
-int nodecfg_mark_store(const struct charm_paths *p, const struct slurm_node *saved, const char *what,
-        const char *reason, struct strbuf *err) {
+int nodecfg_mark_store(const struct charm_paths *p, const char *file, const struct slurm_node *saved,
+        const char *what, const char *reason, struct strbuf *err) {
         unsigned long long start = 0;
         (void) proc_pid_stat(getpid(), &start, NULL);
         const struct nodecfg_mark m = {
@@ -99,7 +99,15 @@ int nodecfg_mark_store(const struct charm_paths *p, const struct slurm_node *sav
                 .prior_reason = saved->reason,
         };
         _cleanup_free_ char *text = nodecfg_mark_format(&m);
-        return charm_state_note_write(p, NODECFG_MARK_FILE, text, false, err);
+        return charm_state_note_write(p, file, text, false, err);
+}
+
+int nodecfg_mark_load(const struct charm_paths *p, const char *file, struct nodecfg_mark *ret) {
+        _cleanup_free_ char *data = NULL;
+        int r = charm_state_note_read(p, file, &data);
+        if (r <= 0)
+                return r < 0 ? -EINVAL : 0;
+        return nodecfg_mark_parse(data, ret) < 0 ? -EINVAL : 1;
 }
 
 void nodecfg_mark_clear(const struct charm_paths *p) {

@@ -49,12 +49,15 @@ char *nodecfg_mark_format(const struct nodecfg_mark *m);
 /* Parses text into *ret: 0, or -EINVAL (ret untouched). */
 int nodecfg_mark_parse(const char *text, struct nodecfg_mark *ret);
 
-/* Records that this process (what: "node-config", NODECFG_MARK_PUSH) drains saved->name with
- * reason (saved: the node before). */
+/* Records in the state note file (NODECFG_MARK_FILE for node-config) that this process (what:
+ * NODECFG_MARK_NODE_CONFIG, NODECFG_MARK_PUSH) drains saved->name with reason (saved: the node
+ * before). */
 #define NODECFG_MARK_NODE_CONFIG "node-config"
 #define NODECFG_MARK_PUSH "the slurm.conf push"
-int nodecfg_mark_store(const struct charm_paths *p, const struct slurm_node *saved, const char *what,
-        const char *reason, struct strbuf *err);
+int nodecfg_mark_store(const struct charm_paths *p, const char *file, const struct slurm_node *saved,
+        const char *what, const char *reason, struct strbuf *err);
+/* Reads the record in file: 1 (*ret filled), 0 none, -EINVAL unreadable (left in place). */
+int nodecfg_mark_load(const struct charm_paths *p, const char *file, struct nodecfg_mark *ret);
 /* Removes the record (the action ends). */
 void nodecfg_mark_clear(const struct charm_paths *p);
 

@@ -385,7 +385,7 @@ static int node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
                 strbuf_addf(&reason, "node-config: reconfiguring (unit %s)", env->unit);
                 /* remembered first: an action that dies from here on leaves a record the next
                  * reconcile undoes (charm/nodecfgmark.h), not a drain for ever */
-                r = nodecfg_mark_store(&o->paths, &saved, NODECFG_MARK_NODE_CONFIG, reason.buf, err);
+                r = nodecfg_mark_store(&o->paths, NODECFG_MARK_FILE, &saved, NODECFG_MARK_NODE_CONFIG, reason.buf, err);
                 if (r >= 0)
                         r = slurm_node_drain(in.node_name, reason.buf, err);
                 if (r < 0) {

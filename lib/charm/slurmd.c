@@ -535,14 +535,10 @@ static int answer_programs(struct juju_ctx *ctx, const struct slurmd_opts *o, st
 /* The push's drain record (CONFPUSH_HELD_FILE, nodecfgmark's text): the node's state before.
  * 1 read, 0 none (an unreadable one is removed). */
 static int push_held_read(const struct charm_paths *p, struct nodecfg_mark *ret) {
-        _cleanup_free_ char *data = NULL;
-        if (charm_state_note_read(p, CONFPUSH_HELD_FILE, &data) <= 0)
-                return 0;
-        if (nodecfg_mark_parse(data, ret) < 0) {
+        int r = nodecfg_mark_load(p, CONFPUSH_HELD_FILE, ret);
+        if (r < 0)
                 (void) charm_state_note_remove(p, CONFPUSH_HELD_FILE, NULL);
-                return 0;
-        }
-        return 1;
+        return r > 0;
 }
 
 /* Whether the node now has the push's own drain (reason) and is not DOWN. */
@@ -581,17 +577,7 @@ static void push_release(struct juju_ctx *ctx, const struct charm_paths *p, cons
  * happened: the record stays, and the next run sees whether the node has its reason). */
 static int push_hold(struct juju_ctx *ctx, const struct charm_paths *p, const struct slurm_node *node,
         const char *reason, struct strbuf *why, struct strbuf *err) {
-        const struct nodecfg_mark m = {
-                .what = NODECFG_MARK_PUSH,
-                .node = node->name,
-                .reason = (char *) reason,
-                .pid = getpid(),
-                .start = 1,
-                .prior_state = node->state,
-                .prior_reason = node->reason,
-        };
-        _cleanup_free_ char *text = nodecfg_mark_format(&m);
-        int r = charm_state_note_write(p, CONFPUSH_HELD_FILE, text, false, err);
+        int r = nodecfg_mark_store(p, CONFPUSH_HELD_FILE, node, NODECFG_MARK_PUSH, reason, err);
         if (r < 0)
                 return r;
         r = slurm_node_drain(node->name, reason, why);

@@ -71,23 +71,22 @@ out=$(ctl srun -p gpu -w gpu-1 --gres=gpu:1 sh -c 'echo "CVD=$CUDA_VISIBLE_DEVIC
 
 log "bad gpu-devices data from the relation: blocked naming the unit, nothing rendered"
 before=$(ctl cat /etc/slurm/gres.conf)
-# (the unit's own hooks publish its real devices again: one that a new slurm.conf hash from the
-# leader runs right after the injection undoes it, so the injection is tried again, 3 times at most)
-for i in 1 2 3; do
-        js exec gpu/1 -- sh -c 'relation-set -r "$(relation-ids slurmctld)" gpu-devices="[\"/etc/passwd\"]"'
-        settle
-        status_is slurmctld/0 '^blocked gpu/1: gpu-devices: "/etc/passwd" is not a device file path under /dev' && break
-        log "  (try $i: the controller saw the unit's own data again: $(unit_status slurmctld/0))"
-done
-expect_status slurmctld/0 '^blocked gpu/1: gpu-devices: "/etc/passwd" is not a device file path under /dev'
+# inject VALUE STATUS: gpu/1's gpu-devices set to VALUE until the controller says STATUS. The
+# unit's own hooks publish its real devices again: one that a new slurm.conf hash from the leader
+# runs right after the injection undoes it, so the injection is tried again, 3 times at most.
+inject() {
+        local i
+        for i in 1 2 3; do
+                js exec gpu/1 -- sh -c 'relation-set -r "$(relation-ids slurmctld)" gpu-devices="$1"' sh "$1"
+                settle
+                status_is slurmctld/0 "$2" && break
+                log "  (try $i: the controller saw the unit's own data again: $(unit_status slurmctld/0))"
+        done
+        expect_status slurmctld/0 "$2"
+}
+inject '["/etc/passwd"]' '^blocked gpu/1: gpu-devices: "/etc/passwd" is not a device file path under /dev'
 [ "$(ctl cat /etc/slurm/gres.conf)" = "$before" ] || die "gres.conf changed on bad data"
-for i in 1 2 3; do
-        js exec gpu/1 -- sh -c 'relation-set -r "$(relation-ids slurmctld)" gpu-devices="not json"'
-        settle
-        status_is slurmctld/0 '^blocked gpu/1: gpu-devices: not a JSON list' && break
-        log "  (try $i: the controller saw the unit's own data again: $(unit_status slurmctld/0))"
-done
-expect_status slurmctld/0 '^blocked gpu/1: gpu-devices: not a JSON list'
+inject 'not json' '^blocked gpu/1: gpu-devices: not a JSON list'
 # the unit's own next hook publishes its real devices again
 js trigger gpu/1 update-status >/dev/null
 settle

@@ -106,7 +106,7 @@ static void test_recover(void **state) {
         assert_int_equal(nodecfg_mark_recover(&p, NULL, &note, &err), 0); /* no record */
         assert_int_equal(note.len, 0);
 
-        assert_int_equal(nodecfg_mark_store(&p, &saved, NODECFG_MARK_NODE_CONFIG, "node-config: reconfiguring (unit cpu/0)", &err), 0);
+        assert_int_equal(nodecfg_mark_store(&p, NODECFG_MARK_FILE, &saved, NODECFG_MARK_NODE_CONFIG, "node-config: reconfiguring (unit cpu/0)", &err), 0);
         assert_int_equal(access(path, F_OK), 0);
         /* the action (this process) still runs: nothing undone, the record stays */
         assert_int_equal(nodecfg_mark_recover(&p, NULL, &note, &err), 0);
@@ -136,7 +136,7 @@ static void test_recover(void **state) {
         assert_int_equal(access(path, F_OK), -1);
 
         /* clear: gone, and again is harmless */
-        assert_int_equal(nodecfg_mark_store(&p, &saved, NODECFG_MARK_PUSH, "r", &err), 0);
+        assert_int_equal(nodecfg_mark_store(&p, NODECFG_MARK_FILE, &saved, NODECFG_MARK_PUSH, "r", &err), 0);
         nodecfg_mark_clear(&p);
         assert_int_equal(access(path, F_OK), -1);
         nodecfg_mark_clear(&p);
