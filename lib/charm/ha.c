@@ -183,6 +183,23 @@ int ha_charge_mark_read(const char *dir, long *ret_index, time_t *ret_time, char
         return 0;
 }
 
+/* the index of host in "host(addr)" entries, -1 when absent */
+static long controller_pos(const struct strv *controllers, const char *host) {
+        for (size_t i = 0; i < controllers->n; i++) {
+                const char *rest = startswith(controllers->v[i], host);
+                if (rest && (*rest == '(' || *rest == '\0'))
+                        return (long) i;
+        }
+        return -1;
+}
+
+bool ha_charge_behind(const struct strv *controllers, const char *self_host, const char *charge_host) {
+        if (isempty(self_host) || isempty(charge_host) || streq(self_host, charge_host))
+                return false;
+        long self = controller_pos(controllers, self_host), boss = controller_pos(controllers, charge_host);
+        return self >= 0 && boss > self;
+}
+
 int ha_takeover_unmark(const char *dir, const char *unit, uid_t uid, gid_t gid) {
         _cleanup_free_ char *who = NULL, *mdir = xasprintf("%s/%s", dir, HA_MARKER_DIR);
         _cleanup_free_ char *path = xasprintf("%s/takeover", mdir);

@@ -92,6 +92,13 @@ int ha_charge_mark_write(
  * before the host was written; ret_host may be NULL), -ENOENT when there is none, -EINVAL when
  * malformed. The host is what tells: an index means another controller once the order changed. */
 int ha_charge_mark_read(const char *dir, long *ret_index, time_t *ret_time, char **ret_host);
+/* Whether charge_host (the charge mark's writer, another controller in charge) comes after
+ * self_host in controllers ("host(addr)" entries, primary first): then this unit's slurmctld must
+ * not start before the leader has moved that one first, since a primary's start (and a backup's
+ * takeover) takes control from every controller behind it (a fence lifted before the new primary's
+ * claim landed: fresh-clone CI, charm-fence-debian13, the returning primary took control back).
+ * False when either is not in the list. Pure. */
+bool ha_charge_behind(const struct strv *controllers, const char *self_host, const char *charge_host);
 
 /* Taking charge, told to the compute units. A controller that takes charge (a failover, a
  * failback, a takeover) may have read state saved before the last dynamic node registrations

@@ -1574,6 +1574,26 @@ static int ha_gate(struct juju_ctx *ctx, const struct charm_paths *paths, struct
                         return 1;
                 }
         }
+        /* another controller in charge behind this one in the order (its sentinel's charge
+         * mark, renewed every 2 s): a stopped slurmctld here stays stopped until the leader has
+         * moved that one first (its claim, claim_first), whatever the fence or a hook's timing */
+        if (in->ha.order.n > 1) {
+                struct unit_state st;
+                int r = unit_get_state(bus, "slurmctld.service", &st, err);
+                if (r < 0)
+                        return r;
+                _cleanup_free_ char *boss = NULL;
+                long idx;
+                time_t t;
+                if ((streq(st.active_state, "inactive") || streq(st.active_state, "failed")) &&
+                        ha_charge_mark_read(in->state_dir, &idx, &t, &boss) >= 0 &&
+                        llabs((long long) (time(NULL) - t)) <= (long long) in->cfg_timeout &&
+                        ha_charge_behind(&in->ha.controllers, in->hostname, boss)) {
+                        charm_outcome_set(out, JUJU_STATUS_WAITING,
+                                "%s is in charge: waiting for the leader to make it the primary", boss);
+                        return 1;
+                }
+        }
         return standby_gate(ctx, paths, in, bus, timeout_usec, out, err);
 }
 

@@ -231,6 +231,34 @@ static void test_leave_successor(void **state) {
         assert_int_equal(ha_leave_successor(3, true, all, 3), -1);
 }
 
+/* a controller in charge behind this one in the order: this one must not start */
+static void test_charge_behind(void **state) {
+        (void) state;
+        _cleanup_(strv_clear) struct strv c = STRV_INIT;
+        strv_push(&c, "ctl-0(10.0.0.1)");
+        strv_push(&c, "ctl-1(10.0.0.2)");
+        strv_push(&c, "ctl-10(10.0.0.3)");
+        assert_true(ha_charge_behind(&c, "ctl-0", "ctl-1"));
+        assert_true(ha_charge_behind(&c, "ctl-0", "ctl-10"));
+        assert_true(ha_charge_behind(&c, "ctl-1", "ctl-10"));
+        /* the one in charge ahead, or this one itself */
+        assert_false(ha_charge_behind(&c, "ctl-1", "ctl-0"));
+        assert_false(ha_charge_behind(&c, "ctl-10", "ctl-1"));
+        assert_false(ha_charge_behind(&c, "ctl-1", "ctl-1"));
+        /* a name that is only a prefix of an entry, names not listed, no mark host */
+        assert_false(ha_charge_behind(&c, "ctl-0", "ctl"));
+        assert_false(ha_charge_behind(&c, "ctl", "ctl-1"));
+        assert_false(ha_charge_behind(&c, "ctl-0", "other"));
+        assert_false(ha_charge_behind(&c, "ctl-0", NULL));
+        assert_false(ha_charge_behind(&c, NULL, "ctl-1"));
+        /* entries without an address */
+        _cleanup_(strv_clear) struct strv bare = STRV_INIT;
+        strv_push(&bare, "a");
+        strv_push(&bare, "b");
+        assert_true(ha_charge_behind(&bare, "a", "b"));
+        assert_false(ha_charge_behind(&bare, "b", "a"));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_order),
@@ -239,6 +267,7 @@ int main(void) {
                 cmocka_unit_test(test_heartbeat),
                 cmocka_unit_test(test_role),
                 cmocka_unit_test(test_leave_successor),
+                cmocka_unit_test(test_charge_behind),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
