@@ -6,6 +6,7 @@
 #include "charm/strand.h"
 
 #include "charm/charm.h"
+#include "slurm/nodes.h"
 #include "slurm/stranded.h"
 
 #include "util/banned.h"
@@ -14,6 +15,30 @@ char *strand_why(const char *node, const char *unit) {
         return xasprintf("requires node %s, which left the cluster%s%s: cancel this job, or set its "
                          "ReqNodeList and release it",
                 node, unit ? " with unit " : "", strempty(unit));
+}
+
+/* The placeholders of departed nodes that pending jobs require (slurm/stranded.h): the missing
+ * ones created; with prune, the ones no pending job requires deleted. Names what was done to
+ * done and what failed to failed ("; "-separated). */
+static void placeholders(const struct slurm_stranded *s, bool prune, struct strbuf *done, struct strbuf *failed) {
+        _cleanup_strv_ struct strv create = STRV_INIT, drop = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        slurm_stranded_placeholder_plan(s, &create, &drop);
+        for (size_t i = 0; i < create.n; i++) {
+                strbuf_reset(&e);
+                if (slurm_stranded_placeholder_create(create.v[i], &e) < 0)
+                        strbuf_addf(failed, "%s%s", failed->len ? "; " : "", e.buf);
+                else
+                        strbuf_addf(done, "%splaceholder %s created", done->len ? ", " : "", create.v[i]);
+        }
+        for (size_t i = 0; prune && i < drop.n; i++) {
+                strbuf_reset(&e);
+                int r = slurm_node_delete(drop.v[i], &e);
+                if (r < 0 && r != -ENOENT)
+                        strbuf_addf(failed, "%s%s", failed->len ? "; " : "", e.buf);
+                else
+                        strbuf_addf(done, "%splaceholder %s deleted", done->len ? ", " : "", drop.v[i]);
+        }
 }
 
 void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, bool resvs) {
@@ -33,6 +58,28 @@ void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, 
                         s.resvs[i].name,
                         s.resvs[i].only_node ? "deletes the reservation (its only node)"
                                              : "takes the node out of it");
+        /* after the deletion: the node's placeholder, before any reconfigure or restart of
+         * slurmctld fails the jobs that require it (held ones too) */
+        if (!resvs) {
+                _cleanup_strbuf_ struct strbuf done = STRBUF_INIT, failed = STRBUF_INIT;
+                if (strv_contains(&s.missing, node) && !strv_contains(&s.placeholders, node) && s.n_resvs) {
+                        /* Slurm leaves a node in its reservations while one of its name exists:
+                         * out of them first, as the hold's log line says Slurm does */
+                        _cleanup_(slurm_stranded_report_done) struct slurm_stranded_report rr =
+                                SLURM_STRANDED_REPORT_INIT;
+                        _cleanup_strbuf_ struct strbuf re = STRBUF_INIT;
+                        if (slurm_stranded_release_resvs(&s, node, &rr, &re) != 0)
+                                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                                        "node %s left: taking it out of its reservations: %s", node, re.buf);
+                }
+                placeholders(&s, false, &done, &failed);
+                if (done.len || failed.len)
+                        (void) juju_logf(ctx, failed.len ? JUJU_LOG_WARNING : JUJU_LOG_INFO, NULL,
+                                "node %s left: pending jobs require it: %s%s%s (a node slurmctld does not "
+                                "know fails them at its next reconfigure or restart)",
+                                node, done.len ? done.buf : "no placeholder", failed.len ? "; " : "",
+                                failed.buf ? failed.buf : "");
+        }
         /* the ones held already (by this departure's first look, by their user) stay as they are */
         size_t k = 0;
         for (size_t i = 0; i < s.n_jobs; i++) {
@@ -70,7 +117,20 @@ static struct slurm_stranded pick(const struct slurm_stranded *s, const char *no
 void strand_status_note(const char *leaving, bool hold, struct strbuf *note) {
         _cleanup_(slurm_stranded_done) struct slurm_stranded s = { 0 };
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        if (slurm_stranded_find(leaving, &s, &e) <= 0)
+        int n = slurm_stranded_find(leaving, &s, &e);
+        if (n < 0)
+                return;
+        if (hold) {
+                /* the leader: placeholders for the nodes they require (a forced removal, a
+                 * departure whose creation failed), none left once no job requires the node */
+                _cleanup_strbuf_ struct strbuf done = STRBUF_INIT, pfailed = STRBUF_INIT;
+                placeholders(&s, true, &done, &pfailed);
+                if (pfailed.len)
+                        strbuf_addf(note, "; %s: at slurmctld's next reconfigure or restart the jobs that "
+                                          "require it fail",
+                                pfailed.buf);
+        }
+        if (n == 0)
                 return;
         struct slurm_stranded going = pick(&s, leaving, true), gone = pick(&s, leaving, false);
         _cleanup_strbuf_ struct strbuf failed = STRBUF_INIT;

@@ -7,12 +7,15 @@
  *   - the departing slurmd unit, right before it deletes its node and once more right after,
  *     holds those jobs (admin hold; admin comment STRAND_WHY: which node, which unit, what to
  *     do) and logs them and the reservations naming the node (which Slurm shrinks or deletes
- *     with the node) in its hook log;
+ *     with the node) in its hook log; right after the deletion it creates the node's
+ *     placeholder (slurm/stranded.h: without one, slurmctld's next reconfigure or restart fails
+ *     those jobs);
  *   - the controller's status names them: "pending jobs 9, 10 require node slurmd-1, which is
  *     leaving" while the departure runs, then "…, held: the node left (scancel them, or set
  *     their ReqNodeList and release them)" until they are gone; the leader holds any it finds
  *     that are not held (a forced removal: the controller deleted the stale record itself; a
- *     job released unchanged);
+ *     job released unchanged), creates any placeholder missing and deletes those no pending job
+ *     requires;
  *   - destroy-jobs (the forced path) cancels them with the same comment and takes the node out
  *     of the reservations (deleting one left empty), and says which.
  * None of this ever waits: a departure does not hang on a job that cannot run.
@@ -35,7 +38,8 @@ void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, 
 
 /* Controller status: appends "; <note>" for stranded jobs (leaving: the departing unit's node,
  * or NULL in a full reconcile); hold: also hold the ones that are not held (the leader), and
- * name a hold that failed (" (not held: hold job 9: …)"). Silent when Slurm does not answer
+ * name a hold that failed (" (not held: hold job 9: …)"), and keep the placeholders (create the
+ * missing, delete the unneeded; a failure named in the note). Silent when Slurm does not answer
  * (the status says so elsewhere). */
 void strand_status_note(const char *leaving, bool hold, struct strbuf *note);
 

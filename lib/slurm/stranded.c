@@ -26,6 +26,8 @@ void slurm_stranded_done(struct slurm_stranded *s) {
                 free(s->resvs[i].name);
         free(s->jobs);
         free(s->resvs);
+        strv_clear(&s->missing);
+        strv_clear(&s->placeholders);
         *s = (struct slurm_stranded){ 0 };
 }
 
@@ -60,18 +62,74 @@ char *slurm_stranded_needs(const char *req_nodes, const char *leaving, char *con
         return found;
 }
 
-/* The node names of the table, sorted (NULL-terminated strv in *ret). */
-static int node_names(struct strv *ret, struct strbuf *err) {
+static void sort_names(struct strv *v) {
+        if (v->n > 1)
+                qsort(v->v, v->n, sizeof(char *), cmp_name);
+}
+
+/* The node names of the table, sorted (NULL-terminated strv in *ret): FUTURE nodes left out
+ * (as a load without SHOW_FUTURE does), the placeholders among them into *placeholders. */
+static int node_names(struct strv *ret, struct strv *placeholders, struct strbuf *err) {
         node_info_msg_t *msg = NULL;
-        int r = slurm_load_node((time_t) 0, &msg, SHOW_ALL);
+        int r = slurm_load_node((time_t) 0, &msg, SHOW_ALL | SHOW_FUTURE);
         if (r != SLURM_SUCCESS)
                 return slurm_fail(err, slurm_rc_code(r), "load nodes");
-        for (uint32_t i = 0; i < msg->record_count; i++)
-                if (!isempty(msg->node_array[i].name))
-                        strv_push(ret, msg->node_array[i].name);
+        for (uint32_t i = 0; i < msg->record_count; i++) {
+                const node_info_t *n = &msg->node_array[i];
+                if (isempty(n->name))
+                        continue;
+                if ((n->node_state & NODE_STATE_BASE) != NODE_STATE_FUTURE)
+                        strv_push(ret, n->name);
+                else if (streq_ptr(n->reason, SLURM_STRANDED_PLACEHOLDER_REASON))
+                        strv_push(placeholders, n->name);
+        }
         slurm_free_node_info_msg(msg);
-        if (ret->n)
-                qsort(ret->v, ret->n, sizeof(char *), cmp_name);
+        sort_names(ret);
+        sort_names(placeholders);
+        return 0;
+}
+
+void slurm_stranded_missing(const char *req_nodes, char *const *names, size_t n, struct strv *missing) {
+        char *h;
+        if (isempty(req_nodes))
+                return;
+        slurm_hl_t hl = slurm_hostlist_create(req_nodes);
+        if (!hl)
+                return;
+        while ((h = slurm_hostlist_shift(hl))) {
+                const char *key = h;
+                if ((n == 0 || !bsearch(&key, names, n, sizeof(char *), cmp_name)) && !strv_contains(missing, h)) {
+                        strv_push(missing, h);
+                        sort_names(missing);
+                }
+                free(h); /* slurm_hostlist_shift() mallocs */
+        }
+        slurm_hostlist_destroy(hl);
+}
+
+void slurm_stranded_placeholder_plan(const struct slurm_stranded *s, struct strv *create, struct strv *drop) {
+        for (size_t i = 0; i < s->missing.n; i++)
+                if (!strv_contains(&s->placeholders, s->missing.v[i]))
+                        strv_push(create, s->missing.v[i]);
+        for (size_t i = 0; i < s->placeholders.n; i++)
+                if (!strv_contains(&s->missing, s->placeholders.v[i]))
+                        strv_push(drop, s->placeholders.v[i]);
+}
+
+int slurm_stranded_placeholder_create(const char *node, struct strbuf *err) {
+        update_node_msg_t m;
+        if (isempty(node) || strpbrk(node, " \t\n\"=,[]"))
+                return -EINVAL;
+        int r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *line =
+                xasprintf("NodeName=%s State=FUTURE Reason=\"%s\"", node, SLURM_STRANDED_PLACEHOLDER_REASON);
+        slurm_init_update_node_msg(&m);
+        m.extra = line;
+        r = slurm_create_node(&m);
+        if (r != SLURM_SUCCESS)
+                return slurm_fail(err, slurm_rc_code(r), "create the placeholder node \"%s\"", node);
         return 0;
 }
 
@@ -97,16 +155,21 @@ int slurm_stranded_find(const char *leaving, struct slurm_stranded *ret, struct 
         job_info_msg_t *jobs = NULL;
         int r = slurm_client_init(err);
         if (r >= 0)
-                r = node_names(&names, err);
-        if (r < 0)
+                r = node_names(&names, &s.placeholders, err);
+        if (r < 0) {
+                slurm_stranded_done(&s);
                 return r;
+        }
         r = slurm_load_jobs((time_t) 0, &jobs, SHOW_ALL);
-        if (r != SLURM_SUCCESS)
+        if (r != SLURM_SUCCESS) {
+                slurm_stranded_done(&s);
                 return slurm_fail(err, slurm_rc_code(r), "load jobs");
+        }
         for (uint32_t i = 0; i < jobs->record_count; i++) {
                 const slurm_job_info_t *j = &jobs->job_array[i];
                 if ((j->job_state & JOB_STATE_BASE) != JOB_PENDING)
                         continue;
+                slurm_stranded_missing(j->req_nodes, names.v, names.n, &s.missing);
                 char *node = slurm_stranded_needs(j->req_nodes, leaving, names.v, names.n);
                 if (!node)
                         continue;
@@ -279,4 +342,15 @@ int slurm_stranded_act(const struct slurm_stranded *s, enum slurm_stranded_actio
                         n_resv_failed++;
         *ret = rep;
         return (int) rep.n_failed + n_resv_failed;
+}
+
+int slurm_stranded_release_resvs(const struct slurm_stranded *s, const char *node, struct slurm_stranded_report *ret,
+        struct strbuf *err) {
+        int n_failed = 0, r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < s->n_resvs; i++)
+                if (resv_release(s->resvs[i].name, node, ret, err) < 0)
+                        n_failed++;
+        return n_failed;
 }

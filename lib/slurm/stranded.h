@@ -49,6 +49,8 @@ struct slurm_stranded {
         size_t n_jobs;
         struct slurm_stranded_resv *resvs; /* only when a leaving node was given */
         size_t n_resvs;
+        struct strv missing;      /* every node a pending job requires that has no record, sorted */
+        struct strv placeholders; /* the placeholder records there are (below), sorted */
 };
 
 void slurm_stranded_done(struct slurm_stranded *s);
@@ -58,6 +60,29 @@ void slurm_stranded_done(struct slurm_stranded *s);
  * (or req_nodes is empty or not a hostlist). */
 char *slurm_stranded_needs(const char *req_nodes, const char *leaving, char *const *names, size_t n);
 
+/* Pure: appends to *missing (kept sorted, no duplicates) every name of the hostlist expression
+ * req_nodes that is not among the sorted names[0..n). */
+void slurm_stranded_missing(const char *req_nodes, char *const *names, size_t n, struct strv *missing);
+
+/* Placeholders. slurmctld (22.05.8 and 24.11.5: _sync_detail_bitmaps in read_config.c) fails,
+ * with NODE_FAIL, every pending job whose ReqNodeList names a node it does not know, at each
+ * reading of slurm.conf: a reconfigure, a restart, a backup's takeover. A held stranded job
+ * would so be lost at the next one (attack 12c, F6). So a node that left while pending jobs
+ * require it gets a placeholder record: a dynamic node of that name in state FUTURE (never
+ * given a job, hidden from sinfo and from node loads without SHOW_FUTURE, kept across a
+ * reconfigure and a restart like any dynamic node), with the reason below; it also takes the
+ * deleted node's table index, which the held jobs still point at. It is deleted once no pending
+ * job requires it. */
+#define SLURM_STRANDED_PLACEHOLDER_REASON "placeholder of a departed node: pending jobs require it"
+
+/* Pure: the placeholders to create (names of s->missing without one) and to delete (those of
+ * s->placeholders no pending job requires), appended to create and drop. */
+void slurm_stranded_placeholder_plan(const struct slurm_stranded *s, struct strv *create, struct strv *drop);
+/* Creates node's placeholder (NodeName=node State=FUTURE Reason=...); 0 or a negative errno.
+ * Slurm takes a deleted node out of the reservations naming it some seconds after the deletion,
+ * but not while a node of that name exists: slurm_stranded_release_resvs() first. */
+int slurm_stranded_placeholder_create(const char *node, struct strbuf *err);
+
 /* Pure: whether a pending job of this priority and state reason is held by an admin or by its
  * user. Priority 0 alone is not: 22.05's scheduler sets it with reason BadConstraints on a job
  * it finds non-runnable (a released job requiring a deleted node), and lifts it by itself when
@@ -65,8 +90,8 @@ char *slurm_stranded_needs(const char *req_nodes, const char *leaving, char *con
  * deleted node's index; such a job gets the admin hold and its comment like any other. */
 bool slurm_stranded_held(uint32_t priority, uint32_t state_reason);
 
-/* Loads the node table and the job table (and, with leaving, the reservations) once each.
- * Returns the number of stranded jobs. */
+/* Loads the node table (placeholders included, counted as no record) and the job table (and,
+ * with leaving, the reservations) once each. Returns the number of stranded jobs. */
 int slurm_stranded_find(const char *leaving, struct slurm_stranded *ret, struct strbuf *err);
 
 /* "pending job 9 requires node slurmd-1", "pending jobs 9, 10 require node slurmd-1",
@@ -97,3 +122,9 @@ void slurm_stranded_report_done(struct slurm_stranded_report *r);
  * "; "-separated) with *ret filled. */
 int slurm_stranded_act(const struct slurm_stranded *s, enum slurm_stranded_action action, const char *node,
         const char *why, struct slurm_stranded_report *ret, struct strbuf *err);
+
+/* Takes node out of each reservation of s (deleting one it was the only node of), as Slurm
+ * would after the deletion; the names into ret's resv_shrunk and resv_deleted. Returns the
+ * number of failures (err has one line each) or a negative errno. */
+int slurm_stranded_release_resvs(
+        const struct slurm_stranded *s, const char *node, struct slurm_stranded_report *ret, struct strbuf *err);

@@ -12,6 +12,7 @@
 
 #include "util/macro.h"
 #include "slurm/stranded.h"
+#include "util/strv.h"
 
 #include "util/banned.h"
 
@@ -90,12 +91,56 @@ static void test_done_zeroed(void **state) {
         slurm_stranded_report_done(NULL);
 }
 
+/* every required node without a record, sorted, once */
+static void test_missing(void **state) {
+        (void) state;
+        _cleanup_strv_ struct strv m = STRV_INIT;
+        slurm_stranded_missing(NULL, table, ELEMENTSOF(table), &m);
+        slurm_stranded_missing("", table, ELEMENTSOF(table), &m);
+        slurm_stranded_missing("cpu-[0,2],gpu-0", table, ELEMENTSOF(table), &m);
+        assert_int_equal(m.n, 0);
+        slurm_stranded_missing("cpu-[0-3]", table, ELEMENTSOF(table), &m);
+        slurm_stranded_missing("gpu-[0-2],cpu-1", table, ELEMENTSOF(table), &m);
+        slurm_stranded_missing("cpu-3,big-0", table, ELEMENTSOF(table), &m);
+        assert_int_equal(m.n, 4);
+        assert_string_equal(m.v[0], "big-0");
+        assert_string_equal(m.v[1], "cpu-1");
+        assert_string_equal(m.v[2], "cpu-3");
+        assert_string_equal(m.v[3], "gpu-2");
+        /* an empty table: every required node */
+        _cleanup_strv_ struct strv e = STRV_INIT;
+        slurm_stranded_missing("a,b", NULL, 0, &e);
+        assert_int_equal(e.n, 2);
+}
+
+/* placeholders: created for the missing nodes that have none, deleted when none is missing */
+static void test_placeholder_plan(void **state) {
+        (void) state;
+        struct slurm_stranded s = { 0 };
+        _cleanup_strv_ struct strv create = STRV_INIT, drop = STRV_INIT;
+        slurm_stranded_placeholder_plan(&s, &create, &drop);
+        assert_int_equal(create.n + drop.n, 0);
+        strv_push(&s.missing, "cpu-1");
+        strv_push(&s.missing, "cpu-3");
+        strv_push(&s.placeholders, "cpu-3");
+        strv_push(&s.placeholders, "gpu-7");
+        slurm_stranded_placeholder_plan(&s, &create, &drop);
+        assert_int_equal(create.n, 1);
+        assert_string_equal(create.v[0], "cpu-1");
+        assert_int_equal(drop.n, 1);
+        assert_string_equal(drop.v[0], "gpu-7");
+        slurm_stranded_done(&s);
+        assert_int_equal(s.missing.n + s.placeholders.n, 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_needs),
                 cmocka_unit_test(test_describe),
                 cmocka_unit_test(test_held),
                 cmocka_unit_test(test_done_zeroed),
+                cmocka_unit_test(test_missing),
+                cmocka_unit_test(test_placeholder_plan),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
