@@ -516,7 +516,7 @@ static int t_status_set(struct call *c) {
         const char *msg = c->args.n > 1 ? c->args.v[1] : "";
         bool app = has(c, "application");
         if (app && !leader(c))
-                return fail(c, 1, "setting application status: this unit is not the leader");
+                return fail(c, 1, "this unit is not the leader"); /* status-set.go: unannotated */
         /* At once: in the committed state and in the hook's view. */
         cJSON *states[2] = { c->ctx->m->state, W(c) };
         for (int i = 0; i < 2; i++) {
