@@ -518,13 +518,12 @@ static int t_status_set(struct call *c) {
         if (app && !leader(c))
                 return fail(c, 1, "this unit is not the leader"); /* status-set.go: unannotated */
         /* At once: in the committed state and in the hook's view. */
-        cJSON *states[2] = { c->ctx->m->state, W(c) };
-        for (int i = 0; i < 2; i++) {
-                cJSON *s = app ? jobj(state_app(states[i], c->ctx->app), "status")
-                               : jobj(state_unit(states[i], c->ctx->unit), "workload");
-                jset_str(s, "status", c->args.v[0]);
-                jset_str(s, "message", msg);
-        }
+        const char *key = app ? "status" : "workload";
+        cJSON *owner =
+                app ? state_app(c->ctx->m->state, c->ctx->app) : state_unit(c->ctx->m->state, c->ctx->unit);
+        cJSON *view = app ? state_app(W(c), c->ctx->app) : state_unit(W(c), c->ctx->unit);
+        status_record_set(jobj(owner, key), c->args.v[0], msg);
+        jset(view, key, cJSON_Duplicate(jget(owner, key), true));
         return 0;
 }
 

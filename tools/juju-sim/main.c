@@ -562,6 +562,16 @@ static cJSON *app_status(const cJSON *st, const cJSON *a) {
         return o;
 }
 
+/* statusInfoContents: current, message (when not NULL), since (common.FormatTime, local time). */
+static void status_contents(cJSON *o, const char *current, const char *message, const char *since) {
+        jset_str(o, "current", current);
+        if (message)
+                jset_str(o, "message", message);
+        _cleanup_free_ char *s = status_since_format(since, false);
+        if (s)
+                jset_str(o, "since", s);
+}
+
 static cJSON *status_json(const cJSON *st) {
         cJSON *o = cJSON_CreateObject();
         const cJSON *model = jget(st, "model");
@@ -582,8 +592,7 @@ static cJSON *status_json(const cJSON *st) {
                 jset_num(ao, "scale", cJSON_GetArraySize(jget(a, "units")));
                 cJSON *as = app_status(st, a);
                 cJSON *aso = jobj(ao, "application-status");
-                jset_str(aso, "current", jstr(as, "status"));
-                jset_str(aso, "message", jstr(as, "message"));
+                status_contents(aso, jstr(as, "status"), strempty(jstr(as, "message")), jstr(as, "since"));
                 cJSON_Delete(as);
                 cJSON *rels = jobj(ao, "relations");
                 const cJSON *rel;
@@ -600,13 +609,11 @@ static cJSON *status_json(const cJSON *st) {
                 cJSON_ArrayForEach(x, jget(a, "units")) {
                         const cJSON *u = state_unit(st, x->valuestring);
                         cJSON *uo = jobj(units, x->valuestring);
-                        cJSON *ws = jobj(uo, "workload-status");
-                        jset_str(ws, "current", unit_status(u));
-                        jset_str(ws, "message", jstr(jget(u, "workload"), "message"));
-                        cJSON *js = jobj(uo, "juju-status");
-                        jset_str(js, "current", jstr(u, "agent"));
-                        if (jstr(u, "error"))
-                                jset_str(js, "message", jstr(u, "error"));
+                        const cJSON *w = jget(u, "workload");
+                        status_contents(jobj(uo, "workload-status"), unit_status(u),
+                                strempty(jstr(w, "message")), jstr(w, "since"));
+                        status_contents(jobj(uo, "juju-status"), jstr(u, "agent"), jstr(u, "error"),
+                                jstr(u, "agent-since"));
                         if (unit_is_leader(st, x->valuestring))
                                 jset(uo, "leader", cJSON_CreateTrue());
                         jset_str(uo, "life", jstr(u, "life"));

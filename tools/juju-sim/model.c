@@ -343,6 +343,59 @@ cJSON *unit_rel(const cJSON *st, const char *unit, long id) {
         return jget(jget(state_unit(st, unit), "relations"), k);
 }
 
+/* --- status records ----------------------------------------------------------------------- */
+
+/* Now, as a status record's since. */
+static void since_now(char buf[static 32]) {
+        time_t now = time(NULL);
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void status_record_set(cJSON *rec, const char *status, const char *message) {
+        bool same = jstr(rec, "since") && streq_ptr(jstr(rec, "status"), status) &&
+                streq(strempty(jstr(rec, "message")), strempty(message));
+        jset_str(rec, "status", status);
+        jset_str(rec, "message", message);
+        if (same)
+                return;
+        char buf[32];
+        since_now(buf);
+        jset_str(rec, "since", buf);
+}
+
+void unit_agent_set(cJSON *u, const char *agent) {
+        if (jstr(u, "agent-since") && streq_ptr(jstr(u, "agent"), agent))
+                return;
+        char buf[32];
+        since_now(buf);
+        jset_str(u, "agent", agent);
+        jset_str(u, "agent-since", buf);
+}
+
+char *status_since_format(const char *since, bool iso) {
+        struct tm tm = {};
+        const char *end = since ? strptime(since, "%Y-%m-%dT%H:%M:%SZ", &tm) : NULL;
+        if (!end || *end)
+                return NULL;
+        time_t t = timegm(&tm);
+        char buf[64];
+        if (iso) {
+                strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%SZ", &tm);
+                return xstrdup(buf);
+        }
+        /* Go's "Z07:00": Z for UTC, else the offset as +hh:mm */
+        struct tm lt;
+        localtime_r(&t, &lt);
+        strftime(buf, sizeof(buf), "%d %b %Y %H:%M:%S", &lt);
+        long off = lt.tm_gmtoff;
+        if (off == 0)
+                return xasprintf("%sZ", buf);
+        long a = off < 0 ? -off : off;
+        return xasprintf("%s%c%02ld:%02ld", buf, off < 0 ? '-' : '+', a / 3600, a % 3600 / 60);
+}
+
 static long rel_id(const cJSON *rel) {
         return (long) jnum(rel, "id", -1);
 }
@@ -586,10 +639,8 @@ static int add_one_unit(
         jset_str(u, "application", app);
         jset_str(u, "machine", mids);
         jset_str(u, "life", "alive");
-        jset_str(u, "agent", "allocating");
-        cJSON *w = jobj(u, "workload");
-        jset_str(w, "status", "waiting");
-        jset_str(w, "message", "installing agent");
+        unit_agent_set(u, "allocating");
+        status_record_set(jobj(u, "workload"), "waiting", "installing agent");
         jarr(u, "queue");
         jobj(u, "relations");
         jobj(u, "state");
@@ -641,6 +692,7 @@ static long add_relation(cJSON *st, const char *iface, bool peer, const char *ap
         jset_str(rel, "interface", iface);
         jset(rel, "peer", cJSON_CreateBool(peer));
         jset_str(rel, "life", "alive");
+        status_record_set(jobj(rel, "status"), "joining", ""); /* addPeerRelationsOps, AddRelation */
         cJSON *eps = jarr(rel, "endpoints");
         cJSON *e = cJSON_CreateObject();
         jset_str(e, "app", app1);
@@ -1266,7 +1318,7 @@ int model_config(struct model *m, const char *app, char *const *kv, char *const 
 
 void model_unit_error_clear(cJSON *u, bool keep_retry) {
         cJSON_DeleteItemFromObjectCaseSensitive(u, "error");
-        jset_str(u, "agent", "idle");
+        unit_agent_set(u, "idle");
         cJSON *saved = cJSON_DetachItemFromObjectCaseSensitive(u, "workload-before-error");
         if (saved)
                 jset(u, "workload", saved);
@@ -1366,10 +1418,8 @@ void model_event_pre(cJSON *st, const char *unit, const cJSON *ev) {
         cJSON *u = state_unit(st, unit);
         if (streq(kind, "install")) {
                 cJSON *w = jobj(u, "workload");
-                if (streq_ptr(jstr(w, "status"), "waiting")) {
-                        jset_str(w, "status", "maintenance");
-                        jset_str(w, "message", "installing charm software");
-                }
+                if (streq_ptr(jstr(w, "status"), "waiting"))
+                        status_record_set(w, "maintenance", "installing charm software");
                 return;
         }
         if (!startswith(kind, "relation-"))
@@ -1385,6 +1435,10 @@ void model_event_pre(cJSON *st, const char *unit, const cJSON *ev) {
                 jarr(ur, "members");
                 jset(ur, "broken", cJSON_CreateFalse());
                 unit_bag_init(st, unit, id);
+                /* The leader that joins sets the relation joined (uniter relationStateTracker). */
+                cJSON *rel = state_relation(st, id);
+                if (unit_is_leader(st, unit) && streq_ptr(jstr(rel, "life"), "alive"))
+                        status_record_set(jobj(rel, "status"), "joined", "");
                 /* Entering scope: each side is told of the other. */
                 _cleanup_strv_ struct strv remote_units = STRV_INIT;
                 remote_scope_units(st, id, unit, &remote_units);
@@ -1457,10 +1511,8 @@ void model_event_post(struct model *m, const char *unit, const cJSON *ev, bool o
         } else if (streq(kind, "start")) {
                 cJSON *w = jobj(u, "workload");
                 if (streq_ptr(jstr(w, "status"), "maintenance") &&
-                        streq_ptr(jstr(w, "message"), "installing charm software")) {
-                        jset_str(w, "status", "unknown");
-                        jset_str(w, "message", "");
-                }
+                        streq_ptr(jstr(w, "message"), "installing charm software"))
+                        status_record_set(w, "unknown", "");
         } else if (streq(kind, "remove")) {
                 _cleanup_free_ char *name = xstrdup(unit);
                 delete_unit(m, name);

@@ -7,16 +7,17 @@
  *   model:        { name, uuid, machine-mode: "host"|"namespace", juju-sim, juju-sim-tool }
  *   counters:     { machine, relation, context, action }  (next ids)
  *   applications: { APP: { charm-dir, charm: <charm.h description>, config: {set values},
- *                   next-unit, leader, life, status: {status, message}|absent, version, units: [] } }
- *   units:        { UNIT: { application, machine, life, agent, workload: {status, message},
+ *                   next-unit, leader, life, status: STATUS|absent, version, units: [] } }
+ *   units:        { UNIT: { application, machine, life, agent, agent-since, workload: STATUS,
  *                   error: "hook failed: \"X\""|absent, queue: [EVENT…], relations: { ID: { scope,
  *                   members: [remote units joined], broken } }, state: {}, ports: [],
  *                   secrets: { URI: { revision, label } } } }   (unit order = creation order)
  *   machines:     { ID: { id, hostname, address, unit, instance: {machine code's own data} } }
- *   relations:    { ID: { id, interface, peer, life, endpoints: [{app, endpoint, role}],
+ *   relations:    { ID: { id, interface, peer, life, status: STATUS, endpoints: [{app, endpoint, role}],
  *                   app-data: { APP: {} }, unit-data: { UNIT: {} } } }
  *   secrets:      { URI: { owner, owner-kind: application|unit, label, description, latest,
  *                   revisions: { N: {content} }, grants: [{relation, app|unit}] } }
+ * STATUS: { status, message, since } (status_record_set() below; a relation's: joining, joined).
  * EVENT: { hook, kind, relation?, remote-unit?, remote-app?, departing-unit?, secret?, label? }.
  *
  * Invariants: every verb runs under the lock (model_lock) between model_open and model_save; a
@@ -75,6 +76,17 @@ const cJSON *rel_endpoint(const cJSON *rel, const char *app);
 const char *rel_remote_app(const cJSON *rel, const char *app);
 /* The unit's per-relation record (scope, members, broken), or NULL. */
 cJSON *unit_rel(const cJSON *st, const char *unit, long id);
+
+/* Status records, {status, message, since}: a unit's workload, an application's status, a
+ * relation's status. since is when status or message last changed, UTC "2006-01-02T15:04:05Z";
+ * setting the same pair again keeps it (Juju's setStatus writes nothing when the status document
+ * is unchanged: state/status.go). */
+void status_record_set(cJSON *rec, const char *status, const char *message);
+/* A since as Juju's common.FormatTime prints it: iso, UTC "2006-01-02 15:04:05Z"; else local time
+ * "02 Jan 2006 15:04:05Z07:00". NULL when since is NULL or not a since. Free the result. */
+char *status_since_format(const char *since, bool iso);
+/* Sets a unit's agent status ("agent"), and "agent-since" when it changed. */
+void unit_agent_set(cJSON *u, const char *agent);
 
 /* Verbs. Each returns 0 or a negative errno with one message in err. */
 /* shares: NULL-terminated "HOSTDIR:PATH" (may be NULL): HOSTDIR bound at PATH in each new

@@ -369,9 +369,12 @@ static char *find_entry(const char *charm_dir, const char *dir, const char *name
 }
 
 static void set_agent(struct model *m, cJSON *work, const char *unit, const char *agent) {
-        jset_str(state_unit(m->state, unit), "agent", agent);
-        if (work && state_unit(work, unit))
-                jset_str(state_unit(work, unit), "agent", agent);
+        cJSON *u = state_unit(m->state, unit), *wu = state_unit(work, unit);
+        unit_agent_set(u, agent);
+        if (wu) {
+                jset_str(wu, "agent", agent);
+                jset_str(wu, "agent-since", jstr(u, "agent-since"));
+        }
 }
 
 int runner_run_event(struct model *m, const char *unit_name, int64_t deadline_ms, struct strbuf *err) {
@@ -431,13 +434,11 @@ int runner_run_event(struct model *m, const char *unit_name, int64_t deadline_ms
                 model_unit_retry_clear(uu);
         } else {
                 cJSON *uu = state_unit(m->state, unit);
-                jset_str(uu, "agent", "error");
+                unit_agent_set(uu, "error");
                 _cleanup_free_ char *msg = xasprintf("hook failed: \"%s\"", ctx.hook);
                 jset_str(uu, "error", msg);
                 jset(uu, "workload-before-error", cJSON_Duplicate(jobj(uu, "workload"), true));
-                cJSON *w = jobj(uu, "workload");
-                jset_str(w, "status", "error");
-                jset_str(w, "message", msg);
+                status_record_set(jobj(uu, "workload"), "error", msg);
                 strbuf_addf(err, "unit \"%s\": %s", unit, msg);
                 if (model_retry_hooks(m->state)) {
                         unsigned n = (unsigned) jnum(uu, "retry-count", 0) + 1;
