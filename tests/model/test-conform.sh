@@ -210,9 +210,26 @@ assert_eq "leader-get of a key=value" '|ERROR invalid key "a=b"|2' "$(out a/1 le
 assert_eq "leader-set by a non-leader" "|ERROR cannot write leadership settings: cannot write settings: not the leader|1" "$(out a/1 leader-set k=v)"
 js wait >/dev/null 2>&1
 assert_contains "the other units get leader-settings-changed" "a/1 leader-settings-changed" "$(events $((n0 + 1)))"
-assert_eq "goal-state --format=json: units and related units" \
-        "{\"units\":{\"a/0\":{\"status\":\"active\"},\"a/1\":{\"status\":\"active\"}},\"relations\":{\"cluster\":{\"a/1\":{\"status\":\"active\"}},\"db\":{\"b\":{\"status\":\"joined\"},\"b/0\":{\"status\":\"active\"}}}}" \
-        "$(x a/0 -- goal-state --format=json)"
+# (apiserver uniter.go oneGoalState, goalStateRelations, goalStateUnits; jujuc goal-state.go)
+nosince() { jq -c 'walk(if type == "object" then del(.since) else . end)'; }
+gs=$(x a/0 -- goal-state --format=json)
+assert_eq "goal-state: each entry's since is common.FormatTime(t, true)" "true" \
+        "$(jq '[.units[], .relations[][]] | all(.since // "" | test("^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}Z$"))' <<<"$gs")"
+assert_eq "goal-state --format=json: workload statuses, no peer relation, the remote app's relation status" \
+        '{"units":{"a/0":{"status":"unknown"},"a/1":{"status":"maintenance"}},"relations":{"db":{"b":{"status":"joined"},"b/0":{"status":"unknown"}}}}' \
+        "$(nosince <<<"$gs")"
+js add-unit b >/dev/null
+assert_eq "goal-state: every unit of the remote application, joined or not" '{"b":{"status":"joined"},"b/0":{"status":"unknown"},"b/1":{"status":"waiting"}}' \
+        "$(x a/0 -- goal-state --format=json | jq -c .relations.db | nosince)"
+js wait >/dev/null 2>&1
+# (state/status.go setStatus: an unchanged status and message keep their since)
+jq '.units["a/1"].workload.since = "2001-02-03T04:05:06Z"' "$JUJU_SIM_MODEL/state.json" >"$TMP/st" && cat "$TMP/st" >"$JUJU_SIM_MODEL/state.json"
+x a/1 -- status-set maintenance -- '-x- starts with a dash'
+assert_eq "status-set of the same status and message keeps its since" "2001-02-03 04:05:06Z" "$(x a/0 -- goal-state --format=json | jq -r '.units["a/1"].since')"
+x a/1 -- status-set maintenance -- 'another message'
+assert_not_contains "... another message moves it" "2001-02-03" "$(x a/0 -- goal-state --format=json | jq -r '.units["a/1"].since')"
+assert_eq "status: workload-status since as common.FormatTime(t, false)" "true" \
+        "$(js status --format=json | jq '.applications.a.units["a/1"]["workload-status"].since | test("^[0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2}(Z|[-+][0-9]{2}:[0-9]{2})$")')"
 assert_eq "goal-state allows yaml and json only" '|ERROR invalid value "smart" for option --format: unknown format "smart"|2' "$(out a/0 goal-state --format=smart)"
 assert_eq "juju-reboot outside an action is taken" "||0" "$(out a/0 juju-reboot)"
 behave a action-free 'out reboot juju-reboot --now'

@@ -1650,36 +1650,70 @@ static int t_leader_set(struct call *c) {
         return 0;
 }
 
-/* formattedGoalState: units of this application and, per endpoint, the related units and
- * applications. Juju adds each entry's "since" time; juju-sim has none to give. */
+/* A goal-state entry: goalStateStatusContents, since as common.FormatTime(t, true). */
+static void goal_entry(cJSON *into, const char *key, const char *status, const char *since) {
+        cJSON *e = cJSON_CreateObject();
+        jset_str(e, "status", status);
+        _cleanup_free_ char *s = status_since_format(since, true);
+        if (s)
+                jset_str(e, "since", s);
+        jset(into, key, e);
+}
+
+/* goalStateUnits: every unit of app that is not dead, with its workload status ("dying" for a
+ * dying unit) and that status's since. (juju-sim has no subordinates to filter.) */
+static void goal_units(struct call *c, const char *app, cJSON *into) {
+        const cJSON *x;
+        cJSON_ArrayForEach(x, jget(state_app(W(c), app), "units")) {
+                const cJSON *u = state_unit(W(c), x->valuestring);
+                const cJSON *w = jget(u, "workload");
+                const char *life = jstr(u, "life");
+                if (!u || streq_ptr(life, "dead"))
+                        continue;
+                goal_entry(into, x->valuestring,
+                        streq_ptr(life, "dying") ? "dying" : strempty(jstr(w, "status")), jstr(w, "since"));
+        }
+}
+
+/* formattedGoalState (oneGoalState): the units of this application; per endpoint of each of its
+ * relations that is not a peer relation (in id order, as app.Relations()), the remote application
+ * with the relation's status and all its units (goalStateRelations). As there, the entries are
+ * gathered in the map result[remote endpoint name] when one exists (else a new one) and copied
+ * into result[local endpoint name]. */
 static int t_goal_state(struct call *c) {
         int r = check_empty(c, 0);
         if (r)
                 return r;
-        cJSON *o = cJSON_CreateObject();
+        _cleanup_json_ cJSON *o = cJSON_CreateObject();
         cJSON *units = jobj(o, "units"), *rels = jobj(o, "relations");
-        const cJSON *u, *ur;
-        cJSON_ArrayForEach(u, jget(state_app(W(c), c->ctx->app), "units")) {
-                const cJSON *unit = state_unit(W(c), u->valuestring);
-                jset_str(jobj(units, u->valuestring), "status",
-                        streq_ptr(jstr(unit, "life"), "dying") ? "dying" : "active");
-        }
-        cJSON_ArrayForEach(ur, jget(my_unit(c), "relations")) {
-                long id = strtol(ur->string, NULL, 10);
-                const cJSON *rel = state_relation(W(c), id);
-                const char *ep = jstr(rel_endpoint(rel, c->ctx->app), "endpoint");
-                if (!rel || !ep || cJSON_IsTrue(jget(ur, "broken")))
+        goal_units(c, c->ctx->app, units);
+        const cJSON *rel, *e;
+        cJSON_ArrayForEach(rel, jget(W(c), "relations")) {
+                const char *local = jstr(rel_endpoint(rel, c->ctx->app), "endpoint");
+                if (cJSON_IsTrue(jget(rel, "peer")) || !local)
                         continue;
-                cJSON *e = jobj(rels, ep);
-                const char *rapp = rel_remote_app(rel, c->ctx->app);
-                if (rapp && !cJSON_IsTrue(jget(rel, "peer")))
-                        jset_str(jobj(e, rapp), "status", "joined");
-                const cJSON *m;
-                cJSON_ArrayForEach(m, jget(ur, "members"))
-                        jset_str(jobj(e, m->valuestring), "status", "active");
+                cJSON_ArrayForEach(e, jget(rel, "endpoints")) {
+                        const char *rapp = jstr(e, "app");
+                        if (streq_ptr(rapp, c->ctx->app))
+                                continue;
+                        cJSON *alias = jget(rels, jstr(e, "endpoint"));
+                        _cleanup_json_ cJSON *fresh = alias ? NULL : cJSON_CreateObject();
+                        cJSON *gathered = alias ? alias : fresh;
+                        const cJSON *st = jget(rel, "status");
+                        goal_entry(gathered, rapp, strempty(jstr(st, "status")), jstr(st, "since"));
+                        goal_units(c, rapp, gathered);
+                        cJSON *into = jobj(rels, local);
+                        const cJSON *x;
+                        if (into != gathered)
+                                cJSON_ArrayForEach(x, gathered)
+                                        jset(into, x->string, cJSON_Duplicate(x, true));
+                }
         }
+        json_sort_members(units);
+        json_sort_members(rels);
+        cJSON *x;
+        cJSON_ArrayForEach(x, rels) json_sort_members(x);
         format_struct(c->out, o, c->format);
-        cJSON_Delete(o);
         return 0;
 }
 

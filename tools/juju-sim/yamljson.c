@@ -694,26 +694,30 @@ static int key_cmp(const void *a, const void *b) {
         return strcmp((*(cJSON *const *) a)->string, (*(cJSON *const *) b)->string);
 }
 
-/* Sorts every object's members by key, recursively (Go's encoders print maps sorted). */
-static void sort_keys(cJSON *v) {
+void json_sort_members(cJSON *o) {
         size_t n = 0;
-        for (cJSON *c = v ? v->child : NULL; c; c = c->next) {
-                sort_keys(c);
+        for (cJSON *c = cJSON_IsObject(o) ? o->child : NULL; c; c = c->next)
                 n++;
-        }
-        if (!cJSON_IsObject(v) || n < 2)
+        if (n < 2)
                 return;
         cJSON **items = xmalloc(n * sizeof(*items));
         n = 0;
-        for (cJSON *c = v->child; c; c = c->next)
+        for (cJSON *c = o->child; c; c = c->next)
                 items[n++] = c;
         qsort(items, n, sizeof(*items), key_cmp);
         for (size_t i = 0; i < n; i++) {
                 items[i]->prev = i ? items[i - 1] : items[n - 1]; /* cJSON: child->prev is the last */
                 items[i]->next = i + 1 < n ? items[i + 1] : NULL;
         }
-        v->child = items[0];
+        o->child = items[0];
         free(items);
+}
+
+/* Sorts every object's members by key, recursively (Go's encoders print maps sorted). */
+static void sort_keys(cJSON *v) {
+        for (cJSON *c = v ? v->child : NULL; c; c = c->next)
+                sort_keys(c);
+        json_sort_members(v);
 }
 
 /* Go's strconv.FormatFloat(d, 'f' or 'e', -1, 64) as encoding/json uses it. */

@@ -36,6 +36,8 @@ int parse_format(const char *s, enum out_format *ret);
 void format_value(struct strbuf *out, const cJSON *v, enum out_format f);
 /* As format_value, keys kept in the order given (a Go struct's fields). */
 void format_struct(struct strbuf *out, const cJSON *v, enum out_format f);
+/* Sorts o's members by key, byte order (one level; a Go map as its encoders print it). */
+void json_sort_members(cJSON *o);
 /* Appends v as Go's json.Marshal would (keys in the order given). */
 void json_to_go_json(struct strbuf *out, const cJSON *v);
 
