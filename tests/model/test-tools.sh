@@ -73,7 +73,14 @@ assert_eq "run: params, defaults, results (json)" '{"loud":"","msg":"hi","n":"1"
         "$(js run a/0 echo msg=hi --format=json | jq -c '.["a/0"].results')"
 assert_eq "run: typed params (action-get prints a boolean as True)" '3 True' "$(js run a/0 echo msg=hi n=3 loud=true --format=json | jq -r '.["a/0"].results | .n + " " + .loud')"
 assert_contains "run: YAML results by default" "msg: hi" "$(js run a/0 echo msg=hi)"
-assert_eq "run: action-log" '["working"]' "$(js run a/0 echo msg=hi --format=json | jq -c '.["a/0"].log')"
+# (cmd/juju/action/common.go FormatActionResult: log lines and timing as formatTimestamp, Go's
+# Time.String() of the local time; the controller keeps whole seconds)
+gotime='[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} [-+][0-9]{4} [A-Za-z0-9+-]+'
+res=$(js run a/0 echo msg=hi --format=json)
+assert_eq "run: action-log, the line after its time" 'true' "$(jq --arg re "^$gotime working\$" '.["a/0"].log | length == 1 and (.[0] | test($re))' <<<"$res")"
+assert_eq "run: timing" 'completed enqueued started true' \
+        "$(jq -r --arg re "^$gotime\$" '.["a/0"].timing | (keys | join(" ")) + " " + (map(test($re)) | all | tostring)' <<<"$res")"
+assert_eq "run: no log without action-log" 'false' "$(js run a/0 fail --format=json | jq '.["a/0"] | has("log")')"
 out=$(js run a/0 echo 2>&1); rc=$?
 assert_eq "run: a missing required param is refused" "1" "$rc"
 assert_contains "and named as the controller does" 'validation failed: (root) : "msg" property is missing and required, given {}' "$out"

@@ -709,7 +709,10 @@ static int t_action_log(struct call *c) {
         if (r)
                 return r;
         _cleanup_free_ char *msg = strv_join(&c->args, " ");
-        cJSON_AddItemToArray(c->ctx->action_log, cJSON_CreateString(msg));
+        cJSON *entry = cJSON_CreateObject();
+        jset_num(entry, "timestamp", (double) time(NULL));
+        jset_str(entry, "message", msg);
+        cJSON_AddItemToArray(c->ctx->action_log, entry);
         _cleanup_free_ char *line = xasprintf("ACTION %s", msg);
         cJSON_AddItemToArray(c->ctx->logs, cJSON_CreateString(line));
         return 0;

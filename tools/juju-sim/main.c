@@ -395,6 +395,42 @@ static int cmd_wait(int argc, char **argv) {
         return sr;
 }
 
+/* formatTimestamp(t, false, utc false, false) (cmd/juju/action): Go's Time.String() of the local
+ * time, "2006-01-02 15:04:05 -0700 MST" (the controller keeps whole seconds). */
+static char *action_time(double t) {
+        time_t s = (time_t) t;
+        struct tm tm;
+        char buf[80];
+        localtime_r(&s, &tm);
+        strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S %z %Z", &tm);
+        return xstrdup(buf);
+}
+
+/* FormatActionResult: the result as `juju run --format=json` prints it, log lines as "TIME message"
+ * (none: no log), timing's times as action_time() prints them. */
+static cJSON *action_result_formatted(const cJSON *result) {
+        cJSON *o = cJSON_Duplicate(result, true);
+        cJSON *log = cJSON_CreateArray(), *e;
+        cJSON_ArrayForEach(e, jget(result, "log")) {
+                _cleanup_free_ char *t = action_time(jnum(e, "timestamp", 0));
+                _cleanup_free_ char *line = xasprintf("%s %s", t, strempty(jstr(e, "message")));
+                cJSON_AddItemToArray(log, cJSON_CreateString(line));
+        }
+        if (cJSON_GetArraySize(log))
+                jset(o, "log", log);
+        else {
+                cJSON_Delete(log);
+                cJSON_DeleteItemFromObjectCaseSensitive(o, "log");
+        }
+        cJSON *timing = cJSON_CreateObject();
+        cJSON_ArrayForEach(e, jget(result, "timing")) {
+                _cleanup_free_ char *t = action_time(e->valuedouble);
+                jset_str(timing, e->string, t);
+        }
+        jset(o, "timing", timing);
+        return o;
+}
+
 /* `juju run UNIT ACTION [k.k=v …]` (cmd/juju/action/run.go): gnuflag flags --format,
  * --params FILE, --string-args; UNIT may be APP/leader. */
 static int cmd_run(int argc, char **argv) {
@@ -471,7 +507,7 @@ static int cmd_run(int argc, char **argv) {
         long rc = (long) jnum(res, "return-code", 0);
         if (f == FORMAT_JSON) {
                 _cleanup_json_ cJSON *o = cJSON_CreateObject();
-                jset(o, unit, cJSON_Duplicate(result, true));
+                jset(o, unit, action_result_formatted(result));
                 format_value(&sb, o, FORMAT_JSON);
         } else {
                 /* printPlainOutput: a failed task's id and message first, then the results

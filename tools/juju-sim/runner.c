@@ -567,10 +567,14 @@ int runner_run_action(struct model *m, const char *unit, const char *action, cJS
         _cleanup_json_ cJSON *result = cJSON_CreateObject();
         jset_str(result, "id", ids);
         jset_str(result, "unit", unit);
+        cJSON *timing = jobj(result, "timing");
+        jset_num(timing, "enqueued", (double) time(NULL));
+        jset_num(timing, "started", (double) time(NULL));
         struct run_result res = { .output = STRBUF_INIT };
         if (!entry) {
                 jset_str(result, "status", "failed");
                 jset_str(result, "message", "action not implemented on unit");
+                jset_num(timing, "completed", (double) time(NULL));
                 *ret_result = TAKE_PTR(result);
                 ctx_clear(&ctx);
                 return 0;
@@ -608,6 +612,7 @@ int runner_run_action(struct model *m, const char *unit, const char *action, cJS
                 jset_str(results, "stdout", res.output.buf);
         jset(result, "results", results);
         jset(result, "log", cJSON_Duplicate(ctx.action_log, true));
+        jset_num(timing, "completed", (double) time(NULL));
         if (res.status == 0)
                 model_commit(m, TAKE_PTR(ctx.work), unit);
         strbuf_release(&res.output);

@@ -42,7 +42,7 @@ struct hookctx {
         cJSON *action_results; /* object, nested by dotted keys */
         bool action_failed;
         char *action_message;
-        cJSON *action_log; /* array of strings */
+        cJSON *action_log; /* array of {timestamp: Unix seconds, message} */
         unsigned tool_calls;
         cJSON *logs; /* juju-log lines: array of strings "LEVEL msg" */
 };
@@ -63,8 +63,9 @@ int64_t runner_retry_delay_ms(unsigned failures);
  * its retry is due), negative errno (-ETIME on timeout). */
 int runner_settle(struct model *m, int timeout_sec, unsigned *ret_hooks, struct strbuf *err);
 
-/* Runs an action now. *ret_result: { id, status: completed|failed, message, results, log,
- * return-code, stdout, stderr }. Returns 0 (also when the action failed) or a negative errno. */
+/* Runs an action now. *ret_result: { id, status: completed|failed, message, results, log: [{timestamp,
+ * message}], timing: {enqueued, started, completed} } (times in Unix seconds, whole as the
+ * controller's nowToTheSecond keeps them). Returns 0 (also when the action failed) or a negative errno. */
 int runner_run_action(struct model *m, const char *unit, const char *action, cJSON *params,
         cJSON **ret_result, struct strbuf *err);
 
