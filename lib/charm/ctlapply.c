@@ -4,6 +4,7 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/ctlapply.h"
+#include "charm/strand.h"
 #include "charm/ctlconf.h"
 #include "charm/ctlstart.h"
 #include "slurm/client.h"
@@ -365,6 +366,10 @@ static int push_update(const struct ctl_apply_opts *o, const char *conf, size_t 
         if (now_pending)
                 return 0; /* the next run pushes (slurmctld's service watcher: charm/pushfollow.h) */
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        /* a job requiring a node slurmctld does not know fails at the reconfigure: the
+         * departed nodes' placeholders first (charm/strand.h; one deleted since the last
+         * reconcile cost two held jobs: attack on the placeholders, F4) */
+        strand_placeholders_ensure(o->present_nodes);
         int r = slurm_ctl_reconfigure(&e);
         if (r < 0 && r != -ESTALE)
                 return 0; /* a later hook tries again */

@@ -1675,6 +1675,20 @@ static int prepare_gres(const struct slurmctld_opts *o, const char *charm_dir, s
         return 0;
 }
 
+/* The node names of the compute units in a slurmd relation now (the departing one left out,
+ * as relation-list does). */
+static int present_nodes(struct juju_ctx *ctx, const struct ctl_inputs *in, struct strv *ret, struct strbuf *err) {
+        for (size_t i = 0; i < in->slurmd_rels.n; i++) {
+                _cleanup_strv_ struct strv units = STRV_INIT;
+                int r = juju_relation_list(ctx, in->slurmd_rels.v[i], &units, err);
+                if (r < 0)
+                        return r;
+                for (size_t k = 0; k < units.n; k++)
+                        strv_push_take(ret, charm_node_name(units.v[k]));
+        }
+        return 0;
+}
+
 int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct charm_outcome *out,
         struct strbuf *err) {
         const struct juju_env *env = juju_env(ctx);
@@ -1792,7 +1806,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 if (!isempty(notes))
                         strbuf_addf(&out->message, "; %s", notes);
                 /* pending jobs that need the departing node or a gone one (charm/strand.h) */
-                strand_status_note(gone, false, &out->message);
+                strand_status_note(gone, false, NULL, &out->message);
                 _cleanup_strbuf_ struct strbuf role = STRBUF_INIT, app = STRBUF_INIT;
                 role_from_store(&o->paths, &role, &app);
                 if (role.len) {
@@ -2017,7 +2031,15 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         bool silent = self_silent(&o->paths, in.hostname, old, old_len);
         /* asked once for both (ha_in_charge may ask this unit's slurmctld) */
         bool in_charge = ha_in_charge(&o->paths, &in);
+        /* the leader keeps the departed nodes' placeholders, never one of these (strand.h) */
+        _cleanup_strv_ struct strv present = STRV_INIT;
+        if (in.leader) {
+                r = present_nodes(ctx, &in, &present, err);
+                if (r < 0)
+                        return r;
+        }
         const struct ctl_apply_opts ao = {
+                .present_nodes = in.leader ? &present : NULL,
                 .silent = silent,
                 .paths = &o->paths,
                 .bus = bus,
@@ -2170,7 +2192,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         }
         strbuf_addbuf(&out->message, &note);
         /* pending jobs that need a node that left: named, and held by the leader (strand.h) */
-        strand_status_note(NULL, in.leader, &out->message);
+        strand_status_note(NULL, in.leader, &present, &out->message);
         /* slurmdbd unreachable, or slurmctld holding many records for it (charm/accounting.h) */
         acct_status_note(&acct, &out->message);
         if (in.n_waiting > 0)

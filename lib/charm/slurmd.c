@@ -31,6 +31,7 @@
 
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util/banned.h"
 
@@ -504,6 +505,38 @@ static int plugins_stale(uint32_t main_pid, struct strbuf *why) {
  * seconds, and the status must not say "idle" meanwhile. Nothing is set when nothing restarts. */
 static void say_maintenance(struct juju_ctx *ctx, const char *msg) {
         (void) juju_status_set(ctx, false, JUJU_STATUS_MAINTENANCE, msg, NULL);
+}
+
+/* A record of this node's name that is not this unit's (strand_foreign_record(): a departed
+ * node's placeholder that the registration was taken onto) is deleted and slurmd restarted to
+ * register afresh. n: the record when loaded (NULL: loaded here). 1 done, 0 not such a record
+ * (or none, or Slurm not answering: the caller's wait says so), negative errno when slurmd
+ * could not be restarted. */
+static int foreign_record(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *bus, const char *name,
+        const struct slurm_node *n, struct strbuf *err) {
+        _cleanup_(slurm_node_done) struct slurm_node own = { 0 };
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        char host[256] = "";
+        if (!n) {
+                if (!slurm_config_path() || slurm_node_get(name, &own, &e) < 0)
+                        return 0;
+                n = &own;
+        }
+        if (gethostname(host, sizeof(host) - 1) < 0 || !strand_foreign_record(n->hostname, n->features, host))
+                return 0;
+        _cleanup_free_ char *why = xasprintf("node %s: its record is not this machine's (NodeHostName=%s, "
+                                             "Features=%s): deleted, slurmd restarted to register it",
+                name, strempty(n->hostname), strempty(n->features));
+        int r = slurm_node_delete_free(name, "slurmd charm: another machine's record of this name", 0, &e);
+        if (r < 0 && r != -ENOENT) {
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                        "node %s: deleting a record of this name that is not this machine's: %s", name, e.buf);
+                return 0;
+        }
+        say_maintenance(ctx, why);
+        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "%s", why);
+        r = unit_restart(bus, "slurmd.service", unit_timeout(o), err);
+        return r < 0 ? r : 1;
 }
 
 /* This unit's verdict on the controller's programs (node_progs_answer), first thing in every
@@ -992,6 +1025,24 @@ int slurmd_reconcile(
         if (started) {
                 strbuf_reset(&e);
                 r = sd_wait_registered(in.node_name, fetch_awaited ? since : 0, timeout, &node, &e);
+        }
+        /* the record of this node's name may be another's that its registration was taken onto
+         * (a departed node's placeholder, charm/strand.h): deleted, slurmd registers afresh */
+        {
+                int k = foreign_record(ctx, o, bus, in.node_name, r >= 0 ? &node : NULL, err);
+                if (k < 0) {
+                        slurm_node_done(&node);
+                        return k;
+                }
+                if (k > 0) {
+                        slurm_node_done(&node);
+                        since = time(NULL);
+                        started = fetch_awaited = true;
+                        strbuf_reset(&e);
+                        r = sd_wait_registered(in.node_name, since, timeout, &node, &e);
+                }
+        }
+        if (started) {
                 if (r < 0) {
                         charm_outcome_set(out, JUJU_STATUS_WAITING, "node %s not registered yet: %s",
                                 in.node_name, e.buf);

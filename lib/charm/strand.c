@@ -17,17 +17,25 @@ char *strand_why(const char *node, const char *unit) {
                 node, unit ? " with unit " : "", strempty(unit));
 }
 
-/* The placeholders of departed nodes that pending jobs require (slurm/stranded.h): the missing
- * ones created; with prune, the ones no pending job requires deleted. Names what was done to
- * done and what failed to failed ("; "-separated). */
-static void placeholders(const struct slurm_stranded *s, bool prune, struct strbuf *done, struct strbuf *failed) {
+/* The placeholders of departed nodes that unfinished jobs require (slurm/stranded.h): the
+ * missing ones created, but never one of a node whose unit is still present (a node-config's or
+ * an admin's deletion: that unit's slurmd registers again and would take the record over); with
+ * prune, the ones no job requires deleted. What was done goes to done; failures to failed, with
+ * what follows from each ("; "-separated). */
+static void placeholders(const struct slurm_stranded *s, const struct strv *present, bool prune, struct strbuf *done,
+        struct strbuf *failed) {
         _cleanup_strv_ struct strv create = STRV_INIT, drop = STRV_INIT;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         slurm_stranded_placeholder_plan(s, &create, &drop);
         for (size_t i = 0; i < create.n; i++) {
+                if (present && strv_contains(present, create.v[i]))
+                        continue;
                 strbuf_reset(&e);
-                if (slurm_stranded_placeholder_create(create.v[i], &e) < 0)
-                        strbuf_addf(failed, "%s%s", failed->len ? "; " : "", e.buf);
+                if (slurm_stranded_placeholder_create(create.v[i], NULL, &e) < 0)
+                        strbuf_addf(failed,
+                                "%sno placeholder of departed node %s (%s): at slurmctld's next reconfigure or "
+                                "restart the jobs that require it fail",
+                                failed->len ? "; " : "", create.v[i], e.buf);
                 else
                         strbuf_addf(done, "%splaceholder %s created", done->len ? ", " : "", create.v[i]);
         }
@@ -35,10 +43,18 @@ static void placeholders(const struct slurm_stranded *s, bool prune, struct strb
                 strbuf_reset(&e);
                 int r = slurm_node_delete(drop.v[i], &e);
                 if (r < 0 && r != -ENOENT)
-                        strbuf_addf(failed, "%s%s", failed->len ? "; " : "", e.buf);
+                        strbuf_addf(failed, "%splaceholder of departed node %s not deleted (%s)",
+                                failed->len ? "; " : "", drop.v[i], e.buf);
                 else
                         strbuf_addf(done, "%splaceholder %s deleted", done->len ? ", " : "", drop.v[i]);
         }
+}
+
+void strand_placeholders_ensure(const struct strv *present) {
+        _cleanup_(slurm_stranded_done) struct slurm_stranded s = { 0 };
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, done = STRBUF_INIT, failed = STRBUF_INIT;
+        if (slurm_stranded_find(NULL, &s, &e) >= 0)
+                placeholders(&s, present, false, &done, &failed);
 }
 
 void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, bool resvs) {
@@ -62,22 +78,12 @@ void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, 
          * slurmctld fails the jobs that require it (held ones too) */
         if (!resvs) {
                 _cleanup_strbuf_ struct strbuf done = STRBUF_INIT, failed = STRBUF_INIT;
-                if (strv_contains(&s.missing, node) && !strv_contains(&s.placeholders, node) && s.n_resvs) {
-                        /* Slurm leaves a node in its reservations while one of its name exists:
-                         * out of them first, as the hold's log line says Slurm does */
-                        _cleanup_(slurm_stranded_report_done) struct slurm_stranded_report rr =
-                                SLURM_STRANDED_REPORT_INIT;
-                        _cleanup_strbuf_ struct strbuf re = STRBUF_INIT;
-                        if (slurm_stranded_release_resvs(&s, node, &rr, &re) != 0)
-                                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
-                                        "node %s left: taking it out of its reservations: %s", node, re.buf);
-                }
-                placeholders(&s, false, &done, &failed);
+                placeholders(&s, NULL, false, &done, &failed);
                 if (done.len || failed.len)
                         (void) juju_logf(ctx, failed.len ? JUJU_LOG_WARNING : JUJU_LOG_INFO, NULL,
-                                "node %s left: pending jobs require it: %s%s%s (a node slurmctld does not "
-                                "know fails them at its next reconfigure or restart)",
-                                node, done.len ? done.buf : "no placeholder", failed.len ? "; " : "",
+                                "node %s left: jobs require it: %s%s%s (slurmctld fails a job that requires a "
+                                "node it does not know at its next reconfigure or restart)",
+                                node, done.len ? done.buf : "", done.len && failed.len ? "; " : "",
                                 failed.buf ? failed.buf : "");
         }
         /* the ones held already (by this departure's first look, by their user) stay as they are */
@@ -114,7 +120,7 @@ static struct slurm_stranded pick(const struct slurm_stranded *s, const char *no
         return v;
 }
 
-void strand_status_note(const char *leaving, bool hold, struct strbuf *note) {
+void strand_status_note(const char *leaving, bool hold, const struct strv *present, struct strbuf *note) {
         _cleanup_(slurm_stranded_done) struct slurm_stranded s = { 0 };
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         int n = slurm_stranded_find(leaving, &s, &e);
@@ -124,11 +130,9 @@ void strand_status_note(const char *leaving, bool hold, struct strbuf *note) {
                 /* the leader: placeholders for the nodes they require (a forced removal, a
                  * departure whose creation failed), none left once no job requires the node */
                 _cleanup_strbuf_ struct strbuf done = STRBUF_INIT, pfailed = STRBUF_INIT;
-                placeholders(&s, true, &done, &pfailed);
+                placeholders(&s, present, true, &done, &pfailed);
                 if (pfailed.len)
-                        strbuf_addf(note, "; %s: at slurmctld's next reconfigure or restart the jobs that "
-                                          "require it fail",
-                                pfailed.buf);
+                        strbuf_addf(note, "; %s", pfailed.buf);
         }
         if (n == 0)
                 return;
@@ -189,4 +193,16 @@ int strand_destroy(const char *unit, const char *node, struct strv *kv, struct s
         strv_push(kv, "reservations-deleted");
         strv_push_take(kv, strv_join(&rep.resv_deleted, ","));
         return n_failed;
+}
+
+bool strand_foreign_record(const char *record_host, const char *record_features, const char *own_host) {
+        size_t n = strlen(SLURM_STRANDED_PLACEHOLDER_FEATURE);
+        for (const char *f = record_features; f && *f; f += strcspn(f, ","), f += *f == ',') {
+                if (strncmp(f, SLURM_STRANDED_PLACEHOLDER_FEATURE, n) == 0 && (f[n] == ',' || f[n] == '\0'))
+                        return true;
+        }
+        if (isempty(record_host) || isempty(own_host))
+                return false;
+        size_t a = strcspn(record_host, "."), b = strcspn(own_host, ".");
+        return a != b || strncmp(record_host, own_host, a) != 0;
 }

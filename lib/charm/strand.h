@@ -39,12 +39,28 @@ void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, 
 /* Controller status: appends "; <note>" for stranded jobs (leaving: the departing unit's node,
  * or NULL in a full reconcile); hold: also hold the ones that are not held (the leader), and
  * name a hold that failed (" (not held: hold job 9: …)"), and keep the placeholders (create the
- * missing, delete the unneeded; a failure named in the note). Silent when Slurm does not answer
- * (the status says so elsewhere). */
-void strand_status_note(const char *leaving, bool hold, struct strbuf *note);
+ * missing, except those of present nodes: the node names of the units in a relation; delete
+ * the unneeded; a failure named in the note). Silent when Slurm does not answer (the status
+ * says so elsewhere). */
+void strand_status_note(const char *leaving, bool hold, const struct strv *present, struct strbuf *note);
+
+/* Creates the placeholders that are missing, except those of present nodes (the node names of
+ * the units still in a relation; may be NULL): right before the leader's own reconfigure, so
+ * that one deleted since its last reconcile does not cost the jobs. Silent. */
+void strand_placeholders_ensure(const struct strv *present);
 
 /* destroy-jobs: cancels the jobs stranded by node and takes it out of its reservations; adds
  * the result keys "stranded-cancelled", "reservations-shrunk", "reservations-deleted" to kv
  * (comma-separated; empty when none). Returns the number of failures (>= 0, messages in err)
  * or a negative errno when Slurm cannot be read. */
 int strand_destroy(const char *unit, const char *node, struct strv *kv, struct strbuf *err);
+
+/* Whether a node record of this unit's node name is another's: a departed node's placeholder
+ * (slurm/stranded.h) that this unit's registration was taken onto. A unit of the same name (an
+ * application removed and deployed again, unit numbers starting over) registers onto the
+ * existing record, whose attributes (1 CPU, no partition feature) never fit: 22.05 keeps its
+ * NodeHostName (the name), 24.11 takes the machine's and hides the reason of an idle node, but
+ * both keep its features. So: the placeholder's feature among record_features, or a NodeHostName
+ * set and other than own_host (short names compared; a node slurmd -Z creates carries its
+ * machine's). Pure. */
+bool strand_foreign_record(const char *record_host, const char *record_features, const char *own_host);

@@ -116,15 +116,36 @@ void slurm_stranded_placeholder_plan(const struct slurm_stranded *s, struct strv
                         strv_push(drop, s->placeholders.v[i]);
 }
 
-int slurm_stranded_placeholder_create(const char *node, struct strbuf *err) {
+static bool resv_names_node(const char *nodes, const char *node, bool *ret_only);
+static int resv_release(
+        const char *name, const char *node, struct slurm_stranded_report *rep, struct strbuf *err);
+
+int slurm_stranded_placeholder_create(const char *node, struct slurm_stranded_report *rep, struct strbuf *err) {
         update_node_msg_t m;
         if (isempty(node) || strpbrk(node, " \t\n\"=,[]"))
                 return -EINVAL;
         int r = slurm_client_init(err);
         if (r < 0)
                 return r;
+        /* out of the reservations first: Slurm leaves a deleted node in them while a node of
+         * its name exists (attack on the placeholders, F3: the leader's own creations) */
+        struct slurm_resv_list l = { 0 };
+        struct slurm_stranded_report own = SLURM_STRANDED_REPORT_INIT;
+        r = slurm_resv_list(&l, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < l.n && r >= 0; i++) {
+                bool only = false;
+                if (resv_names_node(l.v[i].nodes, node, &only))
+                        r = resv_release(l.v[i].name, node, rep ? rep : &own, err);
+        }
+        slurm_resv_list_done(&l);
+        slurm_stranded_report_done(&own);
+        if (r < 0)
+                return r;
         _cleanup_free_ char *line =
-                xasprintf("NodeName=%s State=FUTURE Reason=\"%s\"", node, SLURM_STRANDED_PLACEHOLDER_REASON);
+                xasprintf("NodeName=%s State=FUTURE Features=%s Reason=\"%s\"", node,
+                        SLURM_STRANDED_PLACEHOLDER_FEATURE, SLURM_STRANDED_PLACEHOLDER_REASON);
         slurm_init_update_node_msg(&m);
         m.extra = line;
         r = slurm_create_node(&m);
@@ -167,9 +188,14 @@ int slurm_stranded_find(const char *leaving, struct slurm_stranded *ret, struct 
         }
         for (uint32_t i = 0; i < jobs->record_count; i++) {
                 const slurm_job_info_t *j = &jobs->job_array[i];
-                if ((j->job_state & JOB_STATE_BASE) != JOB_PENDING)
+                uint32_t base = j->job_state & JOB_STATE_BASE;
+                /* slurmctld fails a running or suspended job too when its list names a node it
+                 * does not know (24.11: `-N1 -w a,b` runs on a with b in its list; attack on the
+                 * placeholders, F2) */
+                if (base == JOB_PENDING || base == JOB_RUNNING || base == JOB_SUSPENDED)
+                        slurm_stranded_missing(j->req_nodes, names.v, names.n, &s.missing);
+                if (base != JOB_PENDING)
                         continue;
-                slurm_stranded_missing(j->req_nodes, names.v, names.n, &s.missing);
                 char *node = slurm_stranded_needs(j->req_nodes, leaving, names.v, names.n);
                 if (!node)
                         continue;
@@ -344,13 +370,3 @@ int slurm_stranded_act(const struct slurm_stranded *s, enum slurm_stranded_actio
         return (int) rep.n_failed + n_resv_failed;
 }
 
-int slurm_stranded_release_resvs(const struct slurm_stranded *s, const char *node, struct slurm_stranded_report *ret,
-        struct strbuf *err) {
-        int n_failed = 0, r = slurm_client_init(err);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < s->n_resvs; i++)
-                if (resv_release(s->resvs[i].name, node, ret, err) < 0)
-                        n_failed++;
-        return n_failed;
-}

@@ -33,6 +33,8 @@
 #include "util/strbuf.h"
 #include "util/strv.h"
 
+struct slurm_stranded_report;
+
 struct slurm_stranded_job {
         uint32_t id;
         char *node; /* the first required node that is leaving or gone */
@@ -49,7 +51,7 @@ struct slurm_stranded {
         size_t n_jobs;
         struct slurm_stranded_resv *resvs; /* only when a leaving node was given */
         size_t n_resvs;
-        struct strv missing;      /* every node a pending job requires that has no record, sorted */
+        struct strv missing;      /* every node an unfinished job requires that has no record, sorted */
         struct strv placeholders; /* the placeholder records there are (below), sorted */
 };
 
@@ -74,14 +76,19 @@ void slurm_stranded_missing(const char *req_nodes, char *const *names, size_t n,
  * deleted node's table index, which the held jobs still point at. It is deleted once no pending
  * job requires it. */
 #define SLURM_STRANDED_PLACEHOLDER_REASON "placeholder of a departed node: pending jobs require it"
+/* ... and its one feature: what tells the record when a slurmd of that name registered onto it
+ * (24.11 then shows no reason on an idle node and takes the machine's host name) */
+#define SLURM_STRANDED_PLACEHOLDER_FEATURE "departed-node-placeholder"
 
 /* Pure: the placeholders to create (names of s->missing without one) and to delete (those of
- * s->placeholders no pending job requires), appended to create and drop. */
+ * s->placeholders no unfinished job requires), appended to create and drop. */
 void slurm_stranded_placeholder_plan(const struct slurm_stranded *s, struct strv *create, struct strv *drop);
-/* Creates node's placeholder (NodeName=node State=FUTURE Reason=...); 0 or a negative errno.
+/* Creates node's placeholder (NodeName=node State=FUTURE Features=... Reason=...); 0 or a
+ * negative errno.
  * Slurm takes a deleted node out of the reservations naming it some seconds after the deletion,
- * but not while a node of that name exists: slurm_stranded_release_resvs() first. */
-int slurm_stranded_placeholder_create(const char *node, struct strbuf *err);
+ * but not while a node of that name exists: so first node is taken out of each reservation
+ * naming it (one left empty deleted), their names into rep (may be NULL). */
+int slurm_stranded_placeholder_create(const char *node, struct slurm_stranded_report *rep, struct strbuf *err);
 
 /* Pure: whether a pending job of this priority and state reason is held by an admin or by its
  * user. Priority 0 alone is not: 22.05's scheduler sets it with reason BadConstraints on a job
@@ -122,9 +129,3 @@ void slurm_stranded_report_done(struct slurm_stranded_report *r);
  * "; "-separated) with *ret filled. */
 int slurm_stranded_act(const struct slurm_stranded *s, enum slurm_stranded_action action, const char *node,
         const char *why, struct slurm_stranded_report *ret, struct strbuf *err);
-
-/* Takes node out of each reservation of s (deleting one it was the only node of), as Slurm
- * would after the deletion; the names into ret's resv_shrunk and resv_deleted. Returns the
- * number of failures (err has one line each) or a negative errno. */
-int slurm_stranded_release_resvs(
-        const struct slurm_stranded *s, const char *node, struct slurm_stranded_report *ret, struct strbuf *err);
