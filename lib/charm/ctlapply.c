@@ -149,6 +149,10 @@ static int restart_and_wait(const struct ctl_apply_opts *o, bool restart, int bo
          * limit, which is for a daemon that keeps dying (templates/slurmctld.service.d); starting
          * a stopped one does, so that a crash loop still ends in "failed" */
         if (restart) {
+                /* a job requiring a node slurmctld does not know fails at its start: the departed
+                 * nodes' placeholders first (the leader, while its slurmctld answers; charm/strand.h) */
+                if (o->present_nodes && !o->silent)
+                        strand_placeholders_ensure(o->present_nodes);
                 (void) unit_reset_failed(o->bus, "slurmctld.service", o->unit_timeout_usec, NULL);
                 r = unit_stop(o->bus, "slurmctld.service", o->unit_timeout_usec, err);
                 if (r < 0)
@@ -369,7 +373,8 @@ static int push_update(const struct ctl_apply_opts *o, const char *conf, size_t 
         /* a job requiring a node slurmctld does not know fails at the reconfigure: the
          * departed nodes' placeholders first (charm/strand.h; one deleted since the last
          * reconcile cost two held jobs: attack on the placeholders, F4) */
-        strand_placeholders_ensure(o->present_nodes);
+        if (o->present_nodes)
+                strand_placeholders_ensure(o->present_nodes);
         int r = slurm_ctl_reconfigure(&e);
         if (r < 0 && r != -ESTALE)
                 return 0; /* a later hook tries again */

@@ -110,9 +110,10 @@ struct ctl_apply_opts {
         bool silent;
         const char *previous;  /* the live file before this hook wrote (NULL: none) */
         size_t previous_len;
-        /* the node names of the compute units in a relation: the placeholders of departed
-         * nodes that jobs require are made sure of before the push's reconfigure, but never
-         * one of these (charm/strand.h); NULL: none known */
+        /* the node names of the compute units in a relation (the leader's): the placeholders of
+         * departed nodes that jobs require are made sure of before the push's reconfigure and
+         * before a restart of slurmctld, but never one of these (charm/strand.h); NULL: not the
+         * leader, nothing done */
         const struct strv *present_nodes;
 };
 

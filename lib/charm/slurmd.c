@@ -508,7 +508,7 @@ static void say_maintenance(struct juju_ctx *ctx, const char *msg) {
 }
 
 /* A record of this node's name that is not this unit's (strand_foreign_record(): a departed
- * node's placeholder that the registration was taken onto) is deleted and slurmd restarted to
+ * node's placeholder that the registration was taken onto, its feature kept) is deleted and slurmd restarted to
  * register afresh. n: the record when loaded (NULL: loaded here). 1 done, 0 not such a record
  * (or none, or Slurm not answering: the caller's wait says so), negative errno when slurmd
  * could not be restarted. */
@@ -516,13 +516,12 @@ static int foreign_record(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_
         const struct slurm_node *n, struct strbuf *err) {
         _cleanup_(slurm_node_done) struct slurm_node own = { 0 };
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        char host[256] = "";
         if (!n) {
                 if (!slurm_config_path() || slurm_node_get(name, &own, &e) < 0)
                         return 0;
                 n = &own;
         }
-        if (gethostname(host, sizeof(host) - 1) < 0 || !strand_foreign_record(n->hostname, n->features, host))
+        if (!strand_foreign_record(n->features))
                 return 0;
         _cleanup_free_ char *why = xasprintf("node %s: its record is not this machine's (NodeHostName=%s, "
                                              "Features=%s): deleted, slurmd restarted to register it",
@@ -1029,6 +1028,7 @@ int slurmd_reconcile(
         /* the record of this node's name may be another's that its registration was taken onto
          * (a departed node's placeholder, charm/strand.h): deleted, slurmd registers afresh */
         {
+                time_t before = time(NULL); /* (slurmd fetches its file at its start, 24.11 before it is ready) */
                 int k = foreign_record(ctx, o, bus, in.node_name, r >= 0 ? &node : NULL, err);
                 if (k < 0) {
                         slurm_node_done(&node);
@@ -1036,7 +1036,7 @@ int slurmd_reconcile(
                 }
                 if (k > 0) {
                         slurm_node_done(&node);
-                        since = time(NULL);
+                        since = before;
                         started = fetch_awaited = true;
                         strbuf_reset(&e);
                         r = sd_wait_registered(in.node_name, since, timeout, &node, &e);

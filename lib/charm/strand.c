@@ -22,16 +22,27 @@ char *strand_why(const char *node, const char *unit) {
  * an admin's deletion: that unit's slurmd registers again and would take the record over); with
  * prune, the ones no job requires deleted. What was done goes to done; failures to failed, with
  * what follows from each ("; "-separated). */
-static void placeholders(const struct slurm_stranded *s, const struct strv *present, bool prune, struct strbuf *done,
-        struct strbuf *failed) {
+static void placeholders(const struct slurm_stranded *s, const struct strv *present, const char *only, bool prune,
+        struct strbuf *done, struct strbuf *failed) {
         _cleanup_strv_ struct strv create = STRV_INIT, drop = STRV_INIT;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         slurm_stranded_placeholder_plan(s, &create, &drop);
         for (size_t i = 0; i < create.n; i++) {
-                if (present && strv_contains(present, create.v[i]))
+                if ((present && strv_contains(present, create.v[i])) || (only && !streq(only, create.v[i])))
                         continue;
+                _cleanup_(slurm_stranded_report_done) struct slurm_stranded_report rep =
+                        SLURM_STRANDED_REPORT_INIT;
                 strbuf_reset(&e);
-                if (slurm_stranded_placeholder_create(create.v[i], NULL, &e) < 0)
+                int r = slurm_stranded_placeholder_create(create.v[i], &rep, &e);
+                if (rep.resv_shrunk.n || rep.resv_deleted.n) {
+                        _cleanup_free_ char *sh = strv_join(&rep.resv_shrunk, ","),
+                                            *dl = strv_join(&rep.resv_deleted, ",");
+                        strbuf_addf(done, "%snode %s taken out of reservation(s) %s%s%s", done->len ? ", " : "",
+                                create.v[i], sh, rep.resv_shrunk.n && rep.resv_deleted.n ? "," : "", dl);
+                        if (rep.resv_deleted.n)
+                                strbuf_addf(done, " (deleted, left empty: %s)", dl);
+                }
+                if (r < 0)
                         strbuf_addf(failed,
                                 "%sno placeholder of departed node %s (%s): at slurmctld's next reconfigure or "
                                 "restart the jobs that require it fail",
@@ -54,7 +65,7 @@ void strand_placeholders_ensure(const struct strv *present) {
         _cleanup_(slurm_stranded_done) struct slurm_stranded s = { 0 };
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, done = STRBUF_INIT, failed = STRBUF_INIT;
         if (slurm_stranded_find(NULL, &s, &e) >= 0)
-                placeholders(&s, present, false, &done, &failed);
+                placeholders(&s, present, NULL, false, &done, &failed);
 }
 
 void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, bool resvs) {
@@ -78,7 +89,7 @@ void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, 
          * slurmctld fails the jobs that require it (held ones too) */
         if (!resvs) {
                 _cleanup_strbuf_ struct strbuf done = STRBUF_INIT, failed = STRBUF_INIT;
-                placeholders(&s, NULL, false, &done, &failed);
+                placeholders(&s, NULL, node, false, &done, &failed);
                 if (done.len || failed.len)
                         (void) juju_logf(ctx, failed.len ? JUJU_LOG_WARNING : JUJU_LOG_INFO, NULL,
                                 "node %s left: jobs require it: %s%s%s (slurmctld fails a job that requires a "
@@ -130,7 +141,7 @@ void strand_status_note(const char *leaving, bool hold, const struct strv *prese
                 /* the leader: placeholders for the nodes they require (a forced removal, a
                  * departure whose creation failed), none left once no job requires the node */
                 _cleanup_strbuf_ struct strbuf done = STRBUF_INIT, pfailed = STRBUF_INIT;
-                placeholders(&s, present, true, &done, &pfailed);
+                placeholders(&s, present, NULL, true, &done, &pfailed);
                 if (pfailed.len)
                         strbuf_addf(note, "; %s", pfailed.buf);
         }
@@ -144,7 +155,9 @@ void strand_status_note(const char *leaving, bool hold, const struct strv *prese
                         SLURM_STRANDED_REPORT_INIT;
                 struct slurm_stranded one = { .jobs = &gone.jobs[i], .n_jobs = 1 };
                 _cleanup_free_ char *why = strand_why(gone.jobs[i].node, NULL);
-                if (gone.jobs[i].held)
+                /* (nor a node whose unit is still related: deleted for a moment by node-config
+                 * or an admin, its slurmd registers again) */
+                if (gone.jobs[i].held || (present && strv_contains(present, gone.jobs[i].node)))
                         continue;
                 strbuf_reset(&e);
                 if (slurm_stranded_act(&one, SLURM_STRANDED_HOLD, gone.jobs[i].node, why, &rep, &e) != 0)
@@ -195,14 +208,11 @@ int strand_destroy(const char *unit, const char *node, struct strv *kv, struct s
         return n_failed;
 }
 
-bool strand_foreign_record(const char *record_host, const char *record_features, const char *own_host) {
+bool strand_foreign_record(const char *record_features) {
         size_t n = strlen(SLURM_STRANDED_PLACEHOLDER_FEATURE);
         for (const char *f = record_features; f && *f; f += strcspn(f, ","), f += *f == ',') {
                 if (strncmp(f, SLURM_STRANDED_PLACEHOLDER_FEATURE, n) == 0 && (f[n] == ',' || f[n] == '\0'))
                         return true;
         }
-        if (isempty(record_host) || isempty(own_host))
-                return false;
-        size_t a = strcspn(record_host, "."), b = strcspn(own_host, ".");
-        return a != b || strncmp(record_host, own_host, a) != 0;
+        return false;
 }

@@ -60,7 +60,6 @@ int strand_destroy(const char *unit, const char *node, struct strv *kv, struct s
  * application removed and deployed again, unit numbers starting over) registers onto the
  * existing record, whose attributes (1 CPU, no partition feature) never fit: 22.05 keeps its
  * NodeHostName (the name), 24.11 takes the machine's and hides the reason of an idle node, but
- * both keep its features. So: the placeholder's feature among record_features, or a NodeHostName
- * set and other than own_host (short names compared; a node slurmd -Z creates carries its
- * machine's). Pure. */
-bool strand_foreign_record(const char *record_host, const char *record_features, const char *own_host);
+ * both keep its features (node_mgr.c validate_node_specs). So: the placeholder's feature among
+ * record_features (comma-separated). Pure. */
+bool strand_foreign_record(const char *record_features);

@@ -128,21 +128,20 @@ int slurm_stranded_placeholder_create(const char *node, struct slurm_stranded_re
         if (r < 0)
                 return r;
         /* out of the reservations first: Slurm leaves a deleted node in them while a node of
-         * its name exists (attack on the placeholders, F3: the leader's own creations) */
+         * its name exists (attack on the placeholders, F3: the leader's own creations). Best
+         * effort: a reservation that refuses (REPLACE, REPLACE_DOWN, a race) keeps the name,
+         * which costs less than the jobs (review of the fix, B) */
         struct slurm_resv_list l = { 0 };
         struct slurm_stranded_report own = SLURM_STRANDED_REPORT_INIT;
-        r = slurm_resv_list(&l, err);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < l.n && r >= 0; i++) {
-                bool only = false;
-                if (resv_names_node(l.v[i].nodes, node, &only))
-                        r = resv_release(l.v[i].name, node, rep ? rep : &own, err);
-        }
+        _cleanup_strbuf_ struct strbuf re = STRBUF_INIT;
+        if (slurm_resv_list(&l, &re) >= 0)
+                for (size_t i = 0; i < l.n; i++) {
+                        bool only = false;
+                        if (resv_names_node(l.v[i].nodes, node, &only))
+                                (void) resv_release(l.v[i].name, node, rep ? rep : &own, &re);
+                }
         slurm_resv_list_done(&l);
         slurm_stranded_report_done(&own);
-        if (r < 0)
-                return r;
         _cleanup_free_ char *line =
                 xasprintf("NodeName=%s State=FUTURE Features=%s Reason=\"%s\"", node,
                         SLURM_STRANDED_PLACEHOLDER_FEATURE, SLURM_STRANDED_PLACEHOLDER_REASON);

@@ -87,7 +87,8 @@ void slurm_stranded_placeholder_plan(const struct slurm_stranded *s, struct strv
  * negative errno.
  * Slurm takes a deleted node out of the reservations naming it some seconds after the deletion,
  * but not while a node of that name exists: so first node is taken out of each reservation
- * naming it (one left empty deleted), their names into rep (may be NULL). */
+ * naming it (one left empty deleted), their names into rep (may be NULL); one that refuses
+ * keeps it (the placeholder is created all the same). */
 int slurm_stranded_placeholder_create(const char *node, struct slurm_stranded_report *rep, struct strbuf *err);
 
 /* Pure: whether a pending job of this priority and state reason is held by an admin or by its

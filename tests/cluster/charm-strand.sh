@@ -8,7 +8,9 @@
 #    drains, held with an admin comment when it is deleted (not run on the next node to take the
 #    deleted node's index: a new unit registers and the backfill passes), named after it; the
 #    reservations naming the node are in the hook log; the held jobs survive `scontrol
-#    reconfigure` and a restart of slurmctld (the departed node's placeholder, slurm/stranded.h);
+#    reconfigure` and a restart of slurmctld (the departed node's placeholder, slurm/stranded.h;
+#    one deleted by hand comes back at the leader's next reconcile; on 24.11 section 1 also
+#    keeps a running job whose candidate list names the departed node);
 #    a job released unchanged is held again by the next controller reconcile; the note and the
 #    placeholder go once the jobs are gone.
 # 3. The forced path: drain-timeout runs out, destroy-jobs requeues/cancels the running job,
@@ -155,6 +157,12 @@ ctl_answers "a restart"
 held_stranded "a restart"
 placeholder || die "the placeholder of slurmd-2 did not survive a restart of slurmctld"
 settle
+# one deleted by hand comes back at the leader's next reconcile (before any reconfigure of its own)
+ctl scontrol delete nodename=slurmd-2
+js trigger slurmctld update-status >/dev/null
+settle
+placeholder || die "the placeholder of slurmd-2, deleted by hand, did not come back"
+held_stranded "the placeholder's return"
 
 log "a new unit registers; the held jobs stay pending through two backfill passes"
 js add-unit slurmd >/dev/null
