@@ -21,7 +21,10 @@ node_field() { ctl scontrol -o show node slurmd-0 | tr ' ' '\n' | sed -n "s/^$1=
 
 log "the unit's status follows its job with no hook (issue 26, item 6: the service watcher looks at the jobs)"
 n_hooks=$(hooks_of slurmd/0)
-job=$(submit -w slurmd-0 -o /dev/null --mem=100 --wrap "sleep 6")
+# (longer than the watcher's gap between two runs for jobs, 10 s (charm/nodefollow.h): its
+# first-look run may come just before the job starts, and a 6 s job then ended unseen, CI-like
+# fresh-clone run, 24.11)
+job=$(submit -w slurmd-0 -o /dev/null --mem=100 --wrap "sleep 15")
 wait_job_state "$job" RUNNING 30
 t0=$SECONDS
 dump() { js status >&2 || true; }
