@@ -209,10 +209,5 @@ int strand_destroy(const char *unit, const char *node, struct strv *kv, struct s
 }
 
 bool strand_foreign_record(const char *record_features) {
-        size_t n = strlen(SLURM_STRANDED_PLACEHOLDER_FEATURE);
-        for (const char *f = record_features; f && *f; f += strcspn(f, ","), f += *f == ',') {
-                if (strncmp(f, SLURM_STRANDED_PLACEHOLDER_FEATURE, n) == 0 && (f[n] == ',' || f[n] == '\0'))
-                        return true;
-        }
-        return false;
+        return slurm_stranded_placeholder_feature(record_features);
 }

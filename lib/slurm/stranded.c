@@ -80,7 +80,7 @@ static int node_names(struct strv *ret, struct strv *placeholders, struct strbuf
                         continue;
                 if ((n->node_state & NODE_STATE_BASE) != NODE_STATE_FUTURE)
                         strv_push(ret, n->name);
-                else if (streq_ptr(n->reason, SLURM_STRANDED_PLACEHOLDER_REASON))
+                else if (slurm_stranded_placeholder_feature(n->features))
                         strv_push(placeholders, n->name);
         }
         slurm_free_node_info_msg(msg);
@@ -105,6 +105,14 @@ void slurm_stranded_missing(const char *req_nodes, char *const *names, size_t n,
                 free(h); /* slurm_hostlist_shift() mallocs */
         }
         slurm_hostlist_destroy(hl);
+}
+
+bool slurm_stranded_placeholder_feature(const char *features) {
+        size_t n = strlen(SLURM_STRANDED_PLACEHOLDER_FEATURE);
+        for (const char *f = features; f && *f; f += strcspn(f, ","), f += *f == ',')
+                if (strncmp(f, SLURM_STRANDED_PLACEHOLDER_FEATURE, n) == 0 && (f[n] == ',' || f[n] == '\0'))
+                        return true;
+        return false;
 }
 
 void slurm_stranded_placeholder_plan(const struct slurm_stranded *s, struct strv *create, struct strv *drop) {

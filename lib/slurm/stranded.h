@@ -79,6 +79,8 @@ void slurm_stranded_missing(const char *req_nodes, char *const *names, size_t n,
 /* ... and its one feature: what tells the record when a slurmd of that name registered onto it
  * (24.11 then shows no reason on an idle node and takes the machine's host name) */
 #define SLURM_STRANDED_PLACEHOLDER_FEATURE "departed-node-placeholder"
+/* Pure: whether a node's features (comma-separated; NULL: none) carry the placeholder's. */
+bool slurm_stranded_placeholder_feature(const char *features);
 
 /* Pure: the placeholders to create (names of s->missing without one) and to delete (those of
  * s->placeholders no unfinished job requires), appended to create and drop. */
