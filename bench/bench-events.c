@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Benchmark of one node event log reconcile for a synthetic 1,000-node table (charm/events.h):
+/* Benchmark of one node event log reconcile for a synthetic 1,000-node table (charm/slurmctld/events.h):
  * lock, snapshot load, step, commit (snapshot write + log append, both fsync'd), per case. */
 #include "util/macro.h"
 #include "util/alloc.h"
@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "charm/events.h"
-#include "charm/eventspool.h"
+#include "charm/slurmctld/events.h"
+#include "charm/slurmctld/eventspool.h"
 #include "util/strbuf.h"
 
 #include "util/banned.h"

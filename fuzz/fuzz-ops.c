@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* libFuzzer target for the operator actions' parameter checks (lib/charm/ops.h): the input is
+/* libFuzzer target for the operator actions' parameter checks (lib/charm/slurmctld/ops.h): the input is
  * an action-get JSON object, checked as every action would; a refusal leaves nothing behind and
  * has a one-line message, an acceptance holds only what the rules allow. */
 #include "util/macro.h"
@@ -7,7 +7,7 @@
 #include <ctype.h>
 #include <stdint.h>
 
-#include "charm/ops.h"
+#include "charm/slurmctld/ops.h"
 #include "util/strbuf.h"
 #include "util/banned.h"
 

@@ -141,7 +141,7 @@ void slurm_generation_clear(struct slurm_generation *g);
 
 /* --- the programs slurmd runs (issue 26 item 1) --------------------------------------------------
  * A program (or file) slurm.conf names for slurmd is published to the compute nodes only once
- * every compute unit judged it safe on its own machine (charm/nodeprogs.h says why and how).
+ * every compute unit judged it safe on its own machine (charm/common/nodeprogs.h says why and how).
  * slurmctld leader → its app bag:
  *   node-programs          JSON object {"want": SET, "live": SET}: the items of
  *                          slurm-conf-parameters that name a file or program for slurmd as the
@@ -166,7 +166,7 @@ int node_progs_encode(const struct slurm_options *want, const struct slurm_optio
 /* 0 decoded (want and live replaced), -ENODATA absent or empty (untouched), -EINVAL bad (one
  * message, untouched). */
 int node_progs_decode(const char *json, struct slurm_options *want, struct slurm_options *live, struct strbuf *err);
-/* A SET alone (the controllers' peer app bag: node-programs-released, charm/nodeprogs.h):
+/* A SET alone (the controllers' peer app bag: node-programs-released, charm/common/nodeprogs.h):
  * ret a new JSON string, -EINVAL for a bad SET; decode as node_progs_decode. */
 #define SLURMD_IFACE_NODE_RELEASED_KEY "node-programs-released"
 int node_progs_set_encode(const struct slurm_options *set, char **ret);

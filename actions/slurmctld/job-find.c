@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Action job-find: the jobs matching every criterion given
- * (charm/ops.h, ops_job_find()). */
+ * (charm/slurmctld/ops.h, ops_job_find()). */
 #include "util/macro.h"
-#include "charm/charm.h"
-#include "charm/ops.h"
+#include "charm/common/charm.h"
+#include "charm/slurmctld/ops.h"
 
 #include "util/banned.h"
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Action job-get: every field of the given jobs (arrays, het jobs); unknown ids under "missing"
- * (charm/ops.h, ops_job_get()). */
+ * (charm/slurmctld/ops.h, ops_job_get()). */
 #include "util/macro.h"
-#include "charm/charm.h"
-#include "charm/ops.h"
+#include "charm/common/charm.h"
+#include "charm/slurmctld/ops.h"
 
 #include "util/banned.h"
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Action job-steps: every step of the given jobs, named as Slurm names them
- * (charm/ops.h, ops_job_steps()). */
+ * (charm/slurmctld/ops.h, ops_job_steps()). */
 #include "util/macro.h"
-#include "charm/charm.h"
-#include "charm/ops.h"
+#include "charm/common/charm.h"
+#include "charm/slurmctld/ops.h"
 
 #include "util/banned.h"
 

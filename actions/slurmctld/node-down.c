@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Action node-down: set the named nodes DOWN: Slurm kills (or requeues) their jobs
- * (charm/ops.h, ops_node_down()). */
+ * (charm/slurmctld/ops.h, ops_node_down()). */
 #include "util/macro.h"
-#include "charm/charm.h"
-#include "charm/ops.h"
+#include "charm/common/charm.h"
+#include "charm/slurmctld/ops.h"
 
 #include "util/banned.h"
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Action node-drain: drain the named nodes with a reason (running jobs finish)
- * (charm/ops.h, ops_node_drain()). */
+ * (charm/slurmctld/ops.h, ops_node_drain()). */
 #include "util/macro.h"
-#include "charm/charm.h"
-#include "charm/ops.h"
+#include "charm/common/charm.h"
+#include "charm/slurmctld/ops.h"
 
 #include "util/banned.h"
 

@@ -2,7 +2,7 @@
 /* Action node-events [since=SEQ] [limit=N]: the node event log of this controller unit
  * (nodeevents_action() in lib/charm). */
 #include "util/macro.h"
-#include "charm/nodeevents.h"
+#include "charm/slurmctld/nodeevents.h"
 
 #include "util/banned.h"
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Action node-get: every field of the named nodes; unknown names under "missing"
- * (charm/ops.h, ops_node_get()). */
+ * (charm/slurmctld/ops.h, ops_node_get()). */
 #include "util/macro.h"
-#include "charm/charm.h"
-#include "charm/ops.h"
+#include "charm/common/charm.h"
+#include "charm/slurmctld/ops.h"
 
 #include "util/banned.h"
 

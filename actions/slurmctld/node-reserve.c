@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Action node-reserve: put the named nodes into a maintenance reservation
- * (charm/ops.h, ops_node_reserve()). */
+ * (charm/slurmctld/ops.h, ops_node_reserve()). */
 #include "util/macro.h"
-#include "charm/charm.h"
-#include "charm/ops.h"
+#include "charm/common/charm.h"
+#include "charm/slurmctld/ops.h"
 
 #include "util/banned.h"
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Action node-resume: resume the named DOWN/DRAIN/FAIL nodes; the others stay unchanged
- * (charm/ops.h, ops_node_resume()). */
+ * (charm/slurmctld/ops.h, ops_node_resume()). */
 #include "util/macro.h"
-#include "charm/charm.h"
-#include "charm/ops.h"
+#include "charm/common/charm.h"
+#include "charm/slurmctld/ops.h"
 
 #include "util/banned.h"
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Action node-unreserve: take the named nodes out of a reservation (the last deletes it)
- * (charm/ops.h, ops_node_unreserve()). */
+ * (charm/slurmctld/ops.h, ops_node_unreserve()). */
 #include "util/macro.h"
-#include "charm/charm.h"
-#include "charm/ops.h"
+#include "charm/common/charm.h"
+#include "charm/slurmctld/ops.h"
 
 #include "util/banned.h"
 

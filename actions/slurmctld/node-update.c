@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Action node-update: weight, features, active features, gres, comment of the named nodes
- * (charm/ops.h, ops_node_update()). */
+ * (charm/slurmctld/ops.h, ops_node_update()). */
 #include "util/macro.h"
-#include "charm/charm.h"
-#include "charm/ops.h"
+#include "charm/common/charm.h"
+#include "charm/slurmctld/ops.h"
 
 #include "util/banned.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Action resume: the unit's maintenance switch (charm/pause.h, slurmctld_resume()). */
+/* Action resume: the unit's maintenance switch (charm/common/pause.h, slurmctld_resume()). */
 #include "util/macro.h"
-#include "charm/slurmctld.h"
+#include "charm/slurmctld/slurmctld.h"
 
 #include "util/banned.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Action retry-refused: the refused slurm.conf candidates forgotten and tried again (slurmctld_retry_refused()). */
 #include "util/macro.h"
-#include "charm/slurmctld.h"
+#include "charm/slurmctld/slurmctld.h"
 
 #include "util/banned.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Action show-current-config: the controller's slurm.conf as the result key "slurm-conf". */
 #include "util/macro.h"
-#include "charm/slurmctld.h"
+#include "charm/slurmctld/slurmctld.h"
 
 #include "util/banned.h"
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Action slurm-config: the running controller's configuration (all keys, or item=…)
- * (charm/ops.h, ops_slurm_config()). */
+ * (charm/slurmctld/ops.h, ops_slurm_config()). */
 #include "util/macro.h"
-#include "charm/charm.h"
-#include "charm/ops.h"
+#include "charm/common/charm.h"
+#include "charm/slurmctld/ops.h"
 
 #include "util/banned.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Action takeover: this controller takes control (slurmctld_takeover()). */
 #include "util/macro.h"
-#include "charm/slurmctld.h"
+#include "charm/slurmctld/slurmctld.h"
 
 #include "util/banned.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Action destroy-jobs: requeue or cancel every job on this unit's node (forced departure). */
 #include "util/macro.h"
-#include "charm/slurmd.h"
+#include "charm/slurmd/slurmd.h"
 
 #include "util/banned.h"
 

@@ -2,7 +2,7 @@
 /* Action node-config: admin node parameters for slurmd --conf, applied by drain, wait, delete
  * and re-registration (slurmd_node_config() in lib/charm). */
 #include "util/macro.h"
-#include "charm/slurmd.h"
+#include "charm/slurmd/slurmd.h"
 
 #include "util/banned.h"
 

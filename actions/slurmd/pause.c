@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Action pause: the unit's maintenance switch (charm/pause.h, slurmd_pause()). */
+/* Action pause: the unit's maintenance switch (charm/common/pause.h, slurmd_pause()). */
 #include "util/macro.h"
-#include "charm/slurmd.h"
+#include "charm/slurmd/slurmd.h"
 
 #include "util/banned.h"
 

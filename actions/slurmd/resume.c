@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Action resume: the unit's maintenance switch (charm/pause.h, slurmd_resume()). */
+/* Action resume: the unit's maintenance switch (charm/common/pause.h, slurmd_resume()). */
 #include "util/macro.h"
-#include "charm/slurmd.h"
+#include "charm/slurmd/slurmd.h"
 
 #include "util/banned.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Action account-remove of the slurmdbd charm (lib/charm/dbdops.h). */
+/* Action account-remove of the slurmdbd charm (lib/charm/slurmdbd/dbdops.h). */
 #include "util/macro.h"
-#include "charm/dbdops.h"
+#include "charm/slurmdbd/dbdops.h"
 
 #include "util/banned.h"
 

@@ -2,13 +2,13 @@
 /* bin/service-changed SERVICE [ACTIVE_STATE]: run by the service watcher through juju-exec, in
  * hook context; sets the unit's status from the daemon's state (watcher_service_changed()). */
 #include "util/macro.h"
-#include "charm/watcher.h"
+#include "charm/common/watcher.h"
 #if defined(CHARM_SLURMCTLD)
-#include "charm/slurmctld.h"
+#include "charm/slurmctld/slurmctld.h"
 #elif defined(CHARM_SLURMDBD)
-#include "charm/slurmdbd.h"
+#include "charm/slurmdbd/slurmdbd.h"
 #else
-#include "charm/slurmd.h"
+#include "charm/slurmd/slurmd.h"
 #endif
 
 #include "util/banned.h"

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* bin/service-watcher: the systemd unit a charm installs to follow its daemon's ActiveState and
- * run bin/service-changed in hook context on each change (service_watch_run(), charm/watcher.h). */
+ * run bin/service-changed in hook context on each change (service_watch_run(), charm/common/watcher.h). */
 #include "util/macro.h"
-#include "charm/watcher.h"
-#include "charm/charm.h"
+#include "charm/common/watcher.h"
+#include "charm/common/charm.h"
 
 #include <getopt.h>
 #include <systemd/sd-daemon.h>

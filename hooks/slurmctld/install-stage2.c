@@ -2,7 +2,7 @@
 /* Second stage of the slurmctld install hook (bin/install-stage2 in the charm), exec'd by
  * hooks/install once the packages, and with them every library, are there. */
 #include "util/macro.h"
-#include "charm/slurmctld.h"
+#include "charm/slurmctld/slurmctld.h"
 
 #include "util/banned.h"
 

@@ -2,7 +2,7 @@
 /* First stage of the slurmctld install hook: runs where only libc exists (no libslurm, cJSON
  * or libyaml yet), installs the packages, then execs bin/install-stage2. */
 #include "util/macro.h"
-#include "charm/bootstrap.h"
+#include "charm/common/bootstrap.h"
 #include "slurm/caps.h"
 
 #include "util/banned.h"

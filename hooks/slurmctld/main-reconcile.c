@@ -2,7 +2,7 @@
 /* The slurmctld hook of every event that reconciles: compiled once per event name (HOOK_EVENT, see
  * hooks/meson.build); the whole decision is slurmctld_reconcile() in lib/charm. */
 #include "util/macro.h"
-#include "charm/slurmctld.h"
+#include "charm/slurmctld/slurmctld.h"
 
 #include "util/banned.h"
 

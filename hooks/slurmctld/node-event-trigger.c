@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* bin/node-event-trigger KIND [ARG…] RESOURCE: the program of the controller's Slurm triggers,
- * run by slurmctld as SlurmUser with no fd open; writes one spool record (charm/eventspool.h):
+ * run by slurmctld as SlurmUser with no fd open; writes one spool record (charm/slurmctld/eventspool.h):
  * KIND and the resource, or, for "slurmctld" (a controller took control), this host's name. */
 #include "util/macro.h"
-#include "charm/eventspool.h"
+#include "charm/slurmctld/eventspool.h"
 
 #include <time.h>
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* bin/node-event-watcher: the controller unit's systemd service that turns Slurm trigger
- * records into node event log reconciles and news into a status refresh (charm/eventwatch.h). */
+ * records into node event log reconciles and news into a status refresh (charm/slurmctld/eventwatch.h). */
 #include "util/macro.h"
-#include "charm/charm.h"
-#include "charm/eventwatch.h"
-#include "charm/nodeevents.h"
+#include "charm/common/charm.h"
+#include "charm/slurmctld/eventwatch.h"
+#include "charm/slurmctld/nodeevents.h"
 
 #include <getopt.h>
 #include <systemd/sd-daemon.h>

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* bin/node-events-changed: run by the node event watcher through juju-exec (hook context) when
  * the node event log got news; the controller's reconcile, as update-status runs it, sets the
- * status from the node table now (charm/nodeevents.h). */
+ * status from the node table now (charm/slurmctld/nodeevents.h). */
 #include "util/macro.h"
-#include "charm/slurmctld.h"
+#include "charm/slurmctld/slurmctld.h"
 
 #include "util/banned.h"
 

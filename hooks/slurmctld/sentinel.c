@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* bin/slurmctld-sentinel: the controller unit's systemd service that watches slurmctld every
- * tick for what no hook comes often enough for (charm/sentinel.h). */
+ * tick for what no hook comes often enough for (charm/slurmctld/sentinel.h). */
 #include "util/macro.h"
-#include "charm/charm.h"
-#include "charm/sentinel.h"
+#include "charm/common/charm.h"
+#include "charm/slurmctld/sentinel.h"
 
 #include <getopt.h>
 #include <signal.h>

@@ -2,7 +2,7 @@
 /* Second stage of the slurmd install hook (bin/install-stage2 in the charm), exec'd by
  * hooks/install once the packages, and with them every library, are there. */
 #include "util/macro.h"
-#include "charm/slurmd.h"
+#include "charm/slurmd/slurmd.h"
 
 #include "util/banned.h"
 

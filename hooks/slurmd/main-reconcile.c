@@ -3,7 +3,7 @@
  * hooks/meson.build); the whole decision is slurmd_reconcile() in lib/charm, or slurmd_leave()
  * when the hook is this unit leaving the cluster (slurmd_event_leaves()). */
 #include "util/macro.h"
-#include "charm/slurmd.h"
+#include "charm/slurmd/slurmd.h"
 
 #include "util/banned.h"
 

@@ -2,7 +2,7 @@
 /* Second stage of the slurmdbd install hook (bin/install-stage2 in the charm), exec'd by
  * hooks/install once the packages, and with them every library, are there. */
 #include "util/macro.h"
-#include "charm/slurmdbd.h"
+#include "charm/slurmdbd/slurmdbd.h"
 
 #include "util/banned.h"
 

@@ -3,7 +3,7 @@
  * hooks/meson.build); the decision is slurmdbd_reconcile() in lib/charm, or slurmdbd_leave()
  * for stop and remove. */
 #include "util/macro.h"
-#include "charm/slurmdbd.h"
+#include "charm/slurmdbd/slurmdbd.h"
 
 #include "util/banned.h"
 

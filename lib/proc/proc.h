@@ -47,7 +47,7 @@ int proc_run(struct proc *p);
 void proc_clear(struct proc *p);
 
 /* proc_run(p) in a forked child, without waiting: for a loop that must not stop while the
- * program runs (a daemon asking the charm to run, charm/sentinel.h). The child runs p (its
+ * program runs (a daemon asking the charm to run, charm/slurmctld/sentinel.h). The child runs p (its
  * timeout_ms bounds it) and exits with proc_run's status (0..255; 127 when it could not run it
  * at all); nothing is captured back. *ret_pid is the child's; reap it with proc_reap(). Returns
  * 0 or a negative errno (fork). */

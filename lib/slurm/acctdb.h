@@ -6,7 +6,7 @@
  * configuration names AccountingStorageHost, the cluster and the auth); adds are committed at
  * once. An add of something that exists is -EEXIST (nothing changed, as sacctmgr says "Nothing
  * new added"), checked with a get first; a user added to an account that does not exist is
- * -ENOENT. Names are checked by the caller (lib/charm/dbdops.h).
+ * -ENOENT. Names are checked by the caller (lib/charm/slurmdbd/dbdops.h).
  *
  * Ownership: lists are appended to the caller's strv. */
 #pragma once

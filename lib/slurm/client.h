@@ -142,7 +142,7 @@ int slurm_ctl_reachable(struct strbuf *why);
 int slurm_ctl_reconfigure(struct strbuf *err);
 
 /* The hash of the slurm.conf the running slurmctld last read (HASH_VAL of scontrol show config;
- * see ctl_conf_slurm_hash() for how it is made), and when that daemon started (BOOT_TIME;
+ * see slurmconf_file_hash() for how it is made), and when that daemon started (BOOT_TIME;
  * ret_boot may be NULL). */
 int slurm_ctl_conf_hash(uint32_t *ret, time_t *ret_boot, struct strbuf *err);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The node table as change tracking needs it (the node event log, charm/events.h): every node's
+/* The node table as change tracking needs it (the node event log, charm/slurmctld/events.h): every node's
  * name, state bits, reason and its times, in one RPC, and the controller's boot time; both
  * with libslurm's "no change since" answer, so that asking an idle cluster costs one tiny RPC.
  *

@@ -1216,3 +1216,15 @@ int slurmconf_check_file(const char *path, struct strbuf *err) {
         _cleanup_strv_ struct strv stack = STRV_INIT, done = STRV_INIT;
         return check_one(path, 0, NULL, &stack, &done, err);
 }
+
+uint32_t slurmconf_file_hash(const char *data, size_t len) {
+        uint32_t h = 0;
+        for (size_t i = 0; i < len; i++) {
+                /* the byte as Slurm's plain char, whose sign is the platform's (signed on
+                 * amd64, unsigned on arm64): this library is built for the same one */
+                h ^= (uint32_t) ((int32_t) (char) data[i] * 256);
+                for (int bit = 0; bit < 8; bit++)
+                        h = (h & 0x8000) ? (h << 1) ^ 4129u : h << 1;
+        }
+        return h;
+}

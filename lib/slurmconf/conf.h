@@ -45,6 +45,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "slurmconf/keys.h"
 #include "slurmconf/options.h"
@@ -133,3 +134,12 @@ void slurmconf_render(const struct slurmconf *c, struct strbuf *out);
  * file once); a missing included file is an error naming its path. Returns 0, or -EINVAL
  * (or a read error) with "FILE:LINE: message" lines appended to err. */
 int slurmconf_check_file(const char *path, struct strbuf *err);
+
+/* The hash slurmctld 22.05 keeps of the slurm.conf it last read (slurm_ctl_conf_t.hash_val,
+ * `scontrol show config`'s HASH_VAL): a 16-bit CRC step (polynomial 0x1021) per byte of the
+ * file as read, comments and newlines included, into an unmasked 32-bit value (Slurm's
+ * parse_config.c). Comparing it with the running daemon's tells whether slurmctld runs this very
+ * file (an admin's `scontrol reconfigure` after a hand edit shows up here). For a file without
+ * Include lines, which the charm's is. */
+uint32_t slurmconf_file_hash(const char *data, size_t len);
+

@@ -38,7 +38,7 @@
  * Who checks where: the option parser checks the lexical rule of every key (values.h); the
  * controller checks its own keys (the CTLD ones) on its machine before a candidate slurm.conf
  * is written; each compute unit checks the NODE ones on its machine against the
- * configuration slurmd fetched, and drains its node while one fails (charm/slurmd.h). A check
+ * configuration slurmd fetched, and drains its node while one fails (charm/slurmd/slurmd.h). A check
  * is a moment's truth: root or SlurmUser can change a file afterwards (SlurmUser owns
  * /var/log/slurm in Debian's packages, so it can always swap a log file for a link before a
  * daemon re-opens it: stock Slurm's exposure, left as it is).

@@ -19,7 +19,7 @@ js deploy "$SLURMD_CHARM" cpu -n 3 >/dev/null
 js integrate slurmctld cpu >/dev/null
 settle 180
 expect_status slurmctld/0 '^active 3 nodes in 1 partition$'
-# the compute units' watchers catch up once at their start (charm/nodefollow.h); juju-sim runs one
+# the compute units' watchers catch up once at their start (charm/slurmd/nodefollow.h); juju-sim runs one
 # hook or juju-exec at a time model-wide (issue 28), so those runs would delay the munge
 # watchers' below, which are timed
 for u in cpu/0 cpu/1 cpu/2; do follow_settled "$u"; done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The node event log (charm/nodeevents.h) on a real cluster with SlurmUser=slurm: the triggers
+# The node event log (charm/slurmctld/nodeevents.h) on a real cluster with SlurmUser=slurm: the triggers
 # are SlurmUser's (root is refused), the spool is SlurmUser's alone; a scripted sequence (drain,
 # resume, down, up by a slurmd restart, drains just before a slurmctld restart whose triggers are
 # lost, resumes after it, a unit removed, a unit added) must show in node-events once each, with
@@ -83,7 +83,7 @@ poll_on() {
 }
 
 log "deploy slurmctld, 2 slurmd, integrate"
-# the controllers share StateSaveLocation, so that a second unit can join later (charm/ha.h)
+# the controllers share StateSaveLocation, so that a second unit can join later (charm/slurmctld/ha.h)
 mkdir -p "$T/state"
 js deploy "$CTL_CHARM" --share "$T/state:/srv/slurm-state" --config state-save-location=/srv/slurm-state >/dev/null
 js deploy "$SLURMD_CHARM" -n 2 >/dev/null
@@ -91,7 +91,7 @@ js integrate slurmctld slurmd >/dev/null
 settle 240
 expect_status slurmctld/0 '^active 2 nodes in 1 partition$'
 CR=$(root_of slurmctld/0)
-# the log lives in the state save location the controllers share (charm/evshare.h): here the host's
+# the log lives in the state save location the controllers share (charm/slurmctld/evshare.h): here the host's
 # $T/state, which the units see as /srv/slurm-state
 EVDIR=$T/state/charm-events
 LOG=$EVDIR/node-events.jsonl
@@ -111,7 +111,7 @@ fi
 grep -q 'Access/permission denied' <<<"$out" || die "root's trigger refused with: $out"
 [ "$(stat -c '%U:%G %a' "$CR/var/lib/slurm/charm-events/spool")" = "slurm:slurm 700" ] || die "spool: $(stat -c '%U:%G %a' "$CR/var/lib/slurm/charm-events/spool")"
 [ "$(stat -c '%U:%G %a' "$CR/var/lib/slurm/charm-events/node-event-trigger")" = "root:root 755" ] || die "program owner/mode"
-# the log lives in the state save location (one for every controller unit, charm/evshare.h)
+# the log lives in the state save location (one for every controller unit, charm/slurmctld/evshare.h)
 ssl=$(sed -n 's/^StateSaveLocation=//p' "$CR/etc/slurm/slurm.conf")
 [ -n "$ssl" ] || die "no StateSaveLocation in slurm.conf"
 [ "$(mx slurmctld/0 readlink -f /var/lib/slurm/charm/events)" = "$ssl/charm-events" ] ||

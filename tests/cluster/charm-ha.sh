@@ -28,7 +28,7 @@ settle 180
 js trigger slurmctld update-status >/dev/null
 settle
 # slurmctld-timeout=10 is too short for a failover to keep a job's end for sure (issue 25, F2;
-# charm/standby.h): every unit says so, and the application too; the checks below allow the note
+# charm/slurmctld/standby.h): every unit says so, and the application too; the checks below allow the note
 SHORT="slurmctld-timeout=$T_OUT is short for 2 controllers \\(use 20 or more\\): a job that ends while the controller in charge is lost may stay RUNNING, its end being reported within 1\\.5 x $T_OUT s while a failover takes about $((T_OUT + 7)) s"
 expect_status slurmctld/0 "^active primary, in charge; $SHORT; 2 nodes in 1 partition\$"
 expect_status slurmctld/1 "^active backup 1, [^ ]+ in charge; $SHORT; 2 nodes in 1 partition\$"
@@ -62,7 +62,7 @@ for ((i = 0; i < 200; i++)); do
 done
 log "figure: primary lost -> first new job started: $(($(now_ms) - t0)) ms (submitted $((t1 - t0)) ms after the loss)"
 # the backup's sentinel asks its own slurmctld, now in charge, for a job state save after the
-# new job's start (charm/sentinel.h: a standby is asked nothing, so every such line in the
+# new job's start (charm/slurmctld/sentinel.h: a standby is asked nothing, so every such line in the
 # backup's log is from after it took over); no sentinel ever asks a standby (checked at the end)
 bk_log=$(root_of slurmctld/1)/var/log/slurm/slurmctld.log
 for ((i = 0; i < 50; i++)); do

@@ -173,7 +173,7 @@ print(sum(1 for l in open(sys.argv[1]) if (lambda h: h["unit"] == sys.argv[2] an
 }
 
 # follow_settled UNIT: slurmd's service watcher on UNIT has run for every change it follows
-# (charm/nodefollow.h: a job's start or end, new bytes in the fetched slurm.conf; a run comes
+# (charm/slurmd/nodefollow.h: a job's start or end, new bytes in the fetched slurm.conf; a run comes
 # 3 s after the 2 s look that saw the change), then the model settles. A test that changes
 # things by hand on purpose must not race that run (it is the unit's reconcile).
 follow_settled() {

@@ -21,7 +21,7 @@ node_field() { ctl scontrol -o show node slurmd-0 | tr ' ' '\n' | sed -n "s/^$1=
 
 log "the unit's status follows its job with no hook (issue 26, item 6: the service watcher looks at the jobs)"
 n_hooks=$(hooks_of slurmd/0)
-# (longer than the watcher's gap between two runs for jobs, 10 s (charm/nodefollow.h): its
+# (longer than the watcher's gap between two runs for jobs, 10 s (charm/slurmd/nodefollow.h): its
 # first-look run may come just before the job starts, and a 6 s job then ended unseen, CI-like
 # fresh-clone run, 24.11)
 job=$(submit -w slurmd-0 -o /dev/null --mem=100 --wrap "sleep 15")
@@ -178,7 +178,7 @@ d=$(diff "$T/conf.before" "$conf" | grep '^[<>]' || true)
 [ "$d" = "< PartitionName=slurmd Nodes=slurmd Default=YES
 > PartitionName=slurmd Nodes=slurmd MaxTime=30 DefaultTime=5 Default=YES" ] || die "slurm.conf diff: $d"
 # partition parameters go to the running slurmctld over RPC: no reconfigure, no restart
-# (charm/ctlapply.h)
+# (charm/slurmctld/ctlapply.h)
 [ "$(grep -c 'Processing Reconfiguration Request' "$ctl_log")" = "$reconf_before" ] || die "reconfigured"
 [ "$(grep -c 'slurmctld version .* started' "$ctl_log")" = "$starts_before" ] || die "slurmctld restarted"
 ctl scontrol -o show partition slurmd | grep -q 'MaxTime=00:30:00 ' || die "partition: $(ctl scontrol -o show partition slurmd)"

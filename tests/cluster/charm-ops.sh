@@ -12,7 +12,7 @@ set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
 source "$(dirname "$0")/charm-lib.sh"
 
-# the controllers share StateSaveLocation, so that a second unit can join later (charm/ha.h)
+# the controllers share StateSaveLocation, so that a second unit can join later (charm/slurmctld/ha.h)
 mkdir -p "$T/state"
 js deploy "$CTL_CHARM" --share "$T/state:/srv/slurm-state" --config state-save-location=/srv/slurm-state >/dev/null
 js deploy "$SLURMD_CHARM" cpu -n 2 >/dev/null

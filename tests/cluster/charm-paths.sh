@@ -48,7 +48,7 @@ fetched() { js exec cpu/0 -- grep -qx "$1" /run/slurm/conf/slurm.conf; }
 fetched_without() {
         js exec cpu/0 -- sh -c 'test -s /run/slurm/conf/slurm.conf && grep -q "^SlurmctldHost" /run/slurm/conf/slurm.conf && ! grep -qx "$1" /run/slurm/conf/slurm.conf' sh "$1"
 }
-# verdict: cpu/0's answer on the programs the controller would publish (charm/nodeprogs.h)
+# verdict: cpu/0's answer on the programs the controller would publish (charm/common/nodeprogs.h)
 verdict() { js exec cpu/0 -- sh -c 'relation-get -r "$(relation-ids slurmctld | head -n1)" node-programs-verdict cpu/0'; }
 # push_until CMD…: the controller's update-status until CMD succeeds (the push of a new slurm.conf
 # to the compute node waits for an idle cluster)
@@ -82,7 +82,7 @@ push_until fetched "Prolog=/etc/slurm/scripts/prolog"
 
 log "an Epilog missing on the compute machine is held back: slurm.conf never names it there"
 # (the controller's machine has it: only the compute unit can tell, and it answers before
-# slurm.conf names the program, charm/nodeprogs.h)
+# slurm.conf names the program, charm/common/nodeprogs.h)
 printf '#!/bin/sh\nexit 0\n' >"$croot/etc/slurm/scripts/epi"
 chmod 755 "$croot/etc/slurm/scripts/epi"
 n_hooks=$(hooks_of cpu/0)
@@ -114,7 +114,7 @@ job=$(submit -o /dev/null --mem=100 --wrap true)
 wait_job_state "$job" COMPLETED 60
 log "a second program, safe on the compute machine, is published within the same settle; the"
 log "push waits for the running job and follows its end with no hook (the compute unit's watcher:"
-log "charm/confpush.h; or the controller's: charm/pushfollow.h)"
+log "charm/common/confpush.h; or the controller's: charm/slurmctld/pushfollow.h)"
 printf '#!/bin/sh\nexit 0\n' >"$nroot/etc/slurm/scripts/hc"
 chmod 755 "$nroot/etc/slurm/scripts/hc"
 short=$(submit -o /dev/null --mem=100 --wrap "sleep 20")
@@ -200,7 +200,7 @@ install -m 755 -o "$slurm_uid" -g root "$D/prog" "$croot/etc/slurm/scripts/slurm
 refused "EpilogSlurmctld=/etc/slurm/scripts/slurms" "EpilogSlurmctld: .*is not root's alone"
 
 log "on the compute machine: a Prolog others can write drains the node; put right, it resumes"
-# with no hook: the service watcher judges the programs at each look (charm/nodefollow.h)
+# with no hook: the service watcher judges the programs at each look (charm/slurmd/nodefollow.h)
 n_hooks=$(hooks_of cpu/0)
 chmod 777 "$nroot/etc/slurm/scripts/prolog"
 t0=$SECONDS

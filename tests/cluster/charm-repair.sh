@@ -222,7 +222,7 @@ esac
 read -r n_reconf n_starts <<<"$hand"
 update_status slurmctld
 [ "$(sha256sum <"$conf")" = "$good_conf" ] || die "slurm.conf not restored: $(grep SlurmdTimeout "$conf")"
-# a new file is applied by a restart (charm/ctlapply.h), then pushed to the slurmd units by one
+# a new file is applied by a restart (charm/slurmctld/ctlapply.h), then pushed to the slurmd units by one
 # reconfigure of that same file, no job running
 [ "$(starts)" = $((n_starts + 1)) ] || die "$(($(starts) - n_starts)) slurmctld starts, want 1"
 # (the push may come from the watcher's reconcile that follows the restart)

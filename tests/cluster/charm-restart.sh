@@ -37,7 +37,7 @@ slurmd_pid() { js exec "$1" -- systemctl show -p MainPID --value slurmd; }
 same_as_ctl() { js exec "$1" -- cat /run/slurm/conf/slurm.conf | cmp -s - "$conf"; }
 
 log "SchedulerType=sched/builtin: applied by a restart, the jobs survive; the idle compute node"
-log "gets the file at once, the busy one once its job ended (issue 26, atk8 G6: charm/confpush.h)"
+log "gets the file at once, the busy one once its job ended (issue 26, atk8 G6: charm/common/confpush.h)"
 pid0=$(slurmd_pid cpu/0)
 s=$(starts)
 js config slurmctld slurm-conf-parameters="SchedulerType=sched/builtin" >/dev/null
@@ -90,7 +90,7 @@ log "a file slurmctld takes but never answers with: rolled back within a few sec
 # JobCompType=jobcomp/lua runs /etc/slurm/jobcomp.lua's top level at slurmctld's start, inside
 # read_slurm_conf: before 22.05 answers any RPC, after 24.11's READY=1. A site script that blocks
 # (here: for 5 minutes) keeps the daemon alive and silent. The bound comes from the record of
-# good starts (lib/charm/ctlstart.h), the ceiling (20 s) when there is none.
+# good starts (lib/charm/slurmctld/ctlstart.h), the ceiling (20 s) when there is none.
 js exec slurmctld/0 -- sh -c 'printf "%s\n" "for i = 1, 300 do os.execute(\"sleep 1\") end" \
         "function slurm_jobcomp_log_record(job) return 0 end" >/etc/slurm/jobcomp.lua &&
         chmod 0644 /etc/slurm/jobcomp.lua'
@@ -170,7 +170,7 @@ settle
 log "the cause fixed: the action retry-refused applies the value"
 js exec slurmctld/0 -- sh -c 'printf "%s\n" "function slurm_jobcomp_log_record(job) return 0 end" >/etc/slurm/jobcomp.lua'
 # cpu-0 idle and set DOWN by an admin: its slurmd is not restarted for the new file (its
-# registration would put it back in service) until it is up again (charm/confpush.h)
+# registration would put it back in service) until it is up again (charm/common/confpush.h)
 ctl scancel "$running"
 wait_job_state "$running" CANCELLED 30
 until_true 30 "cpu-0 still completing job $running" eval '[[ $(ctl sinfo -h -n cpu-0 -o %T) != comp* ]]'

@@ -4,7 +4,7 @@
 # job state only when asked, at most every 5 s, and a job the backfill scheduler starts asks for
 # no save (lib/slurm/ctlstats.h): a controller lost before the next save leaves its successor a
 # state in which the job is PENDING, and the successor kills the running job and runs it again.
-# The controller sentinel (charm/sentinel.h) asks for a save after each start.
+# The controller sentinel (charm/slurmctld/sentinel.h) asks for a save after each start.
 #  1. A job only the backfill scheduler can start (one ahead of it, blocked, needs both nodes)
 #     is on disk (job_state's save time after its start) within seconds: the figure is printed.
 #  2. kill -9 of slurmctld a few seconds after that start, systemd starts it again: the job is

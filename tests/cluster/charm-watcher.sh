@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The service watcher (charm/watcher.h) with real systemd, slurmctld and slurmd in juju-sim machines:
+# The service watcher (charm/common/watcher.h) with real systemd, slurmctld and slurmd in juju-sim machines:
 # each unit runs juju-service-watcher-<daemon>.service; kill -9 of slurmd's (then slurmctld's) main
 # process changes the unit's status within 1 s (maintenance "… restarting"), systemd restarts the
 # daemon (NRestarts >= 1) and the status is back to the charm's own active message (slurmd: SAMPLES

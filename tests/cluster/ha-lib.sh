@@ -68,7 +68,7 @@ fail_over() {
         die "$up did not take over within $((T_OUT + 20)) s"
 }
 # STEPD_PUSH: set on a base whose slurmd hands running job steps its controller list at its
-# start (24.11; charm/standby.h): a displaced controller is held only until the compute nodes'
+# start (24.11; charm/slurmctld/standby.h): a displaced controller is held only until the compute nodes'
 # slurmd restarted with the new order, where on 22.05 it is held until the old jobs end
 STEPD_PUSH=${CHARM_BASE:+1}
 # gate_job UNIT NAME: a job on UNIT's node that ends (exit 0) when gate_open UNIT NAME is called
@@ -136,7 +136,7 @@ no_standby_refusal() {
 # app_message APP: the application status message
 app_message() { js status --format=json | python3 -c 'import json,sys; print(json.load(sys.stdin)["applications"][sys.argv[1]]["application-status"].get("message", ""))' "$1"; }
 
-# event_log_same IDS_FILE UNIT…: every unit's node-events answers one log (charm/evshare.h):
+# event_log_same IDS_FILE UNIT…: every unit's node-events answers one log (charm/slurmctld/evshare.h):
 # seqs contiguous from its oldest, ids unique, each unit's records a prefix of the longest (a
 # later reconcile may have added some), no unit's empty. The longest's "seq id event node
 # controller" lines go to IDS_FILE; when IDS_FILE already holds lines (an earlier step's), they

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Test driver for charm/watcher.h on a juju-sim machine: `watcher-drive remove SERVICE` runs
+/* Test driver for charm/common/watcher.h on a juju-sim machine: `watcher-drive remove SERVICE` runs
  * watcher_remove() against the machine's systemd (the charms call it on their way out). */
 #include "util/macro.h"
-#include "charm/watcher.h"
+#include "charm/common/watcher.h"
 
 #include "util/banned.h"
 

@@ -20,7 +20,7 @@ for pair in "slurmctld=$ctl" "slurmd=$sd"; do
         unzip -q "$file" -d "$dir" || { bad "$file: not a zip"; continue; }
         "$pack" check "$dir" "$name" || bad "$name: charm-pack check"
         [ -x "$dir/bin/install-stage2" ] || bad "$name: bin/install-stage2 missing"
-        # the service watcher (charm/watcher.h): its executable, its handler and its unit template
+        # the service watcher (charm/common/watcher.h): its executable, its handler and its unit template
         for exe in bin/service-watcher bin/service-changed; do
                 [ -x "$dir/$exe" ] || bad "$name: $exe missing"
         done

@@ -10,8 +10,8 @@
 
 #include "util/macro.h"
 #include "util/alloc.h"
-#include "charm/accounting.h"
-#include "charm/charm.h"
+#include "charm/slurmctld/accounting.h"
+#include "charm/common/charm.h"
 #include "slurm/caps.h"
 #include "util/fileio.h"
 

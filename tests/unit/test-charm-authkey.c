@@ -10,8 +10,8 @@
 
 #include "util/macro.h"
 #include "util/alloc.h"
-#include "charm/authkey.h"
-#include "charm/charm.h"
+#include "charm/common/authkey.h"
+#include "charm/common/charm.h"
 #include "util/fileio.h"
 
 #include <sys/stat.h>

@@ -9,7 +9,7 @@
 
 #include "util/macro.h"
 #include "util/alloc.h"
-#include "charm/cgroupconf.h"
+#include "charm/slurmctld/cgroupconf.h"
 #include "util/fileio.h"
 
 #include <ftw.h>

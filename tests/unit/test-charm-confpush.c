@@ -3,7 +3,7 @@
  * restart; busy, down or unknown: wait, and a busy node behind for long is drained; a restart that
  * fetched the same copy for the same hash: not again), the published hash text, the records, the
  * cap on drained nodes, and the hash of the
- * configless copy (the controller's own hash, ctl_conf_slurm_hash, of those bytes). */
+ * configless copy (the controller's own hash, slurmconf_file_hash, of those bytes). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,8 +15,8 @@
 
 #include "util/macro.h"
 #include "util/fileio.h"
-#include "charm/confpush.h"
-#include "charm/ctlconf.h"
+#include "charm/common/confpush.h"
+#include "slurmconf/conf.h"
 #include "tmpdir.h"
 
 #include "util/banned.h"
@@ -143,9 +143,9 @@ static void test_fetched(void **state) {
         const char conf[] = "# a comment\nClusterName=c\nSlurmctldHost=h\n";
         assert_int_equal(write_file_atomic(path, conf, strlen(conf), 0644, 0, 0), 0);
         assert_int_equal(confpush_fetched_hash(&p, &h), 0);
-        assert_true(h == ctl_conf_slurm_hash(conf, strlen(conf)));
+        assert_true(h == slurmconf_file_hash(conf, strlen(conf)));
         const char other[] = "# a comment\nClusterName=c\nSlurmctldHost=g\n";
-        assert_true(h != ctl_conf_slurm_hash(other, strlen(other)));
+        assert_true(h != slurmconf_file_hash(other, strlen(other)));
 }
 
 int main(void) {

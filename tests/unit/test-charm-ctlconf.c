@@ -10,9 +10,9 @@
 
 #include "util/macro.h"
 #include "util/alloc.h"
-#include "charm/ctlconf.h"
+#include "charm/slurmctld/ctlconf.h"
 #include "slurm/caps.h"
-#include "charm/slurmctld.h"
+#include "charm/slurmctld/slurmctld.h"
 #include "slurmconf/conf.h"
 #include "util/fileio.h"
 
@@ -334,27 +334,6 @@ static void test_live_changes(void **state) {
         }
 }
 
-static void test_slurm_hash(void **state) {
-        /* that it equals slurmctld's own HASH_VAL for the charm's file is proven with a real
-         * daemon (tests/cluster/charm-repair.sh: no restart for an edit slurmctld never read,
-         * one for an edit it read); here the algorithm's properties. The empty file is 0. */
-        assert_int_equal(ctl_conf_slurm_hash("", 0), 0);
-        const char *one = "ClusterName=x\n";
-        uint32_t h1 = ctl_conf_slurm_hash(one, strlen(one));
-        assert_int_not_equal(h1, 0);
-        /* one byte more, or a comment, is another file */
-        assert_int_not_equal(ctl_conf_slurm_hash("ClusterName=y\n", 14), h1);
-        assert_int_not_equal(ctl_conf_slurm_hash("ClusterName=x\n#\n", 16), h1);
-        /* the same bytes, the same hash */
-        assert_int_equal(ctl_conf_slurm_hash(one, strlen(one)), h1);
-        /* a step by hand: "A" = 0x41 -> 0x4100, eight CRC-16 shifts of polynomial 0x1021 on an
-         * unmasked 32-bit value */
-        uint32_t h = 0x41u << 8;
-        for (int i = 0; i < 8; i++)
-                h = (h & 0x8000) ? (h << 1) ^ 4129u : h << 1;
-        assert_int_equal(ctl_conf_slurm_hash("A", 1), h);
-}
-
 static void test_cluster_name(void **state) {
         _cleanup_free_ char *a = NULL, *b = NULL;
         assert_int_equal(ctl_cluster_name_generate(&a), 0);
@@ -459,7 +438,6 @@ int main(void) {
                 cmocka_unit_test(test_render_default_and_removal),
                 cmocka_unit_test(test_render_params),
                 cmocka_unit_test(test_live_changes),
-                cmocka_unit_test(test_slurm_hash),
                 cmocka_unit_test(test_cluster_name),
                 cmocka_unit_test(test_status_message),
                 cmocka_unit_test(test_leaving),

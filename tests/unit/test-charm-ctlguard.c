@@ -10,7 +10,7 @@
 
 #include "util/macro.h"
 #include "util/alloc.h"
-#include "charm/ctlguard.h"
+#include "charm/slurmctld/ctlguard.h"
 #include "util/fileio.h"
 
 #include "util/banned.h"

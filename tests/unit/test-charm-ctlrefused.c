@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "util/macro.h"
-#include "charm/ctlrefused.h"
+#include "charm/slurmctld/ctlrefused.h"
 #include "util/fileio.h"
 #include "tmpdir.h"
 

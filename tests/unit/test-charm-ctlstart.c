@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "util/macro.h"
-#include "charm/ctlstart.h"
+#include "charm/slurmctld/ctlstart.h"
 #include "tmpdir.h"
 
 #include "util/banned.h"

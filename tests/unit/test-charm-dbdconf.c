@@ -7,8 +7,8 @@
 #include <cmocka.h>
 
 #include "util/macro.h"
-#include "charm/dbdconf.h"
-#include "charm/dbdops.h"
+#include "charm/slurmdbd/dbdconf.h"
+#include "charm/slurmdbd/dbdops.h"
 
 static const char tmpl[] =
         "# comment\nDbdPort=6819\nSlurmUser=slurm\nStoragePass=from-template\nAuthType=auth/none\n";
@@ -90,7 +90,7 @@ static void test_client_conf(void **state) {
         assert_non_null(strstr(out.buf, "\nAccountingStorageBackupHost=10.0.0.4\n"));
 }
 
-/* The actions' names and text (charm/dbdops.h). */
+/* The actions' names and text (charm/slurmdbd/dbdops.h). */
 static void test_ops_names(void **state) {
         assert_true(dbd_ops_name_valid("physics-2_x"));
         assert_false(dbd_ops_name_valid("Physics"));

@@ -10,7 +10,7 @@
 
 #include "util/macro.h"
 #include "util/alloc.h"
-#include "charm/events.h"
+#include "charm/slurmctld/events.h"
 #include "util/fileio.h"
 
 #include <fcntl.h>

@@ -9,7 +9,7 @@
 
 #include "util/macro.h"
 #include "util/alloc.h"
-#include "charm/eventspool.h"
+#include "charm/slurmctld/eventspool.h"
 #include "util/fileio.h"
 
 #include <fcntl.h>

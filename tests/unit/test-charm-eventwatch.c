@@ -10,7 +10,7 @@
 
 #include "util/macro.h"
 #include "util/alloc.h"
-#include "charm/eventwatch.h"
+#include "charm/slurmctld/eventwatch.h"
 #include "util/fileio.h"
 #include "util/strv.h"
 

@@ -20,8 +20,8 @@
 
 #include "util/macro.h"
 #include "util/alloc.h"
-#include "charm/events.h"
-#include "charm/evshare.h"
+#include "charm/slurmctld/events.h"
+#include "charm/slurmctld/evshare.h"
 #include "util/fileio.h"
 #include "util/strbuf.h"
 #include "tmpdir.h"

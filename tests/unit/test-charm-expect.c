@@ -10,7 +10,7 @@
 
 #include "util/macro.h"
 #include "util/alloc.h"
-#include "charm/expect.h"
+#include "charm/slurmctld/expect.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>

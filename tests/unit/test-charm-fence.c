@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "util/macro.h"
-#include "charm/fence.h"
+#include "charm/slurmctld/fence.h"
 #include "tmpdir.h"
 
 #include "util/banned.h"

@@ -11,7 +11,7 @@
 
 #include "util/macro.h"
 #include "util/alloc.h"
-#include "charm/gres.h"
+#include "charm/common/gres.h"
 
 #include <fcntl.h>
 #include <ftw.h>

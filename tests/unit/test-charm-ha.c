@@ -10,7 +10,7 @@
 
 #include "util/macro.h"
 #include "util/alloc.h"
-#include "charm/ha.h"
+#include "charm/slurmctld/ha.h"
 #include "util/fileio.h"
 #include "tmpdir.h"
 
@@ -94,7 +94,7 @@ static void test_markers(void **state) {
         assert_string_equal(unit, "slurmctld/1");
         assert_true(t > 0 && t <= time(NULL));
 
-        /* the sentinels' charge mark (charm/fence.h) */
+        /* the sentinels' charge mark (charm/slurmctld/fence.h) */
         long idx = -1;
         char *host = NULL;
         assert_int_equal(ha_charge_mark_read(dir, &idx, &t, &host), -ENOENT);

@@ -16,7 +16,7 @@
 
 #include "util/macro.h"
 #include "util/fileio.h"
-#include "charm/nodecfgmark.h"
+#include "charm/slurmd/nodecfgmark.h"
 #include "proc/proc.h"
 #include "slurm/nodestate.h"
 #include "tmpdir.h"

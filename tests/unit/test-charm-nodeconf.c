@@ -13,8 +13,8 @@
 
 #include "util/macro.h"
 #include "util/alloc.h"
-#include "charm/bootstrap.h"
-#include "charm/nodeconf.h"
+#include "charm/common/bootstrap.h"
+#include "charm/slurmd/nodeconf.h"
 #include "slurm/nodestate.h"
 
 #include "util/banned.h"

@@ -10,7 +10,7 @@
 
 #include "util/macro.h"
 #include "util/alloc.h"
-#include "charm/nodeevents.h"
+#include "charm/slurmctld/nodeevents.h"
 #include "util/fileio.h"
 
 #include <ftw.h>

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "util/macro.h"
-#include "charm/nodefollow.h"
+#include "charm/slurmd/nodefollow.h"
 #include "tmpdir.h"
 
 #define S (1000 * 1000ULL)

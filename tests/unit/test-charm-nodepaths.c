@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "util/macro.h"
-#include "charm/nodepaths.h"
+#include "charm/common/nodepaths.h"
 #include "tmpdir.h"
 
 #include "util/banned.h"

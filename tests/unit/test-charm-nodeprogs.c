@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "util/macro.h"
-#include "charm/nodeprogs.h"
+#include "charm/common/nodeprogs.h"
 #include "interfaces/slurmd.h"
 #include "tmpdir.h"
 

@@ -14,8 +14,8 @@
 #include <errno.h>
 
 #include "util/macro.h"
-#include "charm/ops.h"
-#include "charm/ops-internal.h"
+#include "charm/slurmctld/ops.h"
+#include "charm/slurmctld/ops-internal.h"
 #include "slurm/nodestate.h"
 #include "util/alloc.h"
 

@@ -10,7 +10,7 @@
 
 #include "util/macro.h"
 #include "util/alloc.h"
-#include "charm/pause.h"
+#include "charm/common/pause.h"
 #include "util/fileio.h"
 
 #include <sys/stat.h>

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "util/macro.h"
-#include "charm/pushfollow.h"
+#include "charm/slurmctld/pushfollow.h"
 #include "tmpdir.h"
 
 #include "util/banned.h"

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "util/macro.h"
-#include "charm/sentinel.h"
+#include "charm/slurmctld/sentinel.h"
 
 #include "util/banned.h"
 

@@ -9,8 +9,8 @@
 #include <cmocka.h>
 
 #include "util/macro.h"
-#include "charm/slurmd.h"
-#include "charm/slurmd-internal.h"
+#include "charm/slurmd/slurmd.h"
+#include "charm/slurmd/slurmd-internal.h"
 #include "util/strbuf.h"
 #include "tmpdir.h"
 

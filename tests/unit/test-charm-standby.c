@@ -14,7 +14,7 @@
 
 #include "util/macro.h"
 #include "util/alloc.h"
-#include "charm/standby.h"
+#include "charm/slurmctld/standby.h"
 #include "tmpdir.h"
 
 #include "util/banned.h"

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "util/macro.h"
-#include "charm/strand.h"
+#include "charm/common/strand.h"
 #include "slurm/stranded.h"
 
 #include "util/banned.h"

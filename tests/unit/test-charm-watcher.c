@@ -9,7 +9,7 @@
 
 #include "util/macro.h"
 #include "util/alloc.h"
-#include "charm/watcher.h"
+#include "charm/common/watcher.h"
 #include "util/fileio.h"
 
 #include <ftw.h>

@@ -275,7 +275,7 @@ static void *named_thread(void *arg) {
         return NULL;
 }
 
-/* A thread found by its name (slurmctld's main scheduler, charm/slurmctld.c), not another's. */
+/* A thread found by its name (slurmctld's main scheduler, charm/slurmctld/slurmctld.c), not another's. */
 static void test_thread_named(void **state) {
         assert_int_equal(proc_thread_named(getpid(), "sched_agent"), 0);
         int go = 0;

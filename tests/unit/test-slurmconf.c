@@ -580,6 +580,27 @@ static void test_check_includes(void **state) {
         assert_non_null(strstr(err.buf, "none.conf: No such file or directory"));
 }
 
+static void test_slurm_hash(void **state) {
+        /* that it equals slurmctld's own HASH_VAL for the charm's file is proven with a real
+         * daemon (tests/cluster/charm-repair.sh: no restart for an edit slurmctld never read,
+         * one for an edit it read); here the algorithm's properties. The empty file is 0. */
+        assert_int_equal(slurmconf_file_hash("", 0), 0);
+        const char *one = "ClusterName=x\n";
+        uint32_t h1 = slurmconf_file_hash(one, strlen(one));
+        assert_int_not_equal(h1, 0);
+        /* one byte more, or a comment, is another file */
+        assert_int_not_equal(slurmconf_file_hash("ClusterName=y\n", 14), h1);
+        assert_int_not_equal(slurmconf_file_hash("ClusterName=x\n#\n", 16), h1);
+        /* the same bytes, the same hash */
+        assert_int_equal(slurmconf_file_hash(one, strlen(one)), h1);
+        /* a step by hand: "A" = 0x41 -> 0x4100, eight CRC-16 shifts of polynomial 0x1021 on an
+         * unmasked 32-bit value */
+        uint32_t h = 0x41u << 8;
+        for (int i = 0; i < 8; i++)
+                h = (h & 0x8000) ? (h << 1) ^ 4129u : h << 1;
+        assert_int_equal(slurmconf_file_hash("A", 1), h);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_keys),
@@ -592,6 +613,7 @@ int main(void) {
                 cmocka_unit_test(test_api_errors),
                 cmocka_unit_test(test_syntax_details),
                 cmocka_unit_test(test_limits),
+                cmocka_unit_test(test_slurm_hash),
                 cmocka_unit_test_setup_teardown(test_check_includes, tmpdir_setup, tmpdir_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

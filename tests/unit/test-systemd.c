@@ -1275,7 +1275,7 @@ static void test_stop_follows_handover(void **state) {
         CHECK(unit_stop(bus, "handover.service", TIMEOUT, ERR));
 
         /* a hand-over while it runs (24.11's re-exec on a reconfigure, here on SIGHUP): a new main
-         * PID, the same activation (what lib/charm/ha.h's in-charge record relies on) */
+         * PID, the same activation (what lib/charm/slurmctld/ha.h's in-charge record relies on) */
         CHECK(unit_start(bus, "handover.service", TIMEOUT, ERR));
         state_of("handover.service", &st);
         uint32_t before_pid = st.main_pid;

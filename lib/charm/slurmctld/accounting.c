@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The controllers' side of accounting (accounting.h). */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/slurmctld/accounting.h"
+
+#include "interfaces/slurmdbd.h"
+#include "slurm/ctlstats.h"
+#include "util/fileio.h"
+
+#include <sys/stat.h>
+
+#include "util/banned.h"
+
+void acct_view_done(struct acct_view *v) {
+        strv_clear(&v->rels);
+        strv_clear(&v->hosts);
+        strbuf_release(&v->refused);
+}
+
+static char *state_path(const struct charm_paths *p) {
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        return xasprintf("%s/%s", dir, ACCT_STATE_FILE);
+}
+
+/* The hosts taken last: one "host:port" a line. */
+static void read_last(const struct charm_paths *p, struct strv *ret) {
+        _cleanup_free_ char *path = state_path(p), *data = NULL;
+        if (read_full_file(path, &data, NULL) < 0)
+                return;
+        for (char *line = data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+                nl = strchr(line, '\n');
+                if (nl)
+                        *nl = '\0';
+                if (*line)
+                        strv_push(ret, line);
+        }
+}
+
+int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_view *ret, struct strbuf *err) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        _cleanup_free_ char *remote = NULL;
+        const cJSON *bag = NULL;
+        /* a relation going away is no relation: accounting off */
+        int r = charm_relation_ids_live(ctx, ACCT_ENDPOINT, &ret->rels, err);
+        if (r < 0 || ret->rels.n == 0)
+                return r;
+        r = charm_remote_app_bag(ctx, ret->rels.v[0], &remote, &bag, err);
+        if (r < 0)
+                return r;
+        /* a slurmdbd that cannot serve this slurmctld (older, or another AuthType) is not taken */
+        r = charm_generation_check(p, charm_bag_string(bag, "slurm"), false, "slurmctld", "slurmdbd", &e);
+        if (r == -EPROTO || r == -EINVAL) {
+                strbuf_addf(&ret->refused, "relation with \"%s\": %s%s (accounting stays as it was)",
+                        strempty(remote), e.buf,
+                        r == -EPROTO ? "; deploy slurmdbd on this application's base" : "");
+                read_last(p, &ret->hosts);
+                return 0;
+        }
+        if (r < 0) {
+                strbuf_addf(err, "slurm generation: %s", strerror(-r));
+                return r;
+        }
+        r = dbd_hosts_decode(charm_bag_string(bag, "dbd_hosts"), &ret->hosts, &e);
+        if (r == -EINVAL) {
+                strbuf_addf(&ret->refused, "relation with \"%s\": %s (accounting stays as it was)",
+                        strempty(remote), e.buf);
+                read_last(p, &ret->hosts);
+        }
+        return 0;
+}
+
+int acct_store(const struct charm_paths *p, const struct acct_view *v, struct strbuf *err) {
+        _cleanup_free_ char *path = state_path(p), *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
+        for (size_t i = 0; i < v->hosts.n; i++)
+                strbuf_addf(&s, "%s\n", v->hosts.v[i]);
+        int r = mkdir_p(dir, 0700);
+        if (r >= 0)
+                r = write_file_atomic_if_changed(path, s.buf, s.len, 0600, (uid_t) -1, (gid_t) -1);
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+        return r < 0 ? r : 0;
+}
+
+int acct_cluster_id_release(
+        const struct charm_paths *p, const struct acct_view *v, const char *state_dir, struct strbuf *err) {
+        _cleanup_strv_ struct strv last = STRV_INIT;
+        if (!charm_caps(p)->cluster_id_in_state || v->hosts.n == 0)
+                return 0;
+        read_last(p, &last);
+        bool same = last.n == v->hosts.n;
+        for (size_t i = 0; same && i < last.n; i++)
+                same = streq(last.v[i], v->hosts.v[i]);
+        if (same)
+                return 0;
+        _cleanup_free_ char *path = xasprintf("%s/clustername", state_dir), *data = NULL;
+        size_t n = 0;
+        struct stat st;
+        /* slurmctld's file, in SlurmUser's directory: never through that user's link, never a
+         * FIFO, and written back with the owner and mode of the file read, not of what a link
+         * led to (review R7) */
+        int r = read_untrusted_file(path, 4096, &data, &n, &st);
+        if (r == -ENOENT)
+                return 0; /* a first start: slurmctld takes slurmdbd's id */
+        char *bar = r < 0 ? NULL : memchr(data, '|', n);
+        if (r >= 0 && !bar)
+                return 0;
+        if (r >= 0)
+                r = write_file_atomic(
+                        path, data, (size_t) (bar - data), st.st_mode & 07777, st.st_uid, st.st_gid);
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+                return r;
+        }
+        return 1;
+}
+
+int acct_publish(struct juju_ctx *ctx, const struct acct_view *v, const char *auth_key_id,
+        const char *cluster_name, const char *controllers_json, struct strbuf *err) {
+        for (size_t i = 0; i < v->rels.n; i++) {
+                const cJSON *mine;
+                int r = juju_relation_get(ctx, v->rels.v[i], juju_env(ctx)->app, &mine, err);
+                if (r < 0)
+                        return r;
+                if (!streq_ptr(charm_bag_string(mine, "auth_key_id"), auth_key_id)) {
+                        r = juju_secret_grant(ctx, auth_key_id, v->rels.v[i], NULL, err);
+                        if (r >= 0)
+                                r = juju_relation_set(
+                                        ctx, v->rels.v[i], true, "auth_key_id", auth_key_id, err);
+                }
+                if (r >= 0)
+                        r = charm_bag_update(
+                                ctx, v->rels.v[i], true, mine, "cluster_name", cluster_name, err);
+                if (r >= 0)
+                        r = charm_bag_update(
+                                ctx, v->rels.v[i], true, mine, "controllers", controllers_json, err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* "host:port" → host (caller frees) and port; false when it is not that shape. */
+static bool split_host_port(const char *hp, char **ret_host, unsigned *ret_port) {
+        const char *colon = strrchr(hp, ':');
+        char *end;
+        if (!colon || colon == hp)
+                return false;
+        unsigned long port = strtoul(colon + 1, &end, 10);
+        if (*end || port == 0 || port > 65535)
+                return false;
+        *ret_host = xstrndup(hp, (size_t) (colon - hp));
+        *ret_port = (unsigned) port;
+        return true;
+}
+
+void acct_status_note(const struct acct_view *v, struct strbuf *msg) {
+        if (v->hosts.n == 0)
+                return;
+        bool answers = false;
+        for (size_t i = 0; i < v->hosts.n && !answers; i++) {
+                _cleanup_free_ char *host = NULL;
+                unsigned port;
+                if (split_host_port(v->hosts.v[i], &host, &port))
+                        answers = charm_host_listening(host, port, 500);
+        }
+        struct slurm_ctl_stats st;
+        bool known = slurm_ctl_stats_get(&st, NULL) >= 0;
+        if (!answers) {
+                _cleanup_free_ char *hosts = strv_join(&v->hosts, ", ");
+                strbuf_addf(msg, "; accounting: slurmdbd %s not answering", hosts);
+                if (known)
+                        strbuf_addf(msg, ", %u record%s held by slurmctld", st.dbd_queue,
+                                st.dbd_queue == 1 ? "" : "s");
+                else
+                        strbuf_addstr(msg, ", slurmctld's queue unknown");
+        } else if (known && st.dbd_queue >= ACCT_QUEUE_NOTE)
+                strbuf_addf(msg, "; accounting: %u records waiting for slurmdbd", st.dbd_queue);
+}

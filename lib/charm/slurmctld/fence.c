@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Fencing a returning controller: when to kill a stale slurmctld, when to let it start again,
+ * and the record that holds it down meanwhile (see fence.h). */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/slurmctld/fence.h"
+#include "util/fileio.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "util/banned.h"
+
+enum fence_verdict fence_judge(struct fence_watch *w, const struct fence_look *l, struct strbuf *why) {
+        if (l->pid != w->pid) {
+                /* another process (or none): what was known is about the old one */
+                *w = (struct fence_watch){ .pid = l->pid };
+        }
+        if (l->overslept_usec > 0 && l->overslept_usec >= w->slept_usec) {
+                w->slept_usec = l->overslept_usec;
+                w->woke = l->now;
+        } else if (w->slept_usec && (l->now < w->woke || l->now - w->woke > (time_t) l->timeout_s)) {
+                w->slept_usec = 0; /* a freeze long ago, or the clock went back */
+                w->woke = 0;
+        }
+        if (l->self < 0 || l->n_ctl < 2 || l->pid == 0 || !l->have_beat)
+                return FENCE_KEEP;
+        if (l->state != 'D')
+                w->d_since = 0;
+        else if (w->d_since == 0)
+                w->d_since = l->now;
+
+        const bool mine = l->beat_index == (uint64_t) l->self;
+        const uint64_t t_usec = (uint64_t) l->timeout_s * 1000000ULL;
+        /* the sentinel itself was frozen (the whole machine) long enough for a takeover, and
+         * another controller's sentinel noted charge meanwhile */
+        if (w->own_beat > 0 && l->timeout_s > 0 && w->slept_usec >= t_usec && l->have_mark && l->mark_other) {
+                time_t frozen_at = w->woke - (time_t) (w->slept_usec / 1000000ULL);
+                if (l->mark_time >= frozen_at) {
+                        if (why)
+                                strbuf_addf(why,
+                                        "this machine was frozen %llu s (SlurmctldTimeout %u s) while its "
+                                        "slurmctld (pid %" PRIu32 ") was in charge, and ",
+                                        (unsigned long long) (w->slept_usec / 1000000ULL), l->timeout_s, l->pid);
+                        if (why && l->mark_host)
+                                strbuf_addf(why, "%s took charge meanwhile", l->mark_host);
+                        else if (why)
+                                strbuf_addf(why, "controller %ld took charge meanwhile", l->mark_index);
+                        return FENCE_KILL;
+                }
+        }
+        /* stopped or hung while in charge, its heartbeat as old as SlurmctldTimeout (less a
+         * look): a backup takes over now, and a continue a moment later (before the next look)
+         * would take control back with this memory: killed now, not at the backup's first beat */
+        if (mine && w->own_beat > 0 && l->timeout_s > 1 && (l->state == 'T' || l->state == 't' || l->state == 'D') &&
+                l->now - l->beat_time >= (time_t) l->timeout_s - 1) {
+                if (why)
+                        strbuf_addf(why,
+                                "slurmctld (pid %" PRIu32 ") %s while in charge, its heartbeat %lld s old "
+                                "(SlurmctldTimeout %u s): a backup takes over",
+                                l->pid, l->state == 'D' ? "hung (state D)" : "stopped",
+                                (long long) (l->now - l->beat_time), l->timeout_s);
+                return FENCE_KILL;
+        }
+        /* took charge (its heartbeat) while another machine's sentinel noted charge less than
+         * SlurmctldTimeout/2 ago: a controller that fails over legitimately does so only after
+         * the one in charge was silent for SlurmctldTimeout (and a sentinel marks only a running
+         * slurmctld), and a takeover is announced by this unit first; so this one took control
+         * back with a memory from before (a continue between two looks, a sentinel restarted
+         * after a freeze) */
+        if (mine && l->timeout_s > 1 && l->have_mark && l->mark_other && !l->takeover_self &&
+                l->now - l->beat_time <= (time_t) l->timeout_s && l->mark_time <= l->now &&
+                l->now - l->mark_time < (time_t) l->timeout_s / 2) {
+                if (why) {
+                        strbuf_addf(why, "slurmctld (pid %" PRIu32 ") took charge while ", l->pid);
+                        if (l->mark_host)
+                                strbuf_addf(why, "%s", l->mark_host);
+                        else
+                                strbuf_addf(why, "controller %ld", l->mark_index);
+                        strbuf_addf(why, " was in charge %lld s before", (long long) (l->now - l->mark_time));
+                }
+                return FENCE_KILL;
+        }
+        if (mine) {
+                if (l->beat_time > w->own_beat)
+                        w->own_beat = l->beat_time;
+                return FENCE_KEEP;
+        }
+        if (w->own_beat == 0 || l->beat_time <= w->own_beat)
+                return FENCE_KEEP; /* this process was never in charge, or the beat is old */
+        /* another controller took charge after this process last wrote the heartbeat */
+        if (l->state == 'T' || l->state == 't') {
+                if (why)
+                        strbuf_addf(why, "slurmctld (pid %" PRIu32 ") stopped while controller %" PRIu64 " took charge",
+                                l->pid, l->beat_index);
+                return FENCE_KILL;
+        }
+        if (l->state == 'D') {
+                if (l->timeout_s > 0 && l->now - w->d_since >= (time_t) l->timeout_s) {
+                        if (why)
+                                strbuf_addf(why,
+                                        "slurmctld (pid %" PRIu32 ") hung %lld s (state D) while controller %" PRIu64
+                                        " took charge",
+                                        l->pid, (long long) (l->now - w->d_since), l->beat_index);
+                        return FENCE_KILL;
+                }
+                return FENCE_KEEP;
+        }
+        /* running: it was relieved (a failback, a takeover) and exits or is a standby now */
+        w->own_beat = 0;
+        return FENCE_KEEP;
+}
+
+bool fence_lift_due(time_t since, bool have_beat, time_t beat_time, uint64_t beat_index, int self, time_t now,
+        unsigned timeout_s, bool writer_reachable, bool peers_reachable) {
+        bool other = have_beat && self >= 0 && beat_index != (uint64_t) self;
+        if (other && now - beat_time <= (time_t) timeout_s)
+                return writer_reachable; /* someone in charge: start once it hears the request */
+        /* no other controller wrote the heartbeat lately: wait SlurmctldTimeout from the fence
+         * (a takeover under way writes its first beat at once), then start, but only on a
+         * machine that reaches another controller's machine: one cut off from the network that
+         * still sees the shared directory would write the heartbeat and keep every reachable
+         * backup in standby (found in review) */
+        return peers_reachable && now - since > (time_t) timeout_s;
+}
+
+int fence_record_write(
+        const struct charm_paths *p, time_t since, long in_charge, const char *why, struct strbuf *err) {
+        _cleanup_free_ char *line = xasprintf("%lld %ld %s\n", (long long) since, in_charge, strempty(why));
+        for (char *c = line; *c && c[1]; c++)
+                if (*c == '\n')
+                        *c = ' ';
+        return charm_state_note_write(p, FENCE_FILE, line, false, err);
+}
+
+int fence_record_read(const struct charm_paths *p, time_t *ret_since, long *ret_in_charge, char **ret_why) {
+        _cleanup_free_ char *data = NULL;
+        int r = charm_state_note_read(p, FENCE_FILE, &data);
+        if (r <= 0)
+                return r;
+        char *end = NULL;
+        errno = 0;
+        long long since = strtoll(data, &end, 10);
+        if (errno || end == data || *end != ' ')
+                return -EINVAL;
+        char *p2 = end + 1;
+        long in_charge = strtol(p2, &end, 10);
+        if (end == p2 || *end != ' ')
+                return -EINVAL;
+        char *why = end + 1;
+        why[strcspn(why, "\n")] = '\0';
+        if (ret_since)
+                *ret_since = (time_t) since;
+        if (ret_in_charge)
+                *ret_in_charge = in_charge;
+        if (ret_why)
+                *ret_why = xstrdup(why);
+        return 1;
+}
+
+int fence_record_clear(const struct charm_paths *p, struct strbuf *err) {
+        return charm_state_note_remove(p, FENCE_FILE, err);
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Fencing a returning controller (issue 25, item 1): a slurmctld that another controller
+ * replaced while it was frozen never serves again with the memory it had.
+ *
+ * Design note (facts of Slurm 22.05 and 24.11, HACKING.md "High availability": read in their
+ * source). A slurmctld stopped (SIGSTOP, a paused VM, a hang) for longer than SlurmctldTimeout
+ * is replaced by a backup, which reads the shared state and writes the heartbeat with its own
+ * index. When the old one continues it keeps its memory from before: nothing in it re-reads
+ * state or looks at the heartbeat. It answers RPCs at once, writes the heartbeat, and (when it
+ * is index 0) asks the backup for control within a second; the backup saves and steps down, or
+ * dies at its next save ("Two slurmctld daemons are running as primary", a fatal() only a
+ * backup takes), and the stale memory is written over the shared state: jobs submitted
+ * meanwhile vanish, ids are handed out twice. Slurm has no epoch, lease or hook that could
+ * stop it; only killing the stale process before it runs again does (a fresh start asks for
+ * control first and then reads the state the one in charge saved).
+ *
+ * So the controller sentinel (charm/slurmctld/sentinel.h), a process of its own on every controller unit,
+ * looks every tick at its slurmctld's main process (pid, /proc state), the heartbeat and its
+ * own loop's timing, and fence_judge() says when to kill:
+ *  - its slurmctld (this pid) wrote the heartbeat before, another index writes it now, and the
+ *    process is stopped (T/t: it cannot be saving anything) → kill, before it is continued;
+ *  - the same while it has been in uninterruptible sleep (D) for SlurmctldTimeout (a hang on the
+ *    state directory: the kill lands when the call returns, before it runs on);
+ *  - the sentinel itself came at least SlurmctldTimeout late to a look (the whole machine was
+ *    frozen: a paused VM) while its slurmctld had been in charge, and the charge mark that
+ *    the sentinel of the controller in charge keeps in the shared directory
+ *    (ha_charge_mark_write: the heartbeat itself may already be the stale process's again)
+ *    names another controller, written after the freeze began → kill at once. A sentinel that
+ *    was merely starved is not fooled: no other controller noted charge meanwhile. This one
+ *    is a race: the machine's processes continue together, and
+ *    slurmctld's own threads may answer, write the heartbeat, ask for control or save in the
+ *    milliseconds before the sentinel's kill. Only fencing from outside the machine (STONITH,
+ *    a storage fence) closes it.
+ * A running slurmctld that another controller legitimately relieved (a failback, a takeover:
+ * it exits or steps down to standby) is never judged stale: only a stopped, hung or frozen one.
+ * One controller alone is never fenced (no one could have replaced it).
+ *
+ * After the kill the sentinel stops slurmctld.service (cancelling systemd's restart) and writes
+ * the fence record (FENCE_FILE in the unit's state directory: when, why, the index in charge);
+ * every charm path that starts slurmctld holds it down while the record is there (the unit's
+ * status says so). The sentinel lifts it (fence_lift_due()) once the controller in charge
+ * accepts connections from this machine, so that the fresh start's request for control
+ * reaches it (22.05 and 24.11 ignore an unreachable one and take control with what is on
+ * disk: a second split brain), or once no other controller has written the heartbeat for
+ * SlurmctldTimeout since the fence (then no one else is in charge).
+ *
+ * Ownership: pure functions; the record functions return malloc'd strings to the caller. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "charm/common/charm.h"
+#include "util/strbuf.h"
+
+#define FENCE_FILE "fenced"
+
+/* What the sentinel remembers between looks. */
+struct fence_watch {
+        uint32_t pid;    /* the slurmctld main pid the record is about (0: none) */
+        time_t own_beat; /* the last heartbeat time seen with this unit's index while pid ran */
+        time_t d_since;  /* since when pid has been in state D (0: not) */
+        uint64_t slept_usec; /* the longest oversleep seen while pid ran, kept SlurmctldTimeout
+                              * after the look that saw it: the first look after a thaw may be
+                              * an incomplete one (a D-Bus call that timed out, no heartbeat) */
+        time_t woke;         /* when that look was */
+};
+
+/* One look. */
+struct fence_look {
+        uint32_t pid;        /* slurmctld's main pid now (0: not running) */
+        char state;          /* its /proc state letter (R, S, D, T, t, Z, …), 0 when unknown */
+        int self;            /* this host's index among the controllers (-1: not one) */
+        int n_ctl;           /* how many controllers */
+        bool have_beat;      /* the heartbeat could be read */
+        time_t beat_time;    /* its time */
+        uint64_t beat_index; /* its writer's index */
+        time_t now;
+        unsigned timeout_s;     /* SlurmctldTimeout */
+        uint64_t overslept_usec; /* how much later than planned this look came (a frozen machine) */
+        bool have_mark;          /* the sentinels' charge mark (ha_charge_mark_read) */
+        bool mark_other;         /* written by another machine's sentinel (by its host; its index
+                                  * when the mark names none: indexes change with the order) */
+        long mark_index;
+        const char *mark_host;   /* for the message; NULL: "controller <index>" */
+        bool takeover_self;      /* this unit announced a takeover lately (ha_takeover_mark) */
+        time_t mark_time;
+};
+
+enum fence_verdict {
+        FENCE_KEEP,
+        FENCE_KILL,
+};
+
+/* Updates w with the look and says whether pid must be killed; why (may be NULL) gets one
+ * line when it must: "slurmctld (pid 123) stopped while controller 1 took charge". Pure. */
+enum fence_verdict fence_judge(struct fence_watch *w, const struct fence_look *l, struct strbuf *why);
+
+/* Whether the fence written at since may be lifted, given the heartbeat (have_beat, its time
+ * and index), this host's index, now, SlurmctldTimeout, whether the controller that wrote
+ * the heartbeat accepts connections from here, and whether any other controller's machine
+ * answers from here at all (charm_host_reachable: a refused connect counts). Pure. */
+bool fence_lift_due(time_t since, bool have_beat, time_t beat_time, uint64_t beat_index, int self, time_t now,
+        unsigned timeout_s, bool writer_reachable, bool peers_reachable);
+
+/* The record: "<time> <index in charge or -1> <why>\n" in <state dir>/FENCE_FILE, written
+ * atomically. */
+int fence_record_write(
+        const struct charm_paths *p, time_t since, long in_charge, const char *why, struct strbuf *err);
+/* 1 and the record's parts (*ret_why malloc'd; any pointer may be NULL), 0 when there is none,
+ * -EINVAL for a record that cannot be read as one (treated as a fence by callers). */
+int fence_record_read(const struct charm_paths *p, time_t *ret_since, long *ret_in_charge, char **ret_why);
+/* Removes it; 0 also when there was none. */
+int fence_record_clear(const struct charm_paths *p, struct strbuf *err);

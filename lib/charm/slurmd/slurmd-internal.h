@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What the slurmd charm's own files share (slurmd.c, slurmd-leave.c, slurmd-nodecfg.c): the
+ * inputs read once per hook, the charm state directory, the bounded waits. Not for other users.
+ *
+ * State files (<root>/var/lib/slurm/charm, root 0700, see slurmd.h):
+ *   hardware              detected once at install ("CPUs=2 RealMemory=…")
+ *   default-state-applied default-node-state applied once after the first registration
+ *   node-config           the admin's node parameters (action node-config), normalized NODE
+ *                         options; survives upgrade-charm and reboots; absent: none
+ *   leaving               a departure began (slurmd_leave() started): the same content as
+ *                         left; while it names the current relation (or "": the unit's stop),
+ *                         no reconcile acts (a hook that failed half way, before left, must not
+ *                         be undone by the watcher's run: a deleted node registered again)
+ *   left                  this unit left the cluster (slurmd_leave() done); holds the relation
+ *                         id it left ("slurmctld:3") or "" when it was not related
+ * Ownership: struct sd_inputs owns everything it holds; sd_inputs_done() frees it. */
+#pragma once
+
+#include <stdint.h>
+#include <time.h>
+
+#include "charm/slurmd/slurmd.h"
+#include "interfaces/slurmd.h"
+#include "slurm/nodes.h"
+
+#define SLURMD_ADMIN_FILE "node-config"
+#define SLURMD_LEFT_FILE "left"
+#define SLURMD_LEAVING_FILE "leaving"
+#define SLURMD_DEFAULT_DRAIN_TIMEOUT_S 600
+#define SLURMD_MAX_DRAIN_TIMEOUT_S (7 * 24 * 3600)
+#define SLURMD_DEFAULT_REGISTER_TIMEOUT_MS (30 * 1000)
+
+/* Everything slurmd is told, read once. */
+struct sd_inputs {
+        const char *partition_config, *default_state, *default_reason;
+        bool leader;
+        struct slurm_options partition;
+        char *rel; /* the slurmctld relation, NULL when none */
+        char *remote_app;
+        struct controller_data ctl;
+        struct strbuf auth_key; /* base64, secret */
+        struct strv hardware;
+        struct slurm_options admin; /* node-config parameters in effect */
+        struct slurm_options node_conf;
+        char *node_name;
+        struct strbuf defaults; /* /etc/default/slurmd */
+        struct strv gpus;       /* this machine's GPU device files (charm/common/gres.h) */
+        bool have_conf_hash;    /* the leader published the hash of the file slurmctld runs */
+        uint32_t conf_hash;     /* (charm/common/confpush.h) */
+};
+#define SD_INPUTS_INIT                                                                                 \
+        {                                                                                              \
+                .partition = SLURM_OPTIONS_INIT, .ctl = CONTROLLER_DATA_INIT, .auth_key = STRBUF_INIT, \
+                .hardware = STRV_INIT, .admin = SLURM_OPTIONS_INIT, .node_conf = SLURM_OPTIONS_INIT,   \
+                .defaults = STRBUF_INIT, .gpus = STRV_INIT,                                            \
+        }
+void sd_inputs_done(struct sd_inputs *in);
+
+/* Reads and validates every input (admin: the node parameters to use; NULL: the stored ones).
+ * 0 complete, 1 outcome set (blocked, waiting, or left the cluster), negative errno. */
+int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_inputs *in,
+        const struct slurm_options *admin, struct charm_outcome *out, struct strbuf *err);
+
+uint64_t sd_unit_timeout(const struct slurmd_opts *o);
+static inline int sd_register_timeout(const struct slurmd_opts *o) {
+        return o->register_timeout_ms ? o->register_timeout_ms : SLURMD_DEFAULT_REGISTER_TIMEOUT_MS;
+}
+/* config drain-timeout in ms (unset: the default, 600 s); -EINVAL with a message for a value
+ * outside 1 s … 7 days. */
+int sd_drain_timeout_ms(struct juju_ctx *ctx, struct strbuf *err);
+
+/* "<state dir>/<name>" (caller frees); atomic write of a state file (mode 0600). */
+char *sd_state_path(const struct charm_paths *p, const char *name);
+int sd_state_write(const struct charm_paths *p, const char *name, const char *data, struct strbuf *err);
+int sd_install_dropin(const struct slurmd_opts *o, const char *charm_dir, struct strbuf *err);
+
+/* Waits (bounded) for slurmd's configuration cache (fetched at or after since, when since > 0:
+ * slurmd restarted then), reads it, then waits for the node's registration. */
+int sd_wait_registered(
+        const char *node, time_t since, int timeout_ms, struct slurm_node *ret, struct strbuf *err);
+
+/* Whether this unit has left relation rel (the "left" file names it): 1 yes, 0 no (no file,
+ * or it names another relation: the file is then removed, the unit joins again). */
+int sd_left_relation(const struct charm_paths *p, const char *rel);
+
+/* Whether a departure of this unit began for relation rel, or for the unit itself (the "leaving"
+ * file names rel, or is empty: stop, remove): 1 yes, 0 no (no file, or another relation: the file
+ * is then removed). */
+int sd_leaving_relation(const struct charm_paths *p, const char *rel);
+
+/* The stored node-config parameters (none: empty list). */
+int sd_admin_load(const struct charm_paths *p, struct slurm_options *ret, struct strbuf *err);

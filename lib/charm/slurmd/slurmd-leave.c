@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The slurmd unit leaving the cluster: drain with a reason naming the unit, wait (bounded by
+ * drain-timeout) until no job runs on the node, delete the node, stop slurmd; once per unit. */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/slurmd/slurmd-internal.h"
+#include "charm/common/strand.h"
+#include "charm/common/watcher.h"
+#include "slurm/client.h"
+#include "slurm/jobs.h"
+#include "slurm/localjobs.h"
+#include "slurm/nodes.h"
+#include "slurm/nodestate.h"
+#include "systemd/unit.h"
+#include "util/fileio.h"
+
+#include <time.h>
+
+#include "util/banned.h"
+
+/* After the job wait, a delete refused as busy (a job still completing) is retried this long. */
+#define DELETE_RETRY_MS 10000
+/* scontrol listjobs reads local sockets only: a few seconds is plenty. */
+#define LOCAL_JOBS_TIMEOUT_MS 10000
+
+bool slurmd_event_leaves(const struct juju_env *env) {
+        if (!env || !env->event)
+                return false;
+        if (streq(env->event, "stop") || streq(env->event, "remove"))
+                return true;
+        if (!streq_ptr(env->relation, SLURMD_CONTROLLER_ENDPOINT) || !env->relation_event)
+                return false;
+        if (streq(env->relation_event, "broken"))
+                return true;
+        return streq(env->relation_event, "departed") && streq_ptr(env->departing_unit, env->unit);
+}
+
+int sd_drain_timeout_ms(struct juju_ctx *ctx, struct strbuf *err) {
+        int64_t s = SLURMD_DEFAULT_DRAIN_TIMEOUT_S;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int r = juju_config_int(ctx, "drain-timeout", &s, &e);
+        if (r == -ENOENT)
+                s = SLURMD_DEFAULT_DRAIN_TIMEOUT_S;
+        else if (r < 0) {
+                strbuf_addbuf(err, &e);
+                return r;
+        } else if (s <= 0 || s > SLURMD_MAX_DRAIN_TIMEOUT_S) {
+                strbuf_addf(err, "drain-timeout: %lld is not a number of seconds from 1 to %d",
+                        (long long) s, SLURMD_MAX_DRAIN_TIMEOUT_S);
+                return -EINVAL;
+        }
+        return (int) (s * 1000);
+}
+
+/* 1 when the marker file names rel (or is empty and empty_all), else 0 (the file, naming
+ * another relation, removed: the unit joins again). */
+static int marker_relation(const struct charm_paths *p, const char *name, const char *rel, bool empty_all) {
+        _cleanup_free_ char *path = sd_state_path(p, name), *data = NULL;
+        int r = read_full_file(path, &data, NULL);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        data[strcspn(data, "\n")] = '\0';
+        if (streq(data, strempty(rel)) || (empty_all && isempty(data)))
+                return 1;
+        /* a new relation: the unit joins again */
+        (void) unlink(path);
+        return 0;
+}
+
+int sd_left_relation(const struct charm_paths *p, const char *rel) {
+        return marker_relation(p, SLURMD_LEFT_FILE, rel, false);
+}
+
+int sd_leaving_relation(const struct charm_paths *p, const char *rel) {
+        return marker_relation(p, SLURMD_LEAVING_FILE, rel, true);
+}
+
+static char *join_ids(const struct slurm_job_list *l) {
+        _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
+        for (size_t i = 0; i < l->n; i++)
+                strbuf_addf(&s, "%s%u", i ? ", " : "", l->v[i].id);
+        return strbuf_detach(&s, NULL);
+}
+
+/* No controller answers: its stale-record rule deletes the record later. But slurmd is not
+ * stopped under running jobs: where Slurm has listjobs (24.11), the node itself says whether
+ * any runs here; then the departure waits (-EBUSY: the hook fails, Juju retries it). Where it
+ * cannot tell (22.05, or listjobs failed) the departure goes on, as before, with a warning. */
+static int leave_unreachable(struct juju_ctx *ctx, const char *node, const char *why, struct strbuf *err) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        _cleanup_free_ uint32_t *ids = NULL;
+        size_t n = 0;
+        int r = slurm_local_jobs(node, LOCAL_JOBS_TIMEOUT_MS, &ids, &n, &e);
+        if (r >= 0 && n > 0) {
+                _cleanup_strbuf_ struct strbuf list = STRBUF_INIT;
+                for (size_t i = 0; i < n && i < 20; i++)
+                        strbuf_addf(&list, "%s%u", i ? ", " : "", ids[i]);
+                if (n > 20)
+                        strbuf_addf(&list, " and %zu more", n - 20);
+                _cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
+                strbuf_addf(&msg, "controller unreachable and job%s %s still running on %s: not leaving yet",
+                        n > 1 ? "s" : "", list.buf, node);
+                (void) juju_status_set(ctx, false, JUJU_STATUS_BLOCKED, msg.buf, NULL);
+                strbuf_addf(err, "%s (%s); the departure is retried", msg.buf, why);
+                return -EBUSY;
+        }
+        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                "controller unreachable, node \"%s\" not deleted here: %s%s%s", node, why,
+                r < 0 && r != -EOPNOTSUPP ? "; jobs on this node unknown: " : "",
+                r < 0 && r != -EOPNOTSUPP ? e.buf : "");
+        return 0;
+}
+
+/* Drain, wait, delete. 0 done (or nothing to do), negative errno with a message. Fills the
+ * figures for the log line. */
+static int leave_slurm(struct juju_ctx *ctx, const char *unit, const char *node, int timeout_ms,
+        int64_t *ret_waited_ms, bool *ret_deleted, struct strbuf *err) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, reason = STRBUF_INIT;
+        uint32_t state;
+        int r;
+
+        r = slurm_node_get_state(node, &state, &e);
+        if (r == -ENOENT)
+                return 0; /* deleted already (by us before a failure, or by the controller) */
+        if (r == -ECONNREFUSED || r == -ETIMEDOUT)
+                return leave_unreachable(ctx, node, e.buf, err);
+        if (r < 0) {
+                strbuf_addbuf(err, &e);
+                return r;
+        }
+        strbuf_addf(&reason, "unit %s is leaving", unit);
+        r = slurm_node_drain(node, reason.buf, err);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+
+        if (slurm_state_busy(state)) {
+                _cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
+                strbuf_addf(&msg, "draining node %s: waiting for its jobs (drain-timeout %d s)", node,
+                        timeout_ms / 1000);
+                (void) juju_status_set(ctx, false, JUJU_STATUS_MAINTENANCE, msg.buf, NULL);
+        }
+        int64_t t0 = slurm_now_ms();
+        strbuf_reset(&e);
+        r = slurm_jobs_wait_none(node, timeout_ms, &e);
+        *ret_waited_ms = slurm_now_ms() - t0;
+        if (r == -ETIMEDOUT) {
+                struct slurm_job_list jobs = { 0 };
+                _cleanup_free_ char *ids = NULL;
+                if (slurm_jobs_on_node(node, &jobs, NULL) >= 0)
+                        ids = join_ids(&jobs);
+                slurm_job_list_done(&jobs);
+                strbuf_addf(err,
+                        "drain-timeout: node \"%s\" still runs job%s %s after %d s: wait and resolve, or "
+                        "run the destroy-jobs action, then resolve",
+                        node, ids && strchr(ids, ',') ? "s" : "", isempty(ids) ? "(unknown)" : ids,
+                        timeout_ms / 1000);
+                _cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
+                strbuf_addf(&msg, "drain-timeout: jobs %s still running on %s", strempty(ids), node);
+                (void) juju_status_set(ctx, false, JUJU_STATUS_BLOCKED, msg.buf, NULL);
+                return r;
+        }
+        if (r < 0) {
+                strbuf_addbuf(err, &e);
+                return r;
+        }
+
+        /* pending jobs that need this node: held before the deletion (else the next node to
+         * register would run them, charm/common/strand.h), and once more after it for any submitted
+         * in between */
+        strand_departure(ctx, unit, node, true);
+        strbuf_reset(&e);
+        r = slurm_node_delete_free(node, reason.buf, DELETE_RETRY_MS, &e);
+        if (r >= 0)
+                strand_departure(ctx, unit, node, false);
+        if (r < 0 && r != -ENOENT) {
+                strbuf_addbuf(err, &e);
+                return r;
+        }
+        if (r > 0)
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                        "node %s had no job but was still marked allocated: set DOWN, then deleted", node);
+        *ret_deleted = r >= 0;
+        return 0;
+}
+
+/* slurmd stopped and disabled, the files this charm installed for it removed. */
+static int leave_system(const struct slurmd_opts *o, struct strbuf *err) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        struct unit_state st;
+        int r;
+
+        r = unit_bus_open(&bus, err);
+        if (r < 0)
+                return r;
+        /* first the watcher (charm/common/watcher.h): stopping slurmd must not run its handler */
+        char *services[3];
+        size_t n_services = charm_services(&o->paths, "slurmd.service", services);
+        for (size_t i = 0; r >= 0 && i < n_services; i++)
+                r = watcher_remove(&o->paths, bus, services[i], err);
+        if (r < 0)
+                return r;
+        r = unit_get_state(bus, "slurmd.service", &st, err);
+        if (r < 0)
+                return r;
+        if (!streq(st.load_state, "not-found")) {
+                r = unit_stop(bus, "slurmd.service", sd_unit_timeout(o), err);
+                if (r >= 0)
+                        r = unit_disable(bus, "slurmd.service", sd_unit_timeout(o), err);
+                if (r < 0)
+                        return r;
+        }
+        const char *files[] = { CHARM_PATH_SLURMD_DEFAULTS, charm_caps(&o->paths)->key_path };
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                _cleanup_free_ char *path = charm_path(&o->paths, files[i]);
+                if (unlink(path) < 0 && errno != ENOENT) {
+                        strbuf_addf(err, "%s: %s", path, strerror(errno));
+                        return -errno;
+                }
+        }
+        /* munge keeps the key in memory: stop it, the key is gone (24.11: slurmd held it) */
+        if (n_services > 1) {
+                r = unit_get_state(bus, services[1], &st, err);
+                if (r >= 0 && !streq(st.load_state, "not-found"))
+                        r = unit_stop(bus, services[1], sd_unit_timeout(o), err);
+                if (r < 0)
+                        return r;
+        }
+        r = unit_remove_dropin(
+                o->paths.root ? o->paths.root : "", "slurmd.service", SLURMD_DROPIN_NAME, err);
+        if (r > 0)
+                r = unit_daemon_reload(bus, sd_unit_timeout(o), err);
+        return r < 0 ? r : 0;
+}
+
+int slurmd_leave(
+        struct juju_ctx *ctx, const struct slurmd_opts *o, struct charm_outcome *out, struct strbuf *err) {
+        const struct juju_env *env = juju_env(ctx);
+        _cleanup_free_ char *node = charm_node_name(env->unit);
+        _cleanup_free_ char *left = sd_state_path(&o->paths, SLURMD_LEFT_FILE);
+        int64_t waited = 0;
+        bool deleted = false;
+        int r, timeout_ms;
+
+        if (access(left, F_OK) == 0) {
+                /* once: the other controller units' departed, broken, stop, remove */
+                charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "left the cluster");
+                return 0;
+        }
+        {
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                timeout_ms = sd_drain_timeout_ms(ctx, &e);
+                if (timeout_ms == -EINVAL) {
+                        /* a departure does not wait for a corrected option */
+                        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "%s: using %d s", e.buf,
+                                SLURMD_DEFAULT_DRAIN_TIMEOUT_S);
+                        timeout_ms = SLURMD_DEFAULT_DRAIN_TIMEOUT_S * 1000;
+                } else if (timeout_ms < 0) {
+                        strbuf_addbuf(err, &e);
+                        return timeout_ms;
+                }
+        }
+        _cleanup_free_ char *rel = xasprintf("%s\n", strempty(env->relation_id));
+        r = sd_state_write(&o->paths, SLURMD_LEAVING_FILE, rel, err);
+        if (r < 0)
+                return r;
+        if (slurm_config_path()) {
+                r = leave_slurm(ctx, env->unit, node, timeout_ms, &waited, &deleted, err);
+                if (r < 0)
+                        return r;
+        }
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        r = leave_system(o, err);
+        if (r < 0)
+                return r;
+        r = sd_state_write(&o->paths, SLURMD_LEFT_FILE, rel, err);
+        if (r < 0)
+                return r;
+        if (deleted)
+                (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
+                        "left the cluster: node %s drained, jobs done after %lld ms of waiting, deleted at "
+                        "%lld.%03ld",
+                        node, (long long) waited, (long long) now.tv_sec, now.tv_nsec / 1000000);
+        charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "left the cluster%s%s%s", deleted ? " (node " : "",
+                deleted ? node : "", deleted ? " deleted)" : "");
+        return 0;
+}
