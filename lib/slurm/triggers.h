@@ -54,15 +54,39 @@ enum slurm_ctld_event {
         SLURM_CTLD_EVENT_BU_AS_CTRL = 1U << 15,   /* backup_slurmctld_assumed_control */
 };
 
+/* Job events (resource type job); TRIGGER_TYPE_* bits too. */
+enum slurm_job_event {
+        SLURM_JOB_EVENT_TIME = 1U << 3, /* the job's time limit, offset seconds before/after it */
+        SLURM_JOB_EVENT_FINI = 1U << 4, /* the job ended */
+};
+
+/* What a trigger watches: libslurm's TRIGGER_RES_TYPE_* values (checked at compile time). */
+enum slurm_trigger_res {
+        SLURM_TRIGGER_RES_JOB = 1,
+        SLURM_TRIGGER_RES_NODE = 2,
+        SLURM_TRIGGER_RES_SLURMCTLD = 3,
+        SLURM_TRIGGER_RES_SLURMDBD = 4,
+        SLURM_TRIGGER_RES_DATABASE = 5,
+        SLURM_TRIGGER_RES_FRONT_END = 6,
+        SLURM_TRIGGER_RES_OTHER = 7,
+};
+/* "job", "node", "slurmctld", "slurmdbd", "database", "front_end", "other"; "unknown" else. */
+const char *slurm_trigger_res_name(unsigned res_type);
+
+/* The offset Slurm takes: seconds, strigger's bounds (src/strigger/opts.c). */
+#define SLURM_TRIGGER_OFFSET_MAX 32000
+
 struct slurm_trigger {
         uint32_t id;
         bool node_trigger; /* a node trigger (else job, controller, database, … trigger) */
         bool ctld_trigger; /* a slurmctld trigger */
+        unsigned res_type; /* enum slurm_trigger_res */
         uint32_t events;   /* TRIGGER_TYPE_* bits (SLURM_NODE_EVENT_* for node triggers) */
-        char *resource;    /* node name expression, "*" for any node; NULL when none */
+        char *resource;    /* node name expression, "*" for any node, a job id; NULL when none */
         char *program;
         uint32_t user_id;
         bool permanent;
+        int offset; /* seconds */
 };
 
 struct slurm_trigger_list {
@@ -96,6 +120,29 @@ int slurm_trigger_set_perm(const struct slurm_trigger_spec *s, struct strbuf *er
  * node). program: absolute path. -EINVAL for a bad event or a relative program. */
 int slurm_trigger_set_node(const char *node, enum slurm_node_event event, const char *program,
         bool permanent, struct strbuf *err);
+/* Every event bit set in events by strigger's name ("down", "fini",
+ * "primary_slurmctld_failure", …; an unknown bit as "0x…"), comma-separated. */
+void slurm_trigger_events_format(uint32_t events, struct strbuf *out);
+
+/* Any trigger, as an operator asks for one: one event bit of the resource's kind (node: up,
+ * down, fail, idle, drained, reconfig; job: time, fini; slurmctld: the SLURM_CTLD_EVENT_*
+ * ones), resource "*" (or NULL) or a node expression for a node trigger, a job id for a job
+ * trigger, offset within ±SLURM_TRIGGER_OFFSET_MAX, program an absolute path (then arguments
+ * separated by single spaces). Set as the calling user (SlurmUser: call it from proc_call_as()).
+ * The caller judges what is wise (a named node is fatal to slurmctld's restore once gone). */
+struct slurm_trigger_req {
+        unsigned res_type;
+        const char *resource;
+        uint32_t event;
+        int offset;
+        const char *program;
+        bool permanent;
+};
+/* 0; -EEXIST when slurmctld has the very same trigger (ESLURM_TRIGGER_DUP), -EINVAL for a bad
+ * request, else the Slurm error's errno (an unknown or finished job, a refused uid, …) with its
+ * message. */
+int slurm_trigger_set(const struct slurm_trigger_req *q, struct strbuf *err);
+
 /* All triggers. Returns the count. */
 int slurm_trigger_list(struct slurm_trigger_list *ret, struct strbuf *err);
 /* Clears trigger id. -ESRCH when there is no such trigger (slurmctld answers ESRCH). */

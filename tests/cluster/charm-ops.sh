@@ -48,6 +48,7 @@ snap() {
                 sed 's/+PLANNED//' |
                 { if [ -n "${SNAP_JOBS:-}" ]; then grep -v '^State='; else cat; fi; } || true
         ctl scontrol -o show reservation 2>/dev/null | sed 's/ TRES=.*//' || true
+        ctl strigger --get 2>/dev/null || true
 }
 # fails PATTERN UNIT ACTION ARGS…: the action fails, its message matches PATTERN (extended
 # regex), and nothing changed.
@@ -348,6 +349,73 @@ grep -q 'job-get: slurmctld does not answer' "$T/out" || die "message: $(cat "$T
 js run slurmctld/0 resume >/dev/null
 ctl scontrol ping >/dev/null || die "slurmctld not back"
 [ "$(sinfo_state cpu-0)" = idle ] || die "cpu-0 changed while slurmctld was stopped: $(sinfo_state cpu-0)"
+
+log "triggers (issue 29): a site trigger fires, the charm's own stay, refusals change nothing"
+ctl sh -c 'printf "#!/bin/sh\necho \"\$*\" >>/var/log/slurm/trig-note.out\n" >/etc/slurm/scripts/trig-note &&
+        chmod 0755 /etc/slurm/scripts/trig-note && cp /etc/slurm/scripts/trig-note /etc/slurm/scripts/trig-private &&
+        chmod 0700 /etc/slurm/scripts/trig-private && rm -f /var/log/slurm/trig-note.out'
+act slurmctld/0 trigger-list
+n_before=$(r count)
+charm_ids=$(python3 -c 'import json,sys; d=list(json.load(open(sys.argv[1])).values())[0]["results"]
+print(",".join(sorted((k for k, t in d.get("triggers", {}).items() if t["owner"] == "charm"), key=int)))' "$T/res")
+[ -n "$charm_ids" ] || die "trigger-list: no charm trigger: $(cat "$T/res")"
+one_charm=${charm_ids%%,*}
+[ "$(r "triggers.$one_charm.user")" = slurm ] || die "charm trigger $one_charm: $(cat "$T/res")"
+fails 'never fires' slurmctld/0 trigger-set event=fail program=/etc/slurm/scripts/trig-note
+fails 'unknown event "nope"' slurmctld/0 trigger-set event=nope program=/etc/slurm/scripts/trig-note
+fails 'only "\*"' slurmctld/0 trigger-set event=down nodes=cpu-0 program=/etc/slurm/scripts/trig-note
+fails 'program:' slurmctld/0 trigger-set event=down program=/tmp/x
+fails 'program:' slurmctld/0 trigger-set event=down program=/etc/slurm/scripts/missing
+fails 'not executable by SlurmUser' slurmctld/0 trigger-set event=down program=/etc/slurm/scripts/trig-private
+fails 'single spaces' slurmctld/0 trigger-set event=down "program=/etc/slurm/scripts/trig-note  x"
+fails 'job-id: give' slurmctld/0 trigger-set event=fini program=/etc/slurm/scripts/trig-note
+fails 'only for time' slurmctld/0 trigger-set event=down offset=-5 program=/etc/slurm/scripts/trig-note
+fails 'ESLURM|Invalid job id|does not exist|not found|invalid' slurmctld/0 trigger-set event=fini job-id=999999 \
+        program=/etc/slurm/scripts/trig-note
+fails "trigger $one_charm is the charm's own" slurmctld/0 trigger-unset ids="$one_charm"
+fails 'trigger 999999 does not exist' slurmctld/0 trigger-unset ids=999999
+timed "trigger-set" slurmctld/0 trigger-set event=drained "program=/etc/slurm/scripts/trig-note drained" permanent=true
+tid=$(r id)
+[ "$(r trigger.owner)" = site ] && [ "$(r trigger.event)" = drained ] && [ "$(r trigger.resource)" = '*' ] &&
+        [ "$(r trigger.permanent)" = true ] || die "trigger-set: $(cat "$T/res")"
+# the same trigger again: the one that exists, nothing added
+act slurmctld/0 trigger-set event=drained "program=/etc/slurm/scripts/trig-note drained" permanent=true
+[ "$(r id)" = "$tid" ] && [ "$(r existing)" = true ] || die "trigger-set again: $(cat "$T/res")"
+t0=$(now_ms)
+act slurmctld/0 node-drain nodes=cpu-1 reason=trigger-test
+trig_fired() { ctl grep -q "^drained cpu-1\$" /var/log/slurm/trig-note.out 2>/dev/null; }
+until_true 45 "the drained trigger did not run for cpu-1" trig_fired
+FIGURES+=("drain -> site trigger program run $(($(now_ms) - t0)) ms")
+act slurmctld/0 node-resume nodes=cpu-1
+tj=$(sub --wrap 'sleep 4' -w cpu-0 -o /dev/null)
+act slurmctld/0 trigger-set event=fini "program=/etc/slurm/scripts/trig-note fini" job-id="$tj"
+[ "$(r trigger.resource-type)" = job ] && [ "$(r trigger.resource)" = "$tj" ] || die "fini trigger: $(cat "$T/res")"
+fini_fired() { ctl grep -q "^fini $tj\$" /var/log/slurm/trig-note.out 2>/dev/null; }
+until_true 60 "the fini trigger did not run for job $tj" fini_fired
+# a fired trigger that is not permanent is purged at slurmctld's next trigger pass (15 s)
+fini_purged() { act slurmctld/0 trigger-list && [ "$(r count)" = $((n_before + 1)) ]; }
+until_true 45 "trigger-list after a fired fini: $(r count), want $((n_before + 1))" fini_purged
+[ "$(r "triggers.$tid.owner")" = site ] || die "trigger $tid not listed: $(cat "$T/res")"
+act slurmctld/0 trigger-unset user=slurm
+kept=$(r kept | tr , '\n' | sort -n | paste -sd,)
+[ "$(r removed)" = "$tid" ] && [ "$kept" = "$charm_ids" ] || die "trigger-unset user=slurm: $(cat "$T/res")"
+act slurmctld/0 trigger-list
+[ "$(r count)" = "$n_before" ] || die "trigger-list after unset: $(r count), want $n_before"
+act slurmctld/0 trigger-set event=down "program=/etc/slurm/scripts/trig-note down"
+tid=$(r id)
+# a program gone from a controller machine is named in that unit's status at its next hook
+expect_status slurmctld/0 '^active [^;]*$'
+ctl mv /etc/slurm/scripts/trig-note /etc/slurm/scripts/trig-note.away
+js trigger slurmctld/0 update-status >/dev/null
+settle 120
+expect_status slurmctld/0 "; trigger $tid: program: .*trig-note.*install it on every controller machine"
+ctl mv /etc/slurm/scripts/trig-note.away /etc/slurm/scripts/trig-note
+timed "trigger-unset" slurmctld/0 trigger-unset ids="$tid"
+[ "$(r removed)" = "$tid" ] && [ "$(r removed-count)" = 1 ] || die "trigger-unset ids=$tid: $(cat "$T/res")"
+js trigger slurmctld/0 update-status >/dev/null
+settle 120
+expect_status slurmctld/0 '^active [^;]*$'
+ctl scontrol ping >/dev/null || die "slurmctld down after the trigger actions"
 
 log "no job lost: every job ended as its test said"
 for j in "${JOBS[@]}"; do

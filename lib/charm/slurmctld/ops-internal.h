@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What the operator actions' files share (ops.c, ops-nodes.c, ops-resv.c, ops-jobs.c): the
- * entry wrapper, the result writer, Slurm error wording, node name checks. Not for other users.
+/* What the operator actions' files share (ops.c, ops-nodes.c, ops-resv.c, ops-jobs.c, and the
+ * trigger actions' trigops.c): the entry wrapper, the result writer, parameter readers, Slurm
+ * error wording, node name checks. Not for other users.
  * Ownership: as in ops.h; struct ops_nodes owns its table and lists (ops_nodes_done()). */
 #pragma once
 
@@ -8,6 +9,20 @@
 #include "slurm/nodes.h"
 #include "util/strbuf.h"
 #include "util/strv.h"
+
+/* --- parameters (action-get's object) ---------------------------------------------------------- */
+
+/* Refuses keys not in allowed (NULL-terminated): "unknown parameter "x" (known: a b)". */
+int ops_params_known(const cJSON *params, const char *const *allowed, struct strbuf *err);
+/* 0 and *ret = NULL when absent, 1 with the string, -EINVAL when not a string. */
+int ops_param_string(const cJSON *params, const char *key, const char **ret, struct strbuf *err);
+/* A parameter the schema types [string, integer]: a whole number is taken as its decimal text
+ * (in buf). Returns as ops_param_string. */
+int ops_param_text(
+        const cJSON *params, const char *key, char *buf, size_t len, const char **ret, struct strbuf *err);
+/* 0 when absent, 1 with *ret in [min, max], -EINVAL otherwise. */
+int ops_param_uint(const cJSON *params, const char *key, uint64_t min, uint64_t max, uint64_t *ret,
+        struct strbuf *err);
 
 /* Pairs per action-set call (argv stays far below the kernel's limits). */
 #define OPS_SET_CHUNK 200

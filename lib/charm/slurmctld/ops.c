@@ -520,7 +520,7 @@ void ops_step_key(const struct slurm_step *s, struct strbuf *out) {
 /* --- parameters ----------------------------------------------------------------------------------- */
 
 /* Refuses keys not in allowed (NULL-terminated). */
-static int params_known(const cJSON *params, const char *const *allowed, struct strbuf *err) {
+int ops_params_known(const cJSON *params, const char *const *allowed, struct strbuf *err) {
         const cJSON *p;
         if (!params)
                 return 0;
@@ -546,7 +546,7 @@ static int params_known(const cJSON *params, const char *const *allowed, struct 
 }
 
 /* 0 and *ret = NULL when absent, 1 with the string, -EINVAL when not a string. */
-static int param_string(const cJSON *params, const char *key, const char **ret, struct strbuf *err) {
+int ops_param_string(const cJSON *params, const char *key, const char **ret, struct strbuf *err) {
         const cJSON *v = params ? cJSON_GetObjectItemCaseSensitive(params, key) : NULL;
         *ret = NULL;
         if (!v || cJSON_IsNull(v))
@@ -562,7 +562,7 @@ static int param_string(const cJSON *params, const char *key, const char **ret, 
 /* A parameter the schema types [string, integer]: `juju run … jobids=12` sends YAML's integer
  * 12 (cmd/juju/action/run.go parses each value as YAML), so a whole number is taken as its
  * decimal text (in buf). Returns as param_string. */
-static int param_text(
+int ops_param_text(
         const cJSON *params, const char *key, char *buf, size_t len, const char **ret, struct strbuf *err) {
         const cJSON *v = params ? cJSON_GetObjectItemCaseSensitive(params, key) : NULL;
         if (cJSON_IsNumber(v) && v->valuedouble == (double) (long long) v->valuedouble) {
@@ -575,12 +575,12 @@ static int param_text(
                 *ret = NULL;
                 return -EINVAL;
         }
-        return param_string(params, key, ret, err);
+        return ops_param_string(params, key, ret, err);
 }
 
 
 /* 0 when absent, 1 with *ret in [min, max], -EINVAL otherwise. */
-static int param_uint(const cJSON *params, const char *key, uint64_t min, uint64_t max, uint64_t *ret,
+int ops_param_uint(const cJSON *params, const char *key, uint64_t min, uint64_t max, uint64_t *ret,
         struct strbuf *err) {
         const cJSON *v = params ? cJSON_GetObjectItemCaseSensitive(params, key) : NULL;
         if (!v || cJSON_IsNull(v))
@@ -712,7 +712,7 @@ static int parse_update(const cJSON *params, struct ops_node_req *q, struct strb
         uint64_t w;
         int r, given = 0;
 
-        r = param_uint(params, "weight", 1, UINT32_MAX - 2, &w, err);
+        r = ops_param_uint(params, "weight", 1, UINT32_MAX - 2, &w, err);
         if (r < 0)
                 return r;
         if (r > 0) {
@@ -722,7 +722,7 @@ static int parse_update(const cJSON *params, struct ops_node_req *q, struct strb
         }
         for (size_t i = 0; i < ELEMENTSOF(lists); i++) {
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-                r = param_string(params, lists[i].param, &v, err);
+                r = ops_param_string(params, lists[i].param, &v, err);
                 if (r < 0)
                         return r;
                 if (r == 0)
@@ -738,7 +738,7 @@ static int parse_update(const cJSON *params, struct ops_node_req *q, struct strb
                 *dst[i] = xstrdup(v);
                 given++;
         }
-        r = param_string(params, "comment", &v, err);
+        r = ops_param_string(params, "comment", &v, err);
         if (r < 0)
                 return r;
         if (r > 0) {
@@ -760,7 +760,7 @@ static int parse_update(const cJSON *params, struct ops_node_req *q, struct strb
 static int parse_reservation(const cJSON *params, time_t now, struct ops_node_req *q, struct strbuf *err) {
         const char *v;
         uint64_t d;
-        int r = param_string(params, "name", &v, err);
+        int r = ops_param_string(params, "name", &v, err);
         if (r < 0)
                 return r;
         if (r > 0 && !plain_name(v, 64)) {
@@ -774,7 +774,7 @@ static int parse_reservation(const cJSON *params, time_t now, struct ops_node_re
         if (q->action == OPS_NODE_UNRESERVE)
                 return 0;
 
-        r = param_string(params, "start", &v, err);
+        r = ops_param_string(params, "start", &v, err);
         if (r < 0)
                 return r;
         if (r > 0) {
@@ -783,12 +783,12 @@ static int parse_reservation(const cJSON *params, time_t now, struct ops_node_re
                         return r;
                 q->has_start = true;
         }
-        r = param_uint(params, "duration", 1, OPS_RESV_MAX_MINUTES, &d, err);
+        r = ops_param_uint(params, "duration", 1, OPS_RESV_MAX_MINUTES, &d, err);
         if (r < 0)
                 return r;
         q->has_duration = r > 0;
         q->duration_min = r > 0 ? (uint32_t) d : OPS_RESV_DEFAULT_MINUTES;
-        r = param_string(params, "users", &v, err);
+        r = ops_param_string(params, "users", &v, err);
         if (r < 0)
                 return r;
         if (r > 0) {
@@ -798,7 +798,7 @@ static int parse_reservation(const cJSON *params, time_t now, struct ops_node_re
                         return r;
                 q->users = strv_join(&users, ",");
         }
-        r = param_string(params, "flags", &v, err);
+        r = ops_param_string(params, "flags", &v, err);
         if (r < 0)
                 return r;
         q->has_flags = r > 0;
@@ -838,10 +838,10 @@ int ops_node_req_parse(enum ops_node_action action, const cJSON *params, time_t 
 
         if ((size_t) action >= ELEMENTSOF(known))
                 return -EINVAL;
-        r = params_known(params, known[action], err);
+        r = ops_params_known(params, known[action], err);
         if (r < 0)
                 return r;
-        r = param_string(params, "nodes", &v, err);
+        r = ops_param_string(params, "nodes", &v, err);
         if (r < 0)
                 return r;
         r = parse_nodes("nodes", v, &q.names, err);
@@ -852,7 +852,7 @@ int ops_node_req_parse(enum ops_node_action action, const cJSON *params, time_t 
                 return r;
         if (action == OPS_NODE_DRAIN || action == OPS_NODE_DOWN) {
                 _cleanup_free_ char *def = xasprintf("%s action", ops_node_action_name(action));
-                r = param_string(params, "reason", &v, err);
+                r = ops_param_string(params, "reason", &v, err);
                 if (r < 0)
                         return r;
                 r = charm_reason_check("reason", v ? v : def, err);
@@ -895,16 +895,16 @@ int ops_find_req_parse(const cJSON *params, struct ops_find_req *ret, struct str
         const char *v;
         int r, given = 0;
 
-        r = params_known(params, known, err);
+        r = ops_params_known(params, known, err);
         if (r < 0)
                 return r;
         char num[32];
-        if ((r = param_text(params, "user", num, sizeof(num), &v, err)) != 0) {
+        if ((r = ops_param_text(params, "user", num, sizeof(num), &v, err)) != 0) {
                 if (r < 0 || (r = name_list("user", v, 32, &q.users, err)) < 0)
                         return r;
                 given++;
         }
-        if ((r = param_string(params, "state", &v, err)) != 0) {
+        if ((r = ops_param_string(params, "state", &v, err)) != 0) {
                 if (r < 0 || (r = name_list("state", v, 32, &q.states, err)) < 0)
                         return r;
                 for (size_t i = 0; i < q.states.n; i++)
@@ -919,27 +919,27 @@ int ops_find_req_parse(const cJSON *params, struct ops_find_req *ret, struct str
                         }
                 given++;
         }
-        if ((r = param_string(params, "partition", &v, err)) != 0) {
+        if ((r = ops_param_string(params, "partition", &v, err)) != 0) {
                 if (r < 0 || (r = name_list("partition", v, 64, &q.partitions, err)) < 0)
                         return r;
                 given++;
         }
-        if ((r = param_string(params, "account", &v, err)) != 0) {
+        if ((r = ops_param_string(params, "account", &v, err)) != 0) {
                 if (r < 0 || (r = name_list("account", v, 64, &q.accounts, err)) < 0)
                         return r;
                 given++;
         }
-        if ((r = param_string(params, "batch-host", &v, err)) != 0) {
+        if ((r = ops_param_string(params, "batch-host", &v, err)) != 0) {
                 if (r < 0 || (r = name_list("batch-host", v, 64, &q.batch_hosts, err)) < 0)
                         return r;
                 given++;
         }
-        if ((r = param_string(params, "node", &v, err)) != 0) {
+        if ((r = ops_param_string(params, "node", &v, err)) != 0) {
                 if (r < 0 || (r = parse_nodes("node", v, &q.nodes, err)) < 0)
                         return r;
                 given++;
         }
-        if ((r = param_string(params, "name", &v, err)) != 0) {
+        if ((r = ops_param_string(params, "name", &v, err)) != 0) {
                 if (r < 0)
                         return r;
                 if (isempty(v) || strlen(v) > 256 || !printable(v)) {
@@ -968,11 +968,11 @@ int ops_jobids_parse(const cJSON *params, struct slurm_jobid **ret, struct strbu
         const char *v;
         int r;
 
-        r = params_known(params, known, err);
+        r = ops_params_known(params, known, err);
         if (r < 0)
                 return r;
         char num[32];
-        r = param_text(params, "jobids", num, sizeof(num), &v, err);
+        r = ops_param_text(params, "jobids", num, sizeof(num), &v, err);
         if (r < 0)
                 return r;
         if (r == 0 || isempty(v)) {
@@ -1020,10 +1020,10 @@ int ops_jobids_parse(const cJSON *params, struct slurm_jobid **ret, struct strbu
 int ops_config_item_parse(const cJSON *params, const char **ret, struct strbuf *err) {
         static const char *const known[] = { "item", NULL };
         const char *v;
-        int r = params_known(params, known, err);
+        int r = ops_params_known(params, known, err);
         if (r < 0)
                 return r;
-        r = param_string(params, "item", &v, err);
+        r = ops_param_string(params, "item", &v, err);
         if (r < 0)
                 return r;
         if (r > 0) {

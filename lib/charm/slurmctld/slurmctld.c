@@ -4,6 +4,7 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/slurmctld/slurmctld.h"
+#include "charm/slurmctld/trigops.h"
 #include "charm/common/strand.h"
 #include "charm/slurmctld/accounting.h"
 #include "charm/slurmctld/sentinel.h"
@@ -1807,6 +1808,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         strbuf_addf(&out->message, "; %s", notes);
                 /* pending jobs that need the departing node or a gone one (charm/common/strand.h) */
                 strand_status_note(gone, false, NULL, &out->message);
+                /* site trigger programs this machine lacks (charm/slurmctld/trigops.h) */
+                trigops_status_note(&o->paths, &out->message);
                 _cleanup_strbuf_ struct strbuf role = STRBUF_INIT, app = STRBUF_INIT;
                 role_from_store(&o->paths, &role, &app);
                 if (role.len) {
@@ -2235,6 +2238,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 return r;
         /* the node event log: watcher, triggers, reconcile (charm/slurmctld/nodeevents.h; never fails) */
         nodeevents_after_reconcile(ctx, &o->paths, bus, o->event, in.ha.self >= 0 ? in.state_dir : NULL, out);
+        /* site trigger programs this machine lacks (charm/slurmctld/trigops.h) */
+        trigops_status_note(&o->paths, &out->message);
         out->set_app_status = in.leader;
         out->app_status = out->status;
         if (in.leader)
