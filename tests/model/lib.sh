@@ -15,8 +15,15 @@ cleanup() {
 trap cleanup EXIT
 js() { timeout 120 "$JUJU_SIM" "$@"; }
 # A failed hook stays failed until the test resolves it, as charm test suites set Juju
-# (test-commit.sh checks the automatic retry itself).
-js model-config automatically-retry-hooks=false || { echo "FAIL: model-config" >&2; exit 1; }
+# (test-commit.sh checks the automatic retry itself). JUJU_SIM_TEST_HOOK_CONCURRENCY (serial,
+# machines, N): the model's hook-concurrency (the suite runs once serial, once concurrent).
+HOOK_CONCURRENCY="${JUJU_SIM_TEST_HOOK_CONCURRENCY:-serial}"
+js model-config automatically-retry-hooks=false hook-concurrency="$HOOK_CONCURRENCY" ||
+        { echo "FAIL: model-config" >&2; exit 1; }
+concurrent() { [ "$HOOK_CONCURRENCY" != serial ]; }
+# by_unit: lines "UNIT …" in the order of a serial model's log; in a concurrent one, where hooks of
+# different units interleave, grouped by unit (sorted stably: each unit's own order kept)
+by_unit() { if concurrent; then sort -s -k1,1; else cat; fi; }
 fail() {
         echo "FAIL: $*" >&2
         FAILS=$((FAILS + 1))

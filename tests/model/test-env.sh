@@ -30,7 +30,14 @@ assert_eq "JUJU_DISPATCH_PATH" "hooks/install" "$(val "$f" JUJU_DISPATCH_PATH)"
 assert_eq "JUJU_CHARM_DIR" "$(charm_dir a)" "$(val "$f" JUJU_CHARM_DIR)"
 assert_eq "CHARM_DIR" "$(charm_dir a)" "$(val "$f" CHARM_DIR)"
 assert_eq "JUJU_AGENT_SOCKET_NETWORK" "unix" "$(val "$f" JUJU_AGENT_SOCKET_NETWORK)"
-assert_eq "JUJU_AGENT_SOCKET_ADDRESS is a path in the model" "$JUJU_SIM_MODEL/agent.sock" "$(val "$f" JUJU_AGENT_SOCKET_ADDRESS)"
+if concurrent; then # a socket per context: agent-N.sock, N the context's number
+        sock="$(val "$f" JUJU_AGENT_SOCKET_ADDRESS)"
+        [[ "$sock" =~ ^"$JUJU_SIM_MODEL"/agent-[0-9]+\.sock$ ]] &&
+                pass "JUJU_AGENT_SOCKET_ADDRESS is the context's own path in the model" ||
+                fail "JUJU_AGENT_SOCKET_ADDRESS: $sock"
+else
+        assert_eq "JUJU_AGENT_SOCKET_ADDRESS is a path in the model" "$JUJU_SIM_MODEL/agent.sock" "$(val "$f" JUJU_AGENT_SOCKET_ADDRESS)"
+fi
 assert_eq "LANG" "C.UTF-8" "$(val "$f" LANG)"
 assert_eq "DEBIAN_FRONTEND" "noninteractive" "$(val "$f" DEBIAN_FRONTEND)"
 assert_eq "PATH: tools dir first" "$JUJU_SIM_MODEL/tools:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "$(val "$f" PATH)"

@@ -122,7 +122,7 @@ a/2 db-relation-changed remote=b/0" "$(uevents a/2 $((n0 + 1)))"
 assert_eq "add-unit: the others see it join" "a/1 cluster-relation-joined remote=a/2
 a/1 cluster-relation-changed remote=a/2
 b/0 backend-relation-joined remote=a/2
-b/0 backend-relation-changed remote=a/2" "$(events $((n0 + 1)) | grep -v '^a/2' )"
+b/0 backend-relation-changed remote=a/2" "$(events $((n0 + 1)) | grep -v '^a/2' | by_unit)"
 
 # remove-relation
 n0=$(nevents)

@@ -60,6 +60,14 @@ static int fail(struct call *c, int code, const char *fmt, ...) {
         return code;
 }
 
+/* Ends an immediate write (hookctx_state_begin): 0, or 1 with "ERROR what: why". */
+static int immediate_end(struct call *c, const char *what) {
+        _cleanup_strbuf_ struct strbuf lerr = STRBUF_INIT;
+        if (hookctx_state_end(c->ctx, &lerr) < 0)
+                return fail(c, 1, "%s: %s", what, lerr.buf);
+        return 0;
+}
+
 /* Juju's %q in a message. */
 static const char *q(struct call *c, const char *s, struct strbuf *buf) {
         (void) c;
@@ -519,12 +527,17 @@ static int t_status_set(struct call *c) {
                 return fail(c, 1, "this unit is not the leader"); /* status-set.go: unannotated */
         /* At once: in the committed state and in the hook's view. */
         const char *key = app ? "status" : "workload";
-        cJSON *owner =
-                app ? state_app(c->ctx->m->state, c->ctx->app) : state_unit(c->ctx->m->state, c->ctx->unit);
+        _cleanup_strbuf_ struct strbuf lerr = STRBUF_INIT;
+        cJSON *st = hookctx_state_begin(c->ctx, &lerr);
+        if (!st)
+                return fail(c, 1, "cannot set status: %s", lerr.buf);
+        cJSON *owner = app ? state_app(st, c->ctx->app) : state_unit(st, c->ctx->unit);
         cJSON *view = app ? state_app(W(c), c->ctx->app) : state_unit(W(c), c->ctx->unit);
-        status_record_set(jobj(owner, key), c->args.v[0], msg);
-        jset(view, key, cJSON_Duplicate(jget(owner, key), true));
-        return 0;
+        if (owner) { /* (gone only when removed by force while the hook ran) */
+                status_record_set(jobj(owner, key), c->args.v[0], msg);
+                jset(view, key, cJSON_Duplicate(jget(owner, key), true));
+        }
+        return immediate_end(c, "cannot set status");
 }
 
 /* toDetails(): status, plus message and status-data with --include-data. */
@@ -575,9 +588,15 @@ static int t_application_version_set(struct call *c) {
         int r = check_empty(c, 1);
         if (r)
                 return r;
-        jset_str(state_app(c->ctx->m->state, c->ctx->app), "version", c->args.v[0]);
+        _cleanup_strbuf_ struct strbuf lerr = STRBUF_INIT;
+        cJSON *st = hookctx_state_begin(c->ctx, &lerr);
+        if (!st)
+                return fail(c, 1, "cannot set application version: %s", lerr.buf);
+        cJSON *a = state_app(st, c->ctx->app);
+        if (a)
+                jset_str(a, "version", c->args.v[0]);
         jset_str(state_app(W(c), c->ctx->app), "version", c->args.v[0]);
-        return 0;
+        return immediate_end(c, "cannot set application version");
 }
 
 /* loggo.ParseLevel: case-insensitive names, WARN for WARNING. NULL when unknown. */
@@ -1642,15 +1661,21 @@ static int t_leader_set(struct call *c) {
         }
         if (!changed)
                 return 0;
-        cJSON *states[2] = { c->ctx->m->state, W(c) };
+        _cleanup_strbuf_ struct strbuf lerr = STRBUF_INIT;
+        cJSON *st = hookctx_state_begin(c->ctx, &lerr);
+        if (!st)
+                return fail(c, 1, "cannot write leadership settings: %s", lerr.buf);
+        cJSON *states[2] = { st, W(c) };
         for (int i = 0; i < 2; i++) {
                 cJSON *app = state_app(states[i], c->ctx->app);
+                if (!app)
+                        continue;
                 apply_kv(jobj(app, "leader-settings"), kv);
                 const cJSON *u;
                 cJSON_ArrayForEach(u, jget(app, "units")) if (!streq(u->valuestring, c->ctx->unit))
                         queue_event(states[i], u->valuestring, event_new("leader-settings-changed"));
         }
-        return 0;
+        return immediate_end(c, "cannot write leadership settings");
 }
 
 /* A goal-state entry: goalStateStatusContents, since as common.FormatTime(t, true). */

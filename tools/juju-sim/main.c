@@ -57,7 +57,9 @@ static void usage(FILE *f) {
               "  gc   removes what is left on this host of models whose directory was deleted\n"
               "       without destroy (machines, cgroups, bridges); never touches an existing model\n"
               "  model-config [KEY | KEY=V …]   default-base (machines deployed without --base),\n"
-              "       automatically-retry-hooks (true: a failed hook runs again after 5, 10, 20 … s)\n"
+              "       automatically-retry-hooks (true: a failed hook runs again after 5, 10, 20 … s),\n"
+              "       hook-concurrency (serial: one hook at a time in the model; machines or N: hooks\n"
+              "       of different machines at once, at most N, as Juju runs them)\n"
               "  capacity [--format=json|yaml]   how many more namespace machines this host (and the\n"
               "       model, when there is one) can hold, limit by limit; deploy and add-unit refuse more\n"
               "The model directory: --model DIR, else $JUJU_SIM_MODEL, else ./.juju-sim.\n"
@@ -76,6 +78,27 @@ static int open_locked(bool create, struct model **ret) {
         if (r < 0) {
                 model_free(m);
                 return fail_err(r, &err);
+        }
+        *ret = m;
+        return 0;
+}
+
+/* Opens the model for a verb that runs hooks (wait, run, exec): serial mode (model.h) under the
+ * model lock, as every verb; concurrent mode without it (the runner takes the locks it needs,
+ * and saves). */
+static int open_for_hooks(struct model **ret, bool *ret_concurrent) {
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        struct model *m = NULL;
+        int r = model_open(model_arg, false, &m, &err);
+        if (r < 0)
+                return fail_err(r, &err);
+        *ret_concurrent = model_hook_workers(m->state) > 0;
+        if (!*ret_concurrent) {
+                r = model_lock(m, LOCK_TIMEOUT_SEC, &err);
+                if (r < 0) {
+                        model_free(m);
+                        return fail_err(r, &err);
+                }
         }
         *ret = m;
         return 0;
@@ -387,9 +410,17 @@ static int cmd_wait(int argc, char **argv) {
                                 (void) model_trigger(m, a->string, "update-status", &err);
                 }
         }
+        bool concurrent = model_hook_workers(m->state) > 0;
+        if (concurrent) {
+                /* the runner takes the model lock only between hooks (model.h) */
+                r = save(m);
+                model_unlock(m);
+                if (r)
+                        return r;
+        }
         unsigned hooks = 0;
         r = runner_settle(m, timeout, &hooks, &err);
-        int sr = save(m);
+        int sr = concurrent ? 0 : save(m);
         if (r != 0)
                 return die(1, "%s", err.buf);
         return sr;
@@ -472,7 +503,8 @@ static int cmd_run(int argc, char **argv) {
                         return die(1, "open %s: %s", vals[1].value, strerror(-r));
         }
         _cleanup_model_ struct model *m = NULL;
-        r = open_locked(false, &m);
+        bool concurrent = false;
+        r = open_for_hooks(&m, &concurrent);
         if (r)
                 return r;
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
@@ -495,7 +527,7 @@ static int cmd_run(int argc, char **argv) {
         r = runner_run_action(m, unit, action, params, &result, &err);
         if (r < 0)
                 return fail_err(r, &err);
-        r = save(m);
+        r = concurrent ? 0 : save(m);
         if (r)
                 return r;
         _cleanup_strbuf_ struct strbuf sb = STRBUF_INIT;
@@ -559,7 +591,8 @@ static int cmd_exec(int argc, char **argv) {
         if (!unit || i >= argc)
                 return die(2, "usage: exec UNIT -- CMD …");
         _cleanup_model_ struct model *m = NULL;
-        int r = open_locked(false, &m);
+        bool concurrent = false;
+        int r = open_for_hooks(&m, &concurrent);
         if (r)
                 return r;
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
@@ -567,7 +600,7 @@ static int cmd_exec(int argc, char **argv) {
         r = runner_exec(m, unit, argv + i, &status, &err);
         if (r < 0)
                 return fail_err(r, &err);
-        r = save(m);
+        r = concurrent ? 0 : save(m);
         return r ? r : status;
 }
 
@@ -923,13 +956,16 @@ static int cmd_destroy(int argc, char **argv) {
 
 /* model-config [KEY | KEY=V …]: the model keys juju-sim keeps. default-base: the base deploy
  * gives machines without --base (V empty resets it); automatically-retry-hooks: true (Juju's
- * default) or false, whether a failed hook runs again by itself (runner.h). */
-static const char *const model_keys[] = { "automatically-retry-hooks", "default-base" };
+ * default) or false, whether a failed hook runs again by itself (runner.h); hook-concurrency:
+ * serial (default), machines or N, how hooks run (model.h). */
+static const char *const model_keys[] = { "automatically-retry-hooks", "default-base", "hook-concurrency" };
 
 static void print_model_key(const cJSON *state, const char *key, bool named) {
         const char *v = NULL;
         if (streq(key, "default-base"))
                 v = jstr(jget(state, "model"), "default-base");
+        else if (streq(key, "hook-concurrency"))
+                v = model_hook_concurrency(state);
         else
                 v = model_retry_hooks(state) ? "true" : "false";
         if (v)
@@ -949,7 +985,7 @@ static int cmd_model_config(int argc, char **argv) {
                 if (!known)
                         return die(2,
                                 "usage: model-config [KEY | KEY=V …] (KEY: automatically-retry-hooks, "
-                                "default-base)");
+                                "default-base, hook-concurrency)");
                 set = set || strchr(argv[i], '=');
         }
         for (int i = 1; set && i < argc; i++)
@@ -972,8 +1008,9 @@ static int cmd_model_config(int argc, char **argv) {
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
         for (int i = 1; i < argc && r >= 0; i++) {
                 const char *v = strchr(argv[i], '=') + 1;
-                r = startswith(argv[i], "default-base=") ? model_set_default_base(m, v, &err)
-                                                         : model_set_retry_hooks(m, v, &err);
+                r = startswith(argv[i], "default-base=")           ? model_set_default_base(m, v, &err)
+                        : startswith(argv[i], "hook-concurrency=") ? model_set_hook_concurrency(m, v, &err)
+                                                                   : model_set_retry_hooks(m, v, &err);
         }
         return r < 0 ? fail_err(r, &err) : save(m);
 }

@@ -244,6 +244,23 @@ int model_open(const char *dir, bool create, struct model **ret, struct strbuf *
         return 0;
 }
 
+/* Takes an exclusive flock on fd, polling every 5 ms for at most timeout_sec: 0, -ETIMEDOUT, or
+ * another negative errno. */
+static int flock_wait(int fd, int timeout_sec) {
+        struct timespec start, now;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        for (;;) {
+                if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+                        return 0;
+                if (errno != EWOULDBLOCK && errno != EINTR)
+                        return -errno;
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                if (now.tv_sec - start.tv_sec >= timeout_sec)
+                        return -ETIMEDOUT;
+                usleep(5000);
+        }
+}
+
 int model_lock(struct model *m, int timeout_sec, struct strbuf *err) {
         if (m->lock_fd < 0) {
                 _cleanup_free_ char *p = xasprintf("%s/lock", m->dir);
@@ -253,23 +270,49 @@ int model_lock(struct model *m, int timeout_sec, struct strbuf *err) {
                         return -errno;
                 }
         }
-        struct timespec start, now;
-        clock_gettime(CLOCK_MONOTONIC, &start);
-        for (;;) {
-                if (flock(m->lock_fd, LOCK_EX | LOCK_NB) == 0)
-                        break;
-                if (errno != EWOULDBLOCK && errno != EINTR) {
-                        strbuf_addf(err, "model lock: %s", strerror(errno));
-                        return -errno;
-                }
-                clock_gettime(CLOCK_MONOTONIC, &now);
-                if (now.tv_sec - start.tv_sec >= timeout_sec) {
-                        strbuf_addf(err, "model \"%s\": machine lock held by another juju-sim", m->dir);
-                        return -ETIMEDOUT;
-                }
-                usleep(5000);
+        int r = flock_wait(m->lock_fd, timeout_sec);
+        if (r == -ETIMEDOUT) {
+                strbuf_addf(err, "model \"%s\": machine lock held by another juju-sim", m->dir);
+                return r;
+        }
+        if (r < 0) {
+                strbuf_addf(err, "model lock: %s", strerror(-r));
+                return r;
         }
         return model_load(m, err);
+}
+
+void model_unlock(struct model *m) {
+        if (m->lock_fd >= 0)
+                (void) flock(m->lock_fd, LOCK_UN);
+}
+
+void model_forget_lock(struct model *m) {
+        if (m->lock_fd >= 0)
+                close(m->lock_fd);
+        m->lock_fd = -1;
+}
+
+int model_machine_lock(
+        const struct model *m, const char *machine, int timeout_sec, int *ret_fd, struct strbuf *err) {
+        _cleanup_free_ char *p = xasprintf("%s/lock.machine-%s", m->dir, strempty(machine));
+        _cleanup_close_ int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (fd < 0) {
+                strbuf_addf(err, "%s: %s", p, strerror(errno));
+                return -errno;
+        }
+        int r = flock_wait(fd, timeout_sec);
+        if (r == -ETIMEDOUT) {
+                strbuf_addf(err, "machine %s: its machine lock is held by another juju-sim (waited %d s)",
+                        strempty(machine), timeout_sec);
+                return r;
+        }
+        if (r < 0) {
+                strbuf_addf(err, "machine %s lock: %s", strempty(machine), strerror(-r));
+                return r;
+        }
+        *ret_fd = TAKE_FD(fd);
+        return 0;
 }
 
 int model_save(struct model *m, struct strbuf *err) {
@@ -835,6 +878,44 @@ int model_set_retry_hooks(struct model *m, const char *value, struct strbuf *err
                 return -EINVAL;
         }
         jset(model, "automatically-retry-hooks", cJSON_CreateBool(streq(value, "true")));
+        return 0;
+}
+
+const char *model_hook_concurrency(const cJSON *state) {
+        const char *v = jstr(jget(state, "model"), "hook-concurrency");
+        return v ? v : "serial";
+}
+
+unsigned model_hook_workers(const cJSON *state) {
+        const char *v = model_hook_concurrency(state);
+        if (streq(v, "serial"))
+                return 0;
+        if (streq(v, "machines")) {
+                int n = cJSON_GetArraySize(jget(state, "machines"));
+                return n > 0 ? (unsigned) n : 1;
+        }
+        char *end;
+        unsigned long n = strtoul(v, &end, 10);
+        return *v && !*end && n > 0 && n <= HOOK_WORKERS_MAX ? (unsigned) n : 0;
+}
+
+int model_set_hook_concurrency(struct model *m, const char *value, struct strbuf *err) {
+        cJSON *model = jobj(m->state, "model");
+        if (isempty(value) || streq(value, "serial")) {
+                cJSON_DeleteItemFromObject(model, "hook-concurrency");
+                return 0;
+        }
+        char *end;
+        unsigned long n = strtoul(value, &end, 10);
+        bool number = value[0] >= '1' && value[0] <= '9' && !*end && n <= HOOK_WORKERS_MAX;
+        if (!streq(value, "machines") && !number) {
+                strbuf_addf(err,
+                        "hook-concurrency: expected serial, machines or a number of workers from 1 to %d, "
+                        "got \"%s\"",
+                        HOOK_WORKERS_MAX, value);
+                return -EINVAL;
+        }
+        jset_str(model, "hook-concurrency", value);
         return 0;
 }
 
@@ -1555,51 +1636,142 @@ static void secret_obsolete_revisions(cJSON *work) {
         }
 }
 
-void model_commit(struct model *m, cJSON *work, const char *unit) {
-        cJSON *old = m->state;
-        const char *app = unit_app(work, unit);
+/* What a hook's committed writes cause on others: relation-changed for the unit's changed bags,
+ * secret-changed for new revisions, secret-remove for obsolete ones. old: the state before the
+ * writes landed; events are queued in now (the state with them). */
+static void commit_events(const cJSON *old, cJSON *now, const char *unit) {
+        const char *app = unit_app(now, unit);
         bool scope_ok;
         cJSON *rel;
-        cJSON_ArrayForEach(rel, jget(work, "relations")) {
+        cJSON_ArrayForEach(rel, jget(now, "relations")) {
                 long id = rel_id(rel);
                 const cJSON *orel = state_relation(old, id);
                 if (!orel)
                         continue;
-                scope_ok = unit_in_scope(work, unit, id);
+                scope_ok = unit_in_scope(now, unit, id);
                 if (!scope_ok)
                         continue;
                 _cleanup_strv_ struct strv remote = STRV_INIT;
-                remote_scope_units(work, id, unit, &remote);
+                remote_scope_units(now, id, unit, &remote);
                 const cJSON *ob = jget(jget(orel, "unit-data"), unit),
                             *nb = jget(jget(rel, "unit-data"), unit);
                 if (!cJSON_Compare(ob, nb, true))
                         for (size_t i = 0; i < remote.n; i++)
-                                queue_rel(work, remote.v[i], id, "relation-changed", unit, NULL);
+                                queue_rel(now, remote.v[i], id, "relation-changed", unit, NULL);
                 ob = jget(jget(orel, "app-data"), app);
                 nb = jget(jget(rel, "app-data"), app);
                 if (!cJSON_Compare(ob, nb, true))
                         for (size_t i = 0; i < remote.n; i++)
-                                queue_rel(work, remote.v[i], id, "relation-changed", "", NULL);
+                                queue_rel(now, remote.v[i], id, "relation-changed", "", NULL);
         }
         cJSON *sec;
-        cJSON_ArrayForEach(sec, jget(work, "secrets")) {
+        cJSON_ArrayForEach(sec, jget(now, "secrets")) {
                 const cJSON *os = jget(jget(old, "secrets"), sec->string);
                 if (!os || jnum(os, "latest", 0) >= jnum(sec, "latest", 0))
                         continue;
                 cJSON *u;
-                cJSON_ArrayForEach(u, jget(work, "units")) {
+                cJSON_ArrayForEach(u, jget(now, "units")) {
                         const cJSON *t = jget(jget(u, "secrets"), sec->string);
                         if (!t || streq(u->string, unit))
                                 continue;
                         cJSON *ev = event_new("secret-changed");
                         jset_str(ev, "secret", sec->string);
                         jset_str(ev, "label", jstr(t, "label"));
-                        queue_event(work, u->string, ev);
+                        queue_event(now, u->string, ev);
                 }
         }
-        secret_obsolete_revisions(work);
+        secret_obsolete_revisions(now);
+}
+
+void model_commit(struct model *m, cJSON *work, const char *unit) {
+        cJSON *old = m->state;
+        commit_events(old, work, unit);
         m->state = work;
         cJSON_Delete(old);
+}
+
+/* One key of a hook's writes: when work's value differs from base's, it replaces cur's (or is
+ * removed from cur when the hook removed it). */
+static void merge_key(cJSON *cur, const cJSON *base, const cJSON *work, const char *key) {
+        const cJSON *b = jget(base, key), *w = jget(work, key);
+        if ((!b && !w) || cJSON_Compare(b, w, true))
+                return;
+        if (!w)
+                cJSON_DeleteItemFromObjectCaseSensitive(cur, key);
+        else
+                jset(cur, key, cJSON_Duplicate(w, true));
+}
+
+/* merge_key for every key of base or work. */
+static void merge_keys(cJSON *cur, const cJSON *base, const cJSON *work) {
+        const cJSON *e;
+        cJSON_ArrayForEach(e, work) merge_key(cur, base, work, e->string);
+        cJSON_ArrayForEach(e, base) if (!jget(work, e->string)) merge_key(cur, base, work, e->string);
+}
+
+/* The parts of the state a hook of unit (of app) can write: its own record's state, ports,
+ * secret revisions tracked and workload status; its application's status, version and leader
+ * settings; its own unit bag and its application's bag in each relation; the secrets it owns
+ * or manages. Everything else (queues, agent, relations' membership, other units) is left to
+ * its owners. */
+static void merge_hook_writes(
+        cJSON *cur, const cJSON *base, const cJSON *work, const char *unit, const char *app) {
+        static const char *const unit_keys[] = { "state", "ports", "secrets", "workload" };
+        static const char *const app_keys[] = { "status", "version", "leader-settings" };
+        cJSON *cu = state_unit(cur, unit), *ca = state_app(cur, app);
+        for (size_t i = 0; i < ELEMENTSOF(unit_keys); i++)
+                merge_key(cu, state_unit(base, unit), state_unit(work, unit), unit_keys[i]);
+        for (size_t i = 0; ca && i < ELEMENTSOF(app_keys); i++)
+                merge_key(ca, state_app(base, app), state_app(work, app), app_keys[i]);
+        const cJSON *wrel;
+        cJSON_ArrayForEach(wrel, jget(work, "relations")) {
+                long id = rel_id(wrel);
+                cJSON *crel = state_relation(cur, id);
+                const cJSON *brel = state_relation(base, id);
+                if (!crel)
+                        continue; /* gone meanwhile: nothing to write into */
+                const cJSON *bu = jget(brel, "unit-data"), *wu = jget(wrel, "unit-data");
+                if (jget(bu, unit) || jget(wu, unit))
+                        merge_key(jobj(crel, "unit-data"), bu, wu, unit);
+                const cJSON *ba = jget(brel, "app-data"), *wa = jget(wrel, "app-data");
+                if (jget(ba, app) || jget(wa, app))
+                        merge_key(jobj(crel, "app-data"), ba, wa, app);
+        }
+        const cJSON *bsecs = jget(base, "secrets"), *wsecs = jget(work, "secrets"), *s;
+        cJSON *csecs = jobj(cur, "secrets");
+        cJSON_ArrayForEach(s, wsecs) {
+                const cJSON *bs = jget(bsecs, s->string);
+                cJSON *cs = jget(csecs, s->string);
+                if (!bs || !cs)
+                        merge_key(csecs, bsecs, wsecs, s->string); /* added by the hook */
+                else
+                        merge_keys(cs, bs, s);
+        }
+        cJSON_ArrayForEach(s, bsecs) if (!jget(wsecs, s->string))
+                cJSON_DeleteItemFromObjectCaseSensitive(csecs, s->string); /* removed by the hook */
+}
+
+bool model_commit_merge(struct model *m, const cJSON *base, const cJSON *work, const char *unit) {
+        if (!state_unit(m->state, unit))
+                return false;
+        _cleanup_free_ char *app = xstrdup(strempty(unit_app(m->state, unit)));
+        _cleanup_json_ cJSON *before = cJSON_Duplicate(m->state, true);
+        merge_hook_writes(m->state, base, work, unit, app);
+        commit_events(before, m->state, unit);
+        return true;
+}
+
+void model_unit_queue_pop(cJSON *u, const cJSON *ev) {
+        cJSON *q = jget(u, "queue");
+        int i = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, q) {
+                if (cJSON_Compare(e, ev, true)) {
+                        cJSON_DeleteItemFromArray(q, i);
+                        return;
+                }
+                i++;
+        }
 }
 
 void model_gc(struct model *m) {

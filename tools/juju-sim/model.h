@@ -22,7 +22,15 @@
  *
  * Invariants: every verb runs under the lock (model_lock) between model_open and model_save; a
  * unit's queue is only appended to (and popped at the head by the runner); at most one leader per
- * application. Ownership: struct model owns dir and state; model_free() releases the lock. */
+ * application. Ownership: struct model owns dir and state; model_free() releases the lock.
+ *
+ * Hook concurrency (model key hook-concurrency, model_hook_workers()): "serial" (the default) runs
+ * every hook, action and exec under the model lock, one at a time in the model. Otherwise hooks
+ * of different machines run at once, as Juju's unit agents do: each machine has its own lock
+ * (model_machine_lock(), DIR/lock.machine-N: one hook, action or exec of that machine at a
+ * time) and the model lock is held only to read the state and to commit a hook's writes into
+ * the state as it is then (model_commit_merge()). Lock order: a machine lock first, then the
+ * model lock; nobody waits for a machine lock while holding the model lock. */
 #pragma once
 
 #include <stdbool.h>
@@ -48,6 +56,15 @@ int model_open(const char *dir, bool create, struct model **ret, struct strbuf *
  * the state after taking it. */
 int model_lock(struct model *m, int timeout_sec, struct strbuf *err);
 int model_save(struct model *m, struct strbuf *err);
+/* Releases the model lock (the fd stays open for the next model_lock()). */
+void model_unlock(struct model *m);
+/* Closes the lock fd without unlocking it for others: for a forked child, whose inherited fd
+ * shares the parent's lock (flock belongs to the open file description). */
+void model_forget_lock(struct model *m);
+/* Takes machine's lock (DIR/lock.machine-ID), waiting at most timeout_sec (-ETIMEDOUT
+ * otherwise); *ret_fd holds it until closed. */
+int model_machine_lock(
+        const struct model *m, const char *machine, int timeout_sec, int *ret_fd, struct strbuf *err);
 void model_free(struct model *m);
 static inline void model_freep(struct model **m) {
         if (*m)
@@ -105,6 +122,14 @@ int model_deploy(struct model *m, const char *charm, const char *app, int n, cha
 int model_set_default_base(struct model *m, const char *base, struct strbuf *err);
 /* model-config automatically-retry-hooks=true|false ("" resets to Juju's default, true). */
 int model_set_retry_hooks(struct model *m, const char *value, struct strbuf *err);
+/* model-config hook-concurrency=serial|machines|N ("" resets to serial): how hooks run (above). */
+#define HOOK_WORKERS_MAX 256
+int model_set_hook_concurrency(struct model *m, const char *value, struct strbuf *err);
+/* The key's value: "serial", "machines" or a number. */
+const char *model_hook_concurrency(const cJSON *state);
+/* How many hooks may run at once: 0 serial (one lock for the model), else N, or with
+ * "machines" the model's number of machines (at least 1). */
+unsigned model_hook_workers(const cJSON *state);
 /* Whether a failed hook is retried by itself (Juju's automatically-retry-hooks, default true). */
 bool model_retry_hooks(const cJSON *state);
 int model_add_unit(struct model *m, const char *app, int n, char *const *shares, struct strbuf *err);
@@ -148,5 +173,14 @@ void model_event_post(struct model *m, const char *unit, const cJSON *ev, bool o
 /* Replaces m->state by work (the hook's committed copy) and queues what the hook's writes cause
  * on others: relation-changed for changed bags, secret-changed for new revisions. */
 void model_commit(struct model *m, cJSON *work, const char *unit);
+/* Concurrent mode's commit: m->state is the state as it is now (reloaded under the lock); base
+ * and work are the hook's view when it began and when it ended. What the hook changed in the
+ * parts it may write (its unit's record, its application's status and leader settings, its bags,
+ * the secrets it manages) replaces those parts of m->state; the rest of m->state, written by
+ * others meanwhile, stays. Then queues what the writes cause, as model_commit() does. False
+ * (nothing done) when the unit is gone. */
+bool model_commit_merge(struct model *m, const cJSON *base, const cJSON *work, const char *unit);
+/* Removes the first event of the unit's queue equal to ev (the head a runner ran). */
+void model_unit_queue_pop(cJSON *u, const cJSON *ev);
 /* Drops finished relations, departed units' bags, empty dying applications. */
 void model_gc(struct model *m);

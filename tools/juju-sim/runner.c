@@ -60,7 +60,7 @@ static int listen_socket(const char *path, struct strbuf *err) {
         int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
                 return -errno;
-        (void) unlink(path); /* stale from a killed juju-sim: we hold the model lock */
+        (void) unlink(path); /* stale from a killed juju-sim: we hold the model or the machine lock */
         /* 0600 from the start: hook tools run as root; a machine's other users see the model dir */
         mode_t old_umask = umask(0177);
         int b = bind(fd, (struct sockaddr *) &sa, sizeof(sa));
@@ -167,7 +167,7 @@ struct run_result {
  * stdout/stderr to r->output, else the caller's 0/1/2 are the child's. */
 static int run_process(struct hookctx *ctx, const cJSON *machine, char *const *argv, char *const *envp,
         const char *cwd, bool capture, int64_t deadline_ms, struct run_result *res, struct strbuf *err) {
-        _cleanup_free_ char *sock = model_socket_path(ctx->m);
+        const char *sock = ctx->sock;
         _cleanup_close_ int lfd = listen_socket(sock, err);
         if (lfd < 0)
                 return lfd;
@@ -250,7 +250,7 @@ static void build_env(struct hookctx *ctx, const char *charm_dir, const char *di
         const cJSON *st = ctx->m->state;
         const cJSON *model = jget(st, "model");
         const cJSON *u = state_unit(st, ctx->unit);
-        _cleanup_free_ char *tools = model_tools_dir(ctx->m), *sock = model_socket_path(ctx->m);
+        _cleanup_free_ char *tools = model_tools_dir(ctx->m);
         strv_pushf(env, "PATH=%s:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", tools);
         env_add(env, "LANG", "C.UTF-8");
         env_add(env, "DEBIAN_FRONTEND", "noninteractive");
@@ -262,7 +262,7 @@ static void build_env(struct hookctx *ctx, const char *charm_dir, const char *di
         env_add(env, "JUJU_MACHINE_ID", jstr(u, "machine"));
         env_add(env, "JUJU_VERSION", JUJU_SIM_VERSION);
         env_add(env, "JUJU_CONTEXT_ID", ctx->id);
-        env_add(env, "JUJU_AGENT_SOCKET_ADDRESS", sock);
+        env_add(env, "JUJU_AGENT_SOCKET_ADDRESS", ctx->sock);
         env_add(env, "JUJU_AGENT_SOCKET_NETWORK", "unix");
         /* HookContext.HookVars exports these always, empty where there is nothing to say */
         env_add(env, "JUJU_HOOK_NAME", ctx->hook);
@@ -297,17 +297,23 @@ static void build_env(struct hookctx *ctx, const char *charm_dir, const char *di
         }
 }
 
-static void ctx_init(struct hookctx *ctx, struct model *m, const char *unit) {
-        *ctx = (struct hookctx){ .m = m, .unit = unit, .relation_id = -1 };
-        ctx->app = unit_app(m->state, unit);
+/* concurrent: the model lock is taken only briefly (runner.h); the context gets a socket of its
+ * own, and nothing of it points into m->state (reloaded while the process runs). */
+static void ctx_init(struct hookctx *ctx, struct model *m, const char *unit, bool concurrent) {
+        *ctx = (struct hookctx){ .m = m, .unit = unit, .relation_id = -1, .concurrent = concurrent };
+        ctx->app = ctx->app_owned = xstrdup(strempty(unit_app(m->state, unit)));
         long n = (long) jnum(jget(m->state, "counters"), "context", 0);
         jset_num(jobj(m->state, "counters"), "context", (double) (n + 1));
         ctx->id = xasprintf("%s-%ld", unit, n);
+        ctx->sock = concurrent ? xasprintf("%s/agent-%ld.sock", m->dir, n) : model_socket_path(m);
         ctx->logs = cJSON_CreateArray();
 }
 
 static void ctx_clear(struct hookctx *ctx) {
         free(ctx->id);
+        free(ctx->sock);
+        free(ctx->app_owned);
+        cJSON_Delete(ctx->base);
         cJSON_Delete(ctx->logs);
         cJSON_Delete(ctx->work);
         cJSON_Delete(ctx->action_results);
@@ -377,20 +383,169 @@ static void set_agent(struct model *m, cJSON *work, const char *unit, const char
         }
 }
 
+/* --- concurrent mode's locking (runner.h) ------------------------------------------------ */
+
+/* The unit's machine id (it never changes), copied. NULL when the unit is not in m->state. */
+static char *unit_machine(const struct model *m, const char *unit) {
+        const cJSON *u = state_unit(m->state, unit);
+        return u ? xstrdup(strempty(jstr(u, "machine"))) : NULL;
+}
+
+/* Seconds left before deadline_ms (CLOCK_MONOTONIC; 0: none), at least 1, at most the runner's
+ * lock timeout. */
+static int lock_timeout(int64_t deadline_ms) {
+        if (deadline_ms <= 0)
+                return RUNNER_LOCK_TIMEOUT_SEC;
+        int64_t left = (deadline_ms - now_ms() + 999) / 1000;
+        return left < 1 ? 1 : left > RUNNER_LOCK_TIMEOUT_SEC ? RUNNER_LOCK_TIMEOUT_SEC : (int) left;
+}
+
+/* Takes the unit's machine lock, then the model lock (the state reloaded). */
+static int conc_enter(
+        struct model *m, const char *unit, int64_t deadline_ms, int *ret_mfd, struct strbuf *err) {
+        _cleanup_free_ char *machine = unit_machine(m, unit);
+        if (!machine) {
+                strbuf_addf(err, "unit \"%s\" not found", unit);
+                return -ENOENT;
+        }
+        _cleanup_close_ int mfd = -1;
+        int r = model_machine_lock(m, machine, lock_timeout(deadline_ms), &mfd, err);
+        if (r < 0)
+                return r;
+        r = model_lock(m, lock_timeout(deadline_ms), err);
+        if (r < 0)
+                return r;
+        *ret_mfd = TAKE_FD(mfd);
+        return 0;
+}
+
+/* The process is about to start: its view (work) and its origin (base) are taken, what was
+ * prepared is saved and the model lock released. */
+static int conc_started(struct hookctx *ctx, struct strbuf *err) {
+        ctx->work = cJSON_Duplicate(ctx->m->state, true);
+        ctx->base = cJSON_Duplicate(ctx->m->state, true);
+        int r = model_save(ctx->m, err);
+        model_unlock(ctx->m);
+        return r;
+}
+
+/* The model lock again after the process ended (the state reloaded). */
+static int conc_relock(struct hookctx *ctx, struct strbuf *err) {
+        return model_lock(ctx->m, RUNNER_LOCK_TIMEOUT_SEC, err);
+}
+
+/* Saves and releases the model lock. */
+static int conc_done(struct model *m, struct strbuf *err) {
+        int r = model_save(m, err);
+        model_unlock(m);
+        return r;
+}
+
+/* The start of an action or exec: concurrent mode takes the unit's machine lock (*ret_mfd) and
+ * the model lock (the caller holds none); the unit must exist (-ENOENT, unlocked); *ret_ctx is
+ * its new context. */
+static int process_enter(
+        struct model *m, const char *unit, struct hookctx *ret_ctx, int *ret_mfd, struct strbuf *err) {
+        bool conc = model_hook_workers(m->state) > 0;
+        if (conc) {
+                int r = conc_enter(m, unit, 0, ret_mfd, err);
+                if (r < 0)
+                        return r;
+        }
+        if (!state_unit(m->state, unit)) { /* (concurrent: removed while we waited) */
+                strbuf_addf(err, "unit \"%s\" not found", unit);
+                if (conc)
+                        model_unlock(m);
+                return -ENOENT;
+        }
+        ctx_init(ret_ctx, m, unit, conc);
+        return 0;
+}
+
+/* The process is about to start: its view of the state (work) is taken; concurrent mode saves
+ * what was prepared and releases the model lock (conc_started). */
+static int process_start(struct hookctx *ctx, struct strbuf *err) {
+        if (ctx->concurrent)
+                return conc_started(ctx, err);
+        ctx->work = cJSON_Duplicate(ctx->m->state, true);
+        return 0;
+}
+
+/* The process ended: concurrent mode takes the model lock again (the state reloaded). */
+static int process_end(struct hookctx *ctx, struct strbuf *err) {
+        return ctx->concurrent ? conc_relock(ctx, err) : 0;
+}
+
+cJSON *hookctx_state_begin(struct hookctx *ctx, struct strbuf *err) {
+        if (!ctx->concurrent)
+                return ctx->m->state;
+        if (model_lock(ctx->m, RUNNER_LOCK_TIMEOUT_SEC, err) < 0)
+                return NULL;
+        return ctx->m->state;
+}
+
+int hookctx_state_end(struct hookctx *ctx, struct strbuf *err) {
+        return ctx->concurrent ? conc_done(ctx->m, err) : 0;
+}
+
+/* A failed hook: the unit in error, its automatic retry scheduled. */
+static void unit_hook_failed(
+        struct model *m, cJSON *uu, const char *unit, const char *hook, struct strbuf *err) {
+        unit_agent_set(uu, "error");
+        _cleanup_free_ char *msg = xasprintf("hook failed: \"%s\"", hook);
+        jset_str(uu, "error", msg);
+        jset(uu, "workload-before-error", cJSON_Duplicate(jobj(uu, "workload"), true));
+        status_record_set(jobj(uu, "workload"), "error", msg);
+        strbuf_addf(err, "unit \"%s\": %s", unit, msg);
+        if (model_retry_hooks(m->state)) {
+                unsigned n = (unsigned) jnum(uu, "retry-count", 0) + 1;
+                jset_num(uu, "retry-count", n);
+                jset_num(uu, "retry-at", (double) (wall_ms() + runner_retry_delay_ms(n)));
+        }
+}
+
+/* A successful process's writes land: serial, its view replaces the state; concurrent, they
+ * are merged into the state as it is now (model_commit_merge). False when the unit is gone. */
+static bool hook_commit(struct hookctx *ctx, const char *unit) {
+        if (ctx->concurrent)
+                return model_commit_merge(ctx->m, ctx->base, ctx->work, unit);
+        model_commit(ctx->m, TAKE_PTR(ctx->work), unit);
+        return true;
+}
+
+/* Drops the event that ran (or was skipped) from the unit's queue: its head (serial), or the
+ * first equal event (concurrent: the queue may have changed meanwhile, never before it). */
+static void queue_done(struct model *m, const char *unit, const cJSON *ev, bool concurrent) {
+        cJSON *uu = state_unit(m->state, unit);
+        if (concurrent)
+                model_unit_queue_pop(uu, ev);
+        else
+                cJSON_DeleteItemFromArray(jget(uu, "queue"), 0);
+}
+
 int runner_run_event(struct model *m, const char *unit_name, int64_t deadline_ms, struct strbuf *err) {
         _cleanup_free_ char *unit = xstrdup(unit_name);
+        bool conc = model_hook_workers(m->state) > 0;
+        _cleanup_close_ int mfd = -1;
+        if (conc) {
+                int r = conc_enter(m, unit, deadline_ms, &mfd, err);
+                if (r == -ENOENT)
+                        return 0; /* removed meanwhile: nothing to run */
+                if (r < 0)
+                        return r;
+        }
         cJSON *u = state_unit(m->state, unit);
         cJSON *q = jget(u, "queue");
-        if (!u || !q || !q->child)
-                return 0;
+        if (!u || !q || !q->child || (conc && jget(u, "error")))
+                return conc ? conc_done(m, err) : 0;
         _cleanup_json_ cJSON *ev = cJSON_Duplicate(q->child, true);
         if (!model_event_runnable(m->state, unit, ev)) {
                 cJSON_DeleteItemFromArray(q, 0);
-                return 0;
+                return conc ? conc_done(m, err) : 0;
         }
         model_event_pre(m->state, unit, ev);
         struct hookctx ctx;
-        ctx_init(&ctx, m, unit);
+        ctx_init(&ctx, m, unit, conc);
         ctx.hook = jstr(ev, "hook");
         ctx.kind = jstr(ev, "kind");
         if (jget(ev, "relation")) {
@@ -399,57 +554,67 @@ int runner_run_event(struct model *m, const char *unit_name, int64_t deadline_ms
                 ctx.remote_app = jstr(ev, "remote-app");
         }
         const cJSON *app = state_app(m->state, ctx.app);
-        const char *charm_dir = jstr(app, "charm-dir");
+        _cleanup_free_ char *charm_dir = xstrdup(strempty(jstr(app, "charm-dir")));
         _cleanup_free_ char *entry = find_entry(charm_dir, "hooks", ctx.hook);
         int ret = 0;
         if (!entry) {
                 debug_log(m, &ctx, ctx.hook, "skipped", NULL, ev);
-                cJSON_DeleteItemFromArray(jget(state_unit(m->state, unit), "queue"), 0);
+                queue_done(m, unit, ev, conc);
                 model_event_post(m, unit, ev, true);
                 ctx_clear(&ctx);
-                return 0;
+                return conc ? conc_done(m, err) : 0;
         }
         _cleanup_free_ char *dispatch_path = xasprintf("hooks/%s", ctx.hook);
         _cleanup_strv_ struct strv env = STRV_INIT;
         build_env(&ctx, charm_dir, dispatch_path, ev, &env);
         set_agent(m, NULL, unit, "executing");
-        ctx.work = cJSON_Duplicate(m->state, true);
+        _cleanup_json_ cJSON *machine = cJSON_Duplicate(state_machine(m->state, jstr(u, "machine")), true);
+        int r = process_start(&ctx, err);
+        if (r < 0) {
+                ctx_clear(&ctx);
+                return r;
+        }
         struct run_result res = { .output = STRBUF_INIT };
         char *argv[] = { entry, NULL };
-        const cJSON *machine = state_machine(m->state, jstr(u, "machine"));
         _cleanup_strbuf_ struct strbuf rerr = STRBUF_INIT;
-        int r = run_process(&ctx, machine, argv, env.v, charm_dir, true, deadline_ms, &res, &rerr);
+        r = run_process(&ctx, machine, argv, env.v, charm_dir, true, deadline_ms, &res, &rerr);
         if (r < 0) {
                 res.status = 127;
                 strbuf_addf(&res.output, "juju-sim: %s\n", rerr.buf);
         } else if (rerr.len)
                 strbuf_addf(&res.output, "juju-sim: %s\n", rerr.buf);
         bool ok = res.status == 0;
+        r = process_end(&ctx, err);
+        if (r < 0) {
+                strbuf_release(&res.output);
+                ctx_clear(&ctx);
+                return r;
+        }
         debug_log(m, &ctx, ctx.hook, ok ? "ok" : "failed", &res, ev);
+        bool present = true;
         if (ok) {
-                model_commit(m, TAKE_PTR(ctx.work), unit);
-                set_agent(m, NULL, unit, "idle");
-                cJSON *uu = state_unit(m->state, unit);
-                cJSON_DeleteItemFromArray(jget(uu, "queue"), 0);
-                model_unit_retry_clear(uu);
+                present = hook_commit(&ctx, unit);
+                if (present) {
+                        set_agent(m, NULL, unit, "idle");
+                        queue_done(m, unit, ev, conc);
+                        model_unit_retry_clear(state_unit(m->state, unit));
+                }
         } else {
                 cJSON *uu = state_unit(m->state, unit);
-                unit_agent_set(uu, "error");
-                _cleanup_free_ char *msg = xasprintf("hook failed: \"%s\"", ctx.hook);
-                jset_str(uu, "error", msg);
-                jset(uu, "workload-before-error", cJSON_Duplicate(jobj(uu, "workload"), true));
-                status_record_set(jobj(uu, "workload"), "error", msg);
-                strbuf_addf(err, "unit \"%s\": %s", unit, msg);
-                if (model_retry_hooks(m->state)) {
-                        unsigned n = (unsigned) jnum(uu, "retry-count", 0) + 1;
-                        jset_num(uu, "retry-count", n);
-                        jset_num(uu, "retry-at", (double) (wall_ms() + runner_retry_delay_ms(n)));
-                }
+                present = uu != NULL;
+                if (present)
+                        unit_hook_failed(m, uu, unit, ctx.hook, err);
                 ret = 1;
         }
-        model_event_post(m, unit, ev, ok);
+        if (present)
+                model_event_post(m, unit, ev, ok);
         strbuf_release(&res.output);
         ctx_clear(&ctx);
+        if (conc) {
+                r = conc_done(m, err);
+                if (r < 0)
+                        return r;
+        }
         return ret;
 }
 
@@ -465,7 +630,50 @@ static int64_t next_retry(const cJSON *state) {
         return next;
 }
 
-int runner_settle(struct model *m, int timeout_sec, unsigned *ret_hooks, struct strbuf *err) {
+/* The end of a settle: 1 and err naming every unit in error (with its automatic retry), or 0. */
+static int settle_report(struct model *m, unsigned hooks, unsigned *ret_hooks, struct strbuf *err) {
+        if (ret_hooks)
+                *ret_hooks = hooks;
+        _cleanup_strv_ struct strv errs = STRV_INIT;
+        const cJSON *u;
+        int64_t wall = wall_ms();
+        cJSON_ArrayForEach(u, jget(m->state, "units")) {
+                if (!jstr(u, "error"))
+                        continue;
+                int64_t at = model_unit_retry_at(m->state, u);
+                if (at > 0)
+                        strv_pushf(&errs, "unit \"%s\" is in error: %s (automatic retry %u in %lld s)",
+                                u->string, jstr(u, "error"), (unsigned) jnum(u, "retry-count", 0),
+                                (long long) ((at > wall ? at - wall : 0) + 999) / 1000);
+                else
+                        strv_pushf(&errs, "unit \"%s\" is in error: %s", u->string, jstr(u, "error"));
+        }
+        if (errs.n) {
+                _cleanup_free_ char *j = strv_join(&errs, "; ");
+                strbuf_addstr(err, j);
+                return 1;
+        }
+        return 0;
+}
+
+/* Nothing can run: sleeps until the next automatic retry is due. False when none is scheduled
+ * or it is not due before the deadline (CLOCK_MONOTONIC ms; 0: none). */
+static bool retry_wait(const cJSON *state, int64_t deadline) {
+        int64_t at = next_retry(state);
+        if (at == 0)
+                return false;
+        int64_t wait_ms = at - wall_ms();
+        if (deadline && now_ms() + (wait_ms > 0 ? wait_ms : 0) >= deadline)
+                return false;
+        if (wait_ms > 0) {
+                struct timespec ts = { .tv_sec = wait_ms / 1000, .tv_nsec = (wait_ms % 1000) * 1000000 };
+                while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                        ;
+        }
+        return true;
+}
+
+static int settle_serial(struct model *m, int timeout_sec, unsigned *ret_hooks, struct strbuf *err) {
         int64_t deadline = timeout_sec > 0 ? now_ms() + (int64_t) timeout_sec * 1000 : 0;
         unsigned hooks = 0;
         int r;
@@ -505,52 +713,228 @@ int runner_settle(struct model *m, int timeout_sec, unsigned *ret_hooks, struct 
                         continue;
                 /* nothing runnable: time passes until the next automatic retry, within the
                  * deadline (the retry's wait counts against it, as in Juju) */
-                int64_t at = next_retry(m->state);
-                if (at == 0)
+                if (!retry_wait(m->state, deadline))
                         break;
-                int64_t wait_ms = at - wall_ms();
-                if (deadline && now_ms() + (wait_ms > 0 ? wait_ms : 0) >= deadline)
-                        break;
-                if (wait_ms > 0) {
-                        struct timespec ts = { .tv_sec = wait_ms / 1000,
-                                .tv_nsec = (wait_ms % 1000) * 1000000 };
-                        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-                                ;
+        }
+        return settle_report(m, hooks, ret_hooks, err);
+}
+
+/* --- concurrent settle: forked workers, one a machine (runner.h) -------------------------- */
+
+#define RESCAN_MS 250
+#define WORKER_ERR_MAX 4096
+
+struct worker {
+        pid_t pid;
+        int fd; /* read end of its error pipe: hung up when it exits */
+        char *unit;
+        char *machine;
+};
+
+static void worker_clear(struct worker *w) {
+        if (w->fd >= 0)
+                close(w->fd);
+        free(w->unit);
+        free(w->machine);
+        *w = (struct worker){ .fd = -1 };
+}
+
+/* The worker: runs one event of unit (runner_run_event takes the locks), reports a failure's text
+ * on fd, exits 0 (ran, skipped or nothing to run), 1 (the hook failed) or 3 (could not run it). */
+static _noreturn_ void worker_main(struct model *m, const char *unit, int64_t deadline, int fd) {
+        model_forget_lock(m); /* the parent's open file description: not ours to lock */
+        signal(SIGPIPE, SIG_IGN);
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int r = runner_run_event(m, unit, deadline, &e);
+        if (r < 0 && e.len == 0)
+                strbuf_addf(&e, "unit \"%s\": %s", unit, strerror(-r));
+        if (r < 0)
+                write_all(fd, e.buf, e.len < WORKER_ERR_MAX ? e.len : WORKER_ERR_MAX);
+        _exit(r < 0 ? 3 : r == 1 ? 1 : 0);
+}
+
+static int worker_start(struct model *m, struct worker *ws, size_t nw, const char *unit, const char *machine,
+        int64_t deadline, struct worker *ret) {
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return -errno;
+        pid_t pid = fork();
+        if (pid < 0) {
+                int e = -errno;
+                close(p[0]);
+                close(p[1]);
+                return e;
+        }
+        if (pid == 0) {
+                close(p[0]);
+                for (size_t i = 0; i < nw; i++)
+                        close(ws[i].fd);
+                worker_main(m, unit, deadline, p[1]);
+        }
+        close(p[1]);
+        *ret = (struct worker){ .pid = pid, .fd = p[0], .unit = xstrdup(unit), .machine = xstrdup(machine) };
+        return 0;
+}
+
+/* Reaps worker w (it hung up its pipe): its exit code (0, 1, 3; 3 too when it died of a signal),
+ * what it reported appended to err. */
+static int worker_reap(struct worker *w, struct strbuf *err) {
+        char buf[WORKER_ERR_MAX];
+        ssize_t n;
+        while ((n = read(w->fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+                if (n > 0)
+                        strbuf_add(err, buf, (size_t) n);
+        int st = 0;
+        while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
+                ;
+        if (WIFSIGNALED(st)) {
+                strbuf_addf(err, "unit \"%s\": the hook worker died of signal %d", w->unit, WTERMSIG(st));
+                return 3;
+        }
+        return WIFEXITED(st) ? WEXITSTATUS(st) : 3;
+}
+
+static bool worker_busy(const struct worker *ws, size_t nw, const char *unit, const char *machine) {
+        for (size_t i = 0; i < nw; i++)
+                if (streq(ws[i].unit, unit) || streq(ws[i].machine, machine))
+                        return true;
+        return false;
+}
+
+/* Under the model lock: units whose automatic retry is due leave the error state (their failed
+ * hook runs again); *ret_units: those with events to run and no error, in the model's order. */
+static int settle_scan(
+        struct model *m, struct strv *ret_units, struct strv *ret_machines, struct strbuf *err) {
+        int r = model_lock(m, RUNNER_LOCK_TIMEOUT_SEC, err);
+        if (r < 0)
+                return r;
+        bool changed = false;
+        cJSON *u;
+        cJSON_ArrayForEach(u, jget(m->state, "units")) {
+                int64_t due = model_unit_retry_at(m->state, u);
+                if (due > 0 && due <= wall_ms()) {
+                        model_unit_error_clear(u, true);
+                        changed = true;
+                }
+                if (jget(u, "error") || !jget(u, "queue") || !jget(u, "queue")->child)
+                        continue;
+                strv_push(ret_units, u->string);
+                strv_push(ret_machines, strempty(jstr(u, "machine")));
+        }
+        r = changed ? model_save(m, err) : 0;
+        model_unlock(m);
+        return r;
+}
+
+static int settle_concurrent(struct model *m, int timeout_sec, unsigned *ret_hooks, struct strbuf *err) {
+        int64_t deadline = timeout_sec > 0 ? now_ms() + (int64_t) timeout_sec * 1000 : 0;
+        struct worker ws[HOOK_WORKERS_MAX];
+        size_t nw = 0, cursor = 0;
+        unsigned hooks = 0;
+        int ret = 0;
+        bool stop = false, timed_out = false;
+        _cleanup_strbuf_ struct strbuf werr = STRBUF_INIT;
+        for (;;) {
+                _cleanup_strv_ struct strv units = STRV_INIT, machines = STRV_INIT;
+                if (!stop) {
+                        int r = settle_scan(m, &units, &machines, err);
+                        if (r < 0) {
+                                ret = r;
+                                stop = true;
+                        }
+                }
+                if (!stop && units.n > 0 && deadline && now_ms() >= deadline) {
+                        timed_out = stop = true;
+                }
+                unsigned limit = model_hook_workers(m->state);
+                if (limit == 0)
+                        limit = 1; /* switched to serial meanwhile: finish one at a time */
+                /* start workers, taking units in turn from the one after the last started */
+                for (size_t k = 0; !stop && k < units.n && nw < limit; k++) {
+                        size_t i = (cursor + k) % units.n;
+                        if (worker_busy(ws, nw, units.v[i], machines.v[i]))
+                                continue;
+                        int r = worker_start(m, ws, nw, units.v[i], machines.v[i], deadline, &ws[nw]);
+                        if (r < 0) {
+                                strbuf_addf(err, "wait: cannot start a hook worker: %s", strerror(-r));
+                                ret = r;
+                                stop = true;
+                                break;
+                        }
+                        nw++;
+                        cursor = i + 1;
+                }
+                if (nw == 0) {
+                        if (stop)
+                                break;
+                        if (units.n > 0)
+                                continue; /* (not reached: a free worker takes one) */
+                        /* nothing runnable: time passes until the next automatic retry, within
+                         * the deadline (as settle_serial) */
+                        if (!retry_wait(m->state, deadline))
+                                break;
+                        continue;
+                }
+                /* a worker ends, or the state is read again (events queued meanwhile) */
+                struct pollfd pfds[HOOK_WORKERS_MAX];
+                for (size_t i = 0; i < nw; i++)
+                        pfds[i] = (struct pollfd){ .fd = ws[i].fd, .events = POLLIN };
+                int n = poll(pfds, nw, stop ? -1 : RESCAN_MS);
+                if (n < 0 && errno != EINTR) {
+                        ret = -errno;
+                        stop = true;
+                }
+                for (size_t i = nw; n > 0 && i-- > 0;) {
+                        if (!(pfds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                                continue;
+                        int code = worker_reap(&ws[i], &werr);
+                        if (code == 0 || code == 1)
+                                hooks++;
+                        else if (code == 3 && ret == 0) {
+                                ret = -EIO;
+                                stop = true;
+                        }
+                        worker_clear(&ws[i]);
+                        ws[i] = ws[nw - 1];
+                        ws[nw - 1] = (struct worker){ .fd = -1 };
+                        nw--;
                 }
         }
-        if (ret_hooks)
-                *ret_hooks = hooks;
-        _cleanup_strv_ struct strv errs = STRV_INIT;
-        const cJSON *u;
-        int64_t wall = wall_ms();
-        cJSON_ArrayForEach(u, jget(m->state, "units")) {
-                if (!jstr(u, "error"))
-                        continue;
-                int64_t at = model_unit_retry_at(m->state, u);
-                if (at > 0)
-                        strv_pushf(&errs, "unit \"%s\" is in error: %s (automatic retry %u in %lld s)",
-                                u->string, jstr(u, "error"), (unsigned) jnum(u, "retry-count", 0),
-                                (long long) ((at > wall ? at - wall : 0) + 999) / 1000);
-                else
-                        strv_pushf(&errs, "unit \"%s\" is in error: %s", u->string, jstr(u, "error"));
+        if (ret < 0) {
+                if (werr.len)
+                        strbuf_addbuf(err, &werr);
+                if (ret_hooks)
+                        *ret_hooks = hooks;
+                return ret;
         }
-        if (errs.n) {
-                _cleanup_free_ char *j = strv_join(&errs, "; ");
-                strbuf_addstr(err, j);
-                return 1;
+        if (timed_out) {
+                strbuf_addf(err, "wait: timed out after %d s with hooks pending", timeout_sec);
+                if (ret_hooks)
+                        *ret_hooks = hooks;
+                return -ETIME;
         }
-        return 0;
+        int r = model_lock(m, RUNNER_LOCK_TIMEOUT_SEC, err);
+        if (r < 0)
+                return r;
+        model_unlock(m);
+        return settle_report(m, hooks, ret_hooks, err);
+}
+
+int runner_settle(struct model *m, int timeout_sec, unsigned *ret_hooks, struct strbuf *err) {
+        if (model_hook_workers(m->state) > 0)
+                return settle_concurrent(m, timeout_sec, ret_hooks, err);
+        return settle_serial(m, timeout_sec, ret_hooks, err);
 }
 
 int runner_run_action(struct model *m, const char *unit, const char *action, cJSON *params,
         cJSON **ret_result, struct strbuf *err) {
-        cJSON *u = state_unit(m->state, unit);
-        if (!u) {
-                strbuf_addf(err, "unit \"%s\" not found", unit);
-                return -ENOENT;
-        }
         struct hookctx ctx;
-        ctx_init(&ctx, m, unit);
+        _cleanup_close_ int mfd = -1;
+        int r = process_enter(m, unit, &ctx, &mfd, err);
+        if (r < 0)
+                return r;
+        bool conc = ctx.concurrent;
+        cJSON *u = state_unit(m->state, unit);
         ctx.is_action = true;
         ctx.action_name = action;
         ctx.action_params = params;
@@ -562,7 +946,7 @@ int runner_run_action(struct model *m, const char *unit, const char *action, cJS
         char ids[32];
         snprintf(ids, sizeof(ids), "%ld", aid);
         jset_str(ev, "action-id", ids);
-        const char *charm_dir = jstr(state_app(m->state, ctx.app), "charm-dir");
+        _cleanup_free_ char *charm_dir = xstrdup(strempty(jstr(state_app(m->state, ctx.app), "charm-dir")));
         _cleanup_free_ char *entry = find_entry(charm_dir, "actions", action);
         _cleanup_json_ cJSON *result = cJSON_CreateObject();
         jset_str(result, "id", ids);
@@ -577,25 +961,37 @@ int runner_run_action(struct model *m, const char *unit, const char *action, cJS
                 jset_num(timing, "completed", (double) time(NULL));
                 *ret_result = TAKE_PTR(result);
                 ctx_clear(&ctx);
-                return 0;
+                return conc ? conc_done(m, err) : 0;
         }
         _cleanup_free_ char *dispatch_path = xasprintf("actions/%s", action);
         _cleanup_strv_ struct strv env = STRV_INIT;
         ctx.hook = "";
         build_env(&ctx, charm_dir, dispatch_path, ev, &env);
         ctx.hook = NULL;
-        ctx.work = cJSON_Duplicate(m->state, true);
+        _cleanup_json_ cJSON *machine = cJSON_Duplicate(state_machine(m->state, jstr(u, "machine")), true);
+        set_agent(m, NULL, unit, "executing");
+        r = process_start(&ctx, err);
+        if (r < 0) {
+                ctx_clear(&ctx);
+                return r;
+        }
         char *argv[] = { entry, NULL };
-        const cJSON *machine = state_machine(m->state, jstr(u, "machine"));
         _cleanup_strbuf_ struct strbuf rerr = STRBUF_INIT;
-        set_agent(m, ctx.work, unit, "executing");
         /* The action's stdout and stderr, together, become results.stdout. */
-        int r = run_process(&ctx, machine, argv, env.v, charm_dir, true, 0, &res, &rerr);
+        r = run_process(&ctx, machine, argv, env.v, charm_dir, true, 0, &res, &rerr);
         if (r < 0) {
                 res.status = 127;
                 strbuf_addf(&res.output, "juju-sim: %s\n", rerr.buf);
         }
-        set_agent(m, ctx.work, unit, jstr(u, "error") ? "error" : "idle");
+        r = process_end(&ctx, err);
+        if (r < 0) {
+                strbuf_release(&res.output);
+                ctx_clear(&ctx);
+                return r;
+        }
+        u = state_unit(m->state, unit);
+        if (u)
+                set_agent(m, conc ? NULL : ctx.work, unit, jstr(u, "error") ? "error" : "idle");
         _cleanup_free_ char *what = xasprintf("action %s", action);
         debug_log(m, &ctx, what, res.status == 0 && !ctx.action_failed ? "ok" : "failed", &res, ev);
         bool failed = res.status != 0 || ctx.action_failed;
@@ -614,11 +1010,11 @@ int runner_run_action(struct model *m, const char *unit, const char *action, cJS
         jset(result, "log", cJSON_Duplicate(ctx.action_log, true));
         jset_num(timing, "completed", (double) time(NULL));
         if (res.status == 0)
-                model_commit(m, TAKE_PTR(ctx.work), unit);
+                hook_commit(&ctx, unit);
         strbuf_release(&res.output);
         ctx_clear(&ctx);
         *ret_result = TAKE_PTR(result);
-        return 0;
+        return conc ? conc_done(m, err) : 0;
 }
 
 static void shell_quote(struct strbuf *sb, const char *s) {
@@ -633,8 +1029,7 @@ static void shell_quote(struct strbuf *sb, const char *s) {
 }
 
 int runner_exec(struct model *m, const char *unit, char *const *cmd, int *ret_status, struct strbuf *err) {
-        cJSON *u = state_unit(m->state, unit);
-        if (!u) {
+        if (!state_unit(m->state, unit)) {
                 strbuf_addf(err, "unit \"%s\" not found", unit);
                 return -ENOENT;
         }
@@ -652,24 +1047,36 @@ int runner_exec(struct model *m, const char *unit, char *const *cmd, int *ret_st
                         shell_quote(&script, cmd[i]);
                 }
         struct hookctx ctx;
-        ctx_init(&ctx, m, unit);
-        const char *charm_dir = jstr(state_app(m->state, ctx.app), "charm-dir");
+        _cleanup_close_ int mfd = -1;
+        int r = process_enter(m, unit, &ctx, &mfd, err);
+        if (r < 0)
+                return r;
+        bool conc = ctx.concurrent;
+        cJSON *u = state_unit(m->state, unit);
+        _cleanup_free_ char *charm_dir = xstrdup(strempty(jstr(state_app(m->state, ctx.app), "charm-dir")));
         _cleanup_strv_ struct strv env = STRV_INIT;
         build_env(&ctx, charm_dir, NULL, NULL, &env);
-        ctx.work = cJSON_Duplicate(m->state, true);
-        char *argv[] = { (char *) "/bin/bash", (char *) "-c", script.buf, NULL };
-        const cJSON *machine = state_machine(m->state, jstr(u, "machine"));
-        struct run_result res = { .output = STRBUF_INIT };
-        int r = run_process(&ctx, machine, argv, env.v, charm_dir, false, 0, &res, err);
+        _cleanup_json_ cJSON *machine = cJSON_Duplicate(state_machine(m->state, jstr(u, "machine")), true);
+        r = process_start(&ctx, err);
         if (r < 0) {
+                ctx_clear(&ctx);
+                return r;
+        }
+        char *argv[] = { (char *) "/bin/bash", (char *) "-c", script.buf, NULL };
+        struct run_result res = { .output = STRBUF_INIT };
+        r = run_process(&ctx, machine, argv, env.v, charm_dir, false, 0, &res, err);
+        if (r >= 0)
+                r = process_end(&ctx, err);
+        if (r < 0) {
+                strbuf_release(&res.output);
                 ctx_clear(&ctx);
                 return r;
         }
         debug_log(m, &ctx, "exec", res.status == 0 ? "ok" : "failed", &res, NULL);
         if (res.status == 0)
-                model_commit(m, TAKE_PTR(ctx.work), unit);
+                hook_commit(&ctx, unit);
         *ret_status = res.status;
         strbuf_release(&res.output);
         ctx_clear(&ctx);
-        return 0;
+        return conc ? conc_done(m, err) : 0;
 }

@@ -13,9 +13,16 @@
  * and closes; with "output" (the tool's -o/--output) the tool writes stdout to PATH instead. A request whose
  * context is not the running one is refused (code 1).
  *
- * Invariants: one context at a time (the caller holds the model lock); status-set, juju-log and
- * application-version-set take effect at once, everything else lands in ctx->work, which replaces
- * the model state on exit 0 and is dropped otherwise. Ownership: the runner owns its contexts. */
+ * Invariants, serial mode (model.h, hook concurrency): one context at a time in the model (the
+ * caller holds the model lock throughout); status-set, juju-log and application-version-set take
+ * effect at once, everything else lands in ctx->work, which replaces the model state on exit 0
+ * and is dropped otherwise. Concurrent mode: one context at a time per machine (the runner takes
+ * the machine lock, the caller holds no lock), each with its own socket DIR/agent-N.sock (N: the
+ * context number); the model lock is taken only to read the state before the process starts, for
+ * each immediate write (status-set, leader-set, application-version-set: reloaded, written,
+ * saved) and to commit at the end: ctx->work's changes against ctx->base are merged into the
+ * state as it is then (model_commit_merge()). Tools read ctx->work: the state as it was when the
+ * hook began, with the hook's own writes. Ownership: the runner owns its contexts. */
 #pragma once
 
 #include <stdbool.h>
@@ -28,9 +35,13 @@
 struct hookctx {
         struct model *m;
         cJSON *work; /* working copy of the state */
+        cJSON *base; /* concurrent mode: the state when the process started (work's origin) */
+        bool concurrent;
         const char *unit;
-        const char *app;
+        const char *app; /* points to app_owned */
+        char *app_owned;
         char *id;         /* JUJU_CONTEXT_ID */
+        char *sock;       /* JUJU_AGENT_SOCKET_ADDRESS */
         const char *hook; /* hook name; NULL for actions and exec */
         const char *kind; /* event kind (relation-changed, …) */
         long relation_id; /* -1 when no relation */
@@ -47,35 +58,54 @@ struct hookctx {
         cJSON *logs; /* juju-log lines: array of strings "LEVEL msg" */
 };
 
+/* How long a concurrent-mode runner waits for a machine lock or the model lock. */
+#define RUNNER_LOCK_TIMEOUT_SEC 600
+
 /* Runs the head event of unit's queue. Returns 0 when it ran and succeeded or was skipped,
  * 1 when the hook failed (the unit is now in error), or a negative errno. deadline_ms: a
- * CLOCK_MONOTONIC time after which a running hook is killed (0: none). */
+ * CLOCK_MONOTONIC time after which a running hook is killed (0: none). Serial mode: the caller
+ * holds the model lock and saves; concurrent mode: the runner takes the unit's machine lock and
+ * the model lock as it needs them and saves (the caller holds neither). */
 int runner_run_event(struct model *m, const char *unit, int64_t deadline_ms, struct strbuf *err);
 
 /* The wait before automatic retry number `failures` (1: after the first failure) of a failed
  * hook: 5 s, 10 s, 20 s … at most 5 min. */
 int64_t runner_retry_delay_ms(unsigned failures);
 
-/* Runs queued hooks, one unit after another in turn, until nothing can run; saves the state after
- * each. A unit in error waits for resolve, or, with automatically-retry-hooks (model.h), for its
+/* Runs queued hooks until nothing can run; saves the state after each. Serial mode (the caller
+ * holds the model lock): one unit after another in turn. Concurrent mode (the caller holds no
+ * lock): up to model_hook_workers() hooks at once, each in a forked worker that runs one event of
+ * one unit under its machine lock (at most one worker a machine; units taken in turn); the
+ * state is re-read after each worker and every 250 ms, so events queued meanwhile (by hooks or
+ * by other juju-sim commands) run too; a unit whose queue another juju-sim is running is waited
+ * for. A unit in error waits for resolve, or, with automatically-retry-hooks (model.h), for its
  * automatic retry: while nothing else can run, time passes until the next one is due, if that is
  * before the deadline. Returns 0 when settled, 1 when a unit is in error (err names it, and when
  * its retry is due), negative errno (-ETIME on timeout). */
 int runner_settle(struct model *m, int timeout_sec, unsigned *ret_hooks, struct strbuf *err);
 
-/* Runs an action now. *ret_result: { id, status: completed|failed, message, results, log: [{timestamp,
- * message}], timing: {enqueued, started, completed} } (times in Unix seconds, whole as the
- * controller's nowToTheSecond keeps them). Returns 0 (also when the action failed) or a negative errno. */
+/* Runs an action now (concurrent mode: under the unit's machine lock only). *ret_result: { id, status:
+ * completed|failed, message, results, log: [{timestamp, message}], timing: {enqueued, started, completed} }
+ * (times in Unix seconds, whole as the controller's nowToTheSecond keeps them). Returns 0 (also when the
+ * action failed) or a negative errno. */
 int runner_run_action(struct model *m, const char *unit, const char *action, cJSON *params,
         cJSON **ret_result, struct strbuf *err);
 
 /* Runs cmd (argv; one element is run by bash -c) in the unit's hook context with our stdin,
- * stdout and stderr. *ret_status: its exit status (128+N for a signal). */
+ * stdout and stderr (concurrent mode: under the unit's machine lock only, as Juju's juju-exec
+ * runs commands). *ret_status: its exit status (128+N for a signal). */
 int runner_exec(struct model *m, const char *unit, char *const *cmd, int *ret_status, struct strbuf *err);
 
 /* Implemented in hooktools.c: runs one hook tool in ctx (file: the --file contents, files: the
  * request's "files"). Returns the tool's exit code; *ret_output (malloc'd) is the -o path, if any. */
 int hooktool_run(struct hookctx *ctx, char *const *argv, const char *file, const cJSON *files,
         struct strbuf *out, struct strbuf *errout, char **ret_output);
+
+/* The state a hook tool's immediate write goes to (status-set, leader-set,
+ * application-version-set): serial mode, the model's own (saved after the hook); concurrent mode,
+ * the model's reloaded under the model lock. NULL (err says why) when the lock could not be
+ * taken. Pair each non-NULL return with hookctx_state_end(), which saves and unlocks. */
+cJSON *hookctx_state_begin(struct hookctx *ctx, struct strbuf *err);
+int hookctx_state_end(struct hookctx *ctx, struct strbuf *err);
 
 int64_t now_ms(void);
