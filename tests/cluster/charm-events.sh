@@ -232,9 +232,17 @@ seqs = [r["seq"] for r in recs]
 assert seqs == list(range(int(sys.argv[2]) + 1, int(sys.argv[2]) + 1 + len(seqs))), f"seqs not contiguous: {seqs}"
 ids = [r["id"] for r in recs]
 assert len(set(ids)) == len(ids) and all(i.endswith(f"-{r['seq']}") for i, r in zip(ids, recs)), ids
+# issue 29: the departure is also a record of who asked for it (source "action"), before the
+# node's removal; the charm's actions are the only other "action" records, and none ran here
+acts = [r for r in recs if r["event"] == "action"]
+assert [(a["action"], a["node"], a["source"]) for a in acts] == [("departure", "slurmd-1", "action")], acts
+assert acts[0]["by"].startswith("juju: slurmd/1 leaves relation "), acts[0]
+gone = [r["seq"] for r in recs if r["event"] == "removed" and r.get("node") == "slurmd-1"]
+assert gone and acts[0]["seq"] < gone[0], (acts, gone)
 per = {}
 for r in recs:
-    per.setdefault(r.get("node", "-"), []).append(r["event"])
+    if r["event"] != "action":
+        per.setdefault(r.get("node", "-"), []).append(r["event"])
 print("records: " + "; ".join(f"{r['seq']} {r['event']} {r.get('node', '-')} {r['source']}{' transient' if r.get('transient') else ''} ({r.get('cause', '')})" for r in recs), file=sys.stderr)
 want0 = ["drained", "resumed", "drained", "resumed"]
 assert per.get("slurmd-0") == want0, f"slurmd-0: {per.get('slurmd-0')}, want {want0}"
@@ -246,7 +254,7 @@ assert per.get(new) == ["added"], f"{new}: {per.get(new)}"
 assert per.get("-", []) and set(per["-"]) == {"slurmctld-started"}, per.get("-")
 assert set(per) == {"slurmd-0", "slurmd-1", new, "-"}, sorted(per)
 srcs = {r["source"] for r in recs}
-assert srcs == {"trigger", "reconcile"}, srcs
+assert srcs == {"trigger", "reconcile", "action"}, srcs
 print(f"{len(recs)} records in {pages} pages", file=sys.stderr)
 PY
 

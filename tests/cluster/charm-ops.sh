@@ -133,6 +133,21 @@ timed "node-resume (2 nodes)" slurmctld/0 node-resume nodes=cpu-[0-1]
 [ "$(r changed)" = "cpu-[0-1]" ] || die "resume: $(cat "$T/res")"
 [ "$(sinfo_state cpu-0)" = idle ] && [ "$(sinfo_state cpu-1)" = idle ] || die "sinfo after resume: $(ctl sinfo -N)"
 [ "$(r nodes.cpu-0.state)" = IDLE+DYNAMIC_NORM ] || die "resume result: $(cat "$T/res")"
+# issue 29: the node event log says who changed the nodes (one "action" record per node, in
+# the log's one sequence), beside the state changes it records itself
+ctl cat /var/lib/slurm/charm/events/node-events.jsonl >"$T/events"
+python3 - "$T/events" <<'PY' || die "action records: $(tail -n 8 "$T/events")"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+seqs = [r["seq"] for r in recs]
+assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), seqs
+acts = [(r["action"], r["node"], r.get("reason"), r["by"], r["source"]) for r in recs if r["event"] == "action"]
+want = [("node-drain", "cpu-0", "swap the PSU (ticket 42)"), ("node-drain", "cpu-1", "node-drain action"),
+        ("node-resume", "cpu-0", None), ("node-resume", "cpu-1", None)]
+got = [a[:3] for a in acts]
+assert got == want, got
+assert all(a[3].startswith("slurmctld/0 action ") and a[4] == "action" for a in acts), acts
+PY
 act slurmctld/0 node-resume nodes=cpu-0
 [ "$(r unchanged)" = cpu-0 ] && [ "$(r changed)" = none ] || die "resume of an idle node: $(cat "$T/res")"
 fails 'node-drain: unknown node "cpu-9": nothing changed' slurmctld/0 node-drain nodes=cpu-1,cpu-9

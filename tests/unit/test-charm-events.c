@@ -603,6 +603,74 @@ static void test_commit_and_read(void **state) {
         rm_rf(dir);
 }
 
+/* issue 29: an operator action's records go into the same sequence as the reconciles'
+ * (one per node, source "action", who ran it), and the state change the action made is still
+ * recorded by the next reconcile: the snapshot is not touched by a note. */
+static void test_action_records(void **state) {
+        _cleanup_free_ char *dir = tmpdir();
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        int fd;
+        assert_int_equal(ev_lock(dir, 0, &fd, &err), 0);
+        assert_int_equal(flip(dir, NULL, 0), 0); /* baseline: n0 idle */
+
+        char *nodes[] = { (char *) "n0", (char *) "n1" };
+        const struct ev_note note = { .action = "node-drain",
+                .by = "slurmctld/0 action 7",
+                .nodes = nodes,
+                .n_nodes = 2,
+                .reason = "psu",
+                .detail = NULL };
+        struct ev_state s = { 0 };
+        struct ev_records recs = { 0 };
+        assert_int_equal(ev_state_load(dir, NULL, &s, &err), 0);
+        uint64_t first = s.next_seq;
+        assert_int_equal(ev_note_records(&s, &note, T0 + 500, &recs), 2);
+        assert_int_equal(recs.n, 2);
+        assert_int_equal(recs.v[0].seq, first);
+        assert_int_equal(recs.v[1].seq, first + 1);
+        assert_int_equal(recs.v[0].kind, EV_ACTION);
+        assert_string_equal(recs.v[1].node, "n1");
+        assert_int_equal(s.next_seq, first + 2);
+        assert_int_equal(s.pending.n, 2);
+        assert_true(ev_commit(dir, NULL, &s, &err) >= 0);
+        ev_state_done(&s);
+        ev_records_done(&recs);
+
+        /* the drain itself: the next reconcile still sees n0 change (snapshot untouched) */
+        assert_int_equal(flip(dir, NULL, 1), 1);
+        _cleanup_free_ char *log = read_file(dir, EV_LOG_FILE);
+        assert_int_equal(count_lines(log), 3);
+        const char *a = strstr(log, "\"event\":\"action\",\"node\":\"n0\"");
+        assert_non_null(a);
+        assert_non_null(strstr(log, "\"reason\":\"psu\",\"source\":\"action\",\"action\":\"node-drain\","
+                                    "\"by\":\"slurmctld/0 action 7\"}"));
+        const char *d = strstr(log, "\"event\":\"down\",\"node\":\"n0\"");
+        assert_non_null(d);
+        assert_true(a < d); /* one sequence, in order */
+        _cleanup_free_ char *seq3 = xasprintf("{\"seq\":%" PRIu64 ",", first + 2);
+        assert_non_null(strstr(log, seq3));
+
+        /* no nodes: one record without a node; long strings cut */
+        char longr[EV_REASON_MAX + 50];
+        memset(longr, 'r', sizeof longr - 1);
+        longr[sizeof longr - 1] = '\0';
+        const struct ev_note bare = { .action = "pause", .by = "x", .reason = longr, .detail = "d=1" };
+        assert_int_equal(ev_state_load(dir, NULL, &s, &err), 0);
+        assert_int_equal(ev_note_records(&s, &bare, T0 + 900, &recs), 1);
+        assert_null(recs.v[0].node);
+        assert_int_equal(strlen(recs.v[0].reason), EV_REASON_MAX);
+        assert_string_equal(recs.v[0].detail, "d=1");
+        assert_true(ev_commit(dir, NULL, &s, &err) >= 0);
+        ev_state_done(&s);
+        ev_records_done(&recs);
+        free(log);
+        log = read_file(dir, EV_LOG_FILE);
+        assert_int_equal(count_lines(log), 4);
+        assert_non_null(strstr(log, "\"detail\":\"d=1\""));
+        close(fd);
+        rm_rf(dir);
+}
+
 static void test_crash_recovery(void **state) {
         _cleanup_free_ char *dir = tmpdir();
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
@@ -841,6 +909,7 @@ int main(void) {
                 cmocka_unit_test(test_record_format),
                 cmocka_unit_test(test_long_reason_cut),
                 cmocka_unit_test(test_commit_and_read),
+                cmocka_unit_test(test_action_records),
                 cmocka_unit_test(test_crash_recovery),
                 cmocka_unit_test(test_rotation),
                 cmocka_unit_test(test_ctl_host_kept),

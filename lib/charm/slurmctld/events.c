@@ -39,6 +39,7 @@ static const char *const kind_names[EV_KIND_MAX] = {
         [EV_REBOOTED] = "rebooted",
         [EV_SLURMCTLD_STARTED] = "slurmctld-started",
         [EV_CONTROL_MOVED] = "control-moved",
+        [EV_ACTION] = "action",
 };
 
 static const char *const hint_names[EV_HINT_MAX] = {
@@ -175,6 +176,9 @@ void ev_records_done(struct ev_records *r) {
                 free(r->v[i].cause);
                 free(r->v[i].controller);
                 free(r->v[i].previous);
+                free(r->v[i].action);
+                free(r->v[i].by);
+                free(r->v[i].detail);
         }
         free(r->v);
         *r = (struct ev_records){ 0 };
@@ -222,7 +226,14 @@ void ev_record_format(const struct ev_record *r, const char *log_id, struct strb
         }
         if (r->reason)
                 cJSON_AddStringToObject(o, "reason", r->reason);
-        cJSON_AddStringToObject(o, "source", r->from_trigger ? "trigger" : "reconcile");
+        cJSON_AddStringToObject(
+                o, "source", r->kind == EV_ACTION ? "action" : r->from_trigger ? "trigger" : "reconcile");
+        if (r->action)
+                cJSON_AddStringToObject(o, "action", r->action);
+        if (r->by)
+                cJSON_AddStringToObject(o, "by", r->by);
+        if (r->detail)
+                cJSON_AddStringToObject(o, "detail", r->detail);
         if (r->cause)
                 cJSON_AddStringToObject(o, "cause", r->cause);
         if (r->transient)
@@ -236,6 +247,40 @@ void ev_record_format(const struct ev_record *r, const char *log_id, struct strb
         s = cJSON_PrintUnformatted(o);
         strbuf_addstr(out, s);
         cJSON_free(s);
+}
+
+/* A copy of s cut to EV_REASON_MAX bytes (NULL for NULL). */
+static char *dup_cut(const char *s) {
+        return s ? xstrndup(s, EV_REASON_MAX) : NULL;
+}
+
+size_t ev_note_records(struct ev_state *s, const struct ev_note *note, int64_t now_ms, struct ev_records *ret) {
+        _cleanup_(ev_records_done) struct ev_records recs = { 0 };
+        size_t n = note->n_nodes ? note->n_nodes : 1;
+        strv_clear(&s->pending);
+        for (size_t i = 0; i < n; i++) {
+                struct ev_record *r = records_push(&recs);
+                *r = (struct ev_record){
+                        .seq = s->next_seq++,
+                        .time_ms = now_ms,
+                        .kind = EV_ACTION,
+                        .node = note->n_nodes ? xstrdup(note->nodes[i]) : NULL,
+                        .reason = dup_cut(note->reason),
+                        .action = dup_cut(note->action),
+                        .by = dup_cut(note->by),
+                        .detail = dup_cut(note->detail),
+                };
+                _cleanup_strbuf_ struct strbuf line = STRBUF_INIT;
+                ev_record_format(r, s->log_id, &line);
+                strv_push(&s->pending, line.buf);
+        }
+        if (ret) {
+                for (size_t i = 0; i < recs.n; i++)
+                        *records_push(ret) = recs.v[i];
+                free(recs.v);
+                recs = (struct ev_records){ 0 };
+        }
+        return n;
 }
 
 /* --- the step ------------------------------------------------------------------------------------- */

@@ -100,6 +100,7 @@ enum ev_kind {
         EV_REBOOTED,
         EV_SLURMCTLD_STARTED,
         EV_CONTROL_MOVED,
+        EV_ACTION, /* an operator action of the charm changed nodes (source "action") */
         EV_KIND_MAX,
 };
 /* "added", …, "slurmctld-started"; NULL out of range. */
@@ -169,6 +170,9 @@ struct ev_record {
         int64_t boot_time; /* slurmctld-started: the new boot time (s) */
         char *controller;  /* slurmctld-started, control-moved: the host in charge, when known */
         char *previous;    /* control-moved: the host in charge before */
+        char *action;      /* action: the action's name ("node-drain") */
+        char *by;          /* action: who ran it ("slurmctld/0 action 12") */
+        char *detail;      /* action: what it set besides the reason ("weight=10"), or NULL */
 };
 struct ev_records {
         struct ev_record *v;
@@ -207,6 +211,22 @@ struct ev_observation {
  * (records, or a snapshot that differs in what it keeps), 0 when prev stays as it is. */
 int ev_step(const struct ev_state *prev, const struct ev_observation *obs, struct ev_state *ret_next,
         struct ev_records *ret_new);
+
+/* What an operator action did (issue 29: the log says who changed a node, not only that it
+ * changed): one "action" record per node (one without a node when nodes is empty). */
+struct ev_note {
+        const char *action;      /* "node-drain", … */
+        const char *by;          /* "slurmctld/0 action 12" */
+        char *const *nodes;      /* the nodes it changed */
+        size_t n_nodes;
+        const char *reason;      /* or NULL */
+        const char *detail;      /* or NULL */
+};
+/* Adds note's records to s (numbered from s->next_seq, which moves on; s->pending becomes
+ * their lines, what ev_commit() appends) and to ret (may be NULL); the snapshot itself is
+ * untouched, so the next reconcile still records the state change the action made. Strings
+ * are cut to EV_REASON_MAX. Pure. Returns the number of records. */
+size_t ev_note_records(struct ev_state *s, const struct ev_note *note, int64_t now_ms, struct ev_records *ret);
 
 /* One log line (no newline) for r in the log log_id. */
 void ev_record_format(const struct ev_record *r, const char *log_id, struct strbuf *out);

@@ -381,6 +381,35 @@ int nodeevents_reconcile(const struct charm_paths *paths, const struct evspool_l
         return (int) recs.n;
 }
 
+void nodeevents_catch_up(const struct charm_paths *paths, const char *cause) {
+        _cleanup_free_ char *dir = nodeevents_dir(paths);
+        struct stat st;
+        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+                (void) nodeevents_reconcile(paths, NULL, cause, NULL, NULL);
+}
+
+int nodeevents_note(const struct charm_paths *paths, const struct ev_note *note, struct strbuf *err) {
+        _cleanup_free_ char *dir = nodeevents_dir(paths);
+        _cleanup_close_ int lock = -1;
+        _cleanup_(ev_state_done) struct ev_state s = { 0 };
+        struct stat st;
+        if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+                strbuf_addf(err, "%s: no event log on this unit yet", dir);
+                return -ENOENT;
+        }
+        int r = ev_lock(dir, 0, &lock, err);
+        if (r < 0)
+                return r;
+        free(dir);
+        dir = ev_lock_path(lock);
+        r = ev_state_load(dir, NULL, &s, err);
+        if (r < 0)
+                return r;
+        size_t n = ev_note_records(&s, note, wall_ms(), NULL);
+        r = ev_commit(dir, NULL, &s, err);
+        return r < 0 ? r : (int) n;
+}
+
 /* The watcher runs for days: libslurm's client keeps the controller list it read at its first
  * call, so after the order changed it asked the former primary, now a standby, first (22.05
  * retries that one for 1.5 x SlurmctldTimeout: "Invalid RPC REQUEST_NODE_INFO while in standby

@@ -105,6 +105,17 @@ int nodeevents_reconcile(const struct charm_paths *paths, const struct evspool_l
 int nodeevents_watch_reconcile(
         void *userdata, const struct evspool_list *records, const char *cause, struct strbuf *err);
 
+/* An operator action's record (events.h, ev_note): appended under the log's lock with the next
+ * seq, on whichever unit the action runs (the log is the controllers' one). Only into a log a
+ * hook placed already: -ENOENT (nothing written) when this unit has none yet, so that no
+ * private log is started beside the shared one. Returns the number of records. */
+int nodeevents_note(const struct charm_paths *paths, const struct ev_note *note, struct strbuf *err);
+
+/* nodeevents_reconcile() when this unit's log exists (a hook placed it), else nothing: an
+ * action brings the log up to date before it changes nodes, without ever starting a private
+ * log. Errors are ignored (the watcher catches up). */
+void nodeevents_catch_up(const struct charm_paths *paths, const char *cause);
+
 /* The watcher's expecting callback (charm/slurmctld/eventwatch.h, charm/slurmctld/expect.h): an expectation is
  * open against the last snapshot. userdata: const struct charm_paths *. */
 bool nodeevents_watch_expecting(void *userdata);

@@ -10,6 +10,13 @@
 #include "util/strbuf.h"
 #include "util/strv.h"
 
+/* After a change: the action's records in the node event log (nodeevents_note(): one per node,
+ * with who ran it, the reason and detail), so that the log says who changed a node. Nothing
+ * when nodes is empty. A failure is a warning in kv ("event-log"), never the action's failure:
+ * the change is made. */
+void ops_note(struct juju_ctx *ctx, const char *action, const struct strv *nodes, const char *reason,
+        const char *detail, struct strv *kv);
+
 /* --- parameters (action-get's object) ---------------------------------------------------------- */
 
 /* Refuses keys not in allowed (NULL-terminated): "unknown parameter "x" (known: a b)". */

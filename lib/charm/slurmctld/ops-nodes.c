@@ -139,6 +139,7 @@ static int drain_or_down(struct juju_ctx *ctx, enum ops_node_action action, stru
                 return r;
         state_results(&nodes, &before, nodes.nodes.v, &kv);
         list_result(&kv, "changed", &nodes.nodes, false);
+        ops_note(ctx, ops_node_action_name(action), &nodes.nodes, req.reason, NULL, &kv);
         if (action == OPS_NODE_DRAIN)
                 return ops_result_set(ctx, &kv, err);
 
@@ -254,6 +255,7 @@ static int node_resume(struct juju_ctx *ctx, struct strbuf *err) {
         }
         list_result(&kv, "changed", &resume, false);
         list_result(&kv, "unchanged", &unchanged, true);
+        ops_note(ctx, "node-resume", &resume, NULL, NULL, &kv);
         return ops_result_set(ctx, &kv, err);
 }
 
@@ -481,6 +483,20 @@ static int node_update(struct juju_ctx *ctx, struct strbuf *err) {
         }
         list_result(&kv, "changed", &nodes.nodes, false);
         ops_kv(&kv, OPS_FEATURE_WARNING, "warning");
+        {
+                _cleanup_strbuf_ struct strbuf d = STRBUF_INIT;
+                if (req.has_weight)
+                        strbuf_addf(&d, " weight=%u", req.weight);
+                if (req.features)
+                        strbuf_addf(&d, " features=%s", req.features);
+                if (req.features_active)
+                        strbuf_addf(&d, " active-features=%s", req.features_active);
+                if (req.gres)
+                        strbuf_addf(&d, " gres=%s", req.gres);
+                if (req.comment)
+                        strbuf_addf(&d, " comment=%s", req.comment);
+                ops_note(ctx, "node-update", &nodes.nodes, NULL, d.len ? d.buf + 1 : NULL, &kv);
+        }
         r = ops_result_set(ctx, &kv, err);
 out:
         for (size_t i = 0; i < n_changes; i++)

@@ -165,6 +165,10 @@ static int node_reserve(struct juju_ctx *ctx, struct strbuf *err) {
                 if (already.n)
                         ops_kv(&kv, b.buf, "already-reserved");
         }
+        {
+                _cleanup_free_ char *d = xasprintf("reservation=%s", req.resv_name);
+                ops_note(ctx, "node-reserve", &added, NULL, d, &kv);
+        }
         return ops_result_set(ctx, &kv, err);
 }
 
@@ -243,6 +247,10 @@ static int node_unreserve(struct juju_ctx *ctx, struct strbuf *err) {
                 ops_kv(&kv, removed.n ? a.buf : "none", "removed");
                 if (not_reserved.n)
                         ops_kv(&kv, b.buf, "not-reserved");
+        }
+        {
+                _cleanup_free_ char *d = xasprintf("reservation=%s%s", req.resv_name, deleted ? " (deleted)" : "");
+                ops_note(ctx, "node-unreserve", &removed, NULL, d, &kv);
         }
         return ops_result_set(ctx, &kv, err);
 }

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "charm/slurmctld/ops-internal.h"
+#include "charm/slurmctld/nodeevents.h"
 #include "charm/common/pause.h"
 #include "slurm/client.h"
 #include "slurm/ctlvalues.h"
@@ -75,6 +76,26 @@ void ops_key_segment(const char *name, struct strbuf *out) {
                 strbuf_setlen(out, out->len - 1);
         if (out->len == start)
                 strbuf_addch(out, 'x');
+}
+
+void ops_note(struct juju_ctx *ctx, const char *action, const struct strv *nodes, const char *reason,
+        const char *detail, struct strv *kv) {
+        const struct juju_env *env = juju_env(ctx);
+        const struct charm_paths paths = { 0 };
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        if (nodes->n == 0)
+                return;
+        _cleanup_free_ char *by = xasprintf("%s action %s", strempty(env->unit), strempty(env->action_uuid));
+        const struct ev_note note = {
+                .action = action,
+                .by = by,
+                .nodes = nodes->v,
+                .n_nodes = nodes->n,
+                .reason = reason,
+                .detail = detail,
+        };
+        if (nodeevents_note(&paths, &note, &e) < 0)
+                ops_kv(kv, e.buf, "event-log");
 }
 
 int ops_slurm_failed(int r, const struct strbuf *e, bool changes, struct strbuf *err) {
@@ -1066,6 +1087,12 @@ int ops_nodes_prepare(struct juju_ctx *ctx, enum ops_node_action action, bool ch
         r = ops_ctl_check(changes, err);
         if (r < 0)
                 return r;
+        if (changes) {
+                /* the log up to date first, so that what happened before this action comes
+                 * before its records (best effort: the watcher catches up otherwise) */
+                const struct charm_paths paths = { 0 };
+                nodeevents_catch_up(&paths, ops_node_action_name(action));
+        }
         *ret = (struct ops_nodes){ .nodes = STRV_INIT, .missing = STRV_INIT };
         r = slurm_node_list(NULL, &ret->table, &e);
         if (r < 0)

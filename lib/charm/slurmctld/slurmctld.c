@@ -163,6 +163,24 @@ static void expect_change(struct juju_ctx *ctx, const struct charm_paths *paths,
                 (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "node events: %s", e.buf);
 }
 
+/* issue 29: a compute unit's departure is a record of who asked (Juju, for that unit) in the
+ * node event log, once: by the leader (every controller unit runs this hook; the log is their
+ * one log). Before anything else of the hook, GPU units (full reconcile) included. */
+static void departure_note(struct juju_ctx *ctx, const struct charm_paths *paths, const struct juju_env *env) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        bool leader = false;
+        if (!streq_ptr(env->relation_event, "departed") || isempty(env->departing_unit) ||
+                juju_is_leader(ctx, &leader, NULL) < 0 || !leader)
+                return;
+        _cleanup_free_ char *node = charm_node_name(env->departing_unit);
+        _cleanup_free_ char *by =
+                xasprintf("juju: %s leaves relation %s", env->departing_unit, strempty(env->relation_id));
+        char *nodes[] = { node };
+        const struct ev_note note = { .action = "departure", .by = by, .nodes = nodes, .n_nodes = 1 };
+        if (nodeevents_note(paths, &note, &e) < 0)
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "node events: %s", e.buf);
+}
+
 /* --- inputs ------------------------------------------------------------------------------------ */
 
 static long relation_number(const char *id) {
@@ -1748,6 +1766,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         return 0;
                 }
         }
+        if (is_unit_event_on_slurmd(env))
+                departure_note(ctx, &o->paths, env);
         r = is_unit_event_on_slurmd(env) ? gres_event(ctx, o, env, err) : 1;
         if (r == 0) {
                 /* items held back for the compute units' verdicts: this unit may have answered */
