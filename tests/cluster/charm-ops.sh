@@ -384,6 +384,10 @@ fails 'program:' slurmctld/0 trigger-set event=down program=/etc/slurm/scripts/m
 fails 'not executable by SlurmUser' slurmctld/0 trigger-set event=down program=/etc/slurm/scripts/trig-private
 fails 'single spaces' slurmctld/0 trigger-set event=down "program=/etc/slurm/scripts/trig-note  x"
 fails 'job-id: give' slurmctld/0 trigger-set event=fini program=/etc/slurm/scripts/trig-note
+fails 'whether or not a node is idle' slurmctld/0 trigger-set event=idle program=/etc/slurm/scripts/trig-note
+arr=$(sub --hold --array=1-2 --wrap 'sleep 1' -o /dev/null) # held: the nodes stay as they are
+fails "job-id: job $arr is an array" slurmctld/0 trigger-set event=fini job-id="$arr" program=/etc/slurm/scripts/trig-note
+ctl scontrol release "$arr" >/dev/null
 fails 'only for time' slurmctld/0 trigger-set event=down offset=-5 program=/etc/slurm/scripts/trig-note
 fails 'ESLURM|Invalid job id|does not exist|not found|invalid' slurmctld/0 trigger-set event=fini job-id=999999 \
         program=/etc/slurm/scripts/trig-note

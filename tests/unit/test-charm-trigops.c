@@ -53,7 +53,6 @@ static void test_set_events(void **state) {
         } ok[] = {
                 { "up", SLURM_TRIGGER_RES_NODE, SLURM_NODE_EVENT_UP },
                 { "down", SLURM_TRIGGER_RES_NODE, SLURM_NODE_EVENT_DOWN },
-                { "idle", SLURM_TRIGGER_RES_NODE, SLURM_NODE_EVENT_IDLE },
                 { "drained", SLURM_TRIGGER_RES_NODE, SLURM_NODE_EVENT_DRAINED },
                 { "reconfig", SLURM_TRIGGER_RES_NODE, SLURM_NODE_EVENT_RECONFIG },
                 { "primary_slurmctld_failure", SLURM_TRIGGER_RES_SLURMCTLD, SLURM_CTLD_EVENT_PRI_FAIL },
@@ -97,7 +96,7 @@ static void test_set_events(void **state) {
         assert_int_equal(q.offset, -300);
         assert_int_equal(q.event, SLURM_JOB_EVENT_TIME);
         trigops_set_req_done(&q);
-        assert_int_equal(set_parse("{\"event\":\"idle\",\"program\":\"/usr/sbin/x\",\"nodes\":\"*\",\"offset\":32000,"
+        assert_int_equal(set_parse("{\"event\":\"up\",\"program\":\"/usr/sbin/x\",\"nodes\":\"*\",\"offset\":32000,"
                                    "\"permanent\":true}",
                                  &q, &msg),
                 0);
@@ -110,6 +109,7 @@ static void test_set_refusals(void **state) {
         /* events Slurm has but that are wrong here, and names it has not */
         refused("{\"event\":\"fail\",\"program\":\"/usr/bin/true\"}", "never fires");
         refused("{\"event\":\"burst_buffer\",\"program\":\"/usr/bin/true\"}", "no burst buffer");
+        refused("{\"event\":\"idle\",\"program\":\"/usr/bin/true\"}", "whether or not a node is idle");
         refused("{\"event\":\"DOWN\",\"program\":\"/usr/bin/true\"}", "unknown event \"DOWN\"");
         refused("{\"event\":\"primary_slurmctld_acct_buffer_full\",\"program\":\"/usr/bin/true\"}", "unknown event");
         refused("{\"event\":\"\",\"program\":\"/usr/bin/true\"}", "event: give");
@@ -151,9 +151,10 @@ static void test_set_refusals(void **state) {
         refused("{\"event\":\"down\",\"program\":\"/usr/bin/true\",\"offset\":-1}", "only for time");
         refused("{\"event\":\"fini\",\"program\":\"/usr/bin/true\",\"job-id\":3,\"offset\":-10}", "only for time");
         refused("{\"event\":\"time\",\"program\":\"/usr/bin/true\",\"job-id\":3,\"offset\":-32001}", "offset:");
-        refused("{\"event\":\"idle\",\"program\":\"/usr/bin/true\",\"offset\":32001}", "offset:");
-        refused("{\"event\":\"idle\",\"program\":\"/usr/bin/true\",\"offset\":1.5}", "offset:");
-        refused("{\"event\":\"idle\",\"program\":\"/usr/bin/true\",\"offset\":\"5\"}", "offset:");
+        refused("{\"event\":\"fini\",\"program\":\"/usr/bin/true\",\"job-id\":3,\"offset\":60}", "MinJobAge");
+        refused("{\"event\":\"up\",\"program\":\"/usr/bin/true\",\"offset\":32001}", "offset:");
+        refused("{\"event\":\"up\",\"program\":\"/usr/bin/true\",\"offset\":1.5}", "offset:");
+        refused("{\"event\":\"up\",\"program\":\"/usr/bin/true\",\"offset\":\"5\"}", "offset:");
         refused("{\"event\":\"fini\",\"program\":\"/usr/bin/true\",\"job-id\":3,\"permanent\":true}", "permanent:");
         refused("{\"event\":\"down\",\"program\":\"/usr/bin/true\",\"permanent\":\"yes\"}", "permanent:");
 }
@@ -316,6 +317,7 @@ static void test_unset_plan(void **state) {
         struct slurm_trigger_list have = { v, ELEMENTSOF(v) };
         _cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
         assert_true(trigops_is_charm(&v[0]));
+        assert_int_equal(trigops_site_count(&have), 3);
         assert_false(trigops_is_charm(&v[1]));
         /* a program that only starts like the charm's directory is not the charm's */
         struct slurm_trigger near = trig(9, 0, "/var/lib/slurm/charm-events-x/p");

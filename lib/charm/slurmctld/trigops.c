@@ -35,7 +35,6 @@ static const struct {
 } events[] = {
         { "up", SLURM_TRIGGER_RES_NODE, SLURM_NODE_EVENT_UP },
         { "down", SLURM_TRIGGER_RES_NODE, SLURM_NODE_EVENT_DOWN },
-        { "idle", SLURM_TRIGGER_RES_NODE, SLURM_NODE_EVENT_IDLE },
         { "drained", SLURM_TRIGGER_RES_NODE, SLURM_NODE_EVENT_DRAINED },
         { "reconfig", SLURM_TRIGGER_RES_NODE, SLURM_NODE_EVENT_RECONFIG },
         { "fini", SLURM_TRIGGER_RES_JOB, SLURM_JOB_EVENT_FINI },
@@ -62,6 +61,12 @@ static int parse_event(const char *v, struct trigops_set_req *q, struct strbuf *
         if (streq(v, "fail")) {
                 strbuf_addstr(err, "event: \"fail\" never fires (nothing in slurmctld raises it; a node set to "
                                    "FAIL fires \"drained\"): use drained");
+                return -EINVAL;
+        }
+        if (streq(v, "idle")) {
+                strbuf_addstr(err, "event: \"idle\" on every node (the only node set taken here) fires at each "
+                                   "15 s trigger pass whether or not a node is idle (slurmctld's "
+                                   "_trigger_node_event without a node list): a permanent one runs for ever");
                 return -EINVAL;
         }
         if (streq(v, "burst_buffer")) {
@@ -231,6 +236,14 @@ int trigops_set_parse(const cJSON *params, struct trigops_set_req *ret, struct s
         r = param_int(params, "offset", -SLURM_TRIGGER_OFFSET_MAX, SLURM_TRIGGER_OFFSET_MAX, &q.offset, err);
         if (r < 0)
                 return r;
+        if (q.offset > 0 && q.event == SLURM_JOB_EVENT_FINI) {
+                strbuf_addf(err,
+                        "offset: %d: fini waits for the end plus the offset, and once slurmctld purged the "
+                        "ended job (MinJobAge) a trigger still waiting makes it fail to start "
+                        "(\"Incomplete trigger data checkpoint file\"): use 0",
+                        q.offset);
+                return -EINVAL;
+        }
         if (q.offset < 0 && q.event != SLURM_JOB_EVENT_TIME) {
                 strbuf_addf(err,
                         "offset: %d: a negative offset is only for time (before the job's time limit); %s "
@@ -473,6 +486,42 @@ static int set_as_slurm(void *userdata, struct strbuf *out) {
         return slurm_trigger_set(&t, out);
 }
 
+size_t trigops_site_count(const struct slurm_trigger_list *have) {
+        size_t n = 0;
+        for (size_t i = 0; i < have->n; i++)
+                n += !trigops_is_charm(&have->v[i]);
+        return n;
+}
+
+/* A job trigger's job: known, not finished (slurmctld says so too), not part of an array: the
+ * array's id names one record, which becomes its last task to start, so a trigger on it watches
+ * that task only (job_array_post_sched). */
+static int job_check(const char *id, struct strbuf *err) {
+        _cleanup_(slurm_jobinfo_list_done) struct slurm_jobinfo_list jobs = { 0 };
+        _cleanup_strv_ struct strv missing = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        struct slurm_jobid jid = { .id = (uint32_t) strtoul(id, NULL, 10) };
+        int r = slurm_jobs_get(&jid, 1, &jobs, &missing, &e);
+        if (r < 0)
+                return ops_slurm_failed(r, &e, true, err);
+        if (jobs.n == 0) {
+                strbuf_addf(err, "job-id: job %s is not known to slurmctld (ended and purged, or never was): "
+                                 "nothing changed",
+                        id);
+                return -ENOENT;
+        }
+        for (size_t i = 0; i < jobs.n; i++)
+                if (jobs.v[i].array_job_id) {
+                        strbuf_addf(err,
+                                "job-id: job %s is an array (%s): a trigger on an array watches one of its "
+                                "records only (the array's own becomes its last task to start), not the "
+                                "array: nothing changed",
+                                id, jobs.v[i].display_id);
+                        return -EINVAL;
+                }
+        return 0;
+}
+
 /* The newest trigger of uid that is q's. */
 static const struct slurm_trigger *find_set(const struct slurm_trigger_list *have, const struct trigops_set_req *q,
         uid_t uid) {
@@ -481,7 +530,7 @@ static const struct slurm_trigger *find_set(const struct slurm_trigger_list *hav
                 const struct slurm_trigger *t = &have->v[i];
                 if (t->user_id == (uint32_t) uid && t->res_type == q->res_type && t->events == q->event &&
                         streq_ptr(t->program, q->program) && streq_ptr(t->resource, q->resource) &&
-                        t->permanent == q->permanent && (!best || t->id > best->id))
+                        t->permanent == q->permanent && t->offset == q->offset && (!best || t->id > best->id))
                         best = t;
         }
         return best;
@@ -512,17 +561,42 @@ static int do_set(struct juju_ctx *ctx, struct strbuf *err) {
         r = ops_ctl_check(true, err);
         if (r < 0)
                 return r;
+        r = slurm_trigger_list(&have, &e);
+        if (r < 0)
+                return ops_slurm_failed(r, &e, true, err);
+        /* the site's triggers are capped: Slurm's only bound is MaxJobCount for all of them, and
+         * a full list would keep the charm from putting its own back (the event log goes blind) */
+        const struct slurm_trigger *dup = find_set(&have, &q, uid);
+        if (!dup && trigops_site_count(&have) >= TRIGOPS_SITE_MAX) {
+                strbuf_addf(err,
+                        "%zu site triggers already (at most %d, so that the charm's own always fit): "
+                        "trigger-unset some first; nothing changed",
+                        trigops_site_count(&have), TRIGOPS_SITE_MAX);
+                return -ENOSPC;
+        }
+        slurm_trigger_list_done(&have);
+        if (q.res_type == SLURM_TRIGGER_RES_JOB) {
+                r = job_check(q.resource, err);
+                if (r < 0)
+                        return r;
+        }
         /* slurmctld takes a trigger from SlurmUser only (trigger_set: "Attempt to set trigger by
          * uid … != SlurmUser"), and runs the program as the uid that set it */
         r = proc_call_as(uid, gid, TRIGOPS_SET_TIMEOUT_MS, set_as_slurm, &q, &out);
         bool existed = r == -EEXIST;
-        if (r < 0 && !existed) {
-                strbuf_addf(err, "%s: nothing changed", out.len ? out.buf : strerror(-r));
+        bool unsure = r == -ETIME || r == -ECHILD; /* the child's RPC may have been taken */
+        if (r < 0 && !existed && !unsure) {
+                if (r == -EAGAIN)
+                        strbuf_addf(err, "%s (slurmctld holds MaxJobCount triggers): nothing changed",
+                                out.len ? out.buf : strerror(-r));
+                else
+                        strbuf_addf(err, "%s: nothing changed", out.len ? out.buf : strerror(-r));
                 return r;
         }
+        strbuf_reset(&e);
         r = slurm_trigger_list(&have, &e);
         if (r < 0) {
-                strbuf_addf(err, "trigger set, but the list cannot be read: %s", e.buf);
+                strbuf_addf(err, "trigger %s, but the list cannot be read: %s", unsure ? "may be set" : "set", e.buf);
                 return r;
         }
         const struct slurm_trigger *t = find_set(&have, &q, uid);
@@ -530,10 +604,23 @@ static int do_set(struct juju_ctx *ctx, struct strbuf *err) {
                 _cleanup_free_ char *id = xasprintf("%u", t->id);
                 ops_kv(&kv, id, "id");
                 trigops_fields(t, "trigger.", &kv);
+        } else if (unsure) {
+                slurm_trigger_list_done(&have);
+                strbuf_addf(err, "setting the trigger did not answer in time (%s) and slurmctld lists no such "
+                                 "trigger: nothing changed",
+                        strerror(ETIME));
+                return -ETIME;
         } else {
-                /* a trigger that fired at once and was purged (a job that just ended) */
-                ops_kv(&kv, "trigger set, and already fired and gone", "note");
+                /* a trigger that fired at once: slurmctld lists a fired trigger no more, though it
+                 * keeps it until its program ran (trigger_get) */
+                ops_kv(&kv, "trigger set, and already fired", "note");
         }
+        if (q.res_type == SLURM_TRIGGER_RES_SLURMCTLD && q.event != SLURM_CTLD_EVENT_PRI_RES_OP &&
+                q.event != SLURM_CTLD_EVENT_PRI_RES_CTRL)
+                ops_kv(&kv,
+                        "a backup controller's event, or the primary's failure as a backup sees it: with one "
+                        "controller unit it never fires",
+                        "note");
         (void) gethostname(host, sizeof host);
         ops_kv(&kv, host, "checked-on");
         ops_kv(&kv,

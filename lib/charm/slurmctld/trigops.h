@@ -3,7 +3,7 @@
  * trigger-set, trigger-list, trigger-unset, each a thin main in actions/slurmctld/.
  *
  *   trigger-set event program [nodes] [job-id] [offset] [permanent]
- *       node events up, down, idle, drained, reconfig (nodes "*", the default: every node);
+ *       node events up, down, drained, reconfig (nodes "*", the default: every node);
  *       job events fini, time (job-id); controller events primary_slurmctld_failure, … (the
  *       strigger names). The trigger runs program as SlurmUser on the controller in charge.
  *   trigger-list                 every trigger, the charm's own marked (owner charm / site)
@@ -15,11 +15,17 @@
  *    named node is gone (every node of this cluster is dynamic: a departure deletes it), its
  *    next start or takeover dies in fatal("Incomplete trigger data checkpoint file");
  *  - event fail (nothing in slurmctld raises it: it never fires; drained covers
- *    `state=fail`), burst_buffer (no burst buffer plugin here), and any name strigger does
- *    not know;
+ *    `state=fail`), idle (on every node, the only set taken, it fires at each 15 s pass
+ *    whether or not a node is idle), burst_buffer (no burst buffer plugin here), and any name
+ *    strigger does not know;
  *  - a negative offset but for time (the others fire at event + offset: a negative one runs
- *    at once), an offset outside ±SLURM_TRIGGER_OFFSET_MAX; permanent on a job event (a job
- *    ends once); job-id for a node or controller event, or none for a job event;
+ *    at once), a positive one for fini (a trigger still waiting once the ended job was purged,
+ *    MinJobAge, is fatal at restore), an offset outside ±SLURM_TRIGGER_OFFSET_MAX; permanent
+ *    on a job event (a job ends once); job-id for a node or controller event, or none for a
+ *    job event; a job slurmctld does not know, or one of an array (the array's id names one
+ *    record, which becomes its last task to start);
+ *  - more than TRIGOPS_SITE_MAX site triggers (Slurm's only bound, MaxJobCount, would keep
+ *    the charm from putting its own back);
  *  - a program outside the roots a Slurm daemon may run programs from (slurmconf/pathkeys.h,
  *    PROGRAM: /etc/slurm/scripts/, /usr/bin, /usr/sbin), or one this machine does not show
  *    as safe there (root's, not writable by group or others, nor any directory above it), or
@@ -56,6 +62,7 @@
 #define TRIGOPS_PROGRAM_MAX 1024 /* the whole program string */
 #define TRIGOPS_ARGS_MAX 16      /* words after the program */
 #define TRIGOPS_IDS_MAX 1000
+#define TRIGOPS_SITE_MAX 100 /* site triggers: the charm's own must always fit */
 
 int trigops_set(struct juju_ctx *ctx, struct strbuf *err);
 int trigops_list(struct juju_ctx *ctx, struct strbuf *err);
@@ -91,6 +98,8 @@ int trigops_unset_parse(const cJSON *params, struct trigops_unset_req *ret, stru
 
 /* Whether t is one of the charm's own triggers (its program is EVSPOOL_HOME's). */
 bool trigops_is_charm(const struct slurm_trigger *t);
+/* How many of have are the site's (not the charm's). */
+size_t trigops_site_count(const struct slurm_trigger_list *have);
 
 /* What trigger-unset removes from have (user's uid when by user): the ids to clear into
  * ret_clear, the charm's kept ones (by user) into ret_kept. -ENOENT for an id that is no
