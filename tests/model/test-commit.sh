@@ -47,9 +47,8 @@ behave a config-changed "relation-set -r db:$rid k=good; state-set s=good; open-
 n0=$(nevents)
 js resolve a/0
 js wait || fail "wait after resolve"
-assert_eq "resolve retries the hook, then the rest of the queue" "a/0 config-changed
-b/0 backend-relation-changed remote=a/0
-a/0 update-status" "$(events $((n0 + 1)))"
+assert_eq "resolve retries the hook, then the rest of the queue" "$(printf '%s\n' "a/0 config-changed" \
+        "b/0 backend-relation-changed remote=a/0" "a/0 update-status" | by_unit)" "$(events $((n0 + 1)) | by_unit)"
 assert_eq "status-set of the failed hook stayed (took effect at once)" "active set in a failing hook" \
         "$(ustatus a/0 '"workload-status".current') $(ustatus a/0 '"workload-status".message')"
 assert_eq "agent idle again" "idle" "$(ustatus a/0 '"juju-status".current')"

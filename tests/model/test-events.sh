@@ -69,7 +69,7 @@ n0=$(nevents)
 js config a count=5
 js wait
 assert_eq "config change: config-changed on every unit of the app" "a/0 config-changed
-a/1 config-changed" "$(events $((n0 + 1)))"
+a/1 config-changed" "$(events $((n0 + 1)) | by_unit)"
 n0=$(nevents)
 js config a count=5
 js wait

@@ -892,7 +892,7 @@ unsigned model_hook_workers(const cJSON *state) {
                 return 0;
         if (streq(v, "machines")) {
                 int n = cJSON_GetArraySize(jget(state, "machines"));
-                return n > 0 ? (unsigned) n : 1;
+                return n <= 0 ? 1 : n > HOOK_WORKERS_MAX ? HOOK_WORKERS_MAX : (unsigned) n;
         }
         char *end;
         unsigned long n = strtoul(v, &end, 10);

@@ -128,7 +128,7 @@ int model_set_hook_concurrency(struct model *m, const char *value, struct strbuf
 /* The key's value: "serial", "machines" or a number. */
 const char *model_hook_concurrency(const cJSON *state);
 /* How many hooks may run at once: 0 serial (one lock for the model), else N, or with
- * "machines" the model's number of machines (at least 1). */
+ * "machines" the model's number of machines (at least 1); never above HOOK_WORKERS_MAX. */
 unsigned model_hook_workers(const cJSON *state);
 /* Whether a failed hook is retried by itself (Juju's automatically-retry-hooks, default true). */
 bool model_retry_hooks(const cJSON *state);

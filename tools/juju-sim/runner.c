@@ -850,6 +850,7 @@ static int settle_concurrent(struct model *m, int timeout_sec, unsigned *ret_hoo
                 if (limit == 0)
                         limit = 1; /* switched to serial meanwhile: finish one at a time */
                 /* start workers, taking units in turn from the one after the last started */
+                size_t next = cursor;
                 for (size_t k = 0; !stop && k < units.n && nw < limit; k++) {
                         size_t i = (cursor + k) % units.n;
                         if (worker_busy(ws, nw, units.v[i], machines.v[i]))
@@ -862,8 +863,9 @@ static int settle_concurrent(struct model *m, int timeout_sec, unsigned *ret_hoo
                                 break;
                         }
                         nw++;
-                        cursor = i + 1;
+                        next = i + 1;
                 }
+                cursor = next;
                 if (nw == 0) {
                         if (stop)
                                 break;

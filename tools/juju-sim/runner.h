@@ -75,13 +75,14 @@ int64_t runner_retry_delay_ms(unsigned failures);
 /* Runs queued hooks until nothing can run; saves the state after each. Serial mode (the caller
  * holds the model lock): one unit after another in turn. Concurrent mode (the caller holds no
  * lock): up to model_hook_workers() hooks at once, each in a forked worker that runs one event of
- * one unit under its machine lock (at most one worker a machine; units taken in turn); the
- * state is re-read after each worker and every 250 ms, so events queued meanwhile (by hooks or
- * by other juju-sim commands) run too; a unit whose queue another juju-sim is running is waited
- * for. A unit in error waits for resolve, or, with automatically-retry-hooks (model.h), for its
- * automatic retry: while nothing else can run, time passes until the next one is due, if that is
- * before the deadline. Returns 0 when settled, 1 when a unit is in error (err names it, and when
- * its retry is due), negative errno (-ETIME on timeout). */
+ * one unit under its machine lock (at most one worker a machine; units taken in turn, each pass
+ * going on from the unit after the last one started); the state is re-read after each worker
+ * and every 250 ms, so events queued meanwhile (by hooks or by other juju-sim commands) run too;
+ * a unit whose queue another juju-sim is running is waited for. A unit in error waits for
+ * resolve, or, with automatically-retry-hooks (model.h), for its automatic retry: while nothing
+ * else can run, time passes until the next one is due, if that is before the deadline. Returns 0
+ * when settled, 1 when a unit is in error (err names it, and when its retry is due), negative
+ * errno (-ETIME on timeout). */
 int runner_settle(struct model *m, int timeout_sec, unsigned *ret_hooks, struct strbuf *err);
 
 /* Runs an action now (concurrent mode: under the unit's machine lock only). *ret_result: { id, status:
