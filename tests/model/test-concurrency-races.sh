@@ -50,6 +50,34 @@ during_hook() {
         wait_for "$mark" || fail "$1: $2's hook did not begin"
 }
 
+# (2) A secret removed while a hook that changed it ran stays removed. (a) The user's view: the
+# leader a/0 sets a new revision of its application's secret in a hook during which it is
+# removed; its successor's leader-elected removes the secret. (b) The commit's rule itself: the
+# secret is taken out of the state by another writer (under the model lock, as a juju-sim verb
+# does) while the hook that changes it sleeps.
+deployed secrets machines 2
+S=$(js exec a/0 -- secret-add --owner application key=v1)
+[ -n "$S" ] && pass "(2a) a/0 made an application secret" || fail "(2a) no secret made"
+behave a leader-elected "secret-remove $S"
+during_hook sec-a a/0 "sleep 3; out sec-set secret-set $S key=v2"
+js remove-unit a/0
+wait $W || fail "(2a) wait: $(cat "$TMP/sec-a.wait")"
+js wait || fail "(2a) the second wait"
+assert_eq "(2a) a/0's secret-set, made while it was dying and leader, succeeded" 0 "$(cat "$(charm_dir a)/out/sec-set.rc")"
+assert_eq "(2a) the secret the new leader removed stays removed" false "$(state | jq --arg s "$S" '.secrets | has($s)')"
+unbehave a leader-elected
+S2=$(js exec a/1 -- secret-add --owner application key=v1)
+[ -n "$S2" ] && pass "(2b) a/1 made an application secret" || fail "(2b) no secret made"
+during_hook sec-b a/1 "sleep 2; secret-set $S2 key=v2"
+(
+        flock 9
+        jq --arg s "$S2" 'del(.secrets[$s])' "$JUJU_SIM_MODEL/state.json" > "$JUJU_SIM_MODEL/state.new" &&
+                chmod 600 "$JUJU_SIM_MODEL/state.new" && mv "$JUJU_SIM_MODEL/state.new" "$JUJU_SIM_MODEL/state.json"
+) 9>> "$JUJU_SIM_MODEL/lock"
+wait $W || fail "(2b) wait: $(cat "$TMP/sec-b.wait")"
+assert_eq "(2b) a secret removed during a hook that changed it is not brought back by its commit" false \
+        "$(state | jq --arg s "$S2" '.secrets | has($s)')"
+
 # (3) More machines than HOOK_WORKERS_MAX (256): 400 units of a charm with no hooks, each on its
 # own machine, hook-concurrency=machines: at most 256 workers (the reviewer's run crashed: a
 # stack overflow); every event is taken (5 per unit, skipped)

@@ -1709,20 +1709,34 @@ static void merge_keys(cJSON *cur, const cJSON *base, const cJSON *work) {
         cJSON_ArrayForEach(e, base) if (!jget(work, e->string)) merge_key(cur, base, work, e->string);
 }
 
+/* An object that several writers share (an application's bag, its leader settings): only the
+ * keys the hook changed in work's `key` (against base's) land in cur's, made when missing. */
+static void merge_object(cJSON *cur, const cJSON *base, const cJSON *work, const char *key) {
+        const cJSON *b = jget(base, key), *w = jget(work, key);
+        if ((!b && !w) || cJSON_Compare(b, w, true))
+                return;
+        merge_keys(jobj(cur, key), b, w);
+}
+
 /* The parts of the state a hook of unit (of app) can write: its own record's state, ports,
  * secret revisions tracked and workload status; its application's status, version and leader
  * settings; its own unit bag and its application's bag in each relation; the secrets it owns
  * or manages. Everything else (queues, agent, relations' membership, other units) is left to
- * its owners. */
+ * its owners. The leader settings and the application's bags take only the keys the hook changed
+ * (a leader elected during the hook may have written others); a secret removed meanwhile stays
+ * removed. */
 static void merge_hook_writes(
         cJSON *cur, const cJSON *base, const cJSON *work, const char *unit, const char *app) {
         static const char *const unit_keys[] = { "state", "ports", "secrets", "workload" };
-        static const char *const app_keys[] = { "status", "version", "leader-settings" };
+        static const char *const app_keys[] = { "status", "version" };
         cJSON *cu = state_unit(cur, unit), *ca = state_app(cur, app);
         for (size_t i = 0; i < ELEMENTSOF(unit_keys); i++)
                 merge_key(cu, state_unit(base, unit), state_unit(work, unit), unit_keys[i]);
         for (size_t i = 0; ca && i < ELEMENTSOF(app_keys); i++)
                 merge_key(ca, state_app(base, app), state_app(work, app), app_keys[i]);
+        /* the controller merges leader settings key by key (WriteLeaderSettings: Merge) */
+        if (ca)
+                merge_object(ca, state_app(base, app), state_app(work, app), "leader-settings");
         const cJSON *wrel;
         cJSON_ArrayForEach(wrel, jget(work, "relations")) {
                 long id = rel_id(wrel);
@@ -1735,14 +1749,16 @@ static void merge_hook_writes(
                         merge_key(jobj(crel, "unit-data"), bu, wu, unit);
                 const cJSON *ba = jget(brel, "app-data"), *wa = jget(wrel, "app-data");
                 if (jget(ba, app) || jget(wa, app))
-                        merge_key(jobj(crel, "app-data"), ba, wa, app);
+                        merge_object(jobj(crel, "app-data"), ba, wa, app);
         }
         const cJSON *bsecs = jget(base, "secrets"), *wsecs = jget(work, "secrets"), *s;
         cJSON *csecs = jobj(cur, "secrets");
         cJSON_ArrayForEach(s, wsecs) {
                 const cJSON *bs = jget(bsecs, s->string);
                 cJSON *cs = jget(csecs, s->string);
-                if (!bs || !cs)
+                if (bs && !cs)
+                        continue; /* removed meanwhile by another: it stays removed */
+                if (!bs)
                         merge_key(csecs, bsecs, wsecs, s->string); /* added by the hook */
                 else
                         merge_keys(cs, bs, s);

@@ -175,10 +175,11 @@ void model_event_post(struct model *m, const char *unit, const cJSON *ev, bool o
 void model_commit(struct model *m, cJSON *work, const char *unit);
 /* Concurrent mode's commit: m->state is the state as it is now (reloaded under the lock); base
  * and work are the hook's view when it began and when it ended. What the hook changed in the
- * parts it may write (its unit's record, its application's status and leader settings, its bags,
- * the secrets it manages) replaces those parts of m->state; the rest of m->state, written by
- * others meanwhile, stays. Then queues what the writes cause, as model_commit() does. False
- * (nothing done) when the unit is gone. */
+ * parts it may write (its unit's record, its application's status and version, its unit bags, the
+ * secrets it manages) replaces those parts of m->state; its application's leader settings and
+ * bags take only the keys the hook changed; a secret removed meanwhile stays removed; the rest of
+ * m->state, written by others meanwhile, stays. Then queues what the writes cause, as
+ * model_commit() does. False (nothing done) when the unit is gone. */
 bool model_commit_merge(struct model *m, const cJSON *base, const cJSON *work, const char *unit);
 /* Removes the first event of the unit's queue equal to ev (the head a runner ran). */
 void model_unit_queue_pop(cJSON *u, const cJSON *ev);
