@@ -94,6 +94,57 @@ assert_eq "(3) wait with 400 machines succeeds" 0 "$rc"
 assert_eq "(3) nothing pending" 0 "$(pending)"
 js destroy
 
+# (4) hook-concurrency cannot change while a hook runs (its machine lock held): refused, nothing
+# changed
+deployed switch machines 2
+during_hook switch a/0 "sleep 3"
+rc=0
+msg=$(js model-config hook-concurrency=serial 2>&1) || rc=$?
+assert_eq "(4) model-config hook-concurrency=serial during a hook fails" 1 "$rc"
+assert_contains "(4) saying why" "hook-concurrency: cannot change to \"serial\" while" "$msg"
+assert_eq "(4) nothing changed" machines "$(js model-config hook-concurrency)"
+wait $W || fail "(4) wait: $(cat "$TMP/switch.wait")"
+unbehave a update-status
+
+# (4b) A wait keeps the mode it began with: switched to serial while a concurrent wait sleeps
+# until an automatic retry, its worker still runs the retried hook concurrently (once, its
+# writes kept); serial exec, run and wait started during that hook keep off its machine (they
+# run after it) and do not run it again
+deployed retry machines 2
+js model-config automatically-retry-hooks=true
+R=$TMP/retry
+behave a update-status "[ \"\$JUJU_UNIT_NAME\" = a/0 ] || exit 0; if [ ! -e $R.failed ]; then touch $R.failed; exit 1; fi; echo \"begin \$EPOCHREALTIME\" >> $R.times; sleep 2; state-set mark=retried; echo \"end \$EPOCHREALTIME\" >> $R.times"
+behave a action-free "echo \"run \$EPOCHREALTIME\" >> $R.times"
+js trigger a/0 update-status
+js wait --timeout 30 > "$R.wait1" 2>&1 &
+w1=$!
+wait_for "$R.failed" || fail "(4b) the first run did not fail"
+for i in $(seq 50); do [ "$(agent a/0)" = error ] && break; sleep 0.1; done
+assert_eq "(4b) a/0 in error, its retry due in 5 s" error "$(agent a/0)"
+assert_rc "(4b) switched to serial while nothing runs" 0 js model-config hook-concurrency=serial
+wait_for "$R.times" || fail "(4b) the retry did not begin"
+js exec a/0 -- bash -c "echo \"exec \$EPOCHREALTIME\" >> $R.times" &
+e=$!
+js run a/0 free > /dev/null &
+rn=$!
+js wait > "$R.wait2" 2>&1 || fail "(4b) the serial wait: $(cat "$R.wait2")"
+wait $e || fail "(4b) the serial exec"
+wait $rn || fail "(4b) the serial run"
+wait $w1 || fail "(4b) the concurrent wait: $(cat "$R.wait1")"
+assert_eq "(4b) the retried hook ran once" 1 "$(grep -c '^begin' "$R.times")"
+assert_eq "(4b) its write landed" retried "$(js exec a/0 -- state-get mark)"
+end=$(awk '$1 == "end" { print $2 }' "$R.times")
+for v in exec run; do
+        at=$(awk -v v=$v '$1 == v { print $2 }' "$R.times")
+        if [ -n "$at" ] && [ -n "$end" ] && awk -v a="$end" -v b="$at" 'BEGIN { exit !(b > a) }'; then
+                pass "(4b) serial $v on a/0 ran after the concurrent hook there"
+        else
+                fail "(4b) serial $v on a/0 at ${at:-never}, the concurrent hook ended at ${end:-never}"
+        fi
+done
+unbehave a update-status
+unbehave a action-free
+
 # (6) The workers take units in turn: with hook-concurrency=2 and four units, the first two
 # started are a/0 and a/1 (the reviewer's count: a pass started 194 of 260 free units)
 deployed turn 2 4
@@ -104,4 +155,22 @@ assert_eq "(6) the first pass took the first two units" "a/0 a/1" \
         "$(sort -k3,3n "$TMP/turn.times" | head -2 | awk '{ print $2 }' | sort | xargs)"
 assert_eq "(6) every unit ran" 4 "$(grep -c '^begin' "$TMP/turn.times")"
 
+# (7) wait waits for an exec in flight on another machine: its commit queues relation-changed on
+# b's units, which run before wait returns (serial: wait waits for the model lock)
+for m in serial machines; do
+        newmodel "exec-$m" $m
+        js deploy "$CHARMS/recorder" a >/dev/null
+        js deploy "$CHARMS/recorder" b >/dev/null
+        js integrate a:db b:backend
+        js wait || fail "(7) $m: deploy"
+        X=$TMP/exec-$m
+        js exec a/0 -- "touch $X.begun; sleep 2; relation-set -r \$(relation-ids db) ex=1" &
+        e=$!
+        wait_for "$X.begun" || fail "(7) $m: the exec did not begin"
+        n0=$(nevents)
+        js wait || fail "(7) $m: wait"
+        wait $e || fail "(7) $m: exec"
+        assert_eq "(7) $m: nothing pending once wait returned and the exec ended" 0 "$(pending)"
+        assert_contains "(7) $m: b/0 ran the relation-changed the exec caused" "b/0 backend-relation-changed remote=a/0" "$(events $((n0 + 1)))"
+done
 finish

@@ -83,16 +83,17 @@ static int open_locked(bool create, struct model **ret) {
         return 0;
 }
 
-/* Opens the model for a verb that runs hooks (wait, run, exec): serial mode (model.h) under the
- * model lock, as every verb; concurrent mode without it (the runner takes the locks it needs,
- * and saves). */
+/* Opens the model for a verb that runs hooks (wait, run, exec), its mode fixed for the whole
+ * verb (model_hook_mode_fix): serial mode (model.h) under the model lock, as every verb;
+ * concurrent mode without it (the runner takes the locks it needs, and saves). */
 static int open_for_hooks(struct model **ret, bool *ret_concurrent) {
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
         struct model *m = NULL;
         int r = model_open(model_arg, false, &m, &err);
         if (r < 0)
                 return fail_err(r, &err);
-        *ret_concurrent = model_hook_workers(m->state) > 0;
+        model_hook_mode_fix(m);
+        *ret_concurrent = m->concurrent;
         if (!*ret_concurrent) {
                 r = model_lock(m, LOCK_TIMEOUT_SEC, &err);
                 if (r < 0) {
@@ -410,7 +411,8 @@ static int cmd_wait(int argc, char **argv) {
                                 (void) model_trigger(m, a->string, "update-status", &err);
                 }
         }
-        bool concurrent = model_hook_workers(m->state) > 0;
+        model_hook_mode_fix(m);
+        bool concurrent = m->concurrent;
         if (concurrent) {
                 /* the runner takes the model lock only between hooks (model.h) */
                 r = save(m);

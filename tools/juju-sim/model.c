@@ -315,6 +315,31 @@ int model_machine_lock(
         return 0;
 }
 
+bool model_machine_busy(const struct model *m, const char *machine) {
+        _cleanup_free_ char *p = xasprintf("%s/lock.machine-%s", m->dir, strempty(machine));
+        _cleanup_close_ int fd = open(p, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false; /* never taken: no lock file */
+        if (flock(fd, LOCK_SH | LOCK_NB) == 0)
+                return false; /* (closing the fd releases it) */
+        return errno == EWOULDBLOCK;
+}
+
+char *model_machine_busy_any(const struct model *m) {
+        DIR *d = opendir(m->dir);
+        if (!d)
+                return NULL;
+        char *busy = NULL;
+        struct dirent *de;
+        while (!busy && (de = readdir(d))) {
+                const char *id = startswith(de->d_name, "lock.machine-");
+                if (id && model_machine_busy(m, id))
+                        busy = xstrdup(id);
+        }
+        closedir(d);
+        return busy;
+}
+
 int model_save(struct model *m, struct strbuf *err) {
         _cleanup_free_ char *s = cJSON_Print(m->state);
         int r = write_file_atomic(m->state_path, s, strlen(s), 0600, (uid_t) -1, (gid_t) -1);
@@ -899,23 +924,58 @@ unsigned model_hook_workers(const cJSON *state) {
         return *v && !*end && n > 0 && n <= HOOK_WORKERS_MAX ? (unsigned) n : 0;
 }
 
+void model_hook_mode_fix(struct model *m) {
+        m->concurrent = model_hook_workers(m->state) > 0;
+}
+
+/* A process that runs in the mode it began with: a unit executing a hook or action, or a
+ * machine whose lock is held. Says which in err and returns -EBUSY, else 0. */
+static int hook_mode_busy(const struct model *m, const char *value, struct strbuf *err) {
+        const cJSON *u;
+        cJSON_ArrayForEach(u, jget(m->state, "units")) {
+                if (streq_ptr(jstr(u, "agent"), "executing")) {
+                        strbuf_addf(err,
+                                "hook-concurrency: cannot change to \"%s\" while unit \"%s\" is executing a "
+                                "hook or action; try again when it has ended",
+                                value, u->string);
+                        return -EBUSY;
+                }
+        }
+        _cleanup_free_ char *busy = model_machine_busy_any(m);
+        if (busy) {
+                strbuf_addf(err,
+                        "hook-concurrency: cannot change to \"%s\" while machine %s runs a hook, action or "
+                        "exec (%s/lock.machine-%s is held); try again when it has ended",
+                        value, busy, m->dir, busy);
+                return -EBUSY;
+        }
+        return 0;
+}
+
 int model_set_hook_concurrency(struct model *m, const char *value, struct strbuf *err) {
         cJSON *model = jobj(m->state, "model");
-        if (isempty(value) || streq(value, "serial")) {
+        bool serial = isempty(value) || streq(value, "serial");
+        if (!serial) {
+                char *end;
+                unsigned long n = strtoul(value, &end, 10);
+                bool number = value[0] >= '1' && value[0] <= '9' && !*end && n <= HOOK_WORKERS_MAX;
+                if (!streq(value, "machines") && !number) {
+                        strbuf_addf(err,
+                                "hook-concurrency: expected serial, machines or a number of workers from 1 "
+                                "to %d, got \"%s\"",
+                                HOOK_WORKERS_MAX, value);
+                        return -EINVAL;
+                }
+        }
+        if (!streq(model_hook_concurrency(m->state), serial ? "serial" : value)) {
+                int r = hook_mode_busy(m, serial ? "serial" : value, err);
+                if (r < 0)
+                        return r;
+        }
+        if (serial)
                 cJSON_DeleteItemFromObject(model, "hook-concurrency");
-                return 0;
-        }
-        char *end;
-        unsigned long n = strtoul(value, &end, 10);
-        bool number = value[0] >= '1' && value[0] <= '9' && !*end && n <= HOOK_WORKERS_MAX;
-        if (!streq(value, "machines") && !number) {
-                strbuf_addf(err,
-                        "hook-concurrency: expected serial, machines or a number of workers from 1 to %d, "
-                        "got \"%s\"",
-                        HOOK_WORKERS_MAX, value);
-                return -EINVAL;
-        }
-        jset_str(model, "hook-concurrency", value);
+        else
+                jset_str(model, "hook-concurrency", value);
         return 0;
 }
 

@@ -30,7 +30,10 @@
  * (model_machine_lock(), DIR/lock.machine-N: one hook, action or exec of that machine at a
  * time) and the model lock is held only to read the state and to commit a hook's writes into
  * the state as it is then (model_commit_merge()). Lock order: a machine lock first, then the
- * model lock; nobody waits for a machine lock while holding the model lock. */
+ * model lock; nobody waits for a machine lock while holding the model lock. A verb that runs
+ * hooks fixes its mode once (model_hook_mode_fix()); a serial one still keeps off a machine whose
+ * lock a concurrent process holds (model_machine_busy()), and hook-concurrency does not change
+ * while one does. */
 #pragma once
 
 #include <stdbool.h>
@@ -45,6 +48,8 @@ struct model {
         char *state_path;
         int lock_fd;
         cJSON *state;
+        bool concurrent; /* the hook mode of the verb running (model_hook_mode_fix()); forked
+                          * workers inherit it */
 };
 
 /* Resolves the model directory: dir, else $JUJU_SIM_MODEL, else ./.juju-sim (absolute path). */
@@ -65,6 +70,12 @@ void model_forget_lock(struct model *m);
  * otherwise); *ret_fd holds it until closed. */
 int model_machine_lock(
         const struct model *m, const char *machine, int timeout_sec, int *ret_fd, struct strbuf *err);
+/* Whether machine's lock is held now (by another open file: a concurrent hook, action or exec of
+ * that machine is between reading the state and committing). Never waits, never makes the lock
+ * file (a serial model has none). */
+bool model_machine_busy(const struct model *m, const char *machine);
+/* The first machine whose lock is held now (model_machine_busy()), or NULL. Caller frees. */
+char *model_machine_busy_any(const struct model *m);
 void model_free(struct model *m);
 static inline void model_freep(struct model **m) {
         if (*m)
@@ -122,7 +133,9 @@ int model_deploy(struct model *m, const char *charm, const char *app, int n, cha
 int model_set_default_base(struct model *m, const char *base, struct strbuf *err);
 /* model-config automatically-retry-hooks=true|false ("" resets to Juju's default, true). */
 int model_set_retry_hooks(struct model *m, const char *value, struct strbuf *err);
-/* model-config hook-concurrency=serial|machines|N ("" resets to serial): how hooks run (above). */
+/* model-config hook-concurrency=serial|machines|N ("" resets to serial): how hooks run (above).
+ * A change is refused (-EBUSY, nothing changed) while a machine's lock is held or a unit is
+ * executing a hook or action: that process runs in the mode it began with. */
 #define HOOK_WORKERS_MAX 256
 int model_set_hook_concurrency(struct model *m, const char *value, struct strbuf *err);
 /* The key's value: "serial", "machines" or a number. */
@@ -130,6 +143,9 @@ const char *model_hook_concurrency(const cJSON *state);
 /* How many hooks may run at once: 0 serial (one lock for the model), else N, or with
  * "machines" the model's number of machines (at least 1); never above HOOK_WORKERS_MAX. */
 unsigned model_hook_workers(const cJSON *state);
+/* Fixes the mode of the verb about to run hooks (m->concurrent) from the state as it is now: a
+ * change of hook-concurrency meanwhile applies to the next verb, never to this one's workers. */
+void model_hook_mode_fix(struct model *m);
 /* Whether a failed hook is retried by itself (Juju's automatically-retry-hooks, default true). */
 bool model_retry_hooks(const cJSON *state);
 int model_add_unit(struct model *m, const char *app, int n, char *const *shares, struct strbuf *err);

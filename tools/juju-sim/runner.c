@@ -441,17 +441,35 @@ static int conc_done(struct model *m, struct strbuf *err) {
         return r;
 }
 
+/* Serial mode (the caller holds the model lock): when the unit's machine runs a process of a
+ * concurrent verb now (model.h: its lock is held; it began before hook-concurrency was set to
+ * serial), the model lock is let go until that machine's lock is ours (*ret_mfd), as the lock
+ * order wants; else nothing is taken. */
+static int serial_machine_gate(struct model *m, const char *unit, int *ret_mfd, struct strbuf *err) {
+        _cleanup_free_ char *machine = unit_machine(m, unit);
+        if (!machine || !model_machine_busy(m, machine))
+                return 0;
+        model_unlock(m);
+        _cleanup_close_ int mfd = -1;
+        int r = model_machine_lock(m, machine, RUNNER_LOCK_TIMEOUT_SEC, &mfd, err);
+        if (r >= 0)
+                r = model_lock(m, RUNNER_LOCK_TIMEOUT_SEC, err);
+        if (r < 0)
+                return r;
+        *ret_mfd = TAKE_FD(mfd);
+        return 0;
+}
+
 /* The start of an action or exec: concurrent mode takes the unit's machine lock (*ret_mfd) and
- * the model lock (the caller holds none); the unit must exist (-ENOENT, unlocked); *ret_ctx is
- * its new context. */
+ * the model lock (the caller holds none); serial mode keeps off a machine whose lock another
+ * holds (serial_machine_gate); the unit must exist (-ENOENT, unlocked); *ret_ctx is its new
+ * context. */
 static int process_enter(
         struct model *m, const char *unit, struct hookctx *ret_ctx, int *ret_mfd, struct strbuf *err) {
-        bool conc = model_hook_workers(m->state) > 0;
-        if (conc) {
-                int r = conc_enter(m, unit, 0, ret_mfd, err);
-                if (r < 0)
-                        return r;
-        }
+        bool conc = m->concurrent;
+        int r = conc ? conc_enter(m, unit, 0, ret_mfd, err) : serial_machine_gate(m, unit, ret_mfd, err);
+        if (r < 0)
+                return r;
         if (!state_unit(m->state, unit)) { /* (concurrent: removed while we waited) */
                 strbuf_addf(err, "unit \"%s\" not found", unit);
                 if (conc)
@@ -525,7 +543,7 @@ static void queue_done(struct model *m, const char *unit, const cJSON *ev, bool 
 
 int runner_run_event(struct model *m, const char *unit_name, int64_t deadline_ms, struct strbuf *err) {
         _cleanup_free_ char *unit = xstrdup(unit_name);
-        bool conc = model_hook_workers(m->state) > 0;
+        bool conc = m->concurrent;
         _cleanup_close_ int mfd = -1;
         if (conc) {
                 int r = conc_enter(m, unit, deadline_ms, &mfd, err);
@@ -673,6 +691,8 @@ static bool retry_wait(const cJSON *state, int64_t deadline) {
         return true;
 }
 
+#define RESCAN_MS 250
+
 static int settle_serial(struct model *m, int timeout_sec, unsigned *ret_hooks, struct strbuf *err) {
         int64_t deadline = timeout_sec > 0 ? now_ms() + (int64_t) timeout_sec * 1000 : 0;
         unsigned hooks = 0;
@@ -689,6 +709,10 @@ static int settle_serial(struct model *m, int timeout_sec, unsigned *ret_hooks, 
                                 /* its automatic retry is due: the failed hook runs again */
                                 model_unit_error_clear(uu, true);
                         if (!uu || jget(uu, "error") || !jget(uu, "queue") || !jget(uu, "queue")->child)
+                                continue;
+                        /* a concurrent verb's process runs on its machine (model.h): maybe its
+                         * head; not beside it */
+                        if (model_machine_busy(m, jstr(uu, "machine")))
                                 continue;
                         if (deadline && now_ms() >= deadline) {
                                 strbuf_addf(
@@ -711,6 +735,29 @@ static int settle_serial(struct model *m, int timeout_sec, unsigned *ret_hooks, 
                 }
                 if (progress)
                         continue;
+                /* a concurrent verb's process still runs (model.h): its commit, which needs the
+                 * model lock, may queue more; the lock is let go until it has ended */
+                _cleanup_free_ char *busy = model_machine_busy_any(m);
+                if (busy) {
+                        if (deadline && now_ms() >= deadline) {
+                                strbuf_addf(err,
+                                        "wait: timed out after %d s while machine %s runs a hook, action or "
+                                        "exec",
+                                        timeout_sec, busy);
+                                if (ret_hooks)
+                                        *ret_hooks = hooks;
+                                return -ETIME;
+                        }
+                        r = model_save(m, err);
+                        if (r < 0)
+                                return r;
+                        model_unlock(m);
+                        usleep(RESCAN_MS * 1000);
+                        r = model_lock(m, RUNNER_LOCK_TIMEOUT_SEC, err);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
                 /* nothing runnable: time passes until the next automatic retry, within the
                  * deadline (the retry's wait counts against it, as in Juju) */
                 if (!retry_wait(m->state, deadline))
@@ -721,7 +768,6 @@ static int settle_serial(struct model *m, int timeout_sec, unsigned *ret_hooks, 
 
 /* --- concurrent settle: forked workers, one a machine (runner.h) -------------------------- */
 
-#define RESCAN_MS 250
 #define WORKER_ERR_MAX 4096
 
 struct worker {
@@ -833,9 +879,12 @@ static int settle_concurrent(struct model *m, int timeout_sec, unsigned *ret_hoo
         unsigned hooks = 0;
         int ret = 0;
         bool stop = false, timed_out = false;
+        _cleanup_free_ char *busy = NULL; /* the machine a timed-out wait waited for */
         _cleanup_strbuf_ struct strbuf werr = STRBUF_INIT;
         for (;;) {
                 _cleanup_strv_ struct strv units = STRV_INIT, machines = STRV_INIT;
+                free(busy);
+                busy = NULL;
                 if (!stop) {
                         int r = settle_scan(m, &units, &machines, err);
                         if (r < 0) {
@@ -871,6 +920,17 @@ static int settle_concurrent(struct model *m, int timeout_sec, unsigned *ret_hoo
                                 break;
                         if (units.n > 0)
                                 continue; /* (not reached: a free worker takes one) */
+                        /* an exec, run or another wait's hook in flight (its machine's lock
+                         * held): its commit may queue more, so it is waited for */
+                        busy = model_machine_busy_any(m);
+                        if (busy) {
+                                if (deadline && now_ms() >= deadline) {
+                                        timed_out = true;
+                                        break;
+                                }
+                                usleep(RESCAN_MS * 1000);
+                                continue;
+                        }
                         /* nothing runnable: time passes until the next automatic retry, within
                          * the deadline (as settle_serial) */
                         if (!retry_wait(m->state, deadline))
@@ -910,7 +970,12 @@ static int settle_concurrent(struct model *m, int timeout_sec, unsigned *ret_hoo
                 return ret;
         }
         if (timed_out) {
-                strbuf_addf(err, "wait: timed out after %d s with hooks pending", timeout_sec);
+                if (busy)
+                        strbuf_addf(err,
+                                "wait: timed out after %d s while machine %s runs a hook, action or exec",
+                                timeout_sec, busy);
+                else
+                        strbuf_addf(err, "wait: timed out after %d s with hooks pending", timeout_sec);
                 if (ret_hooks)
                         *ret_hooks = hooks;
                 return -ETIME;
@@ -923,7 +988,7 @@ static int settle_concurrent(struct model *m, int timeout_sec, unsigned *ret_hoo
 }
 
 int runner_settle(struct model *m, int timeout_sec, unsigned *ret_hooks, struct strbuf *err) {
-        if (model_hook_workers(m->state) > 0)
+        if (m->concurrent)
                 return settle_concurrent(m, timeout_sec, ret_hooks, err);
         return settle_serial(m, timeout_sec, ret_hooks, err);
 }

@@ -22,7 +22,10 @@
  * each immediate write (status-set, leader-set, application-version-set: reloaded, written,
  * saved) and to commit at the end: ctx->work's changes against ctx->base are merged into the
  * state as it is then (model_commit_merge()). Tools read ctx->work: the state as it was when the
- * hook began, with the hook's own writes. Ownership: the runner owns its contexts. */
+ * hook began, with the hook's own writes. The mode is the verb's, fixed once (m->concurrent,
+ * model_hook_mode_fix()); a serial verb keeps off a machine whose lock a concurrent process holds
+ * (it waits for that machine, or skips its unit and waits before it returns). Ownership: the
+ * runner owns its contexts. */
 #pragma once
 
 #include <stdbool.h>
@@ -78,11 +81,13 @@ int64_t runner_retry_delay_ms(unsigned failures);
  * one unit under its machine lock (at most one worker a machine; units taken in turn, each pass
  * going on from the unit after the last one started); the state is re-read after each worker
  * and every 250 ms, so events queued meanwhile (by hooks or by other juju-sim commands) run too;
- * a unit whose queue another juju-sim is running is waited for. A unit in error waits for
- * resolve, or, with automatically-retry-hooks (model.h), for its automatic retry: while nothing
- * else can run, time passes until the next one is due, if that is before the deadline. Returns 0
- * when settled, 1 when a unit is in error (err names it, and when its retry is due), negative
- * errno (-ETIME on timeout). */
+ * a unit whose queue another juju-sim is running is waited for. In both modes a process that
+ * another juju-sim runs on a machine (its machine lock held: an exec, run or another wait's
+ * hook, whose commit may queue events) is waited for before nothing is left. A unit in error
+ * waits for resolve, or, with automatically-retry-hooks (model.h), for its automatic retry: while
+ * nothing else can run, time passes until the next one is due, if that is before the deadline.
+ * Returns 0 when settled, 1 when a unit is in error (err names it, and when its retry is due),
+ * negative errno (-ETIME on timeout). */
 int runner_settle(struct model *m, int timeout_sec, unsigned *ret_hooks, struct strbuf *err);
 
 /* Runs an action now (concurrent mode: under the unit's machine lock only). *ret_result: { id, status:
