@@ -145,6 +145,41 @@ done
 unbehave a update-status
 unbehave a action-free
 
+# (5) A concurrent wait or run killed while its hook or action runs leaves nothing behind: the
+# unit is not "executing" any more (so equal events coalesce again with its queue's head), its
+# socket is gone, and the interrupted hook runs again at the next wait
+deployed killed machines 2
+K=$TMP/kill
+behave a update-status "[ \"\$JUJU_UNIT_NAME\" = a/0 ] || exit 0; echo \$\$ > $K.hook; sleep 60"
+behave a action-free "echo \$\$ > $K.action; sleep 60"
+for what in wait run; do
+        rm -f "$K.hook" "$K.action"
+        if [ $what = wait ]; then
+                js trigger a/0 update-status
+                setsid "$JUJU_SIM" wait > /dev/null 2>&1 &
+                pidf=$K.hook
+        else
+                setsid "$JUJU_SIM" run a/0 free > /dev/null 2>&1 &
+                pidf=$K.action
+        fi
+        p=$!
+        BG+=("$p")
+        wait_for "$pidf" || fail "(5) $what: the hook did not begin"
+        kill -9 -- "-$p" 2>/dev/null
+        kill -9 -- "-$(cat "$pidf")" 2>/dev/null
+        { wait "$p"; } 2>/dev/null
+        assert_eq "(5) killed $what: a/0 is not executing any more" idle "$(agent a/0)"
+        js trigger a/0 update-status
+        js trigger a/0 update-status
+        assert_eq "(5) killed $what: equal events coalesce with the queue's head" 1 "$(upending a/0)"
+        assert_eq "(5) killed $what: no stale agent socket" 0 "$(find "$JUJU_SIM_MODEL" -maxdepth 1 -name 'agent*.sock' | wc -l)"
+done
+unbehave a update-status
+n0=$(nevents)
+js wait || fail "(5) the wait after"
+assert_eq "(5) the interrupted hook ran again" "a/0 update-status" "$(uevents a/0 $((n0 + 1)))"
+assert_eq "(5) nothing pending" 0 "$(pending)"
+
 # (6) The workers take units in turn: with hook-concurrency=2 and four units, the first two
 # started are a/0 and a/1 (the reviewer's count: a pass started 194 of 260 free units)
 deployed turn 2 4

@@ -196,6 +196,8 @@ static int model_create(const char *dir, struct strbuf *err) {
         return r;
 }
 
+static void clear_stale(struct model *m, bool locked);
+
 static int model_load(struct model *m, struct strbuf *err) {
         _cleanup_free_ char *data = NULL;
         int r = read_full_file(m->state_path, &data, NULL);
@@ -234,6 +236,8 @@ int model_open(const char *dir, bool create, struct model **ret, struct strbuf *
         m->state_path = TAKE_PTR(sp);
         m->lock_fd = -1;
         r = model_load(m, err);
+        if (r >= 0)
+                clear_stale(m, false);
         if (r >= 0)
                 r = model_make_private(m, err);
         if (r < 0) {
@@ -279,7 +283,10 @@ int model_lock(struct model *m, int timeout_sec, struct strbuf *err) {
                 strbuf_addf(err, "model lock: %s", strerror(-r));
                 return r;
         }
-        return model_load(m, err);
+        r = model_load(m, err);
+        if (r >= 0)
+                clear_stale(m, true);
+        return r;
 }
 
 void model_unlock(struct model *m) {
@@ -1230,6 +1237,30 @@ int model_remove_unit(struct model *m, const char *unit, struct strbuf *err) {
         if (was_leader)
                 elect_leader(m->state, app);
         return 0;
+}
+
+/* Undoes what a process killed while it held its machine's lock left (model.h): its unit's
+ * "executing" (which would keep queue_event from coalescing with the queue's head) and its
+ * context (and, under the model lock, that context's socket). Units whose machine lock is held
+ * are left alone: their process still runs. */
+static void clear_stale(struct model *m, bool locked) {
+        cJSON *u;
+        cJSON_ArrayForEach(u, jget(m->state, "units")) {
+                const char *ctx = jstr(u, "context");
+                bool executing = streq_ptr(jstr(u, "agent"), "executing");
+                if (!ctx && !executing)
+                        continue;
+                if (model_machine_busy(m, jstr(u, "machine")))
+                        continue;
+                const char *n = ctx ? strrchr(ctx, '-') : NULL;
+                if (n && locked) {
+                        _cleanup_free_ char *sock = xasprintf("%s/agent%s.sock", m->dir, n);
+                        (void) unlink(sock);
+                }
+                cJSON_DeleteItemFromObjectCaseSensitive(u, "context");
+                if (executing)
+                        unit_agent_set(u, jget(u, "error") ? "error" : "idle");
+        }
 }
 
 /* remove-unit --force (juju remove-unit --force --no-wait on a dead machine): the unit's own

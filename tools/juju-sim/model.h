@@ -11,7 +11,9 @@
  *   units:        { UNIT: { application, machine, life, agent, agent-since, workload: STATUS,
  *                   error: "hook failed: \"X\""|absent, queue: [EVENT…], relations: { ID: { scope,
  *                   members: [remote units joined], broken } }, state: {}, ports: [],
- *                   secrets: { URI: { revision, label } } } }   (unit order = creation order)
+ *                   secrets: { URI: { revision, label } }, context: ID (concurrent mode: the
+ *                   hook, action or exec of the unit running now) } }   (unit order = creation
+ *                   order)
  *   machines:     { ID: { id, hostname, address, unit, instance: {machine code's own data} } }
  *   relations:    { ID: { id, interface, peer, life, status: STATUS, endpoints: [{app, endpoint, role}],
  *                   app-data: { APP: {} }, unit-data: { UNIT: {} } } }
@@ -33,7 +35,8 @@
  * model lock; nobody waits for a machine lock while holding the model lock. A verb that runs
  * hooks fixes its mode once (model_hook_mode_fix()); a serial one still keeps off a machine whose
  * lock a concurrent process holds (model_machine_busy()), and hook-concurrency does not change
- * while one does. */
+ * while one does. A process killed while it held a machine lock leaves its unit "executing" and
+ * its context recorded: undone at the next load once that machine's lock is free. */
 #pragma once
 
 #include <stdbool.h>

@@ -419,9 +419,11 @@ static int conc_enter(
         return 0;
 }
 
-/* The process is about to start: its view (work) and its origin (base) are taken, what was
- * prepared is saved and the model lock released. */
+/* The process is about to start: its context is recorded on its unit (a killed one is undone at
+ * the next load, model.h), its view (work) and its origin (base) are taken, what was prepared is
+ * saved and the model lock released. */
 static int conc_started(struct hookctx *ctx, struct strbuf *err) {
+        jset_str(state_unit(ctx->m->state, ctx->unit), "context", ctx->id);
         ctx->work = cJSON_Duplicate(ctx->m->state, true);
         ctx->base = cJSON_Duplicate(ctx->m->state, true);
         int r = model_save(ctx->m, err);
@@ -429,9 +431,15 @@ static int conc_started(struct hookctx *ctx, struct strbuf *err) {
         return r;
 }
 
-/* The model lock again after the process ended (the state reloaded). */
+/* The model lock again after the process ended (the state reloaded); its context is forgotten. */
 static int conc_relock(struct hookctx *ctx, struct strbuf *err) {
-        return model_lock(ctx->m, RUNNER_LOCK_TIMEOUT_SEC, err);
+        int r = model_lock(ctx->m, RUNNER_LOCK_TIMEOUT_SEC, err);
+        if (r < 0)
+                return r;
+        cJSON *u = state_unit(ctx->m->state, ctx->unit);
+        if (streq_ptr(jstr(u, "context"), ctx->id))
+                cJSON_DeleteItemFromObjectCaseSensitive(u, "context");
+        return 0;
 }
 
 /* Saves and releases the model lock. */

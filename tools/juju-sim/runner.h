@@ -22,10 +22,10 @@
  * each immediate write (status-set, leader-set, application-version-set: reloaded, written,
  * saved) and to commit at the end: ctx->work's changes against ctx->base are merged into the
  * state as it is then (model_commit_merge()). Tools read ctx->work: the state as it was when the
- * hook began, with the hook's own writes. The mode is the verb's, fixed once (m->concurrent,
- * model_hook_mode_fix()); a serial verb keeps off a machine whose lock a concurrent process holds
- * (it waits for that machine, or skips its unit and waits before it returns). Ownership: the
- * runner owns its contexts. */
+ * hook began, with the hook's own writes. While the process runs its unit records its context
+ * ("context"). The mode is the verb's, fixed once (m->concurrent, model_hook_mode_fix()); a serial
+ * verb keeps off a machine whose lock a concurrent process holds (it waits for that machine, or
+ * skips its unit and waits before it returns). Ownership: the runner owns its contexts. */
 #pragma once
 
 #include <stdbool.h>
