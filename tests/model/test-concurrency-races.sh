@@ -50,6 +50,65 @@ during_hook() {
         wait_for "$mark" || fail "$1: $2's hook did not begin"
 }
 
+# (1) A leader removed while its hook runs stays leader until that hook has ended (Juju: a dying
+# unit keeps leadership while its agent runs); only then is its successor elected, so both
+# leaders' leader-set land, as in a serial model. Reviewer's repro: a/0's hook sleeps, then
+# leader-set from-old=1; remove-unit a/0 meanwhile; a/1's leader-elected: leader-set from-new=1.
+for m in serial machines; do
+        deployed "lead-$m" $m 2
+        T=$TMP/lead-$m
+        behave a leader-elected "echo \"elected \$JUJU_UNIT_NAME \$EPOCHREALTIME\" >> $T.times; leader-set from-new=1"
+        during_hook "lead-$m" a/0 "sleep 3; out old-set leader-set from-old=1; echo \"end \$JUJU_UNIT_NAME \$EPOCHREALTIME\" >> $T.times"
+        js remove-unit a/0 # (serial: waits for the wait, which holds the model lock)
+        [ $m = machines ] && assert_eq "(1) $m: a/0 stays leader while its hook runs (one leader at a time)" a/0 "$(leader_of a)"
+        wait $W || fail "(1) $m: wait: $(cat "$T.wait")"
+        js wait || fail "(1) $m: the second wait"
+        assert_eq "(1) $m: a/1 is the new leader" a/1 "$(leader_of a)"
+        assert_eq "(1) $m: a/0's leader-set, made while it was dying, succeeded" 0 "$(cat "$(charm_dir a)/out/old-set.rc")"
+        assert_eq "(1) $m: both leaders' settings kept" '{"from-new":"1","from-old":"1"}' \
+                "$(js exec a/1 -- leader-get --format=json | jq -S -c .)"
+        end=$(awk '$1 == "end" { print $3 }' "$T.times")
+        elected=$(awk '$1 == "elected" && $2 == "a/1" { print $3 }' "$T.times")
+        if [ -n "$end" ] && [ -n "$elected" ] && awk -v a="$end" -v b="$elected" 'BEGIN { exit !(b > a) }'; then
+                pass "(1) $m: a/1's leader-elected ran after a/0's hook had ended"
+        else
+                fail "(1) $m: a/1's leader-elected at ${elected:-never}, a/0's hook ended at ${end:-never}"
+        fi
+done
+
+# (1b) leader-set checks leadership in the state as it is now: a leader removed by force while
+# its hook runs (the machine died; a/1 is elected at once) is refused, as Juju's ensureLeader
+# refuses: "cannot write leadership settings: cannot write settings: not the leader" (1), and the
+# hook's is-leader says False afterwards (the context stays a minion)
+deployed ghost machines 2
+during_hook ghost a/0 "sleep 2; out ghost-set leader-set from-ghost=1; out ghost-is is-leader"
+js remove-unit --force a/0
+wait $W || fail "(1b) wait: $(cat "$TMP/ghost.wait")"
+assert_eq "(1b) leader-set by a unit no longer leader fails" 1 "$(cat "$(charm_dir a)/out/ghost-set.rc")"
+assert_eq "(1b) with Juju's text" "ERROR cannot write leadership settings: cannot write settings: not the leader" \
+        "$(cat "$(charm_dir a)/out/ghost-set")"
+assert_eq "(1b) is-leader says False after it" False "$(cat "$(charm_dir a)/out/ghost-is")"
+assert_eq "(1b) the leader settings did not take its write" '{}' "$(js exec a/1 -- leader-get --format=json | jq -S -c .)"
+
+# (1c) A unit that becomes leader during its hook may write at once (leader-set checks the state
+# as it is now, and its application bag follows), and its commit takes only the keys it changed:
+# what the old leader wrote during that hook (leader settings, the peer application bag) stays
+deployed gain machines 2
+G=$TMP/gain
+during_hook gain a/1 "while [ ! -e $G.go ]; do sleep 0.1; done; out gain-set leader-set x=1; out gain-app relation-set -r \$(relation-ids cluster) --app bx=1"
+js exec a/0 -- 'leader-set y=1; relation-set -r $(relation-ids cluster) --app by=1'
+js remove-unit a/0
+assert_eq "(1c) a/1 elected at once (a/0 runs nothing)" a/1 "$(leader_of a)"
+touch "$G.go"
+wait $W || fail "(1c) wait: $(cat "$G.wait")"
+js wait || fail "(1c) the second wait"
+assert_eq "(1c) a/1's leader-set, leader only since the middle of its hook, succeeded" 0 "$(cat "$(charm_dir a)/out/gain-set.rc")"
+assert_eq "(1c) a/1's relation-set --app after it succeeded" 0 "$(cat "$(charm_dir a)/out/gain-app.rc")"
+assert_eq "(1c) both leaders' settings kept" '{"x":"1","y":"1"}' "$(js exec a/1 -- leader-get --format=json | jq -S -c .)"
+id=$(js exec a/1 -- relation-ids cluster)
+assert_eq "(1c) both leaders' application bag keys kept" '{"bx":"1","by":"1"}' \
+        "$(state | jq -S -c --arg id "${id#*:}" '.relations[$id]."app-data".a')"
+
 # (2) A secret removed while a hook that changed it ran stays removed. (a) The user's view: the
 # leader a/0 sets a new revision of its application's secret in a hook during which it is
 # removed; its successor's leader-elected removes the secret. (b) The commit's rule itself: the

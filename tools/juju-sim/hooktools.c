@@ -1644,27 +1644,40 @@ static int t_leader_get(struct call *c) {
 }
 
 /* leader-set: written at once (not at the hook's end), the other units told with
- * leader-settings-changed. */
+ * leader-settings-changed. Leadership is checked at each write in the state as it is now (Juju's
+ * leadershipContext.WriteLeaderSettings: ensureLeader, i.e. the tracker's ClaimLeader, then the
+ * controller's Merge); the hook's own view learns the answer (refused once, a context stays a
+ * minion: isMinion). */
 static int t_leader_set(struct call *c) {
         _cleanup_json_ cJSON *kv = cJSON_CreateObject();
         int r = keyvalues(c, 0, kv);
         if (r)
                 return r;
-        if (!leader(c))
-                return fail(c, 1, "cannot write leadership settings: cannot write settings: not the leader");
-        bool changed = false;
-        const cJSON *e;
-        cJSON_ArrayForEach(e, kv) {
-                const cJSON *old = jget(jget(state_app(W(c), c->ctx->app), "leader-settings"), e->string);
-                changed = changed ||
-                        (*e->valuestring ? !old || !streq_ptr(old->valuestring, e->valuestring) : !!old);
-        }
-        if (!changed)
-                return 0;
         _cleanup_strbuf_ struct strbuf lerr = STRBUF_INIT;
         cJSON *st = hookctx_state_begin(c->ctx, &lerr);
         if (!st)
                 return fail(c, 1, "cannot write leadership settings: %s", lerr.buf);
+        const char *now = jstr(state_app(st, c->ctx->app), "leader");
+        cJSON *view = state_app(W(c), c->ctx->app);
+        if (view && !streq_ptr(jstr(view, "leader"), now)) {
+                if (now)
+                        jset_str(view, "leader", now);
+                else
+                        cJSON_DeleteItemFromObjectCaseSensitive(view, "leader");
+        }
+        if (!streq_ptr(now, c->ctx->unit)) {
+                (void) immediate_end(c, "cannot write leadership settings");
+                return fail(c, 1, "cannot write leadership settings: cannot write settings: not the leader");
+        }
+        bool changed = false;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, kv) {
+                const cJSON *old = jget(jget(state_app(st, c->ctx->app), "leader-settings"), e->string);
+                changed = changed ||
+                        (*e->valuestring ? !old || !streq_ptr(old->valuestring, e->valuestring) : !!old);
+        }
+        if (!changed)
+                return immediate_end(c, "cannot write leadership settings");
         cJSON *states[2] = { st, W(c) };
         for (int i = 0; i < 2; i++) {
                 cJSON *app = state_app(states[i], c->ctx->app);

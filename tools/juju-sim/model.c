@@ -1234,21 +1234,38 @@ int model_remove_unit(struct model *m, const char *unit, struct strbuf *err) {
         const char *app = jstr(u, "application");
         bool was_leader = unit_is_leader(m->state, unit);
         unit_dying(m->state, unit);
-        if (was_leader)
+        if (!was_leader)
+                return 0;
+        /* Juju: a dying unit keeps leadership while its agent runs (its tracker keeps claiming
+         * the lease; the lease is revoked once the unit is dead). Here: until the process its
+         * machine runs now has ended (model_leader_handover()), so that two units are never
+         * leader at once. */
+        if (model_machine_busy(m, jstr(u, "machine")))
+                jset(u, "elect-successor", cJSON_CreateTrue());
+        else
                 elect_leader(m->state, app);
         return 0;
 }
 
+void model_leader_handover(cJSON *st, const char *unit) {
+        cJSON *u = state_unit(st, unit);
+        if (!jget(u, "elect-successor"))
+                return;
+        cJSON_DeleteItemFromObjectCaseSensitive(u, "elect-successor");
+        if (unit_is_leader(st, unit))
+                elect_leader(st, jstr(u, "application"));
+}
+
 /* Undoes what a process killed while it held its machine's lock left (model.h): its unit's
- * "executing" (which would keep queue_event from coalescing with the queue's head) and its
- * context (and, under the model lock, that context's socket). Units whose machine lock is held
- * are left alone: their process still runs. */
+ * "executing" (which would keep queue_event from coalescing with the queue's head), its context
+ * (and, under the model lock, that context's socket), its leadership handover. Units whose
+ * machine lock is held are left alone: their process still runs. */
 static void clear_stale(struct model *m, bool locked) {
         cJSON *u;
         cJSON_ArrayForEach(u, jget(m->state, "units")) {
                 const char *ctx = jstr(u, "context");
                 bool executing = streq_ptr(jstr(u, "agent"), "executing");
-                if (!ctx && !executing)
+                if (!ctx && !executing && !jget(u, "elect-successor"))
                         continue;
                 if (model_machine_busy(m, jstr(u, "machine")))
                         continue;
@@ -1260,6 +1277,7 @@ static void clear_stale(struct model *m, bool locked) {
                 cJSON_DeleteItemFromObjectCaseSensitive(u, "context");
                 if (executing)
                         unit_agent_set(u, jget(u, "error") ? "error" : "idle");
+                model_leader_handover(m->state, u->string);
         }
 }
 

@@ -12,8 +12,9 @@
  *                   error: "hook failed: \"X\""|absent, queue: [EVENT…], relations: { ID: { scope,
  *                   members: [remote units joined], broken } }, state: {}, ports: [],
  *                   secrets: { URI: { revision, label } }, context: ID (concurrent mode: the
- *                   hook, action or exec of the unit running now) } }   (unit order = creation
- *                   order)
+ *                   hook, action or exec of the unit running now), elect-successor: true (a
+ *                   dying leader whose running process hands leadership on when it ends) } }
+ *                   (unit order = creation order)
  *   machines:     { ID: { id, hostname, address, unit, instance: {machine code's own data} } }
  *   relations:    { ID: { id, interface, peer, life, status: STATUS, endpoints: [{app, endpoint, role}],
  *                   app-data: { APP: {} }, unit-data: { UNIT: {} } } }
@@ -35,8 +36,9 @@
  * model lock; nobody waits for a machine lock while holding the model lock. A verb that runs
  * hooks fixes its mode once (model_hook_mode_fix()); a serial one still keeps off a machine whose
  * lock a concurrent process holds (model_machine_busy()), and hook-concurrency does not change
- * while one does. A process killed while it held a machine lock leaves its unit "executing" and
- * its context recorded: undone at the next load once that machine's lock is free. */
+ * while one does. A process killed while it held a machine lock leaves its unit "executing", its
+ * context recorded and maybe a leadership handover: undone at the next load once that machine's
+ * lock is free. */
 #pragma once
 
 #include <stdbool.h>
@@ -152,6 +154,9 @@ void model_hook_mode_fix(struct model *m);
 /* Whether a failed hook is retried by itself (Juju's automatically-retry-hooks, default true). */
 bool model_retry_hooks(const cJSON *state);
 int model_add_unit(struct model *m, const char *app, int n, char *const *shares, struct strbuf *err);
+/* A leader's removal elects its successor at once, unless its machine runs a process now
+ * (model_machine_busy()): then the dying unit stays leader until that process ends
+ * (model_leader_handover()), as Juju keeps a dying unit leader while its agent runs. */
 int model_remove_unit(struct model *m, const char *unit, struct strbuf *err);
 /* remove-unit --force: no hook of the unit runs; remote units get relation-departed; the unit
  * and its machine are removed at once (a machine that died without running its hooks). */
@@ -200,6 +205,9 @@ void model_commit(struct model *m, cJSON *work, const char *unit);
  * m->state, written by others meanwhile, stays. Then queues what the writes cause, as
  * model_commit() does. False (nothing done) when the unit is gone. */
 bool model_commit_merge(struct model *m, const cJSON *base, const cJSON *work, const char *unit);
+/* The end of a process of unit (committed or not): a successor election that its removal
+ * deferred (model_remove_unit()) happens now. */
+void model_leader_handover(cJSON *st, const char *unit);
 /* Removes the first event of the unit's queue equal to ev (the head a runner ran). */
 void model_unit_queue_pop(cJSON *u, const cJSON *ev);
 /* Drops finished relations, departed units' bags, empty dying applications. */

@@ -449,6 +449,13 @@ static int conc_done(struct model *m, struct strbuf *err) {
         return r;
 }
 
+/* The end of what a process of unit did under its machine lock (committed, or not): a
+ * leadership handover its unit's removal deferred happens (model.h), then conc_done. */
+static int conc_end(struct model *m, const char *unit, struct strbuf *err) {
+        model_leader_handover(m->state, unit);
+        return conc_done(m, err);
+}
+
 /* Serial mode (the caller holds the model lock): when the unit's machine runs a process of a
  * concurrent verb now (model.h: its lock is held; it began before hook-concurrency was set to
  * serial), the model lock is let go until that machine's lock is ours (*ret_mfd), as the lock
@@ -563,11 +570,11 @@ int runner_run_event(struct model *m, const char *unit_name, int64_t deadline_ms
         cJSON *u = state_unit(m->state, unit);
         cJSON *q = jget(u, "queue");
         if (!u || !q || !q->child || (conc && jget(u, "error")))
-                return conc ? conc_done(m, err) : 0;
+                return conc ? conc_end(m, unit, err) : 0;
         _cleanup_json_ cJSON *ev = cJSON_Duplicate(q->child, true);
         if (!model_event_runnable(m->state, unit, ev)) {
                 cJSON_DeleteItemFromArray(q, 0);
-                return conc ? conc_done(m, err) : 0;
+                return conc ? conc_end(m, unit, err) : 0;
         }
         model_event_pre(m->state, unit, ev);
         struct hookctx ctx;
@@ -588,7 +595,7 @@ int runner_run_event(struct model *m, const char *unit_name, int64_t deadline_ms
                 queue_done(m, unit, ev, conc);
                 model_event_post(m, unit, ev, true);
                 ctx_clear(&ctx);
-                return conc ? conc_done(m, err) : 0;
+                return conc ? conc_end(m, unit, err) : 0;
         }
         _cleanup_free_ char *dispatch_path = xasprintf("hooks/%s", ctx.hook);
         _cleanup_strv_ struct strv env = STRV_INIT;
@@ -637,7 +644,7 @@ int runner_run_event(struct model *m, const char *unit_name, int64_t deadline_ms
         strbuf_release(&res.output);
         ctx_clear(&ctx);
         if (conc) {
-                r = conc_done(m, err);
+                r = conc_end(m, unit, err);
                 if (r < 0)
                         return r;
         }
@@ -1036,7 +1043,7 @@ int runner_run_action(struct model *m, const char *unit, const char *action, cJS
                 jset_num(timing, "completed", (double) time(NULL));
                 *ret_result = TAKE_PTR(result);
                 ctx_clear(&ctx);
-                return conc ? conc_done(m, err) : 0;
+                return conc ? conc_end(m, unit, err) : 0;
         }
         _cleanup_free_ char *dispatch_path = xasprintf("actions/%s", action);
         _cleanup_strv_ struct strv env = STRV_INIT;
@@ -1089,7 +1096,7 @@ int runner_run_action(struct model *m, const char *unit, const char *action, cJS
         strbuf_release(&res.output);
         ctx_clear(&ctx);
         *ret_result = TAKE_PTR(result);
-        return conc ? conc_done(m, err) : 0;
+        return conc ? conc_end(m, unit, err) : 0;
 }
 
 static void shell_quote(struct strbuf *sb, const char *s) {
@@ -1153,5 +1160,5 @@ int runner_exec(struct model *m, const char *unit, char *const *cmd, int *ret_st
         *ret_status = res.status;
         strbuf_release(&res.output);
         ctx_clear(&ctx);
-        return conc ? conc_done(m, err) : 0;
+        return conc ? conc_end(m, unit, err) : 0;
 }

@@ -22,10 +22,12 @@
  * each immediate write (status-set, leader-set, application-version-set: reloaded, written,
  * saved) and to commit at the end: ctx->work's changes against ctx->base are merged into the
  * state as it is then (model_commit_merge()). Tools read ctx->work: the state as it was when the
- * hook began, with the hook's own writes. While the process runs its unit records its context
- * ("context"). The mode is the verb's, fixed once (m->concurrent, model_hook_mode_fix()); a serial
- * verb keeps off a machine whose lock a concurrent process holds (it waits for that machine, or
- * skips its unit and waits before it returns). Ownership: the runner owns its contexts. */
+ * hook began, with the hook's own writes (leader-set alone checks leadership in the state as it
+ * is now). While the process runs its unit records its context ("context"); at its end a
+ * leadership handover its unit's removal deferred happens (model_leader_handover()). The mode is
+ * the verb's, fixed once (m->concurrent, model_hook_mode_fix()); a serial verb keeps off a machine
+ * whose lock a concurrent process holds (it waits for that machine, or skips its unit and waits
+ * before it returns). Ownership: the runner owns its contexts. */
 #pragma once
 
 #include <stdbool.h>
