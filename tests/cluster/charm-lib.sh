@@ -110,7 +110,11 @@ trap 'log "FAIL: exit $? at ${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND"' ERR
 # hook that fails now and then would pass here after its automatic retry.
 js() {
         if [ "$1" = deploy ] && [ ! -e "$MODEL/state.json" ]; then
-                "$JS" model-config automatically-retry-hooks=false >/dev/null || die "model-config"
+                # JUJU_SIM_HOOK_CONCURRENCY=machines|N runs the test with Juju's concurrency
+                # (tools/juju-sim/README.md, "Hook concurrency"; issue 28); unset: serial
+                "$JS" model-config automatically-retry-hooks=false \
+                        ${JUJU_SIM_HOOK_CONCURRENCY:+hook-concurrency=$JUJU_SIM_HOOK_CONCURRENCY} >/dev/null ||
+                        die "model-config"
         fi
         if [ -n "$CHARM_BASE" ] && { [ "$1" = deploy ] || [ "$1" = add-unit ]; }; then
                 "$JS" "$@" --share "$T:$T"

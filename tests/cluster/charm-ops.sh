@@ -48,7 +48,8 @@ snap() {
                 sed 's/+PLANNED//' |
                 { if [ -n "${SNAP_JOBS:-}" ]; then grep -v '^State='; else cat; fi; } || true
         ctl scontrol -o show reservation 2>/dev/null | sed 's/ TRES=.*//' || true
-        ctl strigger --get 2>/dev/null || true
+        # the triggers (issue 29), sorted: slurmctld re-queues a permanent trigger when it fires
+        ctl strigger --get 2>/dev/null | sort || true
 }
 # fails PATTERN UNIT ACTION ARGS…: the action fails, its message matches PATTERN (extended
 # regex), and nothing changed.
@@ -389,7 +390,7 @@ arr=$(sub --hold --array=1-2 --wrap 'sleep 1' -o /dev/null) # held: the nodes st
 fails "job-id: job $arr is an array" slurmctld/0 trigger-set event=fini job-id="$arr" program=/etc/slurm/scripts/trig-note
 ctl scontrol release "$arr" >/dev/null
 fails 'only for time' slurmctld/0 trigger-set event=down offset=-5 program=/etc/slurm/scripts/trig-note
-fails 'ESLURM|Invalid job id|does not exist|not found|invalid' slurmctld/0 trigger-set event=fini job-id=999999 \
+fails 'job-id: job 999999 is not known to slurmctld' slurmctld/0 trigger-set event=fini job-id=999999 \
         program=/etc/slurm/scripts/trig-note
 fails "trigger $one_charm is the charm's own" slurmctld/0 trigger-unset ids="$one_charm"
 fails 'trigger 999999 does not exist' slurmctld/0 trigger-unset ids=999999
