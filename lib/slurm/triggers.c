@@ -141,84 +141,10 @@ void slurm_trigger_events_format(uint32_t events, struct strbuf *out) {
                 strbuf_addf(out, "%s0x%x", first ? "" : ",", (unsigned) events);
 }
 
-static const char *spec_event_name(const struct slurm_trigger_spec *s) {
-        return s->controller ? slurm_ctld_event_name(s->event) : slurm_node_event_name(s->event);
-}
-
 bool slurm_trigger_is(const struct slurm_trigger *t, const struct slurm_trigger_spec *s, uint32_t uid) {
         return t->permanent && t->user_id == uid && t->events == s->event &&
                 (s->controller ? t->ctld_trigger : t->node_trigger) && streq_ptr(t->resource, "*") &&
                 streq_ptr(t->program, s->program);
-}
-
-int slurm_trigger_set_perm(const struct slurm_trigger_spec *s, struct strbuf *err) {
-        trigger_info_t t;
-        int r;
-
-        if (!spec_event_name(s)) {
-                if (err)
-                        strbuf_addf(err, "trigger: unknown %s event 0x%x",
-                                s->controller ? "slurmctld" : "node", (unsigned) s->event);
-                return -EINVAL;
-        }
-        if (isempty(s->program) || s->program[0] != '/') {
-                if (err)
-                        strbuf_addf(err, "trigger: program \"%s\" is not an absolute path",
-                                strempty(s->program));
-                return -EINVAL;
-        }
-        r = slurm_client_init(err);
-        if (r < 0)
-                return r;
-        slurm_init_trigger_msg(&t);
-        t.res_type = s->controller ? TRIGGER_RES_TYPE_SLURMCTLD : TRIGGER_RES_TYPE_NODE;
-        t.res_id = (char *) "*"; /* strigger's choice too; a node name would be fatal at restore */
-        t.trig_type = s->event;
-        t.offset = OFFSET_ORIGIN;
-        t.user_id = (uint32_t) getuid();
-        t.program = (char *) s->program;
-        t.flags = TRIGGER_FLAG_PERM;
-        r = slurm_set_trigger(&t);
-        if (r == SLURM_SUCCESS)
-                return 1;
-        if (slurm_rc_code(r) == ESLURM_TRIGGER_DUP)
-                return 0;
-        return slurm_fail(
-                err, slurm_rc_code(r), "set %s trigger as uid %u", spec_event_name(s), (unsigned) getuid());
-}
-
-int slurm_trigger_set_node(const char *node, enum slurm_node_event event, const char *program,
-        bool permanent, struct strbuf *err) {
-        trigger_info_t t;
-        int r;
-
-        if (!slurm_node_event_name(event)) {
-                if (err)
-                        strbuf_addf(err, "trigger: unknown node event 0x%x", (unsigned) event);
-                return -EINVAL;
-        }
-        if (isempty(program) || program[0] != '/') {
-                if (err)
-                        strbuf_addf(
-                                err, "trigger: program \"%s\" is not an absolute path", strempty(program));
-                return -EINVAL;
-        }
-        r = slurm_client_init(err);
-        if (r < 0)
-                return r;
-        slurm_init_trigger_msg(&t);
-        t.res_type = TRIGGER_RES_TYPE_NODE;
-        t.res_id = (char *) (isempty(node) ? "*" : node);
-        t.trig_type = (uint32_t) event;
-        t.offset = OFFSET_ORIGIN;
-        t.user_id = (uint32_t) getuid();
-        t.program = (char *) program;
-        t.flags = permanent ? TRIGGER_FLAG_PERM : 0;
-        r = slurm_set_trigger(&t);
-        if (r != SLURM_SUCCESS)
-                return slurm_fail(err, slurm_rc_code(r), "set %s trigger on \"%s\"",
-                        slurm_node_event_name(event), t.res_id);
-        return 0;
 }
 
 /* Whether event is one bit a trigger on res_type may watch (the ones the header names). */
@@ -242,8 +168,8 @@ int slurm_trigger_set(const struct slurm_trigger_req *q, struct strbuf *err) {
 
         if (!req_event_ok(q->res_type, q->event)) {
                 if (err)
-                        strbuf_addf(err, "trigger: event 0x%x is not one of a %s trigger", (unsigned) q->event,
-                                slurm_trigger_res_name(q->res_type));
+                        strbuf_addf(err, "trigger: unknown %s event 0x%x", slurm_trigger_res_name(q->res_type),
+                                (unsigned) q->event);
                 return -EINVAL;
         }
         if (q->offset < -SLURM_TRIGGER_OFFSET_MAX || q->offset > SLURM_TRIGGER_OFFSET_MAX) {
@@ -284,6 +210,35 @@ int slurm_trigger_set(const struct slurm_trigger_req *q, struct strbuf *err) {
         }
         return slurm_fail(err, slurm_rc_code(r), "set %s trigger on %s \"%s\" as uid %u", ev.buf,
                 slurm_trigger_res_name(q->res_type), t.res_id, (unsigned) getuid());
+}
+
+int slurm_trigger_set_perm(const struct slurm_trigger_spec *s, struct strbuf *err) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        const struct slurm_trigger_req q = {
+                .res_type = s->controller ? SLURM_TRIGGER_RES_SLURMCTLD : SLURM_TRIGGER_RES_NODE,
+                .resource = "*", /* strigger's choice too; a node name would be fatal at restore */
+                .event = s->event,
+                .program = s->program,
+                .permanent = true,
+        };
+        int r = slurm_trigger_set(&q, &e);
+        if (r == -EEXIST)
+                return 0;
+        if (r < 0 && err)
+                strbuf_addbuf(err, &e);
+        return r < 0 ? r : 1;
+}
+
+int slurm_trigger_set_node(const char *node, enum slurm_node_event event, const char *program,
+        bool permanent, struct strbuf *err) {
+        const struct slurm_trigger_req q = {
+                .res_type = SLURM_TRIGGER_RES_NODE,
+                .resource = node,
+                .event = (uint32_t) event,
+                .program = program,
+                .permanent = permanent,
+        };
+        return slurm_trigger_set(&q, err);
 }
 
 int slurm_trigger_list(struct slurm_trigger_list *ret, struct strbuf *err) {

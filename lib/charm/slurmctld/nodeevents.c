@@ -381,10 +381,15 @@ int nodeevents_reconcile(const struct charm_paths *paths, const struct evspool_l
         return (int) recs.n;
 }
 
+/* Whether a hook placed this unit's log (an action never starts one: see nodeevents.h). */
+static bool log_placed(const char *dir) {
+        struct stat st;
+        return stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 void nodeevents_catch_up(const struct charm_paths *paths, const char *cause) {
         _cleanup_free_ char *dir = nodeevents_dir(paths);
-        struct stat st;
-        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        if (log_placed(dir))
                 (void) nodeevents_reconcile(paths, NULL, cause, NULL, NULL);
 }
 
@@ -392,8 +397,7 @@ int nodeevents_note(const struct charm_paths *paths, const struct ev_note *note,
         _cleanup_free_ char *dir = nodeevents_dir(paths);
         _cleanup_close_ int lock = -1;
         _cleanup_(ev_state_done) struct ev_state s = { 0 };
-        struct stat st;
-        if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+        if (!log_placed(dir)) {
                 strbuf_addf(err, "%s: no event log on this unit yet", dir);
                 return -ENOENT;
         }

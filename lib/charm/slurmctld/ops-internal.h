@@ -27,6 +27,8 @@ int ops_param_string(const cJSON *params, const char *key, const char **ret, str
  * (in buf). Returns as ops_param_string. */
 int ops_param_text(
         const cJSON *params, const char *key, char *buf, size_t len, const char **ret, struct strbuf *err);
+/* A Slurm name: 1..max of letters, digits, '.', '_', '-' (node, reservation, user, partition). */
+bool ops_plain_name(const char *s, size_t max);
 /* 0 when absent, 1 with *ret in [min, max], -EINVAL otherwise. */
 int ops_param_uint(const cJSON *params, const char *key, uint64_t min, uint64_t max, uint64_t *ret,
         struct strbuf *err);

@@ -625,7 +625,7 @@ static bool printable(const char *s) {
 }
 
 /* A Slurm name: 1..max of letters, digits, '.', '_', '-' (node, reservation, user, partition). */
-static bool plain_name(const char *s, size_t max) {
+bool ops_plain_name(const char *s, size_t max) {
         size_t n = strlen(s);
         if (n == 0 || n > max)
                 return false;
@@ -641,7 +641,7 @@ static int name_list(const char *key, const char *value, size_t max, struct strv
         for (const char *p = value;;) {
                 size_t n = strcspn(p, ",");
                 _cleanup_free_ char *w = xstrndup(p, n);
-                if (!plain_name(w, max)) {
+                if (!ops_plain_name(w, max)) {
                         _cleanup_free_ char *shown = ops_shown(w);
                         strbuf_addf(err,
                                 "%s: \"%s\" is not a name (1 to %zu letters, digits, '.', '_', '-')", key,
@@ -684,7 +684,7 @@ static int parse_nodes(const char *key, const char *expr, struct strv *ret, stru
                 return -EINVAL;
         }
         for (size_t i = 0; i < names.n; i++) {
-                if (!plain_name(names.v[i], 64)) {
+                if (!ops_plain_name(names.v[i], 64)) {
                         _cleanup_free_ char *name = ops_shown(names.v[i]);
                         strbuf_addf(err, "%s: \"%s\" is not a node name (letters, digits, '.', '_', '-')",
                                 key, name);
@@ -784,7 +784,7 @@ static int parse_reservation(const cJSON *params, time_t now, struct ops_node_re
         int r = ops_param_string(params, "name", &v, err);
         if (r < 0)
                 return r;
-        if (r > 0 && !plain_name(v, 64)) {
+        if (r > 0 && !ops_plain_name(v, 64)) {
                 _cleanup_free_ char *shown = ops_shown(v);
                 strbuf_addf(err,
                         "name: \"%s\" is not a reservation name (1 to 64 letters, digits, '.', '_', '-')",

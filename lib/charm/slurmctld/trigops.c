@@ -221,16 +221,14 @@ int trigops_set_parse(const cJSON *params, struct trigops_set_req *ret, struct s
                 return -EINVAL;
         }
         if (q.res_type == SLURM_TRIGGER_RES_JOB) {
-                unsigned long long id = 0;
-                if (r > 0 && all_digits(v) && strlen(v) <= 10)
-                        id = strtoull(v, NULL, 10);
-                if (id < 1 || id > SLURM_JOBID_MAX) {
+                struct slurm_jobid id = { 0 };
+                if (r == 0 || slurm_jobid_parse(v, &id) < 0 || id.kind != SLURM_JOBID_PLAIN) {
                         _cleanup_free_ char *shown = r > 0 ? ops_shown(v) : NULL;
-                        strbuf_addf(err, "job-id: %s%s%sgive the job's id (1 to %u; an array's id names the whole array)",
+                        strbuf_addf(err, "job-id: %s%s%sgive the job's id (1 to %u, a plain job id: no array task or het component)",
                                 shown ? "\"" : "", shown ? shown : "", shown ? "\": " : "", SLURM_JOBID_MAX);
                         return -EINVAL;
                 }
-                q.resource = xasprintf("%llu", id);
+                q.resource = xasprintf("%u", id.id);
         }
 
         r = param_int(params, "offset", -SLURM_TRIGGER_OFFSET_MAX, SLURM_TRIGGER_OFFSET_MAX, &q.offset, err);
@@ -299,16 +297,6 @@ void trigops_unset_req_done(struct trigops_unset_req *q) {
         *q = (struct trigops_unset_req){ 0 };
 }
 
-static bool plain_user(const char *s) {
-        size_t n = strlen(s);
-        if (n == 0 || n > 64)
-                return false;
-        for (const char *p = s; *p; p++)
-                if (!isalnum((unsigned char) *p) && *p != '.' && *p != '_' && *p != '-')
-                        return false;
-        return true;
-}
-
 int trigops_unset_parse(const cJSON *params, struct trigops_unset_req *ret, struct strbuf *err) {
         static const char *const known[] = { "ids", "user", NULL };
         _cleanup_(trigops_unset_req_done) struct trigops_unset_req q = { 0 };
@@ -330,7 +318,7 @@ int trigops_unset_parse(const cJSON *params, struct trigops_unset_req *ret, stru
                 return -EINVAL;
         }
         if (user) {
-                if (!plain_user(user)) {
+                if (!ops_plain_name(user, 64)) {
                         _cleanup_free_ char *shown = ops_shown(user);
                         strbuf_addf(err, "user: \"%s\" is not a user name", shown);
                         return -EINVAL;
