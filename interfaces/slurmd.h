@@ -95,6 +95,13 @@ bool slurmd_iface_valid_controller(const char *s);
 /* Whether s looks like a Juju secret id ("secret:…" or "secret://…", URI-safe characters). */
 bool slurmd_iface_valid_secret_id(const char *s);
 
+/* slurmd unit → its UNIT bag:
+ *   node         the unit's Slurm node name, set once slurmctld registered the node: the
+ *                controller units' hook that follows counts it in their status (issue 28: under
+ *                Juju a controller's hook for the unit's arrival may run before the registration).
+ *                The controllers read nothing from it. */
+#define SLURMD_UNIT_NODE_KEY "node"
+
 /* --- GPUs (issue 12) ---------------------------------------------------------------------------
  * slurmd unit → its UNIT bag:
  *   gpu-devices  JSON list of the node's GPU device files ("/dev/nvidia0", …; [] or absent:

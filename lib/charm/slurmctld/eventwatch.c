@@ -50,6 +50,7 @@ struct loop {
         pid_t refresh_pid;
         int refresh_fd; /* pidfd of the refresh child, -1 when none (or no pidfd: polled) */
         bool refresh_wanted;
+        size_t expect_open; /* open expectations after the last good round */
 };
 
 _printf_(2, 3) static void logf_(const struct loop *l, const char *fmt, ...) {
@@ -164,9 +165,15 @@ static void round_run(struct loop *l) {
                 r > 0 ? "news" : "nothing new", (unsigned long long) ((now_usec() - t0) / 1000));
         if (r > 0)
                 l->refresh_wanted = true;
+        size_t open = o->expecting ? o->expecting(o->userdata) : 0;
+        if (open < l->expect_open) {
+                logf_(l, "expected node changes: %zu open, were %zu: status refresh", open, l->expect_open);
+                l->refresh_wanted = true;
+        }
+        l->expect_open = open;
         if (recs.n >= EVSPOOL_MAX_FILES)
                 want_round(l, now_usec(), "spool");
-        else if (o->expecting && o->expecting(o->userdata))
+        else if (open > 0)
                 want_round(l,
                         now_usec() +
                                 (o->expect_poll_usec ? o->expect_poll_usec

@@ -14,6 +14,10 @@
  *   - again at once while the spool still holds records (more than one round's worth).
  *   - every expect_poll_usec while expecting() says the controller expects a node change that
  *     has not happened yet ("expect": charm/slurmctld/expect.h), after each successful round;
+ *     when fewer are open than after the last good round (one was met or ran out) the status
+ *     is refreshed, news in the log or not: another controller unit may have written the
+ *     log's record of that change (one log for all, charm/slurmctld/evshare.h), and this unit's
+ *     status still counts the node (issue 28: a backup's status kept six departed nodes);
  * A round with records has the cause "trigger:<kinds>" (their kinds, sorted, e.g.
  * "trigger:drained,reconfig"). A failed round keeps the records and is retried (retry_usec
  * doubling to 30 s) unless a ring or a poll comes first.
@@ -31,6 +35,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -60,7 +65,7 @@ struct eventwatch_opts {
         int refresh_timeout_ms;                        /* 0: EVENTWATCH_REFRESH_TIMEOUT_MS_DEFAULT */
         void (*log)(void *userdata, const char *line); /* may be NULL */
         void (*ready)(void *userdata);                 /* once the doorbell is open; may be NULL */
-        bool (*expecting)(void *userdata);             /* after a good round; may be NULL */
+        size_t (*expecting)(void *userdata);           /* open expectations, after a good round; may be NULL */
         uint64_t expect_poll_usec;                     /* 0: EVENTWATCH_EXPECT_POLL_USEC_DEFAULT */
         void *userdata;
 };

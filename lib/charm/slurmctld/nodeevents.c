@@ -464,13 +464,13 @@ static bool in_snapshot(const char *node, void *userdata) {
         return t->n && bsearch(node, t->v, t->n, sizeof(t->v[0]), cmp_node_name);
 }
 
-bool nodeevents_watch_expecting(void *userdata) {
+size_t nodeevents_watch_expecting(void *userdata) {
         const struct charm_paths *paths = userdata;
         _cleanup_free_ char *dir = nodeevents_dir(paths);
         _cleanup_(ev_state_done) struct ev_state st = { 0 };
         if (ev_state_load(dir, NULL, &st, NULL) < 0 || !st.exists)
-                return false;
-        return expect_open(dir, in_snapshot, &st.nodes, wall_ms()) > 0;
+                return 0;
+        return expect_open(dir, in_snapshot, &st.nodes, wall_ms());
 }
 
 int nodeevents_expect(const struct charm_paths *paths, enum expect_kind kind, const char *node,

@@ -116,9 +116,9 @@ int nodeevents_note(const struct charm_paths *paths, const struct ev_note *note,
  * log. Errors are ignored (the watcher catches up). */
 void nodeevents_catch_up(const struct charm_paths *paths, const char *cause);
 
-/* The watcher's expecting callback (charm/slurmctld/eventwatch.h, charm/slurmctld/expect.h): an expectation is
- * open against the last snapshot. userdata: const struct charm_paths *. */
-bool nodeevents_watch_expecting(void *userdata);
+/* The watcher's expecting callback (charm/slurmctld/eventwatch.h, charm/slurmctld/expect.h): how many
+ * expectations are open against the last snapshot. userdata: const struct charm_paths *. */
+size_t nodeevents_watch_expecting(void *userdata);
 
 /* A hook's expectation (kind, node) against the node names it just read from Slurm (table):
  * recorded and the watcher rung when it has not happened yet (1), else nothing (0). */

@@ -2176,11 +2176,22 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         return r;
         }
 
-        r = ctl_status_from_slurm(out, NULL, NULL, &e);
+        _cleanup_strv_ struct strv names = STRV_INIT;
+        _cleanup_free_ char *departing = is_unit_event_on_slurmd(env) && streq(env->relation_event, "departed") &&
+                        env->departing_unit
+                ? charm_node_name(env->departing_unit)
+                : NULL;
+        r = ctl_status_from_slurm(out, departing, &names, &e);
         if (r < 0) {
                 charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmctld not answering: %s", e.buf);
                 return 0;
         }
+        /* a compute unit's event that took the full reconcile (its application's data changed
+         * with it, or held items): the status follows its node's registration or deletion as
+         * on the quick path (issue 28: with hooks at once, the controller's hook for a joining
+         * unit often runs before that unit's slurmd registered) */
+        if (is_unit_event_on_slurmd(env))
+                expect_change(ctx, &o->paths, env, &names);
         /* asked of the controller in charge only when that is this unit's (a standby listed
          * first would hold the call for 1.5 x SlurmctldTimeout); not while the leader's own push
          * is due with no job running (its reconfigure, within seconds, gives every node the file:

@@ -138,6 +138,7 @@ void sd_inputs_done(struct sd_inputs *in) {
         free(in->node_name);
         strbuf_release(&in->defaults);
         strv_clear(&in->gpus);
+        free(in->bag_node);
 }
 
 /* This unit's GPU device files in its own bag (every unit; [] without GPUs), so that the
@@ -157,7 +158,20 @@ static int publish_gpus(
         r = juju_relation_get(ctx, in->rel, juju_env(ctx)->unit, &mine, err);
         if (r < 0)
                 return r;
+        free(in->bag_node);
+        in->bag_node = charm_bag_string(mine, SLURMD_UNIT_NODE_KEY) ? xstrdup(charm_bag_string(mine, SLURMD_UNIT_NODE_KEY))
+                                                                   : NULL;
         return charm_bag_update(ctx, in->rel, false, mine, GRES_UNIT_KEY, json, err);
+}
+
+/* The node's name in this unit's bag once slurmctld registered it (interfaces/slurmd.h): the
+ * controller units get a hook for it, whose status then counts the node. Under Juju their hook
+ * for this unit's arrival may run while this slurmd still registers (issue 28); without this
+ * key their status would wait for the node event watcher. Set once (the name never changes). */
+static int publish_node(struct juju_ctx *ctx, const struct sd_inputs *in, struct strbuf *err) {
+        if (!in->rel || streq_ptr(in->bag_node, in->node_name))
+                return 0;
+        return juju_relation_set(ctx, in->rel, false, SLURMD_UNIT_NODE_KEY, in->node_name, err);
 }
 
 /* Blocked with "<prefix><msg>"; app: the application's status too (leader). */
@@ -1100,6 +1114,11 @@ int slurmd_reconcile(
                         return r;
                 charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s: node %s drained", unsafe.buf, in.node_name);
                 return 0;
+        }
+        r = publish_node(ctx, &in, err);
+        if (r < 0) {
+                slurm_node_done(&node);
+                return r;
         }
         strbuf_reset(&out->message);
         out->status = JUJU_STATUS_ACTIVE;
