@@ -254,6 +254,13 @@ int slurm_node_delete_free(const char *node, const char *reason, int timeout_ms,
                         return cleared ? 1 : 0;
                 if (r == -ENOENT)
                         return 0;
+                if (r == -ECONNREFUSED || r == -ETIMEDOUT) {
+                        /* slurmctld restarting (a reconfigure beside this departure): asked
+                         * again; a delete whose reply was lost answers ENOENT then */
+                        if (!slurm_poll_sleep(&delay, deadline))
+                                break;
+                        continue;
+                }
                 if (r != -EBUSY)
                         break;
                 /* "busy": a job still completing, or a state flag no job holds any more */

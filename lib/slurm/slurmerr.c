@@ -25,8 +25,14 @@ int slurm_code_to_errno(int code) {
                 return 0;
         if (code < 0)
                 return -EIO;
-        if (code < 1000)
-                return -code; /* a plain errno value */
+        if (code < 1000) {
+                /* a plain errno value; a connection lost in the middle (slurmctld restarting:
+                 * 24.11's reconfigure re-executes it, a controller's hook beside this one under
+                 * Juju, issue 28) is one that could not be made: callers wait or say unreachable */
+                if (code == ECONNRESET || code == EPIPE || code == ECONNABORTED || code == ENOTCONN)
+                        return -ECONNREFUSED;
+                return -code;
+        }
 
         switch (code) {
         case ESLURM_INVALID_NODE_NAME:

@@ -45,7 +45,7 @@ static int cmp_name(const void *a, const void *b) {
         return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
-char *slurm_stranded_needs(const char *req_nodes, const char *leaving, char *const *names, size_t n) {
+char *slurm_stranded_needs(const char *req_nodes, const struct strv *leaving, char *const *names, size_t n) {
         char *found = NULL, *h;
         if (isempty(req_nodes))
                 return NULL;
@@ -54,7 +54,8 @@ char *slurm_stranded_needs(const char *req_nodes, const char *leaving, char *con
                 return NULL;
         while (!found && (h = slurm_hostlist_shift(hl))) {
                 const char *key = h;
-                if (streq_ptr(h, leaving) || n == 0 || !bsearch(&key, names, n, sizeof(char *), cmp_name))
+                if ((leaving && strv_contains(leaving, h)) || n == 0 ||
+                        !bsearch(&key, names, n, sizeof(char *), cmp_name))
                         found = xstrdup(h);
                 free(h); /* slurm_hostlist_shift() mallocs */
         }
@@ -177,7 +178,7 @@ bool slurm_stranded_held(uint32_t priority, uint32_t state_reason) {
         return priority == 0 && (state_reason == WAIT_HELD || state_reason == WAIT_HELD_USER);
 }
 
-int slurm_stranded_find(const char *leaving, struct slurm_stranded *ret, struct strbuf *err) {
+int slurm_stranded_find(const struct strv *leaving, struct slurm_stranded *ret, struct strbuf *err) {
         _cleanup_strv_ struct strv names = STRV_INIT;
         struct slurm_stranded s = { 0 };
         job_info_msg_t *jobs = NULL;
@@ -212,7 +213,7 @@ int slurm_stranded_find(const char *leaving, struct slurm_stranded *ret, struct 
                         .held = slurm_stranded_held(j->priority, j->state_reason) };
         }
         slurm_free_job_info_msg(jobs);
-        if (!isempty(leaving)) {
+        if (leaving && leaving->n > 0) {
                 struct slurm_resv_list l = { 0 };
                 r = slurm_resv_list(&l, err);
                 if (r < 0) {
@@ -220,8 +221,10 @@ int slurm_stranded_find(const char *leaving, struct slurm_stranded *ret, struct 
                         return r;
                 }
                 for (size_t i = 0; i < l.n; i++) {
-                        bool only = false;
-                        if (!resv_names_node(l.v[i].nodes, leaving, &only))
+                        bool only = false, named = false;
+                        for (size_t k = 0; !named && k < leaving->n; k++)
+                                named = resv_names_node(l.v[i].nodes, leaving->v[k], &only);
+                        if (!named)
                                 continue;
                         s.resvs = xrealloc(s.resvs, (s.n_resvs + 1) * sizeof(*s.resvs));
                         s.resvs[s.n_resvs++] = (struct slurm_stranded_resv){ .name = xstrdup(l.v[i].name),

@@ -57,10 +57,10 @@ struct slurm_stranded {
 
 void slurm_stranded_done(struct slurm_stranded *s);
 
-/* Pure: the first name of the hostlist expression req_nodes that equals leaving (may be NULL)
- * or is not among the sorted names[0..n) (the node table), as a new string; NULL when none
- * (or req_nodes is empty or not a hostlist). */
-char *slurm_stranded_needs(const char *req_nodes, const char *leaving, char *const *names, size_t n);
+/* Pure: the first name of the hostlist expression req_nodes that is one of leaving (the nodes
+ * whose units are leaving; may be NULL or empty) or is not among the sorted names[0..n) (the
+ * node table), as a new string; NULL when none (or req_nodes is empty or not a hostlist). */
+char *slurm_stranded_needs(const char *req_nodes, const struct strv *leaving, char *const *names, size_t n);
 
 /* Pure: appends to *missing (kept sorted, no duplicates) every name of the hostlist expression
  * req_nodes that is not among the sorted names[0..n). */
@@ -101,8 +101,10 @@ int slurm_stranded_placeholder_create(const char *node, struct slurm_stranded_re
 bool slurm_stranded_held(uint32_t priority, uint32_t state_reason);
 
 /* Loads the node table (placeholders included, counted as no record) and the job table (and,
- * with leaving, the reservations) once each. Returns the number of stranded jobs. */
-int slurm_stranded_find(const char *leaving, struct slurm_stranded *ret, struct strbuf *err);
+ * with leaving nodes, the reservations naming any of them) once each. leaving: the nodes whose
+ * units are leaving (NULL or empty: none; several at once under Juju, issue 28). Returns the
+ * number of stranded jobs. */
+int slurm_stranded_find(const struct strv *leaving, struct slurm_stranded *ret, struct strbuf *err);
 
 /* "pending job 9 requires node slurmd-1", "pending jobs 9, 10 require node slurmd-1",
  * "pending jobs 9, 12 require nodes slurmd-1, slurmd-3" (jobs only; nothing when none). */

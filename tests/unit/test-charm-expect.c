@@ -51,6 +51,11 @@ static void test_note(void **state) {
         strv_pushl(&t, "a-0", "a-1", NULL);
 
         assert_int_equal(expect_open(dir, in_list, &t, 0), 0); /* no file */
+        {
+                _cleanup_strv_ struct strv none = STRV_INIT;
+                expect_nodes(dir, EXPECT_LEAVING, 0, &none);
+                assert_int_equal(none.n, 0);
+        }
         assert_int_equal(expect_note(dir, EXPECT_LEAVING, "a-0", 5000, in_list, &t, 1000, &err), 0);
         assert_int_equal(expect_note(dir, EXPECT_JOINING, "a-7", 5000, in_list, &t, 1000, &err), 0);
         assert_int_equal(expect_open(dir, in_list, &t, 1000), 2);
@@ -58,6 +63,21 @@ static void test_note(void **state) {
         assert_int_equal(expect_note(dir, EXPECT_LEAVING, "a-0", 9000, in_list, &t, 1000, &err), 0);
         assert_int_equal(read_full_file(path, &data, NULL), 0);
         assert_string_equal(data, "joining a-7 5000\nleaving a-0 9000\n");
+        /* the leaving nodes within their window (the status names them, issue 28) */
+        {
+                _cleanup_strv_ struct strv l = STRV_INIT;
+                strv_push(&l, "a-0"); /* already there: not twice */
+                expect_nodes(dir, EXPECT_LEAVING, 1000, &l);
+                assert_int_equal(l.n, 1);
+                assert_string_equal(l.v[0], "a-0");
+                strv_clear(&l);
+                expect_nodes(dir, EXPECT_JOINING, 1000, &l);
+                assert_int_equal(l.n, 1);
+                assert_string_equal(l.v[0], "a-7");
+                strv_clear(&l);
+                expect_nodes(dir, EXPECT_LEAVING, 9001, &l); /* past its window */
+                assert_int_equal(l.n, 0);
+        }
         struct stat st;
         assert_int_equal(stat(path, &st), 0);
         assert_int_equal(st.st_mode & 07777, 0600);

@@ -166,6 +166,11 @@ static void test_job_states(void **state) {
 
 static void test_errno_map(void **state) {
         assert_int_equal(slurm_code_to_errno(0), 0);
+        /* plain errno values; a lost connection is a refused one (issue 28) */
+        assert_int_equal(slurm_code_to_errno(ENOENT), -ENOENT);
+        assert_int_equal(slurm_code_to_errno(ECONNRESET), -ECONNREFUSED);
+        assert_int_equal(slurm_code_to_errno(EPIPE), -ECONNREFUSED);
+        assert_int_equal(slurm_code_to_errno(ECONNREFUSED), -ECONNREFUSED);
         assert_int_equal(slurm_code_to_errno(ESLURM_INVALID_NODE_NAME), -ENOENT);
         assert_int_equal(slurm_code_to_errno(ESLURM_NODES_BUSY), -EBUSY);
         assert_int_equal(slurm_code_to_errno(ESLURM_INVALID_JOB_ID), -ESRCH);

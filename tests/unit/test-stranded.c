@@ -9,17 +9,26 @@
 #include <cmocka.h>
 
 #include <slurm/slurm.h>
+#include <string.h>
 
 #include "util/macro.h"
 #include "slurm/stranded.h"
+#include "util/alloc.h"
 #include "util/strv.h"
 
 #include "util/banned.h"
 
 static char *table[] = { "cpu-0", "cpu-2", "gpu-0", "gpu-1" }; /* sorted */
 
+/* leaving: NULL, or one node name, or several separated by spaces */
 static void check_needs(const char *req, const char *leaving, const char *want) {
-        _cleanup_free_ char *got = slurm_stranded_needs(req, leaving, table, ELEMENTSOF(table));
+        _cleanup_strv_ struct strv l = STRV_INIT;
+        for (const char *p = leaving; p && *p;) {
+                size_t n = strcspn(p, " ");
+                strv_push_take(&l, xstrndup(p, n));
+                p += n + (p[n] == ' ');
+        }
+        _cleanup_free_ char *got = slurm_stranded_needs(req, leaving ? &l : NULL, table, ELEMENTSOF(table));
         if (!want)
                 assert_null(got);
         else {
@@ -38,6 +47,11 @@ static void test_needs(void **state) {
         check_needs("cpu-[0-2]", NULL, "cpu-1");    /* the first missing one */
         check_needs("gpu-[0-1],cpu-0", "gpu-9", NULL);
         check_needs("gpu-0,cpu-1", "gpu-0", "gpu-0");
+        /* several leaving at once (issue 28): any of them */
+        check_needs("cpu-2", "cpu-0 cpu-2", "cpu-2");
+        check_needs("gpu-[0-1]", "cpu-0 gpu-1", "gpu-1");
+        check_needs("gpu-0", "cpu-0 cpu-2", NULL);
+        check_needs("cpu-0", "", NULL); /* an empty list: nobody leaving */
         /* an empty table: every required node is gone */
         _cleanup_free_ char *got = slurm_stranded_needs("cpu-0", NULL, NULL, 0);
         assert_string_equal(got, "cpu-0");

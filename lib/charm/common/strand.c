@@ -73,8 +73,10 @@ void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, 
         _cleanup_(slurm_stranded_report_done) struct slurm_stranded_report rep = SLURM_STRANDED_REPORT_INIT;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, what = STRBUF_INIT;
         _cleanup_free_ char *why = strand_why(node, unit);
+        _cleanup_strv_ struct strv leaving = STRV_INIT;
+        strv_push(&leaving, node);
 
-        if (slurm_stranded_find(node, &s, &e) < 0) {
+        if (slurm_stranded_find(&leaving, &s, &e) < 0) {
                 (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
                         "node %s leaving: cannot look for pending jobs that require it: %s", node, e.buf);
                 return;
@@ -122,16 +124,17 @@ void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, 
                 isempty(held) ? "none" : held, why, n_failed ? "; " : "", n_failed ? e.buf : "");
 }
 
-/* The jobs of s whose node is (leaving) or is not (!leaving) `node`: a view, owning nothing. */
-static struct slurm_stranded pick(const struct slurm_stranded *s, const char *node, bool leaving) {
+/* The jobs of s whose node is (leaving) or is not (!leaving) one of nodes (may be NULL): a view,
+ * owning nothing. */
+static struct slurm_stranded pick(const struct slurm_stranded *s, const struct strv *nodes, bool leaving) {
         struct slurm_stranded v = { .jobs = xcalloc(s->n_jobs ? s->n_jobs : 1, sizeof(*v.jobs)) };
         for (size_t i = 0; i < s->n_jobs; i++)
-                if (streq_ptr(s->jobs[i].node, node) == leaving)
+                if ((nodes && strv_contains(nodes, s->jobs[i].node)) == leaving)
                         v.jobs[v.n_jobs++] = s->jobs[i];
         return v;
 }
 
-void strand_status_note(const char *leaving, bool hold, const struct strv *present, struct strbuf *note) {
+void strand_status_note(const struct strv *leaving, bool hold, const struct strv *present, struct strbuf *note) {
         _cleanup_(slurm_stranded_done) struct slurm_stranded s = { 0 };
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         int n = slurm_stranded_find(leaving, &s, &e);
@@ -183,7 +186,9 @@ int strand_destroy(const char *unit, const char *node, struct strv *kv, struct s
         _cleanup_(slurm_stranded_done) struct slurm_stranded s = { 0 };
         _cleanup_(slurm_stranded_report_done) struct slurm_stranded_report rep = SLURM_STRANDED_REPORT_INIT;
         _cleanup_free_ char *why = strand_why(node, unit);
-        int r = slurm_stranded_find(node, &s, err);
+        _cleanup_strv_ struct strv leaving = STRV_INIT;
+        strv_push(&leaving, node);
+        int r = slurm_stranded_find(&leaving, &s, err);
         if (r < 0)
                 return r;
         /* only the jobs that need this node: a job stranded by another departure is not ours */

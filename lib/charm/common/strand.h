@@ -36,13 +36,13 @@ char *strand_why(const char *node, const char *unit);
  * fails the departure: problems are logged. */
 void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, bool resvs);
 
-/* Controller status: appends "; <note>" for stranded jobs (leaving: the departing unit's node,
- * or NULL in a full reconcile); hold: also hold the ones that are not held (the leader), and
+/* Controller status: appends "; <note>" for stranded jobs (leaving: the nodes of the units this
+ * controller knows are leaving, still in the table; NULL or empty: none); hold: also hold the ones that are not held (the leader), and
  * name a hold that failed (" (not held: hold job 9: …)"), and keep the placeholders (create the
  * missing, except those of present nodes: the node names of the units in a relation; delete
  * the unneeded; a failure named in the note). Silent when Slurm does not answer (the status
  * says so elsewhere). */
-void strand_status_note(const char *leaving, bool hold, const struct strv *present, struct strbuf *note);
+void strand_status_note(const struct strv *leaving, bool hold, const struct strv *present, struct strbuf *note);
 
 /* Creates the placeholders that are missing, except those of present nodes (the node names of
  * the units still in a relation; may be NULL): right before the leader's own reconfigure, so

@@ -115,3 +115,23 @@ size_t expect_open(const char *dir, expect_present_fn present, void *userdata, i
                 return 0;
         return expect_count_open(text, present, userdata, now_ms);
 }
+
+struct of_kind {
+        enum expect_kind kind;
+        int64_t now;
+        struct strv *ret;
+};
+
+static void node_of_kind(const struct line *l, void *u) {
+        struct of_kind *k = u;
+        if (l->kind == k->kind && l->until >= k->now && !strv_contains(k->ret, l->node))
+                strv_push(k->ret, l->node);
+}
+
+void expect_nodes(const char *dir, enum expect_kind kind, int64_t now_ms, struct strv *ret) {
+        _cleanup_free_ char *path = xasprintf("%s/%s", dir, EXPECT_FILE), *text = NULL;
+        if (read_full_file(path, &text, NULL) < 0)
+                return;
+        struct of_kind k = { .kind = kind, .now = now_ms, .ret = ret };
+        each_line(text, node_of_kind, &k);
+}

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "util/strbuf.h"
+#include "util/strv.h"
 
 #define EXPECT_FILE "expect"
 #define EXPECT_POLL_MS 1000
@@ -38,6 +39,10 @@ size_t expect_count_open(const char *text, expect_present_fn present, void *user
  * met or past. */
 int expect_note(const char *dir, enum expect_kind kind, const char *node, int64_t until_ms,
         expect_present_fn present, void *userdata, int64_t now_ms, struct strbuf *err);
+
+/* Adds to ret the node of each expectation of that kind in dir that is not past its until (met
+ * or not: the caller looks at Slurm). 0 also when there is no file or it cannot be read. */
+void expect_nodes(const char *dir, enum expect_kind kind, int64_t now_ms, struct strv *ret);
 
 /* The open expectations in dir (0 when there is no file or it cannot be read). */
 size_t expect_open(const char *dir, expect_present_fn present, void *userdata, int64_t now_ms);

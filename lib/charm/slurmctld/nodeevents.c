@@ -473,6 +473,11 @@ size_t nodeevents_watch_expecting(void *userdata) {
         return expect_open(dir, in_snapshot, &st.nodes, wall_ms());
 }
 
+void nodeevents_leaving(const struct charm_paths *paths, struct strv *ret) {
+        _cleanup_free_ char *dir = nodeevents_dir(paths);
+        expect_nodes(dir, EXPECT_LEAVING, wall_ms(), ret);
+}
+
 int nodeevents_expect(const struct charm_paths *paths, enum expect_kind kind, const char *node,
         const struct strv *table, struct strbuf *err) {
         _cleanup_free_ char *dir = nodeevents_dir(paths), *spool = nodeevents_spool(paths);

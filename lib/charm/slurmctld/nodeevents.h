@@ -120,6 +120,11 @@ void nodeevents_catch_up(const struct charm_paths *paths, const char *cause);
  * expectations are open against the last snapshot. userdata: const struct charm_paths *. */
 size_t nodeevents_watch_expecting(void *userdata);
 
+/* Adds to ret the nodes this unit's hooks saw leaving (relation-departed) and expect to go,
+ * within the expectation's window (expect.h); whether they are still in the table is the
+ * caller's to check. The status says them leaving, with the jobs that require them. */
+void nodeevents_leaving(const struct charm_paths *paths, struct strv *ret);
+
 /* A hook's expectation (kind, node) against the node names it just read from Slurm (table):
  * recorded and the watcher rung when it has not happened yet (1), else nothing (0). */
 int nodeevents_expect(const struct charm_paths *paths, enum expect_kind kind, const char *node,

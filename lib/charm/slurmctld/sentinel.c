@@ -85,6 +85,7 @@ struct sentinel {
         gid_t slurm_gid;
         time_t mark_written;      /* when it last wrote the charge mark (0: not as in charge) */
         time_t conf_since;        /* slurm_ctl_answers_in_charge()'s "no change since" */
+        bool sole_confirmed;      /* the only controller of the file read answered as in charge */
         sd_bus *bus;              /* for slurmctld's MainPID (NULL: opened at the next look) */
         long boss;                 /* the index in charge at the last look (-1 none, -2 not looked yet) */
         pid_t poke_pid;            /* the charm's run in flight (0: none) */
@@ -223,6 +224,7 @@ static bool conf_current(struct sentinel *s) {
                 s->self >= 0 ? "among them" : "not one of them (idle)");
         s->conf_st = st;
         s->have_conf = true;
+        s->sole_confirmed = false;
         return true;
 }
 
@@ -230,12 +232,19 @@ static bool conf_current(struct sentinel *s) {
  * a heartbeat fresher than SlurmctldTimeout (a standby answers pings too, ha.h) whose index is
  * this host's, confirmed by asking this host's slurmctld (the client names only it): the index
  * is of the writer's list, and while the order changes another controller's index can be this
- * host's in the file read here (a charge mark written then named the wrong host). */
+ * host's in the file read here (a charge mark written then named the wrong host).
+ * The only controller of the file is asked too, until it answered as in charge once for that
+ * file: the daemon may still run an older file in which it was a backup (the other controllers
+ * removed: the charm restarts it after writing the file; 18 s later in one charm-ha run under
+ * Juju's concurrency, issue 28, the sentinel asking the standby for statistics meanwhile). */
 static bool in_charge(struct sentinel *s) {
         if (s->self < 0)
                 return false;
-        if (s->n_ctl <= 1)
-                return true;
+        if (s->n_ctl <= 1) {
+                if (!s->sole_confirmed)
+                        s->sole_confirmed = slurm_ctl_answers_in_charge(&s->conf_since) == 1;
+                return s->sole_confirmed;
+        }
         if (ha_heartbeat_fresh(slurm_client_state_dir(), slurm_client_ctl_timeout()) != s->self)
                 return false;
         return slurm_ctl_answers_in_charge(&s->conf_since) == 1;

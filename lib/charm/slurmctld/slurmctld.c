@@ -121,29 +121,44 @@ static uint64_t unit_timeout(const struct slurmctld_opts *o) {
         return o->unit_timeout_usec ? o->unit_timeout_usec : DEFAULT_UNIT_TIMEOUT_USEC;
 }
 
-/* The status line from slurmctld's node table; a departing unit's node (leaving: NULL for
- * none) is not counted while it drains. 0 and the outcome set (and the node names in *names
- * when given), or a negative errno. */
-static int ctl_status_from_slurm(
-        struct charm_outcome *out, const char *leaving, struct strv *names, struct strbuf *err) {
+/* The status line from slurmctld's node table. leaving: the nodes this unit knows are leaving
+ * (the departing unit of this hook, and those of the open "leaving" expectations,
+ * charm/slurmctld/expect.h; may be NULL): the ones still in the table are not counted while
+ * they drain and are named ("; cpu-1 leaving", "; 6 leaving: cpu-1, …"). Under Juju several
+ * leave at once, and a status refresh between a departure's hooks knows them only from the
+ * expectations (issue 28). 0 and the outcome set (the node names in *names, and those of
+ * leaving in the table in *ret_leaving, when given), or a negative errno. */
+static int ctl_status_from_slurm(struct charm_outcome *out, const struct strv *leaving, struct strv *names,
+        struct strv *ret_leaving, struct strbuf *err) {
         struct slurm_node_list l = { 0 };
-        size_t n;
-        bool there = false;
+        _cleanup_strv_ struct strv there = STRV_INIT;
         int r = slurm_node_list(NULL, &l, err);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < l.n; i++) {
-                there = there || streq_ptr(l.v[i].name, leaving);
+                if (leaving && strv_contains(leaving, l.v[i].name) && !strv_contains(&there, l.v[i].name))
+                        strv_push(&there, l.v[i].name);
                 if (names)
                         strv_push(names, l.v[i].name);
         }
-        n = l.n - (there ? 1 : 0);
         strbuf_reset(&out->message);
         out->status = JUJU_STATUS_ACTIVE;
-        slurmctld_status_message(n, l.n_partitions, &out->message);
-        if (there)
-                strbuf_addf(&out->message, "; %s leaving", leaving);
+        slurmctld_status_message(l.n - there.n, l.n_partitions, &out->message);
+        if (there.n == 1)
+                strbuf_addf(&out->message, "; %s leaving", there.v[0]);
+        else if (there.n > 1) {
+                strbuf_addf(&out->message, "; %zu leaving: ", there.n);
+                for (size_t i = 0; i < there.n && i < 8; i++)
+                        strbuf_addf(&out->message, "%s%s", i ? ", " : "", there.v[i]);
+                if (there.n > 8)
+                        strbuf_addstr(&out->message, ", …");
+        }
         slurm_node_list_done(&l);
+        if (ret_leaving) {
+                strv_clear(ret_leaving);
+                *ret_leaving = there;
+                strv_init(&there);
+        }
         return 0;
 }
 
@@ -1812,7 +1827,11 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                                 return 0;
                         }
                 }
-                if (ctl_status_from_slurm(out, gone, &names, &e) < 0) {
+                _cleanup_strv_ struct strv cand = STRV_INIT, going = STRV_INIT;
+                if (gone)
+                        strv_push(&cand, gone);
+                nodeevents_leaving(&o->paths, &cand);
+                if (ctl_status_from_slurm(out, &cand, &names, &going, &e) < 0) {
                         out->skip_status = true;
                         return 0;
                 }
@@ -1827,7 +1846,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 if (!isempty(notes))
                         strbuf_addf(&out->message, "; %s", notes);
                 /* pending jobs that need the departing node or a gone one (charm/common/strand.h) */
-                strand_status_note(gone, false, NULL, &out->message);
+                strand_status_note(&going, false, NULL, &out->message);
                 /* site trigger programs this machine lacks (charm/slurmctld/trigops.h) */
                 trigops_status_note(&o->paths, &out->message);
                 _cleanup_strbuf_ struct strbuf role = STRBUF_INIT, app = STRBUF_INIT;
@@ -2176,12 +2195,11 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         return r;
         }
 
-        _cleanup_strv_ struct strv names = STRV_INIT;
-        _cleanup_free_ char *departing = is_unit_event_on_slurmd(env) && streq(env->relation_event, "departed") &&
-                        env->departing_unit
-                ? charm_node_name(env->departing_unit)
-                : NULL;
-        r = ctl_status_from_slurm(out, departing, &names, &e);
+        _cleanup_strv_ struct strv names = STRV_INIT, cand = STRV_INIT, going = STRV_INIT;
+        if (is_unit_event_on_slurmd(env) && streq(env->relation_event, "departed") && env->departing_unit)
+                strv_push_take(&cand, charm_node_name(env->departing_unit));
+        nodeevents_leaving(&o->paths, &cand);
+        r = ctl_status_from_slurm(out, &cand, &names, &going, &e);
         if (r < 0) {
                 charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmctld not answering: %s", e.buf);
                 return 0;
@@ -2226,7 +2244,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         }
         strbuf_addbuf(&out->message, &note);
         /* pending jobs that need a node that left: named, and held by the leader (strand.h) */
-        strand_status_note(NULL, in.leader, &present, &out->message);
+        strand_status_note(&going, in.leader, &present, &out->message);
         /* slurmdbd unreachable, or slurmctld holding many records for it (charm/slurmctld/accounting.h) */
         acct_status_note(&acct, &out->message);
         if (in.n_waiting > 0)

@@ -20,6 +20,11 @@
 
 /* After the job wait, a delete refused as busy (a job still completing) is retried this long. */
 #define DELETE_RETRY_MS 10000
+/* A controller that refuses or drops the departure's first RPCs is asked again this long before
+ * the departure takes it for unreachable: a restart of slurmctld (24.11's reconfigure re-executes
+ * it) by a controller hook that runs beside this one under Juju (issue 28: a departure failed on
+ * "Connection reset by peer" during a remove-application's reconfigure). */
+#define CTL_RESTART_MS 15000
 /* scontrol listjobs reads local sockets only: a few seconds is plenty. */
 #define LOCAL_JOBS_TIMEOUT_MS 10000
 
@@ -121,7 +126,12 @@ static int leave_slurm(struct juju_ctx *ctx, const char *unit, const char *node,
         uint32_t state;
         int r;
 
-        r = slurm_node_get_state(node, &state, &e);
+        int64_t restart_deadline = slurm_now_ms() + CTL_RESTART_MS;
+        int delay = SLURM_POLL_FIRST_MS;
+        do {
+                strbuf_reset(&e);
+                r = slurm_node_get_state(node, &state, &e);
+        } while ((r == -ECONNREFUSED || r == -ETIMEDOUT) && slurm_poll_sleep(&delay, restart_deadline));
         if (r == -ENOENT)
                 return 0; /* deleted already (by us before a failure, or by the controller) */
         if (r == -ECONNREFUSED || r == -ETIMEDOUT)
@@ -131,11 +141,18 @@ static int leave_slurm(struct juju_ctx *ctx, const char *unit, const char *node,
                 return r;
         }
         strbuf_addf(&reason, "unit %s is leaving", unit);
-        r = slurm_node_drain(node, reason.buf, err);
+        restart_deadline = slurm_now_ms() + CTL_RESTART_MS;
+        delay = SLURM_POLL_FIRST_MS;
+        do {
+                strbuf_reset(&e);
+                r = slurm_node_drain(node, reason.buf, &e);
+        } while ((r == -ECONNREFUSED || r == -ETIMEDOUT) && slurm_poll_sleep(&delay, restart_deadline));
         if (r == -ENOENT)
                 return 0;
-        if (r < 0)
+        if (r < 0) {
+                strbuf_addbuf(err, &e);
                 return r;
+        }
 
         if (slurm_state_busy(state)) {
                 _cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
