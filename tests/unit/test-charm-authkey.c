@@ -210,6 +210,14 @@ static void test_generation_check(void **state) {
 static void test_helpers(void **state) {
         _cleanup_free_ char *a = charm_node_name("compute/12");
         assert_string_equal(a, "compute-12");
+        /* a departure's drain reason, and nothing else, is one */
+        _cleanup_free_ char *lr = charm_leaving_reason("compute/12");
+        assert_string_equal(lr, "unit compute/12 is leaving");
+        assert_true(charm_reason_is_leaving(lr));
+        assert_false(charm_reason_is_leaving("unit  is leaving"));
+        assert_false(charm_reason_is_leaving("burnin"));
+        assert_false(charm_reason_is_leaving("unit compute/12 is leaving soon"));
+        assert_false(charm_reason_is_leaving(NULL));
         /* a daemon's log line: stamped unless journald stamps it */
         char ts[CHARM_LOG_PREFIX_MAX];
         unsetenv("JOURNAL_STREAM");

@@ -915,7 +915,7 @@ int model_set_retry_hooks(struct model *m, const char *value, struct strbuf *err
 
 const char *model_hook_concurrency(const cJSON *state) {
         const char *v = jstr(jget(state, "model"), "hook-concurrency");
-        return v ? v : "serial";
+        return v ? v : HOOK_CONCURRENCY_DEFAULT;
 }
 
 unsigned model_hook_workers(const cJSON *state) {
@@ -961,8 +961,10 @@ static int hook_mode_busy(const struct model *m, const char *value, struct strbu
 
 int model_set_hook_concurrency(struct model *m, const char *value, struct strbuf *err) {
         cJSON *model = jobj(m->state, "model");
-        bool serial = isempty(value) || streq(value, "serial");
-        if (!serial) {
+        bool reset = isempty(value);
+        if (reset)
+                value = HOOK_CONCURRENCY_DEFAULT;
+        if (!streq(value, "serial")) {
                 char *end;
                 unsigned long n = strtoul(value, &end, 10);
                 bool number = value[0] >= '1' && value[0] <= '9' && !*end && n <= HOOK_WORKERS_MAX;
@@ -974,12 +976,12 @@ int model_set_hook_concurrency(struct model *m, const char *value, struct strbuf
                         return -EINVAL;
                 }
         }
-        if (!streq(model_hook_concurrency(m->state), serial ? "serial" : value)) {
-                int r = hook_mode_busy(m, serial ? "serial" : value, err);
+        if (!streq(model_hook_concurrency(m->state), value)) {
+                int r = hook_mode_busy(m, value, err);
                 if (r < 0)
                         return r;
         }
-        if (serial)
+        if (reset)
                 cJSON_DeleteItemFromObject(model, "hook-concurrency");
         else
                 jset_str(model, "hook-concurrency", value);

@@ -302,6 +302,17 @@ char *charm_join_ids(const uint32_t *v, size_t n) {
         return strbuf_detach(&s, NULL);
 }
 
+char *charm_leaving_reason(const char *unit) {
+        return xasprintf("unit %s is leaving", unit);
+}
+
+bool charm_reason_is_leaving(const char *reason) {
+        static const char tail[] = " is leaving";
+        size_t n = reason ? strlen(reason) : 0;
+        return n > strlen("unit ") + strlen(tail) && startswith(reason, "unit ") &&
+                streq(reason + n - strlen(tail), tail);
+}
+
 char *charm_node_name(const char *unit) {
         char *s = xstrdup(unit);
         for (char *p = s; *p; p++)

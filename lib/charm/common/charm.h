@@ -120,6 +120,11 @@ char *charm_join_ids(const uint32_t *v, size_t n);
 /* The node name of a unit: "app/3" gives "app-3" (Slurm node names cannot hold '/').
  * Caller frees. */
 char *charm_node_name(const char *unit);
+/* The drain reason of a departure (the compute unit's relation-departed: drain, wait, delete),
+ * "unit <unit> is leaving" (caller frees), and whether a node's reason is one: an admin's
+ * resume of such a node would give new jobs to a node about to be deleted (issue 28). */
+char *charm_leaving_reason(const char *unit);
+bool charm_reason_is_leaving(const char *reason);
 
 /* The prefix a long-running program of the charm (a watcher, the sentinel) puts before each line
  * it writes to stderr: "" under journald (stderr is JOURNAL_STREAM's: the journal stamps each line), else

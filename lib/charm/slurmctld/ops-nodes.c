@@ -5,6 +5,7 @@
 #include "charm/slurmctld/ops.h"
 
 #include "charm/slurmctld/ops-internal.h"
+#include "charm/common/charm.h"
 #include "slurmconf/grescount.h"
 #include "slurm/jobquery.h"
 #include "slurm/nodestate.h"
@@ -227,6 +228,16 @@ static int node_resume(struct juju_ctx *ctx, struct strbuf *err) {
                 return r;
         for (size_t i = 0; i < nodes.nodes.n; i++) {
                 const struct slurm_node *n = ops_table_find(&nodes.table, nodes.nodes.v[i]);
+                /* a departure's drain: resumed, the node takes new jobs while its unit waits to
+                 * delete it (possibly with theirs still running: drain-timeout, destroy-jobs);
+                 * under Juju the action runs beside the departure (issue 28) */
+                if (charm_reason_is_leaving(n->reason)) {
+                        strbuf_addf(err,
+                                "node %s is drained for its departure (\"%s\"): resuming it would give new jobs "
+                                "to a node about to be deleted; nothing changed",
+                                n->name, n->reason);
+                        return -EBUSY;
+                }
                 if (slurm_state_drain(n->state) != SLURM_DRAIN_NONE || slurm_state_down(n->state))
                         strv_push(&resume, n->name);
                 else

@@ -927,8 +927,8 @@ static int delete_if_idle(struct juju_ctx *ctx, const struct slurm_node *n, cons
 }
 
 /* After the reconfigure (leader): node records of removed NodeSets, once idle; stale records of
- * related applications (the unit is gone from the relation, the node is down or not responding
- * and holds no job: a machine that vanished without its hooks). */
+ * related applications (the unit is gone from the relation, the node is not responding and
+ * holds no job: a machine that vanished without its hooks). */
 static int cleanup_nodes(struct juju_ctx *ctx, const struct slurmctld_opts *o, const struct ctl_inputs *in,
         struct ctl_leaving *l, struct strbuf *note, struct strbuf *err) {
         struct slurm_node_list nodes = { 0 };
@@ -968,7 +968,12 @@ static int cleanup_nodes(struct juju_ctx *ctx, const struct slurmctld_opts *o, c
                         if (!slurm_list_has(n->features, in->slurmd_apps.v[i]) ||
                                 strv_contains(&names, n->name))
                                 continue;
-                        if (!slurm_state_down(n->state) && slurm_state_registered(n->state))
+                        /* a node whose slurmd answers is on a machine that is there, DOWN or
+                         * not: a joining unit registers before this controller unit's
+                         * relation-joined for it has run (relation-list lacks it), under Juju
+                         * often with a status refresh in between (issue 28: burn-in nodes,
+                         * DOWN by default-node-state, were deleted and came back idle) */
+                        if (slurm_state_registered(n->state))
                                 continue;
                         (void) delete_if_idle(ctx, n, "stale: its unit is gone");
                 }

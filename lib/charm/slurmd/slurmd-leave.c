@@ -140,7 +140,10 @@ static int leave_slurm(struct juju_ctx *ctx, const char *unit, const char *node,
                 strbuf_addbuf(err, &e);
                 return r;
         }
-        strbuf_addf(&reason, "unit %s is leaving", unit);
+        {
+                _cleanup_free_ char *why = charm_leaving_reason(unit);
+                strbuf_addstr(&reason, why);
+        }
         restart_deadline = slurm_now_ms() + CTL_RESTART_MS;
         delay = SLURM_POLL_FIRST_MS;
         do {
