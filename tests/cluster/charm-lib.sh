@@ -110,9 +110,9 @@ trap 'log "FAIL: exit $? at ${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND"' ERR
 # hook that fails now and then would pass here after its automatic retry.
 js() {
         if [ "$1" = deploy ] && [ ! -e "$MODEL/state.json" ]; then
-                # JUJU_SIM_HOOK_CONCURRENCY=serial|N|machines: the model's hook-concurrency
+                # JUJU_SIM_HOOK_CONCURRENCY=machines|N|serial: the model's hook-concurrency
                 # (tools/juju-sim/README.md, "Hook concurrency"; issue 28); unset: juju-sim's
-                # default, machines (Juju's rule: hooks of different machines at once)
+                # default, serial for now (charm-overlap sets machines itself)
                 "$JS" model-config automatically-retry-hooks=false \
                         ${JUJU_SIM_HOOK_CONCURRENCY:+hook-concurrency=$JUJU_SIM_HOOK_CONCURRENCY} >/dev/null ||
                         die "model-config"

@@ -138,11 +138,11 @@ int model_deploy(struct model *m, const char *charm, const char *app, int n, cha
 int model_set_default_base(struct model *m, const char *base, struct strbuf *err);
 /* model-config automatically-retry-hooks=true|false ("" resets to Juju's default, true). */
 int model_set_retry_hooks(struct model *m, const char *value, struct strbuf *err);
-/* model-config hook-concurrency=serial|machines|N ("" resets to the default, machines: Juju's
- * rule; serial is the old order, kept for debugging): how hooks run (above). A change is refused
- * (-EBUSY, nothing changed) while a machine's lock is held or a unit is executing a hook or
- * action: that process runs in the mode it began with. */
-#define HOOK_CONCURRENCY_DEFAULT "machines"
+/* model-config hook-concurrency=serial|machines|N ("" resets to the default, serial until the
+ * charms' cluster suite passes under Juju's rule, machines: README "Hook concurrency"): how hooks
+ * run (above). A change is refused (-EBUSY, nothing changed) while a machine's lock is held or a
+ * unit is executing a hook or action: that process runs in the mode it began with. */
+#define HOOK_CONCURRENCY_DEFAULT "serial"
 #define HOOK_WORKERS_MAX 256
 int model_set_hook_concurrency(struct model *m, const char *value, struct strbuf *err);
 /* The key's value: "serial", "machines" or a number. */

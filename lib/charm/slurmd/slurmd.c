@@ -630,8 +630,9 @@ static int push_hold(struct juju_ctx *ctx, const struct charm_paths *p, const st
         return r < 0 ? 0 : 1;
 }
 
-/* How many nodes the push holds drained now (their reason is its own), of n nodes; -1 unknown. */
-static long push_held_count(size_t *n) {
+/* How many nodes the push holds drained now (their reason is its own), of n nodes, their names
+ * in *ret_names when given; -1 unknown. */
+static long push_held_count(size_t *n, struct strv *ret_names) {
         struct slurm_node_list l = { 0 };
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         if (slurm_node_list(NULL, &l, &e) < 0)
@@ -642,8 +643,11 @@ static long push_held_count(size_t *n) {
                  * no room (attack 12c F2: a force-removed unit's node blocked every hold) */
                 if (l.v[i].reason && startswith(l.v[i].reason, CONFPUSH_DRAIN_REASON) &&
                         slurm_state_drain(l.v[i].state) != SLURM_DRAIN_NONE && !slurm_state_down(l.v[i].state) &&
-                        slurm_state_registered(l.v[i].state))
+                        slurm_state_registered(l.v[i].state)) {
                         c++;
+                        if (ret_names)
+                                strv_push(ret_names, l.v[i].name);
+                }
         *n = l.n;
         slurm_node_list_done(&l);
         return c;
@@ -796,7 +800,7 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
                 return 0;
         case CONFPUSH_HOLD: {
                 size_t n = 0;
-                long c = push_held_count(&n);
+                long c = push_held_count(&n, NULL);
                 if (c < 0 || (size_t) c >= confpush_hold_cap(n)) {
                         strbuf_addf(note,
                                 "; slurmctld runs a new slurm.conf: slurmd fetches it once no job runs here (%s)",
@@ -807,6 +811,32 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
                 int r = push_hold(ctx, &o->paths, node, reason, &e, err);
                 if (r < 0)
                         return r;
+                if (r > 0) {
+                        /* counted again: under Juju the hooks of other compute units count and
+                         * drain at the same moment (issue 28's attack, F4: 3 of 4 nodes drained
+                         * with a cap of 1). Beyond the cap, a node keeps its hold only when fewer
+                         * than cap held nodes have a lower name: one order for all, so the lowest
+                         * held node always keeps it and the others put theirs back */
+                        _cleanup_strv_ struct strv holders = STRV_INIT;
+                        size_t n2 = 0, lower = 0;
+                        long c2 = push_held_count(&n2, &holders);
+                        for (size_t i = 0; i < holders.n; i++)
+                                if (strcmp(holders.v[i], node->name) < 0)
+                                        lower++;
+                        if (c2 > 0 && (size_t) c2 > confpush_hold_cap(n2) && lower >= confpush_hold_cap(n2)) {
+                                _cleanup_(nodecfg_mark_done) struct nodecfg_mark mine = { 0 };
+                                if (push_held_read(&o->paths, &mine) > 0)
+                                        push_release(ctx, &o->paths, &mine);
+                                (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
+                                        "node %s: drained for the slurm.conf push at the same time as %ld others (cap "
+                                        "%zu): put back, it waits for its turn",
+                                        node->name, c2 - 1, confpush_hold_cap(n2));
+                                strbuf_addstr(note,
+                                        "; slurmctld runs a new slurm.conf: slurmd fetches it once no job runs here (as "
+                                        "many nodes as allowed are drained for it now)");
+                                goto refresh;
+                        }
+                }
                 (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
                         "node %s behind the slurm.conf slurmctld runs (%s) for %lld s with jobs running: %s", node->name,
                         want, (long long) (v.now - v.behind_since),
