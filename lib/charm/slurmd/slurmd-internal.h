@@ -29,9 +29,6 @@
 #define SLURMD_DEFAULT_DRAIN_TIMEOUT_S 600
 #define SLURMD_MAX_DRAIN_TIMEOUT_S (7 * 24 * 3600)
 #define SLURMD_DEFAULT_REGISTER_TIMEOUT_MS (30 * 1000)
-/* How long a hook pings the controllers again before it says none answers: a restart of
- * slurmctld takes a few seconds (24.11's reconfigure re-executes it). */
-#define SD_CTL_RESTART_MS (15 * 1000)
 
 /* Everything slurmd is told, read once. */
 struct sd_inputs {

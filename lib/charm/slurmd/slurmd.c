@@ -1044,24 +1044,7 @@ int slurmd_reconcile(
         }
 
         int timeout = sd_register_timeout(o);
-        bool none_answers = false;
-        if (!started && slurm_config_path()) {
-                /* pinged again for SD_CTL_RESTART_MS: a controller's hook beside this one may be
-                 * restarting slurmctld (under Juju, issue 28: a compute unit whose hook met the
-                 * restart of an integrate said "waiting" until the next update-status) */
-                int64_t deadline = slurm_now_ms() + SD_CTL_RESTART_MS;
-                int delay = SLURM_POLL_FIRST_MS;
-                for (;;) {
-                        strbuf_reset(&e);
-                        if (slurm_ctl_reachable(&e) != 0)
-                                break;
-                        if (!slurm_poll_sleep(&delay, deadline)) {
-                                none_answers = true;
-                                break;
-                        }
-                }
-        }
-        if (none_answers) {
+        if (!started && slurm_config_path() && slurm_ctl_reachable(&e) == 0) {
                 /* no controller answers its ping: the node query below would retry for
                  * MessageTimeout and the registration wait after it for its whole timeout, the
                  * machine's hook lock held all the while (39 s measured); a later hook asks again */
