@@ -116,6 +116,39 @@ size_t expect_open(const char *dir, expect_present_fn present, void *userdata, i
         return expect_count_open(text, present, userdata, now_ms);
 }
 
+int expect_drop(const char *dir, const char *node, expect_present_fn present, void *userdata, int64_t now_ms,
+        struct strbuf *err) {
+        _cleanup_free_ char *path = xasprintf("%s/%s", dir, EXPECT_FILE), *old = NULL;
+        _cleanup_strbuf_ struct strbuf next = STRBUF_INIT;
+        int r = read_full_file(path, &old, NULL);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+                return r;
+        }
+        bool had = false;
+        for (const char *p = old; *p;) {
+                size_t n = strcspn(p, "\n");
+                struct line l;
+                if (parse_line(p, n, &l) && streq(l.node, node))
+                        had = true;
+                p += n + (p[n] == '\n');
+        }
+        if (!had)
+                return 0;
+        struct counting c = {
+                .present = present, .userdata = userdata, .now = now_ms, .skip = node, .keep = &next
+        };
+        each_line(old, count_one, &c);
+        r = write_file_atomic(path, next.buf, next.len, 0600, (uid_t) -1, (gid_t) -1);
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+                return r;
+        }
+        return 1;
+}
+
 struct of_kind {
         enum expect_kind kind;
         int64_t now;

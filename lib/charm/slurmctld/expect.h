@@ -40,6 +40,10 @@ size_t expect_count_open(const char *text, expect_present_fn present, void *user
 int expect_note(const char *dir, enum expect_kind kind, const char *node, int64_t until_ms,
         expect_present_fn present, void *userdata, int64_t now_ms, struct strbuf *err);
 
+/* Drops node's line, if any (a unit that joined again: its node is no longer leaving). */
+int expect_drop(const char *dir, const char *node, expect_present_fn present, void *userdata, int64_t now_ms,
+        struct strbuf *err);
+
 /* Adds to ret the node of each expectation of that kind in dir that is not past its until (met
  * or not: the caller looks at Slurm). 0 also when there is no file or it cannot be read. */
 void expect_nodes(const char *dir, enum expect_kind kind, int64_t now_ms, struct strv *ret);

@@ -482,8 +482,14 @@ int nodeevents_expect(const struct charm_paths *paths, enum expect_kind kind, co
         const struct strv *table, struct strbuf *err) {
         _cleanup_free_ char *dir = nodeevents_dir(paths), *spool = nodeevents_spool(paths);
         bool there = strv_contains(table, node);
-        if (there != (kind == EXPECT_LEAVING))
-                return 0; /* happened already */
+        if (there != (kind == EXPECT_LEAVING)) {
+                /* happened already; a unit that joined again (remove-relation, integrate) is not
+                 * leaving any more: its old "leaving" line goes (the status names leaving nodes
+                 * from these lines) */
+                if (kind == EXPECT_JOINING)
+                        return expect_drop(dir, node, in_strv, (void *) table, wall_ms(), err) < 0 ? -EIO : 0;
+                return 0;
+        }
         int64_t now = wall_ms();
         int r = expect_note(dir, kind, node,
                 now + (kind == EXPECT_LEAVING ? EXPECT_LEAVING_MS : EXPECT_JOINING_MS), in_strv,
