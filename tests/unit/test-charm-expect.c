@@ -92,6 +92,11 @@ static void test_note(void **state) {
         assert_string_equal(data, "joining a-8 3000\n");
         assert_int_equal(expect_open(dir, in_list, &t, 2500), 1);
         assert_int_equal(expect_open(dir, in_list, &t, 3001), 0); /* past its window */
+        /* a unit that joined again: its line dropped, once */
+        assert_int_equal(expect_drop(dir, "a-9", in_list, &t, 2500, &err), 0);
+        assert_int_equal(expect_drop(dir, "a-8", in_list, &t, 2500, &err), 1);
+        assert_int_equal(expect_open(dir, in_list, &t, 2500), 0);
+        assert_int_equal(expect_drop(dir, "a-8", in_list, &t, 2500, &err), 0);
         /* names that would break the line format are refused */
         assert_int_equal(expect_note(dir, EXPECT_JOINING, "a b", 3000, in_list, &t, 2000, &err), -EINVAL);
         assert_int_equal(expect_note(dir, EXPECT_JOINING, "", 3000, in_list, &t, 2000, &err), -EINVAL);

@@ -116,6 +116,16 @@ size_t expect_open(const char *dir, expect_present_fn present, void *userdata, i
         return expect_count_open(text, present, userdata, now_ms);
 }
 
+struct has_node {
+        const char *node;
+        bool found;
+};
+
+static void line_has_node(const struct line *l, void *u) {
+        struct has_node *h = u;
+        h->found = h->found || streq(l->node, h->node);
+}
+
 int expect_drop(const char *dir, const char *node, expect_present_fn present, void *userdata, int64_t now_ms,
         struct strbuf *err) {
         _cleanup_free_ char *path = xasprintf("%s/%s", dir, EXPECT_FILE), *old = NULL;
@@ -127,15 +137,9 @@ int expect_drop(const char *dir, const char *node, expect_present_fn present, vo
                 strbuf_addf(err, "%s: %s", path, strerror(-r));
                 return r;
         }
-        bool had = false;
-        for (const char *p = old; *p;) {
-                size_t n = strcspn(p, "\n");
-                struct line l;
-                if (parse_line(p, n, &l) && streq(l.node, node))
-                        had = true;
-                p += n + (p[n] == '\n');
-        }
-        if (!had)
+        struct has_node h = { .node = node };
+        each_line(old, line_has_node, &h);
+        if (!h.found)
                 return 0;
         struct counting c = {
                 .present = present, .userdata = userdata, .now = now_ms, .skip = node, .keep = &next
