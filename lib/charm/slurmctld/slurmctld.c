@@ -1728,6 +1728,14 @@ static int present_nodes(struct juju_ctx *ctx, const struct ctl_inputs *in, stru
         return 0;
 }
 
+/* The nodes this unit knows are leaving (ctl_status_from_slurm's candidates): the departing
+ * unit's of this hook, and those of the open "leaving" expectations. */
+static void leaving_candidates(const struct charm_paths *paths, const struct juju_env *env, struct strv *ret) {
+        if (is_unit_event_on_slurmd(env) && streq(env->relation_event, "departed") && env->departing_unit)
+                strv_push_take(ret, charm_node_name(env->departing_unit));
+        nodeevents_leaving(paths, ret);
+}
+
 int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct charm_outcome *out,
         struct strbuf *err) {
         const struct juju_env *env = juju_env(ctx);
@@ -1802,9 +1810,6 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 /* dynamic nodes: a compute unit coming or going changes nothing here (unless its
                  * GPUs change gres.conf); the status is refreshed, keeping what the last full
                  * reconcile refused in front */
-                _cleanup_free_ char *gone = streq(env->relation_event, "departed") && env->departing_unit
-                        ? charm_node_name(env->departing_unit)
-                        : NULL;
                 _cleanup_free_ char *refused = NULL, *notes = NULL, *gate = NULL;
                 bool leader = false;
                 r = read_state(&o->paths, GATE_STATUS_FILE, &gate, err);
@@ -1833,9 +1838,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         }
                 }
                 _cleanup_strv_ struct strv cand = STRV_INIT, going = STRV_INIT;
-                if (gone)
-                        strv_push(&cand, gone);
-                nodeevents_leaving(&o->paths, &cand);
+                leaving_candidates(&o->paths, env, &cand);
                 if (ctl_status_from_slurm(out, &cand, &names, &going, &e) < 0) {
                         out->skip_status = true;
                         return 0;
@@ -2201,9 +2204,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         }
 
         _cleanup_strv_ struct strv names = STRV_INIT, cand = STRV_INIT, going = STRV_INIT;
-        if (is_unit_event_on_slurmd(env) && streq(env->relation_event, "departed") && env->departing_unit)
-                strv_push_take(&cand, charm_node_name(env->departing_unit));
-        nodeevents_leaving(&o->paths, &cand);
+        leaving_candidates(&o->paths, env, &cand);
         r = ctl_status_from_slurm(out, &cand, &names, &going, &e);
         if (r < 0) {
                 charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmctld not answering: %s", e.buf);
