@@ -24,6 +24,11 @@ concurrent() { [ "$HOOK_CONCURRENCY" != serial ]; }
 # by_unit: lines "UNIT …" in the order of a serial model's log; in a concurrent one, where hooks of
 # different units interleave, grouped by unit (sorted stably: each unit's own order kept)
 by_unit() { if concurrent; then sort -s -k1,1; else cat; fi; }
+# by_remote: one unit's lines "UNIT HOOK remote=R" as a serial model gives them; in a concurrent
+# one grouped by remote unit (sorted stably: joined before changed kept). Juju joins the remote
+# units it knows in sorted order, but one that enters scope later, while the unit already runs
+# the join of another, comes after it, as in Juju, where the order is the watchers' race.
+by_remote() { if concurrent; then sort -s -k3,3; else cat; fi; }
 fail() {
         echo "FAIL: $*" >&2
         FAILS=$((FAILS + 1))

@@ -43,7 +43,7 @@ assert_eq "integrate order on b/0: joined then changed per remote unit" "b/0 bac
 b/0 backend-relation-joined remote=a/0
 b/0 backend-relation-changed remote=a/0
 b/0 backend-relation-joined remote=a/1
-b/0 backend-relation-changed remote=a/1" "$(uevents b/0 $((n0 + 1)))"
+b/0 backend-relation-changed remote=a/1" "$(uevents b/0 $((n0 + 1)) | by_remote)"
 rid=$(js status --format=json | jq -r '.relations[] | select(.provider=="a:db") | .id')
 
 # app bag change: relation-changed with an empty remote unit, only on the remote side

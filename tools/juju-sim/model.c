@@ -1901,6 +1901,40 @@ void model_unit_queue_pop(cJSON *u, const cJSON *ev) {
         }
 }
 
+void model_unit_queue_sort_joins(cJSON *u) {
+        cJSON *q = jget(u, "queue");
+        const cJSON *head = q ? q->child : NULL;
+        if (!head || !streq_ptr(jstr(head, "kind"), "relation-joined"))
+                return;
+        double id = jnum(head, "relation", -1);
+        int best = 0, i = 0;
+        const char *best_name = strempty(jstr(head, "remote-unit"));
+        const cJSON *e;
+        cJSON_ArrayForEach(e, q) {
+                const char *kind = strempty(jstr(e, "kind"));
+                if (jnum(e, "relation", -2) != id ||
+                        !(streq(kind, "relation-joined") || streq(kind, "relation-changed")))
+                        break;
+                const char *r = strempty(jstr(e, "remote-unit"));
+                if (streq(kind, "relation-joined") && strcmp(r, best_name) < 0) {
+                        best = i;
+                        best_name = r;
+                }
+                i++;
+        }
+        if (best == 0)
+                return;
+        cJSON *joined = cJSON_DetachItemFromArray(q, best);
+        cJSON *next = cJSON_GetArrayItem(q, best);
+        cJSON *changed = NULL;
+        if (next && streq_ptr(jstr(next, "kind"), "relation-changed") &&
+                streq_ptr(jstr(next, "remote-unit"), jstr(joined, "remote-unit")))
+                changed = cJSON_DetachItemFromArray(q, best);
+        if (changed)
+                cJSON_InsertItemInArray(q, 0, changed);
+        cJSON_InsertItemInArray(q, 0, joined);
+}
+
 void model_gc(struct model *m) {
         cJSON *st = m->state;
         _cleanup_json_ cJSON *referenced = cJSON_CreateObject();

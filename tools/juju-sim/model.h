@@ -212,5 +212,11 @@ bool model_commit_merge(struct model *m, const cJSON *base, const cJSON *work, c
 void model_leader_handover(cJSON *st, const char *unit);
 /* Removes the first event of the unit's queue equal to ev (the head a runner ran). */
 void model_unit_queue_pop(cJSON *u, const cJSON *ev);
+/* Before the runner takes the head: when it is a relation-joined that starts a run of only
+ * joined/changed events of the same relation, the joined of the lowest remote unit name in that
+ * run (with the changed right after it) moves to the head. Juju's resolver joins the remote units
+ * it knows in sorted order, each joined followed by its changed (nextRelationHook); queues here
+ * keep the order units entered scope, which differs when hooks of several machines overlap. */
+void model_unit_queue_sort_joins(cJSON *u);
 /* Drops finished relations, departed units' bags, empty dying applications. */
 void model_gc(struct model *m);

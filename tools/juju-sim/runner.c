@@ -571,6 +571,7 @@ int runner_run_event(struct model *m, const char *unit_name, int64_t deadline_ms
         cJSON *q = jget(u, "queue");
         if (!u || !q || !q->child || (conc && jget(u, "error")))
                 return conc ? conc_end(m, unit, err) : 0;
+        model_unit_queue_sort_joins(u);
         _cleanup_json_ cJSON *ev = cJSON_Duplicate(q->child, true);
         if (!model_event_runnable(m->state, unit, ev)) {
                 cJSON_DeleteItemFromArray(q, 0);
