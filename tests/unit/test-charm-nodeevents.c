@@ -16,6 +16,8 @@
 #include <ftw.h>
 #include <pwd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "util/banned.h"
 
@@ -266,6 +268,57 @@ static void test_write_files(void **state) {
         nftw(tmpl, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* Every controller unit's hooks note expectations at once (Juju runs hooks of different machines
+ * concurrently; the log directory is shared under HA): none is lost to another's rewrite of the
+ * file (issue 28, attack F2). 8 writers, 25 notes each, each for its own nodes. */
+static void test_expect_concurrent(void **state) {
+        char tmpl[] = "/tmp/test-nodeevents-expect.XXXXXX";
+        assert_non_null(mkdtemp(tmpl));
+        _cleanup_free_ char *root = xasprintf("%s/root", tmpl);
+        struct charm_paths paths = { .root = root, .slurm_user = "root" };
+        enum { WRITERS = 8, NOTES = 25 };
+        pid_t pids[WRITERS];
+        for (int w = 0; w < WRITERS; w++) {
+                pids[w] = fork();
+                assert_true(pids[w] >= 0);
+                if (pids[w] > 0)
+                        continue;
+                int bad = 0;
+                /* Slurm's table: every node still there (each leaving expectation stays open) */
+                struct strv table = STRV_INIT;
+                for (int x = 0; x < WRITERS; x++)
+                        for (int i = 0; i < NOTES; i++)
+                                strv_push_take(&table, xasprintf("w%d-n%d", x, i));
+                for (int i = 0; i < NOTES; i++) {
+                        _cleanup_free_ char *node = xasprintf("w%d-n%d", w, i);
+                        struct strbuf err = STRBUF_INIT;
+                        if (nodeevents_expect(&paths, EXPECT_LEAVING, node, &table, &err) != 1)
+                                bad++;
+                        strbuf_release(&err);
+                }
+                strv_clear(&table);
+                _exit(bad ? 1 : 0);
+        }
+        for (int w = 0; w < WRITERS; w++) {
+                int status = 0;
+                assert_int_equal(waitpid(pids[w], &status, 0), pids[w]);
+                assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        }
+        _cleanup_free_ char *dir = nodeevents_dir(&paths), *path = xasprintf("%s/%s", dir, EXPECT_FILE);
+        _cleanup_free_ char *text = NULL;
+        assert_int_equal(read_full_file(path, &text, NULL), 0);
+        size_t lines = 0;
+        for (const char *p = text; *p; p++)
+                lines += *p == '\n';
+        assert_int_equal(lines, WRITERS * NOTES);
+        for (int w = 0; w < WRITERS; w++)
+                for (int i = 0; i < NOTES; i++) {
+                        _cleanup_free_ char *want = xasprintf("leaving w%d-n%d ", w, i);
+                        assert_non_null(strstr(text, want));
+                }
+        nftw(tmpl, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_trigger_specs),
@@ -273,6 +326,7 @@ int main(void) {
                 cmocka_unit_test(test_hints),
                 cmocka_unit_test(test_params),
                 cmocka_unit_test(test_write_files),
+                cmocka_unit_test(test_expect_concurrent),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,8 +10,9 @@
  * An expectation ends when met or after its window (a departure waits at most drain-timeout,
  * default 600 s; a machine may take minutes to install): then the safety poll is all there is.
  *
- * File: <state>/events/expect (root 0600, written atomically by hooks only; the watcher
- * reads): one line "<leaving|joining> <node> <until, ms since the epoch>".
+ * File: <state>/events/expect (root 0600, written atomically by hooks only, each change read,
+ * made and written under the log's lock (nodeevents_expect), since every controller's hooks run
+ * at once under Juju; the watcher reads): one line "<leaving|joining> <node> <until, ms since the epoch>".
  * Functions return 0 (or a count) or a negative errno with one message in err. */
 #pragma once
 

@@ -482,6 +482,15 @@ int nodeevents_expect(const struct charm_paths *paths, enum expect_kind kind, co
         const struct strv *table, struct strbuf *err) {
         _cleanup_free_ char *dir = nodeevents_dir(paths), *spool = nodeevents_spool(paths);
         bool there = strv_contains(table, node);
+        /* every controller unit's hooks write this file of the log's directory (shared with HA)
+         * at once under Juju: read, change and replace it under the log's lock, or one hook's
+         * line replaces another's (attack on issue 28, F2) */
+        _cleanup_close_ int lock = -1;
+        int r = ev_lock(dir, 0, &lock, err);
+        if (r < 0)
+                return r;
+        free(dir);
+        dir = ev_lock_path(lock);
         if (there != (kind == EXPECT_LEAVING)) {
                 /* happened already; a unit that joined again (remove-relation, integrate) is not
                  * leaving any more: its old "leaving" line goes (the status names leaving nodes
@@ -491,7 +500,7 @@ int nodeevents_expect(const struct charm_paths *paths, enum expect_kind kind, co
                 return 0;
         }
         int64_t now = wall_ms();
-        int r = expect_note(dir, kind, node,
+        r = expect_note(dir, kind, node,
                 now + (kind == EXPECT_LEAVING ? EXPECT_LEAVING_MS : EXPECT_JOINING_MS), in_strv,
                 (void *) table, now, err);
         if (r < 0)
