@@ -316,6 +316,24 @@ static void test_expect_concurrent(void **state) {
                         _cleanup_free_ char *want = xasprintf("leaving w%d-n%d ", w, i);
                         assert_non_null(strstr(text, want));
                 }
+
+        /* a unit leaves before its node ever registered: its joining line goes with the leaving
+         * note (none is written: nothing to wait for), the others stay (F8) */
+        struct strv table = STRV_INIT;
+        strv_push(&table, "w0-n0");
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        assert_int_equal(nodeevents_expect(&paths, EXPECT_JOINING, "fresh-0", &table, &err), 1);
+        free(text);
+        text = NULL;
+        assert_int_equal(read_full_file(path, &text, NULL), 0);
+        assert_non_null(strstr(text, "joining fresh-0 "));
+        assert_int_equal(nodeevents_expect(&paths, EXPECT_LEAVING, "fresh-0", &table, &err), 0);
+        free(text);
+        text = NULL;
+        assert_int_equal(read_full_file(path, &text, NULL), 0);
+        assert_null(strstr(text, "fresh-0"));
+        assert_non_null(strstr(text, "leaving w0-n0 "));
+        strv_clear(&table);
         nftw(tmpl, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 

@@ -126,7 +126,9 @@ size_t nodeevents_watch_expecting(void *userdata);
 void nodeevents_leaving(const struct charm_paths *paths, struct strv *ret);
 
 /* A hook's expectation (kind, node) against the node names it just read from Slurm (table):
- * recorded and the watcher rung when it has not happened yet (1), else nothing (0). */
+ * recorded and the watcher rung when it has not happened yet (1); when it has (0), the node's
+ * other line goes (a unit that joins again is not leaving; one that leaves unregistered will not
+ * join). The file changes under the log's lock. */
 int nodeevents_expect(const struct charm_paths *paths, enum expect_kind kind, const char *node,
         const struct strv *table, struct strbuf *err);
 
