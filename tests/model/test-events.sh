@@ -166,6 +166,28 @@ rm -f "$(charm_dir c)/fail/c-1.db-relation-departed"
 js resolve c/1
 js wait || fail "wait after resolve"
 
+# a remote unit that departs before this unit ran its join: no joined, changed or departed for
+# it (Juju's resolver compares the members it ran hooks for with the remote state); e/0 is held
+# in error meanwhile
+mkdir -p "$(charm_dir e)/fail"
+touch "$(charm_dir e)/fail/e-0.update-status"
+js trigger e/0 update-status
+js wait >/dev/null 2>&1 && fail "the failing update-status did not fail"
+n0=$(nevents)
+js add-unit c
+js wait >/dev/null 2>&1
+js remove-unit c/2
+js wait >/dev/null 2>&1
+rm -f "$(charm_dir e)/fail/e-0.update-status"
+js resolve e/0
+js wait || fail "wait after resolving e/0"
+assert_eq "a remote unit gone before its join ran: nothing of it on the other side" "e/0 update-status" \
+        "$(uevents e/0 $((n0 + 1)))"
+assert_eq "the unit that came and went ran its own join and departure" "c/2 db-relation-joined remote=e/0
+c/2 db-relation-changed remote=e/0
+c/2 db-relation-departed remote=e/0 departing=c/2
+c/2 db-relation-broken remote=" "$(uevents c/2 $((n0 + 1)) | grep -E "db-relation-(joined|changed|departed|broken)")"
+
 # dispatch vs hooks/<name>; missing hooks are skipped
 n0=$(nevents)
 js deploy "$CHARMS/hooks-only" h

@@ -518,6 +518,40 @@ static bool coalesces(const char *kind) {
                 streq(kind, "leader-settings-changed");
 }
 
+/* A remote unit departs before this unit ran its join: Juju's resolver, which compares the
+ * members it ran hooks for with the remote state (nextRelationHook), runs neither the joined nor
+ * the changed nor the departed. So the queued joined and changed of that remote unit go and
+ * the departed is not queued (true). Not the head while it runs. */
+static bool departs_unjoined(cJSON *u, cJSON *q, const cJSON *ev) {
+        const char *remote = jstr(ev, "remote-unit");
+        double id = jnum(ev, "relation", -1);
+        if (isempty(remote))
+                return false;
+        bool running = streq_ptr(jstr(u, "agent"), "executing");
+        int i = 0, joined = -1;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, q) {
+                if (!(i == 0 && running) && streq_ptr(jstr(e, "kind"), "relation-joined") &&
+                        jnum(e, "relation", -2) == id && streq_ptr(jstr(e, "remote-unit"), remote)) {
+                        joined = i;
+                        break;
+                }
+                i++;
+        }
+        if (joined < 0)
+                return false;
+        cJSON *x = cJSON_GetArrayItem(q, joined);
+        while (x) {
+                cJSON *next = x->next;
+                const char *kind = strempty(jstr(x, "kind"));
+                if ((streq(kind, "relation-joined") || streq(kind, "relation-changed")) &&
+                        jnum(x, "relation", -2) == id && streq_ptr(jstr(x, "remote-unit"), remote))
+                        cJSON_Delete(cJSON_DetachItemViaPointer(q, x));
+                x = next;
+        }
+        return true;
+}
+
 void queue_event(cJSON *st, const char *unit, cJSON *ev) {
         cJSON *u = state_unit(st, unit);
         if (!u) {
@@ -525,6 +559,10 @@ void queue_event(cJSON *st, const char *unit, cJSON *ev) {
                 return;
         }
         cJSON *q = jarr(u, "queue");
+        if (streq_ptr(jstr(ev, "kind"), "relation-departed") && departs_unjoined(u, q, ev)) {
+                cJSON_Delete(ev);
+                return;
+        }
         if (coalesces(strempty(jstr(ev, "kind")))) {
                 const cJSON *e;
                 bool head = true;
