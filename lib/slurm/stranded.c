@@ -28,6 +28,7 @@ void slurm_stranded_done(struct slurm_stranded *s) {
         free(s->resvs);
         strv_clear(&s->missing);
         strv_clear(&s->placeholders);
+        strv_clear(&s->required);
         *s = (struct slurm_stranded){ 0 };
 }
 
@@ -108,6 +109,23 @@ void slurm_stranded_missing(const char *req_nodes, char *const *names, size_t n,
         slurm_hostlist_destroy(hl);
 }
 
+void slurm_stranded_required(const char *req_nodes, const struct strv *leaving, struct strv *required) {
+        char *h;
+        if (isempty(req_nodes) || !leaving || leaving->n == 0)
+                return;
+        slurm_hl_t hl = slurm_hostlist_create(req_nodes);
+        if (!hl)
+                return;
+        while ((h = slurm_hostlist_shift(hl))) {
+                if (strv_contains(leaving, h) && !strv_contains(required, h)) {
+                        strv_push(required, h);
+                        sort_names(required);
+                }
+                free(h); /* slurm_hostlist_shift() mallocs */
+        }
+        slurm_hostlist_destroy(hl);
+}
+
 bool slurm_stranded_placeholder_feature(const char *features) {
         size_t n = strlen(SLURM_STRANDED_PLACEHOLDER_FEATURE);
         for (const char *f = features; f && *f; f += strcspn(f, ","), f += *f == ',')
@@ -129,17 +147,11 @@ static bool resv_names_node(const char *nodes, const char *node, bool *ret_only)
 static int resv_release(
         const char *name, const char *node, struct slurm_stranded_report *rep, struct strbuf *err);
 
-int slurm_stranded_placeholder_create(const char *node, struct slurm_stranded_report *rep, struct strbuf *err) {
-        update_node_msg_t m;
-        if (isempty(node) || strpbrk(node, " \t\n\"=,[]"))
-                return -EINVAL;
-        int r = slurm_client_init(err);
-        if (r < 0)
-                return r;
-        /* out of the reservations first: Slurm leaves a deleted node in them while a node of
-         * its name exists (attack on the placeholders, F3: the leader's own creations). Best
-         * effort: a reservation that refuses (REPLACE, REPLACE_DOWN, a race) keeps the name,
-         * which costs less than the jobs (review of the fix, B) */
+/* Out of the reservations that name node: Slurm leaves a deleted node in them while a node of
+ * its name exists (attack on the placeholders, F3: the leader's own creations), and a record
+ * kept as the placeholder stays in them. Best effort: a reservation that refuses (REPLACE,
+ * REPLACE_DOWN, a race) keeps the name, which costs less than the jobs (review of the fix, B). */
+static void release_from_resvs(const char *node, struct slurm_stranded_report *rep) {
         struct slurm_resv_list l = { 0 };
         struct slurm_stranded_report own = SLURM_STRANDED_REPORT_INIT;
         _cleanup_strbuf_ struct strbuf re = STRBUF_INIT;
@@ -151,6 +163,40 @@ int slurm_stranded_placeholder_create(const char *node, struct slurm_stranded_re
                 }
         slurm_resv_list_done(&l);
         slurm_stranded_report_done(&own);
+}
+
+int slurm_stranded_placeholder_keep(const char *node, struct slurm_stranded_report *rep, struct strbuf *err) {
+        update_node_msg_t m;
+        if (isempty(node) || strpbrk(node, " \t\n\"=,[]"))
+                return -EINVAL;
+        int r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        release_from_resvs(node, rep);
+        /* one RPC: state, features and the why at once (node_mgr.c update_node: FUTURE sets the
+         * node down first, kills what runs there, and keeps a dynamic node dynamic). The why goes
+         * to the comment: an update clears the reason of a node that is neither DOWN nor
+         * drained (clusteracct_storage_g_node_up at its end), which a FUTURE node is not */
+        slurm_init_update_node_msg(&m);
+        m.node_names = (char *) node;
+        m.node_state = NODE_STATE_FUTURE;
+        m.features = (char *) SLURM_STRANDED_PLACEHOLDER_FEATURE;
+        m.features_act = (char *) SLURM_STRANDED_PLACEHOLDER_FEATURE;
+        m.comment = (char *) SLURM_STRANDED_PLACEHOLDER_REASON;
+        r = slurm_update_node(&m);
+        if (r != SLURM_SUCCESS)
+                return slurm_fail(err, slurm_rc_code(r), "keep node \"%s\" as its placeholder", node);
+        return 0;
+}
+
+int slurm_stranded_placeholder_create(const char *node, struct slurm_stranded_report *rep, struct strbuf *err) {
+        update_node_msg_t m;
+        if (isempty(node) || strpbrk(node, " \t\n\"=,[]"))
+                return -EINVAL;
+        int r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        release_from_resvs(node, rep);
         _cleanup_free_ char *line =
                 xasprintf("NodeName=%s State=FUTURE Features=%s Reason=\"%s\"", node,
                         SLURM_STRANDED_PLACEHOLDER_FEATURE, SLURM_STRANDED_PLACEHOLDER_REASON);
@@ -200,8 +246,10 @@ int slurm_stranded_find(const struct strv *leaving, struct slurm_stranded *ret, 
                 /* slurmctld fails a running or suspended job too when its list names a node it
                  * does not know (24.11: `-N1 -w a,b` runs on a with b in its list; attack on the
                  * placeholders, F2) */
-                if (base == JOB_PENDING || base == JOB_RUNNING || base == JOB_SUSPENDED)
+                if (base == JOB_PENDING || base == JOB_RUNNING || base == JOB_SUSPENDED) {
                         slurm_stranded_missing(j->req_nodes, names.v, names.n, &s.missing);
+                        slurm_stranded_required(j->req_nodes, leaving, &s.required);
+                }
                 if (base != JOB_PENDING)
                         continue;
                 char *node = slurm_stranded_needs(j->req_nodes, leaving, names.v, names.n);

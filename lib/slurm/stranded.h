@@ -53,6 +53,7 @@ struct slurm_stranded {
         size_t n_resvs;
         struct strv missing;      /* every node an unfinished job requires that has no record, sorted */
         struct strv placeholders; /* the placeholder records there are (below), sorted */
+        struct strv required;     /* the leaving nodes an unfinished job's list names, sorted */
 };
 
 void slurm_stranded_done(struct slurm_stranded *s);
@@ -65,6 +66,9 @@ char *slurm_stranded_needs(const char *req_nodes, const struct strv *leaving, ch
 /* Pure: appends to *missing (kept sorted, no duplicates) every name of the hostlist expression
  * req_nodes that is not among the sorted names[0..n). */
 void slurm_stranded_missing(const char *req_nodes, char *const *names, size_t n, struct strv *missing);
+/* Pure: appends to *required (kept sorted, no duplicates) every name of the hostlist expression
+ * req_nodes that is one of leaving (NULL or empty: none). */
+void slurm_stranded_required(const char *req_nodes, const struct strv *leaving, struct strv *required);
 
 /* Placeholders. slurmctld (22.05.8 and 24.11.5: _sync_detail_bitmaps in read_config.c) fails,
  * with NODE_FAIL, every pending job whose ReqNodeList names a node it does not know, at each
@@ -92,6 +96,15 @@ void slurm_stranded_placeholder_plan(const struct slurm_stranded *s, struct strv
  * naming it (one left empty deleted), their names into rep (may be NULL); one that refuses
  * keeps it (the placeholder is created all the same). */
 int slurm_stranded_placeholder_create(const char *node, struct slurm_stranded_report *rep, struct strbuf *err);
+/* Makes the leaving node's own record its placeholder (State=FUTURE, the placeholder's feature,
+ * the reason's text as its Comment: slurmctld clears the reason of a FUTURE node at any update;
+ * out of the reservations as above) instead of deleting it and creating one: the
+ * name is never unknown to slurmctld, so a reconfigure or restart at any moment of the
+ * departure (another machine's hook under Juju, an admin, a failover) finds it. Deleting first
+ * left a window between the deletion and the creation in which one failed the jobs (24.11,
+ * remove-application under hook-concurrency=machines: "Invalid req_nodes"). The record keeps its
+ * table index, CPUs and address; FUTURE nodes get no job and no ping. 0 or a negative errno. */
+int slurm_stranded_placeholder_keep(const char *node, struct slurm_stranded_report *rep, struct strbuf *err);
 
 /* Pure: whether a pending job of this priority and state reason is held by an admin or by its
  * user. Priority 0 alone is not: 22.05's scheduler sets it with reason BadConstraints on a job

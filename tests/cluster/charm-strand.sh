@@ -121,7 +121,8 @@ done
 hooklog=$(tail -n +"$((lines + 1))" "$MODEL/debug-log.jsonl")
 for want in "reservation only2 names it; Slurm deletes the reservation (its only node)" \
         "reservation both names it; Slurm takes the node out of it" \
-        "pending jobs $ja, $jb require node slurmd-2: held ($ja,$jb)"; do
+        "pending jobs $ja, $jb require node slurmd-2: held ($ja,$jb)" \
+        "node slurmd-2 left: unfinished jobs require it, so its record stays as its placeholder"; do
         grep -qF "$want" <<<"$hooklog" || die "hook log lacks \"$want\""
 done
 # slurmctld updates the reservations some seconds after the deletion (seen: 0-15 s)
@@ -138,9 +139,12 @@ until_true 15 "slurmctld/0: the status after slurmd-2's deletion does not say \"
         status_is slurmctld/0 "^active 1 node in 1 partition; pending jobs $ja, $jb require node slurmd-2, which left"
 
 # slurmctld fails (NODE_FAIL, "Invalid req_nodes") a pending job requiring a node it does not
-# know at each reading of slurm.conf: the departure left a placeholder (State=FUTURE) in its place
+# know at each reading of slurm.conf: the departure kept the node's record as its placeholder
+# (State=FUTURE; never deleted, so no reconfigure from another machine's hook can fall between a
+# deletion and a creation)
 log "the held jobs survive a reconfigure and a restart of slurmctld (the departed node's placeholder)"
-placeholder() { ctl scontrol --future -o show node slurmd-2 2>/dev/null | grep -q "^NodeName=slurmd-2 .*State=FUTURE.* Reason=placeholder of a departed node"; }
+# (a record kept as the placeholder carries the why as its Comment, a created one as its Reason)
+placeholder() { ctl scontrol --future -o show node slurmd-2 2>/dev/null | grep -E "^NodeName=slurmd-2 .*AvailableFeatures=departed-node-placeholder .*State=FUTURE" | grep -qE "(Comment|Reason)=placeholder of a departed node"; }
 placeholder || die "no placeholder of slurmd-2: $(ctl scontrol --future -o show node slurmd-2 2>&1)"
 held_stranded() {
         local j
@@ -231,7 +235,7 @@ log "4. the application removed with a job pending on its node, then deployed ag
 jd=$(submit -w slurmd-0 -t 5 -o /dev/null --begin=now+3600 --wrap true)
 js remove-application slurmd >/dev/null
 settle 180
-ctl scontrol --future -o show node slurmd-0 2>/dev/null | grep -q "State=FUTURE.* Reason=placeholder of a departed node" ||
+ctl scontrol --future -o show node slurmd-0 2>/dev/null | grep -E "AvailableFeatures=departed-node-placeholder .*State=FUTURE" | grep -qE "(Comment|Reason)=placeholder of a departed node" ||
         die "no placeholder of slurmd-0: $(ctl scontrol --future -o show node slurmd-0 2>&1)"
 js deploy "$SLURMD_CHARM" >/dev/null
 js integrate slurmctld slurmd >/dev/null

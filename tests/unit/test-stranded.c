@@ -105,6 +105,27 @@ static void test_done_zeroed(void **state) {
         slurm_stranded_report_done(NULL);
 }
 
+/* the leaving nodes a job's list names, sorted, once; none without leaving nodes */
+static void test_required(void **state) {
+        (void) state;
+        _cleanup_strv_ struct strv r = STRV_INIT, leaving = STRV_INIT;
+        slurm_stranded_required("cpu-[0-3]", NULL, &r);
+        slurm_stranded_required("cpu-[0-3]", &leaving, &r);
+        assert_int_equal(r.n, 0);
+        strv_push(&leaving, "cpu-2");
+        strv_push(&leaving, "big-0");
+        slurm_stranded_required(NULL, &leaving, &r);
+        slurm_stranded_required("", &leaving, &r);
+        slurm_stranded_required("cpu-[0-1],gpu-0", &leaving, &r);
+        assert_int_equal(r.n, 0);
+        slurm_stranded_required("cpu-[0-3]", &leaving, &r);
+        slurm_stranded_required("big-0,cpu-2", &leaving, &r);
+        slurm_stranded_required("cpu-2", &leaving, &r);
+        assert_int_equal(r.n, 2);
+        assert_string_equal(r.v[0], "big-0");
+        assert_string_equal(r.v[1], "cpu-2");
+}
+
 /* every required node without a record, sorted, once */
 static void test_missing(void **state) {
         (void) state;
@@ -154,6 +175,7 @@ int main(void) {
                 cmocka_unit_test(test_held),
                 cmocka_unit_test(test_done_zeroed),
                 cmocka_unit_test(test_missing),
+                cmocka_unit_test(test_required),
                 cmocka_unit_test(test_placeholder_plan),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

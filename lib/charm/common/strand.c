@@ -124,6 +124,44 @@ void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, 
                 isempty(held) ? "none" : held, why, n_failed ? "; " : "", n_failed ? e.buf : "");
 }
 
+int strand_keep_record(struct juju_ctx *ctx, const char *node, int timeout_ms) {
+        _cleanup_(slurm_stranded_done) struct slurm_stranded s = { 0 };
+        _cleanup_(slurm_stranded_report_done) struct slurm_stranded_report rep = SLURM_STRANDED_REPORT_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        _cleanup_strv_ struct strv leaving = STRV_INIT;
+        strv_push(&leaving, node);
+        int r = slurm_stranded_find(&leaving, &s, &e);
+        if (r < 0) {
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                        "node %s leaving: cannot tell whether jobs require it (%s): deleted, then its "
+                        "placeholder made if they do",
+                        node, e.buf);
+                return r;
+        }
+        if (!strv_contains(&s.required, node))
+                return 0;
+        int64_t deadline = slurm_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+        int delay = SLURM_POLL_FIRST_MS;
+        do {
+                strbuf_reset(&e);
+                r = slurm_stranded_placeholder_keep(node, &rep, &e);
+        } while ((r == -ECONNREFUSED || r == -ETIMEDOUT) && slurm_poll_sleep(&delay, deadline));
+        if (r < 0) {
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                        "node %s leaving: jobs require it, but its record could not be kept as its "
+                        "placeholder (%s): deleted, then a placeholder made",
+                        node, e.buf);
+                return r;
+        }
+        _cleanup_free_ char *sh = strv_join(&rep.resv_shrunk, ","), *dl = strv_join(&rep.resv_deleted, ",");
+        (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
+                "node %s left: unfinished jobs require it, so its record stays as its placeholder "
+                "(State=FUTURE, never given a job; deleted by the controller once no job requires it)%s%s%s%s",
+                node, rep.resv_shrunk.n ? "; taken out of reservation(s) " : "", sh,
+                rep.resv_deleted.n ? "; reservation(s) left empty and deleted: " : "", dl);
+        return 1;
+}
+
 /* The jobs of s whose node is (leaving) or is not (!leaving) one of nodes (may be NULL): a view,
  * owning nothing. */
 static struct slurm_stranded pick(const struct slurm_stranded *s, const struct strv *nodes, bool leaving) {

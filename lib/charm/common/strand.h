@@ -7,9 +7,10 @@
  *   - the departing slurmd unit, right before it deletes its node and once more right after,
  *     holds those jobs (admin hold; admin comment STRAND_WHY: which node, which unit, what to
  *     do) and logs them and the reservations naming the node (which Slurm shrinks or deletes
- *     with the node) in its hook log; right after the deletion it creates the node's
- *     placeholder (slurm/stranded.h: without one, slurmctld's next reconfigure or restart fails
- *     those jobs);
+ *     with the node) in its hook log; when unfinished jobs require the node, its record is kept
+ *     as the node's placeholder instead of being deleted (strand_keep_record(); else, or when
+ *     that fails, the placeholder is created right after the deletion): slurm/stranded.h,
+ *     without one slurmctld's next reconfigure or restart fails those jobs;
  *   - the controller's status names them: "pending jobs 9, 10 require node slurmd-1, which is
  *     leaving" while the departure runs, then "…, held: the node left (scancel them, or set
  *     their ReqNodeList and release them)" until they are gone; the leader holds any it finds
@@ -35,6 +36,14 @@ char *strand_why(const char *node, const char *unit);
  * and (with resvs: before the deletion) the reservations naming it (juju-log WARNING). Never
  * fails the departure: problems are logged. */
 void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, bool resvs);
+
+/* Departing unit, once its node is drained and idle: when an unfinished job's node list names
+ * node, its record is kept as its placeholder (slurm_stranded_placeholder_keep(): the name never
+ * unknown to slurmctld, whose reconfigure or restart at that moment, from another machine's
+ * hook under Juju, would fail those jobs) instead of being deleted; asked again while slurmctld
+ * restarts, within timeout_ms. 1 kept, 0 no job requires it (delete it), negative errno (logged:
+ * delete it, then strand_departure() makes the placeholder). */
+int strand_keep_record(struct juju_ctx *ctx, const char *node, int timeout_ms);
 
 /* Controller status: appends "; <note>" for stranded jobs (leaving: the nodes of the units this
  * controller knows are leaving, still in the table; NULL or empty: none); hold: also hold the ones that are not held (the leader), and

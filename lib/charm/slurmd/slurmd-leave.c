@@ -192,6 +192,13 @@ static int leave_slurm(struct juju_ctx *ctx, const char *unit, const char *node,
          * register would run them, charm/common/strand.h), and once more after it for any submitted
          * in between */
         strand_departure(ctx, unit, node, true);
+        /* jobs still require it: its record stays, as its placeholder (never unknown to
+         * slurmctld, whose reconfigure from another machine's hook would fail them) */
+        if (strand_keep_record(ctx, node, DELETE_RETRY_MS) > 0) {
+                strand_departure(ctx, unit, node, false);
+                *ret_deleted = true;
+                return 0;
+        }
         strbuf_reset(&e);
         r = slurm_node_delete_free(node, reason.buf, DELETE_RETRY_MS, &e);
         if (r >= 0)
