@@ -187,6 +187,30 @@ settle
 [ "$(mx slurmd/0 systemctl is-active juju-service-watcher-slurmd.service)" = active ] || die "watcher not active again"
 kill_and_follow slurmd/0 slurmd '^active idle$'
 
+log "a compute unit's hook that finds no controller answering says so; once one answers the watcher runs one (no hook)"
+# under Juju a controller's restart in its own hook meets the compute units' hooks of that moment;
+# nothing else runs one of theirs before the next update-status (5 minutes)
+ctl_pid=$(mx slurmctld/0 systemctl show -p MainPID --value slurmctld)
+mx slurmctld/0 kill -STOP "$ctl_pid"
+js trigger slurmd/0 update-status >/dev/null
+if ! js wait --timeout 120 >/dev/null 2>&1; then
+        mx slurmctld/0 kill -CONT "$ctl_pid"
+        die "hooks failed while slurmctld was stopped"
+fi
+got=$(unit_status slurmd/0)
+[[ $got =~ ^waiting\ node\ slurmd-0:\ no\ slurmctld\ answers ]] || { mx slurmctld/0 kill -CONT "$ctl_pid"; die "slurmd/0 while slurmctld is stopped: \"$got\""; }
+t0=$(now_ms)
+mx slurmctld/0 kill -CONT "$ctl_pid"
+end=$((SECONDS + 30))
+until [[ $(unit_status slurmd/0) =~ ^active\ idle$ ]]; do
+        [ $SECONDS -lt $end ] || die "slurmd/0: status \"$(unit_status slurmd/0)\" 30 s after slurmctld answers again"
+        sleep 0.2
+done
+log "figure: slurmctld answers again -> compute unit status active (watcher's run, no hook): $(($(now_ms) - t0)) ms"
+grep -q "slurmctld answers again after the last hook found none: one run" \
+        "$(root_of slurmd/0)/var/log/juju-sim/juju-service-watcher-slurmd.service.log" ||
+        die "the watcher's log lacks its run for the answer"
+
 log "every watcher run is in the debug log as an exec, and none failed"
 python3 - "$MODEL/debug-log.jsonl" <<'PY' >&2 || die "a watcher run failed"
 import json, sys

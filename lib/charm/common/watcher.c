@@ -103,6 +103,8 @@ struct loop {
         uint64_t next_state; /* the next read of the node's state from slurmctld */
         bool look_failed; /* the last look failed (logged once) */
         bool state_failed; /* the last state read failed (logged once) */
+        char *unanswered_path;   /* the hook's mark: no controller answered it (nodefollow.h) */
+        int64_t unanswered_seen; /* the mtime (ns) of the mark a run was asked for */
         bool follow_push;     /* slurmctld's watcher (pushfollow_wanted) */
         struct pushfollow pf; /* the pending push to the compute nodes */
         bool push_failed;     /* the last look failed (logged once) */
@@ -217,6 +219,7 @@ static int reconnect(struct loop *l, sd_bus **ret_bus, sd_bus_slot **ret_slot, s
 
 static void loop_done(struct loop *l) {
         free(l->follow_node);
+        free(l->unanswered_path);
         nodefollow_done(&l->nf);
 }
 
@@ -243,6 +246,13 @@ static void follow_tick(struct loop *l, uint64_t now) {
                 l->look_failed = r < 0;
                 l->next_look = now + NODEFOLLOW_POLL_USEC;
         }
+        /* the last hook found no controller answering: read sooner, and the first answer after
+         * each new mark asks for one run (the mark's mtime tells a new one) */
+        struct stat mark;
+        bool unanswered = l->unanswered_path && stat(l->unanswered_path, &mark) == 0;
+        int64_t mark_ns = unanswered ? (int64_t) mark.st_mtim.tv_sec * 1000000000 + mark.st_mtim.tv_nsec : 0;
+        if (unanswered && mark_ns != l->unanswered_seen && l->next_state > now + NODEFOLLOW_UNANSWERED_USEC)
+                l->next_state = now + NODEFOLLOW_UNANSWERED_USEC;
         if (now >= l->next_state) {
                 /* what only slurmctld knows: an admin's drain, a job with no slurmstepd here */
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
@@ -252,10 +262,20 @@ static void follow_tick(struct loop *l, uint64_t now) {
                 if (r < 0 && !l->state_failed)
                         logf_(l, "reading %s: %s (logged once)", l->follow_node, e.buf);
                 l->state_failed = r < 0;
-                if (r >= 0 && nodefollow_note_state(&l->nf, word, now))
+                bool changed = r >= 0 && nodefollow_note_state(&l->nf, word, now);
+                if (changed)
                         logf_(l, "%s reads \"%s\" at slurmctld, was \"%s\"", l->follow_node, word, strempty(was));
+                if (r >= 0 && unanswered && mark_ns != l->unanswered_seen) {
+                        l->unanswered_seen = mark_ns;
+                        if (!changed) {
+                                logf_(l, "slurmctld answers again after the last hook found none: one run");
+                                l->failures = 0;
+                                watcher_coalesce_retry(&l->co, 0, now);
+                        }
+                }
                 free(was);
-                l->next_state = now_usec() + NODEFOLLOW_STATE_USEC;
+                l->next_state = now_usec() +
+                        (unanswered && mark_ns != l->unanswered_seen ? NODEFOLLOW_UNANSWERED_USEC : NODEFOLLOW_STATE_USEC);
         }
         if (nodefollow_take(&l->nf, now)) {
                 l->failures = 0; /* a new reason to run: the retries start again */
@@ -305,8 +325,10 @@ int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
                 return -EINVAL;
         }
         /* slurmd's watcher follows its machine too (charm/slurmd/nodefollow.h) */
-        if (nodefollow_wanted(o->service))
+        if (nodefollow_wanted(o->service)) {
                 l.follow_node = charm_node_name(o->juju_unit);
+                l.unanswered_path = xstrdup(CHARM_PATH_STATE_DIR "/" NODEFOLLOW_UNANSWERED_FILE);
+        }
         /* and slurmctld's the push it owes the compute nodes (charm/slurmctld/pushfollow.h) */
         l.follow_push = pushfollow_wanted(o->service);
         watcher_coalesce_init(

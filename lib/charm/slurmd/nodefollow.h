@@ -67,6 +67,15 @@
 #define NODEFOLLOW_GAP_USEC (10 * 1000 * 1000ULL)
 #define NODEFOLLOW_STATE_USEC (30 * 1000 * 1000ULL)
 #define NODEFOLLOW_STATE_TIMEOUT_MS 4000
+/* The unit's hook found no controller answering and its status says so ("waiting node X: no
+ * slurmctld answers"): it leaves this mark in its state directory (CHARM_PATH_STATE_DIR), and a
+ * hook that reaches a controller removes it. While the mark is there the watcher reads the
+ * node's state every NODEFOLLOW_UNANSWERED_USEC, and the first answer after each new mark asks
+ * for one run, which tells the truth again: under Juju a controller's restart in its own hook
+ * meets the compute units' hooks of the same moment, and nothing else would run one before the
+ * next update-status (5 minutes). */
+#define NODEFOLLOW_UNANSWERED_FILE "slurmctld-unanswered"
+#define NODEFOLLOW_UNANSWERED_USEC (3 * 1000 * 1000ULL)
 /* a configuration file larger than this is not read (its identity alone counts) */
 #define NODEFOLLOW_CONF_MAX (16 * 1024 * 1024)
 

@@ -1047,10 +1047,16 @@ int slurmd_reconcile(
         if (!started && slurm_config_path() && slurm_ctl_reachable(&e) == 0) {
                 /* no controller answers its ping: the node query below would retry for
                  * MessageTimeout and the registration wait after it for its whole timeout, the
-                 * machine's hook lock held all the while (39 s measured); a later hook asks again */
+                 * machine's hook lock held all the while (39 s measured); a later hook asks again,
+                 * and the watcher runs one as soon as a controller answers (the mark, nodefollow.h) */
+                (void) sd_state_write(&o->paths, NODEFOLLOW_UNANSWERED_FILE, "", NULL);
                 charm_outcome_set(
                         out, JUJU_STATUS_WAITING, "node %s: no slurmctld answers (%s)", in.node_name, e.buf);
                 return 0;
+        }
+        {
+                _cleanup_free_ char *mark = sd_state_path(&o->paths, NODEFOLLOW_UNANSWERED_FILE);
+                (void) unlink(mark);
         }
         strbuf_reset(&e);
         if (!started) {
