@@ -214,10 +214,18 @@ until_true() {
         done
 }
 
+# expect_status UNIT REGEX: the unit's status matches, within EXPECT_STATUS_WAIT seconds (20). As
+# Juju's own charm tests wait for a status (jubilant's wait): under Juju's concurrency an idle
+# model is not yet a settled status where a watcher's run follows (a compute unit whose hook met
+# its controller's restart tells the truth a few seconds later, charm/slurmd/nodefollow.h).
 expect_status() {
-        local got
+        local got end=$((SECONDS + ${EXPECT_STATUS_WAIT:-20}))
         got=$(unit_status "$1")
-        [[ $got =~ $2 ]] || die "$1: status \"$got\", want /$2/"
+        until [[ $got =~ $2 ]]; do
+                [ $SECONDS -lt $end ] || die "$1: status \"$got\", want /$2/ (waited ${EXPECT_STATUS_WAIT:-20} s)"
+                sleep 0.2
+                got=$(unit_status "$1")
+        done
 }
 
 # machine_of UNIT: the unit's machine id.
