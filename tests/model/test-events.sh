@@ -188,6 +188,22 @@ c/2 db-relation-changed remote=e/0
 c/2 db-relation-departed remote=e/0 departing=c/2
 c/2 db-relation-broken remote=" "$(uevents c/2 $((n0 + 1)) | grep -E "db-relation-(joined|changed|departed|broken)")"
 
+# ... but a join that failed runs again first when resolved, and then the member's changed and
+# departed follow (Juju re-runs localState.Hook; its skip still commits the member)
+touch "$(charm_dir e)/fail/e-0.backend-relation-joined"
+n0=$(nevents)
+js add-unit c
+js wait >/dev/null 2>&1
+js remove-unit c/3
+js wait >/dev/null 2>&1
+rm -f "$(charm_dir e)/fail/e-0.backend-relation-joined"
+js resolve e/0
+js wait || fail "wait after resolving e/0's join"
+assert_eq "a failed join of a unit that left since: retried, then changed and departed" "e/0 backend-relation-joined remote=c/3
+e/0 backend-relation-joined remote=c/3
+e/0 backend-relation-changed remote=c/3
+e/0 backend-relation-departed remote=c/3 departing=c/3" "$(uevents e/0 $((n0 + 1)))"
+
 # dispatch vs hooks/<name>; missing hooks are skipped
 n0=$(nevents)
 js deploy "$CHARMS/hooks-only" h

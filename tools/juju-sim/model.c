@@ -527,11 +527,14 @@ static bool departs_unjoined(cJSON *u, cJSON *q, const cJSON *ev) {
         double id = jnum(ev, "relation", -1);
         if (isempty(remote))
                 return false;
-        bool running = streq_ptr(jstr(u, "agent"), "executing");
+        /* the head is kept while it runs, and while it is a failed hook waiting for its retry
+         * or resolve (Juju re-runs localState.Hook first; a skipped one still commits the member,
+         * so changed and departed follow) */
+        bool keep_head = streq_ptr(jstr(u, "agent"), "executing") || (q->child && jget(q->child, "failed"));
         int i = 0, joined = -1;
         const cJSON *e;
         cJSON_ArrayForEach(e, q) {
-                if (!(i == 0 && running) && streq_ptr(jstr(e, "kind"), "relation-joined") &&
+                if (!(i == 0 && keep_head) && streq_ptr(jstr(e, "kind"), "relation-joined") &&
                         jnum(e, "relation", -2) == id && streq_ptr(jstr(e, "remote-unit"), remote)) {
                         joined = i;
                         break;
@@ -1942,8 +1945,8 @@ void model_unit_queue_pop(cJSON *u, const cJSON *ev) {
 void model_unit_queue_sort_joins(cJSON *u) {
         cJSON *q = jget(u, "queue");
         const cJSON *head = q ? q->child : NULL;
-        if (!head || !streq_ptr(jstr(head, "kind"), "relation-joined"))
-                return;
+        if (!head || !streq_ptr(jstr(head, "kind"), "relation-joined") || jget(head, "failed"))
+                return; /* a failed hook runs again first */
         double id = jnum(head, "relation", -1);
         int best = 0, i = 0;
         const char *best_name = strempty(jstr(head, "remote-unit"));

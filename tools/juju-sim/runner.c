@@ -525,6 +525,11 @@ int hookctx_state_end(struct hookctx *ctx, struct strbuf *err) {
 static void unit_hook_failed(
         struct model *m, cJSON *uu, const char *unit, const char *hook, struct strbuf *err) {
         unit_agent_set(uu, "error");
+        /* the head is the failed hook: it runs again first (resolve, a retry), as Juju's
+         * localState.Hook does, never reordered or dropped meanwhile (model.h) */
+        cJSON *head = jget(uu, "queue") ? jget(uu, "queue")->child : NULL;
+        if (head && !jget(head, "failed"))
+                cJSON_AddItemToObject(head, "failed", cJSON_CreateTrue());
         _cleanup_free_ char *msg = xasprintf("hook failed: \"%s\"", hook);
         jset_str(uu, "error", msg);
         jset(uu, "workload-before-error", cJSON_Duplicate(jobj(uu, "workload"), true));
