@@ -97,6 +97,17 @@ settle
 [ "$(node_field Weight)" = 7 ] || die "Weight after upgrade: $(node_field Weight)"
 expect_status slurmd/0 '^active idle$'
 
+log "node-config refused, nothing changed, while a pending job names the node (re-registering it could fail that job)"
+jp=$(submit -w slurmd-0 -o /dev/null --hold --wrap true)
+if js run slurmd/0 node-config parameters="Weight=5" --format=json >"$T/nc.out" 2>&1; then
+        die "node-config accepted with job $jp pending on slurmd-0: $(cat "$T/nc.out")"
+fi
+grep -q "jobs $jp name node slurmd-0 in their node list" "$T/nc.out" || die "node-config refusal: $(cat "$T/nc.out")"
+[ "$(node_field Weight)" = 7 ] || die "Weight changed by a refused node-config: $(node_field Weight)"
+[[ $(node_field State) != *DRAIN* ]] || die "slurmd-0 left drained by a refused node-config: $(node_field State)"
+grep -qx 'Weight=7 Features=big' "$r/var/lib/slurm/charm/node-config" || die "the refused parameters stored"
+ctl scancel "$jp"
+
 # (attack atk8 G11: the drain of an action that died stayed for ever, the status "draining")
 log "an interrupted node-config: its drain undone by the next reconcile, no job touched"
 job=$(submit -w slurmd-0 -o /dev/null --mem=100 --wrap "sleep 300")

@@ -124,6 +124,21 @@ void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, 
                 isempty(held) ? "none" : held, why, n_failed ? "; " : "", n_failed ? e.buf : "");
 }
 
+int strand_jobs_naming(const char *node, struct strbuf *ids, struct strbuf *err) {
+        _cleanup_(slurm_stranded_done) struct slurm_stranded s = { 0 };
+        _cleanup_strv_ struct strv leaving = STRV_INIT;
+        strv_push(&leaving, node);
+        int r = slurm_stranded_find(&leaving, &s, err);
+        if (r < 0)
+                return r;
+        if (!strv_contains(&s.required, node))
+                return 0;
+        for (size_t i = 0, n = 0; i < s.n_jobs; i++)
+                if (streq(s.jobs[i].node, node))
+                        strbuf_addf(ids, "%s%u", n++ ? ", " : "", s.jobs[i].id);
+        return 1;
+}
+
 int strand_keep_record(struct juju_ctx *ctx, const char *node, int timeout_ms) {
         _cleanup_(slurm_stranded_done) struct slurm_stranded s = { 0 };
         _cleanup_(slurm_stranded_report_done) struct slurm_stranded_report rep = SLURM_STRANDED_REPORT_INIT;

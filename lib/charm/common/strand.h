@@ -37,6 +37,10 @@ char *strand_why(const char *node, const char *unit);
  * fails the departure: problems are logged. */
 void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, bool resvs);
 
+/* Whether an unfinished job's node list names node (1; the pending ones' ids into ids,
+ * ", "-separated), 0 none, or a negative errno (message in err). */
+int strand_jobs_naming(const char *node, struct strbuf *ids, struct strbuf *err);
+
 /* Departing unit, once its node is drained and idle: when an unfinished job's node list names
  * node, its record is kept as its placeholder (slurm_stranded_placeholder_keep(): the name never
  * unknown to slurmctld, whose reconfigure or restart at that moment, from another machine's

@@ -8,6 +8,7 @@
 #include "charm/slurmd/nodeconf.h"
 #include "charm/common/nodepaths.h"
 #include "charm/common/pause.h"
+#include "charm/common/strand.h"
 #include "slurm/client.h"
 #include "slurm/jobs.h"
 #include "slurm/nodes.h"
@@ -401,6 +402,31 @@ static int node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
                                 note.buf);
                         slurm_node_done(&saved);
                         return r;
+                }
+                /* the node is deleted and registers again below: a job whose node list names
+                 * it fails if slurmctld reads its configuration in between (a reconfigure from
+                 * a controller's hook, a restart: _sync_detail_bitmaps), held or not. So none
+                 * may be waiting for it (attack on issue 28, finding 6) */
+                strbuf_reset(&e);
+                {
+                        _cleanup_strbuf_ struct strbuf ids = STRBUF_INIT;
+                        r = strand_jobs_naming(in.node_name, &ids, &e);
+                        if (r != 0) {
+                                restore(&saved, &note);
+                                if (r > 0)
+                                        strbuf_addf(err,
+                                                "node-config: nothing changed: %s%s name node %s in their node "
+                                                "list; node-config re-registers the node, and slurmctld fails such "
+                                                "a job if it reads its configuration meanwhile: let them run or "
+                                                "end, or change their node list, then run node-config again%s%s",
+                                                ids.len ? "jobs " : "unfinished jobs", ids.buf, in.node_name,
+                                                note.len ? "; " : "", note.buf);
+                                else
+                                        strbuf_addf(err, "node-config: nothing changed: %s%s%s", e.buf,
+                                                note.len ? "; " : "", note.buf);
+                                slurm_node_done(&saved);
+                                return r < 0 ? r : -EBUSY;
+                        }
                 }
                 /* with munge (22.05) slurmd stops first, so that nothing registers between the
                  * delete and the restart; with Slurm's own auth (24.11) this unit's RPCs get
