@@ -165,13 +165,54 @@ static void release_from_resvs(const char *node, struct slurm_stranded_report *r
         slurm_stranded_report_done(&own);
 }
 
+/* node's record as slurmctld has it, FUTURE ones too: 1 a placeholder (FUTURE, the placeholder's
+ * feature), 0 anything else or no record, negative errno when it cannot be read. *ret_busy: the
+ * record says it holds work (22.05's "allocated with no job" too), which FUTURE is refused from. */
+static int record_placeholder(const char *node, bool *ret_busy, struct strbuf *err) {
+        node_info_msg_t *msg = NULL;
+        int r = slurm_load_node_single(&msg, (char *) node, SHOW_ALL | SHOW_FUTURE);
+        if (r != SLURM_SUCCESS) {
+                r = slurm_rc_code(r);
+                return r == ESLURM_INVALID_NODE_NAME ? 0 : slurm_fail(err, r, "node \"%s\"", node);
+        }
+        int ret = 0;
+        if (msg && msg->record_count > 0) {
+                const node_info_t *n = &msg->node_array[0];
+                uint32_t base = n->node_state & NODE_STATE_BASE;
+                ret = base == NODE_STATE_FUTURE && slurm_stranded_placeholder_feature(n->features);
+                if (ret_busy)
+                        *ret_busy = base == NODE_STATE_ALLOCATED || base == NODE_STATE_MIXED ||
+                                (n->node_state & NODE_STATE_COMPLETING);
+        }
+        slurm_free_node_info_msg(msg);
+        return ret;
+}
+
 int slurm_stranded_placeholder_keep(const char *node, struct slurm_stranded_report *rep, struct strbuf *err) {
         update_node_msg_t m;
+        bool busy = false;
         if (isempty(node) || strpbrk(node, " \t\n\"=,[]"))
                 return -EINVAL;
         int r = slurm_client_init(err);
         if (r < 0)
                 return r;
+        /* kept already (a retried departure; an update whose reply was lost): FUTURE to FUTURE
+         * is refused, and the caller's fallback would delete it (attack on issue 28, finding 2) */
+        r = record_placeholder(node, &busy, err);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        /* FUTURE is refused from a node that says it holds work; one that holds none (the
+         * departure waited for its jobs: 22.05's "allocated with no job") is set DOWN first, as
+         * the deletion does (finding 9: the refused update had changed its features already) */
+        if (busy) {
+                slurm_init_update_node_msg(&m);
+                m.node_names = (char *) node;
+                m.node_state = NODE_STATE_DOWN;
+                m.reason = (char *) SLURM_STRANDED_PLACEHOLDER_REASON;
+                r = slurm_update_node(&m);
+                if (r != SLURM_SUCCESS)
+                        return slurm_fail(err, slurm_rc_code(r), "set node \"%s\" down", node);
+        }
         release_from_resvs(node, rep);
         /* one RPC: state, features and the why at once (node_mgr.c update_node: FUTURE sets the
          * node down first, kills what runs there, and keeps a dynamic node dynamic). The why goes
@@ -184,8 +225,21 @@ int slurm_stranded_placeholder_keep(const char *node, struct slurm_stranded_repo
         m.features_act = (char *) SLURM_STRANDED_PLACEHOLDER_FEATURE;
         m.comment = (char *) SLURM_STRANDED_PLACEHOLDER_REASON;
         r = slurm_update_node(&m);
-        if (r != SLURM_SUCCESS)
-                return slurm_fail(err, slurm_rc_code(r), "keep node \"%s\" as its placeholder", node);
+        if (r != SLURM_SUCCESS) {
+                int code = slurm_rc_code(r);
+                /* applied, its reply lost (a restart), or applied by another run: kept */
+                if (record_placeholder(node, NULL, NULL) == 1)
+                        return 0;
+                return slurm_fail(err, code, "keep node \"%s\" as its placeholder", node);
+        }
+        /* drained too (FUTURE dropped the drain): a registration of its slurmd after this (one
+         * in flight, where slurmd still runs) makes the record IDLE+DRAIN, never a node that
+         * takes a job (attack on issue 28, finding 1). Best effort: the name is kept either way */
+        slurm_init_update_node_msg(&m);
+        m.node_names = (char *) node;
+        m.node_state = NODE_STATE_DRAIN;
+        m.reason = (char *) SLURM_STRANDED_PLACEHOLDER_REASON;
+        (void) slurm_update_node(&m);
         return 0;
 }
 

@@ -118,10 +118,29 @@ static int leave_unreachable(struct juju_ctx *ctx, const char *node, const char 
         return 0;
 }
 
-/* Drain, wait, delete. 0 done (or nothing to do), negative errno with a message. Fills the
- * figures for the log line. */
-static int leave_slurm(struct juju_ctx *ctx, const char *unit, const char *node, int timeout_ms,
-        int64_t *ret_waited_ms, bool *ret_deleted, struct strbuf *err) {
+/* The watchers removed (stopping slurmd must not run their handler: charm/common/watcher.h),
+ * then slurmd stopped. Again at once when done already. */
+static int stop_slurmd(const struct slurmd_opts *o, sd_bus *bus, struct strbuf *err) {
+        struct unit_state st;
+        int r = 0;
+        char *services[3];
+        size_t n_services = charm_services(&o->paths, "slurmd.service", services);
+        for (size_t i = 0; r >= 0 && i < n_services; i++)
+                r = watcher_remove(&o->paths, bus, services[i], err);
+        if (r < 0)
+                return r;
+        r = unit_get_state(bus, "slurmd.service", &st, err);
+        if (r < 0)
+                return r;
+        if (streq(st.load_state, "not-found"))
+                return 0;
+        return unit_stop(bus, "slurmd.service", sd_unit_timeout(o), err);
+}
+
+/* Drain, wait, delete (or keep as its placeholder). 0 done (or nothing to do), negative errno
+ * with a message. Fills the figures for the log line. */
+static int leave_slurm(struct juju_ctx *ctx, const struct slurmd_opts *o, const char *unit, const char *node,
+        int timeout_ms, int64_t *ret_waited_ms, bool *ret_deleted, bool *ret_kept, struct strbuf *err) {
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, reason = STRBUF_INIT;
         uint32_t state;
         int r;
@@ -192,11 +211,25 @@ static int leave_slurm(struct juju_ctx *ctx, const char *unit, const char *node,
          * register would run them, charm/common/strand.h), and once more after it for any submitted
          * in between */
         strand_departure(ctx, unit, node, true);
+        /* with munge (22.05) slurmd stops before its record goes or becomes the placeholder: a
+         * registration of its own after that (one in flight, a SIGHUP) would bring a kept record
+         * back into its partition (attack on issue 28, finding 1: a job then started there).
+         * With Slurm's own auth (24.11) this unit's RPCs get their token from its running slurmd
+         * (the sack socket), so it runs on until leave_system(); the kept record is drained too
+         * (slurm_stranded_placeholder_keep), and a registration then finds it drained */
+        if (charm_caps(&o->paths)->auth_service != NULL) {
+                _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+                r = unit_bus_open(&bus, err);
+                if (r >= 0)
+                        r = stop_slurmd(o, bus, err);
+                if (r < 0)
+                        return r;
+        }
         /* jobs still require it: its record stays, as its placeholder (never unknown to
          * slurmctld, whose reconfigure from another machine's hook would fail them) */
         if (strand_keep_record(ctx, node, DELETE_RETRY_MS) > 0) {
                 strand_departure(ctx, unit, node, false);
-                *ret_deleted = true;
+                *ret_kept = true;
                 return 0;
         }
         strbuf_reset(&e);
@@ -223,23 +256,19 @@ static int leave_system(const struct slurmd_opts *o, struct strbuf *err) {
         r = unit_bus_open(&bus, err);
         if (r < 0)
                 return r;
-        /* first the watcher (charm/common/watcher.h): stopping slurmd must not run its handler */
-        char *services[3];
-        size_t n_services = charm_services(&o->paths, "slurmd.service", services);
-        for (size_t i = 0; r >= 0 && i < n_services; i++)
-                r = watcher_remove(&o->paths, bus, services[i], err);
+        r = stop_slurmd(o, bus, err);
         if (r < 0)
                 return r;
         r = unit_get_state(bus, "slurmd.service", &st, err);
         if (r < 0)
                 return r;
         if (!streq(st.load_state, "not-found")) {
-                r = unit_stop(bus, "slurmd.service", sd_unit_timeout(o), err);
-                if (r >= 0)
-                        r = unit_disable(bus, "slurmd.service", sd_unit_timeout(o), err);
+                r = unit_disable(bus, "slurmd.service", sd_unit_timeout(o), err);
                 if (r < 0)
                         return r;
         }
+        char *services[3];
+        size_t n_services = charm_services(&o->paths, "slurmd.service", services);
         const char *files[] = { CHARM_PATH_SLURMD_DEFAULTS, charm_caps(&o->paths)->key_path };
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
                 _cleanup_free_ char *path = charm_path(&o->paths, files[i]);
@@ -269,7 +298,7 @@ int slurmd_leave(
         _cleanup_free_ char *node = charm_node_name(env->unit);
         _cleanup_free_ char *left = sd_state_path(&o->paths, SLURMD_LEFT_FILE);
         int64_t waited = 0;
-        bool deleted = false;
+        bool deleted = false, kept = false;
         int r, timeout_ms;
 
         if (access(left, F_OK) == 0) {
@@ -295,7 +324,7 @@ int slurmd_leave(
         if (r < 0)
                 return r;
         if (slurm_config_path()) {
-                r = leave_slurm(ctx, env->unit, node, timeout_ms, &waited, &deleted, err);
+                r = leave_slurm(ctx, o, env->unit, node, timeout_ms, &waited, &deleted, &kept, err);
                 if (r < 0)
                         return r;
         }
@@ -307,12 +336,18 @@ int slurmd_leave(
         r = sd_state_write(&o->paths, SLURMD_LEFT_FILE, rel, err);
         if (r < 0)
                 return r;
-        if (deleted)
+        if (deleted || kept)
                 (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
-                        "left the cluster: node %s drained, jobs done after %lld ms of waiting, deleted at "
+                        "left the cluster: node %s drained, jobs done after %lld ms of waiting, %s at "
                         "%lld.%03ld",
-                        node, (long long) waited, (long long) now.tv_sec, now.tv_nsec / 1000000);
-        charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "left the cluster%s%s%s", deleted ? " (node " : "",
-                deleted ? node : "", deleted ? " deleted)" : "");
+                        node, (long long) waited,
+                        deleted ? "deleted" : "kept as its placeholder (jobs require it)", (long long) now.tv_sec,
+                        now.tv_nsec / 1000000);
+        if (kept)
+                charm_outcome_set(out, JUJU_STATUS_MAINTENANCE,
+                        "left the cluster (node %s kept as a placeholder: jobs require it)", node);
+        else
+                charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "left the cluster%s%s%s",
+                        deleted ? " (node " : "", deleted ? node : "", deleted ? " deleted)" : "");
         return 0;
 }

@@ -1049,7 +1049,15 @@ int slurmd_reconcile(
                  * MessageTimeout and the registration wait after it for its whole timeout, the
                  * machine's hook lock held all the while (39 s measured); a later hook asks again,
                  * and the watcher runs one as soon as a controller answers (the mark, nodefollow.h) */
-                (void) sd_state_write(&o->paths, NODEFOLLOW_UNANSWERED_FILE, "", NULL);
+                {
+                        /* new content each time: the file is written only when it changed, and
+                         * the watcher tells a new mark by its mtime (attack on issue 28, 7) */
+                        struct timespec ts;
+                        clock_gettime(CLOCK_REALTIME, &ts);
+                        _cleanup_free_ char *when =
+                                xasprintf("%lld.%09ld\n", (long long) ts.tv_sec, (long) ts.tv_nsec);
+                        (void) sd_state_write(&o->paths, NODEFOLLOW_UNANSWERED_FILE, when, NULL);
+                }
                 charm_outcome_set(
                         out, JUJU_STATUS_WAITING, "node %s: no slurmctld answers (%s)", in.node_name, e.buf);
                 return 0;
