@@ -389,6 +389,9 @@ fails 'whether or not a node is idle' slurmctld/0 trigger-set event=idle program
 arr=$(sub --hold --array=1-2 --wrap 'sleep 1' -o /dev/null) # held: the nodes stay as they are
 fails "job-id: job $arr is an array" slurmctld/0 trigger-set event=fini job-id="$arr" program=/etc/slurm/scripts/trig-note
 ctl scontrol release "$arr" >/dev/null
+# its two tasks run at once and end a second later: the next refusals' before and after snapshots
+# must not fall around them (seen concurrently, 24.11: IDLE -> MIXED between the two)
+until_true 60 "array job $arr still in the queue" eval '[ -z "$(ctl squeue -h -j "$arr" 2>/dev/null)" ]'
 fails 'only for time' slurmctld/0 trigger-set event=down offset=-5 program=/etc/slurm/scripts/trig-note
 fails 'job-id: job 999999 is not known to slurmctld' slurmctld/0 trigger-set event=fini job-id=999999 \
         program=/etc/slurm/scripts/trig-note
