@@ -133,19 +133,16 @@ int strand_jobs_naming(const char *node, struct strbuf *ids, struct strbuf *err)
                 return r;
         if (!strv_contains(&s.required, node))
                 return 0;
-        for (size_t i = 0, n = 0; i < s.n_jobs; i++)
+        for (size_t i = 0, n = 0; ids && i < s.n_jobs; i++)
                 if (streq(s.jobs[i].node, node))
                         strbuf_addf(ids, "%s%u", n++ ? ", " : "", s.jobs[i].id);
         return 1;
 }
 
 int strand_keep_record(struct juju_ctx *ctx, const char *node, int timeout_ms) {
-        _cleanup_(slurm_stranded_done) struct slurm_stranded s = { 0 };
         _cleanup_(slurm_stranded_report_done) struct slurm_stranded_report rep = SLURM_STRANDED_REPORT_INIT;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        _cleanup_strv_ struct strv leaving = STRV_INIT;
-        strv_push(&leaving, node);
-        int r = slurm_stranded_find(&leaving, &s, &e);
+        int r = strand_jobs_naming(node, NULL, &e);
         if (r < 0) {
                 (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
                         "node %s leaving: cannot tell whether jobs require it (%s): deleted, then its "
@@ -153,7 +150,7 @@ int strand_keep_record(struct juju_ctx *ctx, const char *node, int timeout_ms) {
                         node, e.buf);
                 return r;
         }
-        if (!strv_contains(&s.required, node))
+        if (r == 0)
                 return 0;
         int64_t deadline = slurm_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
         int delay = SLURM_POLL_FIRST_MS;

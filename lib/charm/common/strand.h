@@ -38,7 +38,7 @@ char *strand_why(const char *node, const char *unit);
 void strand_departure(struct juju_ctx *ctx, const char *unit, const char *node, bool resvs);
 
 /* Whether an unfinished job's node list names node (1; the pending ones' ids into ids,
- * ", "-separated), 0 none, or a negative errno (message in err). */
+ * ", "-separated, when ids is not NULL), 0 none, or a negative errno (message in err). */
 int strand_jobs_naming(const char *node, struct strbuf *ids, struct strbuf *err);
 
 /* Departing unit, once its node is drained and idle: when an unfinished job's node list names
