@@ -52,7 +52,8 @@ static int reconcile(const char *dir, const struct ev_table *t, int64_t now) {
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
         struct ev_state prev, next;
         struct ev_records recs;
-        int lock, r;
+        struct ev_held lock = EV_HELD_INIT;
+        int r;
         if (ev_lock(dir, 0, &lock, &err) < 0 || ev_state_load(dir, NULL, &prev, &err) < 0) {
                 fprintf(stderr, "bench-events: %s\n", err.buf);
                 exit(1);
@@ -69,7 +70,7 @@ static int reconcile(const char *dir, const struct ev_table *t, int64_t now) {
         ev_records_done(&recs);
         ev_state_done(&prev);
         ev_state_done(&next);
-        close(lock);
+        ev_unlock(&lock);
         return r;
 }
 

@@ -17,6 +17,7 @@
 #include <ftw.h>
 #include <signal.h>
 #include <slurm/slurm.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -549,7 +550,7 @@ static void test_commit_and_read(void **state) {
         _cleanup_free_ char *dir = tmpdir();
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
         struct ev_page page;
-        int fd;
+        struct ev_held fd = EV_HELD_INIT;
 
         assert_int_equal(ev_lock(dir, 0, &fd, &err), 0);
         assert_int_equal(flip(dir, NULL, 0), 0); /* baseline */
@@ -599,7 +600,7 @@ static void test_commit_and_read(void **state) {
         assert_int_equal(page.first, 9);
         assert_true(page.more);
         ev_page_done(&page);
-        close(fd);
+        ev_unlock(&fd);
         rm_rf(dir);
 }
 
@@ -609,7 +610,7 @@ static void test_commit_and_read(void **state) {
 static void test_action_records(void **state) {
         _cleanup_free_ char *dir = tmpdir();
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
-        int fd;
+        struct ev_held fd = EV_HELD_INIT;
         assert_int_equal(ev_lock(dir, 0, &fd, &err), 0);
         assert_int_equal(flip(dir, NULL, 0), 0); /* baseline: n0 idle */
 
@@ -667,7 +668,7 @@ static void test_action_records(void **state) {
         log = read_file(dir, EV_LOG_FILE);
         assert_int_equal(count_lines(log), 4);
         assert_non_null(strstr(log, "\"detail\":\"d=1\""));
-        close(fd);
+        ev_unlock(&fd);
         rm_rf(dir);
 }
 
@@ -793,16 +794,15 @@ static void test_rotation(void **state) {
         rm_rf(dir);
 }
 
-static void test_lock(void **state) {
-        _cleanup_free_ char *dir = tmpdir();
-        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
-        int fd, fd2, p[2];
-        assert_int_equal(pipe(p), 0);
+/* A child that holds a lock until killed: ev_lock(path) (flags -1), or flock on path opened
+ * with flags. Returns once it holds it. */
+static pid_t hold_in_child(const char *path, int flags, int p[2]) {
         pid_t pid = fork();
         assert_true(pid >= 0);
         if (pid == 0) {
-                int cfd;
-                if (ev_lock(dir, 0, &cfd, NULL) < 0)
+                struct ev_held held = EV_HELD_INIT;
+                int fd = flags == -1 ? 0 : open(path, flags | O_CLOEXEC);
+                if (flags == -1 ? ev_lock(path, 0, &held, NULL) < 0 : (fd < 0 || flock(fd, LOCK_EX) < 0))
                         _exit(1);
                 (void) !write(p[1], "x", 1);
                 pause();
@@ -810,13 +810,82 @@ static void test_lock(void **state) {
         }
         char c;
         assert_int_equal(read(p[0], &c, 1), 1);
+        return pid;
+}
+
+static void test_lock(void **state) {
+        _cleanup_free_ char *dir = tmpdir();
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        struct ev_held fd = EV_HELD_INIT, fd2 = EV_HELD_INIT;
+        int p[2];
+        assert_int_equal(pipe(p), 0);
+        pid_t pid = hold_in_child(dir, -1, p);
         assert_int_equal(ev_lock(dir, 100, &fd, &err), -ETIMEDOUT);
         assert_non_null(strstr(err.buf, "still held"));
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
         assert_int_equal(ev_lock(dir, 100, &fd, &err), 0);
         assert_int_equal(ev_lock(dir, 50, &fd2, NULL), -ETIMEDOUT); /* another open file */
-        close(fd);
+        ev_unlock(&fd);
+        close(p[0]);
+        close(p[1]);
+        rm_rf(dir);
+}
+
+/* Review N1: the lock is flock on a regular file opened for writing, which an NFS client can
+ * lock (it cannot lock a directory opened read-only: EBADF), and also the directory's own
+ * flock, the lock of earlier versions. Either one held by another process keeps a writer out:
+ * the file's alone is what a shared state save location on NFS has. A link or a FIFO at the
+ * lock file's name is refused. */
+static void test_lock_file(void **state) {
+        _cleanup_free_ char *dir = tmpdir();
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        struct ev_held held = EV_HELD_INIT;
+        _cleanup_free_ char *lockf = xasprintf("%s/%s", dir, EV_DIRLOCK_FILE);
+        int p[2];
+        pid_t pid;
+        assert_int_equal(pipe(p), 0);
+
+        /* the file made, 0600, a regular file */
+        assert_int_equal(ev_lock(dir, 0, &held, &err), 0);
+        struct stat st;
+        assert_int_equal(stat(lockf, &st), 0);
+        assert_true(S_ISREG(st.st_mode));
+        assert_int_equal(st.st_mode & 07777, 0600);
+        ev_unlock(&held);
+        assert_int_equal(held.dir, -1);
+        assert_int_equal(held.lock, -1);
+
+        /* the file's lock alone (as on NFS, where the directory's cannot be taken) */
+        pid = hold_in_child(lockf, O_RDWR, p);
+        strbuf_reset(&err);
+        assert_int_equal(ev_lock(dir, 100, &held, &err), -ETIMEDOUT);
+        assert_non_null(strstr(err.buf, "still held"));
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        assert_int_equal(ev_lock(dir, 100, &held, &err), 0);
+        ev_unlock(&held);
+
+        /* the directory's alone (a unit of an earlier version) */
+        pid = hold_in_child(dir, O_RDONLY | O_DIRECTORY, p);
+        assert_int_equal(ev_lock(dir, 100, &held, NULL), -ETIMEDOUT);
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+
+        /* a link or a FIFO where the lock file is: refused, nothing followed */
+        _cleanup_free_ char *target = xasprintf("%s.target", dir);
+        assert_int_equal(unlink(lockf), 0);
+        assert_int_equal(symlink(target, lockf), 0);
+        strbuf_reset(&err);
+        assert_int_equal(ev_lock(dir, 100, &held, &err), -EPERM);
+        assert_non_null(strstr(err.buf, "a link"));
+        assert_int_equal(access(target, F_OK), -1);
+        assert_int_equal(unlink(lockf), 0);
+        assert_int_equal(mkfifo(lockf, 0600), 0);
+        strbuf_reset(&err);
+        assert_int_equal(ev_lock(dir, 100, &held, &err), -EPERM);
+        assert_non_null(strstr(err.buf, "not a regular file"));
+        assert_int_equal(held.dir, -1);
         close(p[0]);
         close(p[1]);
         rm_rf(dir);
@@ -833,10 +902,10 @@ static void test_lock_pins_dir(void **state) {
         _cleanup_free_ char *dir = xasprintf("%s/charm-events", top), *away = xasprintf("%s/away", top);
         _cleanup_free_ char *target = xasprintf("%s/target", top), *open_dir = xasprintf("%s/open", top);
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
-        int fd;
+        struct ev_held fd = EV_HELD_INIT;
 
         assert_int_equal(ev_lock(dir, 0, &fd, &err), 0);
-        _cleanup_free_ char *held = ev_lock_path(fd);
+        _cleanup_free_ char *held = ev_lock_path(fd.dir);
         assert_int_equal(mkdir(target, 0700), 0);
         assert_int_equal(rename(dir, away), 0);
         assert_int_equal(symlink(target, dir), 0);
@@ -853,7 +922,7 @@ static void test_lock_pins_dir(void **state) {
         assert_int_equal(stat(up, &a), 0);
         assert_int_equal(stat(top, &b), 0);
         assert_true(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
-        close(fd);
+        ev_unlock(&fd);
 
         /* a link that is not root's at the name: refused, nothing made where it leads */
         assert_int_equal(unlink(dir), 0);
@@ -914,6 +983,7 @@ int main(void) {
                 cmocka_unit_test(test_rotation),
                 cmocka_unit_test(test_ctl_host_kept),
                 cmocka_unit_test(test_lock),
+                cmocka_unit_test(test_lock_file),
                 cmocka_unit_test(test_lock_pins_dir),
                 cmocka_unit_test(test_thousand_nodes),
         };

@@ -223,12 +223,13 @@ static void test_refused(void **state) {
 /* A writer that waited on the unit's old lock while the log joined the shared one. */
 struct waiter {
         const char *dir;
-        int r, fd;
+        int r;
+        struct ev_held held;
 };
 
 static void *wait_lock(void *arg) {
         struct waiter *w = arg;
-        w->r = ev_lock(w->dir, 5000, &w->fd, NULL);
+        w->r = ev_lock(w->dir, 5000, &w->held, NULL);
         return NULL;
 }
 
@@ -241,9 +242,9 @@ static void test_waiting_writer_follows(void **state) {
         put(f->local, EV_STATE_FILE, "{}\n");
         /* hold the local lock, start a writer that waits on it, then place (which must wait for
          * us too: it takes the local lock first), in that order */
-        _cleanup_close_ int held = -1;
+        _cleanup_(ev_unlockp) struct ev_held held = EV_HELD_INIT;
         assert_int_equal(ev_lock(f->local, 0, &held, NULL), 0);
-        struct waiter w = { .dir = f->local, .r = 1, .fd = -1 };
+        struct waiter w = { .dir = f->local, .r = 1, .held = EV_HELD_INIT };
         pthread_t t;
         assert_int_equal(pthread_create(&t, NULL, wait_lock, &w), 0);
         struct timespec ts = { 0, 100 * 1000 * 1000 };
@@ -251,23 +252,23 @@ static void test_waiting_writer_follows(void **state) {
         /* the move itself, as another process would do it once the writer is done: here the
          * old lock is released first, the waiter gets it, finds the link and retries */
         assert_int_equal(mkdir(f->shared, 0700), 0);
-        _cleanup_close_ int shared_lock = -1;
+        _cleanup_(ev_unlockp) struct ev_held shared_lock = EV_HELD_INIT;
         assert_int_equal(ev_lock(f->shared, 0, &shared_lock, NULL), 0);
         _cleanup_free_ char *away = xasprintf("%s.old", f->local);
         assert_int_equal(rename(f->local, away), 0);
         _cleanup_free_ char *text = evshare_link_text(f->local, f->shared);
         assert_int_equal(symlink(text, f->local), 0);
-        close(TAKE_FD(held));
+        ev_unlock(&held);
         nanosleep(&ts, NULL);
         /* the waiter now waits on the shared lock we hold */
         assert_int_equal(w.r, 1);
-        close(TAKE_FD(shared_lock));
+        ev_unlock(&shared_lock);
         assert_int_equal(pthread_join(t, NULL), 0);
         assert_int_equal(w.r, 0);
         /* it holds the shared lock: nobody else gets it */
-        _cleanup_close_ int again = -1;
+        _cleanup_(ev_unlockp) struct ev_held again = EV_HELD_INIT;
         assert_int_equal(ev_lock(f->shared, 100, &again, NULL), -ETIMEDOUT);
-        close(w.fd);
+        ev_unlock(&w.held);
         /* and evshare_place on the link now is a no-op */
         assert_int_equal(evshare_place(f->local, f->shared, &how, &err), 0);
         assert_int_equal(how, EVSHARE_SAME);

@@ -680,49 +680,105 @@ static int open_log_dir(const char *dir, int *ret_fd, struct stat *ret_st, struc
         return 0;
 }
 
-char *ev_lock_path(int fd) {
-        return xasprintf("/proc/self/fd/%d", fd);
+char *ev_lock_path(int dir_fd) {
+        return xasprintf("/proc/self/fd/%d", dir_fd);
 }
 
-int ev_lock(const char *dir, int timeout_ms, int *ret_fd, struct strbuf *err) {
+void ev_unlock(struct ev_held *h) {
+        if (!h)
+                return;
+        if (h->lock >= 0)
+                close(h->lock);
+        if (h->dir >= 0)
+                close(h->dir);
+        h->lock = h->dir = -1;
+}
+
+static void sleep_20ms(int *waited) {
+        struct timespec ts = { 0, 20 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+        *waited += 20;
+}
+
+/* flock(fd, LOCK_EX) waiting while another holds it: 0, -ETIMEDOUT past limit (said in err),
+ * or -errno. */
+static int flock_wait(int fd, const char *dir, int limit, int *waited, struct strbuf *err) {
+        while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                if (errno == EINTR)
+                        continue;
+                if (errno != EWOULDBLOCK)
+                        return -errno;
+                if (*waited >= limit) {
+                        if (err)
+                                strbuf_addf(err, "%s: still held by another writer after %d ms", dir, *waited);
+                        return -ETIMEDOUT;
+                }
+                sleep_20ms(waited);
+        }
+        return 0;
+}
+
+/* The lock file in the directory held (made 0600; never a link: O_NOFOLLOW; a regular file,
+ * opened for writing so that an NFS client can lock it). */
+static int open_lock_file(int dir_fd, const char *dir, int *ret_fd, struct strbuf *err) {
+        _cleanup_close_ int fd = openat(dir_fd, EV_DIRLOCK_FILE,
+                O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+        if (fd < 0) {
+                if (errno == ELOOP) {
+                        if (err)
+                                strbuf_addf(err, "%s/%s: a link: refused", dir, EV_DIRLOCK_FILE);
+                        return -EPERM;
+                }
+                return fail_path(err, dir, -errno);
+        }
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return fail_path(err, dir, -errno);
+        if (!S_ISREG(st.st_mode)) {
+                if (err)
+                        strbuf_addf(err, "%s/%s: not a regular file: refused", dir, EV_DIRLOCK_FILE);
+                return -EPERM;
+        }
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int ev_lock(const char *dir, int timeout_ms, struct ev_held *ret, struct strbuf *err) {
         int waited = 0, limit = timeout_ms > 0 ? timeout_ms : EV_LOCK_TIMEOUT_MS;
         for (;;) {
-                _cleanup_close_ int fd = -1;
+                _cleanup_close_ int fd = -1, lock = -1;
                 struct stat held;
                 int r = open_log_dir(dir, &fd, &held, err);
                 if (r < 0)
                         return r;
-                /* the directory itself is the lock (flock on its descriptor): the descriptor
-                 * held is the directory the whole run works in */
-                while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        if (errno != EWOULDBLOCK)
-                                return fail_path(err, dir, -errno);
-                        if (waited >= limit) {
-                                if (err)
-                                        strbuf_addf(err, "%s: still held by another writer after %d ms",
-                                                dir, waited);
-                                return -ETIMEDOUT;
-                        }
-                        struct timespec ts = { 0, 20 * 1000 * 1000 };
-                        nanosleep(&ts, NULL);
-                        waited += 20;
-                }
+                /* the directory's own lock, as earlier versions of the charm take it (a unit
+                 * not upgraded yet); a file system that cannot lock a directory opened
+                 * read-only (NFS: EBADF, ENOLCK) has only the file's below */
+                r = flock_wait(fd, dir, limit, &waited, err);
+                if (r == -ETIMEDOUT)
+                        return r;
+                /* the lock: the regular file in it */
+                r = open_lock_file(fd, dir, &lock, err);
+                if (r < 0)
+                        return r;
+                r = flock_wait(lock, dir, limit, &waited, err);
+                if (r == -ETIMEDOUT)
+                        return r;
+                if (r < 0)
+                        return fail_path(err, dir, r);
                 /* the directory dir names now: a log directory moved while we waited
                  * (charm/slurmctld/evshare.h: a unit's log joined the shared one) leaves us the old one */
                 _cleanup_close_ int again = -1;
                 struct stat now;
                 if (open_log_dir(dir, &again, &now, NULL) == 0 && now.st_dev == held.st_dev &&
                         now.st_ino == held.st_ino) {
-                        *ret_fd = TAKE_FD(fd);
+                        ret->dir = TAKE_FD(fd);
+                        ret->lock = TAKE_FD(lock);
                         return 0;
                 }
                 if (waited >= limit)
                         return fail_path(err, dir, -ETIMEDOUT);
-                struct timespec ts = { 0, 20 * 1000 * 1000 };
-                nanosleep(&ts, NULL);
-                waited += 20;
+                sleep_20ms(&waited);
         }
 }
 

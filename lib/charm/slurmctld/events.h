@@ -51,7 +51,8 @@
  * changed; time: when the change was seen (a transient's: when its trigger ran), UTC.
  *
  * Files in the log directory dir (created 0700; the caller's, e.g. <state>/events):
- *   lock                   flock(2): one writer at a time (hooks, the watcher, actions)
+ *   .lock                  flock(2): one writer at a time (hooks, the watcher, actions), also
+ *                          on NFS (ev_lock; `lock` and the directory: older versions')
  *   state.json             the snapshot (0600, atomic): log id, next seq, nodes, the records of
  *                          the last step ("pending") until they are surely in the log
  *   node-events.jsonl      the log, oldest first; node-events.1.jsonl the part before it
@@ -79,6 +80,7 @@
 #define EV_LOG_OLD_FILE "node-events.1.jsonl"
 #define EV_STATE_FILE "state.json"
 #define EV_LOCK_FILE "lock"
+#define EV_DIRLOCK_FILE ".lock" /* the log's lock (flock on this regular file) */
 #define EV_LOG_CAP_DEFAULT ((size_t) 4 * 1024 * 1024)
 #define EV_LOG_CAP_MIN ((size_t) 4096)
 #define EV_TRIGGER_WINDOW_MS (20 * 1000)
@@ -239,17 +241,32 @@ struct ev_log_opts {
         size_t cap; /* bytes for both parts; 0: EV_LOG_CAP_DEFAULT (at least EV_LOG_CAP_MIN) */
 };
 
+/* The log's lock, held: the directory opened (every step of the run goes through it) and the
+ * lock file's descriptor. ev_unlock() (or the cleanup) releases both. */
+struct ev_held {
+        int dir;
+        int lock;
+};
+#define EV_HELD_INIT { .dir = -1, .lock = -1 }
 /* Creates dir (0700) and takes its lock, waiting at most timeout_ms (0: EV_LOCK_TIMEOUT_MS;
- * -ETIMEDOUT). *ret_fd holds it: close() releases it. The lock is the directory itself, held
- * open: the directory dir names when it returns (a directory replaced by a link while it
+ * -ETIMEDOUT). The lock is flock(2) on the regular file EV_DIRLOCK_FILE in dir, opened for
+ * writing: a shared state save location on NFS takes it too (the client emulates flock as a
+ * whole-file byte-range lock, which needs a file open for writing: a directory cannot be). The
+ * directory itself is flock'ed as well where the file system allows it, the lock of earlier
+ * versions of the charm (a unit not yet upgraded), never failing on it (NFS: EBADF).
+ * ret->dir is the directory dir names when it returns (a directory replaced by a link while it
  * waited: it takes the new one). As root, dir is reached through root's links only and must be
- * a directory of root's that nobody else writes (-EPERM). The run then works in that very
- * directory through ev_lock_path(*ret_fd), whatever is renamed or linked at dir meanwhile.
- * (EV_LOCK_FILE is the lock of earlier versions: left alone.) */
-int ev_lock(const char *dir, int timeout_ms, int *ret_fd, struct strbuf *err);
-/* The path of the directory ev_lock() holds as fd ("/proc/self/fd/N"; caller frees): the
- * directory opened, not what its name leads to now. */
-char *ev_lock_path(int fd);
+ * a directory of root's that nobody else writes (-EPERM), the lock file a regular file. The run
+ * then works in that very directory through ev_lock_path(ret->dir), whatever is renamed or
+ * linked at dir meanwhile. (EV_LOCK_FILE is the lock of older versions still: left alone.) */
+int ev_lock(const char *dir, int timeout_ms, struct ev_held *ret, struct strbuf *err);
+void ev_unlock(struct ev_held *h);
+static inline void ev_unlockp(struct ev_held *h) {
+        ev_unlock(h);
+}
+/* The path of the directory ev_lock() holds as dir_fd (ret->dir; "/proc/self/fd/N"; caller
+ * frees): the directory opened, not what its name leads to now. */
+char *ev_lock_path(int dir_fd);
 /* The snapshot, or a new one (exists false, random log id) when there is none. A snapshot that
  * cannot be read is moved to state.json.bad and a new one started. next_seq is never below the
  * log's last seq + 1; pending records the log lacks are appended. Call it under the lock. */

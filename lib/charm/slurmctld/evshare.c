@@ -150,7 +150,7 @@ static char *aside_name(const char *local) {
 
 /* local is a directory: its log moved or kept aside, then the link. */
 static int join(const char *local, const char *shared, enum evshare_how *how, struct strbuf *err) {
-        _cleanup_close_ int lock_local = -1, lock_shared = -1;
+        _cleanup_(ev_unlockp) struct ev_held lock_local = EV_HELD_INIT, lock_shared = EV_HELD_INIT;
         int r;
         /* no reconcile on this unit (hook, watcher, action) between the copy and the link */
         r = ev_lock(local, 0, &lock_local, err);
@@ -159,7 +159,7 @@ static int join(const char *local, const char *shared, enum evshare_how *how, st
         if (r < 0)
                 return r;
         /* the copy goes into the shared directory locked, not what its name leads to now */
-        _cleanup_free_ char *shared_held = ev_lock_path(lock_shared);
+        _cleanup_free_ char *shared_held = ev_lock_path(lock_shared.dir);
         bool moving = file_exists(local, EV_STATE_FILE) && !file_exists(shared_held, EV_STATE_FILE);
         _cleanup_free_ char *away = moving ? xasprintf("%s.moving-%ld", local, (long) getpid())
                                            : aside_name(local);

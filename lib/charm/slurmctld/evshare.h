@@ -8,8 +8,9 @@
  * removed unit took the only copy of the oldest records with it, and a new unit started empty.
  * With one log: one sequence and one id per record, whichever unit (hook, watcher, action)
  * records it; every unit answers node-events with the same records; a failover, a removal or
- * an add-unit changes nothing of it. Writers already take the log's flock (events.h), which
- * holds across machines on one file system (a bind mount; NFS emulates flock with its locks).
+ * an add-unit changes nothing of it. Writers already take the log's flock (events.h: on a
+ * regular file opened for writing, which an NFS client can lock as well), which holds across
+ * machines on one file system (a bind mount; NFS emulates flock with its byte-range locks).
  * With one controller the state save location is local and the log simply lives there; it
  * moves with slurmctld's state when the admin moves that (state-save-location).
  *

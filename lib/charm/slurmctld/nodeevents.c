@@ -281,7 +281,7 @@ static void hints_free(struct ev_hint *v, size_t n) {
 int nodeevents_reconcile(const struct charm_paths *paths, const struct evspool_list *records,
         const char *cause, struct nodeevents_result *ret, struct strbuf *err) {
         _cleanup_free_ char *dir = nodeevents_dir(paths);
-        _cleanup_close_ int lock = -1;
+        _cleanup_(ev_unlockp) struct ev_held lock = EV_HELD_INIT;
         _cleanup_(ev_state_done) struct ev_state prev = { 0 }, next = { 0 };
         _cleanup_(ev_records_done) struct ev_records recs = { 0 };
         _cleanup_(ev_table_done) struct ev_table table = { 0 };
@@ -315,7 +315,7 @@ int nodeevents_reconcile(const struct charm_paths *paths, const struct evspool_l
         if (r >= 0) {
                 /* from here on the directory locked, not what its name leads to (review R6) */
                 free(dir);
-                dir = ev_lock_path(lock);
+                dir = ev_lock_path(lock.dir);
                 r = ev_state_load(dir, NULL, &prev, err);
         }
         if (r < 0) {
@@ -395,7 +395,7 @@ void nodeevents_catch_up(const struct charm_paths *paths, const char *cause) {
 
 int nodeevents_note(const struct charm_paths *paths, const struct ev_note *note, struct strbuf *err) {
         _cleanup_free_ char *dir = nodeevents_dir(paths);
-        _cleanup_close_ int lock = -1;
+        _cleanup_(ev_unlockp) struct ev_held lock = EV_HELD_INIT;
         _cleanup_(ev_state_done) struct ev_state s = { 0 };
         if (!log_placed(dir)) {
                 strbuf_addf(err, "%s: no event log on this unit yet", dir);
@@ -405,7 +405,7 @@ int nodeevents_note(const struct charm_paths *paths, const struct ev_note *note,
         if (r < 0)
                 return r;
         free(dir);
-        dir = ev_lock_path(lock);
+        dir = ev_lock_path(lock.dir);
         r = ev_state_load(dir, NULL, &s, err);
         if (r < 0)
                 return r;
@@ -485,12 +485,12 @@ int nodeevents_expect(const struct charm_paths *paths, enum expect_kind kind, co
         /* every controller unit's hooks write this file of the log's directory (shared with HA)
          * at once under Juju: read, change and replace it under the log's lock, or one hook's
          * line replaces another's (attack on issue 28, F2) */
-        _cleanup_close_ int lock = -1;
+        _cleanup_(ev_unlockp) struct ev_held lock = EV_HELD_INIT;
         int r = ev_lock(dir, 0, &lock, err);
         if (r < 0)
                 return r;
         free(dir);
-        dir = ev_lock_path(lock);
+        dir = ev_lock_path(lock.dir);
         if (there != (kind == EXPECT_LEAVING)) {
                 /* happened already: the node's other line goes. A unit that joined again
                  * (remove-relation, integrate) is not leaving any more (the status names leaving
@@ -628,10 +628,10 @@ int nodeevents_action(struct juju_ctx *ctx, const struct charm_paths *paths, str
                 strv_push(&kv, "note");
                 strv_pushf(&kv, "the log as of the last reconcile (this one failed: %s)", e.buf);
         }
-        _cleanup_close_ int lock = -1;
+        _cleanup_(ev_unlockp) struct ev_held lock = EV_HELD_INIT;
         r = ev_lock(dir, 0, &lock, err);
         if (r >= 0) {
-                _cleanup_free_ char *held = ev_lock_path(lock);
+                _cleanup_free_ char *held = ev_lock_path(lock.dir);
                 r = ev_log_read(held, p.has_since, p.since, p.limit, NODEEVENTS_RESULT_MAX, &page, err);
         }
         if (r < 0)
