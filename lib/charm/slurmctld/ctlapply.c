@@ -145,6 +145,14 @@ struct start_watch {
 static int restart_and_wait(const struct ctl_apply_opts *o, bool restart, int bound_ms, const struct start_watch *w,
         struct strbuf *err) {
         int r;
+        /* the last look before a start (ctl_apply_opts.may_start): -ECANCELED, nothing done */
+        if (o->may_start) {
+                _cleanup_strbuf_ struct strbuf held = STRBUF_INIT;
+                if (o->may_start(o->may_start_data, &held) > 0) {
+                        strbuf_addbuf(err, &held);
+                        return -ECANCELED;
+                }
+        }
         /* the charm's own restarts (a new file, a heal) do not count against the unit's start
          * limit, which is for a daemon that keeps dying (templates/slurmctld.service.d); starting
          * a stopped one does, so that a crash loop still ends in "failed" */
@@ -326,9 +334,17 @@ static int heal_stale(const struct ctl_apply_opts *o, struct ctl_apply_result *r
                 return 0;
         }
         _cleanup_free_ char *names = strv_join(&confirmed, ",");
-        r = restart_and_wait(o, true, o->answer_timeout_ms, NULL, err);
-        if (r < 0)
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+        r = restart_and_wait(o, true, o->answer_timeout_ms, NULL, &why);
+        if (r == -ECANCELED) {
+                /* held at the last look (may_start): the heal waits for its next turn (CTL_STALE_PAUSE_S) */
+                strbuf_addf(&ret->message, "%s%s", ret->message.len ? "; " : "", why.buf);
+                return 0;
+        }
+        if (r < 0) {
+                strbuf_addbuf(err, &why);
                 return r;
+        }
         strbuf_addf(&ret->message, "%sslurmctld restarted to clear stale allocations of %s",
                 ret->message.len ? "; " : "", names);
         return 1;
@@ -528,6 +544,12 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
         } else {
                 strbuf_reset(&why);
                 r = restart_for_file(o, bound_ms, w, &ret->action, &push_pending, &why);
+        }
+        if (r == -ECANCELED) {
+                /* held at the last look (may_start): the daemon as it was, the file waits */
+                ret->action = CTL_APPLY_DEFERRED;
+                strbuf_addf(&ret->message, "%s%s", ret->message.len ? "; " : "", why.buf);
+                return 0;
         }
         if ((r == -ESRCH || r == -ETIMEDOUT) && !same) {
                 /* slurmctld does not run with this new file: back to the applied one (a file it

@@ -84,7 +84,7 @@ enum ctl_apply_action {
         CTL_APPLY_LIVE,    /* partition parameters set over RPC, no reconfigure */
         CTL_APPLY_RESTARTED,
         CTL_APPLY_ROLLED_BACK, /* refused: the last applied file is back (message says why) */
-        CTL_APPLY_DEFERRED,    /* a restart is needed and held (hold_restart; message says why) */
+        CTL_APPLY_DEFERRED,    /* a restart is needed and held (hold_restart, may_start; message says why) */
 };
 
 struct ctl_apply_opts {
@@ -108,6 +108,13 @@ struct ctl_apply_opts {
          * restart (it may be the cure), never live, and a backup made the primary asks for no
          * takeover first (as when that takeover fails). */
         bool silent;
+        /* asked right before any start or restart of slurmctld (NULL: always allowed): > 0
+         * keeps the daemon as it is (CTL_APPLY_DEFERRED, why in the message). The HA gate's
+         * takeover check once more at the last moment (attack F3: a takeover action on another
+         * machine between the gate's read and the start; the primary takes control back at
+         * every start). */
+        int (*may_start)(void *data, struct strbuf *why);
+        void *may_start_data;
         const char *previous;  /* the live file before this hook wrote (NULL: none) */
         size_t previous_len;
         /* the node names of the compute units in a relation (the leader's): the placeholders of

@@ -1558,6 +1558,48 @@ static int standby_gate(struct juju_ctx *ctx, const struct charm_paths *paths, s
         return 1;
 }
 
+/* A takeover of another unit that the leader has not put first yet: announced in the peer
+ * bags, or in the shared directory by the action itself (ha_takeover_mark, within
+ * HA_TAKEOVER_WAIT_S). Returns that unit's name (NULL: none), *ret_at its index in the order
+ * (-1: not in it); *ret_announced holds the name read from the directory (caller frees). */
+static const char *takeover_pending(
+        struct juju_ctx *ctx, const struct ctl_inputs *in, char **ret_announced, long *ret_at) {
+        time_t when = 0;
+        const char *who = in->ha.takeover;
+        *ret_at = -1;
+        if (!who && ha_takeover_read(in->state_dir, ret_announced, &when) >= 0 &&
+                time(NULL) - when < HA_TAKEOVER_WAIT_S)
+                who = *ret_announced;
+        if (!who || streq(who, juju_env(ctx)->unit))
+                return NULL;
+        for (size_t i = 0; i < in->ha.order.n; i++)
+                if (streq(in->ha.order.v[i], who))
+                        *ret_at = (long) i;
+        return who;
+}
+
+struct start_look {
+        struct juju_ctx *ctx;
+        const struct ctl_inputs *in;
+};
+
+/* ctl_apply_opts.may_start: the gate's takeover check again right before slurmctld starts
+ * (attack F3: the takeover action on another machine may have announced itself since the gate
+ * read the mark, a hook's length before; started now, this unit would take control back). */
+static int start_look(void *data, struct strbuf *why) {
+        const struct start_look *l = data;
+        _cleanup_free_ char *announced = NULL;
+        long at;
+        const char *who = takeover_pending(l->ctx, l->in, &announced, &at);
+        if (!who || at <= l->in->ha.self)
+                return 0;
+        strbuf_addf(why,
+                "%s took over while this hook ran: slurmctld here stays as it is until the leader "
+                "makes %s the primary",
+                who, who);
+        return 1;
+}
+
 static int ha_gate(struct juju_ctx *ctx, const struct charm_paths *paths, struct ctl_inputs *in,
         sd_bus *bus, uint64_t timeout_usec, struct charm_outcome *out, struct strbuf *err) {
         if (in->ha.self < 0) {
@@ -1589,16 +1631,9 @@ static int ha_gate(struct juju_ctx *ctx, const struct charm_paths *paths, struct
          * shared directory by the action itself, recently): a unit ahead of it must not start
          * again (it would take control back: the primary always does) */
         _cleanup_free_ char *announced = NULL;
-        time_t when = 0;
-        const char *who = in->ha.takeover;
-        if (!who && ha_takeover_read(in->state_dir, &announced, &when) >= 0 &&
-                time(NULL) - when < HA_TAKEOVER_WAIT_S)
-                who = announced;
-        if (who && !streq(who, juju_env(ctx)->unit)) {
-                long at = -1;
-                for (size_t i = 0; i < in->ha.order.n; i++)
-                        if (streq(in->ha.order.v[i], who))
-                                at = (long) i;
+        long at = -1;
+        const char *who = takeover_pending(ctx, in, &announced, &at);
+        if (who) {
                 if (at > in->ha.self) {
                         charm_outcome_set(out, JUJU_STATUS_WAITING,
                                 "%s took over: waiting for the leader to make it the primary", who);
@@ -2088,6 +2123,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 if (r < 0)
                         return r;
         }
+        struct start_look look = { .ctx = ctx, .in = &in };
         const struct ctl_apply_opts ao = {
                 .present_nodes = in.leader ? &present : NULL,
                 .silent = silent,
@@ -2101,6 +2137,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 .answer_timeout_ms = o->answer_timeout_ms ? o->answer_timeout_ms : DEFAULT_ANSWER_TIMEOUT_MS,
                 .previous = old,
                 .previous_len = old_len,
+                .may_start = in.ha.order.n > 1 ? start_look : NULL,
+                .may_start_data = &look,
         };
         r = acct_cluster_id_release(&o->paths, &acct, in.state_dir, err);
         if (r < 0)
