@@ -119,9 +119,16 @@ static int verdict(const struct record *rec, const char *path, char **ret_reason
         /* a timeout under the ceiling: refused for a while (every reconcile would try it at
          * once, the watcher's after the rollback's own restart), then tried once more */
         struct stat st;
-        if (stat(path, &st) == 0 && time(NULL) - st.st_mtime < CTL_REFUSED_RETRY_AFTER_S)
-                return 1;
-        return CTL_REFUSED_RETRY;
+        time_t age = stat(path, &st) == 0 ? time(NULL) - st.st_mtime : CTL_REFUSED_RETRY_AFTER_S;
+        if (age < 0 || age >= CTL_REFUSED_RETRY_AFTER_S)
+                return CTL_REFUSED_RETRY;
+        /* said with the reason, as the rollback said it (a later reconcile's status is this) */
+        long left_min = (long) ((CTL_REFUSED_RETRY_AFTER_S - age + 59) / 60);
+        char *had = *ret_reason;
+        *ret_reason = xasprintf("%s; tried once more, with the full start time, in %ld minute%s", had,
+                left_min, left_min == 1 ? "" : "s");
+        free(had);
+        return 1;
 }
 
 /* A record refused for its settings alone whose settings data has: the newest one. */
