@@ -71,9 +71,29 @@ static void test_conf_private(void **state) {
         assert_null(strstr(out.buf, "SlurmctldHost"));
 }
 
+/* A freeze of 28 s inside a tick (1 s ticks), after the loop measured the gap since the last
+ * tick: the fence look that follows knows it (charm-fence 24.11 under concurrency judged that
+ * look with no freeze known), and the next tick's start does not count it again. */
+static void test_late(void **state) {
+        const uint64_t tick = 1000000, s0 = 5000000;
+        assert_int_equal(sentinel_late_usec(0, s0, tick), 0);                 /* the first tick */
+        assert_int_equal(sentinel_late_usec(s0, s0 + tick, tick), 0);         /* on time */
+        assert_int_equal(sentinel_late_usec(s0, s0 + tick + 300, tick), 300); /* a little late */
+        /* tick 1 starts on time, is frozen 28 s before its fence look */
+        uint64_t start1 = s0 + tick, look1 = start1 + 28 * tick + 2000;
+        assert_int_equal(sentinel_late_usec(s0, start1, tick), 0);
+        assert_int_equal(sentinel_late_usec(start1, look1, tick), 27 * tick + 2000);
+        /* tick 2 starts a tick after the look: counted from the look, nothing more */
+        uint64_t start2 = look1 + tick;
+        assert_int_equal(sentinel_late_usec(look1 > start1 ? look1 : start1, start2, tick), 0);
+        /* without the look's time it would be counted twice */
+        assert_true(sentinel_late_usec(start1, start2, tick) > 27 * tick);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_nudge_due),
+                cmocka_unit_test(test_late),
                 cmocka_unit_test(test_conf_private),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

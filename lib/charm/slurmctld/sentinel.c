@@ -80,6 +80,9 @@ struct sentinel {
         struct sentinel_nudge nudge;
         struct fence_watch fence; /* charm/slurmctld/fence.h */
         uint64_t overslept_usec;  /* the longest late look not yet judged by the fence */
+        uint64_t tick_start;      /* when this tick began (CLOCK_MONOTONIC, µs; 0: none yet) */
+        uint64_t tick_usec;       /* a tick's length */
+        uint64_t looked_at;       /* when the last fence look measured its lateness (0: none) */
         bool fenced_logged;       /* the hold was logged (once per fence) */
         uid_t slurm_uid;          /* owner of what it writes in the shared directory */
         gid_t slurm_gid;
@@ -564,11 +567,8 @@ static bool fence_tick(struct sentinel *s) {
                 .pid = pid,
                 .self = s->self,
                 .n_ctl = s->n_ctl,
-                .now = time(NULL),
                 .timeout_s = slurm_client_ctl_timeout(),
-                .overslept_usec = s->overslept_usec,
         };
-        s->overslept_usec = 0; /* the watch keeps it now */
         l.state = state;
         const char *dir = slurm_client_state_dir();
         l.have_beat = dir && ha_heartbeat_read(dir, &l.beat_time, &l.beat_index) >= 0;
@@ -582,7 +582,19 @@ static bool fence_tick(struct sentinel *s) {
          * primary's hand-over) */
         l.takeover_self = dir && ha_takeover_read(dir, &taker, &taken) >= 0 &&
                 (streq_ptr(taker, s->o->juju_unit) || streq(taker, s->host)) &&
-                l.now - taken < 2 * (time_t) l.timeout_s + 10;
+                time(NULL) - taken < 2 * (time_t) l.timeout_s + 10;
+        /* the time of the look and how late it comes, taken after what it read: a freeze inside
+         * this tick, after the loop measured the gap since the last one, is counted here, not
+         * one tick later (charm-fence 24.11 under Juju's concurrency: frozen between the two,
+         * the look saw another machine's fresh heartbeat and charge mark with no freeze known,
+         * and judged by another rule; the outcome was the same kill, the reason not) */
+        uint64_t at = mono_usec(), late = sentinel_late_usec(s->tick_start, at, s->tick_usec);
+        if (late > s->overslept_usec)
+                s->overslept_usec = late;
+        s->looked_at = at; /* the loop's next gap counts from here: one freeze counted once */
+        l.now = time(NULL);
+        l.overslept_usec = s->overslept_usec;
+        s->overslept_usec = 0; /* the watch keeps it now */
         _cleanup_strbuf_ struct strbuf why = STRBUF_INIT, e = STRBUF_INIT;
         if (fence_judge(&s->fence, &l, &why) != FENCE_KILL)
                 /* nothing asked of, and no charge mark for, a slurmctld that is not running
@@ -618,6 +630,10 @@ static void charge_mark(struct sentinel *s) {
                 return;
         }
         s->mark_written = now;
+}
+
+uint64_t sentinel_late_usec(uint64_t from, uint64_t at, uint64_t tick_usec) {
+        return from && at > from + tick_usec ? at - from - tick_usec : 0;
 }
 
 static void tick(struct sentinel *s, uint64_t overslept_usec) {
@@ -691,8 +707,10 @@ int sentinel_run(const struct sentinel_opts *o, struct strbuf *err) {
                 /* how late this look comes after the last one, beyond a tick: this process
                  * (the machine) was frozen, wherever in the loop it was */
                 uint64_t start = mono_usec();
-                uint64_t late = prev && start > prev + tick_usec ? start - prev - tick_usec : 0;
+                uint64_t late = sentinel_late_usec(prev && s.looked_at > prev ? s.looked_at : prev, start, tick_usec);
                 prev = start;
+                s.tick_start = start;
+                s.tick_usec = tick_usec;
                 tick(&s, late);
                 uint64_t now = mono_usec();
                 report(&s, now);

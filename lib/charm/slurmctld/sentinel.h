@@ -74,6 +74,14 @@ bool sentinel_nudge_due(struct sentinel_nudge *n, const struct slurm_ctl_stats *
 /* This unit's slurmctld is not in charge (any more): the next look is a first one. */
 void sentinel_nudge_reset(struct sentinel_nudge *n);
 
+/* How late something comes at `at` (CLOCK_MONOTONIC µs) that was due a tick (tick_usec) after
+ * `from`: the time this process did not run (a frozen machine, fence.h), 0 when on time. The
+ * loop asks it at each tick's start (from: the last tick's start, or the last fence look's
+ * time when later: a freeze already counted is not counted again); the fence look asks it
+ * once more right before it judges (from: its tick's start), so that a freeze inside the tick,
+ * after the loop's measure, is known to that very look. */
+uint64_t sentinel_late_usec(uint64_t from, uint64_t at, uint64_t tick_usec);
+
 /* --- the loop ---------------------------------------------------------------------------------- */
 
 /* conf without the SlurmctldHost lines of other hosts and with the sentinel's MessageTimeout
