@@ -15,11 +15,14 @@
 
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <signal.h>
 #include <slurm/slurm.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+
+#include "evwaiter.h"
 
 #include "util/banned.h"
 
@@ -891,6 +894,38 @@ static void test_lock_file(void **state) {
         rm_rf(dir);
 }
 
+/* A writer waiting on a log directory that is moved away and removed meanwhile (the unit's log
+ * moved into the shared one and its old directory deleted, evshare.h): once the holder lets go
+ * it cannot make the lock file in the removed directory, and takes the directory the name leads
+ * to now (review of the lock file: it failed with ENOENT). */
+static void test_lock_dir_removed(void **state) {
+        _cleanup_free_ char *top = tmpdir();
+        _cleanup_free_ char *dir = xasprintf("%s/log", top), *away = xasprintf("%s/away", top);
+        int p[2];
+        assert_int_equal(pipe(p), 0);
+        pid_t pid = hold_in_child(dir, -1, p);
+        struct ev_waiter w = { .dir = dir, .r = 1, .held = EV_HELD_INIT };
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, ev_waiter_run, &w), 0);
+        struct timespec ts = { 0, 100 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+        assert_int_equal(rename(dir, away), 0);
+        assert_int_equal(mkdir(dir, 0700), 0);
+        rm_rf(away);
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        assert_int_equal(pthread_join(t, NULL), 0);
+        assert_int_equal(w.r, 0);
+        struct stat a, b;
+        assert_int_equal(fstat(w.held.dir, &a), 0);
+        assert_int_equal(stat(dir, &b), 0);
+        assert_true(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+        ev_unlock(&w.held);
+        close(p[0]);
+        close(p[1]);
+        rm_rf(top);
+}
+
 /* Review R6: the run works in the directory it locked. A directory renamed away once locked
  * and replaced by a link (SlurmUser owns the state save location the shared log lives in) gets
  * the writes, never the link's target; a link at the name that is not root's, or a directory
@@ -984,6 +1019,7 @@ int main(void) {
                 cmocka_unit_test(test_ctl_host_kept),
                 cmocka_unit_test(test_lock),
                 cmocka_unit_test(test_lock_file),
+                cmocka_unit_test(test_lock_dir_removed),
                 cmocka_unit_test(test_lock_pins_dir),
                 cmocka_unit_test(test_thousand_nodes),
         };

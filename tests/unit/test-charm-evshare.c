@@ -26,6 +26,8 @@
 #include "util/strbuf.h"
 #include "tmpdir.h"
 
+#include "evwaiter.h"
+
 #include "util/banned.h"
 
 struct fx {
@@ -220,19 +222,6 @@ static void test_refused(void **state) {
         assert_int_equal(evshare_place(plain, f->shared, &how, &err), -ENOTDIR);
 }
 
-/* A writer that waited on the unit's old lock while the log joined the shared one. */
-struct waiter {
-        const char *dir;
-        int r;
-        struct ev_held held;
-};
-
-static void *wait_lock(void *arg) {
-        struct waiter *w = arg;
-        w->r = ev_lock(w->dir, 5000, &w->held, NULL);
-        return NULL;
-}
-
 static void test_waiting_writer_follows(void **state) {
         struct fx *f = *state;
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
@@ -244,9 +233,9 @@ static void test_waiting_writer_follows(void **state) {
          * us too: it takes the local lock first), in that order */
         _cleanup_(ev_unlockp) struct ev_held held = EV_HELD_INIT;
         assert_int_equal(ev_lock(f->local, 0, &held, NULL), 0);
-        struct waiter w = { .dir = f->local, .r = 1, .held = EV_HELD_INIT };
+        struct ev_waiter w = { .dir = f->local, .r = 1, .held = EV_HELD_INIT };
         pthread_t t;
-        assert_int_equal(pthread_create(&t, NULL, wait_lock, &w), 0);
+        assert_int_equal(pthread_create(&t, NULL, ev_waiter_run, &w), 0);
         struct timespec ts = { 0, 100 * 1000 * 1000 };
         nanosleep(&ts, NULL);
         /* the move itself, as another process would do it once the writer is done: here the

@@ -142,17 +142,23 @@ struct start_watch {
  * -EBUSY, never the new file's fault. A watched candidate (w) that logged CTL_PRIMARY_LINE by its
  * bound is slow, not stuck: it gets w->ceiling_ms. A good start's time goes to the record
  * (ctlstart.h). */
+/* ctl_apply_opts.may_start asked: true (why in err) when slurmctld must not start now. */
+static bool start_held(const struct ctl_apply_opts *o, struct strbuf *err) {
+        if (!o->may_start)
+                return false;
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+        if (o->may_start(o->may_start_data, &why) <= 0)
+                return false;
+        strbuf_addbuf(err, &why);
+        return true;
+}
+
 static int restart_and_wait(const struct ctl_apply_opts *o, bool restart, int bound_ms, const struct start_watch *w,
         struct strbuf *err) {
         int r;
         /* the last look before a start (ctl_apply_opts.may_start): -ECANCELED, nothing done */
-        if (o->may_start) {
-                _cleanup_strbuf_ struct strbuf held = STRBUF_INIT;
-                if (o->may_start(o->may_start_data, &held) > 0) {
-                        strbuf_addbuf(err, &held);
-                        return -ECANCELED;
-                }
-        }
+        if (start_held(o, err))
+                return -ECANCELED;
         /* the charm's own restarts (a new file, a heal) do not count against the unit's start
          * limit, which is for a daemon that keeps dying (templates/slurmctld.service.d); starting
          * a stopped one does, so that a crash loop still ends in "failed" */
@@ -165,6 +171,10 @@ static int restart_and_wait(const struct ctl_apply_opts *o, bool restart, int bo
                 r = unit_stop(o->bus, "slurmctld.service", o->unit_timeout_usec, err);
                 if (r < 0)
                         return r == -ETIMEDOUT || r == -ESRCH ? -EBUSY : r;
+                /* and once more after the stop (its state save may take seconds): stopped, it
+                 * stays so until the gate lets it start (review F3: a takeover during the stop) */
+                if (start_held(o, err))
+                        return -ECANCELED;
         }
         int64_t t0 = slurm_now_ms();
         /* the start job (24.11's lasts until READY=1): a candidate's bound, else the unit's timeout */
@@ -584,21 +594,28 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                 (void) unit_reset_failed(o->bus, "slurmctld.service", o->unit_timeout_usec, NULL);
                 strbuf_reset(&why);
                 r = restart_and_wait(o, true, o->answer_timeout_ms, NULL, &why);
-                if (r < 0) {
+                /* held by the takeover check (may_start): the previous file is in place, the
+                 * daemon stopped until the gate lets it start; the refusal stands */
+                bool held = r == -ECANCELED;
+                if (r < 0 && !held) {
                         strbuf_addf(err,
                                 "slurmctld refused the new slurm.conf (%s) and does not run with the "
                                 "previous one either: %s",
                                 line ? line : "no reason logged", why.buf);
                         return r;
                 }
-                r = ctl_refused_store(o->paths, conf, len, applied, applied_len, line ? line : why.buf, again, err);
-                if (r < 0)
-                        return r;
+                if (!held) {
+                        r = ctl_refused_store(o->paths, conf, len, applied, applied_len, line ? line : why.buf,
+                                again, err);
+                        if (r < 0)
+                                return r;
+                }
                 ret->action = CTL_APPLY_ROLLED_BACK;
                 strbuf_addf(&ret->message,
-                        "slurmctld refused the new slurm.conf (%s): the previous one is back%s",
+                        "slurmctld refused the new slurm.conf (%s): the previous one is back%s%s%s",
                         line ? line : "no reason logged",
-                        again ? "; tried once more, with the full 20 s, in 10 minutes" : "");
+                        again ? "; tried once more, with the full 20 s, in 10 minutes" : "",
+                        held ? "; " : "", held ? why.buf : "");
                 /* a push owed from before is still owed, and said (attack atk8 G8: the note was
                  * gone until the next hook) */
                 return push_update(o, applied, applied_len, ret, false, err);

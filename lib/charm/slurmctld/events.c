@@ -722,7 +722,7 @@ static int flock_wait(int fd, const char *dir, int limit, int *waited, struct st
  * opened for writing so that an NFS client can lock it). */
 static int open_lock_file(int dir_fd, const char *dir, int *ret_fd, struct strbuf *err) {
         _cleanup_close_ int fd = openat(dir_fd, EV_DIRLOCK_FILE,
-                O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+                O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
         if (fd < 0) {
                 if (errno == ELOOP) {
                         if (err)
@@ -757,20 +757,28 @@ int ev_lock(const char *dir, int timeout_ms, struct ev_held *ret, struct strbuf 
                 r = flock_wait(fd, dir, limit, &waited, err);
                 if (r == -ETIMEDOUT)
                         return r;
-                /* the lock: the regular file in it */
-                r = open_lock_file(fd, dir, &lock, err);
-                if (r < 0)
+                /* the lock: the regular file in it; none there to make when the directory was
+                 * removed while we waited (its log moved into the shared one: evshare.h), and
+                 * then the name is looked at again below */
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                r = open_lock_file(fd, dir, &lock, &e);
+                if (r < 0 && r != -ENOENT) {
+                        if (err)
+                                strbuf_addbuf(err, &e);
                         return r;
-                r = flock_wait(lock, dir, limit, &waited, err);
-                if (r == -ETIMEDOUT)
-                        return r;
-                if (r < 0)
-                        return fail_path(err, dir, r);
+                }
+                if (r >= 0) {
+                        r = flock_wait(lock, dir, limit, &waited, err);
+                        if (r == -ETIMEDOUT)
+                                return r;
+                        if (r < 0)
+                                return fail_path(err, dir, r);
+                }
                 /* the directory dir names now: a log directory moved while we waited
                  * (charm/slurmctld/evshare.h: a unit's log joined the shared one) leaves us the old one */
                 _cleanup_close_ int again = -1;
                 struct stat now;
-                if (open_log_dir(dir, &again, &now, NULL) == 0 && now.st_dev == held.st_dev &&
+                if (lock >= 0 && open_log_dir(dir, &again, &now, NULL) == 0 && now.st_dev == held.st_dev &&
                         now.st_ino == held.st_ino) {
                         ret->dir = TAKE_FD(fd);
                         ret->lock = TAKE_FD(lock);
