@@ -125,6 +125,16 @@ static void test_record(void **state) {
         assert_int_equal(confpush_behind_parse("00000001", &a, &when), -EINVAL);
         assert_int_equal(confpush_behind_parse(t, &a, &when), -EINVAL);
         /* the cap: a tenth of the nodes, at least one */
+        /* the order that decides who keeps a hold beyond the cap (F4): earlier first, then the
+         * lower name; the same answer on every unit */
+        const struct confpush_holder h[] = { { "cpu-2", 100 }, { "cpu-0", 101 }, { "cpu-1", 101 } };
+        assert_false(confpush_hold_yields("cpu-2", 100, h, 3, 1)); /* the earliest keeps it */
+        assert_true(confpush_hold_yields("cpu-0", 101, h, 3, 1));  /* later, though lower-named */
+        assert_true(confpush_hold_yields("cpu-1", 101, h, 3, 1));
+        assert_false(confpush_hold_yields("cpu-0", 101, h, 3, 2)); /* cap 2: the second keeps it */
+        assert_true(confpush_hold_yields("cpu-1", 101, h, 3, 2));  /* the same second: by name */
+        assert_false(confpush_hold_yields("cpu-9", 50, h, 3, 1));  /* earlier than all */
+        assert_false(confpush_hold_yields("cpu-2", 100, h, 1, 1)); /* alone */
         assert_int_equal(confpush_hold_cap(0), 1);
         assert_int_equal(confpush_hold_cap(19), 1);
         assert_int_equal(confpush_hold_cap(20), 2);

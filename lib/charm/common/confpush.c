@@ -139,3 +139,14 @@ int confpush_fetched_hash(const struct charm_paths *p, uint32_t *ret) {
         *ret = slurmconf_file_hash(data, len);
         return 0;
 }
+
+bool confpush_hold_yields(const char *self, time_t self_since, const struct confpush_holder *h, size_t n, size_t cap) {
+        size_t ahead = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (streq(h[i].name, self))
+                        continue;
+                if (h[i].since < self_since || (h[i].since == self_since && strcmp(h[i].name, self) < 0))
+                        ahead++;
+        }
+        return ahead >= cap;
+}

@@ -113,5 +113,20 @@ int confpush_behind_parse(const char *text, uint32_t *ret_running, time_t *ret_s
  * one. */
 size_t confpush_hold_cap(size_t n_nodes);
 
+/* A node the push holds drained: its name and when slurmctld set its drain reason. */
+struct confpush_holder {
+        const char *name;
+        time_t since;
+};
+/* Wait before a new hold counts the holders again (ms): the holds other compute units' hooks
+ * made in the same second (slurmctld's reason times are whole seconds) are seen by both. */
+#define CONFPUSH_HOLD_SETTLE_MS 1100
+/* Whether the hold of node self (held since self_since) must yield: at least cap of the holders
+ * come before it, the earlier hold first and the lower name between holds of one second, one
+ * order for every unit (issue 28's attack, F4: units' hooks at once each counted room and
+ * drained; a name order alone let a later, lower-named hold stay beside an earlier one). The
+ * holders may include self. */
+bool confpush_hold_yields(const char *self, time_t self_since, const struct confpush_holder *h, size_t n, size_t cap);
+
 /* Impure: the hash of the configless copy under p's root. -ENOENT when there is none. */
 int confpush_fetched_hash(const struct charm_paths *p, uint32_t *ret);

@@ -631,8 +631,8 @@ static int push_hold(struct juju_ctx *ctx, const struct charm_paths *p, const st
 }
 
 /* How many nodes the push holds drained now (their reason is its own), of n nodes, their names
- * in *ret_names when given; -1 unknown. */
-static long push_held_count(size_t *n, struct strv *ret_names) {
+ * and reason times in *ret_names / *ret_since when given (both or neither); -1 unknown. */
+static long push_held_count(size_t *n, struct strv *ret_names, time_t **ret_since) {
         struct slurm_node_list l = { 0 };
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         if (slurm_node_list(NULL, &l, &e) < 0)
@@ -644,9 +644,12 @@ static long push_held_count(size_t *n, struct strv *ret_names) {
                 if (l.v[i].reason && startswith(l.v[i].reason, CONFPUSH_DRAIN_REASON) &&
                         slurm_state_drain(l.v[i].state) != SLURM_DRAIN_NONE && !slurm_state_down(l.v[i].state) &&
                         slurm_state_registered(l.v[i].state)) {
-                        c++;
-                        if (ret_names)
+                        if (ret_names) {
                                 strv_push(ret_names, l.v[i].name);
+                                *ret_since = xrealloc(*ret_since, (size_t) (c + 1) * sizeof **ret_since);
+                                (*ret_since)[c] = l.v[i].reason_time;
+                        }
+                        c++;
                 }
         *n = l.n;
         slurm_node_list_done(&l);
@@ -800,7 +803,7 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
                 return 0;
         case CONFPUSH_HOLD: {
                 size_t n = 0;
-                long c = push_held_count(&n, NULL);
+                long c = push_held_count(&n, NULL, NULL);
                 if (c < 0 || (size_t) c >= confpush_hold_cap(n)) {
                         strbuf_addf(note,
                                 "; slurmctld runs a new slurm.conf: slurmd fetches it once no job runs here (%s)",
@@ -814,16 +817,26 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
                 if (r > 0) {
                         /* counted again: under Juju the hooks of other compute units count and
                          * drain at the same moment (issue 28's attack, F4: 3 of 4 nodes drained
-                         * with a cap of 1). Beyond the cap, a node keeps its hold only when fewer
-                         * than cap held nodes have a lower name: one order for all, so the lowest
-                         * held node always keeps it and the others put theirs back */
+                         * with a cap of 1). After a second, so that holds made in the same
+                         * second are seen by each of them; beyond the cap, a node keeps its hold
+                         * only when fewer than cap holders come before it, the earlier hold
+                         * first (confpush_hold_yields: one order for all) */
+                        struct timespec settle = { CONFPUSH_HOLD_SETTLE_MS / 1000,
+                                (CONFPUSH_HOLD_SETTLE_MS % 1000) * 1000000L };
+                        nanosleep(&settle, NULL);
                         _cleanup_strv_ struct strv holders = STRV_INIT;
-                        size_t n2 = 0, lower = 0;
-                        long c2 = push_held_count(&n2, &holders);
-                        for (size_t i = 0; i < holders.n; i++)
-                                if (strcmp(holders.v[i], node->name) < 0)
-                                        lower++;
-                        if (c2 > 0 && (size_t) c2 > confpush_hold_cap(n2) && lower >= confpush_hold_cap(n2)) {
+                        _cleanup_free_ time_t *since = NULL;
+                        size_t n2 = 0;
+                        long c2 = push_held_count(&n2, &holders, &since);
+                        _cleanup_free_ struct confpush_holder *h = xcalloc(holders.n + 1, sizeof *h);
+                        time_t mine_since = 0;
+                        for (size_t i = 0; i < holders.n; i++) {
+                                h[i] = (struct confpush_holder){ .name = holders.v[i], .since = since[i] };
+                                if (streq(holders.v[i], node->name))
+                                        mine_since = since[i];
+                        }
+                        if (c2 > 0 && (size_t) c2 > confpush_hold_cap(n2) &&
+                                confpush_hold_yields(node->name, mine_since, h, holders.n, confpush_hold_cap(n2))) {
                                 _cleanup_(nodecfg_mark_done) struct nodecfg_mark mine = { 0 };
                                 if (push_held_read(&o->paths, &mine) > 0)
                                         push_release(ctx, &o->paths, &mine);
