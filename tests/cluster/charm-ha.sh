@@ -206,7 +206,9 @@ log "the takeover action, a job running across it"
 mid2=$(gate_job cpu/0 mid2)
 wait_job_state "$mid2" RUNNING 30
 quiet
-out=$(js run slurmctld/1 takeover)
+# (the action's own words when it fails: a run of this stop's suite failed here without them,
+# right after slurmctld/1's restart whose stop lingered 30 s after "Saving all slurm state")
+out=$(js run slurmctld/1 takeover 2>&1) || die "takeover failed: $out (slurmctld/1: $(unit_status slurmctld/1))"
 grep -q "in-charge: $(host_of slurmctld/1)" <<<"$out" || die "takeover: $out"
 settle 120
 js trigger slurmctld update-status >/dev/null
