@@ -7,6 +7,8 @@
 # one is (lib/charm/common/confpush.h: the holds counted again after a second, the earlier hold
 # first; before, each hook counted room at the same moment and 2 or 3 of 4 were drained).
 set -euo pipefail
+# under Juju's concurrency whatever the suite's default (the point of the test)
+export JUJU_SIM_HOOK_CONCURRENCY=${JUJU_SIM_HOOK_CONCURRENCY:-machines}
 # shellcheck source=tests/cluster/charm-lib.sh
 source "$(dirname "$0")/charm-lib.sh"
 N=4
