@@ -630,9 +630,9 @@ static int push_hold(struct juju_ctx *ctx, const struct charm_paths *p, const st
         return r < 0 ? 0 : 1;
 }
 
-/* How many nodes the push holds drained now (their reason is its own), of n nodes, their names
- * and reason times in *ret_names / *ret_since when given (both or neither); -1 unknown. */
-static long push_held_count(size_t *n, struct strv *ret_names, time_t **ret_since) {
+/* How many nodes the push holds drained now (their reason is its own), of n nodes; when names
+ * is given, each holder with its reason time in *ret (names owns the names); -1 unknown. */
+static long push_held_count(size_t *n, struct strv *names, struct confpush_holder **ret) {
         struct slurm_node_list l = { 0 };
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         if (slurm_node_list(NULL, &l, &e) < 0)
@@ -644,10 +644,10 @@ static long push_held_count(size_t *n, struct strv *ret_names, time_t **ret_sinc
                 if (l.v[i].reason && startswith(l.v[i].reason, CONFPUSH_DRAIN_REASON) &&
                         slurm_state_drain(l.v[i].state) != SLURM_DRAIN_NONE && !slurm_state_down(l.v[i].state) &&
                         slurm_state_registered(l.v[i].state)) {
-                        if (ret_names) {
-                                strv_push(ret_names, l.v[i].name);
-                                *ret_since = xrealloc(*ret_since, (size_t) (c + 1) * sizeof **ret_since);
-                                (*ret_since)[c] = l.v[i].reason_time;
+                        if (names) {
+                                *ret = xrealloc(*ret, (size_t) (c + 1) * sizeof **ret);
+                                (*ret)[c] = (struct confpush_holder){ .name = strv_push(names, l.v[i].name),
+                                        .since = l.v[i].reason_time };
                         }
                         c++;
                 }
@@ -825,16 +825,13 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
                                 (CONFPUSH_HOLD_SETTLE_MS % 1000) * 1000000L };
                         nanosleep(&settle, NULL);
                         _cleanup_strv_ struct strv holders = STRV_INIT;
-                        _cleanup_free_ time_t *since = NULL;
+                        _cleanup_free_ struct confpush_holder *h = NULL;
                         size_t n2 = 0;
-                        long c2 = push_held_count(&n2, &holders, &since);
-                        _cleanup_free_ struct confpush_holder *h = xcalloc(holders.n + 1, sizeof *h);
+                        long c2 = push_held_count(&n2, &holders, &h);
                         time_t mine_since = 0;
-                        for (size_t i = 0; i < holders.n; i++) {
-                                h[i] = (struct confpush_holder){ .name = holders.v[i], .since = since[i] };
-                                if (streq(holders.v[i], node->name))
-                                        mine_since = since[i];
-                        }
+                        for (size_t i = 0; i < holders.n; i++)
+                                if (streq(h[i].name, node->name))
+                                        mine_since = h[i].since;
                         if (c2 > 0 && (size_t) c2 > confpush_hold_cap(n2) &&
                                 confpush_hold_yields(node->name, mine_since, h, holders.n, confpush_hold_cap(n2))) {
                                 _cleanup_(nodecfg_mark_done) struct nodecfg_mark mine = { 0 };
