@@ -972,8 +972,15 @@ static int cleanup_nodes(struct juju_ctx *ctx, const struct slurmctld_opts *o, c
                          * not: a joining unit registers before this controller unit's
                          * relation-joined for it has run (relation-list lacks it), under Juju
                          * often with a status refresh in between (issue 28: burn-in nodes,
-                         * DOWN by default-node-state, were deleted and came back idle) */
-                        if (slurm_state_registered(n->state))
+                         * DOWN by default-node-state, were deleted and came back idle). But a
+                         * record slurmctld brought back from its state file after a crash reads
+                         * as responding until its ping pass, ~20 s on: a departed unit's node,
+                         * deleted within slurmctld's 5 s save window before the crash (a ghost,
+                         * issue 26). Drained for its departure, and no slurmd registered with
+                         * this slurmctld under that name (SlurmdStartTime: neither version saves
+                         * it), it is gone for good */
+                        bool ghost = n->slurmd_start_time == 0 && charm_reason_is_leaving(n->reason);
+                        if (slurm_state_registered(n->state) && !ghost)
                                 continue;
                         (void) delete_if_idle(ctx, n, "stale: its unit is gone");
                 }

@@ -20,7 +20,8 @@
  * of it remain (slurmctld 22.05 fails every job of a partition a reconfigure drops); later hooks
  * drop it once empty and delete its leftover node records once idle (leader). Every full
  * reconcile of the leader also deletes stale records: nodes of a related application whose unit
- * is no longer in relation-list, DOWN or not responding, holding no job. Never waits on jobs.
+ * is no longer in relation-list, not responding or never registered with the running slurmctld
+ * (one it brought back from its state file after a crash), holding no job. Never waits on jobs.
  *
  * Several controller units (charm/slurmctld/ha.h): each unit proves StateSaveLocation is shared, the
  * leader keeps the controller order in the peer app bag, a unit outside it runs no slurmctld,

@@ -7,6 +7,7 @@
 #include "charm/common/strand.h"
 #include "charm/common/watcher.h"
 #include "slurm/client.h"
+#include "slurm/ctlstats.h"
 #include "slurm/jobs.h"
 #include "slurm/localjobs.h"
 #include "slurm/nodes.h"
@@ -205,6 +206,23 @@ static int leave_slurm(struct juju_ctx *ctx, const struct slurmd_opts *o, const 
         if (r < 0) {
                 strbuf_addbuf(err, &e);
                 return r;
+        }
+        /* the jobs' ends on slurmctld's disk before its record goes. slurmctld killed within
+         * its save window after the deletion restarts from the file before it, which has the
+         * node; and the jobs' last change may be in no save yet (seen on 22.05: a job came back
+         * COMPLETING, its batch step still there, on a node deleted 7 s after its end, issue
+         * 26, "ghost"). The
+         * controller deletes a record no slurmd registers with (slurmctld.c, cleanup_nodes),
+         * but only once no job holds it. So: a save asked for, and its window waited out */
+        if (slurm_state_busy(state) || *ret_waited_ms >= SLURM_POLL_FIRST_MS) {
+                int64_t saved = slurm_now_ms() + SLURM_STATE_SAVED_MS;
+                _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+                if (slurm_ctl_save_nudge(&why) < 0)
+                        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                                "node %s leaving: %s (its jobs' ends may not be on slurmctld's disk yet)",
+                                node, why.buf);
+                int wait_ms = SLURM_STATE_SAVED_MS;
+                (void) slurm_poll_sleep(&wait_ms, saved);
         }
 
         /* pending jobs that need this node: held before the deletion (else the next node to
