@@ -339,13 +339,10 @@ log "nothing outside Slurm's directories changed, no decoy ran, no job lost"
 js config slurmctld --reset slurm-conf-parameters >/dev/null
 settle
 # (the restart's status says the push waits for the running job)
-# KNOWN OPEN (found in this stop's runs, 2 of 7 on both bases, cause not established): cpu-1,
-# deleted by its departure above, is now and then back in slurmctld's node table after the
-# later restarts ("Recovered state of 2 nodes"); said in the log, the rest checked strictly
-if ctl scontrol -o show node cpu-1 >/dev/null 2>&1; then
-        log "KNOWN OPEN (ghost node): cpu-1 is back after its departure: $(ctl scontrol -o show node cpu-1 | tr ' ' '\n' | grep -E '^(State|Reason)=' | tr '\n' ' ')"
-        expect_status slurmctld/0 '^active 2 nodes in 1 partition; slurm.conf reaches each busy compute node once its jobs end \(1 job holding nodes\)$'
-else
-        expect_status slurmctld/0 '^active 1 node in 1 partition; slurm.conf reaches each busy compute node once its jobs end \(1 job holding nodes\)$'
-fi
+# (cpu-1, deleted by its departure above, came back now and then after the restarts, "Recovered
+# state of 2 nodes": slurmctld was killed within its save window after the deletion, and held a
+# job there whose end it had not saved. Issue 26's ghost, fixed: charm-depart.sh)
+! ctl scontrol -o show node cpu-1 >/dev/null 2>&1 ||
+        die "cpu-1 is back after its departure: $(ctl scontrol -o show node cpu-1 | tr ' ' '\n' | grep -E '^(State|Reason)=' | tr '\n' ' ')"
+expect_status slurmctld/0 '^active 1 node in 1 partition; slurm.conf reaches each busy compute node once its jobs end \(1 job holding nodes\)$'
 log "ok"
