@@ -83,11 +83,11 @@ int slurm_jobs_destroy_on_node(const char *node, struct slurm_destroy_report *re
 int slurm_jobs_wait_none(const char *node, int timeout_ms, struct strbuf *err);
 
 /* slurmctld writes changed state (jobs, nodes) to StateSaveLocation at most once per 5 s
- * (SAVE_MAX_WAIT, state_save.c of 22.05 and 24.11), right away when its last save is older: a
- * change this old is on disk, and a slurmctld killed after it restarts with it. One killed
- * sooner restarts from the file before it: a deleted node comes back, and a job that ended
- * comes back RUNNING or COMPLETING on it. */
-#define SLURM_STATE_SAVED_MS 6000
+ * (SAVE_MAX_WAIT, state_save.c of 22.05 and 24.11): a save pass starts within 5 s of being asked
+ * for, and this leaves it 3 s to take its locks and write. Best effort: a controller whose
+ * locks are held longer saves later. One killed before the save restarts from the file before
+ * it: a deleted node comes back, and a job that ended comes back RUNNING or COMPLETING. */
+#define SLURM_STATE_SAVED_MS 8000
 
 /* Deletes the node once no job holds it (see above): 0 deleted (or already gone), 1 deleted
  * after a stale allocation was cleared (set DOWN with reason), -EBUSY when a job still holds

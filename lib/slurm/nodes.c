@@ -177,6 +177,7 @@ static void node_from_info(const node_info_t *in, const struct parts *parts, str
                 .weight = in->weight,
                 .boot_time = in->boot_time,
                 .slurmd_start_time = in->slurmd_start_time,
+                .last_busy = in->last_busy,
         };
         if (in->select_nodeinfo &&
                 slurm_get_select_nodeinfo(in->select_nodeinfo, SELECT_NODEDATA_SUBCNT, NODE_STATE_ALLOCATED,

@@ -52,6 +52,7 @@ struct slurm_node {
         uint32_t weight;
         time_t boot_time;         /* when the machine booted (slurmd's report); 0 unknown */
         time_t slurmd_start_time; /* 0 before registration */
+        time_t last_busy;         /* when it last held a job (or registered); 0 unknown */
 };
 
 #define SLURM_NODE_NO_UID UINT32_MAX

@@ -32,14 +32,17 @@
 #include "slurm/jobs.h"
 #include "slurm/nodes.h"
 #include "slurm/nodestate.h"
+#include "slurm/nodetable.h"
 #include "slurm/partitions.h"
 #include "systemd/unit.h"
 #include "util/fileio.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "util/banned.h"
 
@@ -926,6 +929,35 @@ static int delete_if_idle(struct juju_ctx *ctx, const struct slurm_node *n, cons
         return 1;
 }
 
+/* A live slurmd registers again within slurmctld's first ping pass, MIN_CHECKIN_TIME (3 s)
+ * after its start (controller.c of 22.05; 24.11's reconfigure is a start too): a record that
+ * still has no SlurmdStartTime this long after it has no slurmd. */
+#define GHOST_GRACE_S 12
+
+/* Whether node, a gone unit's record drained for its departure that no slurmd registered with
+ * since slurmctld started, is still so GHOST_GRACE_S after that start: waits for that moment
+ * first (once per reconcile: *waited), bounded by GHOST_GRACE_S. 1 yes, 0 no or unknown. */
+static int ghost_confirmed(const char *node, bool *waited) {
+        time_t boot = 0, update = 0;
+        if (!*waited) {
+                *waited = true;
+                if (slurm_ctl_boot_time(0, &boot, &update, NULL) < 0)
+                        return 0;
+                time_t now = time(NULL), at = boot + GHOST_GRACE_S;
+                if (now < at) {
+                        struct timespec ts = { .tv_sec = at - now > GHOST_GRACE_S ? GHOST_GRACE_S : at - now };
+                        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                                ;
+                }
+        }
+        struct slurm_node n = { 0 };
+        if (slurm_node_get(node, &n, NULL) < 0)
+                return 0;
+        int ghost = n.slurmd_start_time == 0 && charm_reason_is_leaving(n.reason);
+        slurm_node_done(&n);
+        return ghost;
+}
+
 /* After the reconfigure (leader): node records of removed NodeSets, once idle; stale records of
  * related applications (the unit is gone from the relation, the node is not responding and
  * holds no job: a machine that vanished without its hooks). */
@@ -934,6 +966,7 @@ static int cleanup_nodes(struct juju_ctx *ctx, const struct slurmctld_opts *o, c
         struct slurm_node_list nodes = { 0 };
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         _cleanup_strv_ struct strv done = STRV_INIT;
+        bool boot_checked = false;
         int r;
 
         r = slurm_node_list(NULL, &nodes, &e);
@@ -978,10 +1011,24 @@ static int cleanup_nodes(struct juju_ctx *ctx, const struct slurmctld_opts *o, c
                          * deleted within slurmctld's 5 s save window before the crash (a ghost,
                          * issue 26). Drained for its departure, and no slurmd registered with
                          * this slurmctld under that name (SlurmdStartTime: neither version saves
-                         * it), it is gone for good */
+                         * it) GHOST_GRACE_S after its start, it is gone for good */
                         bool ghost = n->slurmd_start_time == 0 && charm_reason_is_leaving(n->reason);
                         if (slurm_state_registered(n->state) && !ghost)
                                 continue;
+                        if (slurm_state_registered(n->state)) {
+                                if (ghost_confirmed(n->name, &boot_checked) <= 0)
+                                        continue;
+                                /* pending jobs require it: its placeholder, as the departure
+                                 * made it (that change may be what the crash lost) */
+                                if (strand_keep_record(ctx, n->name, 0) > 0)
+                                        continue;
+                                if (delete_if_idle(ctx, n, "a departed unit's record, back from slurmctld's state") == 0)
+                                        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                                                "node %s: its unit left, slurmctld brought its record back from its "
+                                                "state file, and it is busy (a job, a reservation): kept",
+                                                n->name);
+                                continue;
+                        }
                         (void) delete_if_idle(ctx, n, "stale: its unit is gone");
                 }
         }

@@ -138,6 +138,20 @@ static int stop_slurmd(const struct slurmd_opts *o, sd_bus *bus, struct strbuf *
         return unit_stop(bus, "slurmd.service", sd_unit_timeout(o), err);
 }
 
+/* Whether the leaving node held a job lately (busy when the departure began, a wait on its
+ * jobs, or its LastBusyTime within the save window): its jobs' ends may be in no state save yet. */
+static bool recently_busy(const char *node, uint32_t state, int64_t waited_ms) {
+        if (slurm_state_busy(state) || waited_ms >= SLURM_POLL_FIRST_MS)
+                return true;
+        struct slurm_node n = { 0 };
+        if (slurm_node_get(node, &n, NULL) < 0)
+                return true; /* unknown: the wait is cheap */
+        /* (0: never held one) */
+        bool recent = n.last_busy != 0 && time(NULL) - n.last_busy <= SLURM_STATE_SAVED_MS / 1000 + 1;
+        slurm_node_done(&n);
+        return recent;
+}
+
 /* Drain, wait, delete (or keep as its placeholder). 0 done (or nothing to do), negative errno
  * with a message. Fills the figures for the log line. */
 static int leave_slurm(struct juju_ctx *ctx, const struct slurmd_opts *o, const char *unit, const char *node,
@@ -207,28 +221,27 @@ static int leave_slurm(struct juju_ctx *ctx, const struct slurmd_opts *o, const 
                 strbuf_addbuf(err, &e);
                 return r;
         }
-        /* the jobs' ends on slurmctld's disk before its record goes. slurmctld killed within
-         * its save window after the deletion restarts from the file before it, which has the
-         * node; and the jobs' last change may be in no save yet (seen on 22.05: a job came back
-         * COMPLETING, its batch step still there, on a node deleted 7 s after its end, issue
-         * 26, "ghost"). The
-         * controller deletes a record no slurmd registers with (slurmctld.c, cleanup_nodes),
-         * but only once no job holds it. So: a save asked for, and its window waited out */
-        if (slurm_state_busy(state) || *ret_waited_ms >= SLURM_POLL_FIRST_MS) {
-                int64_t saved = slurm_now_ms() + SLURM_STATE_SAVED_MS;
+        /* pending jobs that need this node: held before the deletion (else the next node to
+         * register would run them, charm/common/strand.h), and once more after it for any submitted
+         * in between */
+        strand_departure(ctx, unit, node, true);
+        /* the jobs' ends (and those holds) on slurmctld's disk before its record goes. slurmctld
+         * killed within its save window after the deletion restarts from the file before it,
+         * which has the node, and may have had a job's last change in no save yet (seen on
+         * 22.05: a job came back COMPLETING, its batch step still there, on a node deleted
+         * 7 s after its end, issue 26, "ghost"): the job holds the record, which the
+         * controller then cannot delete (slurmctld.c, cleanup_nodes), and a job that ended for
+         * real is failed or requeued (run again) when slurmctld gives the node up. So: a save
+         * asked for when the node held a job lately, and its window waited out */
+        if (recently_busy(node, state, *ret_waited_ms)) {
                 _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
                 if (slurm_ctl_save_nudge(&why) < 0)
                         (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
                                 "node %s leaving: %s (its jobs' ends may not be on slurmctld's disk yet)",
                                 node, why.buf);
                 int wait_ms = SLURM_STATE_SAVED_MS;
-                (void) slurm_poll_sleep(&wait_ms, saved);
+                (void) slurm_poll_sleep(&wait_ms, slurm_now_ms() + SLURM_STATE_SAVED_MS);
         }
-
-        /* pending jobs that need this node: held before the deletion (else the next node to
-         * register would run them, charm/common/strand.h), and once more after it for any submitted
-         * in between */
-        strand_departure(ctx, unit, node, true);
         /* with munge (22.05) slurmd stops before its record goes or becomes the placeholder: a
          * registration of its own after that (one in flight, a SIGHUP) would bring a kept record
          * back into its partition (attack on issue 28, finding 1: a job then started there).
