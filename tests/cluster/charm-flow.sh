@@ -13,7 +13,8 @@ source "$(dirname "$0")/charm-lib.sh"
 # Every hook tool call's argv, through a wrapper that juju-sim links the tools to.
 cat >"$T/tool-wrap" <<WRAP
 #!/bin/bash
-{ printf '%s ' "\${0##*/}" "\$@"; printf '\n'; } >>"$T/argv.log"
+line=\$(printf '%s ' "\${0##*/}" "\$@")
+printf '%s\n' "\$line" >>"$T/argv.log"
 exec -a "\${0##*/}" "$TOP_BUILDDIR/juju-sim-tool" "\$@"
 WRAP
 chmod +x "$T/tool-wrap"

@@ -147,11 +147,14 @@ settle() {
 
 # log_tools: every hook tool call (hooks and the watchers' runs) is logged to $T/argv.log as
 # "UNIT TOOL ARG… " lines, through a wrapper that juju-sim links the tools to (call it before the
-# first deploy).
+# first deploy). Each line is one write to the O_APPEND file: hooks and watchers' runs of other
+# machines log at once under Juju's concurrency, and the line's two writes of before let another
+# line in between (charm-repair, stop 49: an exec's line joined to a status-set).
 log_tools() {
         cat >"$T/tool-wrap" <<WRAP
 #!/bin/bash
-{ printf '%s ' "\$JUJU_UNIT_NAME" "\${0##*/}" "\$@"; printf '\n'; } >>"$T/argv.log"
+line=\$(printf '%s ' "\$JUJU_UNIT_NAME" "\${0##*/}" "\$@")
+printf '%s\n' "\$line" >>"$T/argv.log"
 exec -a "\${0##*/}" "$TOP_BUILDDIR/juju-sim-tool" "\$@"
 WRAP
         chmod +x "$T/tool-wrap"
