@@ -212,8 +212,12 @@ b_from=$(date -u +%Y-%m-%dT%H:%M:%S)
 # the standby hold (22.05) ends once no controller is in charge for SlurmctldTimeout; the
 # backup's sentinel then has it take control as soon as it answers (24.11: no hold, the backup
 # takes over after SlurmctldTimeout)
-for ((i = 0; i < 90 * 4; i++)); do answers slurmctld/0 && break; sleep 0.25; done
-answers slurmctld/0 || die "slurmctld/0 did not take over within 90 s"
+# (the first answer counts: right after it the unit asks the leader to be made the primary,
+# claim_first, and the restart that applies the new order may already be under way, a few
+# seconds without an answer; seen in a whole run: a second look 0.2 s later met it)
+took=
+for ((i = 0; i < 90 * 4; i++)); do answers slurmctld/0 && took=1 && break; sleep 0.25; done
+[ -n "$took" ] || die "slurmctld/0 did not take over within 90 s"
 log "figure: primary frozen -> slurmctld/0 answers: $(($(now_ms) - t0)) ms"
 # midB's slurmstepd gives its completion up 1.5 x SlurmctldTimeout after its call began (at the
 # job's end) once a standby answered it: the held standby starts ahead of SlurmctldTimeout

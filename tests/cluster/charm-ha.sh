@@ -132,8 +132,9 @@ js run slurmctld/0 resume >/dev/null
 settle
 order_is slurmctld/0 "$(host_of slurmctld/1)" "$(host_of slurmctld/0)"
 order_is slurmctld/1 "$(host_of slurmctld/1)" "$(host_of slurmctld/0)"
-for ((i = 0; i < 120; i++)); do answers slurmctld/1 && break; sleep 0.25; done
-answers slurmctld/1 || die "slurmctld/1 does not answer as the primary"
+took=
+for ((i = 0; i < 120; i++)); do answers slurmctld/1 && took=1 && break; sleep 0.25; done
+[ -n "$took" ] || die "slurmctld/1 does not answer as the primary"
 ! answers slurmctld/0 || die "the old primary took control back"
 log "figure: resume -> slurmctld/1 answers as the primary: $(($(now_ms) - t0)) ms"
 js trigger slurmctld update-status >/dev/null
@@ -190,8 +191,9 @@ t0=$(now_ms)
 mx slurmctld/1 systemctl stop slurmctld ${AUTH_SERVICE:+"$AUTH_SERVICE"}
 fail_over "$t0" slurmctld/0
 order_is slurmctld/0 "$(host_of slurmctld/0)" "$(host_of slurmctld/1)"
-for ((i = 0; i < 120; i++)); do answers slurmctld/0 && break; sleep 0.25; done
-answers slurmctld/0 || die "slurmctld/0 does not answer as the primary"
+took=
+for ((i = 0; i < 120; i++)); do answers slurmctld/0 && took=1 && break; sleep 0.25; done
+[ -n "$took" ] || die "slurmctld/0 does not answer as the primary"
 log "figure: services stopped -> slurmctld/0 answers as the primary: $(($(now_ms) - t0)) ms"
 no_job_lost slurmctld/0 "$run2" "$pend1"
 wait_done slurmctld/0 "$run2" 60
