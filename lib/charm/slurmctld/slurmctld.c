@@ -38,7 +38,6 @@
 #include "util/fileio.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -934,26 +933,30 @@ static int delete_if_idle(struct juju_ctx *ctx, const struct slurm_node *n, cons
  * still has no SlurmdStartTime this long after it has no slurmd. */
 #define GHOST_GRACE_S 12
 
-/* Whether node, a gone unit's record drained for its departure that no slurmd registered with
- * since slurmctld started, is still so GHOST_GRACE_S after that start: waits for that moment
- * first (once per reconcile: *waited), bounded by GHOST_GRACE_S. 1 yes, 0 no or unknown. */
+/* A gone unit's record that looks like a ghost: drained for its departure, and no slurmd
+ * registered with the running slurmctld under its name (SlurmdStartTime: neither version saves it). */
+static bool ghost_record(const struct slurm_node *n) {
+        return n->slurmd_start_time == 0 && charm_reason_is_leaving(n->reason);
+}
+
+/* Whether node (ghost_record) is still one GHOST_GRACE_S after slurmctld's start: waits for that
+ * moment first (once per reconcile: *waited), bounded by GHOST_GRACE_S. 1 yes, 0 no or unknown. */
 static int ghost_confirmed(const char *node, bool *waited) {
         time_t boot = 0, update = 0;
         if (!*waited) {
                 *waited = true;
                 if (slurm_ctl_boot_time(0, &boot, &update, NULL) < 0)
                         return 0;
-                time_t now = time(NULL), at = boot + GHOST_GRACE_S;
-                if (now < at) {
-                        struct timespec ts = { .tv_sec = at - now > GHOST_GRACE_S ? GHOST_GRACE_S : at - now };
-                        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-                                ;
-                }
+                int wait_ms = (int) (boot + GHOST_GRACE_S - time(NULL)) * 1000;
+                if (wait_ms > GHOST_GRACE_S * 1000)
+                        wait_ms = GHOST_GRACE_S * 1000;
+                if (wait_ms > 0)
+                        (void) slurm_poll_sleep(&wait_ms, slurm_now_ms() + wait_ms);
         }
         struct slurm_node n = { 0 };
         if (slurm_node_get(node, &n, NULL) < 0)
                 return 0;
-        int ghost = n.slurmd_start_time == 0 && charm_reason_is_leaving(n.reason);
+        int ghost = ghost_record(&n);
         slurm_node_done(&n);
         return ghost;
 }
@@ -1012,7 +1015,7 @@ static int cleanup_nodes(struct juju_ctx *ctx, const struct slurmctld_opts *o, c
                          * issue 26). Drained for its departure, and no slurmd registered with
                          * this slurmctld under that name (SlurmdStartTime: neither version saves
                          * it) GHOST_GRACE_S after its start, it is gone for good */
-                        bool ghost = n->slurmd_start_time == 0 && charm_reason_is_leaving(n->reason);
+                        bool ghost = ghost_record(n);
                         if (slurm_state_registered(n->state) && !ghost)
                                 continue;
                         if (slurm_state_registered(n->state)) {
