@@ -147,6 +147,9 @@ assert_eq "... trailing = of a value kept" "x==" "$(x a/0 -- secret-get "$id" pl
 assert_eq "secret-get --format=json (yaml default)" '{"blob":"hello world","plain":"x==","token":"from a file"}' "$(x a/0 -- secret-get "$id" --format=json)"
 assert_eq "secret-get default format is yaml" "plain: x==" "$(x a/0 -- secret-get "$id" | grep plain)"
 assert_eq "secret-add key#file= of a missing file" '|ERROR reading content for secret key "k": open /nonexistent: no such file or directory|2' "$(out a/0 secret-add k#file=/nonexistent)"
+assert_eq "secret-add key#base64= of bad base64: Go's offset (after the padding)" '|ERROR illegal base64 data at input byte 4|2' "$(out a/0 secret-add kone#base64=Zg==Zg==)"
+nlid=$(x a/0 -- secret-add "ktwo#base64=Zg="$'\n'"=")
+assert_eq "secret-add key#base64=: newlines skipped as Go skips them" "f" "$(x a/0 -- secret-get "$nlid" ktwo)"
 assert_eq "secret-add with a bad key" '|ERROR key "AB" not valid|2' "$(out a/0 secret-add AB=1)"
 assert_eq "secret-add without content" "|ERROR missing secret value or filename|2" "$(out a/0 secret-add --label y)"
 assert_eq "secret-add --owner bad" '|ERROR secret owner "me" not valid|2' "$(out a/0 secret-add --owner me key=vvv)"

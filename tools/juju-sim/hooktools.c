@@ -15,6 +15,7 @@
 #include "toolflags.h"
 #include "yamljson.h"
 #include "util/alloc.h"
+#include "util/base64.h"
 #include "util/strv.h"
 #include "util/banned.h"
 
@@ -829,57 +830,6 @@ static int secret_find(struct call *c, const char *uri, const char *label, cJSON
         return fail(c, 1, "secret with label \"%s\" not found", label);
 }
 
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static char *base64_encode(const char *s) {
-        _cleanup_strbuf_ struct strbuf o = STRBUF_INIT;
-        const unsigned char *p = (const unsigned char *) s;
-        size_t n = strlen(s);
-        for (size_t i = 0; i < n; i += 3) {
-                unsigned v = (unsigned) p[i] << 16 | (i + 1 < n ? (unsigned) p[i + 1] << 8 : 0) |
-                        (i + 2 < n ? p[i + 2] : 0);
-                strbuf_addch(&o, b64[v >> 18 & 63]);
-                strbuf_addch(&o, b64[v >> 12 & 63]);
-                strbuf_addch(&o, i + 1 < n ? b64[v >> 6 & 63] : '=');
-                strbuf_addch(&o, i + 2 < n ? b64[v & 63] : '=');
-        }
-        return strbuf_detach(&o, NULL);
-}
-
-/* base64.StdEncoding.DecodeString (padding required). Returns the byte offset of the first
- * bad input byte as a negative number - 1, or 0 with *ret (NUL-terminated; NUL bytes inside
- * give -EBADMSG: juju-sim keeps secret values as strings). */
-static long base64_decode(const char *s, char **ret) {
-        _cleanup_strbuf_ struct strbuf o = STRBUF_INIT;
-        size_t n = strlen(s);
-        if (n % 4)
-                return -(long) (n / 4 * 4) - 1;
-        for (size_t i = 0; i < n; i += 4) {
-                unsigned v = 0;
-                int pad = 0;
-                for (size_t k = 0; k < 4; k++) {
-                        const char *x = s[i + k] ? strchr(b64, s[i + k]) : NULL;
-                        if (s[i + k] == '=' && i + 4 == n && k >= 2 && (k == 3 || s[i + 3] == '=')) {
-                                pad++;
-                                v <<= 6;
-                                continue;
-                        }
-                        if (!x || pad)
-                                return -(long) (i + k) - 1;
-                        v = v << 6 | (unsigned) (x - b64);
-                }
-                strbuf_addch(&o, (char) (v >> 16));
-                if (pad < 2)
-                        strbuf_addch(&o, (char) (v >> 8 & 255));
-                if (pad < 1)
-                        strbuf_addch(&o, (char) (v & 255));
-        }
-        if (memchr(o.buf, '\0', o.len))
-                return -EBADMSG;
-        *ret = strbuf_detach(&o, NULL);
-        return 0;
-}
-
 /* keyRegExp of core/secrets: ^([a-z](?:-?[a-z0-9]){2,})$ */
 static bool secret_key_ok(const char *k) {
         if (!(k[0] >= 'a' && k[0] <= 'z'))
@@ -901,17 +851,19 @@ static bool secret_key_ok(const char *k) {
 static int secret_put(struct call *c, cJSON *content, const char *key0, const char *value, int code) {
         _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
         _cleanup_free_ char *key = xstrdup(key0);
-        _cleanup_free_ char *decoded = NULL;
+        _cleanup_strbuf_ struct strbuf decoded = STRBUF_INIT;
         if (endswith(key, "#base64")) {
                 key[strlen(key) - strlen("#base64")] = '\0';
-                long r = base64_decode(value, &decoded);
-                if (r == -EBADMSG)
+                size_t bad = 0;
+                /* base64.StdEncoding.DecodeString: its error names the first bad byte */
+                if (base64_decode_at(value, BASE64_SKIP_NEWLINES, &decoded, &bad) < 0)
+                        return fail(c, code, "illegal base64 data at input byte %zu", bad);
+                /* juju-sim keeps secret values as strings */
+                if (memchr(decoded.buf, '\0', decoded.len))
                         return fail(c, code,
                                 "juju-sim: secret content of key %s holds NUL bytes (not supported)",
                                 q(c, key, &b));
-                if (r < 0)
-                        return fail(c, code, "illegal base64 data at input byte %ld", -r - 1);
-                value = decoded;
+                value = decoded.buf;
         }
         if (!secret_key_ok(key))
                 return fail(c, code, "key %s not valid", q(c, key, &b));
@@ -1173,8 +1125,9 @@ static int t_secret_get(struct call *c) {
                 return fail(c, 1, "secret key %s not found", q(c, k, &b));
         if (!enc)
                 return print(c, v);
-        _cleanup_free_ char *e = base64_encode(v->valuestring);
-        return print_take(c, cJSON_CreateString(e));
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        base64_encode(v->valuestring, strlen(v->valuestring), &e);
+        return print_take(c, cJSON_CreateString(e.buf));
 }
 
 /* The secret named by args[0] (a URI), for its manager: the owner unit, or the leader for an

@@ -5,78 +5,12 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/common/authkey.h"
+#include "util/base64.h"
 #include "util/fileio.h"
 
 #include <sys/random.h>
 
 #include "util/banned.h"
-
-static const char b64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-void base64_encode(const void *data, size_t len, struct strbuf *out) {
-        const unsigned char *p = data;
-        strbuf_grow(out, (len + 2) / 3 * 4);
-        for (size_t i = 0; i < len; i += 3) {
-                uint32_t v = (uint32_t) p[i] << 16;
-                if (i + 1 < len)
-                        v |= (uint32_t) p[i + 1] << 8;
-                if (i + 2 < len)
-                        v |= p[i + 2];
-                strbuf_addch(out, b64_alphabet[(v >> 18) & 63]);
-                strbuf_addch(out, b64_alphabet[(v >> 12) & 63]);
-                strbuf_addch(out, i + 1 < len ? b64_alphabet[(v >> 6) & 63] : '=');
-                strbuf_addch(out, i + 2 < len ? b64_alphabet[v & 63] : '=');
-        }
-}
-
-static int b64_value(char c) {
-        if (c >= 'A' && c <= 'Z')
-                return c - 'A';
-        if (c >= 'a' && c <= 'z')
-                return c - 'a' + 26;
-        if (c >= '0' && c <= '9')
-                return c - '0' + 52;
-        if (c == '+')
-                return 62;
-        if (c == '/')
-                return 63;
-        return -1;
-}
-
-int base64_decode(const char *s, struct strbuf *out) {
-        size_t n = strlen(s), start = out->len;
-        if (n % 4 != 0)
-                return -EINVAL;
-        for (size_t i = 0; i < n; i += 4) {
-                int v[4];
-                size_t pad = 0;
-                for (size_t j = 0; j < 4; j++) {
-                        if (s[i + j] == '=' && i + 4 == n && j >= 2) {
-                                v[j] = 0;
-                                pad++;
-                                continue;
-                        }
-                        v[j] = pad ? -1 : b64_value(s[i + j]);
-                        if (v[j] < 0) {
-                                strbuf_setlen(out, start);
-                                return -EINVAL;
-                        }
-                }
-                /* "=" only at the end, and "x=y=" is not padding */
-                if (pad == 1 && s[i + 2] == '=') {
-                        strbuf_setlen(out, start);
-                        return -EINVAL;
-                }
-                uint32_t w = (uint32_t) v[0] << 18 | (uint32_t) v[1] << 12 | (uint32_t) v[2] << 6 |
-                        (uint32_t) v[3];
-                strbuf_addch(out, (char) (w >> 16));
-                if (pad < 2)
-                        strbuf_addch(out, (char) (w >> 8));
-                if (pad < 1)
-                        strbuf_addch(out, (char) w);
-        }
-        return 0;
-}
 
 int auth_key_generate(void *buf, size_t len) {
         size_t done = 0;

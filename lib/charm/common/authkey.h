@@ -32,12 +32,6 @@
 #define AUTH_KEY_SECRET_LABEL "auth-key"
 #define AUTH_KEY_SECRET_KEY "key"
 
-/* Standard base64 (RFC 4648, with padding) of len bytes, appended to out. */
-void base64_encode(const void *data, size_t len, struct strbuf *out);
-/* Decodes s (standard alphabet, padding required, no whitespace) appending the bytes to out.
- * -EINVAL on anything else; out unchanged then. */
-int base64_decode(const char *s, struct strbuf *out);
-
 /* Fills buf with len random bytes from getrandom(2). */
 int auth_key_generate(void *buf, size_t len);
 /* A new key, base64 (appended to ret). */

@@ -12,6 +12,7 @@
 #include "charm/common/confpush.h"
 #include "proc/proc.h"
 #include "charm/common/authkey.h"
+#include "util/base64.h"
 #include "charm/slurmctld/cgroupconf.h"
 #include "charm/slurmctld/ctlapply.h"
 #include "charm/slurmctld/ctlconf.h"

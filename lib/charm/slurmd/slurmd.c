@@ -9,6 +9,7 @@
 #include "charm/slurmd/nodecfgmark.h"
 #include "charm/slurmd/slurmd-internal.h"
 #include "charm/common/authkey.h"
+#include "util/base64.h"
 #include "charm/common/confpush.h"
 #include "charm/common/gres.h"
 #include "charm/slurmd/nodeconf.h"
