@@ -759,3 +759,72 @@ int node_verdict_decode(const char *json, struct slurm_options *judged, char **w
         *why = xstrdup(w ? w->valuestring : "");
         return 0;
 }
+
+/* --- node resources (issue 30 §4) ------------------------------------------------------------- */
+
+static bool node_resources_ok(const struct node_resources *r) {
+        return r->cpus >= 1 && r->real_memory >= 1 && r->real_memory <= SLURMD_IFACE_MAX_MEMORY_MB &&
+                r->mem_spec_limit < r->real_memory;
+}
+
+int node_resources_encode(const struct node_resources *r, char **ret) {
+        if (!node_resources_ok(r))
+                return -EINVAL;
+        *ret = xasprintf("{\"cpus\":%u,\"real-memory\":%llu,\"mem-spec-limit\":%llu}", (unsigned) r->cpus,
+                (unsigned long long) r->real_memory, (unsigned long long) r->mem_spec_limit);
+        return 0;
+}
+
+/* A whole number in [lo, hi] (JSON numbers are doubles: exact below 2^53). */
+static bool json_count(const cJSON *v, double lo, double hi, uint64_t *ret) {
+        if (!cJSON_IsNumber(v) || v->valuedouble < lo || v->valuedouble > hi ||
+                v->valuedouble != (double) (uint64_t) v->valuedouble)
+                return false;
+        *ret = (uint64_t) v->valuedouble;
+        return true;
+}
+
+int node_resources_decode(const char *json, struct node_resources *ret, struct strbuf *err) {
+        _cleanup_cjson_ cJSON *o = NULL;
+        const cJSON *v;
+        uint64_t cpus = 0, mem = 0, spec = 0;
+        if (isempty(json))
+                return -ENODATA;
+        if (strlen(json) > SLURMD_IFACE_MAX_VALUE) {
+                strbuf_addstr(err, SLURMD_UNIT_RESOURCES_KEY ": too long");
+                return -EINVAL;
+        }
+        o = cJSON_Parse(json);
+        if (!cJSON_IsObject(o)) {
+                strbuf_addstr(err, SLURMD_UNIT_RESOURCES_KEY ": not a JSON object");
+                return -EINVAL;
+        }
+        cJSON_ArrayForEach(v, o) {
+                bool ok;
+                if (streq(v->string, "cpus"))
+                        ok = json_count(v, 1, UINT16_MAX, &cpus);
+                else if (streq(v->string, "real-memory"))
+                        ok = json_count(v, 1, (double) SLURMD_IFACE_MAX_MEMORY_MB, &mem);
+                else if (streq(v->string, "mem-spec-limit"))
+                        ok = json_count(v, 0, (double) SLURMD_IFACE_MAX_MEMORY_MB, &spec);
+                else {
+                        strbuf_addstr(err, SLURMD_UNIT_RESOURCES_KEY ": unknown key ");
+                        quote_for_display(err, v->string);
+                        return -EINVAL;
+                }
+                if (!ok) {
+                        strbuf_addf(err, SLURMD_UNIT_RESOURCES_KEY ": %s is not a whole number in range", v->string);
+                        return -EINVAL;
+                }
+        }
+        if (!cpus || !mem) {
+                strbuf_addstr(err, SLURMD_UNIT_RESOURCES_KEY ": cpus and real-memory are required");
+                return -EINVAL;
+        }
+        if (spec >= mem) {
+                strbuf_addstr(err, SLURMD_UNIT_RESOURCES_KEY ": mem-spec-limit is not below real-memory");
+                return -EINVAL;
+        }
+        *ret = (struct node_resources){ .cpus = (uint16_t) cpus, .real_memory = mem, .mem_spec_limit = spec };
+        return 0;
+}

@@ -19,6 +19,8 @@
  * Ownership: the structs own their strings; the *_clear() functions free them. */
 #pragma once
 
+#include <stdint.h>
+
 #include "slurmconf/options.h"
 #include "util/strbuf.h"
 #include "util/strv.h"
@@ -101,6 +103,25 @@ bool slurmd_iface_valid_secret_id(const char *s);
  *                Juju a controller's hook for the unit's arrival may run before the registration).
  *                The controllers read nothing from it. */
 #define SLURMD_UNIT_NODE_KEY "node"
+
+/* slurmd unit → its UNIT bag (issue 30 §4, jobs share nodes):
+ *   node-resources  {"cpus": N, "real-memory": MiB, "mem-spec-limit": MiB} of the node as
+ *                   slurmctld registered it (slurmd's report, with node-config's over it); set
+ *                   with "node" and refreshed by each hook. The controllers take each
+ *                   partition's default memory per CPU from these (charm/slurmctld/memdef.h).
+ * Bounds: cpus 1 to 65535 (Slurm's uint16), real-memory 1 to 2^40 MiB, mem-spec-limit below
+ * real-memory; anything else (or another key) is refused with one message. */
+#define SLURMD_UNIT_RESOURCES_KEY "node-resources"
+#define SLURMD_IFACE_MAX_MEMORY_MB (1ULL << 40)
+struct node_resources {
+        uint16_t cpus;
+        uint64_t real_memory;    /* MiB */
+        uint64_t mem_spec_limit; /* MiB, 0 none */
+};
+/* ret: a new JSON string. -EINVAL outside the bounds above. */
+int node_resources_encode(const struct node_resources *r, char **ret);
+/* 0 decoded, -ENODATA absent or empty (ret untouched), -EINVAL bad (one message). */
+int node_resources_decode(const char *json, struct node_resources *ret, struct strbuf *err);
 
 /* --- GPUs (issue 12) ---------------------------------------------------------------------------
  * slurmd unit → its UNIT bag:

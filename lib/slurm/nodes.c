@@ -173,6 +173,7 @@ static void node_from_info(const node_info_t *in, const struct parts *parts, str
                 .version = dup_or_null(in->version),
                 .cpus = in->cpus,
                 .real_memory = in->real_memory,
+                .mem_spec_limit = in->mem_spec_limit,
                 .free_memory = in->free_mem == NO_VAL64 ? UINT64_MAX : in->free_mem,
                 .weight = in->weight,
                 .boot_time = in->boot_time,

@@ -47,6 +47,7 @@ struct slurm_node {
         uint16_t cpus;
         uint16_t alloc_cpus;   /* CPUs allocated to jobs now */
         uint64_t real_memory;  /* MiB */
+        uint64_t mem_spec_limit; /* MiB kept for the system (MemSpecLimit); 0 none */
         uint64_t alloc_memory; /* MiB allocated to jobs now */
         uint64_t free_memory;  /* MiB free as slurmd last reported; UINT64_MAX when unknown */
         uint32_t weight;

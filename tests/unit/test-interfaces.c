@@ -206,6 +206,42 @@ static void test_controllers_bad(void **state) {
 }
 
 /* gpu-devices: a unit's device files, checked before any of it reaches gres.conf */
+static void test_node_resources(void **state) {
+        const struct node_resources good = { .cpus = 2, .real_memory = 24105, .mem_spec_limit = 0 };
+        _cleanup_free_ char *json = NULL;
+        assert_int_equal(node_resources_encode(&good, &json), 0);
+        assert_string_equal(json, "{\"cpus\":2,\"real-memory\":24105,\"mem-spec-limit\":0}");
+        struct node_resources back = { 0 };
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        assert_int_equal(node_resources_decode(json, &back, &err), 0);
+        assert_int_equal(back.cpus, 2);
+        assert_int_equal(back.real_memory, 24105);
+        assert_int_equal(back.mem_spec_limit, 0);
+        /* mem-spec-limit may be left out */
+        assert_int_equal(node_resources_decode("{\"cpus\":64,\"real-memory\":515000}", &back, &err), 0);
+        assert_int_equal(back.cpus, 64);
+        assert_int_equal(node_resources_decode("", &back, &err), -ENODATA);
+        assert_int_equal(node_resources_decode(NULL, &back, &err), -ENODATA);
+        static const char *const bad[] = {
+                "[]", "{", "{\"cpus\":2}", "{\"real-memory\":100}", "{\"cpus\":0,\"real-memory\":100}",
+                "{\"cpus\":65536,\"real-memory\":100}", "{\"cpus\":1.5,\"real-memory\":100}",
+                "{\"cpus\":-1,\"real-memory\":100}", "{\"cpus\":\"2\",\"real-memory\":100}",
+                "{\"cpus\":2,\"real-memory\":100,\"mem-spec-limit\":100}",
+                "{\"cpus\":2,\"real-memory\":2e15}", "{\"cpus\":2,\"real-memory\":100,\"gpus\":1}",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                strbuf_reset(&err);
+                back = (struct node_resources){ .cpus = 7 };
+                if (node_resources_decode(bad[i], &back, &err) != -EINVAL)
+                        fail_msg("accepted %s", bad[i]);
+                assert_int_equal(back.cpus, 7); /* untouched */
+                assert_true(err.len > 0);
+        }
+        const struct node_resources wrong = { .cpus = 2, .real_memory = 100, .mem_spec_limit = 100 };
+        _cleanup_free_ char *j2 = NULL;
+        assert_int_equal(node_resources_encode(&wrong, &j2), -EINVAL);
+}
+
 static void test_gpu_devices(void **state) {
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
         _cleanup_strv_ struct strv v = STRV_INIT;
@@ -479,6 +515,7 @@ int main(void) {
                 cmocka_unit_test(test_slurmdbd),
                 cmocka_unit_test(test_database),
                 cmocka_unit_test(test_node_progs),
+                cmocka_unit_test(test_node_resources),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include "charm/slurmctld/cgroupconf.h"
 #include "charm/slurmctld/ctlapply.h"
 #include "charm/slurmctld/ctlconf.h"
+#include "charm/slurmctld/memdef.h"
 #include "charm/slurmctld/ctlguard.h"
 #include "charm/slurmctld/fence.h"
 #include "charm/common/gres.h"
@@ -1108,6 +1109,171 @@ static int ctl_user_dropin(const struct slurmctld_opts *o, const char *charm_dir
 /* Units named in the status at most (then "and N more"). */
 #define NODE_PROGS_NAMED 3
 
+/* "UNIT why" lines of MEMDEF_BAD_FILE: unit's line replaced (why NULL: removed); true when the
+ * text changed. */
+static bool memdef_bad_set(struct strbuf *text, const char *unit, const char *why) {
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+        size_t ul = strlen(unit);
+        for (const char *l = text->buf; *l;) {
+                size_t n = strcspn(l, "\n");
+                if (!(n > ul && strncmp(l, unit, ul) == 0 && l[ul] == ' '))
+                        strbuf_addf(&out, "%.*s\n", (int) n, l);
+                l += n + (l[n] == '\n');
+        }
+        if (why)
+                strbuf_addf(&out, "%s %s\n", unit, why);
+        bool changed = !streq(out.buf, text->buf);
+        strbuf_reset(text);
+        strbuf_addbuf(text, &out);
+        return changed;
+}
+
+/* A compute unit's own event: what it published of its node (interfaces/slurmd.h
+ * "node-resources") into this unit's record (charm/slurmctld/memdef.h). 1 when the record
+ * changed while default-mem-per-cpu is auto (the full reconcile renders the partitions), 0
+ * otherwise. A bad value leaves the unit out and is named in the status (MEMDEF_BAD_FILE). */
+static int memdef_event(struct juju_ctx *ctx, const struct slurmctld_opts *o, const struct juju_env *env,
+        struct strbuf *err) {
+        _cleanup_(memdef_units_done) struct memdef_units units = { 0 };
+        _cleanup_free_ char *text = NULL, *mode_text = NULL, *bad_text = NULL;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, out_text = STRBUF_INIT, bad = STRBUF_INIT;
+        bool gone = streq(env->relation_event, "departed");
+        const char *unit = gone ? env->departing_unit : env->remote_unit, *value = NULL;
+        enum memdef_mode mode = MEMDEF_NONE;
+        struct node_resources res;
+        bool changed = false;
+        int r;
+        if (isempty(unit) || isempty(env->remote_app))
+                return 0;
+        r = read_state(&o->paths, MEMDEF_UNITS_FILE, &text, err);
+        if (r >= 0)
+                r = read_state(&o->paths, MEMDEF_BAD_FILE, &bad_text, err);
+        if (r >= 0)
+                r = read_state(&o->paths, MEMDEF_MODE_FILE, &mode_text, err);
+        if (r < 0)
+                return r;
+        if (!text)
+                return 1; /* no record yet: the full reconcile builds it from every bag */
+        memdef_units_parse(text, &units);
+        strbuf_addstr(&bad, strempty(bad_text));
+        if (mode_text)
+                (void) memdef_mode_parse(mode_text, &mode);
+        if (gone) {
+                changed = memdef_units_drop(&units, unit);
+                (void) memdef_bad_set(&bad, unit, NULL);
+        } else {
+                r = juju_relation_get_value(ctx, env->relation_id, unit, SLURMD_UNIT_RESOURCES_KEY, &value, err);
+                if (r < 0)
+                        return r;
+                r = node_resources_decode(value, &res, &e);
+                if (r == -ENODATA)
+                        return 0; /* not registered yet */
+                if (r < 0) {
+                        changed = memdef_units_drop(&units, unit);
+                        changed |= memdef_bad_set(&bad, unit, e.buf);
+                } else {
+                        changed = memdef_units_set(&units, unit, env->remote_app, &res);
+                        changed |= memdef_bad_set(&bad, unit, NULL);
+                }
+        }
+        if (!changed)
+                return 0;
+        memdef_units_format(&units, &out_text);
+        r = write_state(&o->paths, MEMDEF_UNITS_FILE, out_text.buf, err);
+        if (r >= 0)
+                r = write_state(&o->paths, MEMDEF_BAD_FILE, bad.buf, err);
+        if (r < 0)
+                return r;
+        return mode == MEMDEF_AUTO || bad.len || (bad_text && *bad_text) ? 1 : 0;
+}
+
+/* The partitions' default memory per CPU (charm/slurmctld/memdef.h), in the full reconcile:
+ * the mode (a bad value keeps the last good one), the record built from every compute unit's
+ * bag when there is none yet (a unit's own hooks keep it since: memdef_event), pruned of
+ * applications no longer related; then DefMemPerCPU in each application's partition data when
+ * the mode is auto and the admin set no default of their own (global: the parameters to render). */
+static int memdef_inputs(
+        struct juju_ctx *ctx, const struct charm_paths *p, struct ctl_inputs *in, const char *global, struct strbuf *err) {
+        _cleanup_(memdef_units_done) struct memdef_units units = { 0 };
+        _cleanup_free_ char *text = NULL, *stored_mode = NULL, *bad_text = NULL;
+        _cleanup_strbuf_ struct strbuf out_text = STRBUF_INIT, bad = STRBUF_INIT;
+        const char *cfg = NULL;
+        enum memdef_mode mode = MEMDEF_NONE;
+        int r;
+
+        r = read_state(p, MEMDEF_MODE_FILE, &stored_mode, err);
+        if (r >= 0)
+                r = charm_config_string(ctx, MEMDEF_CONFIG_KEY, &cfg, err);
+        if (r >= 0)
+                r = read_state(p, MEMDEF_UNITS_FILE, &text, err);
+        if (r >= 0)
+                r = read_state(p, MEMDEF_BAD_FILE, &bad_text, err);
+        if (r < 0)
+                return r;
+        if (stored_mode)
+                (void) memdef_mode_parse(stored_mode, &mode);
+        if (memdef_mode_parse(cfg, &mode) < 0)
+                strv_pushf(&in->refused, MEMDEF_CONFIG_KEY ": \"%.40s\" is neither auto nor none (%s stays)",
+                        strempty(cfg), memdef_mode_name(mode));
+        r = write_state(p, MEMDEF_MODE_FILE, memdef_mode_name(mode), err);
+        if (r < 0)
+                return r;
+
+        memdef_units_parse(text, &units);
+        strbuf_addstr(&bad, strempty(bad_text));
+        bool changed = !text;
+        for (size_t i = 0; !text && i < in->slurmd_rels.n; i++) {
+                _cleanup_strv_ struct strv members = STRV_INIT;
+                r = juju_relation_list(ctx, in->slurmd_rels.v[i], &members, err);
+                if (r < 0)
+                        return r;
+                for (size_t k = 0; k < members.n; k++) {
+                        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                        const char *v = NULL;
+                        struct node_resources res;
+                        r = juju_relation_get_value(
+                                ctx, in->slurmd_rels.v[i], members.v[k], SLURMD_UNIT_RESOURCES_KEY, &v, err);
+                        if (r < 0)
+                                return r;
+                        r = node_resources_decode(v, &res, &e);
+                        if (r == -ENODATA)
+                                continue; /* not registered yet */
+                        if (r < 0)
+                                (void) memdef_bad_set(&bad, members.v[k], e.buf);
+                        else
+                                (void) memdef_units_set(&units, members.v[k], in->slurmd_apps.v[i], &res);
+                }
+        }
+        changed |= memdef_units_keep_apps(&units, in->slurmd_apps.v, in->slurmd_apps.n) > 0;
+        if (changed) {
+                memdef_units_format(&units, &out_text);
+                r = write_state(p, MEMDEF_UNITS_FILE, out_text.buf, err);
+                if (r >= 0)
+                        r = write_state(p, MEMDEF_BAD_FILE, bad.buf, err);
+                if (r < 0)
+                        return r;
+        }
+        /* a unit's bad data: left out, named (its application's own charm says nothing of it) */
+        for (const char *l = bad.buf; *l;) {
+                size_t n = strcspn(l, "\n"), u = strcspn(l, " ");
+                if (u < n)
+                        strv_pushf(&in->ignored, "unit %.*s left out of the memory default: %.*s", (int) u, l,
+                                (int) (n - u - 1), l + u + 1);
+                l += n + (l[n] == '\n');
+        }
+        if (mode != MEMDEF_AUTO)
+                return 0;
+        _cleanup_(slurm_options_clearp) struct slurm_options g = SLURM_OPTIONS_INIT;
+        if (!isempty(global) && slurm_options_parse(global, SLURM_OPTIONS_GLOBAL, &g, NULL) < 0)
+                return 0; /* refused elsewhere; its last good value renders */
+        for (size_t i = 0; i < in->slurmd_apps.n; i++) {
+                uint64_t per_cpu;
+                if (in->data_ok[i] && memdef_per_cpu(&units, in->slurmd_apps.v[i], &per_cpu) >= 0)
+                        (void) memdef_apply(&in->data[i].partition, &g, per_cpu);
+        }
+        return 0;
+}
+
 /* The gate over every related compute unit's verdict (their unit bags). A unit that is not the
  * leader renders the set the leader released (the peer app bag), when there is one; the leader
  * takes it as the live set until it has rendered one itself (charm/common/nodeprogs.h, review R1). */
@@ -1889,7 +2055,17 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         }
         if (is_unit_event_on_slurmd(env))
                 departure_note(ctx, &o->paths, env);
-        r = is_unit_event_on_slurmd(env) ? gres_event(ctx, o, env, err) : 1;
+        r = 1;
+        if (is_unit_event_on_slurmd(env)) {
+                /* its GPUs (gres.conf), its node's CPUs and memory (each partition's memory
+                 * default, memdef.h): a record changed is a full reconcile */
+                r = gres_event(ctx, o, env, err);
+                int m = r < 0 ? 0 : memdef_event(ctx, o, env, err);
+                if (m < 0)
+                        r = m;
+                else if (r >= 0)
+                        r = r || m;
+        }
         if (r == 0) {
                 /* items held back for the compute units' verdicts: this unit may have answered */
                 _cleanup_free_ char *held = NULL;
@@ -2018,6 +2194,9 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (r < 0)
                 return r;
         node_progs_status(&pg, &in);
+        r = memdef_inputs(ctx, &o->paths, &in, pg.params, err);
+        if (r < 0)
+                return r;
 
         /* every input checked; a bad one keeps its last good value (ctlguard.h) */
         const char *deflt = in.cfg_default_partition;

@@ -46,6 +46,7 @@ struct sd_inputs {
         struct strbuf defaults; /* /etc/default/slurmd */
         struct strv gpus;       /* this machine's GPU device files (charm/common/gres.h) */
         char *bag_node;         /* SLURMD_UNIT_NODE_KEY in this unit's bag as the hook found it */
+        char *bag_resources;    /* SLURMD_UNIT_RESOURCES_KEY there, idem */
         bool have_conf_hash;    /* the leader published the hash of the file slurmctld runs */
         uint32_t conf_hash;     /* (charm/common/confpush.h) */
 };

@@ -140,6 +140,7 @@ void sd_inputs_done(struct sd_inputs *in) {
         strbuf_release(&in->defaults);
         strv_clear(&in->gpus);
         free(in->bag_node);
+        free(in->bag_resources);
 }
 
 /* This unit's GPU device files in its own bag (every unit; [] without GPUs), so that the
@@ -162,15 +163,33 @@ static int publish_gpus(
         free(in->bag_node);
         in->bag_node = charm_bag_string(mine, SLURMD_UNIT_NODE_KEY) ? xstrdup(charm_bag_string(mine, SLURMD_UNIT_NODE_KEY))
                                                                    : NULL;
+        free(in->bag_resources);
+        in->bag_resources = charm_bag_string(mine, SLURMD_UNIT_RESOURCES_KEY)
+                ? xstrdup(charm_bag_string(mine, SLURMD_UNIT_RESOURCES_KEY))
+                : NULL;
         return charm_bag_update(ctx, in->rel, false, mine, GRES_UNIT_KEY, json, err);
 }
 
 /* The node's name in this unit's bag once slurmctld registered it (interfaces/slurmd.h): the
  * controller units get a hook for it, whose status then counts the node. Under Juju their hook
  * for this unit's arrival may run while this slurmd still registers (issue 28); without this
- * key their status would wait for the node event watcher. Set once (the name never changes). */
-static int publish_node(struct juju_ctx *ctx, const struct sd_inputs *in, struct strbuf *err) {
-        if (!in->rel || streq_ptr(in->bag_node, in->node_name))
+ * key their status would wait for the node event watcher. Set once (the name never changes).
+ * Beside it the node's CPUs and memory as slurmctld registered them (a node-config change shows
+ * at the next hook), from which the controllers take the partition's default memory per CPU. */
+static int publish_node(
+        struct juju_ctx *ctx, const struct sd_inputs *in, const struct slurm_node *node, struct strbuf *err) {
+        if (!in->rel)
+                return 0;
+        const struct node_resources res = { .cpus = node->cpus,
+                .real_memory = node->real_memory,
+                .mem_spec_limit = node->mem_spec_limit };
+        _cleanup_free_ char *json = NULL;
+        if (node_resources_encode(&res, &json) >= 0 && !streq_ptr(in->bag_resources, json)) {
+                int r = juju_relation_set(ctx, in->rel, false, SLURMD_UNIT_RESOURCES_KEY, json, err);
+                if (r < 0)
+                        return r;
+        }
+        if (streq_ptr(in->bag_node, in->node_name))
                 return 0;
         return juju_relation_set(ctx, in->rel, false, SLURMD_UNIT_NODE_KEY, in->node_name, err);
 }
@@ -1170,7 +1189,7 @@ int slurmd_reconcile(
                 charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s: node %s drained", unsafe.buf, in.node_name);
                 return 0;
         }
-        r = publish_node(ctx, &in, err);
+        r = publish_node(ctx, &in, &node, err);
         if (r < 0) {
                 slurm_node_done(&node);
                 return r;

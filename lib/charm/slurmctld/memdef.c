@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Each partition's default memory per CPU from its nodes' hardware (charm/slurmctld/memdef.h). */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/slurmctld/memdef.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/banned.h"
+
+int memdef_mode_parse(const char *s, enum memdef_mode *ret) {
+        if (streq_ptr(s, "auto"))
+                *ret = MEMDEF_AUTO;
+        else if (streq_ptr(s, "none"))
+                *ret = MEMDEF_NONE;
+        else
+                return -EINVAL;
+        return 0;
+}
+
+const char *memdef_mode_name(enum memdef_mode m) {
+        return m == MEMDEF_AUTO ? "auto" : "none";
+}
+
+void memdef_units_done(struct memdef_units *u) {
+        for (size_t i = 0; i < u->n; i++) {
+                free(u->v[i].unit);
+                free(u->v[i].app);
+        }
+        free(u->v);
+        *u = (struct memdef_units){ 0 };
+}
+
+static int cmp_unit(const void *a, const void *b) {
+        return strcmp(((const struct memdef_unit *) a)->unit, ((const struct memdef_unit *) b)->unit);
+}
+
+/* a whole decimal number, nothing else */
+static bool parse_num(const char *w, uint64_t max, uint64_t *ret) {
+        char *end;
+        if (!w || !(*w >= '0' && *w <= '9'))
+                return false;
+        errno = 0;
+        unsigned long long v = strtoull(w, &end, 10);
+        if (errno || *end || v > max)
+                return false;
+        *ret = v;
+        return true;
+}
+
+void memdef_units_parse(const char *text, struct memdef_units *ret) {
+        memdef_units_done(ret);
+        if (!text)
+                return;
+        _cleanup_free_ char *copy = xstrdup(text);
+        char *save = NULL;
+        for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char *w[6] = { 0 }, *s2 = NULL;
+                size_t n = 0;
+                for (char *t = strtok_r(line, " ", &s2); t && n < ELEMENTSOF(w); t = strtok_r(NULL, " ", &s2))
+                        w[n++] = t;
+                uint64_t cpus, mem, spec;
+                if (n != 5 || !parse_num(w[2], UINT16_MAX, &cpus) ||
+                        !parse_num(w[3], SLURMD_IFACE_MAX_MEMORY_MB, &mem) ||
+                        !parse_num(w[4], SLURMD_IFACE_MAX_MEMORY_MB, &spec) || !cpus || !mem || spec >= mem)
+                        continue;
+                const struct node_resources res = { .cpus = (uint16_t) cpus,
+                        .real_memory = mem,
+                        .mem_spec_limit = spec };
+                (void) memdef_units_set(ret, w[0], w[1], &res);
+        }
+}
+
+void memdef_units_format(const struct memdef_units *u, struct strbuf *out) {
+        for (size_t i = 0; i < u->n; i++)
+                strbuf_addf(out, "%s %s %u %" PRIu64 " %" PRIu64 "\n", u->v[i].unit, u->v[i].app,
+                        (unsigned) u->v[i].res.cpus, u->v[i].res.real_memory, u->v[i].res.mem_spec_limit);
+}
+
+bool memdef_units_set(struct memdef_units *u, const char *unit, const char *app, const struct node_resources *res) {
+        for (size_t i = 0; i < u->n; i++) {
+                if (!streq(u->v[i].unit, unit))
+                        continue;
+                if (streq(u->v[i].app, app) && u->v[i].res.cpus == res->cpus &&
+                        u->v[i].res.real_memory == res->real_memory &&
+                        u->v[i].res.mem_spec_limit == res->mem_spec_limit)
+                        return false;
+                free(u->v[i].app);
+                u->v[i].app = xstrdup(app);
+                u->v[i].res = *res;
+                return true;
+        }
+        u->v = xrealloc(u->v, (u->n + 1) * sizeof *u->v);
+        u->v[u->n++] = (struct memdef_unit){ .unit = xstrdup(unit), .app = xstrdup(app), .res = *res };
+        qsort(u->v, u->n, sizeof *u->v, cmp_unit);
+        return true;
+}
+
+static void drop_at(struct memdef_units *u, size_t i) {
+        free(u->v[i].unit);
+        free(u->v[i].app);
+        memmove(&u->v[i], &u->v[i + 1], (u->n - i - 1) * sizeof *u->v);
+        u->n--;
+}
+
+bool memdef_units_drop(struct memdef_units *u, const char *unit) {
+        for (size_t i = 0; i < u->n; i++)
+                if (streq(u->v[i].unit, unit)) {
+                        drop_at(u, i);
+                        return true;
+                }
+        return false;
+}
+
+size_t memdef_units_keep_apps(struct memdef_units *u, char *const *apps, size_t n) {
+        size_t dropped = 0;
+        for (size_t i = 0; i < u->n;) {
+                bool keep = false;
+                for (size_t k = 0; k < n && !keep; k++)
+                        keep = streq(apps[k], u->v[i].app);
+                if (keep)
+                        i++;
+                else {
+                        drop_at(u, i);
+                        dropped++;
+                }
+        }
+        return dropped;
+}
+
+int memdef_per_cpu(const struct memdef_units *u, const char *app, uint64_t *ret) {
+        uint64_t best = UINT64_MAX;
+        for (size_t i = 0; i < u->n; i++) {
+                const struct node_resources *r = &u->v[i].res;
+                if (!streq(u->v[i].app, app) || !r->cpus || r->mem_spec_limit >= r->real_memory)
+                        continue;
+                uint64_t per = (r->real_memory - r->mem_spec_limit) / r->cpus;
+                if (per < best)
+                        best = per;
+        }
+        if (best == UINT64_MAX)
+                return -ENODATA;
+        *ret = best ? best : 1;
+        return 0;
+}
+
+static bool sets_default(const struct slurm_options *o) {
+        return o && (slurm_options_get(o, "DefMemPerCPU") || slurm_options_get(o, "DefMemPerNode") ||
+                            slurm_options_get(o, "DefMemPerGPU"));
+}
+
+int memdef_apply(struct slurm_options *partition, const struct slurm_options *global, uint64_t per_cpu) {
+        if (sets_default(partition) || sets_default(global))
+                return 0;
+        const char *max = slurm_options_get(partition, "MaxMemPerCPU");
+        if (!max && global)
+                max = slurm_options_get(global, "MaxMemPerCPU");
+        uint64_t cap;
+        if (max && parse_num(max, UINT64_MAX, &cap) && cap > 0 && cap < per_cpu)
+                per_cpu = cap;
+        char v[24];
+        snprintf(v, sizeof v, "%" PRIu64, per_cpu);
+        slurm_options_set(partition, "DefMemPerCPU", v);
+        return 1;
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Each partition's default memory per CPU from its nodes' hardware, so that jobs without --mem
+ * share nodes (issue 30 §4).
+ *
+ * Design note. The template's SelectTypeParameters counts memory, and with no DefMemPerCPU a
+ * job without --mem gets its node's whole memory: five 1-CPU jobs on a 2-CPU node ran one after
+ * another. With the slurmctld option default-mem-per-cpu=auto every application's partition
+ * gets DefMemPerCPU = the smallest (RealMemory - MemSpecLimit) / CPUs over its units, as
+ * slurmctld registered their nodes (each compute unit publishes that in its unit bag,
+ * interfaces/slurmd.h "node-resources"); a job then takes memory in proportion to its CPUs, and
+ * one asking for more than its partition's nodes have is refused at submission (Slurm's own
+ * rule). The rules:
+ *  - the admin's word wins: a DefMemPerCPU, DefMemPerNode or DefMemPerGPU (mutually exclusive
+ *    in Slurm) in the application's partition-config or in slurm-conf-parameters leaves the
+ *    partition without the computed value; a MaxMemPerCPU (partition first, then global) caps it;
+ *  - every controller unit computes the same value from the same relation data (their files
+ *    must be the same bytes): a unit keeps what each compute unit published in its state dir
+ *    (MEMDEF_UNITS_FILE), updated by that unit's relation-joined/-changed/-departed hooks, so a
+ *    hook reads one bag, not every unit's; a missing record is rebuilt from every bag once;
+ *  - a change of the value is a partition parameter slurmctld takes over RPC (no restart, no
+ *    reconfigure: charm/slurmctld/ctlapply.h); taking it away (the admin's own value, or
+ *    default-mem-per-cpu=none) removes a key, which the file carries by a restart;
+ *  - a unit's bad data leaves that unit out (named in the status's ignored list).
+ * Ownership: pure functions; the caller reads and writes the record and the bags. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "interfaces/slurmd.h"
+#include "slurmconf/options.h"
+#include "util/strbuf.h"
+
+#define MEMDEF_UNITS_FILE "memdef-units"
+#define MEMDEF_MODE_FILE "memdef-mode"
+#define MEMDEF_BAD_FILE "memdef-refused" /* "UNIT why" lines: units left out */
+#define MEMDEF_CONFIG_KEY "default-mem-per-cpu"
+
+enum memdef_mode {
+        MEMDEF_NONE, /* Slurm's default: a job without --mem gets its node's whole memory */
+        MEMDEF_AUTO,
+};
+/* "auto" or "none"; -EINVAL otherwise. */
+int memdef_mode_parse(const char *s, enum memdef_mode *ret);
+const char *memdef_mode_name(enum memdef_mode m);
+
+struct memdef_unit {
+        char *unit; /* "cpu/3" */
+        char *app;  /* its application (its partition) */
+        struct node_resources res;
+};
+struct memdef_units {
+        struct memdef_unit *v;
+        size_t n;
+};
+void memdef_units_done(struct memdef_units *u);
+
+/* The record's text: a line "UNIT APP CPUS REAL_MEMORY MEM_SPEC_LIMIT" per unit, sorted by unit.
+ * Lines that are not so are skipped (a unit's next hook writes it again). */
+void memdef_units_parse(const char *text, struct memdef_units *ret);
+void memdef_units_format(const struct memdef_units *u, struct strbuf *out);
+/* Adds or replaces unit's entry; false when nothing changed. */
+bool memdef_units_set(struct memdef_units *u, const char *unit, const char *app, const struct node_resources *res);
+/* Drops unit's entry; false when it had none. */
+bool memdef_units_drop(struct memdef_units *u, const char *unit);
+/* Drops the entries of applications not in apps (n names); the number dropped. */
+size_t memdef_units_keep_apps(struct memdef_units *u, char *const *apps, size_t n);
+
+/* The smallest (real_memory - mem_spec_limit) / cpus over app's units, at least 1 MiB; -ENODATA
+ * when app has none. */
+int memdef_per_cpu(const struct memdef_units *u, const char *app, uint64_t *ret);
+
+/* Sets DefMemPerCPU=per_cpu (capped by MaxMemPerCPU) in partition unless partition or global
+ * (may be NULL) sets DefMemPerCPU, DefMemPerNode or DefMemPerGPU. 1 set, 0 left alone. */
+int memdef_apply(struct slurm_options *partition, const struct slurm_options *global, uint64_t per_cpu);
