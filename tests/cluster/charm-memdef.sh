@@ -91,6 +91,18 @@ js config slurmctld default-mem-per-cpu=auto >/dev/null
 settle
 expect_status slurmctld/0 '^active 1 node in 1 partition$'
 
+log "a compute unit's bad node-resources: named in the status, nothing changes; its next hook mends it"
+s=$(starts)
+rid=$(js exec cpu/0 -- relation-ids slurmctld)
+js exec cpu/0 -- relation-set -r "$rid" 'node-resources={"cpus":0,"real-memory":5}'
+settle
+expect_status slurmctld/0 "^active 1 node in 1 partition; unit cpu/0's node-resources refused: node-resources: cpus is not a whole number in range$"
+[ "$(part_field DefMemPerCPU)" = "$want" ] || die "DefMemPerCPU=$(part_field DefMemPerCPU) after cpu/0's bad data"
+js trigger cpu/0 update-status >/dev/null
+settle
+expect_status slurmctld/0 '^active 1 node in 1 partition$'
+[ "$(starts)" = "$s" ] || die "$(($(starts) - s)) slurmctld starts for a unit's bad data, want 0"
+
 log "a second unit of the same size: the same value; removed: its record goes"
 s=$(starts)
 js add-unit cpu >/dev/null

@@ -20,7 +20,8 @@
  *  - a change of the value is a partition parameter slurmctld takes over RPC (no restart, no
  *    reconfigure: charm/slurmctld/ctlapply.h); taking it away (the admin's own value, or
  *    default-mem-per-cpu=none) removes a key, which the file carries by a restart;
- *  - a unit's bad data leaves that unit out (named in the status's ignored list).
+ *  - a unit's bad data changes nothing: its last good entry counts (a unit with none is not
+ *    counted), and the refusal is named in the status.
  * Ownership: pure functions; the caller reads and writes the record and the bags. */
 #pragma once
 

@@ -1131,7 +1131,8 @@ static bool memdef_bad_set(struct strbuf *text, const char *unit, const char *wh
 /* A compute unit's own event: what it published of its node (interfaces/slurmd.h
  * "node-resources") into this unit's record (charm/slurmctld/memdef.h). 1 when the record
  * changed while default-mem-per-cpu is auto (the full reconcile renders the partitions), 0
- * otherwise. A bad value leaves the unit out and is named in the status (MEMDEF_BAD_FILE). */
+ * otherwise. A bad value keeps the unit's last good entry (none: the unit is not counted) and is
+ * named in the status (MEMDEF_BAD_FILE). */
 static int memdef_event(struct juju_ctx *ctx, const struct slurmctld_opts *o, const struct juju_env *env,
         struct strbuf *err) {
         _cleanup_(memdef_units_done) struct memdef_units units = { 0 };
@@ -1158,6 +1159,8 @@ static int memdef_event(struct juju_ctx *ctx, const struct slurmctld_opts *o, co
         strbuf_addstr(&bad, strempty(bad_text));
         if (mode_text)
                 (void) memdef_mode_parse(mode_text, &mode);
+        uint64_t before = 0, after = 0;
+        (void) memdef_per_cpu(&units, env->remote_app, &before);
         if (gone) {
                 changed = memdef_units_drop(&units, unit);
                 (void) memdef_bad_set(&bad, unit, NULL);
@@ -1168,10 +1171,9 @@ static int memdef_event(struct juju_ctx *ctx, const struct slurmctld_opts *o, co
                 r = node_resources_decode(value, &res, &e);
                 if (r == -ENODATA)
                         return 0; /* not registered yet */
-                if (r < 0) {
-                        changed = memdef_units_drop(&units, unit);
-                        changed |= memdef_bad_set(&bad, unit, e.buf);
-                } else {
+                if (r < 0) /* its last good entry stays */
+                        changed = memdef_bad_set(&bad, unit, e.buf);
+                else {
                         changed = memdef_units_set(&units, unit, env->remote_app, &res);
                         changed |= memdef_bad_set(&bad, unit, NULL);
                 }
@@ -1184,7 +1186,10 @@ static int memdef_event(struct juju_ctx *ctx, const struct slurmctld_opts *o, co
                 r = write_state(&o->paths, MEMDEF_BAD_FILE, bad.buf, err);
         if (r < 0)
                 return r;
-        return mode == MEMDEF_AUTO || bad.len || (bad_text && *bad_text) ? 1 : 0;
+        /* a full reconcile when the application's value moves (the first unit, a smaller one,
+         * the smallest gone), or for the status when a unit's data is refused or mended */
+        (void) memdef_per_cpu(&units, env->remote_app, &after);
+        return (mode == MEMDEF_AUTO && after != before) || !streq(bad.buf, strempty(bad_text)) ? 1 : 0;
 }
 
 /* The partitions' default memory per CPU (charm/slurmctld/memdef.h), in the full reconcile:
@@ -1253,11 +1258,11 @@ static int memdef_inputs(
                 if (r < 0)
                         return r;
         }
-        /* a unit's bad data: left out, named (its application's own charm says nothing of it) */
+        /* a unit's bad data: its last good entry counts, the refusal is named */
         for (const char *l = bad.buf; *l;) {
                 size_t n = strcspn(l, "\n"), u = strcspn(l, " ");
                 if (u < n)
-                        strv_pushf(&in->ignored, "unit %.*s left out of the memory default: %.*s", (int) u, l,
+                        strv_pushf(&in->ignored, "unit %.*s's node-resources refused: %.*s", (int) u, l,
                                 (int) (n - u - 1), l + u + 1);
                 l += n + (l[n] == '\n');
         }
