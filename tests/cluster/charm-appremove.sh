@@ -34,7 +34,7 @@ t1=$(date +%s%N)
 [ "$(job_field "$queued" JobState)" = PENDING ] || die "queued job $queued: $(job_field "$queued" JobState)"
 node_exists gpu-0 && die "node gpu-0 still there"
 node_exists gpu-1 && die "node gpu-1 still there"
-grep -qx 'PartitionName=gpu Nodes=gpu State=INACTIVE' "$conf" || die "partition gpu: $(grep gpu "$conf")"
+nomemdef <"$conf" | grep -qx 'PartitionName=gpu Nodes=gpu State=INACTIVE' || die "partition gpu: $(grep gpu "$conf")"
 ctl scontrol -o show partition gpu | grep -q ' State=INACTIVE ' || die "slurmctld: $(ctl scontrol -o show partition gpu)"
 expect_status slurmctld/0 'partition gpu leaving: 0 running, 1 pending job$'
 ctl_max=$(hooks_since "$lines" | awk '$1 ~ /^slurmctld/ && $2 != "exec" { if ($4 > m) { m = $4; h = $2 } } END { print m " ms (" h ")" }')

@@ -99,8 +99,8 @@ js deploy "$SLURMD_CHARM" gpu >/dev/null
 js integrate slurmctld gpu >/dev/null
 settle
 grep -qx 'NodeSet=gpu Feature=gpu' "$conf" || die "no NodeSet=gpu"
-grep -qx "PartitionName=gpu Nodes=gpu" "$conf" || die "no PartitionName=gpu: $(grep PartitionName "$conf")"
-grep -qx 'PartitionName=slurmd Nodes=slurmd Default=YES' "$conf" || die "default partition lost"
+nomemdef <"$conf" | grep -qx "PartitionName=gpu Nodes=gpu" || die "no PartitionName=gpu: $(grep PartitionName "$conf")"
+nomemdef <"$conf" | grep -qx 'PartitionName=slurmd Nodes=slurmd Default=YES' || die "default partition lost"
 [ "$(js exec slurmctld/0 -- sinfo -h -p gpu -o '%D %t')" = "1 idle" ] || die "partition gpu: $(js exec slurmctld/0 -- sinfo)"
 expect_status gpu/0 '^active idle$'
 js trigger slurmctld update-status >/dev/null

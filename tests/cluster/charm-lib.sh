@@ -243,6 +243,10 @@ print(s["applications"][u.split("/")[0]]["units"][u]["machine"])' "$1"
 root_of() { echo "$MODEL/machines/$(machine_of "$1")/root"; }
 
 # fingerprint FILE…: "sha256 mtime(ns) inode mode owner path" per file (missing: "missing path").
+# nomemdef: slurm.conf on stdin without the partitions' DefMemPerCPU=N that
+# default-mem-per-cpu=auto puts there (charm/slurmctld/memdef.h), for tests of other keys
+nomemdef() { sed -E 's/ DefMemPerCPU=[0-9]+//'; }
+
 fingerprint() {
         local f
         for f in "$@"; do

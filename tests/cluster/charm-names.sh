@@ -26,7 +26,7 @@ for name in all default; do
         app=$(js status --format=json | python3 -c 'import json,sys; a=json.load(sys.stdin)["applications"][sys.argv[1]]["application-status"]; print(a["current"], a.get("message",""))' "$name")
         [[ $app == "blocked application name \"$name\" is a Slurm keyword"* ]] || die "application $name: $app"
         ! grep -qi "^PartitionName=$name\|^NodeSet=$name\|Nodes=$name\b" "$conf" || die "$name in slurm.conf: $(grep -i "$name" "$conf")"
-        grep -q "^PartitionName=cpu Nodes=cpu $want Default=YES$" "$conf" || die "cpu's change not applied with $name related"
+        nomemdef <"$conf" | grep -q "^PartitionName=cpu Nodes=cpu $want Default=YES$" || die "cpu's change not applied with $name related"
         expect_status slurmctld/0 "^active 1 node in 1 partition; application \"$name\" left out: its name is a Slurm keyword$"
         ! ctl sbatch -p "$name" -o /dev/null --wrap true 2>/dev/null || die "a job was accepted in partition $name"
         ctl scontrol -o show node cpu-0 | grep -q 'Partitions=cpu ' || die "cpu-0: $(ctl scontrol -o show node cpu-0)"

@@ -185,7 +185,7 @@ reconf_before=$(grep -c 'Processing Reconfiguration Request' "$ctl_log" || true)
 starts_before=$(grep -c 'slurmctld version .* started' "$ctl_log" || true)
 js config slurmd partition-config="MaxTime=30 DefaultTime=5" >/dev/null
 settle
-d=$(diff "$T/conf.before" "$conf" | grep '^[<>]' || true)
+d=$(diff <(nomemdef <"$T/conf.before") <(nomemdef <"$conf") | grep '^[<>]' || true)
 [ "$d" = "< PartitionName=slurmd Nodes=slurmd Default=YES
 > PartitionName=slurmd Nodes=slurmd MaxTime=30 DefaultTime=5 Default=YES" ] || die "slurm.conf diff: $d"
 # partition parameters go to the running slurmctld over RPC: no reconfigure, no restart

@@ -53,8 +53,8 @@ for bad in "MaxTime=forever" "PriorityTier=99999999999999" "MaxNodes=-3" "OverSu
         expect_app cpu "^blocked partition-config: "
         key=${bad%%=*}
         unit_status cpu/0 | grep -q "$key" || die "cpu/0 status does not name $key: $(unit_status cpu/0)"
-        grep -q "^PartitionName=cpu Nodes=cpu Default=YES$" "$conf" || die "$bad: cpu line changed: $(grep PartitionName=cpu "$conf")"
-        grep -q "^PartitionName=big Nodes=big $want$" "$conf" || die "$bad: big's change ($want) not applied: $(grep PartitionName=big "$conf")"
+        nomemdef <"$conf" | grep -q "^PartitionName=cpu Nodes=cpu Default=YES$" || die "$bad: cpu line changed: $(grep PartitionName=cpu "$conf")"
+        nomemdef <"$conf" | grep -q "^PartitionName=big Nodes=big $want$" || die "$bad: big's change ($want) not applied: $(grep PartitionName=big "$conf")"
         [ "$(fingerprint "$conf" | cut -d' ' -f1)" != "$(cut -d' ' -f1 <<<"$before")" ] || die "$bad: nothing applied"
         ! grep -q "$bad" "$conf" || die "$bad written"
         cluster_works "$bad"
@@ -65,7 +65,7 @@ js config cpu partition-config="MaxTime=100" >/dev/null
 settle
 expect_status cpu/0 '^active idle$'
 expect_app cpu '^active'
-grep -q "^PartitionName=cpu Nodes=cpu MaxTime=100 Default=YES$" "$conf" || die "fixed value not applied"
+nomemdef <"$conf" | grep -q "^PartitionName=cpu Nodes=cpu MaxTime=100 Default=YES$" || die "fixed value not applied"
 
 log "a live change stays live: no restart at the next update-status (issue 26, item 5)"
 ctld_pid() { js exec slurmctld/0 -- systemctl show -p MainPID --value slurmctld; }
@@ -102,7 +102,7 @@ for bad in "SlurmctldDebug=loud" "SlurmdTimeout=abc" "SchedulerType=sched/nosuch
         expect_status slurmctld/0 "^blocked slurm-conf-parameters: "
         expect_app slurmctld "^blocked slurm-conf-parameters: "
         ! grep -q "^${bad%%=*}=${bad#*=}$" "$conf" || die "$bad written"
-        grep -q "^PartitionName=big Nodes=big MaxTime=77$" "$conf" || die "$bad: big's change not applied"
+        nomemdef <"$conf" | grep -q "^PartitionName=big Nodes=big MaxTime=77$" || die "$bad: big's change not applied"
         cluster_works "$bad"
         js exec slurmctld/0 -- systemctl is-active slurmctld >/dev/null || die "$bad: slurmctld not active"
         [ "$(ctld_pid)" = "$pid0" ] || die "$bad: slurmctld restarted for a refused value"

@@ -1196,9 +1196,10 @@ static int memdef_event(struct juju_ctx *ctx, const struct slurmctld_opts *o, co
  * the mode (a bad value keeps the last good one), the record built from every compute unit's
  * bag when there is none yet (a unit's own hooks keep it since: memdef_event), pruned of
  * applications no longer related; then DefMemPerCPU in each application's partition data when
- * the mode is auto and the admin set no default of their own (global: the parameters to render). */
-static int memdef_inputs(
-        struct juju_ctx *ctx, const struct charm_paths *p, struct ctl_inputs *in, const char *global, struct strbuf *err) {
+ * the mode is auto and the admin set no default of their own (global: the parameters to render;
+ * applied: the last good ones). */
+static int memdef_inputs(struct juju_ctx *ctx, const struct charm_paths *p, struct ctl_inputs *in, const char *global,
+        const char *applied, struct strbuf *err) {
         _cleanup_(memdef_units_done) struct memdef_units units = { 0 };
         _cleanup_free_ char *text = NULL, *stored_mode = NULL, *bad_text = NULL;
         _cleanup_strbuf_ struct strbuf out_text = STRBUF_INIT, bad = STRBUF_INIT;
@@ -1268,9 +1269,12 @@ static int memdef_inputs(
         }
         if (mode != MEMDEF_AUTO)
                 return 0;
+        /* a refused global line renders its last good value (ctlguard.h): the admin's defaults
+         * are looked for there (charm-paths: a refused path dropped DefMemPerCPU otherwise) */
         _cleanup_(slurm_options_clearp) struct slurm_options g = SLURM_OPTIONS_INIT;
-        if (!isempty(global) && slurm_options_parse(global, SLURM_OPTIONS_GLOBAL, &g, NULL) < 0)
-                return 0; /* refused elsewhere; its last good value renders */
+        if (!isempty(global) && slurm_options_parse(global, SLURM_OPTIONS_GLOBAL, &g, NULL) < 0 &&
+                !isempty(applied) && slurm_options_parse(applied, SLURM_OPTIONS_GLOBAL, &g, NULL) < 0)
+                slurm_options_clear(&g);
         for (size_t i = 0; i < in->slurmd_apps.n; i++) {
                 uint64_t per_cpu;
                 if (in->data_ok[i] && memdef_per_cpu(&units, in->slurmd_apps.v[i], &per_cpu) >= 0)
@@ -2199,7 +2203,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (r < 0)
                 return r;
         node_progs_status(&pg, &in);
-        r = memdef_inputs(ctx, &o->paths, &in, pg.params, err);
+        r = memdef_inputs(ctx, &o->paths, &in, pg.params, params_applied, err);
         if (r < 0)
                 return r;
 
