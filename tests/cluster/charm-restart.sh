@@ -199,7 +199,7 @@ settle
 # puts it back in service, and slurmctld's ping asks one node in turn for one every ping interval
 # (ping_nodes.c; CI saw it 0.5 s after the DOWN). Then the charm's only duty is to wait for
 # that return: its push (the drain with the push's reason) comes after it, never before.
-since_down() { sed -n "$mark,\$p" "$ctl_log" | grep -n "$1" | head -1 | cut -d: -f1; }
+since_down() { sed -n "$mark,\$p" "$ctl_log" | { grep -n "$1" || true; } | head -1 | cut -d: -f1; }
 down_held() {
         [ "$(slurmd_pid cpu/0)" = "$pid0" ] || { echo "cpu-0's slurmd restarted while DOWN"; return; }
         ! fetched_on cpu/0 "JobCompType=jobcomp/lua" || { echo "cpu-0 fetched the new file while DOWN"; return; }
