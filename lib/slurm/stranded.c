@@ -9,6 +9,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "slurm/client.h"
+#include "slurm/jobs.h"
 #include "slurm/compat.h"
 #include "slurm/reservations.h"
 #include "slurm/slurmerr.h"
@@ -203,8 +204,20 @@ int slurm_stranded_placeholder_keep(const char *node, struct slurm_stranded_repo
                 return r < 0 ? r : 0;
         /* FUTURE is refused from a node that says it holds work; one that holds none (the
          * departure waited for its jobs: 22.05's "allocated with no job") is set DOWN first, as
-         * the deletion does (finding 9: the refused update had changed its features already) */
+         * the deletion does (finding 9: the refused update had changed its features already).
+         * One whose job is still in slurmctld's table is refused: DOWN requeues or fails that job
+         * (attack of stop 51: a slurmctld killed in its save window brought back a job that had
+         * ended as RUNNING, and the DOWN here ran it a second time) */
         if (busy) {
+                struct slurm_job_list jobs = { 0 };
+                int k = slurm_jobs_on_node(node, &jobs, err);
+                if (k > 0)
+                        strbuf_addf(err, "node \"%s\" holds job %u in slurmctld's table: not made a placeholder",
+                                node, jobs.v[0].id);
+                slurm_job_list_done(&jobs);
+                if (k != 0)
+                        return k < 0 ? k : -EBUSY;
+
                 slurm_init_update_node_msg(&m);
                 m.node_names = (char *) node;
                 m.node_state = NODE_STATE_DOWN;

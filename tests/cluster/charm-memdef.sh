@@ -4,9 +4,10 @@
 # its smallest node's (RealMemory - MemSpecLimit) / CPUs as slurmctld registered it, set live on
 # a running cluster (no slurmctld start, a job running); two 1-CPU jobs then run at once on a
 # 2-CPU node and a third waits; a job asking more memory than a node has is refused at
-# submission; the admin's DefMemPerNode in partition-config wins; a bad option value blocks
-# only itself (the partition keeps its value); a second unit of the same size changes nothing,
-# and the record of a removed unit goes with it.
+# submission; the admin's DefMemPerNode in partition-config wins, a global one is named; a bad
+# option value blocks only itself (the partition keeps its value); a second unit of the same
+# size changes nothing, one whose data is bad is not counted and named, and the record of a
+# removed unit goes with it.
 set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
 source "$(dirname "$0")/charm-lib.sh"
@@ -91,30 +92,42 @@ js config slurmctld default-mem-per-cpu=auto >/dev/null
 settle
 expect_status slurmctld/0 '^active 1 node in 1 partition$'
 
-log "a compute unit's bad node-resources: named in the status, nothing changes; its next hook mends it"
-s=$(starts)
-rid=$(js exec cpu/0 -- relation-ids slurmctld)
-js exec cpu/0 -- relation-set -r "$rid" 'node-resources={"cpus":0,"real-memory":5}'
-settle
-expect_status slurmctld/0 "^active 1 node in 1 partition; unit cpu/0's node-resources refused: node-resources: cpus is not a whole number in range$"
-[ "$(part_field DefMemPerCPU)" = "$want" ] || die "DefMemPerCPU=$(part_field DefMemPerCPU) after cpu/0's bad data"
-js trigger cpu/0 update-status >/dev/null
-settle
-expect_status slurmctld/0 '^active 1 node in 1 partition$'
-[ "$(starts)" = "$s" ] || die "$(($(starts) - s)) slurmctld starts for a unit's bad data, want 0"
-
-log "a second unit of the same size: the same value; removed: its record goes"
+log "a second unit of the same size: the same value, no slurmctld start"
 s=$(starts)
 js add-unit cpu >/dev/null
 settle 180
 expect_status slurmctld/0 '^active 2 nodes in 1 partition$'
 [ "$(part_field DefMemPerCPU)" = "$want" ] || die "DefMemPerCPU=$(part_field DefMemPerCPU) with two units"
 [ "$(record | wc -l)" = 2 ] || die "the controller's record with two units: $(record)"
+
+log "a compute unit's bad node-resources: that unit is not counted, named in the status; its next hook mends it"
+rid=$(js exec cpu/1 -- relation-ids slurmctld)
+js exec cpu/1 -- relation-set -r "$rid" 'node-resources={"cpus":0,"real-memory":5}'
+settle
+expect_status slurmctld/0 "^active 2 nodes in 1 partition; unit cpu/1's node-resources refused: node-resources: cpus is not a whole number in range$"
+[ "$(part_field DefMemPerCPU)" = "$want" ] || die "DefMemPerCPU=$(part_field DefMemPerCPU) after cpu/1's bad data"
+[ "$(record)" = "cpu/0 cpu $cpus $mem ${spec:-0}" ] || die "the record with cpu/1's bad data: $(record)"
+js trigger cpu/1 update-status >/dev/null
+settle
+expect_status slurmctld/0 '^active 2 nodes in 1 partition$'
+[ "$(record | wc -l)" = 2 ] || die "the record after cpu/1 mended its data: $(record)"
+
+log "the admin's global DefMemPerNode beside auto: named in the status (the partition's own wins in Slurm)"
+js config slurmctld slurm-conf-parameters="DefMemPerNode=500" >/dev/null
+settle
+expect_status slurmctld/0 "^active 2 nodes in 1 partition; slurm-conf-parameters' DefMemPerNode: each partition's DefMemPerCPU from default-mem-per-cpu=auto comes first \(none: yours applies\)$"
+[ "$(part_field DefMemPerCPU)" = "$want" ] || die "DefMemPerCPU=$(part_field DefMemPerCPU) beside a global DefMemPerNode"
+js config slurmctld slurm-conf-parameters="" >/dev/null
+settle
+s=$(starts)
+
+log "cpu/1 removed: its record goes, the value stays"
 js remove-unit cpu/1 >/dev/null
 settle 180
 [ "$(record)" = "cpu/0 cpu $cpus $mem ${spec:-0}" ] || die "the record after cpu/1 left: $(record)"
 [ "$(part_field DefMemPerCPU)" = "$want" ] || die "DefMemPerCPU=$(part_field DefMemPerCPU) after cpu/1 left"
 [ "$(starts)" = "$s" ] || die "$(($(starts) - s)) slurmctld starts for the unit's arrival and departure, want 0"
+expect_status slurmctld/0 '^active 1 node in 1 partition$'
 
 log "none again: the key leaves the file (a removed key: by a restart)"
 js config slurmctld default-mem-per-cpu=none >/dev/null

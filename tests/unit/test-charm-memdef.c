@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests for lib/charm/slurmctld/memdef: the record of the compute units' resources (parse,
- * format, set, drop, applications gone), the smallest memory per CPU of an application, and
- * when DefMemPerCPU goes into a partition (the admin's defaults win, MaxMemPerCPU caps). */
+ * format, set, drop, units no longer related, thousands of lines), the smallest memory per CPU of
+ * an application (units below the floor not counted, named), when DefMemPerCPU goes into a
+ * partition (its own defaults win, its MaxMemPerCPU caps) and the global keys named beside auto. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -61,8 +62,10 @@ static void test_record(void **state) {
         struct node_resources more = small;
         more.real_memory = 30000;
         assert_true(memdef_units_set(&u, "cpu/0", "cpu", &more)); /* replaced */
-        char *apps[] = { (char *) "cpu" };
-        assert_int_equal(memdef_units_keep_apps(&u, apps, 1), 1); /* big's gone */
+        assert_true(memdef_units_has(&u, "big/0"));
+        assert_false(memdef_units_has(&u, "cpu/1"));
+        char *listed[] = { (char *) "cpu/0", (char *) "cpu/9" };
+        assert_int_equal(memdef_units_keep_units(&u, listed, 2), 1); /* big/0 not listed: dropped */
         strbuf_reset(&t);
         memdef_units_format(&u, &t);
         assert_string_equal(t.buf, "cpu/0 cpu 2 30000 0\n");
@@ -84,11 +87,22 @@ static void test_per_cpu(void **state) {
         (void) memdef_units_set(&u, "cpu/5", "cpu", &tiny);
         assert_int_equal(memdef_per_cpu(&u, "cpu", &v), 0);
         assert_int_equal(v, 1750);
-        /* never 0 */
+        /* a unit below the floor is not counted (and named) */
         const struct node_resources starved = { .cpus = 128, .real_memory = 100, .mem_spec_limit = 0 };
+        const struct node_resources spec = { .cpus = 2, .real_memory = 24105, .mem_spec_limit = 24000 };
         (void) memdef_units_set(&u, "cpu/6", "cpu", &starved);
+        (void) memdef_units_set(&u, "cpu/7", "cpu", &spec);
         assert_int_equal(memdef_per_cpu(&u, "cpu", &v), 0);
-        assert_int_equal(v, 1);
+        assert_int_equal(v, 1750);
+        _cleanup_strv_ struct strv small_units = STRV_INIT;
+        memdef_units_small(&u, &small_units);
+        assert_int_equal(small_units.n, 2);
+        assert_string_equal(small_units.v[0], "unit cpu/6 left out of the memory default: 0 MiB per CPU, below 100");
+        assert_string_equal(small_units.v[1], "unit cpu/7 left out of the memory default: 52 MiB per CPU, below 100");
+        /* only small units: none */
+        _cleanup_(memdef_units_done) struct memdef_units only = { 0 };
+        (void) memdef_units_set(&only, "x/0", "x", &starved);
+        assert_int_equal(memdef_per_cpu(&only, "x", &v), -ENODATA);
         assert_int_equal(memdef_per_cpu(&u, "other", &v), -ENODATA);
 }
 
@@ -100,29 +114,24 @@ static void parse(const char *s, enum slurm_options_kind kind, struct slurm_opti
 
 static void test_apply(void **state) {
         static const struct {
-                const char *partition, *global;
+                const char *partition;
                 const char *want; /* DefMemPerCPU after, NULL: not set */
         } cases[] = {
-                { "", "", "12052" },
-                { "MaxTime=60", "SchedulerType=sched/builtin", "12052" },
-                { "DefMemPerCPU=500", "", "500" }, /* the admin's, untouched */
-                { "DefMemPerNode=4000", "", NULL },
-                { "DefMemPerGPU=4000", "", NULL },
-                { "", "DefMemPerCPU=700", NULL }, /* the global one applies */
-                { "", "DefMemPerNode=700", NULL },
-                { "", "DefMemPerGPU=700", NULL },
-                { "MaxMemPerCPU=3000", "", "3000" },
-                { "", "MaxMemPerCPU=2000", "2000" },
-                { "MaxMemPerCPU=20000", "MaxMemPerCPU=2000", "12052" }, /* the partition's max */
-                { "MaxMemPerCPU=UNLIMITED", "", "12052" },
+                { "", "12052" },
+                { "MaxTime=60", "12052" },
+                { "DefMemPerCPU=500", "500" }, /* the admin's, untouched */
+                { "DefMemPerNode=4000", NULL },
+                { "DefMemPerGPU=4000", NULL },
+                { "MaxMemPerCPU=3000", "3000" },
+                { "MaxMemPerCPU=20000", "12052" },
+                { "MaxMemPerCPU=UNLIMITED", "12052" },
+                { "MaxMemPerNode=1000", "12052" }, /* per node: no per-CPU cap */
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                _cleanup_(slurm_options_clearp) struct slurm_options p = SLURM_OPTIONS_INIT,
-                                                                     g = SLURM_OPTIONS_INIT;
+                _cleanup_(slurm_options_clearp) struct slurm_options p = SLURM_OPTIONS_INIT;
                 parse(cases[i].partition, SLURM_OPTIONS_PARTITION, &p);
-                parse(cases[i].global, SLURM_OPTIONS_GLOBAL, &g);
                 bool had = slurm_options_get(&p, "DefMemPerCPU") != NULL;
-                int r = memdef_apply(&p, &g, 12052);
+                int r = memdef_apply(&p, 12052);
                 const char *got = slurm_options_get(&p, "DefMemPerCPU");
                 if (cases[i].want && !had) {
                         assert_int_equal(r, 1);
@@ -137,10 +146,33 @@ static void test_apply(void **state) {
                         assert_null(got);
                 }
         }
-        /* no global options at all */
-        _cleanup_(slurm_options_clearp) struct slurm_options p = SLURM_OPTIONS_INIT;
-        assert_int_equal(memdef_apply(&p, NULL, 99), 1);
-        assert_string_equal(slurm_options_get(&p, "DefMemPerCPU"), "99");
+}
+
+static void test_global_conflict(void **state) {
+        assert_null(memdef_global_conflict(NULL));
+        assert_null(memdef_global_conflict(""));
+        assert_null(memdef_global_conflict("SchedulerType=sched/builtin MaxMemPerNode=100"));
+        assert_string_equal(memdef_global_conflict("DefMemPerNode=700"), "DefMemPerNode");
+        assert_string_equal(memdef_global_conflict("MinJobAge=5 DefMemPerCPU=700"), "DefMemPerCPU");
+        assert_string_equal(memdef_global_conflict("DefMemPerGPU=700"), "DefMemPerGPU");
+        assert_string_equal(memdef_global_conflict("MaxMemPerCPU=700"), "MaxMemPerCPU");
+        assert_null(memdef_global_conflict("NotAKey=1 DefMemPerCPU=700")); /* does not parse */
+}
+
+static void test_parse_many(void **state) {
+        /* a record of many units, out of order and with a unit twice: sorted, the first kept */
+        _cleanup_strbuf_ struct strbuf t = STRBUF_INIT;
+        for (int i = 2999; i >= 0; i--)
+                strbuf_addf(&t, "cpu/%d cpu 2 %d 0\n", i, 24000 + i);
+        strbuf_addstr(&t, "cpu/5 cpu 2 1000 0\n");
+        _cleanup_(memdef_units_done) struct memdef_units u = { 0 };
+        memdef_units_parse(t.buf, &u);
+        assert_int_equal(u.n, 3000);
+        for (size_t i = 1; i < u.n; i++)
+                assert_true(strcmp(u.v[i - 1].unit, u.v[i].unit) < 0);
+        uint64_t v = 0;
+        assert_int_equal(memdef_per_cpu(&u, "cpu", &v), 0);
+        assert_int_equal(v, 12000);
 }
 
 int main(void) {
@@ -149,6 +181,8 @@ int main(void) {
                 cmocka_unit_test(test_record),
                 cmocka_unit_test(test_per_cpu),
                 cmocka_unit_test(test_apply),
+                cmocka_unit_test(test_global_conflict),
+                cmocka_unit_test(test_parse_many),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/slurmctld/memdef.h"
+#include "util/strv.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -68,11 +69,18 @@ void memdef_units_parse(const char *text, struct memdef_units *ret) {
                         !parse_num(w[3], SLURMD_IFACE_MAX_MEMORY_MB, &mem) ||
                         !parse_num(w[4], SLURMD_IFACE_MAX_MEMORY_MB, &spec) || !cpus || !mem || spec >= mem)
                         continue;
-                const struct node_resources res = { .cpus = (uint16_t) cpus,
-                        .real_memory = mem,
-                        .mem_spec_limit = spec };
-                (void) memdef_units_set(ret, w[0], w[1], &res);
+                bool dup = false;
+                for (size_t i = 0; i < ret->n && !dup; i++)
+                        dup = streq(ret->v[i].unit, w[0]);
+                if (dup)
+                        continue; /* (the first line of a unit counts) */
+                if (ret->n % 64 == 0)
+                        ret->v = xrealloc(ret->v, (ret->n + 64) * sizeof *ret->v);
+                ret->v[ret->n++] = (struct memdef_unit){ .unit = xstrdup(w[0]),
+                        .app = xstrdup(w[1]),
+                        .res = { .cpus = (uint16_t) cpus, .real_memory = mem, .mem_spec_limit = spec } };
         }
+        qsort(ret->v, ret->n, sizeof *ret->v, cmp_unit); /* once: a record of thousands of units */
 }
 
 void memdef_units_format(const struct memdef_units *u, struct strbuf *out) {
@@ -94,10 +102,22 @@ bool memdef_units_set(struct memdef_units *u, const char *unit, const char *app,
                 u->v[i].res = *res;
                 return true;
         }
+        /* kept sorted: inserted at its place */
+        size_t at = 0;
+        while (at < u->n && strcmp(u->v[at].unit, unit) < 0)
+                at++;
         u->v = xrealloc(u->v, (u->n + 1) * sizeof *u->v);
-        u->v[u->n++] = (struct memdef_unit){ .unit = xstrdup(unit), .app = xstrdup(app), .res = *res };
-        qsort(u->v, u->n, sizeof *u->v, cmp_unit);
+        memmove(&u->v[at + 1], &u->v[at], (u->n - at) * sizeof *u->v);
+        u->v[at] = (struct memdef_unit){ .unit = xstrdup(unit), .app = xstrdup(app), .res = *res };
+        u->n++;
         return true;
+}
+
+bool memdef_units_has(const struct memdef_units *u, const char *unit) {
+        for (size_t i = 0; i < u->n; i++)
+                if (streq(u->v[i].unit, unit))
+                        return true;
+        return false;
 }
 
 static void drop_at(struct memdef_units *u, size_t i) {
@@ -116,12 +136,12 @@ bool memdef_units_drop(struct memdef_units *u, const char *unit) {
         return false;
 }
 
-size_t memdef_units_keep_apps(struct memdef_units *u, char *const *apps, size_t n) {
+size_t memdef_units_keep_units(struct memdef_units *u, char *const *units, size_t n) {
         size_t dropped = 0;
         for (size_t i = 0; i < u->n;) {
                 bool keep = false;
                 for (size_t k = 0; k < n && !keep; k++)
-                        keep = streq(apps[k], u->v[i].app);
+                        keep = streq(units[k], u->v[i].unit);
                 if (keep)
                         i++;
                 else {
@@ -132,33 +152,42 @@ size_t memdef_units_keep_apps(struct memdef_units *u, char *const *apps, size_t 
         return dropped;
 }
 
+static uint64_t per_cpu_of(const struct node_resources *r) {
+        return r->cpus && r->mem_spec_limit < r->real_memory ? (r->real_memory - r->mem_spec_limit) / r->cpus : 0;
+}
+
 int memdef_per_cpu(const struct memdef_units *u, const char *app, uint64_t *ret) {
         uint64_t best = UINT64_MAX;
         for (size_t i = 0; i < u->n; i++) {
-                const struct node_resources *r = &u->v[i].res;
-                if (!streq(u->v[i].app, app) || !r->cpus || r->mem_spec_limit >= r->real_memory)
-                        continue;
-                uint64_t per = (r->real_memory - r->mem_spec_limit) / r->cpus;
-                if (per < best)
+                uint64_t per = per_cpu_of(&u->v[i].res);
+                if (streq(u->v[i].app, app) && per >= MEMDEF_MIN_PER_CPU_MB && per < best)
                         best = per;
         }
         if (best == UINT64_MAX)
                 return -ENODATA;
-        *ret = best ? best : 1;
+        *ret = best;
         return 0;
 }
 
+void memdef_units_small(const struct memdef_units *u, struct strv *ret) {
+        for (size_t i = 0; i < u->n; i++) {
+                uint64_t per = per_cpu_of(&u->v[i].res);
+                if (per < MEMDEF_MIN_PER_CPU_MB)
+                        strv_pushf(ret,
+                                "unit %s left out of the memory default: %" PRIu64 " MiB per CPU, below %d",
+                                u->v[i].unit, per, MEMDEF_MIN_PER_CPU_MB);
+        }
+}
+
 static bool sets_default(const struct slurm_options *o) {
-        return o && (slurm_options_get(o, "DefMemPerCPU") || slurm_options_get(o, "DefMemPerNode") ||
+        return (slurm_options_get(o, "DefMemPerCPU") || slurm_options_get(o, "DefMemPerNode") ||
                             slurm_options_get(o, "DefMemPerGPU"));
 }
 
-int memdef_apply(struct slurm_options *partition, const struct slurm_options *global, uint64_t per_cpu) {
-        if (sets_default(partition) || sets_default(global))
+int memdef_apply(struct slurm_options *partition, uint64_t per_cpu) {
+        if (sets_default(partition))
                 return 0;
         const char *max = slurm_options_get(partition, "MaxMemPerCPU");
-        if (!max && global)
-                max = slurm_options_get(global, "MaxMemPerCPU");
         uint64_t cap;
         if (max && parse_num(max, UINT64_MAX, &cap) && cap > 0 && cap < per_cpu)
                 per_cpu = cap;
@@ -166,4 +195,15 @@ int memdef_apply(struct slurm_options *partition, const struct slurm_options *gl
         snprintf(v, sizeof v, "%" PRIu64, per_cpu);
         slurm_options_set(partition, "DefMemPerCPU", v);
         return 1;
+}
+
+const char *memdef_global_conflict(const char *params) {
+        static const char *const keys[] = { "DefMemPerCPU", "DefMemPerNode", "DefMemPerGPU", "MaxMemPerCPU" };
+        _cleanup_(slurm_options_clearp) struct slurm_options g = SLURM_OPTIONS_INIT;
+        if (!params || slurm_options_parse(params, SLURM_OPTIONS_GLOBAL, &g, NULL) < 0)
+                return NULL;
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                if (slurm_options_get(&g, keys[i]))
+                        return keys[i];
+        return NULL;
 }

@@ -1128,20 +1128,43 @@ static bool memdef_bad_set(struct strbuf *text, const char *unit, const char *wh
         return changed;
 }
 
+/* One compute unit's published resources into the record: counted when good, else out of it
+ * and named in MEMDEF_BAD_FILE (every controller unit decides alike from the same bag). 0
+ * absent (not registered yet: nothing changes), 1 handled, negative errno. *changed set when
+ * the record or the refusals changed. */
+static int memdef_take(struct juju_ctx *ctx, const char *rel, const char *unit, const char *app,
+        struct memdef_units *units, struct strbuf *bad, bool *changed, struct strbuf *err) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        const char *v = NULL;
+        struct node_resources res;
+        int r = juju_relation_get_value(ctx, rel, unit, SLURMD_UNIT_RESOURCES_KEY, &v, err);
+        if (r < 0)
+                return r;
+        r = node_resources_decode(v, &res, &e);
+        if (r == -ENODATA)
+                return 0;
+        if (r < 0) {
+                *changed |= memdef_units_drop(units, unit);
+                *changed |= memdef_bad_set(bad, unit, e.buf);
+        } else {
+                *changed |= memdef_units_set(units, unit, app, &res);
+                *changed |= memdef_bad_set(bad, unit, NULL);
+        }
+        return 1;
+}
+
 /* A compute unit's own event: what it published of its node (interfaces/slurmd.h
  * "node-resources") into this unit's record (charm/slurmctld/memdef.h). 1 when the record
- * changed while default-mem-per-cpu is auto (the full reconcile renders the partitions), 0
- * otherwise. A bad value keeps the unit's last good entry (none: the unit is not counted) and is
- * named in the status (MEMDEF_BAD_FILE). */
+ * changed the application's value while default-mem-per-cpu is auto, or changed the refusals
+ * (the full reconcile renders and says so), 0 otherwise. */
 static int memdef_event(struct juju_ctx *ctx, const struct slurmctld_opts *o, const struct juju_env *env,
         struct strbuf *err) {
         _cleanup_(memdef_units_done) struct memdef_units units = { 0 };
         _cleanup_free_ char *text = NULL, *mode_text = NULL, *bad_text = NULL;
-        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, out_text = STRBUF_INIT, bad = STRBUF_INIT;
+        _cleanup_strbuf_ struct strbuf out_text = STRBUF_INIT, bad = STRBUF_INIT;
         bool gone = streq(env->relation_event, "departed");
-        const char *unit = gone ? env->departing_unit : env->remote_unit, *value = NULL;
+        const char *unit = gone ? env->departing_unit : env->remote_unit;
         enum memdef_mode mode = MEMDEF_NONE;
-        struct node_resources res;
         bool changed = false;
         int r;
         if (isempty(unit) || isempty(env->remote_app))
@@ -1162,21 +1185,12 @@ static int memdef_event(struct juju_ctx *ctx, const struct slurmctld_opts *o, co
         uint64_t before = 0, after = 0;
         (void) memdef_per_cpu(&units, env->remote_app, &before);
         if (gone) {
-                changed = memdef_units_drop(&units, unit);
-                (void) memdef_bad_set(&bad, unit, NULL);
+                changed |= memdef_units_drop(&units, unit);
+                changed |= memdef_bad_set(&bad, unit, NULL);
         } else {
-                r = juju_relation_get_value(ctx, env->relation_id, unit, SLURMD_UNIT_RESOURCES_KEY, &value, err);
+                r = memdef_take(ctx, env->relation_id, unit, env->remote_app, &units, &bad, &changed, err);
                 if (r < 0)
                         return r;
-                r = node_resources_decode(value, &res, &e);
-                if (r == -ENODATA)
-                        return 0; /* not registered yet */
-                if (r < 0) /* its last good entry stays */
-                        changed = memdef_bad_set(&bad, unit, e.buf);
-                else {
-                        changed = memdef_units_set(&units, unit, env->remote_app, &res);
-                        changed |= memdef_bad_set(&bad, unit, NULL);
-                }
         }
         if (!changed)
                 return 0;
@@ -1187,22 +1201,23 @@ static int memdef_event(struct juju_ctx *ctx, const struct slurmctld_opts *o, co
         if (r < 0)
                 return r;
         /* a full reconcile when the application's value moves (the first unit, a smaller one,
-         * the smallest gone), or for the status when a unit's data is refused or mended */
+         * the smallest gone), or for the status when a refusal comes or goes */
         (void) memdef_per_cpu(&units, env->remote_app, &after);
         return (mode == MEMDEF_AUTO && after != before) || !streq(bad.buf, strempty(bad_text)) ? 1 : 0;
 }
 
 /* The partitions' default memory per CPU (charm/slurmctld/memdef.h), in the full reconcile:
- * the mode (a bad value keeps the last good one), the record built from every compute unit's
- * bag when there is none yet (a unit's own hooks keep it since: memdef_event), pruned of
- * applications no longer related; then DefMemPerCPU in each application's partition data when
- * the mode is auto and the admin set no default of their own (global: the parameters to render;
- * applied: the last good ones). */
-static int memdef_inputs(struct juju_ctx *ctx, const struct charm_paths *p, struct ctl_inputs *in, const char *global,
-        const char *applied, struct strbuf *err) {
+ * the mode (a bad value keeps the last good one); the record made to match the related units
+ * (relation-list: a unit gone while this one missed its hook, paused or fenced, is dropped; a
+ * listed unit missing from it is read from its bag), so every controller unit counts the same
+ * units; then DefMemPerCPU in each application's partition data when the mode is auto and its
+ * partition-config sets no default of its own. Its own refusals go into the status. */
+static int memdef_inputs(struct juju_ctx *ctx, const struct charm_paths *p, struct ctl_inputs *in,
+        enum memdef_mode *ret_mode, struct strbuf *err) {
         _cleanup_(memdef_units_done) struct memdef_units units = { 0 };
         _cleanup_free_ char *text = NULL, *stored_mode = NULL, *bad_text = NULL;
         _cleanup_strbuf_ struct strbuf out_text = STRBUF_INIT, bad = STRBUF_INIT;
+        _cleanup_strv_ struct strv listed = STRV_INIT;
         const char *cfg = NULL;
         enum memdef_mode mode = MEMDEF_NONE;
         int r;
@@ -1221,6 +1236,7 @@ static int memdef_inputs(struct juju_ctx *ctx, const struct charm_paths *p, stru
         if (memdef_mode_parse(cfg, &mode) < 0)
                 strv_pushf(&in->refused, MEMDEF_CONFIG_KEY ": \"%.40s\" is neither auto nor none (%s stays)",
                         strempty(cfg), memdef_mode_name(mode));
+        *ret_mode = mode;
         r = write_state(p, MEMDEF_MODE_FILE, memdef_mode_name(mode), err);
         if (r < 0)
                 return r;
@@ -1228,29 +1244,35 @@ static int memdef_inputs(struct juju_ctx *ctx, const struct charm_paths *p, stru
         memdef_units_parse(text, &units);
         strbuf_addstr(&bad, strempty(bad_text));
         bool changed = !text;
-        for (size_t i = 0; !text && i < in->slurmd_rels.n; i++) {
-                _cleanup_strv_ struct strv members = STRV_INIT;
-                r = juju_relation_list(ctx, in->slurmd_rels.v[i], &members, err);
+        for (size_t i = 0; i < in->slurmd_rels.n; i++) {
+                size_t from = listed.n;
+                r = juju_relation_list(ctx, in->slurmd_rels.v[i], &listed, err);
                 if (r < 0)
                         return r;
-                for (size_t k = 0; k < members.n; k++) {
-                        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-                        const char *v = NULL;
-                        struct node_resources res;
-                        r = juju_relation_get_value(
-                                ctx, in->slurmd_rels.v[i], members.v[k], SLURMD_UNIT_RESOURCES_KEY, &v, err);
+                for (size_t k = from; k < listed.n; k++) {
+                        if (memdef_units_has(&units, listed.v[k]))
+                                continue;
+                        r = memdef_take(ctx, in->slurmd_rels.v[i], listed.v[k], in->slurmd_apps.v[i], &units, &bad,
+                                &changed, err);
                         if (r < 0)
                                 return r;
-                        r = node_resources_decode(v, &res, &e);
-                        if (r == -ENODATA)
-                                continue; /* not registered yet */
-                        if (r < 0)
-                                (void) memdef_bad_set(&bad, members.v[k], e.buf);
-                        else
-                                (void) memdef_units_set(&units, members.v[k], in->slurmd_apps.v[i], &res);
                 }
         }
-        changed |= memdef_units_keep_apps(&units, in->slurmd_apps.v, in->slurmd_apps.n) > 0;
+        changed |= memdef_units_keep_units(&units, listed.v, listed.n) > 0;
+        {
+                /* refusals of units no longer related go too */
+                _cleanup_strbuf_ struct strbuf kept = STRBUF_INIT;
+                for (const char *l = bad.buf; *l;) {
+                        size_t n = strcspn(l, "\n"), u = strcspn(l, " ");
+                        _cleanup_free_ char *unit = xstrndup(l, u < n ? u : n);
+                        if (strv_contains(&listed, unit))
+                                strbuf_addf(&kept, "%.*s\n", (int) n, l);
+                        l += n + (l[n] == '\n');
+                }
+                changed |= !streq(kept.buf, bad.buf);
+                strbuf_reset(&bad);
+                strbuf_addbuf(&bad, &kept);
+        }
         if (changed) {
                 memdef_units_format(&units, &out_text);
                 r = write_state(p, MEMDEF_UNITS_FILE, out_text.buf, err);
@@ -1259,26 +1281,27 @@ static int memdef_inputs(struct juju_ctx *ctx, const struct charm_paths *p, stru
                 if (r < 0)
                         return r;
         }
-        /* a unit's bad data: its last good entry counts, the refusal is named */
+        /* refused units and those below the floor: named, three at most */
+        _cleanup_strv_ struct strv named = STRV_INIT;
         for (const char *l = bad.buf; *l;) {
                 size_t n = strcspn(l, "\n"), u = strcspn(l, " ");
                 if (u < n)
-                        strv_pushf(&in->ignored, "unit %.*s's node-resources refused: %.*s", (int) u, l,
-                                (int) (n - u - 1), l + u + 1);
+                        strv_pushf(&named, "unit %.*s's node-resources refused: %.*s", (int) u, l, (int) (n - u - 1),
+                                l + u + 1);
                 l += n + (l[n] == '\n');
         }
+        if (mode == MEMDEF_AUTO)
+                memdef_units_small(&units, &named);
+        for (size_t i = 0; i < named.n && i < 3; i++)
+                strv_push(&in->ignored, named.v[i]);
+        if (named.n > 3)
+                strv_pushf(&in->ignored, "%zu more units left out of the memory default", named.n - 3);
         if (mode != MEMDEF_AUTO)
                 return 0;
-        /* a refused global line renders its last good value (ctlguard.h): the admin's defaults
-         * are looked for there (charm-paths: a refused path dropped DefMemPerCPU otherwise) */
-        _cleanup_(slurm_options_clearp) struct slurm_options g = SLURM_OPTIONS_INIT;
-        if (!isempty(global) && slurm_options_parse(global, SLURM_OPTIONS_GLOBAL, &g, NULL) < 0 &&
-                !isempty(applied) && slurm_options_parse(applied, SLURM_OPTIONS_GLOBAL, &g, NULL) < 0)
-                slurm_options_clear(&g);
         for (size_t i = 0; i < in->slurmd_apps.n; i++) {
                 uint64_t per_cpu;
                 if (in->data_ok[i] && memdef_per_cpu(&units, in->slurmd_apps.v[i], &per_cpu) >= 0)
-                        (void) memdef_apply(&in->data[i].partition, &g, per_cpu);
+                        (void) memdef_apply(&in->data[i].partition, per_cpu);
         }
         return 0;
 }
@@ -2203,7 +2226,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (r < 0)
                 return r;
         node_progs_status(&pg, &in);
-        r = memdef_inputs(ctx, &o->paths, &in, pg.params, params_applied, err);
+        enum memdef_mode memdef_mode = MEMDEF_NONE;
+        r = memdef_inputs(ctx, &o->paths, &in, &memdef_mode, err);
         if (r < 0)
                 return r;
 
@@ -2265,6 +2289,17 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 return r;
         }
         strv_pushv(&in.refused, g.refused.v);
+        /* the admin's global defaults beside auto: each partition's own DefMemPerCPU wins over
+         * them in Slurm, which the status says (the rendered line: a refused one changes
+         * nothing, so the partitions do not depend on it) */
+        if (memdef_mode == MEMDEF_AUTO) {
+                const char *k = memdef_global_conflict(g.params_applied);
+                if (k)
+                        strv_pushf(&in.ignored,
+                                "slurm-conf-parameters' %s: each partition's DefMemPerCPU from "
+                                MEMDEF_CONFIG_KEY "=auto comes first (none: yours applies)",
+                                k);
+        }
         /* the key is checked before anything is written */
         {
                 _cleanup_strbuf_ struct strbuf probe = STRBUF_INIT;

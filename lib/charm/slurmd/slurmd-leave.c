@@ -140,6 +140,9 @@ static int stop_slurmd(const struct slurmd_opts *o, sd_bus *bus, struct strbuf *
 
 /* Whether the leaving node held a job lately (busy when the departure began, a wait on its
  * jobs, or its LastBusyTime within the save window): its jobs' ends may be in no state save yet. */
+/* rounds of "wait for the jobs, then for slurmctld's save" a departure makes at most (leave_slurm) */
+#define DEPART_ROUNDS 3
+
 static bool recently_busy(const char *node, uint32_t state, int64_t waited_ms) {
         if (slurm_state_busy(state) || waited_ms >= SLURM_POLL_FIRST_MS)
                 return true;
@@ -197,43 +200,50 @@ static int leave_slurm(struct juju_ctx *ctx, const struct slurmd_opts *o, const 
                         timeout_ms / 1000);
                 (void) juju_status_set(ctx, false, JUJU_STATUS_MAINTENANCE, msg.buf, NULL);
         }
-        int64_t t0 = slurm_now_ms();
-        strbuf_reset(&e);
-        r = slurm_jobs_wait_none(node, timeout_ms, &e);
-        *ret_waited_ms = slurm_now_ms() - t0;
-        if (r == -ETIMEDOUT) {
-                struct slurm_job_list jobs = { 0 };
-                _cleanup_free_ char *ids = NULL;
-                if (slurm_jobs_on_node(node, &jobs, NULL) >= 0)
-                        ids = join_ids(&jobs);
-                slurm_job_list_done(&jobs);
-                strbuf_addf(err,
-                        "drain-timeout: node \"%s\" still runs job%s %s after %d s: wait and resolve, or "
-                        "run the destroy-jobs action, then resolve",
-                        node, ids && strchr(ids, ',') ? "s" : "", isempty(ids) ? "(unknown)" : ids,
-                        timeout_ms / 1000);
-                _cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
-                strbuf_addf(&msg, "drain-timeout: jobs %s still running on %s", strempty(ids), node);
-                (void) juju_status_set(ctx, false, JUJU_STATUS_BLOCKED, msg.buf, NULL);
-                return r;
-        }
-        if (r < 0) {
-                strbuf_addbuf(err, &e);
-                return r;
-        }
-        /* pending jobs that need this node: held before the deletion (else the next node to
-         * register would run them, charm/common/strand.h), and once more after it for any submitted
-         * in between */
-        strand_departure(ctx, unit, node, true);
-        /* the jobs' ends (and those holds) on slurmctld's disk before its record goes. slurmctld
-         * killed within its save window after the deletion restarts from the file before it,
-         * which has the node, and may have had a job's last change in no save yet (seen on
-         * 22.05: a job came back COMPLETING, its batch step still there, on a node deleted
-         * 7 s after its end, issue 26, "ghost"): the job holds the record, which the
+        /* the jobs' ends (and the holds below) on slurmctld's disk before its record goes.
+         * slurmctld killed within its save window after the deletion restarts from the file
+         * before it, which has the node, and may have had a job's last change in no save yet
+         * (seen on 22.05: a job came back COMPLETING, its batch step still there, on a node
+         * deleted 7 s after its end, issue 26, "ghost"): the job holds the record, which the
          * controller then cannot delete (slurmctld.c, cleanup_nodes), and a job that ended for
          * real is failed or requeued (run again) when slurmctld gives the node up. So: a save
-         * asked for when the node held a job lately, and its window waited out */
-        if (recently_busy(node, state, *ret_waited_ms)) {
+         * asked for when the node held a job lately, and its window waited out. A slurmctld
+         * killed within that wait may bring such a job back as RUNNING here (attack of stop 51):
+         * then the jobs are waited for again (Slurm settles the job at the node's next
+         * registration, by its own rule), never the record deleted or made a placeholder under
+         * it (a DOWN there ran it a second time); at most DEPART_ROUNDS rounds */
+        int64_t t0 = slurm_now_ms();
+        for (int round = 0;; round++) {
+                int64_t left = timeout_ms - (slurm_now_ms() - t0);
+                strbuf_reset(&e);
+                r = slurm_jobs_wait_none(node, left > 0 ? (int) left : 0, &e);
+                *ret_waited_ms = slurm_now_ms() - t0;
+                if (r == -ETIMEDOUT) {
+                        struct slurm_job_list jobs = { 0 };
+                        _cleanup_free_ char *ids = NULL;
+                        if (slurm_jobs_on_node(node, &jobs, NULL) >= 0)
+                                ids = join_ids(&jobs);
+                        slurm_job_list_done(&jobs);
+                        strbuf_addf(err,
+                                "drain-timeout: node \"%s\" still runs job%s %s after %d s: wait and resolve, or "
+                                "run the destroy-jobs action, then resolve",
+                                node, ids && strchr(ids, ',') ? "s" : "", isempty(ids) ? "(unknown)" : ids,
+                                timeout_ms / 1000);
+                        _cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
+                        strbuf_addf(&msg, "drain-timeout: jobs %s still running on %s", strempty(ids), node);
+                        (void) juju_status_set(ctx, false, JUJU_STATUS_BLOCKED, msg.buf, NULL);
+                        return r;
+                }
+                if (r < 0) {
+                        strbuf_addbuf(err, &e);
+                        return r;
+                }
+                /* pending jobs that need this node: held before the deletion (else the next
+                 * node to register would run them, charm/common/strand.h), and once more after
+                 * it for any submitted in between */
+                strand_departure(ctx, unit, node, true);
+                if (!recently_busy(node, state, *ret_waited_ms))
+                        break;
                 _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
                 if (slurm_ctl_save_nudge(&why) < 0)
                         (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
@@ -241,6 +251,18 @@ static int leave_slurm(struct juju_ctx *ctx, const struct slurmd_opts *o, const 
                                 node, why.buf);
                 int wait_ms = SLURM_STATE_SAVED_MS;
                 (void) slurm_poll_sleep(&wait_ms, slurm_now_ms() + SLURM_STATE_SAVED_MS);
+                struct slurm_job_list again = { 0 };
+                strbuf_reset(&e);
+                int k = slurm_jobs_on_node(node, &again, &e);
+                _cleanup_free_ char *ids = k > 0 ? join_ids(&again) : NULL;
+                slurm_job_list_done(&again);
+                if (k == 0 || round + 1 >= DEPART_ROUNDS)
+                        break; /* (an unanswered look: the deletion's own check follows) */
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                        "node %s leaving: slurmctld has job%s %s on it again after the state save wait "
+                        "(a restart from an older save?): waiting for %s again",
+                        node, ids && strchr(ids, ',') ? "s" : "", strempty(ids),
+                        ids && strchr(ids, ',') ? "them" : "it");
         }
         /* with munge (22.05) slurmd stops before its record goes or becomes the placeholder: a
          * registration of its own after that (one in flight, a SIGHUP) would bring a kept record
