@@ -6,6 +6,8 @@
 #include "charm/slurmd/slurmd-internal.h"
 #include "charm/common/strand.h"
 #include "charm/common/watcher.h"
+#include "charm/slurmd/nodefollow.h"
+#include "slurm/localjobs.h"
 #include "slurm/client.h"
 #include "slurm/ctlstats.h"
 #include "slurm/jobs.h"
@@ -263,6 +265,23 @@ static int leave_slurm(struct juju_ctx *ctx, const struct slurmd_opts *o, const 
                         "(a restart from an older save?): waiting for %s again",
                         node, ids && strchr(ids, ',') ? "s" : "", strempty(ids),
                         ids && strchr(ids, ',') ? "them" : "it");
+                /* none of them runs on this machine: slurmctld lost their end. Slurm requeues
+                 * (runs again) or fails such a job at the node's next registration; the admin
+                 * who knows it ended may cancel it instead, so the status says so */
+                uint32_t *local = NULL;
+                size_t n_local = 0;
+                _cleanup_strbuf_ struct strbuf le = STRBUF_INIT;
+                if (slurm_local_steps_scan(NODEFOLLOW_SPOOL_DIR, node, LOCAL_UNIX_TABLE, &local, &n_local, &le) >= 0 &&
+                        n_local == 0) {
+                        _cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
+                        strbuf_addf(&msg,
+                                "leaving: slurmctld has job %s running on %s, which runs nothing (its end lost "
+                                "in a slurmctld restart?): Slurm requeues it at the node's next registration; "
+                                "scancel it if it ended",
+                                strempty(ids), node);
+                        (void) juju_status_set(ctx, false, JUJU_STATUS_MAINTENANCE, msg.buf, NULL);
+                }
+                free(local);
         }
         /* with munge (22.05) slurmd stops before its record goes or becomes the placeholder: a
          * registration of its own after that (one in flight, a SIGHUP) would bring a kept record
