@@ -201,6 +201,10 @@ bool slurm_job_state_on_node(uint32_t job_state) {
         return base == JOB_RUNNING || base == JOB_SUSPENDED;
 }
 
+bool slurm_job_state_launched(uint32_t job_state) {
+        return (job_state & JOB_STATE_BASE) == JOB_RUNNING && !(job_state & (JOB_COMPLETING | JOB_CONFIGURING));
+}
+
 bool slurm_state_invalid_reg(uint32_t state) {
         return (state & NODE_STATE_INVALID_REG) != 0;
 }

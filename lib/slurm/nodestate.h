@@ -56,3 +56,5 @@ const char *slurm_job_state_name(uint32_t job_state);
 /* The job holds or is about to hold or release nodes: RUNNING, SUSPENDED, or the CONFIGURING
  * or COMPLETING flag (any base). These are the jobs that keep a node from being deleted. */
 bool slurm_job_state_on_node(uint32_t job_state);
+/* RUNNING with neither flag: launched and not ending, so it has a slurmstepd on its nodes. */
+bool slurm_job_state_launched(uint32_t job_state);

@@ -142,6 +142,45 @@ static int stop_slurmd(const struct slurmd_opts *o, sd_bus *bus, struct strbuf *
 
 /* Whether the leaving node held a job lately (busy when the departure began, a wait on its
  * jobs, or its LastBusyTime within the save window): its jobs' ends may be in no state save yet. */
+/* A wait for the node's jobs looks every this often whether slurmctld has jobs there that the
+ * machine does not run (phantom_note). */
+#define PHANTOM_LOOK_MS 15000
+
+/* slurmctld has launched jobs on node (RUNNING, neither launching nor ending) and this machine
+ * has no slurmstepd of any: their ends were lost (a slurmctld restarted from a save before them,
+ * attack of stop 51). Slurm requeues (runs again) or fails such a job at the node's next
+ * registration (job_mgr.c _purge_missing_jobs); the admin who knows it ended may cancel it, so
+ * the status says so, the second look in a row (*seen counts them). */
+static void phantom_note(struct juju_ctx *ctx, const char *node, int *seen) {
+        struct slurm_job_list jobs = { 0 };
+        uint32_t *local = NULL;
+        size_t n_local = 0;
+        bool phantom = slurm_jobs_on_node(node, &jobs, NULL) > 0;
+        for (size_t i = 0; phantom && i < jobs.n; i++)
+                phantom = slurm_job_state_launched(jobs.v[i].state);
+        if (phantom)
+                phantom = slurm_local_steps_scan(NODEFOLLOW_SPOOL_DIR, node, LOCAL_UNIX_TABLE, &local, &n_local, NULL) >= 0 &&
+                        n_local == 0;
+        free(local);
+        if (!phantom) {
+                *seen = 0;
+                slurm_job_list_done(&jobs);
+                return;
+        }
+        if (++*seen == 2) {
+                _cleanup_free_ char *ids = join_ids(&jobs);
+                _cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
+                strbuf_addf(&msg,
+                        "leaving: slurmctld has job %s running on %s, which runs nothing (its end lost in a "
+                        "slurmctld restart?): Slurm requeues it at the node's next registration; scancel it "
+                        "if it ended",
+                        strempty(ids), node);
+                (void) juju_status_set(ctx, false, JUJU_STATUS_MAINTENANCE, msg.buf, NULL);
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "node %s %s", node, msg.buf);
+        }
+        slurm_job_list_done(&jobs);
+}
+
 /* rounds of "wait for the jobs, then for slurmctld's save" a departure makes at most (leave_slurm) */
 #define DEPART_ROUNDS 3
 
@@ -216,9 +255,17 @@ static int leave_slurm(struct juju_ctx *ctx, const struct slurmd_opts *o, const 
          * it (a DOWN there ran it a second time); at most DEPART_ROUNDS rounds */
         int64_t t0 = slurm_now_ms();
         for (int round = 0;; round++) {
-                int64_t left = timeout_ms - (slurm_now_ms() - t0);
-                strbuf_reset(&e);
-                r = slurm_jobs_wait_none(node, left > 0 ? (int) left : 0, &e);
+                /* in looks of PHANTOM_LOOK_MS: jobs the machine does not run are named */
+                int phantom_seen = 0;
+                for (;;) {
+                        int64_t left = timeout_ms - (slurm_now_ms() - t0);
+                        int chunk = left > PHANTOM_LOOK_MS ? PHANTOM_LOOK_MS : left > 0 ? (int) left : 0;
+                        strbuf_reset(&e);
+                        r = slurm_jobs_wait_none(node, chunk, &e);
+                        if (r != -ETIMEDOUT || chunk == left || chunk == 0)
+                                break;
+                        phantom_note(ctx, node, &phantom_seen);
+                }
                 *ret_waited_ms = slurm_now_ms() - t0;
                 if (r == -ETIMEDOUT) {
                         struct slurm_job_list jobs = { 0 };
@@ -265,23 +312,6 @@ static int leave_slurm(struct juju_ctx *ctx, const struct slurmd_opts *o, const 
                         "(a restart from an older save?): waiting for %s again",
                         node, ids && strchr(ids, ',') ? "s" : "", strempty(ids),
                         ids && strchr(ids, ',') ? "them" : "it");
-                /* none of them runs on this machine: slurmctld lost their end. Slurm requeues
-                 * (runs again) or fails such a job at the node's next registration; the admin
-                 * who knows it ended may cancel it instead, so the status says so */
-                uint32_t *local = NULL;
-                size_t n_local = 0;
-                _cleanup_strbuf_ struct strbuf le = STRBUF_INIT;
-                if (slurm_local_steps_scan(NODEFOLLOW_SPOOL_DIR, node, LOCAL_UNIX_TABLE, &local, &n_local, &le) >= 0 &&
-                        n_local == 0) {
-                        _cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
-                        strbuf_addf(&msg,
-                                "leaving: slurmctld has job %s running on %s, which runs nothing (its end lost "
-                                "in a slurmctld restart?): Slurm requeues it at the node's next registration; "
-                                "scancel it if it ended",
-                                strempty(ids), node);
-                        (void) juju_status_set(ctx, false, JUJU_STATUS_MAINTENANCE, msg.buf, NULL);
-                }
-                free(local);
         }
         /* with munge (22.05) slurmd stops before its record goes or becomes the placeholder: a
          * registration of its own after that (one in flight, a SIGHUP) would bring a kept record
