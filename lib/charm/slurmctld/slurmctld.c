@@ -942,24 +942,28 @@ static bool ghost_record(const struct slurm_node *n) {
 }
 
 /* Whether node (ghost_record) is still one GHOST_GRACE_S after slurmctld's start: waits for that
- * moment first (once per reconcile: *waited), bounded by GHOST_GRACE_S. 1 yes, 0 no or unknown. */
-static int ghost_confirmed(const char *node, bool *waited) {
-        time_t boot = 0, update = 0;
-        if (!*waited) {
-                *waited = true;
-                if (slurm_ctl_boot_time(0, &boot, &update, NULL) < 0)
-                        return 0;
+ * moment first (once per start of slurmctld: *waited_for holds the start waited for), bounded by
+ * GHOST_GRACE_S; a slurmctld that does not say when it started, or that started again meanwhile
+ * (its grace begins anew: attack of stop 51), is no answer. 1 yes, 0 no or unknown. */
+static int ghost_confirmed(const char *node, time_t *waited_for) {
+        time_t boot = 0, again = 0, update = 0;
+        if (slurm_ctl_boot_time(0, &boot, &update, NULL) < 0 || boot <= 0)
+                return 0;
+        if (*waited_for != boot) {
                 int wait_ms = (int) (boot + GHOST_GRACE_S - time(NULL)) * 1000;
                 if (wait_ms > GHOST_GRACE_S * 1000)
                         wait_ms = GHOST_GRACE_S * 1000;
                 if (wait_ms > 0)
                         (void) slurm_poll_sleep(&wait_ms, slurm_now_ms() + wait_ms);
+                *waited_for = boot;
         }
         struct slurm_node n = { 0 };
         if (slurm_node_get(node, &n, NULL) < 0)
                 return 0;
         int ghost = ghost_record(&n);
         slurm_node_done(&n);
+        if (slurm_ctl_boot_time(0, &again, &update, NULL) < 0 || again != boot)
+                return 0;
         return ghost;
 }
 
@@ -971,7 +975,7 @@ static int cleanup_nodes(struct juju_ctx *ctx, const struct slurmctld_opts *o, c
         struct slurm_node_list nodes = { 0 };
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         _cleanup_strv_ struct strv done = STRV_INIT;
-        bool boot_checked = false;
+        time_t grace_waited = 0;
         int r;
 
         r = slurm_node_list(NULL, &nodes, &e);
@@ -1021,7 +1025,7 @@ static int cleanup_nodes(struct juju_ctx *ctx, const struct slurmctld_opts *o, c
                         if (slurm_state_registered(n->state) && !ghost)
                                 continue;
                         if (slurm_state_registered(n->state)) {
-                                if (ghost_confirmed(n->name, &boot_checked) <= 0)
+                                if (ghost_confirmed(n->name, &grace_waited) <= 0)
                                         continue;
                                 /* pending jobs require it: its placeholder, as the departure
                                  * made it (that change may be what the crash lost) */
