@@ -3,6 +3,7 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/slurmctld/memdef.h"
+#include "util/parse.h"
 #include "util/strv.h"
 
 #include <errno.h>
@@ -40,14 +41,10 @@ static int cmp_unit(const void *a, const void *b) {
         return strcmp(((const struct memdef_unit *) a)->unit, ((const struct memdef_unit *) b)->unit);
 }
 
-/* a whole decimal number, nothing else */
+/* a whole decimal number, nothing else (util/parse.h; unsigned long is 64 bits on the bases) */
 static bool parse_num(const char *w, uint64_t max, uint64_t *ret) {
-        char *end;
-        if (!w || !(*w >= '0' && *w <= '9'))
-                return false;
-        errno = 0;
-        unsigned long long v = strtoull(w, &end, 10);
-        if (errno || *end || v > max)
+        unsigned long v;
+        if (!parse_ulong(w, max, &v))
                 return false;
         *ret = v;
         return true;
