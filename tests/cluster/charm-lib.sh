@@ -112,7 +112,7 @@ js() {
         if [ "$1" = deploy ] && [ ! -e "$MODEL/state.json" ]; then
                 # JUJU_SIM_HOOK_CONCURRENCY=machines|N|serial: the model's hook-concurrency
                 # (tools/juju-sim/README.md, "Hook concurrency"; issue 28); unset: juju-sim's
-                # default, serial for now (charm-overlap sets machines itself)
+                # default, machines (Juju's rule)
                 "$JS" model-config automatically-retry-hooks=false \
                         ${JUJU_SIM_HOOK_CONCURRENCY:+hook-concurrency=$JUJU_SIM_HOOK_CONCURRENCY} >/dev/null ||
                         die "model-config"

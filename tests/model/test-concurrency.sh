@@ -30,7 +30,7 @@ wait_for() {
 pending() { js status --format=json | jq '[.applications[].units[]."pending-events"] | add'; }
 
 JUJU_SIM_MODEL=$TMP/fresh js model-config automatically-retry-hooks=false
-assert_eq "hook-concurrency is serial by default (for now)" "serial" "$(JUJU_SIM_MODEL=$TMP/fresh js model-config hook-concurrency)"
+assert_eq "hook-concurrency is machines by default (Juju's rule)" "machines" "$(JUJU_SIM_MODEL=$TMP/fresh js model-config hook-concurrency)"
 JUJU_SIM_MODEL=$TMP/fresh js destroy
 js model-config hook-concurrency=machines >/dev/null
 assert_eq "hook-concurrency: machines" "machines" "$(js model-config hook-concurrency)"

@@ -58,8 +58,8 @@ static void usage(FILE *f) {
               "       without destroy (machines, cgroups, bridges); never touches an existing model\n"
               "  model-config [KEY | KEY=V …]   default-base (machines deployed without --base),\n"
               "       automatically-retry-hooks (true: a failed hook runs again after 5, 10, 20 … s),\n"
-              "       hook-concurrency (serial, the default for now: one hook at a time in the model;\n"
-              "       machines or N: hooks of different machines at once, at most N, as Juju runs them)\n"
+              "       hook-concurrency (machines, the default, or N: hooks of different machines at\n"
+              "       once, at most N, as Juju runs them; serial: one hook at a time in the model)\n"
               "  capacity [--format=json|yaml]   how many more namespace machines this host (and the\n"
               "       model, when there is one) can hold, limit by limit; deploy and add-unit refuse more\n"
               "The model directory: --model DIR, else $JUJU_SIM_MODEL, else ./.juju-sim.\n"
@@ -959,7 +959,7 @@ static int cmd_destroy(int argc, char **argv) {
 /* model-config [KEY | KEY=V …]: the model keys juju-sim keeps. default-base: the base deploy
  * gives machines without --base (V empty resets it); automatically-retry-hooks: true (Juju's
  * default) or false, whether a failed hook runs again by itself (runner.h); hook-concurrency:
- * serial (default), machines or N, how hooks run (model.h). */
+ * machines (default), N or serial, how hooks run (model.h). */
 static const char *const model_keys[] = { "automatically-retry-hooks", "default-base", "hook-concurrency" };
 
 static void print_model_key(const cJSON *state, const char *key, bool named) {

@@ -27,9 +27,9 @@
  * unit's queue is only appended to (and popped at the head by the runner); at most one leader per
  * application. Ownership: struct model owns dir and state; model_free() releases the lock.
  *
- * Hook concurrency (model key hook-concurrency, model_hook_workers()): "serial" (the default) runs
- * every hook, action and exec under the model lock, one at a time in the model. Otherwise hooks
- * of different machines run at once, as Juju's unit agents do: each machine has its own lock
+ * Hook concurrency (model key hook-concurrency, model_hook_workers()): "serial" runs every hook,
+ * action and exec under the model lock, one at a time in the model. Otherwise (the default,
+ * "machines") hooks of different machines run at once, as Juju's unit agents do: each machine has its own lock
  * (model_machine_lock(), DIR/lock.machine-N: one hook, action or exec of that machine at a
  * time) and the model lock is held only to read the state and to commit a hook's writes into
  * the state as it is then (model_commit_merge()). Lock order: a machine lock first, then the
@@ -138,11 +138,11 @@ int model_deploy(struct model *m, const char *charm, const char *app, int n, cha
 int model_set_default_base(struct model *m, const char *base, struct strbuf *err);
 /* model-config automatically-retry-hooks=true|false ("" resets to Juju's default, true). */
 int model_set_retry_hooks(struct model *m, const char *value, struct strbuf *err);
-/* model-config hook-concurrency=serial|machines|N ("" resets to the default, serial until the
- * charms' cluster suite passes under Juju's rule, machines: README "Hook concurrency"): how hooks
+/* model-config hook-concurrency=serial|machines|N ("" resets to the default, machines: Juju's
+ * rule, README "Hook concurrency"): how hooks
  * run (above). A change is refused (-EBUSY, nothing changed) while a machine's lock is held or a
  * unit is executing a hook or action: that process runs in the mode it began with. */
-#define HOOK_CONCURRENCY_DEFAULT "serial"
+#define HOOK_CONCURRENCY_DEFAULT "machines"
 #define HOOK_WORKERS_MAX 256
 int model_set_hook_concurrency(struct model *m, const char *value, struct strbuf *err);
 /* The key's value: "serial", "machines" or a number. */
