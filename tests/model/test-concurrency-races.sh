@@ -239,6 +239,36 @@ js wait || fail "(5) the wait after"
 assert_eq "(5) the interrupted hook ran again" "a/0 update-status" "$(uevents a/0 $((n0 + 1)))"
 assert_eq "(5) nothing pending" 0 "$(pending)"
 
+# (5b) Both modes: a running hook's status-set shows in `status` at once, the unit "executing"
+# meanwhile (Juju: status-set is an immediate call to the controller, and juju status shows the
+# agent executing); a wait killed then leaves the status set, the unit idle, and the hook runs
+# again at the next wait (serial mode used to keep both in the wait's memory until the hook ended)
+for m in serial machines; do
+        deployed "shown-$m" $m 1
+        S=$TMP/shown-$m
+        behave a update-status "status-set maintenance \"mid hook \$\$\"; echo \$\$ > $S.hook; sleep 60"
+        js trigger a/0 update-status
+        setsid "$JUJU_SIM" wait > /dev/null 2>&1 &
+        p=$!
+        BG+=("$p")
+        wait_for "$S.hook" || fail "(5b) $m: the hook did not begin"
+        hp=$(cat "$S.hook")
+        assert_eq "(5b) $m: the hook's status-set shows while it runs" "maintenance mid hook $hp" \
+                "$(js status --format=json | jq -r '.applications.a.units."a/0"."workload-status" | "\(.current) \(.message)"')"
+        assert_eq "(5b) $m: the unit is executing while its hook runs" executing "$(agent a/0)"
+        kill -9 -- "-$p" 2>/dev/null
+        kill -9 -- "-$hp" "$hp" 2>/dev/null
+        { wait "$p"; } 2>/dev/null
+        assert_eq "(5b) $m, wait killed: a/0 is idle again" idle "$(agent a/0)"
+        assert_eq "(5b) $m, wait killed: the status set stays" "mid hook $hp" \
+                "$(js status --format=json | jq -r '.applications.a.units."a/0"."workload-status".message')"
+        unbehave a update-status
+        n0=$(nevents)
+        js wait || fail "(5b) $m: the wait after"
+        assert_eq "(5b) $m: the interrupted hook ran again" "a/0 update-status" "$(uevents a/0 $((n0 + 1)))"
+        assert_eq "(5b) $m: nothing pending" 0 "$(pending)"
+done
+
 # (6) The workers take units in turn: with hook-concurrency=2 and four units, the first two
 # started are a/0 and a/1 (the reviewer's count: a pass started 194 of 260 free units)
 deployed turn 2 4

@@ -300,7 +300,9 @@ static void build_env(struct hookctx *ctx, const char *charm_dir, const char *di
 /* concurrent: the model lock is taken only briefly (runner.h); the context gets a socket of its
  * own, and nothing of it points into m->state (reloaded while the process runs). */
 static void ctx_init(struct hookctx *ctx, struct model *m, const char *unit, bool concurrent) {
-        *ctx = (struct hookctx){ .m = m, .unit = unit, .relation_id = -1, .concurrent = concurrent };
+        *ctx = (struct hookctx){
+                .m = m, .unit = unit, .relation_id = -1, .concurrent = concurrent, .serial_mfd = -1
+        };
         ctx->app = ctx->app_owned = xstrdup(strempty(unit_app(m->state, unit)));
         long n = (long) jnum(jget(m->state, "counters"), "context", 0);
         jset_num(jobj(m->state, "counters"), "context", (double) (n + 1));
@@ -310,6 +312,7 @@ static void ctx_init(struct hookctx *ctx, struct model *m, const char *unit, boo
 }
 
 static void ctx_clear(struct hookctx *ctx) {
+        closep(&ctx->serial_mfd);
         free(ctx->id);
         free(ctx->sock);
         free(ctx->app_owned);
@@ -319,7 +322,7 @@ static void ctx_clear(struct hookctx *ctx) {
         cJSON_Delete(ctx->action_results);
         cJSON_Delete(ctx->action_log);
         free(ctx->action_message);
-        *ctx = (struct hookctx){};
+        *ctx = (struct hookctx){ .serial_mfd = -1 };
 }
 
 static void debug_log(struct model *m, struct hookctx *ctx, const char *what, const char *status,
@@ -495,13 +498,33 @@ static int process_enter(
         return 0;
 }
 
+/* Serial mode, the process is about to start: its machine's lock is taken (when the caller
+ * holds it already, machine_locked, nothing more is needed: the machine is busy) and what was
+ * prepared is saved ("executing", the event's effects before its hook), so that `status` shows
+ * the process as it runs and its immediate writes at once, as concurrent mode does
+ * (hookctx_state_begin). A killed process leaves its unit executing under a free lock: undone
+ * at the next load (clear_stale), its event still queued. When the lock cannot be had at once
+ * (a concurrent process began there meanwhile: it waits for the model lock we hold), nothing is
+ * saved before the hook's end, as before. */
+static int serial_started(struct hookctx *ctx, bool machine_locked, struct strbuf *err) {
+        if (!machine_locked) {
+                _cleanup_free_ char *machine = unit_machine(ctx->m, ctx->unit);
+                _cleanup_strbuf_ struct strbuf lerr = STRBUF_INIT;
+                if (!machine || model_machine_lock(ctx->m, machine, 0, &ctx->serial_mfd, &lerr) < 0)
+                        return 0;
+        }
+        ctx->serial_saves = true;
+        return model_save(ctx->m, err);
+}
+
 /* The process is about to start: its view of the state (work) is taken; concurrent mode saves
- * what was prepared and releases the model lock (conc_started). */
-static int process_start(struct hookctx *ctx, struct strbuf *err) {
+ * what was prepared and releases the model lock (conc_started), serial mode saves it under the
+ * machine's lock (serial_started; machine_locked: the caller holds that lock already). */
+static int process_start(struct hookctx *ctx, bool machine_locked, struct strbuf *err) {
         if (ctx->concurrent)
                 return conc_started(ctx, err);
         ctx->work = cJSON_Duplicate(ctx->m->state, true);
-        return 0;
+        return serial_started(ctx, machine_locked, err);
 }
 
 /* The process ended: concurrent mode takes the model lock again (the state reloaded). */
@@ -518,7 +541,9 @@ cJSON *hookctx_state_begin(struct hookctx *ctx, struct strbuf *err) {
 }
 
 int hookctx_state_end(struct hookctx *ctx, struct strbuf *err) {
-        return ctx->concurrent ? conc_done(ctx->m, err) : 0;
+        if (ctx->concurrent)
+                return conc_done(ctx->m, err);
+        return ctx->serial_saves ? model_save(ctx->m, err) : 0;
 }
 
 /* A failed hook: the unit in error, its automatic retry scheduled. */
@@ -608,7 +633,7 @@ int runner_run_event(struct model *m, const char *unit_name, int64_t deadline_ms
         build_env(&ctx, charm_dir, dispatch_path, ev, &env);
         set_agent(m, NULL, unit, "executing");
         _cleanup_json_ cJSON *machine = cJSON_Duplicate(state_machine(m->state, jstr(u, "machine")), true);
-        int r = process_start(&ctx, err);
+        int r = process_start(&ctx, false, err);
         if (r < 0) {
                 ctx_clear(&ctx);
                 return r;
@@ -1058,7 +1083,7 @@ int runner_run_action(struct model *m, const char *unit, const char *action, cJS
         ctx.hook = NULL;
         _cleanup_json_ cJSON *machine = cJSON_Duplicate(state_machine(m->state, jstr(u, "machine")), true);
         set_agent(m, NULL, unit, "executing");
-        r = process_start(&ctx, err);
+        r = process_start(&ctx, mfd >= 0, err);
         if (r < 0) {
                 ctx_clear(&ctx);
                 return r;
@@ -1145,7 +1170,7 @@ int runner_exec(struct model *m, const char *unit, char *const *cmd, int *ret_st
         _cleanup_strv_ struct strv env = STRV_INIT;
         build_env(&ctx, charm_dir, NULL, NULL, &env);
         _cleanup_json_ cJSON *machine = cJSON_Duplicate(state_machine(m->state, jstr(u, "machine")), true);
-        r = process_start(&ctx, err);
+        r = process_start(&ctx, mfd >= 0, err);
         if (r < 0) {
                 ctx_clear(&ctx);
                 return r;

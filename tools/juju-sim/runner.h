@@ -42,6 +42,8 @@ struct hookctx {
         cJSON *work; /* working copy of the state */
         cJSON *base; /* concurrent mode: the state when the process started (work's origin) */
         bool concurrent;
+        int serial_mfd;   /* serial mode: the unit's machine lock while its process runs, or -1 */
+        bool serial_saves; /* serial mode: immediate writes are saved at once (serial_started) */
         const char *unit;
         const char *app; /* points to app_owned */
         char *app_owned;
@@ -110,9 +112,12 @@ int hooktool_run(struct hookctx *ctx, char *const *argv, const char *file, const
         struct strbuf *out, struct strbuf *errout, char **ret_output);
 
 /* The state a hook tool's immediate write goes to (status-set, leader-set,
- * application-version-set): serial mode, the model's own (saved after the hook); concurrent mode,
- * the model's reloaded under the model lock. NULL (err says why) when the lock could not be
- * taken. Pair each non-NULL return with hookctx_state_end(), which saves and unlocks. */
+ * application-version-set): serial mode, the model's own, saved at once as in concurrent mode
+ * (juju status shows a running hook's status-set) while the process holds its machine's lock
+ * (ctx->serial_mfd; so a reader leaves the unit "executing", and a killed wait's unit is undone
+ * at the next load and its event runs again); concurrent mode, the model's reloaded under the
+ * model lock. NULL (err says why) when the lock could not be taken. Pair each non-NULL return
+ * with hookctx_state_end(), which saves (and, concurrent, unlocks). */
 cJSON *hookctx_state_begin(struct hookctx *ctx, struct strbuf *err);
 int hookctx_state_end(struct hookctx *ctx, struct strbuf *err);
 
