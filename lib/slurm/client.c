@@ -506,3 +506,27 @@ int slurm_ctl_running_values(struct strv *ret, struct strbuf *err) {
         slurm_free_ctl_conf(c);
         return 0;
 }
+
+int64_t slurm_now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+bool slurm_poll_sleep(int *delay_ms, int64_t deadline_ms) {
+        int64_t left = deadline_ms - slurm_now_ms();
+        int64_t d = *delay_ms;
+        struct timespec ts;
+        if (left <= 0)
+                return false;
+        if (d > left)
+                d = left;
+        ts.tv_sec = (time_t) (d / 1000);
+        ts.tv_nsec = (long) (d % 1000) * 1000000;
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+        *delay_ms = *delay_ms * 3 / 2;
+        if (*delay_ms > SLURM_POLL_MAX_MS)
+                *delay_ms = SLURM_POLL_MAX_MS;
+        return true;
+}

@@ -150,3 +150,12 @@ int slurm_ctl_conf_hash(uint32_t *ret, time_t *ret_boot, struct strbuf *err);
  * change: pairs "Key", "value" appended to ret (plugin types as slurm.conf spells them, and
  * MaxNodeCount). Keys the controller reports empty are left out. */
 int slurm_ctl_running_values(struct strv *ret, struct strbuf *err);
+
+/* Polling schedule shared by the wait functions: first delay, growth factor 3/2, ceiling. */
+#define SLURM_POLL_FIRST_MS 100
+#define SLURM_POLL_MAX_MS 500
+/* Milliseconds on CLOCK_MONOTONIC. */
+int64_t slurm_now_ms(void);
+/* Sleeps for the next poll delay (updating *delay_ms) but never past deadline_ms. Returns
+ * false, without sleeping, when the deadline has passed. */
+bool slurm_poll_sleep(int *delay_ms, int64_t deadline_ms);

@@ -63,30 +63,6 @@ bool slurm_list_has(const char *list, const char *item) {
         }
 }
 
-int64_t slurm_now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-bool slurm_poll_sleep(int *delay_ms, int64_t deadline_ms) {
-        int64_t left = deadline_ms - slurm_now_ms();
-        int64_t d = *delay_ms;
-        struct timespec ts;
-        if (left <= 0)
-                return false;
-        if (d > left)
-                d = left;
-        ts.tv_sec = (time_t) (d / 1000);
-        ts.tv_nsec = (long) (d % 1000) * 1000000;
-        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-                ;
-        *delay_ms = *delay_ms * 3 / 2;
-        if (*delay_ms > SLURM_POLL_MAX_MS)
-                *delay_ms = SLURM_POLL_MAX_MS;
-        return true;
-}
-
 /* The partitions of the cluster, with each one's node list expanded once. */
 struct parts {
         partition_info_msg_t *msg;

@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "slurm/client.h" /* the polling schedule (slurm_poll_sleep) */
 #include "util/strbuf.h"
 #include "util/strv.h"
 
@@ -127,11 +128,3 @@ int slurm_node_delete(const char *name, struct strbuf *err);
  * retried until the deadline. */
 int slurm_node_wait_registered(const char *name, int timeout_ms, struct slurm_node *ret, struct strbuf *err);
 
-/* Polling schedule shared by the wait functions: first delay, growth factor 3/2, ceiling. */
-#define SLURM_POLL_FIRST_MS 100
-#define SLURM_POLL_MAX_MS 500
-/* Milliseconds on CLOCK_MONOTONIC. */
-int64_t slurm_now_ms(void);
-/* Sleeps for the next poll delay (updating *delay_ms) but never past deadline_ms. Returns
- * false, without sleeping, when the deadline has passed. */
-bool slurm_poll_sleep(int *delay_ms, int64_t deadline_ms);

@@ -777,6 +777,10 @@ const char *slurmconf_get(const struct slurmconf *c, const char *key) {
         return NULL;
 }
 
+const char *slurmconf_get_key(const char *key, void *conf) {
+        return slurmconf_get(conf, key);
+}
+
 int slurmconf_get_all(const struct slurmconf *c, const char *key, struct strv *ret) {
         const struct slurmconf_key *k = global_key(key);
         int n = 0;

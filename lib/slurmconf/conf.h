@@ -81,6 +81,9 @@ const char *slurmconf_path(const struct slurmconf *c);
 /* --- global keys ---------------------------------------------------------------------- */
 /* The value of global key (case-insensitive; the last one when repeated), or NULL if unset. */
 const char *slurmconf_get(const struct slurmconf *c, const char *key);
+/* slurmconf_get() as a value getter (conf: the struct slurmconf; pathkeys.h's
+ * slurmconf_path_get_fn), for the modules below this one. */
+const char *slurmconf_get_key(const char *key, void *conf);
 /* Appends every value of key, in file order (SlurmctldHost may have several). Returns the
  * number appended. */
 int slurmconf_get_all(const struct slurmconf *c, const char *key, struct strv *ret);

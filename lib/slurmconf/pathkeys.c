@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "slurmconf/conf.h"
 #include "slurmconf/pathkeys.h"
 #include "util/alloc.h"
 #include "util/fileio.h"
@@ -546,11 +545,11 @@ static int check_one(const char *key, enum slurmconf_path_use use, const char *r
         return r;
 }
 
-int slurmconf_paths_check_conf(const struct slurmconf *c, enum slurmconf_path_host host, const char *root,
-        uid_t log_owner, unsigned flags, struct strbuf *err) {
+int slurmconf_paths_check_keys(slurmconf_path_get_fn get, void *userdata, enum slurmconf_path_host host,
+        const char *root, uid_t log_owner, unsigned flags, struct strbuf *err) {
         for (size_t i = 0; i < ELEMENTSOF(path_keys); i++) {
                 const struct slurmconf_path_key *k = &path_keys[i];
-                const char *v = k->host == host ? slurmconf_get(c, k->key) : NULL;
+                const char *v = k->host == host ? get(k->key, userdata) : NULL;
                 if (isempty(v))
                         continue;
                 int r = check_one(k->key, k->use, root, v, log_owner, flags, err);
@@ -558,8 +557,8 @@ int slurmconf_paths_check_conf(const struct slurmconf *c, enum slurmconf_path_ho
                         return r;
         }
         enum slurmconf_path_use use;
-        const char *loc = slurmconf_get(c, "JobCompLoc");
-        if (host == CTLD && !isempty(loc) && slurmconf_path_jobcomp(slurmconf_get(c, "JobCompType"), &use, NULL) > 0)
+        const char *loc = get("JobCompLoc", userdata);
+        if (host == CTLD && !isempty(loc) && slurmconf_path_jobcomp(get("JobCompType", userdata), &use, NULL) > 0)
                 return check_one("JobCompLoc", use, root, loc, log_owner, flags, err);
         return 0;
 }

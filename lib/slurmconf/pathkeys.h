@@ -114,11 +114,14 @@ int slurmconf_path_check(enum slurmconf_path_use use, const char *value, struct 
 int slurmconf_path_check_fs(enum slurmconf_path_use use, const char *root, const char *value, uid_t owner,
         unsigned flags, struct strbuf *err);
 
-struct slurmconf;
 
-/* Every path key of host set in c (JobCompLoc by its JobCompType too, for the controller)
+/* The value of key in the configuration to check, or NULL when it is not set. */
+typedef const char *(*slurmconf_path_get_fn)(const char *key, void *userdata);
+
+/* Every path key of host set in the configuration get reads (a parsed file: slurmconf_get_key
+ * and the struct slurmconf, conf.h; JobCompLoc by its JobCompType too, for the controller)
  * checked on this machine with slurmconf_path_check_fs(); log_owner is the uid that host's
  * daemon writes its logs as (SlurmUser's for slurmctld, 0 for slurmd). 0, or the first
  * failure (-EINVAL or -ENOENT) with "Key: …" in err. */
-int slurmconf_paths_check_conf(const struct slurmconf *c, enum slurmconf_path_host host, const char *root,
-        uid_t log_owner, unsigned flags, struct strbuf *err);
+int slurmconf_paths_check_keys(slurmconf_path_get_fn get, void *userdata, enum slurmconf_path_host host,
+        const char *root, uid_t log_owner, unsigned flags, struct strbuf *err);

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "slurmconf/values.h"
+#include "slurmconf/timespec.h"
 #include "util/alloc.h"
 
 #include "util/banned.h"

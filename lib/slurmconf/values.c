@@ -16,6 +16,7 @@
 #include "slurmconf/hostlist.h"
 #include "slurmconf/pathkeys.h"
 #include "slurmconf/subopts.h"
+#include "slurmconf/timespec.h"
 #include "slurmconf/values.h"
 #include "util/strv.h"
 #include "util/banned.h"
@@ -197,45 +198,12 @@ enum time_result {
         TIME_OVERFLOW,
 };
 
-/* Slurm's _is_valid_timespec(). */
-static bool valid_timespec(const char *s) {
-        int digit = 0, dash = 0, colon = 0;
-        bool already_digit = false;
-        for (; *s; s++) {
-                if (*s >= '0' && *s <= '9') {
-                        if (!already_digit) {
-                                digit++;
-                                already_digit = true;
-                        }
-                } else if (*s == '-') {
-                        already_digit = false;
-                        dash++;
-                        if (colon)
-                                return false;
-                } else if (*s == ':') {
-                        already_digit = false;
-                        colon++;
-                } else
-                        return false;
-        }
-        if (!digit || dash > 1 || colon > 2)
-                return false;
-        if (dash)
-                return !((colon == 1 && digit < 3) || (colon == 2 && digit < 4));
-        return !((colon == 1 && digit < 2) || (colon == 2 && digit < 3));
-}
-
-bool slurmconf_time_spec_ok(const char *s) {
-        return s && (streq(s, "-1") || strcaseeq(s, "INFINITE") || strcaseeq(s, "UNLIMITED") ||
-                (*s && valid_timespec(s)));
-}
-
 /* Slurm's time_str2secs(): seconds in *ret. Stricter only where Slurm's int arithmetic
  * overflows (TIME_OVERFLOW). */
 static enum time_result parse_time_secs(const char *s, int64_t *ret) {
         if (streq(s, "-1") || strcaseeq(s, "INFINITE") || strcaseeq(s, "UNLIMITED"))
                 return TIME_INFINITE;
-        if (!*s || !valid_timespec(s))
+        if (!*s || !slurmconf_timespec_valid(s))
                 return TIME_INVALID;
         int64_t v[4], secs;
         bool overflow = false;

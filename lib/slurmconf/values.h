@@ -124,10 +124,6 @@ typedef const char *(*slurmconf_value_get_fn)(const char *key, void *userdata);
 int slurmconf_values_check_set(
         enum slurmconf_scope scope, slurmconf_value_get_fn get, void *userdata, struct strbuf *err);
 
-/* Whether s is a Slurm time string (time_str2secs(): minutes, M:S, H:M:S, D-H, D-H:M, D-H:M:S,
- * or -1/INFINITE/UNLIMITED). */
-bool slurmconf_time_spec_ok(const char *s);
-
 /* Calls fn for each grammar row (tests, generators); stops at a non-zero return. */
 int slurmconf_value_foreach(
         int (*fn)(const struct slurmconf_value_info *info, void *userdata), void *userdata);

@@ -10,9 +10,7 @@
 
 #include "util/macro.h"
 #include "charm/slurmd/slurmd.h"
-#include "charm/slurmd/slurmd-internal.h"
 #include "util/strbuf.h"
-#include "tmpdir.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -88,38 +86,10 @@ static void test_plugins_missing(void **state) {
         assert_int_equal(missing("ProctrackType\n", old, ""), 0);
 }
 
-/* the departure's markers: "leaving" holds every reconcile back for its relation (or for any,
- * after a stop), "left" for its relation; a new relation clears them (the unit joins again) */
-static void test_departure_markers(void **state) {
-        const struct charm_paths p = { .root = *state };
-        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
-        assert_int_equal(sd_leaving_relation(&p, "slurmctld:3"), 0);
-        assert_int_equal(sd_left_relation(&p, "slurmctld:3"), 0);
-
-        assert_true(sd_state_write(&p, SLURMD_LEAVING_FILE, "slurmctld:3\n", &err) >= 0);
-        assert_int_equal(sd_leaving_relation(&p, "slurmctld:3"), 1);
-        assert_int_equal(sd_leaving_relation(&p, "slurmctld:3"), 1);
-        assert_int_equal(sd_left_relation(&p, "slurmctld:3"), 0);
-        assert_int_equal(sd_leaving_relation(&p, "slurmctld:9"), 0); /* joined again */
-        assert_int_equal(sd_leaving_relation(&p, "slurmctld:3"), 0); /* and the marker is gone */
-
-        /* a stop or remove (no relation): every relation */
-        assert_true(sd_state_write(&p, SLURMD_LEAVING_FILE, "\n", &err) >= 0);
-        assert_int_equal(sd_leaving_relation(&p, "slurmctld:3"), 1);
-        assert_int_equal(sd_leaving_relation(&p, "slurmctld:4"), 1);
-
-        /* "left" names its relation only */
-        assert_true(sd_state_write(&p, SLURMD_LEFT_FILE, "slurmctld:4\n", &err) >= 0);
-        assert_int_equal(sd_left_relation(&p, "slurmctld:4"), 1);
-        assert_int_equal(sd_left_relation(&p, "slurmctld:5"), 0);
-        assert_int_equal(sd_left_relation(&p, "slurmctld:4"), 0);
-}
-
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_event_leaves),
                 cmocka_unit_test(test_plugins_missing),
-                cmocka_unit_test_setup_teardown(test_departure_markers, test_tmpdir_setup, test_tmpdir_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -306,8 +306,8 @@ static void test_fs_conf(void **state) {
         _cleanup_slurmconf_ struct slurmconf *c = NULL;
         assert_int_equal(slurmconf_parse("slurm.conf", text, sizeof text - 1, &c, NULL), 0);
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        assert_int_equal(slurmconf_paths_check_conf(c, SLURMCONF_PATH_CTLD, root, 0, 0, &e), 0);
-        assert_int_equal(slurmconf_paths_check_conf(c, SLURMCONF_PATH_NODE, root, 0, 0, &e), -ENOENT);
+        assert_int_equal(slurmconf_paths_check_keys(slurmconf_get_key, c, SLURMCONF_PATH_CTLD, root, 0, 0, &e), 0);
+        assert_int_equal(slurmconf_paths_check_keys(slurmconf_get_key, c, SLURMCONF_PATH_NODE, root, 0, 0, &e), -ENOENT);
         assert_non_null(strstr(e.buf, "Prolog: \"/etc/slurm/scripts/nosuch\" does not exist"));
 
         link_at("../../../etc/passwd", "/var/log/slurm/evil.log");
@@ -315,7 +315,7 @@ static void test_fs_conf(void **state) {
         _cleanup_slurmconf_ struct slurmconf *c2 = NULL;
         assert_int_equal(slurmconf_parse("slurm.conf", text2, sizeof text2 - 1, &c2, NULL), 0);
         strbuf_reset(&e);
-        assert_int_equal(slurmconf_paths_check_conf(c2, SLURMCONF_PATH_CTLD, root, 0, 0, &e), -EINVAL);
+        assert_int_equal(slurmconf_paths_check_keys(slurmconf_get_key, c2, SLURMCONF_PATH_CTLD, root, 0, 0, &e), -EINVAL);
         assert_non_null(strstr(e.buf, "JobCompLoc: "));
 }
 
@@ -334,7 +334,7 @@ static int plugstack_verdict(const char *text, struct strbuf *e) {
         _cleanup_slurmconf_ struct slurmconf *c = NULL;
         assert_int_equal(slurmconf_parse("slurm.conf", conf, sizeof conf - 1, &c, NULL), 0);
         strbuf_reset(e);
-        return slurmconf_paths_check_conf(c, SLURMCONF_PATH_NODE, root, 0, 0, e);
+        return slurmconf_paths_check_keys(slurmconf_get_key, c, SLURMCONF_PATH_NODE, root, 0, 0, e);
 }
 
 /* PlugStackConfig's plugins and includes are judged, not the file alone (attack atk8 G5) */

@@ -34,8 +34,8 @@ int node_paths_check_flags(
                 else if (end && *end == '\0')
                         owner = (uid_t) uid;
         }
-        r = slurmconf_paths_check_conf(
-                c, SLURMCONF_PATH_NODE, p ? p->root : NULL, owner, flags, why);
+        r = slurmconf_paths_check_keys(
+                slurmconf_get_key, (void *) c, SLURMCONF_PATH_NODE, p ? p->root : NULL, owner, flags, why);
         return r < 0 ? 1 : 0;
 }
 

@@ -42,7 +42,7 @@
  * fine; 1 one is not, the first failure ("Prolog: \"…\" is not root's alone …") in why; a
  * negative errno when the text cannot be read as slurm.conf (message in why). */
 int node_paths_check(const struct charm_paths *p, const char *conf, size_t conf_len, struct strbuf *why);
-/* As node_paths_check() with the flags of slurmconf_paths_check_conf() (0: the roots and the
+/* As node_paths_check() with the flags of slurmconf_paths_check_keys() (0: the roots and the
  * lexical rule too, as for a value not published yet: charm/common/nodeprogs.h). */
 int node_paths_check_flags(
         const struct charm_paths *p, const char *conf, size_t conf_len, unsigned flags, struct strbuf *why);

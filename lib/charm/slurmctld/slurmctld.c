@@ -1422,7 +1422,7 @@ static int ctl_paths_check(const struct charm_paths *paths, const char *data, si
         r = charm_lookup_user(paths->slurm_user, "slurm", &uid, &gid, err);
         if (r < 0)
                 return r;
-        r = slurmconf_paths_check_conf(c, SLURMCONF_PATH_CTLD, paths->root, uid, 0, &e);
+        r = slurmconf_paths_check_keys(slurmconf_get_key, (void *) c, SLURMCONF_PATH_CTLD, paths->root, uid, 0, &e);
         if (r < 0) {
                 strbuf_addf(err, "%s", e.buf);
                 return -EINVAL;

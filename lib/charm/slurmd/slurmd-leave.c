@@ -3,7 +3,7 @@
  * drain-timeout) until no job runs on the node, delete the node, stop slurmd; once per unit. */
 #include "util/macro.h"
 #include "util/alloc.h"
-#include "charm/slurmd/slurmd-internal.h"
+#include "charm/slurmd/sdinputs.h"
 #include "charm/common/strand.h"
 #include "charm/common/watcher.h"
 #include "charm/slurmd/nodefollow.h"
@@ -41,48 +41,6 @@ bool slurmd_event_leaves(const struct juju_env *env) {
         if (streq(env->relation_event, "broken"))
                 return true;
         return streq(env->relation_event, "departed") && streq_ptr(env->departing_unit, env->unit);
-}
-
-int sd_drain_timeout_ms(struct juju_ctx *ctx, struct strbuf *err) {
-        int64_t s = SLURMD_DEFAULT_DRAIN_TIMEOUT_S;
-        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        int r = juju_config_int(ctx, "drain-timeout", &s, &e);
-        if (r == -ENOENT)
-                s = SLURMD_DEFAULT_DRAIN_TIMEOUT_S;
-        else if (r < 0) {
-                strbuf_addbuf(err, &e);
-                return r;
-        } else if (s <= 0 || s > SLURMD_MAX_DRAIN_TIMEOUT_S) {
-                strbuf_addf(err, "drain-timeout: %lld is not a number of seconds from 1 to %d",
-                        (long long) s, SLURMD_MAX_DRAIN_TIMEOUT_S);
-                return -EINVAL;
-        }
-        return (int) (s * 1000);
-}
-
-/* 1 when the marker file names rel (or is empty and empty_all), else 0 (the file, naming
- * another relation, removed: the unit joins again). */
-static int marker_relation(const struct charm_paths *p, const char *name, const char *rel, bool empty_all) {
-        _cleanup_free_ char *path = sd_state_path(p, name), *data = NULL;
-        int r = read_full_file(path, &data, NULL);
-        if (r == -ENOENT)
-                return 0;
-        if (r < 0)
-                return r;
-        data[strcspn(data, "\n")] = '\0';
-        if (streq(data, strempty(rel)) || (empty_all && isempty(data)))
-                return 1;
-        /* a new relation: the unit joins again */
-        (void) unlink(path);
-        return 0;
-}
-
-int sd_left_relation(const struct charm_paths *p, const char *rel) {
-        return marker_relation(p, SLURMD_LEFT_FILE, rel, false);
-}
-
-int sd_leaving_relation(const struct charm_paths *p, const char *rel) {
-        return marker_relation(p, SLURMD_LEAVING_FILE, rel, true);
 }
 
 static char *join_ids(const struct slurm_job_list *l) {

@@ -4,7 +4,7 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/slurmd/nodecfgmark.h"
-#include "charm/slurmd/slurmd-internal.h"
+#include "charm/slurmd/sdinputs.h"
 #include "charm/slurmd/nodeconf.h"
 #include "charm/common/nodepaths.h"
 #include "charm/common/pause.h"
@@ -19,23 +19,6 @@
 #include "util/banned.h"
 
 #define DELETE_RETRY_MS 10000
-
-int sd_admin_load(const struct charm_paths *p, struct slurm_options *ret, struct strbuf *err) {
-        _cleanup_free_ char *path = sd_state_path(p, SLURMD_ADMIN_FILE), *data = NULL;
-        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        int r = read_full_file(path, &data, NULL);
-        if (r == -ENOENT)
-                data = xstrdup("");
-        else if (r < 0) {
-                strbuf_addf(err, "%s: %s", path, strerror(-r));
-                return r;
-        }
-        data[strcspn(data, "\n")] = '\0';
-        r = slurm_options_parse(data, SLURM_OPTIONS_NODE, ret, &e);
-        if (r < 0)
-                strbuf_addf(err, "%s: %s", path, e.buf);
-        return r;
-}
 
 /* Validates the action's parameters: NODE options, minus the keys the charm owns. */
 static int admin_parse(const char *s, struct slurm_options *ret, struct strbuf *err) {
@@ -191,7 +174,7 @@ static void roll_back(const struct slurmd_opts *o, sd_bus *bus, const char *node
 static int conf_on_hardware(const struct slurmd_opts *o, const char *app, const struct slurm_options *admin,
         struct slurm_options *ret, struct strbuf *why, struct strbuf *err) {
         _cleanup_strv_ struct strv hw = STRV_INIT;
-        int r = slurmd_hardware(&o->paths, &hw, err);
+        int r = sd_hardware(&o->paths, &hw, err);
         if (r < 0)
                 return r == -EINVAL ? -EIO : r;
         r = node_conf_build(hw.v, admin, app, ret, why);

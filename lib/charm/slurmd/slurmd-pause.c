@@ -4,7 +4,7 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/common/pause.h"
-#include "charm/slurmd/slurmd-internal.h"
+#include "charm/slurmd/sdinputs.h"
 #include "slurm/client.h"
 #include "slurm/jobs.h"
 #include "slurm/nodes.h"

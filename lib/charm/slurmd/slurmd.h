@@ -50,10 +50,6 @@ int slurmd_install(
 int slurmd_reconcile(
         struct juju_ctx *ctx, const struct slurmd_opts *o, struct charm_outcome *ret, struct strbuf *err);
 
-/* The stored hardware line ("CPUs=2 RealMemory=…"), detecting and storing it when missing.
- * Appends the "Key=Value" words to ret. */
-int slurmd_hardware(const struct charm_paths *paths, struct strv *ret, struct strbuf *err);
-
 /* The plugins a slurmd reads only at its start (ProctrackType, TaskPlugin items) that slurm.conf
  * (conf) names and slurmd's memory map (maps: /proc/PID/maps) lacks: a slurmd started under an
  * older file, e.g. one with proctrack/linuxproc before a charm upgrade brought proctrack/cgroup

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What the slurmd charm's own files share (slurmd.c, slurmd-leave.c, slurmd-nodecfg.c): the
- * inputs read once per hook, the charm state directory, the bounded waits. Not for other users.
+/* What the slurmd charm's hooks and actions share (slurmd.c: install and reconcile,
+ * slurmd-leave.c, slurmd-nodecfg.c, slurmd-pause.c), below all of them: the inputs read once
+ * per hook, the charm state directory and its files, the bounded waits. It calls none of them
+ * (no circle between the charm's files). Not for other users.
  *
  * State files (<root>/var/lib/slurm/charm, root 0700, see slurmd.h):
  *   hardware              detected once at install ("CPUs=2 RealMemory=…")
@@ -74,7 +76,15 @@ int sd_drain_timeout_ms(struct juju_ctx *ctx, struct strbuf *err);
 /* "<state dir>/<name>" (caller frees); atomic write of a state file (mode 0600). */
 char *sd_state_path(const struct charm_paths *p, const char *name);
 int sd_state_write(const struct charm_paths *p, const char *name, const char *data, struct strbuf *err);
-int sd_install_dropin(const struct slurmd_opts *o, const char *charm_dir, struct strbuf *err);
+
+/* The stored hardware line ("CPUs=2 RealMemory=…"), detecting and storing it when missing.
+ * Appends the "Key=Value" words to ret. */
+int sd_hardware(const struct charm_paths *paths, struct strv *ret, struct strbuf *err);
+
+/* Once slurmctld registered the node: its name and resources (CPUs, memory as registered) in
+ * this unit's bag when they differ from what the hook found there (interfaces/slurmd.h). */
+int sd_publish_node(
+        struct juju_ctx *ctx, const struct sd_inputs *in, const struct slurm_node *node, struct strbuf *err);
 
 /* Waits (bounded) for slurmd's configuration cache (fetched at or after since, when since > 0:
  * slurmd restarted then), reads it, then waits for the node's registration. */
