@@ -19,6 +19,24 @@
 #include "util/strv.h"
 #include "util/banned.h"
 
+/* runner.h: the state an immediate write goes to (serial: the model's own, saved at once while
+ * the process holds its machine's lock; concurrent: reloaded under the model lock). */
+cJSON *hookctx_state_begin(struct hookctx *ctx, struct strbuf *err) {
+        if (!ctx->concurrent)
+                return ctx->m->state;
+        if (model_lock(ctx->m, RUNNER_LOCK_TIMEOUT_SEC, err) < 0)
+                return NULL;
+        return ctx->m->state;
+}
+
+int hookctx_state_end(struct hookctx *ctx, struct strbuf *err) {
+        if (!ctx->concurrent)
+                return ctx->serial_saves ? model_save(ctx->m, err) : 0;
+        int r = model_save(ctx->m, err);
+        model_unlock(ctx->m);
+        return r;
+}
+
 /* --- flags (gnuflag.h, toolflags.h) ------------------------------------------------------ */
 
 struct call {

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Internals shared by machine.c, machine-init.c and machine-spawn.c: the create handshake
- * between juju-sim and a machine's init, and small helpers. Not for users of machine.h. */
+/* Internals shared by the machine layer's files: the create handshake between juju-sim
+ * (machine.c) and a machine's init (machine-init.c), and small helpers (machine-base.c, below
+ * every other file; machine-cgroup.c, below machine.c and machine-spawn.c). No file calls up into
+ * machine.c. Not for users of machine.h. */
 #pragma once
 
 #include <dirent.h>

@@ -31,41 +31,6 @@ static int registry_add(const char *abs, struct strbuf *err);
 
 /* ---------------------------------------------------------------- names and paths */
 
-int64_t mach_now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-void mach_sleep_ms(int ms) {
-        struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long) (ms % 1000) * 1000000L };
-        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-                ;
-}
-
-/* The model dir as an absolute, canonical path: realpath() when it exists, else made absolute. */
-char *mach_model_abs(const char *model_dir) {
-        char *r = realpath(model_dir, NULL);
-        if (r)
-                return r;
-        if (model_dir[0] == '/')
-                return xstrdup(model_dir);
-        _cleanup_free_ char *cwd = getcwd(NULL, 0);
-        if (!cwd)
-                return xstrdup(model_dir);
-        return xasprintf("%s/%s", cwd, model_dir);
-}
-
-uint32_t mach_model_hash(const char *model_dir) {
-        _cleanup_free_ char *abs = mach_model_abs(model_dir);
-        uint32_t h = 2166136261u; /* FNV-1a */
-        for (const unsigned char *p = (const unsigned char *) abs; *p; p++) {
-                h ^= *p;
-                h *= 16777619u;
-        }
-        return h;
-}
-
 char *model_name(const char *model_dir) {
         _cleanup_free_ char *abs = mach_model_abs(model_dir);
         size_t l = strlen(abs);
@@ -134,46 +99,11 @@ static char *machines_dir(const char *abs) {
         return xasprintf("%s/machines", abs);
 }
 
-char *mach_hosts_path(const char *abs) {
-        return xasprintf("%s/machines/hosts", abs);
-}
-
 static char *machine_dir(const char *abs, unsigned id) {
         return xasprintf("%s/machines/%u", abs, id);
 }
 
 /* ---------------------------------------------------------------- cgroups */
-
-static bool is_fs(const char *path, long magic) {
-        struct statfs s;
-        return statfs(path, &s) == 0 && (long) s.f_type == magic;
-}
-
-/* The cgroup hierarchies a machine lives in: [0] the cgroup2 one (cgroup.kill, populated),
- * [1] the name=systemd v1 one on a hybrid host. Entries not present are NULL. */
-void mach_cgroup_bases(const char *bases[2]) {
-        bases[0] = bases[1] = NULL;
-        if (is_fs("/sys/fs/cgroup", CGROUP2_SUPER_MAGIC)) {
-                bases[0] = "/sys/fs/cgroup";
-                return;
-        }
-        if (is_fs("/sys/fs/cgroup/unified", CGROUP2_SUPER_MAGIC))
-                bases[0] = "/sys/fs/cgroup/unified";
-        if (is_fs("/sys/fs/cgroup/systemd", CGROUP_SUPER_MAGIC))
-                bases[1] = "/sys/fs/cgroup/systemd";
-}
-
-/* Writes s to path (no O_CREAT, no O_TRUNC: for cgroup and sysctl files). */
-int mach_write_str(const char *path, const char *s) {
-        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        size_t l = strlen(s);
-        ssize_t n = write(fd, s, l);
-        if (n < 0)
-                return -errno;
-        return (size_t) n == l ? 0 : -EIO;
-}
 
 /* Removes a cgroup directory tree, deepest first (cgroup dirs hold only pseudo files). */
 static int cgroup_rmdir_tree(const char *path) {
@@ -704,23 +634,6 @@ static const struct {
         { "/mnt", SEED_DIR },
 };
 
-/* The paths bound from <machine dir>/root over the machine's view. */
-const char *const mach_private_paths[] = {
-        "/etc/slurm",
-        "/etc/munge",
-        "/etc/default",
-        "/etc/systemd/system",
-        "/var/lib/slurm",
-        "/var/lib/munge",
-        "/var/lib/juju",
-        "/var/lib/mysql",
-        "/var/spool",
-        "/var/log",
-        "/srv",
-        "/mnt",
-        NULL,
-};
-
 static int seed_mkdir(const char *host, const char *dst) {
         struct stat st;
         bool have = stat(host, &st) == 0 && S_ISDIR(st.st_mode);
@@ -743,14 +656,6 @@ static int seed_copy_file(const char *host, const char *dst) {
         if (r < 0)
                 return r;
         return write_file_atomic(dst, data, len, st.st_mode & 07777, st.st_uid, st.st_gid);
-}
-
-const char *mach_rootfs_of(char *const *shares) {
-        const char *r = NULL;
-        for (size_t i = 0; shares && shares[i]; i++)
-                if (startswith(shares[i], MACH_ROOTFS_PREFIX))
-                        r = shares[i] + strlen(MACH_ROOTFS_PREFIX);
-        return r;
 }
 
 static int seed_one(const char *host, const char *dst, enum seed how, int depth) {

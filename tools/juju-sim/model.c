@@ -24,6 +24,12 @@
 #include "util/fileio.h"
 #include "util/banned.h"
 
+int64_t now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* DIR/tools holds a symlink to juju-sim-tool for every hook tool served (toolflags_names), for
  * juju-exec, and for the tools Juju ships that juju-sim answers "not supported" (exit 1). */
 static const char *const tool_extra[] = { "juju-exec", "credential-get" };
@@ -743,6 +749,8 @@ static int add_one_unit(
                 for (char *const *p = shares; *p; p++)
                         cJSON_AddItemToArray(sh, cJSON_CreateString(*p));
         }
+        if (jstr(a, "base"))
+                jset_str(rec, "base", jstr(a, "base"));
         int r = sim_machine_create(m, rec, err);
         if (r < 0) {
                 cJSON_Delete(rec); /* sim_machine_create() removed what it made */

@@ -220,3 +220,6 @@ void model_unit_queue_pop(cJSON *u, const cJSON *ev);
 void model_unit_queue_sort_joins(cJSON *u);
 /* Drops finished relations, departed units' bags, empty dying applications. */
 void model_gc(struct model *m);
+
+/* Milliseconds on CLOCK_MONOTONIC (deadlines of the runner and the model's waits). */
+int64_t now_ms(void);

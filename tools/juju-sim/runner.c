@@ -44,12 +44,6 @@ int64_t runner_retry_delay_ms(unsigned failures) {
         return d < RETRY_MAX_MS ? d : RETRY_MAX_MS;
 }
 
-int64_t now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int listen_socket(const char *path, struct strbuf *err) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
         if (strlen(path) >= sizeof(sa.sun_path)) {
@@ -530,20 +524,6 @@ static int process_start(struct hookctx *ctx, bool machine_locked, struct strbuf
 /* The process ended: concurrent mode takes the model lock again (the state reloaded). */
 static int process_end(struct hookctx *ctx, struct strbuf *err) {
         return ctx->concurrent ? conc_relock(ctx, err) : 0;
-}
-
-cJSON *hookctx_state_begin(struct hookctx *ctx, struct strbuf *err) {
-        if (!ctx->concurrent)
-                return ctx->m->state;
-        if (model_lock(ctx->m, RUNNER_LOCK_TIMEOUT_SEC, err) < 0)
-                return NULL;
-        return ctx->m->state;
-}
-
-int hookctx_state_end(struct hookctx *ctx, struct strbuf *err) {
-        if (ctx->concurrent)
-                return conc_done(ctx->m, err);
-        return ctx->serial_saves ? model_save(ctx->m, err) : 0;
 }
 
 /* A failed hook: the unit in error, its automatic retry scheduled. */

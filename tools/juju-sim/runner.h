@@ -111,7 +111,7 @@ int runner_exec(struct model *m, const char *unit, char *const *cmd, int *ret_st
 int hooktool_run(struct hookctx *ctx, char *const *argv, const char *file, const cJSON *files,
         struct strbuf *out, struct strbuf *errout, char **ret_output);
 
-/* The state a hook tool's immediate write goes to (status-set, leader-set,
+/* Implemented in hooktools.c: the state a hook tool's immediate write goes to (status-set, leader-set,
  * application-version-set): serial mode, the model's own, saved at once as in concurrent mode
  * (juju status shows a running hook's status-set) while the process holds its machine's lock
  * (ctx->serial_mfd; so a reader leaves the unit "executing", and a killed wait's unit is undone
@@ -121,4 +121,3 @@ int hooktool_run(struct hookctx *ctx, char *const *argv, const char *file, const
 cJSON *hookctx_state_begin(struct hookctx *ctx, struct strbuf *err);
 int hookctx_state_end(struct hookctx *ctx, struct strbuf *err);
 
-int64_t now_ms(void);

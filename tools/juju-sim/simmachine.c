@@ -96,15 +96,12 @@ int sim_machine_create(struct model *m, cJSON *rec, struct strbuf *err) {
                 return -errno;
         }
         /* the unit's application's base: another one than the host's is a root file system */
-        _cleanup_free_ char *app =
-                xstrndup(strempty(jstr(rec, "unit")), strcspn(strempty(jstr(rec, "unit")), "/"));
-        const char *base = jstr(state_app(m->state, app), "base");
+        const char *base = jstr(rec, "base"); /* (model.c: the unit's application's) */
         _cleanup_free_ char *rootfs = NULL;
         if (base) {
                 r = sim_base_rootfs(base, &rootfs, err);
                 if (r < 0)
                         return r;
-                jset_str(rec, "base", base);
         }
         _cleanup_strv_ struct strv shares = STRV_INIT;
         strv_pushf(&shares, "%s:/usr/local/sbin", bin);
