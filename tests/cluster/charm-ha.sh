@@ -84,7 +84,8 @@ if [ -n "$STEPD_PUSH" ]; then
         [[ $(unit_status slurmctld/1) != *"without its main scheduler"* ]] || die "24.11: the status says no main scheduler"
 else
         pid=$(mx slurmctld/1 systemctl show -P MainPID slurmctld)
-        comms=$(mx slurmctld/1 sh -c "cat /proc/$pid/task/*/comm")
+        # (a thread may end between the glob and its read: skip it, as ps would)
+        comms=$(mx slurmctld/1 sh -c "for f in /proc/$pid/task/*/comm; do cat \$f 2>/dev/null; done; true")
         if grep -qx sched_agent <<<"$comms"; then
                 sched=yes
                 [[ $(unit_status slurmctld/1) != *"without its main scheduler"* ]] || die "the status says no main scheduler, slurmctld has one"
