@@ -265,6 +265,38 @@ static void test_nothing_acceptable(void **state) {
         compute_data_clear(&a);
 }
 
+/* the live file refused elsewhere (another controller unit's slurmctld: judge_live): judged
+ * although the candidate is that file, and the last good settings come back */
+static void test_judge_live(void **state) {
+        struct judge j = { 0 };
+        struct compute_data a = COMPUTE_DATA_INIT;
+        decode("cpu", NULL, &a);
+        const struct ctl_guard_app apps[] = { { "cpu", &a } };
+        struct ctl_guard_input in = input(&j, apps, 1);
+        in.params = "JobCompType=jobcomp/lua";
+        _cleanup_(ctl_guard_result_done) struct ctl_guard_result live = CTL_GUARD_RESULT_INIT;
+        _cleanup_(ctl_guard_result_done) struct ctl_guard_result r = CTL_GUARD_RESULT_INIT;
+        _cleanup_(ctl_guard_result_done) struct ctl_guard_result same = CTL_GUARD_RESULT_INIT;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        assert_int_equal(ctl_guard_render(&in, &live, &err), 0);
+        assert_true(has_line(&live.conf, "JobCompType=jobcomp/lua"));
+
+        /* now refused (the other unit's record), and the live file is that candidate */
+        j = (struct judge){ .refuse = { "jobcomp/lua" } };
+        in.old_data = live.conf.buf;
+        in.old_len = live.conf.len;
+        in.params_applied = "SlurmctldDebug=info"; /* the settings before it */
+        assert_int_equal(ctl_guard_render(&in, &same, &err), 0);
+        assert_int_equal(j.calls, 0); /* without judge_live: the live file, not judged */
+        in.judge_live = true;
+        assert_int_equal(ctl_guard_render(&in, &r, &err), 0);
+        assert_true(j.calls >= 2);
+        assert_false(has_line(&r.conf, "JobCompType=jobcomp/lua"));
+        assert_true(has_line(&r.conf, "SlurmctldDebug=info"));
+        assert_int_equal(r.refused.n, 1);
+        compute_data_clear(&a);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_all_good),
@@ -273,6 +305,7 @@ int main(void) {
                 cmocka_unit_test(test_params_salvaged),
                 cmocka_unit_test(test_last_good_lines),
                 cmocka_unit_test(test_nothing_acceptable),
+                cmocka_unit_test(test_judge_live),
         };
         return cmocka_run_group_tests(tests, load_template, free_template);
 }

@@ -153,6 +153,19 @@ static bool start_held(const struct ctl_apply_opts *o, struct strbuf *err) {
         return true;
 }
 
+/* Whether this unit's slurmctld runs (its unit active): the placeholders are asked of the
+ * controller in charge before a restart, which a stopped or killed daemon is not. With several
+ * controllers libslurm then waits for a standby to take over (SlurmctldTimeout and more): a
+ * rollback after a candidate that hung the primary (its daemon killed by the bound) waited 120 s
+ * and more in that RPC, without a controller, until the backup took over with the refused file
+ * (issue 26, G9b's test). */
+static bool slurmctld_running(const struct ctl_apply_opts *o) {
+        struct unit_state st;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        bool running = unit_get_state(o->bus, "slurmctld.service", &st, &e) >= 0 && streq(st.active_state, "active");
+        return running;
+}
+
 static int restart_and_wait(const struct ctl_apply_opts *o, bool restart, int bound_ms, const struct start_watch *w,
         struct strbuf *err) {
         int r;
@@ -165,7 +178,7 @@ static int restart_and_wait(const struct ctl_apply_opts *o, bool restart, int bo
         if (restart) {
                 /* a job requiring a node slurmctld does not know fails at its start: the departed
                  * nodes' placeholders first (the leader, while its slurmctld answers; charm/common/strand.h) */
-                if (o->present_nodes && !o->silent)
+                if (o->present_nodes && !o->silent && slurmctld_running(o))
                         strand_placeholders_ensure(o->present_nodes);
                 (void) unit_reset_failed(o->bus, "slurmctld.service", o->unit_timeout_usec, NULL);
                 r = unit_stop(o->bus, "slurmctld.service", o->unit_timeout_usec, err);

@@ -237,7 +237,7 @@ int ctl_guard_render(const struct ctl_guard_input *in, struct ctl_guard_result *
         /* all new (where there is a new value); nothing to judge when that is the live file */
         strbuf_reset(&e);
         r = render(&g, &cand, NULL, &e);
-        bool unchanged = r >= 0 && in->old_data && cand.len == in->old_len &&
+        bool unchanged = r >= 0 && !in->judge_live && in->old_data && cand.len == in->old_len &&
                 memcmp(cand.buf, in->old_data, cand.len) == 0;
         if (r >= 0 && !unchanged)
                 r = judge(&g, &cand, &e);

@@ -57,6 +57,9 @@ struct ctl_guard_input {
         size_t n_apps;
         ctl_judge_fn judge;
         void *judge_userdata;
+        /* the candidate is judged even when it equals the live file: the live file is one that
+         * another controller unit's slurmctld refused (charm/slurmctld/ctlrefshare.h) */
+        bool judge_live;
 };
 
 struct ctl_guard_result {

@@ -286,3 +286,56 @@ int ctl_refused_forget(const struct charm_paths *paths, size_t *ret_n, struct st
         *ret_n = n;
         return 0;
 }
+
+void ctl_refusals_clear(struct ctl_refusals *l) {
+        for (size_t i = 0; i < l->n; i++) {
+                free(l->v[i].reason);
+                free(l->v[i].unit);
+        }
+        free(l->v);
+        *l = (struct ctl_refusals){};
+}
+
+uint64_t ctl_refused_settings_hash(const char *data, size_t len) {
+        _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
+        split_part(data, len, false, &s);
+        return fnv1a64(s.buf ? s.buf : "", s.len);
+}
+
+static int cmp_refusal_newest(const void *a, const void *b) {
+        const struct ctl_refusal *x = a, *y = b;
+        return x->at < y->at ? 1 : x->at > y->at ? -1 : (x->hash > y->hash) - (x->hash < y->hash);
+}
+
+int ctl_refused_list(const struct charm_paths *paths, struct ctl_refusals *ret) {
+        int r = migrate_legacy(paths);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *dir = refused_dir(paths);
+        _cleanup_(closedirp) DIR *d = opendir(dir);
+        if (!d)
+                return errno == ENOENT ? 0 : -errno;
+        size_t first = ret->n;
+        for (struct dirent *de; (de = readdir(d));) {
+                struct stat st;
+                if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+                        !S_ISREG(st.st_mode))
+                        continue;
+                _cleanup_free_ char *path = xasprintf("%s/%s", dir, de->d_name), *content = NULL;
+                size_t n = 0;
+                struct record rec;
+                if (read_full_file(path, &content, &n) < 0 || !record_parse(content, n, &rec))
+                        continue;
+                ret->v = xrealloc(ret->v, (ret->n + 1) * sizeof *ret->v);
+                ret->v[ret->n++] = (struct ctl_refusal){
+                        .hash = fnv1a64(rec.data, rec.len),
+                        .settings = rec.global ? ctl_refused_settings_hash(rec.data, rec.len) : 0,
+                        .once = rec.once,
+                        .global = rec.global,
+                        .at = (int64_t) st.st_mtime,
+                        .reason = xstrdup(rec.reason),
+                };
+        }
+        qsort(ret->v + first, ret->n - first, sizeof *ret->v, cmp_refusal_newest);
+        return 0;
+}

@@ -33,6 +33,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "charm/common/charm.h"
 #include "util/strbuf.h"
@@ -63,3 +64,27 @@ int ctl_refused_store(const struct charm_paths *paths, const char *data, size_t 
  * the next reconcile tries the configured values again, with the usual bound and rollback.
  * 0 and *ret_n the number forgotten, or a negative errno (err). */
 int ctl_refused_forget(const struct charm_paths *paths, size_t *ret_n, struct strbuf *err);
+
+/* One remembered refusal as other controller units see it (charm/slurmctld/ctlrefshare.h): the
+ * FNV-1a 64 of the file's bytes, of its settings (its lines that are no application's: the
+ * part a (settings) refusal is about), its marks, its time (Unix s) and reason; unit: the
+ * controller unit that refused it (NULL for this unit's own). */
+struct ctl_refusal {
+        uint64_t hash, settings;
+        bool once, global;
+        int64_t at;
+        char *reason;
+        char *unit;
+};
+struct ctl_refusals {
+        struct ctl_refusal *v;
+        size_t n;
+};
+void ctl_refusals_clear(struct ctl_refusals *l);
+
+/* The settings hash of a file (see struct ctl_refusal). Pure. */
+uint64_t ctl_refused_settings_hash(const char *data, size_t len);
+
+/* Appends this unit's remembered refusals to ret (none: nothing), newest first. 0 or a negative
+ * errno. */
+int ctl_refused_list(const struct charm_paths *paths, struct ctl_refusals *ret);

@@ -18,6 +18,7 @@
 #include "charm/slurmctld/ctlconf.h"
 #include "charm/slurmctld/memdef.h"
 #include "charm/slurmctld/ctlguard.h"
+#include "charm/slurmctld/ctlrefshare.h"
 #include "charm/slurmctld/fence.h"
 #include "charm/common/gres.h"
 #include "charm/slurmctld/ha.h"
@@ -1058,7 +1059,12 @@ static int cleanup_nodes(struct juju_ctx *ctx, const struct slurmctld_opts *o, c
 /* --- the candidate file ----------------------------------------------------------------------- */
 
 #define PARAMS_APPLIED_FILE "slurm-conf-parameters.applied"
+/* the string applied before that one (a backup's way back, ctlrefshare.h) */
+#define PARAMS_PREVIOUS_FILE "slurm-conf-parameters.previous"
 #define REFUSED_STATUS_FILE "refused"
+/* The newest retry-refused time (Unix s) of any controller unit this unit has followed
+ * (ctlrefshare.h: its own older refusals forgotten then). */
+#define REFUSED_FORGET_SEEN_FILE "refused-forget-seen"
 /* This unit is being removed: every later hook only says so (controller_leave). */
 #define UNIT_LEAVING_FILE "unit-leaving"
 #define NOTES_STATUS_FILE "notes"
@@ -1430,13 +1436,104 @@ static int ctl_paths_check(const struct charm_paths *paths, const char *data, si
         return 0;
 }
 
-/* The judge of ctlguard.h: the candidate slurmctld refused last is refused again (with its
- * reason: slurmctld's own checks go beyond the reader's), everything else goes to Slurm's
- * reader (slurm/confcheck.h). */
+/* What the judge knows besides the candidate: this unit's store of refusals, and those the
+ * other controller units published (ctlrefshare.h), newer than any unit's retry-refused. */
+struct judge_input {
+        const struct charm_paths *paths;
+        struct ctl_refusals peers;
+        int64_t forget_at;
+};
+
+static void judge_input_done(struct judge_input *j) {
+        ctl_refusals_clear(&j->peers);
+}
+
+/* The other controller units' published refusals, and the newest retry-refused time of any
+ * unit (this one's too). A unit whose list does not read is left out, logged. */
+static int peer_refusals(struct juju_ctx *ctx, const struct ctl_inputs *in, struct judge_input *j, struct strbuf *err) {
+        _cleanup_strv_ struct strv units = STRV_INIT;
+        j->forget_at = ctl_refshare_forget_at(charm_bag_string(in->peer_self, CTL_REFSHARE_FORGET_KEY));
+        int r = juju_relation_list(ctx, in->peer_rel, &units, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < units.n; i++) {
+                const cJSON *bag;
+                r = juju_relation_get(ctx, in->peer_rel, units.v[i], &bag, err);
+                if (r < 0)
+                        return r;
+                int64_t f = ctl_refshare_forget_at(charm_bag_string(bag, CTL_REFSHARE_FORGET_KEY));
+                if (f > j->forget_at)
+                        j->forget_at = f;
+                const char *list = charm_bag_string(bag, CTL_REFSHARE_KEY);
+                if (!isempty(list) && ctl_refshare_decode(list, units.v[i], &j->peers) < 0)
+                        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                                "%s's refused candidates (%s) are not a JSON list: left out", units.v[i],
+                                CTL_REFSHARE_KEY);
+        }
+        return 0;
+}
+
+/* A retry-refused newer than this unit has followed (run on another unit): this unit forgets
+ * its own refusals as well, once. *forget_at becomes the newest of the two (this unit's own
+ * retry-refused is in its bag only once its action has ended). */
+static int refused_forget_follow(
+        struct juju_ctx *ctx, const struct charm_paths *paths, int64_t *forget_at, struct strbuf *err) {
+        _cleanup_free_ char *seen = NULL;
+        int r = read_state(paths, REFUSED_FORGET_SEEN_FILE, &seen, err);
+        if (r < 0)
+                return r;
+        if (seen)
+                seen[strcspn(seen, "\n")] = '\0';
+        if (*forget_at <= ctl_refshare_forget_at(seen)) {
+                *forget_at = ctl_refshare_forget_at(seen);
+                return 0;
+        }
+        size_t n = 0;
+        r = ctl_refused_forget(paths, &n, err);
+        if (r < 0)
+                return r;
+        char t[32];
+        snprintf(t, sizeof t, "%lld\n", (long long) *forget_at);
+        r = write_state(paths, REFUSED_FORGET_SEEN_FILE, t, err);
+        if (r < 0)
+                return r;
+        (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
+                "retry-refused on a controller unit: %zu refused slurm.conf candidate%s forgotten here too", n,
+                n == 1 ? "" : "s");
+        return 0;
+}
+
+/* This unit's own refusals in its peer bag, for the other controller units (when they changed). */
+static int refused_publish(
+        struct juju_ctx *ctx, const struct charm_paths *paths, const struct ctl_inputs *in, struct strbuf *err) {
+        struct ctl_refusals mine = {};
+        int r = ctl_refused_list(paths, &mine);
+        if (r < 0) {
+                ctl_refusals_clear(&mine);
+                strbuf_addf(err, "refused candidates: %s", strerror(-r));
+                return r;
+        }
+        _cleanup_free_ char *json = mine.n ? ctl_refshare_encode(&mine) : NULL;
+        ctl_refusals_clear(&mine);
+        r = charm_bag_update(ctx, in->peer_rel, false, in->peer_self, CTL_REFSHARE_KEY, json, err);
+        return r < 0 ? r : 0;
+}
+
+/* The judge of ctlguard.h: a candidate slurmctld refused before, on this unit or on another
+ * controller unit (ctlrefshare.h), is refused again (with its reason: slurmctld's own checks go
+ * beyond the reader's), everything else goes to Slurm's reader (slurm/confcheck.h). */
 static int judge_candidate(const char *data, size_t len, struct strbuf *err, void *userdata) {
-        const struct charm_paths *paths = userdata;
+        const struct judge_input *j = userdata;
+        const struct charm_paths *paths = j->paths;
         _cleanup_free_ char *reason = NULL;
         int r = ctl_refused_match(paths, data, len, &reason);
+        if (r > 0 && r != CTL_REFUSED_RETRY) {
+                strbuf_addf(err, "slurm.conf refused by slurmctld before (%s)", reason);
+                return -EINVAL;
+        }
+        free(reason);
+        reason = NULL;
+        r = ctl_refshare_match(&j->peers, data, len, j->forget_at, (int64_t) time(NULL), &reason);
         if (r > 0 && r != CTL_REFUSED_RETRY) {
                 strbuf_addf(err, "slurm.conf refused by slurmctld before (%s)", reason);
                 return -EINVAL;
@@ -2235,6 +2332,36 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (r < 0)
                 return r;
 
+        /* what the other controller units refused, and an admin's retry-refused there */
+        _cleanup_(judge_input_done) struct judge_input judge = { .paths = &o->paths };
+        r = peer_refusals(ctx, &in, &judge, err);
+        if (r >= 0)
+                r = refused_forget_follow(ctx, &o->paths, &judge.forget_at, err);
+        if (r < 0)
+                return r;
+        /* the running file refused by another controller unit's slurmctld (this unit took it
+         * before that refusal came: ctlrefshare.h): the settings before it are the last good
+         * ones, so that the guard renders them and this unit goes back to them */
+        _cleanup_free_ char *params_previous = NULL;
+        const char *params_last = params_applied;
+        bool live_refused = false;
+        if (old && params_applied) {
+                _cleanup_free_ char *why = NULL;
+                if (ctl_refshare_match(&judge.peers, old, old_len, judge.forget_at, (int64_t) time(NULL), &why) == 1) {
+                        r = read_state(&o->paths, PARAMS_PREVIOUS_FILE, &params_previous, err);
+                        if (r < 0)
+                                return r;
+                        if (params_previous) {
+                                params_last = params_previous;
+                                live_refused = true;
+                                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                                        "the running slurm.conf was refused by slurmctld %s: back to the "
+                                        "slurm-conf-parameters before it",
+                                        why);
+                        }
+                }
+        }
+
         /* every input checked; a bad one keeps its last good value (ctlguard.h) */
         const char *deflt = in.cfg_default_partition;
         if (!isempty(deflt) && !slurmd_iface_usable_app_name(deflt)) {
@@ -2275,11 +2402,12 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 .old_data = old,
                 .old_len = old_len,
                 .params = pg.params,
-                .params_applied = params_applied,
+                .params_applied = params_last,
                 .apps = apps,
                 .n_apps = n_apps,
                 .judge = judge_candidate,
-                .judge_userdata = (void *) &o->paths,
+                .judge_userdata = &judge,
+                .judge_live = live_refused,
         };
         r = ctl_guard_render(&gi, &g, &e);
         if (r == -EINVAL) {
@@ -2455,6 +2583,10 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 /* a new file restarted it: the quick ping below says whether it answers now */
                 silent = false;
         }
+        /* what slurmctld refused here, for the other controller units' judges */
+        r = refused_publish(ctx, &o->paths, &in, err);
+        if (r < 0)
+                return r;
         /* a held restart (CTL_APPLY_DEFERRED) leaves the daemon on its file: nothing of the new
          * one is taken yet */
         bool took = applied.action != CTL_APPLY_ROLLED_BACK && applied.action != CTL_APPLY_DEFERRED;
@@ -2467,7 +2599,11 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (applied.action == CTL_APPLY_ROLLED_BACK)
                 strv_push(&in.refused, applied.message.buf);
         else if (took) {
-                r = write_state(&o->paths, PARAMS_APPLIED_FILE, g.params_applied, err);
+                r = 0;
+                if (params_applied && !streq(params_applied, strempty(g.params_applied)))
+                        r = write_state(&o->paths, PARAMS_PREVIOUS_FILE, params_applied, err);
+                if (r >= 0)
+                        r = write_state(&o->paths, PARAMS_APPLIED_FILE, g.params_applied, err);
                 if (r >= 0)
                         r = acct_store(&o->paths, &acct, err);
                 if (r < 0)
@@ -2641,6 +2777,25 @@ static int reconcile_paths(struct juju_ctx *ctx, const struct charm_paths *paths
         return slurmctld_reconcile(ctx, &o, out, err);
 }
 
+/* retry-refused's time, now, in this unit's peer bag (and followed here: refused_forget_follow). */
+static int refused_forget_everywhere(struct juju_ctx *ctx, const struct charm_paths *paths, struct strbuf *err) {
+        _cleanup_strv_ struct strv ids = STRV_INIT;
+        int r = juju_relation_ids(ctx, SLURMCTLD_PEER_ENDPOINT, &ids, err);
+        if (r < 0 || ids.n == 0)
+                return r;
+        char t[32];
+        /* (a record of this same second counts as forgotten: at <= the forget time) */
+        snprintf(t, sizeof t, "%lld", (long long) time(NULL));
+        r = juju_relation_set(ctx, ids.v[0], false, CTL_REFSHARE_FORGET_KEY, t, err);
+        if (r >= 0)
+                r = juju_relation_set(ctx, ids.v[0], false, CTL_REFSHARE_KEY, NULL, err);
+        if (r < 0)
+                return r;
+        char line[34];
+        snprintf(line, sizeof line, "%s\n", t);
+        return write_state(paths, REFUSED_FORGET_SEEN_FILE, line, err);
+}
+
 int slurmctld_retry_refused(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err) {
         _cleanup_free_ char *paused = NULL;
         _cleanup_strv_ struct strv kv = STRV_INIT;
@@ -2650,6 +2805,11 @@ int slurmctld_retry_refused(struct juju_ctx *ctx, const struct slurmctld_opts *o
                 return r;
         (void) juju_logf(ctx, JUJU_LOG_INFO, NULL, "retry-refused: %zu refused slurm.conf candidate%s forgotten",
                 n, n == 1 ? "" : "s");
+        /* every other controller unit forgets its own too, and its published ones are no longer
+         * believed (ctlrefshare.h): the time goes to this unit's peer bag */
+        r = refused_forget_everywhere(ctx, &o->paths, err);
+        if (r < 0)
+                return r;
         strv_push(&kv, "forgotten");
         strv_pushf(&kv, "%zu", n);
         r = charm_paused(&o->paths, &paused);
