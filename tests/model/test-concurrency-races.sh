@@ -240,14 +240,15 @@ assert_eq "(5) the interrupted hook ran again" "a/0 update-status" "$(uevents a/
 assert_eq "(5) nothing pending" 0 "$(pending)"
 
 # (5b) Both modes: a running hook's status-set shows in `status` at once, the unit "executing"
-# meanwhile (Juju: status-set is an immediate call to the controller, and juju status shows the
-# agent executing); a wait killed then leaves the status set, the unit idle, and the hook runs
-# again at the next wait (serial mode used to keep both in the wait's memory until the hook ended)
+# meanwhile (Juju: status-set is an immediate call to the controller, and the uniter sets the
+# agent executing for every hook but update-status: operation/runhook.go); a wait killed then
+# leaves the status set, the unit idle, and the hook runs again at the next wait (serial mode
+# used to keep both in the wait's memory until the hook ended)
 for m in serial machines; do
         deployed "shown-$m" $m 1
         S=$TMP/shown-$m
-        behave a update-status "status-set maintenance \"mid hook \$\$\"; echo \$\$ > $S.hook; sleep 60"
-        js trigger a/0 update-status
+        behave a config-changed "status-set maintenance \"mid hook \$\$\"; echo \$\$ > $S.hook; sleep 60"
+        js trigger a/0 config-changed
         setsid "$JUJU_SIM" wait > /dev/null 2>&1 &
         p=$!
         BG+=("$p")
@@ -262,11 +263,61 @@ for m in serial machines; do
         assert_eq "(5b) $m, wait killed: a/0 is idle again" idle "$(agent a/0)"
         assert_eq "(5b) $m, wait killed: the status set stays" "mid hook $hp" \
                 "$(js status --format=json | jq -r '.applications.a.units."a/0"."workload-status".message')"
-        unbehave a update-status
+        unbehave a config-changed
         n0=$(nevents)
         js wait || fail "(5b) $m: the wait after"
-        assert_eq "(5b) $m: the interrupted hook ran again" "a/0 update-status" "$(uevents a/0 $((n0 + 1)))"
+        assert_eq "(5b) $m: the interrupted hook ran again" "a/0 config-changed" "$(uevents a/0 $((n0 + 1)))"
         assert_eq "(5b) $m: nothing pending" 0 "$(pending)"
+done
+
+# (5c) Both modes: a wait killed during a relation-created hook: that hook runs again at the next
+# wait, before the joins (Juju marks a relation created only when its hook commits: uniter
+# relation CreatedRelations; juju-sim had already recorded the unit's relation and dropped the
+# event as done; the attack of stop 52)
+for m in serial machines; do
+        newmodel "created-$m" $m
+        js deploy "$CHARMS/recorder" a >/dev/null
+        js deploy "$CHARMS/recorder" b >/dev/null
+        js wait >/dev/null || fail "(5c) $m: deploy"
+        S=$TMP/created-$m
+        behave a db-relation-created "echo \$\$ > $S.hook; sleep 60"
+        js integrate a:db b:backend >/dev/null
+        setsid "$JUJU_SIM" wait > /dev/null 2>&1 &
+        p=$!
+        BG+=("$p")
+        wait_for "$S.hook" || fail "(5c) $m: the relation-created hook did not begin"
+        hp=$(cat "$S.hook")
+        kill -9 -- "-$p" 2>/dev/null
+        kill -9 -- "-$hp" "$hp" 2>/dev/null
+        { wait "$p"; } 2>/dev/null
+        unbehave a db-relation-created
+        n0=$(nevents)
+        js wait || fail "(5c) $m: the wait after"
+        assert_eq "(5c) $m: the interrupted relation-created ran again, then the joins" \
+                "db-relation-created db-relation-joined db-relation-changed" \
+                "$(uevents a/0 $((n0 + 1)) | awk '{ print $2 }' | xargs)"
+done
+
+# (5d) Both modes: a wait stopped as a terminal stops it (SIGTERM to its process group, which its
+# hook, in a group of its own, does not get) ends its hook with it: the next wait runs the hook
+# once, never beside a copy that ran on (attack of stop 52: two copies of one hook at once)
+for m in serial machines; do
+        deployed "stopped-$m" $m 1
+        L=$TMP/stopped-$m.log
+        behave a update-status "echo \"begin \$\$\" >> $L; sleep 4; echo \"end \$\$\" >> $L"
+        js trigger a/0 update-status
+        setsid "$JUJU_SIM" wait > /dev/null 2>&1 &
+        p=$!
+        BG+=("$p")
+        wait_for "$L" || fail "(5d) $m: the hook did not begin"
+        first=$(awk '$1 == "begin" { print $2; exit }' "$L")
+        kill -TERM -- "-$p" 2>/dev/null
+        { wait "$p"; } 2>/dev/null
+        js wait || fail "(5d) $m: the wait after"
+        sleep 5
+        assert_eq "(5d) $m: the stopped wait's hook ended with it" "" "$(awk -v p="$first" '$1 == "end" && $2 == p' "$L")"
+        assert_eq "(5d) $m: the hook ran once more, whole" "2 1" "$(grep -c '^begin' "$L") $(grep -c '^end' "$L")"
+        unbehave a update-status
 done
 
 # (6) The workers take units in turn: with hook-concurrency=2 and four units, the first two

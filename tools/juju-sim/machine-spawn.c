@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/close_range.h>
@@ -69,6 +70,8 @@ static int open_init_cgroups(pid_t init, int cgfd[], size_t max) {
 _noreturn_ static void child(int errfd, const int nsfd[], const int cgfd[], int stdio[3], char *const argv[],
         char *const envp[], const char *cwd) {
         int e;
+        /* ended with the juju-sim that runs it (simmachine.c host_spawn: the same rule) */
+        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
         /* the cgroups first, from the host's cgroup namespace */
         for (int i = 0; i < MAX_CGROUPS; i++)
                 if (cgfd[i] >= 0)

@@ -1672,6 +1672,10 @@ void model_event_pre(cJSON *st, const char *unit, const cJSON *ev) {
                 char k[32];
                 snprintf(k, sizeof(k), "%ld", id);
                 ur = jobj(jobj(u, "relations"), k);
+                /* until its hook succeeded: a process killed during it leaves the record, and
+                 * the hook must run again (model_event_runnable; Juju marks a relation created
+                 * only when the hook commits, uniter/relation CreatedRelations) */
+                jset(ur, "creating", cJSON_CreateTrue());
                 jset(ur, "scope", cJSON_CreateTrue());
                 jarr(ur, "members");
                 jset(ur, "broken", cJSON_CreateFalse());
@@ -1708,9 +1712,11 @@ bool model_event_runnable(const cJSON *st, const char *unit, const cJSON *ev) {
         const cJSON *rel = state_relation(st, id);
         if (!rel)
                 return false;
-        if (streq(kind, "relation-created"))
+        if (streq(kind, "relation-created")) {
+                const cJSON *ur = unit_rel(st, unit, id);
                 return streq_ptr(jstr(rel, "life"), "alive") &&
-                        streq_ptr(jstr(state_unit(st, unit), "life"), "alive") && !unit_rel(st, unit, id);
+                        streq_ptr(jstr(state_unit(st, unit), "life"), "alive") && (!ur || jget(ur, "creating"));
+        }
         return unit_rel(st, unit, id) != NULL;
 }
 
@@ -1749,6 +1755,10 @@ void model_event_post(struct model *m, const char *unit, const cJSON *ev, bool o
                 char k[32];
                 snprintf(k, sizeof(k), "%ld", (long) jnum(ev, "relation", -1));
                 cJSON_DeleteItemFromObjectCaseSensitive(jget(u, "relations"), k);
+        } else if (streq(kind, "relation-created")) {
+                cJSON *ur = unit_rel(st, unit, (long) jnum(ev, "relation", -1));
+                if (ur)
+                        cJSON_DeleteItemFromObjectCaseSensitive(ur, "creating");
         } else if (streq(kind, "start")) {
                 cJSON *w = jobj(u, "workload");
                 if (streq_ptr(jstr(w, "status"), "maintenance") &&

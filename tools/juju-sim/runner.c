@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -838,6 +839,8 @@ static int worker_start(struct model *m, struct worker *ws, size_t nw, const cha
                 return e;
         }
         if (pid == 0) {
+                /* a worker ends with its wait (and its hook with it: host_spawn) */
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
                 close(p[0]);
                 for (size_t i = 0; i < nw; i++)
                         close(ws[i].fd);

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <linux/close_range.h>
@@ -160,6 +161,7 @@ static int host_spawn(char *const argv[], char *const envp[], const char *cwd, i
         int errpipe[2];
         if (pipe2(errpipe, O_CLOEXEC) < 0)
                 return -errno;
+        pid_t parent = getpid();
         pid_t pid = fork();
         if (pid < 0) {
                 int e = -errno;
@@ -170,6 +172,12 @@ static int host_spawn(char *const argv[], char *const envp[], const char *cwd, i
         if (pid == 0) {
                 int fds[3] = { in_fd, out_fd, err_fd }, moved[3];
                 (void) setpgid(0, 0);
+                /* ended with the juju-sim that runs it (a wait, run or exec killed, or stopped
+                 * with Ctrl-C: its own process group does not get the terminal's signal), as
+                 * Juju's uniter ends a hook it stops; the event stays queued and runs again */
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (getppid() != parent)
+                        _exit(127);
                 for (int i = 0; i < 3; i++) {
                         if (fds[i] < 0)
                                 fds[i] = open("/dev/null", O_RDWR | O_CLOEXEC);
