@@ -1311,14 +1311,16 @@ void model_leader_handover(cJSON *st, const char *unit) {
  * "executing" (which would keep queue_event from coalescing with the queue's head), its context
  * (and, under the model lock, that context's socket), its leadership handover. Units whose
  * machine lock is held are left alone: their process still runs. */
-static void clear_stale(struct model *m, bool locked) {
+static void clear_stale_units(struct model *m, bool locked, const char *mine) {
         cJSON *u;
         cJSON_ArrayForEach(u, jget(m->state, "units")) {
                 const char *ctx = jstr(u, "context");
                 bool executing = streq_ptr(jstr(u, "agent"), "executing");
                 if (!ctx && !executing && !jget(u, "elect-successor"))
                         continue;
-                if (model_machine_busy(m, jstr(u, "machine")))
+                /* (a machine whose lock this process holds runs nothing else: what another
+                 * process left there is stale even though the lock is held) */
+                if (!streq_ptr(mine, jstr(u, "machine")) && model_machine_busy(m, jstr(u, "machine")))
                         continue;
                 const char *n = ctx ? strrchr(ctx, '-') : NULL;
                 if (n && locked) {
@@ -1330,6 +1332,14 @@ static void clear_stale(struct model *m, bool locked) {
                         unit_agent_set(u, jget(u, "error") ? "error" : "idle");
                 model_leader_handover(m->state, u->string);
         }
+}
+
+static void clear_stale(struct model *m, bool locked) {
+        clear_stale_units(m, locked, NULL);
+}
+
+void model_machine_clear_stale(struct model *m, const char *machine) {
+        clear_stale_units(m, true, machine);
 }
 
 /* remove-unit --force (juju remove-unit --force --no-wait on a dead machine): the unit's own

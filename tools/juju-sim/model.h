@@ -75,6 +75,10 @@ void model_forget_lock(struct model *m);
  * otherwise); *ret_fd holds it until closed. */
 int model_machine_lock(
         const struct model *m, const char *machine, int timeout_sec, int *ret_fd, struct strbuf *err);
+/* The caller holds machine's lock and the model lock, before it records its own process there:
+ * what a killed process left on that machine's units ("executing", a context, a deferred
+ * handover) is undone, which the load's own look leaves while a machine lock is held. */
+void model_machine_clear_stale(struct model *m, const char *machine);
 /* Whether machine's lock is held now (by another open file: a concurrent hook, action or exec of
  * that machine is between reading the state and committing). Never waits, never makes the lock
  * file (a serial model has none). */

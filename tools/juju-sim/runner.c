@@ -413,6 +413,7 @@ static int conc_enter(
         r = model_lock(m, lock_timeout(deadline_ms), err);
         if (r < 0)
                 return r;
+        model_machine_clear_stale(m, machine);
         *ret_mfd = TAKE_FD(mfd);
         return 0;
 }
