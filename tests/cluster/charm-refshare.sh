@@ -54,6 +54,11 @@ expect_status slurmctld/0 '^blocked .*(slurmctld refused the new slurm.conf|refu
 expect_status slurmctld/1 '^blocked .*refused by slurmctld before \(on slurmctld/0: '
 jobs_intact "after the refusal"
 log "  backup: $(unit_status slurmctld/1)"
+# figure: the backup's hook for the change, while which it held the refused file (when it ran
+# first): its status RPCs meet the primary's restart, and libslurm sleeps SlurmctldTimeout / 2
+# (60 s here) before it asks again (HACKING.md, left open)
+ms=$(js debug-log --replay --format=json | jq -r 'select(.unit == "slurmctld/1" and .hook == "config-changed") | ."duration-ms"' | tail -1)
+log "figure: the backup's config-changed for the refused value: ${ms:-?} ms"
 
 log "the cause fixed, retry-refused on the backup: both units take the value"
 js exec slurmctld/0 -- sh -c 'printf "%s\n" "function slurm_jobcomp_log_record(job) return 0 end" \
