@@ -97,19 +97,11 @@ int ctl_refshare_decode(const char *json, const char *unit, struct ctl_refusals 
         return 0;
 }
 
-/* ctl_refused_match()'s verdict on one record: refused (1), or due for its one retry; the reason
- * names the unit that refused ("on slurmctld/0: …"). */
+/* ctl_refused_match()'s verdict on one record, its reason naming the unit that refused
+ * ("on slurmctld/0: …"). */
 static int verdict(const struct ctl_refusal *r, int64_t now, char **ret_reason) {
-        _cleanup_free_ char *on = r->unit ? xasprintf("on %s: ", r->unit) : xstrdup("");
-        int64_t age = now - r->at;
-        if (!r->once || age < 0 || age >= CTL_REFUSED_RETRY_AFTER_S) {
-                *ret_reason = xasprintf("%s%s", on, r->reason);
-                return r->once ? CTL_REFUSED_RETRY : 1;
-        }
-        long left_min = (long) ((CTL_REFUSED_RETRY_AFTER_S - age + 59) / 60);
-        *ret_reason = xasprintf("%s%s; tried once more, with the full start time, in %ld minute%s", on,
-                r->reason, left_min, left_min == 1 ? "" : "s");
-        return 1;
+        _cleanup_free_ char *on = r->unit ? xasprintf("on %s: ", r->unit) : NULL;
+        return ctl_refused_verdict(r->once, r->at, now, on, r->reason, ret_reason);
 }
 
 int ctl_refshare_match(const struct ctl_refusals *l, const char *data, size_t len, int64_t forget_at,

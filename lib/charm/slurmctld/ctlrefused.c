@@ -111,24 +111,28 @@ static bool record_parse(char *content, size_t n, struct record *ret) {
         return true;
 }
 
-/* 1 or CTL_REFUSED_RETRY for a record that matches, by its marks and its file's time. */
-static int verdict(const struct record *rec, const char *path, char **ret_reason) {
-        *ret_reason = xstrdup(rec->reason);
-        if (!rec->once)
-                return 1;
+int ctl_refused_verdict(bool once, int64_t at, int64_t now, const char *prefix, const char *reason,
+        char **ret_reason) {
+        int64_t age = now - at;
+        if (!once || age < 0 || age >= CTL_REFUSED_RETRY_AFTER_S) {
+                *ret_reason = xasprintf("%s%s", strempty(prefix), reason);
+                return once ? CTL_REFUSED_RETRY : 1;
+        }
         /* a timeout under the ceiling: refused for a while (every reconcile would try it at
-         * once, the watcher's after the rollback's own restart), then tried once more */
-        struct stat st;
-        time_t age = stat(path, &st) == 0 ? time(NULL) - st.st_mtime : CTL_REFUSED_RETRY_AFTER_S;
-        if (age < 0 || age >= CTL_REFUSED_RETRY_AFTER_S)
-                return CTL_REFUSED_RETRY;
-        /* said with the reason, as the rollback said it (a later reconcile's status is this) */
+         * once, the watcher's after the rollback's own restart), then tried once more; said
+         * with the reason, as the rollback said it (a later reconcile's status is this) */
         long left_min = (long) ((CTL_REFUSED_RETRY_AFTER_S - age + 59) / 60);
-        char *had = *ret_reason;
-        *ret_reason = xasprintf("%s; tried once more, with the full start time, in %ld minute%s", had,
-                left_min, left_min == 1 ? "" : "s");
-        free(had);
+        *ret_reason = xasprintf("%s%s; tried once more, with the full start time, in %ld minute%s",
+                strempty(prefix), reason, left_min, left_min == 1 ? "" : "s");
         return 1;
+}
+
+/* 1 or CTL_REFUSED_RETRY for a record that matches, by its marks and its file's time (none: due). */
+static int verdict(const struct record *rec, const char *path, char **ret_reason) {
+        struct stat st;
+        time_t now = time(NULL);
+        int64_t at = stat(path, &st) == 0 ? (int64_t) st.st_mtime : (int64_t) now - CTL_REFUSED_RETRY_AFTER_S;
+        return ctl_refused_verdict(rec->once, at, (int64_t) now, NULL, rec->reason, ret_reason);
 }
 
 /* A record refused for its settings alone whose settings data has: the newest one. */

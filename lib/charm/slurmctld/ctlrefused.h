@@ -53,6 +53,13 @@
  * CTL_REFUSED_RETRY_AFTER_S ago or more (not a verdict yet: the next start gets the ceiling). */
 int ctl_refused_match(const struct charm_paths *paths, const char *data, size_t len, char **ret_reason);
 
+/* The verdict on one refusal made at `at` (Unix s), now: 1 refused, or CTL_REFUSED_RETRY for a
+ * timeout under the ceiling (once) refused CTL_REFUSED_RETRY_AFTER_S ago or more; *ret_reason
+ * (caller frees) is prefix (may be NULL) and reason, with when it is tried once more while a
+ * timeout's refusal lasts. Pure. */
+int ctl_refused_verdict(bool once, int64_t at, int64_t now, const char *prefix, const char *reason,
+        char **ret_reason);
+
 /* Remembers data as refused for reason (once: a timeout under the ceiling, tried again later),
  * now; for its settings alone when its applications' lines are applied's (the file slurmctld
  * ran with; NULL: none). The oldest beyond CTL_REFUSED_MAX are forgotten. 0 or a negative errno
