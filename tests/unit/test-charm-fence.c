@@ -27,7 +27,7 @@ static struct fence_look look(uint32_t pid, char state, uint64_t idx, time_t bea
 static enum fence_verdict judge(struct fence_watch *w, struct fence_look l) {
         _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
         enum fence_verdict v = fence_judge(w, &l, &why);
-        assert_true((v == FENCE_KILL) == (why.len > 0));
+        assert_true((v != FENCE_KEEP) == (why.len > 0));
         return v;
 }
 
@@ -36,7 +36,7 @@ static void test_stopped(void **state) {
         /* in charge, beating; then stopped: the heartbeat ages, still its own */
         assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1001)), FENCE_KEEP);
         assert_int_equal(judge(&w, look(100, 'S', 0, 1002, 1003)), FENCE_KEEP);
-        assert_int_equal(judge(&w, look(100, 'T', 0, 1002, 1010)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(100, 'T', 0, 1002, 1009)), FENCE_KEEP);
         /* a backup takes charge while it is stopped */
         struct fence_look l = look(100, 'T', 1, 1015, 1015);
         _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
@@ -204,8 +204,53 @@ static void test_stopped_timeout(void **state) {
         struct fence_watch w = { 0 };
         assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1001)), FENCE_KEEP);
         assert_int_equal(judge(&w, look(100, 'T', 0, 1000, 1005)), FENCE_KEEP);
-        assert_int_equal(judge(&w, look(100, 'T', 0, 1000, 1008)), FENCE_KEEP);
-        assert_int_equal(judge(&w, look(100, 'T', 0, 1000, 1009)), FENCE_KILL); /* T - 1 */
+        assert_int_equal(judge(&w, look(100, 'T', 0, 1000, 1007)), FENCE_KEEP);
+        /* T - 2: the memory is the newest yet, no backup takes over before T: told to exit */
+        struct fence_look l = look(100, 'T', 0, 1000, 1008);
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+        assert_int_equal(fence_judge(&w, &l, &why), FENCE_RELIEVE);
+        assert_non_null(strstr(why.buf, "pid 100) stopped while in charge, its heartbeat 8 s old"));
+        assert_non_null(strstr(why.buf, "told to save its state and exit"));
+        /* T - 1 as well (a look that skipped a second) */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1001)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(100, 'T', 0, 1000, 1009)), FENCE_RELIEVE);
+        assert_int_equal(fence_relief_from(10), 8);
+        assert_int_equal(fence_relief_from(3), 2);
+        /* seen only at T (a late look): a backup may be taking over, killed */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1001)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(100, 'T', 0, 1000, 1010)), FENCE_KILL);
+        /* a late look at T - 1 (the sentinel overslept): killed */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1001)), FENCE_KEEP);
+        l = look(100, 'T', 0, 1000, 1009);
+        l.overslept_usec = 2 * S;
+        assert_int_equal(judge(&w, l), FENCE_KILL);
+        /* a late look at T - 2, then one in time at T - 1: relieved then */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1001)), FENCE_KEEP);
+        l = look(100, 'T', 0, 1000, 1008);
+        l.overslept_usec = 3 * S;
+        assert_int_equal(judge(&w, l), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(100, 'T', 0, 1000, 1009)), FENCE_RELIEVE);
+        /* another machine's sentinel marked charge since its last beat: killed */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1001)), FENCE_KEEP);
+        l = look(100, 'T', 0, 1000, 1009);
+        l.have_mark = l.mark_other = true;
+        l.mark_index = 1;
+        l.mark_time = 1000;
+        assert_int_equal(judge(&w, l), FENCE_KILL);
+        /* its own sentinel's mark, or another's from before its last beat: relieved */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1001)), FENCE_KEEP);
+        l.mark_time = 999;
+        assert_int_equal(judge(&w, l), FENCE_RELIEVE);
+        /* traced (a debugger holds it: a signal waits for the tracer) or hung: killed */
+        w = (struct fence_watch){ 0 };
+        assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1001)), FENCE_KEEP);
+        assert_int_equal(judge(&w, look(100, 't', 0, 1000, 1009)), FENCE_KILL);
         w = (struct fence_watch){ 0 };
         assert_int_equal(judge(&w, look(100, 'S', 0, 1000, 1001)), FENCE_KEEP);
         assert_int_equal(judge(&w, look(100, 'D', 0, 1000, 1009)), FENCE_KILL);
@@ -216,6 +261,55 @@ static void test_stopped_timeout(void **state) {
         /* never in charge while this sentinel looked (a standby stopped): nothing */
         w = (struct fence_watch){ 0 };
         assert_int_equal(judge(&w, look(100, 'T', 0, 1000, 1009)), FENCE_KEEP);
+}
+
+static enum fence_verdict relief(const struct fence_relief *r, struct fence_look l) {
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+        enum fence_verdict v = fence_relief_judge(r, &l, &why);
+        assert_true((v == FENCE_KILL) == (why.len > 0));
+        assert_true(v != FENCE_RELIEVE);
+        return v;
+}
+
+/* a relieved slurmctld while it exits: killed after all only when it could save over another's
+ * state, was stopped again, stopped beating, or took too long */
+static void test_relief(void **state) {
+        const struct fence_relief r = { .pid = 100, .since = 1009, .beat_before = 1000 };
+        /* exiting, its heartbeat written again on the way */
+        assert_int_equal(relief(&r, look(100, 'R', 0, 1009, 1010)), FENCE_KEEP);
+        assert_int_equal(relief(&r, look(100, 'S', 0, 1011, 1012)), FENCE_KEEP);
+        /* another process or none: not this judge's */
+        assert_int_equal(relief(&r, look(0, 0, 0, 1009, 1010)), FENCE_KEEP);
+        assert_int_equal(relief(&r, look(101, 'T', 1, 1020, 1020)), FENCE_KEEP);
+        /* another controller's beat from before the relief: kept */
+        assert_int_equal(relief(&r, look(100, 'R', 1, 995, 1010)), FENCE_KEEP);
+        /* another controller took charge while it still runs */
+        struct fence_look l = look(100, 'R', 1, 1015, 1015);
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+        assert_int_equal(fence_relief_judge(&r, &l, &why), FENCE_KILL);
+        assert_non_null(strstr(why.buf, "still ran when controller 1 took charge"));
+        /* stopped again, traced */
+        assert_int_equal(relief(&r, look(100, 'T', 0, 1010, 1011)), FENCE_KILL);
+        assert_int_equal(relief(&r, look(100, 't', 0, 1010, 1011)), FENCE_KILL);
+        /* its heartbeat not written since it was let go (stuck in its exit) */
+        assert_int_equal(relief(&r, look(100, 'S', 0, 1000, 1010)), FENCE_KILL);
+        assert_int_equal(relief(&r, look(100, 'D', 0, 1012, 1020)), FENCE_KEEP);
+        assert_int_equal(relief(&r, look(100, 'D', 0, 1012, 1021)), FENCE_KILL);
+        /* too long */
+        assert_int_equal(relief(&r, look(100, 'S', 0, 1068, 1068)), FENCE_KEEP);
+        assert_int_equal(relief(&r, look(100, 'S', 0, 1069, 1069)), FENCE_KILL);
+        /* no relief under way */
+        const struct fence_relief none = { 0 };
+        assert_int_equal(relief(&none, look(100, 'T', 1, 1015, 1015)), FENCE_KEEP);
+
+        /* the rewind: only the beats its exit wrote, with its index */
+        assert_true(fence_rewind_due(&r, true, 1010, 0, 0));
+        assert_true(fence_rewind_due(&r, true, 1009, 0, 0));
+        assert_false(fence_rewind_due(&r, true, 1000, 0, 0)); /* nothing written since */
+        assert_false(fence_rewind_due(&r, true, 1012, 1, 0)); /* another controller's */
+        assert_false(fence_rewind_due(&r, false, 1012, 0, 0));
+        assert_false(fence_rewind_due(&r, true, 1012, 0, -1));
+        assert_false(fence_rewind_due(&none, true, 1012, 0, 0));
 }
 
 /* took charge while another machine's sentinel noted charge lately: a return with a memory
@@ -276,6 +370,7 @@ int main(void) {
                 cmocka_unit_test(test_frozen_then_incomplete),
                 cmocka_unit_test(test_lift),
                 cmocka_unit_test(test_stopped_timeout),
+                cmocka_unit_test(test_relief),
                 cmocka_unit_test(test_took_back),
                 cmocka_unit_test(test_record),
         };

@@ -13,6 +13,10 @@
 
 #include "util/banned.h"
 
+unsigned fence_relief_from(unsigned timeout_s) {
+        return timeout_s > 3 ? timeout_s - 2 : timeout_s - 1;
+}
+
 enum fence_verdict fence_judge(struct fence_watch *w, const struct fence_look *l, struct strbuf *why) {
         if (l->pid != w->pid) {
                 /* another process (or none): what was known is about the old one */
@@ -54,6 +58,21 @@ enum fence_verdict fence_judge(struct fence_watch *w, const struct fence_look *l
         /* stopped or hung while in charge, its heartbeat as old as SlurmctldTimeout (less a
          * look): a backup takes over now, and a continue a moment later (before the next look)
          * would take control back with this memory: killed now, not at the backup's first beat */
+        /* stopped (T) while in charge, its memory the newest yet (no backup takes over before
+         * the heartbeat is older than SlurmctldTimeout): told to save it and exit (fence.h, the
+         * relief), from T - 2 s on, so that two looks fall in the window */
+        if (mine && w->own_beat > 0 && l->timeout_s > 1 && l->state == 'T' &&
+                l->now - l->beat_time >= (time_t) fence_relief_from(l->timeout_s) &&
+                l->now - l->beat_time < (time_t) l->timeout_s && l->overslept_usec < FENCE_RELIEF_LATE_USEC &&
+                !(l->have_mark && l->mark_other && l->mark_time >= l->beat_time)) {
+                if (why)
+                        strbuf_addf(why,
+                                "slurmctld (pid %" PRIu32 ") stopped while in charge, its heartbeat %lld s old "
+                                "(SlurmctldTimeout %u s): told to save its state and exit before a backup "
+                                "takes over",
+                                l->pid, (long long) (l->now - l->beat_time), l->timeout_s);
+                return FENCE_RELIEVE;
+        }
         if (mine && w->own_beat > 0 && l->timeout_s > 1 && (l->state == 'T' || l->state == 't' || l->state == 'D') &&
                 l->now - l->beat_time >= (time_t) l->timeout_s - 1) {
                 if (why)
@@ -111,6 +130,34 @@ enum fence_verdict fence_judge(struct fence_watch *w, const struct fence_look *l
         /* running: it was relieved (a failback, a takeover) and exits or is a standby now */
         w->own_beat = 0;
         return FENCE_KEEP;
+}
+
+enum fence_verdict fence_relief_judge(const struct fence_relief *r, const struct fence_look *l, struct strbuf *why) {
+        if (r->pid == 0 || l->pid != r->pid)
+                return FENCE_KEEP;
+        long long ago = (long long) (l->now - r->since);
+        const bool mine = l->have_beat && l->self >= 0 && l->beat_index == (uint64_t) l->self;
+        _cleanup_free_ char *what = NULL;
+        if (l->have_beat && !mine && l->beat_time >= r->since)
+                what = xasprintf("still ran when controller %" PRIu64 " took charge", l->beat_index);
+        else if (l->state == 'T' || l->state == 't')
+                what = xstrdup("was stopped again");
+        else if (mine && l->timeout_s > 1 && l->now - l->beat_time >= (time_t) l->timeout_s - 1)
+                what = xasprintf("stopped writing its heartbeat (%lld s old) while it ran",
+                        (long long) (l->now - l->beat_time));
+        else if (ago >= FENCE_RELIEF_MAX_S || ago < 0)
+                what = xasprintf("had not exited (at most %d s)", FENCE_RELIEF_MAX_S);
+        else
+                return FENCE_KEEP;
+        if (why)
+                strbuf_addf(why, "slurmctld (pid %" PRIu32 "), told to save its state and exit %lld s before, %s",
+                        l->pid, ago, what);
+        return FENCE_KILL;
+}
+
+bool fence_rewind_due(const struct fence_relief *r, bool have_beat, time_t beat_time, uint64_t beat_index, int self) {
+        return r->since > 0 && r->beat_before > 0 && have_beat && self >= 0 && beat_index == (uint64_t) self &&
+                beat_time >= r->since && beat_time > r->beat_before;
 }
 
 bool fence_lift_due(time_t since, bool have_beat, time_t beat_time, uint64_t beat_index, int self, time_t now,

@@ -91,11 +91,52 @@ struct fence_look {
 enum fence_verdict {
         FENCE_KEEP,
         FENCE_KILL,
+        FENCE_RELIEVE, /* stopped (T) in charge, no one else yet: SIGTERM, then SIGCONT */
 };
 
-/* Updates w with the look and says whether pid must be killed; why (may be NULL) gets one
- * line when it must: "slurmctld (pid 123) stopped while controller 1 took charge". Pure. */
+/* Updates w with the look and says whether pid must be killed, or relieved; why (may be NULL)
+ * gets one line when it must: "slurmctld (pid 123) stopped while controller 1 took charge".
+ * Pure. */
 enum fence_verdict fence_judge(struct fence_watch *w, const struct fence_look *l, struct strbuf *why);
+
+/* The relief (issue 25, attack 4 F-C). A slurmctld stopped with SIGSTOP (state T) while in
+ * charge, on a machine that runs on (its sentinel looks), has a memory that is not stale yet:
+ * no backup takes over before its heartbeat is older than SlurmctldTimeout (22.05 and 24.11
+ * backup.c: `now - max(last answer, last heartbeat) > SlurmctldTimeout`, whole seconds), and
+ * a look that finds it T - 2 or T - 1 s old comes at least a second before that (two looks of
+ * the sentinel's 1 s tick fall in that window). The kill at T - 1 lost
+ * what slurmctld had not saved yet: a submission waits for its save up to 5 s (state_save.c,
+ * SAVE_MAX_WAIT), so jobs that had their ids were gone after the failover. Relieved instead:
+ * SIGTERM while it is stopped, then SIGCONT, so that it goes straight into its shutdown, which
+ * saves all state and stops its heartbeat last (controller.c): it writes the heartbeat on the
+ * way, so no backup takes over meanwhile. The fence record is written before the signals, so
+ * nothing starts it again. Relieved only from a look that was not late itself (a sentinel stalled
+ * between its look and its signals is what could meet a backup's takeover) and while no other
+ * machine's sentinel marked charge since its last beat; a process traced (t) or hung (D), or one
+ * seen stopped only at T - 1 by a late look, is killed as before.
+ * While it exits, fence_relief_judge() kills it after all when another controller writes the
+ * heartbeat (it would save over that one's state), it is stopped again, its own heartbeat
+ * stops for SlurmctldTimeout - 1 s while it lives, or it has not exited after
+ * FENCE_RELIEF_MAX_S. Once it is gone, the beats its exit wrote are rewound to its last beat
+ * before the stop (fence_rewind_due()), so that a backup takes over when it would have after
+ * a kill, not SlurmctldTimeout after the exit (the link may be down: no takeover request
+ * reaches a backup). */
+#define FENCE_RELIEF_MAX_S 60
+/* the heartbeat's age (s) from which a stopped slurmctld is relieved: T - 2 (T - 1 for T <= 3) */
+unsigned fence_relief_from(unsigned timeout_s);
+/* a look later than this (the sentinel's oversleep) is no ground for a relief */
+#define FENCE_RELIEF_LATE_USEC 1000000ULL
+struct fence_relief {
+        uint32_t pid;       /* the process told to exit (0: none) */
+        time_t since;       /* when */
+        time_t beat_before; /* the heartbeat's time at that look: its last beat before the stop */
+};
+/* While r->pid runs (l->pid == r->pid): FENCE_KILL with why, or FENCE_KEEP. Pure. */
+enum fence_verdict fence_relief_judge(const struct fence_relief *r, const struct fence_look *l, struct strbuf *why);
+/* Once r->pid is gone: whether the heartbeat (have_beat, its time and index) is one its exit
+ * wrote (this unit's index, written since the relief began), to be put back to r->beat_before.
+ * Pure. */
+bool fence_rewind_due(const struct fence_relief *r, bool have_beat, time_t beat_time, uint64_t beat_index, int self);
 
 /* Whether the fence written at since may be lifted, given the heartbeat (have_beat, its time
  * and index), this host's index, now, SlurmctldTimeout, whether the controller that wrote

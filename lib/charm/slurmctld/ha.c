@@ -269,6 +269,16 @@ int ha_heartbeat_read(const char *dir, time_t *ret_time, uint64_t *ret_index) {
         return 0;
 }
 
+int ha_heartbeat_write(const char *dir, time_t t, uint64_t index, uid_t uid, gid_t gid) {
+        unsigned char data[16];
+        for (int i = 0; i < 8; i++) {
+                data[i] = (unsigned char) ((uint64_t) t >> (56 - 8 * i));
+                data[8 + i] = (unsigned char) (index >> (56 - 8 * i));
+        }
+        _cleanup_free_ char *path = xasprintf("%s/heartbeat", dir);
+        return write_file_atomic(path, data, sizeof data, 0600, uid, gid);
+}
+
 int64_t ha_heartbeat_age(const char *dir, time_t now, time_t *ret_time, uint64_t *ret_index) {
         time_t t = 0;
         uint64_t idx = 0;

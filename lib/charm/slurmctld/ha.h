@@ -73,6 +73,9 @@ int ha_marker_seen(const char *dir, const char *unit, const char *token);
 /* The heartbeat slurmctld's controller in charge writes: its time and its index. -ENOENT when
  * there is none (one controller, or never in charge), -EINVAL for a malformed file. */
 int ha_heartbeat_read(const char *dir, time_t *ret_time, uint64_t *ret_index);
+/* Writes it as slurmctld does (16 bytes, big-endian time and index; owner uid:gid, mode 0600),
+ * atomically. Only the fence's rewind (fence.h) writes it, after this unit's slurmctld exited. */
+int ha_heartbeat_write(const char *dir, time_t t, uint64_t index, uid_t uid, gid_t gid);
 
 /* The heartbeat's age at now in seconds (0 when it is from the future: a writer's clock ahead),
  * with its time and writer when ret_* are given; -1 when there is none (dir NULL, unreadable). */

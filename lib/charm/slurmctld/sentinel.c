@@ -79,6 +79,7 @@ struct sentinel {
         unsigned port;       /* SlurmctldPort */
         struct sentinel_nudge nudge;
         struct fence_watch fence; /* charm/slurmctld/fence.h */
+        struct fence_relief relief; /* a stopped slurmctld told to save its state and exit */
         uint64_t overslept_usec;  /* the longest late look not yet judged by the fence */
         uint64_t tick_start;      /* when this tick began (CLOCK_MONOTONIC, µs; 0: none yet) */
         uint64_t tick_usec;       /* a tick's length */
@@ -547,9 +548,67 @@ static void boss_tick(struct sentinel *s) {
         s->boss = boss;
 }
 
+/* SIGCONT to every process of slurmctld.service (systemd's KillUnit, "all"): `systemctl kill -s
+ * STOP` stops its slurmscriptd too, and the main process's exit waits for that one (a relief
+ * hung so, charm-fence A). Without systemd: the main process and its process group. */
+static int ctld_continue(struct sentinel *s, uint32_t pid) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        if (!s->bus && unit_bus_open(&s->bus, &e) < 0)
+                s->bus = NULL;
+        if (s->bus && unit_kill(s->bus, "slurmctld.service", "all", SIGCONT, 5 * 1000000ULL, &e) >= 0)
+                return 0;
+        if (s->bus)
+                s->bus = sd_bus_flush_close_unref(s->bus);
+        logf_(s, "fence: SIGCONT to slurmctld.service: %s; to its process group instead", e.buf);
+        (void) kill(-(pid_t) pid, SIGCONT);
+        return kill((pid_t) pid, SIGCONT) < 0 ? -errno : 0;
+}
+
+/* While a relieved slurmctld exits (fence.h, the relief): true while it runs (killed after
+ * all when fence_relief_judge() says so); once it is gone, systemd's restart cancelled, the
+ * beats its exit wrote rewound, and false. */
+static bool relief_tick(struct sentinel *s) {
+        char state = 0;
+        uint32_t pid = 0;
+        if (ctld_process(s, &pid, &state) < 0)
+                return true; /* not known: looked at again next tick */
+        struct fence_look l = { .pid = pid, .state = state, .self = s->self, .n_ctl = s->n_ctl,
+                .timeout_s = slurm_client_ctl_timeout() };
+        const char *dir = slurm_client_state_dir();
+        l.have_beat = dir && ha_heartbeat_read(dir, &l.beat_time, &l.beat_index) >= 0;
+        l.now = time(NULL);
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT, e = STRBUF_INIT;
+        if (pid == s->relief.pid) {
+                if (fence_relief_judge(&s->relief, &l, &why) != FENCE_KILL)
+                        return true;
+                if (kill((pid_t) pid, SIGKILL) < 0 && errno != ESRCH)
+                        logf_(s, "fence: kill %" PRIu32 ": %s", pid, strerror(errno));
+                int r = ctld_stop(s, &e);
+                logf_(s, "fenced: %s; slurmctld killed%s%s", why.buf, r < 0 ? ", but " : "", r < 0 ? e.buf : "");
+                s->relief = (struct fence_relief){ 0 };
+                return true;
+        }
+        /* gone (or started again by systemd after a failed exit: stopped now, and what it
+         * read is what the relieved one saved) */
+        int r = ctld_stop(s, &e);
+        if (r < 0)
+                logf_(s, "fence: stopping slurmctld.service after the exit: %s", e.buf);
+        bool rewind = fence_rewind_due(&s->relief, l.have_beat, l.beat_time, l.beat_index, s->self);
+        int w = rewind ? ha_heartbeat_write(dir, s->relief.beat_before, (uint64_t) s->self, s->slurm_uid, s->slurm_gid)
+                       : 0;
+        logf_(s, "fence: slurmctld (pid %" PRIu32 ") saved its state and exited within %lld s%s%s%s",
+                s->relief.pid, (long long) (l.now - s->relief.since),
+                rewind && w >= 0 ? "; its heartbeat put back to its last beat before the stop" : "",
+                w < 0 ? "; putting its heartbeat back: " : "", w < 0 ? strerror(-w) : "");
+        s->relief = (struct fence_relief){ 0 };
+        return false;
+}
+
 /* The fence look (charm/slurmctld/fence.h); true when slurmctld must not be asked anything this tick
- * and no charge mark be written (not running, stopped, hung, killed, or held down). */
+ * and no charge mark be written (not running, stopped, hung, killed, relieved, or held down). */
 static bool fence_tick(struct sentinel *s) {
+        if (s->relief.pid && relief_tick(s))
+                return true;
         time_t since = 0;
         int r = fence_record_read(NULL, &since, NULL, NULL);
         if (r != 0) {
@@ -596,10 +655,27 @@ static bool fence_tick(struct sentinel *s) {
         l.overslept_usec = s->overslept_usec;
         s->overslept_usec = 0; /* the watch keeps it now */
         _cleanup_strbuf_ struct strbuf why = STRBUF_INIT, e = STRBUF_INIT;
-        if (fence_judge(&s->fence, &l, &why) != FENCE_KILL)
+        enum fence_verdict v = fence_judge(&s->fence, &l, &why);
+        if (v == FENCE_KEEP)
                 /* nothing asked of, and no charge mark for, a slurmctld that is not running
                  * (none, stopped, hung, a zombie): the mark says a live one is in charge */
                 return l.pid == 0 || state == 'T' || state == 't' || state == 'D' || state == 'Z';
+        if (v == FENCE_RELIEVE) {
+                /* the record first: nothing may start slurmctld again once it exited; then
+                 * SIGTERM while it is stopped, so that it runs its shutdown (and its state
+                 * save) first thing when SIGCONT lets it go on */
+                r = fence_record_write(NULL, l.now, -1, why.buf, &e);
+                if (r >= 0 && kill((pid_t) l.pid, SIGTERM) >= 0 && ctld_continue(s, l.pid) >= 0) {
+                        s->relief = (struct fence_relief){ .pid = l.pid, .since = l.now, .beat_before = l.beat_time };
+                        logf_(s, "fenced: %s; SIGTERM and SIGCONT sent", why.buf);
+                        s->fence = (struct fence_watch){ 0 };
+                        return true;
+                }
+                logf_(s, "fence: relieving slurmctld (pid %" PRIu32 "): %s; killed instead", l.pid,
+                        r < 0 ? e.buf : strerror(errno));
+                strbuf_reset(&e);
+                strbuf_addf(&why, " (that failed: killed instead)");
+        }
         /* first the kill: a stopped process gets nothing else (systemd's stop would continue it
          * with SIGCONT after its SIGTERM, and it would save its stale state on the way out) */
         if (kill((pid_t) l.pid, SIGKILL) < 0 && errno != ESRCH) {
