@@ -9,7 +9,8 @@
 # (configless); (1) a job's daemon is killed at the job's end; (2) a job over its --mem is killed
 # by the kernel (OUT_OF_MEMORY) while one within it completes; (3) --cpus-per-task=1 on a 2-CPU
 # node gives the job exactly one CPU (-c 2: both); (4) a changed cgroup.conf restarts slurmctld
-# and is pushed to slurmd.
+# and is pushed to slurmd; (5) with a job running on one node, another change reaches the idle
+# node by the push, and the busy one after its job.
 set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
 source "$(dirname "$0")/charm-lib.sh"
@@ -126,4 +127,30 @@ for ((i = 0; i < 50; i++)); do
 done
 js exec slurmd/0 -- grep -qx MinRAMSpace=40 /run/slurm/conf/cgroup.conf || die "slurmd did not get the new cgroup.conf"
 expect_status slurmctld/0 '^active '
+
+log "(5) a new cgroup.conf while a job runs: an idle node gets it by the push (its slurmd restarted), the busy one after its job"
+# the leader's reconfigure waits until no job holds any node, so only the push (confpush.h:
+# cgroup.conf's digest is a line of slurm.conf, and HASH_VAL counts comment lines) brings it
+js add-unit slurmd >/dev/null
+settle 180
+busy=$(submit -w slurmd-0 -o /dev/null --wrap "sleep 600")
+wait_job_state "$busy" RUNNING 30
+pid1=$(js exec slurmd/1 -- systemctl show -p MainPID --value slurmd)
+printf 'MinRAMSpace=41\n' >>"$MODEL/charms/slurmctld/templates/cgroup.conf"
+js trigger slurmctld upgrade-charm >/dev/null
+settle
+for ((i = 0; i < 150; i++)); do
+        js exec slurmd/1 -- grep -qx MinRAMSpace=41 /run/slurm/conf/cgroup.conf && break
+        sleep 0.2
+done
+js exec slurmd/1 -- grep -qx MinRAMSpace=41 /run/slurm/conf/cgroup.conf || die "the idle node did not get the new cgroup.conf while a job ran elsewhere"
+[ "$(js exec slurmd/1 -- systemctl show -p MainPID --value slurmd)" != "$pid1" ] || die "slurmd-1 has the file but was not restarted (it reads cgroup.conf only at its start)"
+[ "$(job_field "$busy" JobState)" = RUNNING ] || die "job $busy: $(job_field "$busy" JobState), want RUNNING"
+! js exec slurmd/0 -- grep -qx MinRAMSpace=41 /run/slurm/conf/cgroup.conf || die "the busy node was given the new cgroup.conf under its job"
+ctl scancel "$busy"
+for ((i = 0; i < 300; i++)); do
+        js exec slurmd/0 -- grep -qx MinRAMSpace=41 /run/slurm/conf/cgroup.conf && break
+        sleep 0.2
+done
+js exec slurmd/0 -- grep -qx MinRAMSpace=41 /run/slurm/conf/cgroup.conf || die "the node did not get the new cgroup.conf after its job"
 log "ok"
