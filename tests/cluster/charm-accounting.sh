@@ -97,6 +97,26 @@ for ((i = 0; i < 60; i++)); do seen "$j" && { ok=1; break; }; sleep 1; done
 [ $ok = 1 ] || die "sacct does not show job $j"
 log "sacct shows job $j"
 
+log "slurmdbd runs as SlurmUser from its start: a link SlurmUser puts in its log directory hands it no root file"
+pid=$(js exec slurmdbd/0 -- systemctl show -P MainPID slurmdbd.service)
+[ "$(js exec slurmdbd/0 -- stat -c %U "/proc/$pid")" = slurm ] ||
+        die "slurmdbd (pid $pid) runs as $(js exec slurmdbd/0 -- stat -c %U "/proc/$pid")"
+js exec slurmdbd/0 -- sh -c 'umask 077; printf "bait\n" >/etc/charm-bait'
+js exec slurmdbd/0 -- runuser -u slurm -- sh -c \
+        'mv /var/log/slurm/slurmdbd.log /var/log/slurm/slurmdbd.log.kept && ln -s /etc/charm-bait /var/log/slurm/slurmdbd.log'
+js exec slurmdbd/0 -- systemctl restart slurmdbd.service || true
+sleep 3
+bait=$(js exec slurmdbd/0 -- stat -c '%U %a %s' /etc/charm-bait)
+[ "$bait" = "root 600 5" ] || die "/etc/charm-bait, linked as slurmdbd.log: $bait (want root 600 5): $(js exec slurmdbd/0 -- head -c 300 /etc/charm-bait)"
+js exec slurmdbd/0 -- runuser -u slurm -- sh -c \
+        'rm /var/log/slurm/slurmdbd.log && mv /var/log/slurm/slurmdbd.log.kept /var/log/slurm/slurmdbd.log'
+js exec slurmdbd/0 -- rm -f /etc/charm-bait
+js exec slurmdbd/0 -- systemctl reset-failed slurmdbd.service || true
+js exec slurmdbd/0 -- systemctl restart slurmdbd.service
+settle 120
+expect_status slurmdbd/0 '^active slurmdbd primary'
+log "the linked root file untouched; slurmdbd serves again"
+
 log "kill -9 of slurmdbd: restarted by systemd, the status follows, no record lost"
 running=$(submit -o /dev/null --wrap 'sleep 3')
 wait_job_state "$running" RUNNING 30 || die "job $running did not start"

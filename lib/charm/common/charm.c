@@ -528,6 +528,25 @@ static int unit_file_enabled(sd_bus *bus, const char *unit, bool *ret, struct st
         return 0;
 }
 
+int charm_dropin_install(const struct charm_paths *p, const char *charm_dir, sd_bus *bus, const char *service,
+        const char *name, uint64_t timeout_usec, struct strbuf *err) {
+        _cleanup_free_ char *rel = xasprintf("%s.d/%s.conf", service, name);
+        _cleanup_free_ char *path = charm_template_path(p, charm_dir, rel);
+        _cleanup_free_ char *content = NULL;
+        int r = read_full_file(path, &content, NULL);
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+                return r;
+        }
+        r = unit_install_dropin(p && p->root ? p->root : "", service, name, content, err);
+        if (r > 0) {
+                int rr = unit_daemon_reload(bus, timeout_usec, err);
+                if (rr < 0)
+                        return rr;
+        }
+        return r;
+}
+
 int charm_unit_ensure(
         sd_bus *bus, const char *unit, bool restart, uint64_t timeout_usec, struct strbuf *err) {
         struct unit_state st;

@@ -174,6 +174,11 @@ int charm_secret_add_private(struct juju_ctx *ctx, const char *label, const char
 /* The unit's machine numbers: "app/12" gives 12 (-1 when malformed). */
 long charm_unit_number(const char *unit);
 
+/* Installs the charm's drop-in templates/<service>.d/<name>.conf for service (daemon-reload
+ * when it changed): 1 changed, 0 the same, or a negative errno (err). */
+int charm_dropin_install(const struct charm_paths *p, const char *charm_dir, sd_bus *bus, const char *service,
+        const char *name, uint64_t timeout_usec, struct strbuf *err);
+
 /* systemd: enables unit, then (re)starts it when restart is set, else starts it when it is
  * not active (clearing a failed state first). Returns 1 when it (re)started the unit, 0 when
  * it was already running and left alone. */

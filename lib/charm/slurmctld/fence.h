@@ -17,6 +17,9 @@
  * So the controller sentinel (charm/slurmctld/sentinel.h), a process of its own on every controller unit,
  * looks every tick at its slurmctld's main process (pid, /proc state), the heartbeat and its
  * own loop's timing, and fence_judge() says when to kill:
+ *  - its slurmctld (this pid) is stopped (T) while in charge, its heartbeat SlurmctldTimeout - 2 s
+ *    old, and no other controller took charge yet → relieved: told to save its state and exit
+ *    (below, "The relief"); stopped or traced (t) and seen only later → killed;
  *  - its slurmctld (this pid) wrote the heartbeat before, another index writes it now, and the
  *    process is stopped (T/t: it cannot be saving anything) → kill, before it is continued;
  *  - the same while it has been in uninterruptible sleep (D) for SlurmctldTimeout (a hang on the

@@ -1099,17 +1099,7 @@ static int write_state(const struct charm_paths *p, const char *name, const char
  * start; a change takes effect at its next start. */
 #define CTL_USER_DROPIN "10-charm-user"
 static int ctl_user_dropin(const struct slurmctld_opts *o, const char *charm_dir, sd_bus *bus, struct strbuf *err) {
-        _cleanup_free_ char *path = charm_template_path(&o->paths, charm_dir, "slurmctld.service.d/" CTL_USER_DROPIN ".conf");
-        _cleanup_free_ char *content = NULL;
-        int r = read_full_file(path, &content, NULL);
-        if (r < 0) {
-                strbuf_addf(err, "%s: %s", path, strerror(-r));
-                return r;
-        }
-        r = unit_install_dropin(o->paths.root ? o->paths.root : "", "slurmctld.service", CTL_USER_DROPIN, content, err);
-        if (r > 0)
-                r = unit_daemon_reload(bus, unit_timeout(o), err);
-        return r;
+        return charm_dropin_install(&o->paths, charm_dir, bus, "slurmctld.service", CTL_USER_DROPIN, unit_timeout(o), err);
 }
 
 /* --- slurmd's programs, published once every compute unit judged them (charm/common/nodeprogs.h) --- */

@@ -333,6 +333,8 @@ static int wait_serving(sd_bus *bus, const struct slurmdbd_opts *o, const char *
         }
 }
 
+#define DBD_USER_DROPIN "10-charm-user"
+
 static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct dbd_inputs *inp,
         struct charm_outcome *out, struct strbuf *err) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -458,6 +460,12 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
                 if (r < 0)
                         return r;
         }
+        /* slurmdbd runs as SlurmUser from its start (the drop-in; Debian 12's unit started it as
+         * root, which opened its log in SlurmUser's /var/log/slurm: issue 26 §1) */
+        int user_changed = charm_dropin_install(&o->paths, juju_env(ctx)->charm_dir, bus, "slurmdbd.service",
+                DBD_USER_DROPIN, unit_timeout(o), err);
+        if (user_changed < 0)
+                return user_changed;
         const char *auth = charm_caps(&o->paths)->auth_service;
         r = auth ? charm_unit_ensure(bus, auth, key_changed > 0, unit_timeout(o), err) : 0;
         if (r < 0)
@@ -488,7 +496,7 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
                 struct stat lst;
                 off_t log_from = stat(log, &lst) == 0 ? lst.st_size : 0;
                 r = charm_unit_ensure(bus, "slurmdbd.service",
-                        conf_changed > 0 || (!auth && key_changed > 0), unit_timeout(o), err);
+                        conf_changed > 0 || user_changed > 0 || (!auth && key_changed > 0), unit_timeout(o), err);
                 if (r < 0)
                         return r;
                 /* after a (re)start: until it serves, bounded; else one look (a slurmdbd that
