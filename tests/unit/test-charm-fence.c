@@ -293,11 +293,14 @@ static void test_relief(void **state) {
         assert_int_equal(relief(&r, look(100, 't', 0, 1010, 1011)), FENCE_KILL);
         /* its heartbeat not written since it was let go (stuck in its exit) */
         assert_int_equal(relief(&r, look(100, 'S', 0, 1000, 1010)), FENCE_KILL);
-        assert_int_equal(relief(&r, look(100, 'D', 0, 1012, 1020)), FENCE_KEEP);
-        assert_int_equal(relief(&r, look(100, 'D', 0, 1012, 1021)), FENCE_KILL);
-        /* too long */
-        assert_int_equal(relief(&r, look(100, 'S', 0, 1068, 1068)), FENCE_KEEP);
-        assert_int_equal(relief(&r, look(100, 'S', 0, 1069, 1069)), FENCE_KILL);
+        assert_int_equal(relief(&r, look(100, 'D', 0, 1010, 1018)), FENCE_KEEP);
+        assert_int_equal(relief(&r, look(100, 'D', 0, 1009, 1018)), FENCE_KILL);
+        /* too long: SlurmctldTimeout (within 5 and 60 s) */
+        assert_int_equal(relief(&r, look(100, 'S', 0, 1018, 1018)), FENCE_KEEP);
+        assert_int_equal(relief(&r, look(100, 'S', 0, 1019, 1019)), FENCE_KILL);
+        assert_int_equal(fence_relief_max_s(10), 10);
+        assert_int_equal(fence_relief_max_s(2), 5);
+        assert_int_equal(fence_relief_max_s(300), 60);
         /* no relief under way */
         const struct fence_relief none = { 0 };
         assert_int_equal(relief(&none, look(100, 'T', 1, 1015, 1015)), FENCE_KEEP);
@@ -358,6 +361,26 @@ static void test_record(void **state) {
         assert_int_equal(fence_record_clear(&p, &e), 0);
         assert_int_equal(fence_record_read(&p, NULL, NULL, NULL), 0);
         assert_int_equal(fence_record_clear(&p, &e), 0);
+
+        /* the relief's record: what a restarted sentinel takes up again */
+        struct fence_relief rel = { 0 };
+        assert_int_equal(fence_relief_read(&p, &rel), 0);
+        const struct fence_relief w = { .pid = 4242, .since = 1796000000, .beat_before = 1795999990 };
+        assert_int_equal(fence_relief_write(&p, &w, &e), 0);
+        assert_int_equal(fence_relief_read(&p, &rel), 1);
+        assert_int_equal(rel.pid, 4242);
+        assert_int_equal(rel.since, 1796000000);
+        assert_int_equal(rel.beat_before, 1795999990);
+        assert_int_equal(fence_relief_clear(&p, &e), 0);
+        assert_int_equal(fence_relief_read(&p, &rel), 0);
+        assert_int_equal(fence_relief_clear(&p, &e), 0);
+        /* not one: refused */
+        assert_int_equal(charm_state_note_write(&p, FENCE_RELIEF_FILE, "0 5 5\n", false, &e), 0);
+        assert_int_equal(fence_relief_read(&p, &rel), -EINVAL);
+        assert_int_equal(charm_state_note_write(&p, FENCE_RELIEF_FILE, "12 x 5\n", false, &e), 0);
+        assert_int_equal(fence_relief_read(&p, &rel), -EINVAL);
+        assert_int_equal(charm_state_note_write(&p, FENCE_RELIEF_FILE, "12 5 5", false, &e), 0);
+        assert_int_equal(fence_relief_read(&p, &rel), -EINVAL);
         test_tmpdir_remove(TAKE_PTR(root));
 }
 

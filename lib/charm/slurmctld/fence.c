@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -145,14 +146,43 @@ enum fence_verdict fence_relief_judge(const struct fence_relief *r, const struct
         else if (mine && l->timeout_s > 1 && l->now - l->beat_time >= (time_t) l->timeout_s - 1)
                 what = xasprintf("stopped writing its heartbeat (%lld s old) while it ran",
                         (long long) (l->now - l->beat_time));
-        else if (ago >= FENCE_RELIEF_MAX_S || ago < 0)
-                what = xasprintf("had not exited (at most %d s)", FENCE_RELIEF_MAX_S);
+        else if (ago >= (long long) fence_relief_max_s(l->timeout_s) || ago < 0)
+                what = xasprintf("had not exited (at most %u s)", fence_relief_max_s(l->timeout_s));
         else
                 return FENCE_KEEP;
         if (why)
                 strbuf_addf(why, "slurmctld (pid %" PRIu32 "), told to save its state and exit %lld s before, %s",
                         l->pid, ago, what);
         return FENCE_KILL;
+}
+
+unsigned fence_relief_max_s(unsigned timeout_s) {
+        return timeout_s < 5 ? 5 : timeout_s > 60 ? 60 : timeout_s;
+}
+
+int fence_relief_write(const struct charm_paths *p, const struct fence_relief *r, struct strbuf *err) {
+        _cleanup_free_ char *line = xasprintf("%" PRIu32 " %lld %lld\n", r->pid, (long long) r->since,
+                (long long) r->beat_before);
+        return charm_state_note_write(p, FENCE_RELIEF_FILE, line, false, err);
+}
+
+int fence_relief_read(const struct charm_paths *p, struct fence_relief *ret) {
+        _cleanup_free_ char *data = NULL;
+        int r = charm_state_note_read(p, FENCE_RELIEF_FILE, &data);
+        if (r <= 0)
+                return r;
+        unsigned long pid;
+        long long since, before;
+        char end;
+        if (sscanf(data, "%lu %lld %lld%c", &pid, &since, &before, &end) != 4 || end != '\n' || pid == 0 ||
+                pid > UINT32_MAX || since <= 0 || before < 0)
+                return -EINVAL;
+        *ret = (struct fence_relief){ .pid = (uint32_t) pid, .since = (time_t) since, .beat_before = (time_t) before };
+        return 1;
+}
+
+int fence_relief_clear(const struct charm_paths *p, struct strbuf *err) {
+        return charm_state_note_remove(p, FENCE_RELIEF_FILE, err);
 }
 
 bool fence_rewind_due(const struct fence_relief *r, bool have_beat, time_t beat_time, uint64_t beat_index, int self) {

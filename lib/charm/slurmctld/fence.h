@@ -117,14 +117,31 @@ enum fence_verdict fence_judge(struct fence_watch *w, const struct fence_look *l
  * between its look and its signals is what could meet a backup's takeover) and while no other
  * machine's sentinel marked charge since its last beat; a process traced (t) or hung (D), or one
  * seen stopped only at T - 1 by a late look, is killed as before.
+ * The relief is recorded (FENCE_RELIEF_FILE: pid, time, last beat before the stop) before the
+ * signals, so that a sentinel restarted meanwhile takes it up again (attack 53 F1: a restarted
+ * sentinel forgot it, lifted the fence while the relieved process hung in its exit writing
+ * beats, and no controller was in charge for 220 s).
  * While it exits, fence_relief_judge() kills it after all when another controller writes the
  * heartbeat (it would save over that one's state), it is stopped again, its own heartbeat
- * stops for SlurmctldTimeout - 1 s while it lives, or it has not exited after
- * FENCE_RELIEF_MAX_S. Once it is gone, the beats its exit wrote are rewound to its last beat
- * before the stop (fence_rewind_due()), so that a backup takes over when it would have after
- * a kill, not SlurmctldTimeout after the exit (the link may be down: no takeover request
- * reaches a backup). */
-#define FENCE_RELIEF_MAX_S 60
+ * stops for SlurmctldTimeout - 1 s while it lives, or it has not exited within
+ * fence_relief_max_s(T) (its beats keep the backups waiting meanwhile: the relief may delay a
+ * failover by that much at most). Once it is gone (or killed), the beats its exit wrote are
+ * rewound to its last beat before the stop (fence_rewind_due()), so that a backup takes over
+ * when it would have after a kill, not SlurmctldTimeout after the exit, and the fence stays.
+ * But when this unit is the primary (index 0) and another controller's machine answers from
+ * here (its link is up: a process stop, not a lost machine), the fence is lifted at once and the
+ * charm starts slurmctld again: as the primary it asks the others for control and reads the
+ * state it has just saved (a backup that got an answer during the exit would otherwise wait
+ * SlurmctldTimeout from that answer, and the fence's own lift came after the same wait: about
+ * twice SlurmctldTimeout with no controller, attack 53 F4). A backup in charge restarted so
+ * would start as a standby and wait SlurmctldTimeout itself: it stays fenced.
+ * Left as Slurm does it: requests that queued on its socket while it was stopped run when it
+ * goes on, also those whose clients gave up ("Socket timed out"): a job submitted so exists
+ * though its user was told it failed (attack 53 F3; the same happens with any controller slower
+ * than MessageTimeout). */
+#define FENCE_RELIEF_FILE "fence-relief"
+/* how long a relieved slurmctld may take to exit: SlurmctldTimeout, within 5 and 60 s */
+unsigned fence_relief_max_s(unsigned timeout_s);
 /* the heartbeat's age (s) from which a stopped slurmctld is relieved: T - 2 (T - 1 for T <= 3) */
 unsigned fence_relief_from(unsigned timeout_s);
 /* a look later than this (the sentinel's oversleep) is no ground for a relief */
@@ -136,6 +153,12 @@ struct fence_relief {
 };
 /* While r->pid runs (l->pid == r->pid): FENCE_KILL with why, or FENCE_KEEP. Pure. */
 enum fence_verdict fence_relief_judge(const struct fence_relief *r, const struct fence_look *l, struct strbuf *why);
+/* The relief record (FENCE_RELIEF_FILE in the unit's state directory, "<pid> <since>
+ * <beat_before>\n", atomically): 0 or a negative errno (err); read: 1 and *ret, 0 when there is
+ * none, -EINVAL when it cannot be read as one; clear: 0 also when there was none. */
+int fence_relief_write(const struct charm_paths *p, const struct fence_relief *r, struct strbuf *err);
+int fence_relief_read(const struct charm_paths *p, struct fence_relief *ret);
+int fence_relief_clear(const struct charm_paths *p, struct strbuf *err);
 /* Once r->pid is gone: whether the heartbeat (have_beat, its time and index) is one its exit
  * wrote (this unit's index, written since the relief began), to be put back to r->beat_before.
  * Pure. */

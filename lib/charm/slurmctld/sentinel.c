@@ -341,6 +341,15 @@ static void poke_reap(struct sentinel *s) {
                 poke(s, "asked for again while it ran");
 }
 
+/* Whether any other controller's machine answers from here (a TCP connect to its
+ * SlurmctldPort accepted or refused: charm_host_reachable). */
+static bool peers_reachable(struct sentinel *s) {
+        for (size_t i = 0; i < s->hosts.n; i++)
+                if ((long) i != (long) s->self && charm_host_reachable(s->hosts.v[i], s->port, 1000))
+                        return true;
+        return false;
+}
+
 /* While fenced: lift the hold when fence_lift_due() says so (slurmctld started again). */
 static void fence_hold(struct sentinel *s, time_t since) {
         time_t t = 0;
@@ -369,10 +378,7 @@ static void fence_hold(struct sentinel *s, time_t since) {
                         (long long) since);
                 s->fenced_logged = true;
         }
-        bool peers = reachable;
-        for (size_t i = 0; !peers && i < s->hosts.n; i++)
-                if ((long) i != (long) s->self)
-                        peers = charm_host_reachable(s->hosts.v[i], s->port, 1000);
+        bool peers = reachable || peers_reachable(s);
         if (!fence_lift_due(since, have, t, idx, s->self, time(NULL), slurm_client_ctl_timeout(), reachable, peers))
                 return;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
@@ -564,9 +570,44 @@ static int ctld_continue(struct sentinel *s, uint32_t pid) {
         return kill((pid_t) pid, SIGCONT) < 0 ? -errno : 0;
 }
 
+/* The relief is over (the process gone or killed): its record removed, and either the fence
+ * lifted (this is the primary and another controller's machine answers: slurmctld starts again
+ * here and reads what it saved) or the beats its exit wrote rewound (cut off, or a backup: the
+ * next controller takes over on time). */
+static void relief_end(struct sentinel *s, const struct fence_look *l, bool killed) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        const char *dir = slurm_client_state_dir();
+        /* the primary (index 0) takes control at its start, asking the others first; a
+         * backup would start as a standby and wait SlurmctldTimeout: it stays fenced, and the
+         * next in the order takes over on time */
+        if (!killed && s->self == 0 && peers_reachable(s)) {
+                if (fence_record_clear(NULL, &e) < 0)
+                        logf_(s, "fence: lifting after the relief: %s", e.buf);
+                else {
+                        logf_(s, "fence lifted: slurmctld (pid %" PRIu32 ") saved its state and exited within %lld s, "
+                                 "and another controller's machine answers: slurmctld starts again here",
+                                s->relief.pid, (long long) (l->now - s->relief.since));
+                        poke(s, "the relieved slurmctld exited");
+                }
+        } else {
+                bool rewind = fence_rewind_due(&s->relief, l->have_beat, l->beat_time, l->beat_index, s->self);
+                int w = rewind ? ha_heartbeat_write(dir, s->relief.beat_before, (uint64_t) s->self, s->slurm_uid,
+                                         s->slurm_gid)
+                               : 0;
+                logf_(s, "fence: slurmctld (pid %" PRIu32 ") %s within %lld s%s%s%s", s->relief.pid,
+                        killed ? "killed" : "saved its state and exited", (long long) (l->now - s->relief.since),
+                        rewind && w >= 0 ? "; its heartbeat put back to its last beat before the stop" : "",
+                        w < 0 ? "; putting its heartbeat back: " : "", w < 0 ? strerror(-w) : "");
+        }
+        strbuf_reset(&e);
+        if (fence_relief_clear(NULL, &e) < 0)
+                logf_(s, "fence: %s", e.buf);
+        s->relief = (struct fence_relief){ 0 };
+}
+
 /* While a relieved slurmctld exits (fence.h, the relief): true while it runs (killed after
- * all when fence_relief_judge() says so); once it is gone, systemd's restart cancelled, the
- * beats its exit wrote rewound, and false. */
+ * all when fence_relief_judge() says so); once it is gone, systemd's restart cancelled,
+ * relief_end(), and false. */
 static bool relief_tick(struct sentinel *s) {
         char state = 0;
         uint32_t pid = 0;
@@ -585,7 +626,9 @@ static bool relief_tick(struct sentinel *s) {
                         logf_(s, "fence: kill %" PRIu32 ": %s", pid, strerror(errno));
                 int r = ctld_stop(s, &e);
                 logf_(s, "fenced: %s; slurmctld killed%s%s", why.buf, r < 0 ? ", but " : "", r < 0 ? e.buf : "");
-                s->relief = (struct fence_relief){ 0 };
+                if (l.have_beat)
+                        l.have_beat = ha_heartbeat_read(dir, &l.beat_time, &l.beat_index) >= 0;
+                relief_end(s, &l, true);
                 return true;
         }
         /* gone (or started again by systemd after a failed exit: stopped now, and what it
@@ -593,14 +636,7 @@ static bool relief_tick(struct sentinel *s) {
         int r = ctld_stop(s, &e);
         if (r < 0)
                 logf_(s, "fence: stopping slurmctld.service after the exit: %s", e.buf);
-        bool rewind = fence_rewind_due(&s->relief, l.have_beat, l.beat_time, l.beat_index, s->self);
-        int w = rewind ? ha_heartbeat_write(dir, s->relief.beat_before, (uint64_t) s->self, s->slurm_uid, s->slurm_gid)
-                       : 0;
-        logf_(s, "fence: slurmctld (pid %" PRIu32 ") saved its state and exited within %lld s%s%s%s",
-                s->relief.pid, (long long) (l.now - s->relief.since),
-                rewind && w >= 0 ? "; its heartbeat put back to its last beat before the stop" : "",
-                w < 0 ? "; putting its heartbeat back: " : "", w < 0 ? strerror(-w) : "");
-        s->relief = (struct fence_relief){ 0 };
+        relief_end(s, &l, false);
         return false;
 }
 
@@ -613,6 +649,20 @@ static bool fence_tick(struct sentinel *s) {
         int r = fence_record_read(NULL, &since, NULL, NULL);
         if (r != 0) {
                 s->overslept_usec = 0; /* held down: the process that slept is gone */
+                /* never lifted while a slurmctld runs here: one that runs under the fence (a
+                 * relieved one a restarted sentinel did not know of, an admin's start) is
+                 * stopped, and the fence looked at again once it is gone (attack 53 F1) */
+                char state = 0;
+                uint32_t pid = 0;
+                if (ctld_process(s, &pid, &state) < 0)
+                        return true;
+                if (pid != 0) {
+                        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                        int rr = ctld_stop(s, &e);
+                        logf_(s, "fence: slurmctld (pid %" PRIu32 ") ran while fenced: stopped%s%s", pid,
+                                rr < 0 ? ", but " : "", rr < 0 ? e.buf : "");
+                        return true;
+                }
                 fence_hold(s, r > 0 ? since : 0);
                 return true;
         }
@@ -664,9 +714,12 @@ static bool fence_tick(struct sentinel *s) {
                 /* the record first: nothing may start slurmctld again once it exited; then
                  * SIGTERM while it is stopped, so that it runs its shutdown (and its state
                  * save) first thing when SIGCONT lets it go on */
+                const struct fence_relief rel = { .pid = l.pid, .since = l.now, .beat_before = l.beat_time };
                 r = fence_record_write(NULL, l.now, -1, why.buf, &e);
+                if (r >= 0)
+                        r = fence_relief_write(NULL, &rel, &e);
                 if (r >= 0 && kill((pid_t) l.pid, SIGTERM) >= 0 && ctld_continue(s, l.pid) >= 0) {
-                        s->relief = (struct fence_relief){ .pid = l.pid, .since = l.now, .beat_before = l.beat_time };
+                        s->relief = rel;
                         logf_(s, "fenced: %s; SIGTERM and SIGCONT sent", why.buf);
                         s->fence = (struct fence_watch){ 0 };
                         return true;
@@ -778,6 +831,17 @@ int sentinel_run(const struct sentinel_opts *o, struct strbuf *err) {
         struct passwd *pw = getpwnam("slurm");
         s.slurm_uid = pw ? pw->pw_uid : 0;
         s.slurm_gid = pw ? pw->pw_gid : 0;
+        /* a relief under way when this sentinel was (re)started: watched on (fence.h) */
+        int rr = fence_relief_read(NULL, &s.relief);
+        if (rr > 0)
+                logf_(&s, "fence: slurmctld (pid %" PRIu32 ") was told to save its state and exit at %lld: watched on",
+                        s.relief.pid, (long long) s.relief.since);
+        else if (rr < 0) {
+                s.relief = (struct fence_relief){ 0 };
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                (void) fence_relief_clear(NULL, &e);
+                logf_(&s, "fence: an unreadable relief record removed");
+        }
         uint64_t prev = 0;
         for (unsigned n = 0; !o->max_ticks || n < o->max_ticks; n++) {
                 /* how late this look comes after the last one, beyond a tick: this process
