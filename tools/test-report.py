@@ -11,28 +11,50 @@ import sys
 PASS = ("OK", "EXPECTEDFAIL")
 # what a failed check looks like in our tests' output: charm-lib/machine-lib die() and the ERR
 # trap ("name: FAIL: …"), the model suite's fail(), cmocka, meson's own timeout
-FAILED_CHECK = re.compile(r"FAIL: |\[  FAILED  \]|\[  ERROR   \]|Assertion|[Ff]ailure!|timed out")
+# in order of preference: a test's own FAIL line names the check best, then cmocka's error (with
+# the [ LINE ] that follows it), then the names of failed cases and C assertions
+FAILED_CHECKS = [re.compile(r"FAIL: "), re.compile(r"\[  ERROR   \]"),
+                 re.compile(r"\[  FAILED  \]|Assertion .* failed|[Ff]ailure!")]
 # the daemon log sections charm-lib's daemon_logs_tail() and slurm-lib's cluster_down() print
 LOG_HEADER = re.compile(r"^\S+: (== \S+, last \d+ lines|--- \S+ \(tail\))$")
 
 
 def records(paths):
+    """(record, where) for each test run in the logs: where names the log (its build directory
+    and log name, e.g. build-asan/testlog-asan), so that the same test of two builds or two
+    repeated runs can be told apart. A log that is missing is a failure of its own."""
     for path in paths:
+        parts = path.split("/")
+        where = "/".join(p for p in (parts[0] if len(parts) > 2 else "", parts[-1].removesuffix(".json")) if p)
         try:
             with open(path, encoding="utf-8", errors="replace") as f:
                 lines = f.read().splitlines()
-        except OSError:
+        except OSError as e:
+            yield {"name": f"(no test log {path})", "result": "ERROR", "returncode": None,
+                   "stdout": f"{path}: {e.strerror}: meson wrote no log (it failed before any test ran?)"}, where
             continue
         for line in lines:
             if line.strip():
-                yield json.loads(line)
+                yield json.loads(line), where
 
 
 def output_of(r):
-    # cluster tests log to stderr (log(), die()), programs they run write stdout: both, stderr last
+    # ./dev test runs meson with --no-stdsplit: one stream, in the order it was written; a log
+    # written without it has stderr apart, put last
     out = (r.get("stdout") or "").splitlines()
     err = (r.get("stderr") or "").splitlines()
     return out + err
+
+
+def first_failed_check(lines):
+    for pat in FAILED_CHECKS:
+        for i, l in enumerate(lines):
+            if pat.search(l):
+                first = l.strip()
+                if "[  ERROR   ]" in l and i + 1 < len(lines) and "[   LINE   ]" in lines[i + 1]:
+                    first += " " + lines[i + 1].strip()
+                return first[:400]
+    return None
 
 
 def daemon_sections(lines):
@@ -49,16 +71,16 @@ def daemon_sections(lines):
     return res
 
 
-def report_failure(r, tail):
+def report_failure(r, tail, where):
     lines = output_of(r)
     rc = r.get("returncode")
-    print(f"\n\033[1m==> FAILED {r['name']}\033[0m ({r.get('duration', 0):.1f} s, "
+    print(f"\n\033[1m==> FAILED {r['name']}\033[0m [{where}] ({r.get('duration', 0):.1f} s, "
           f"result {r.get('result')}, exit status {rc})")
-    first = next((l for l in lines if FAILED_CHECK.search(l)), None)
+    first = first_failed_check(lines)
     if first:
-        first = first.strip()
+        pass
     elif r.get("result") == "TIMEOUT":
-        first = (f"(none printed: meson killed it at its timeout, {r.get('duration', 0):.0f} s; "
+        first = (f"(none printed: meson killed it at its timeout, after {r.get('duration', 0):.1f} s; "
                  "the log's last lines show where it was)")
     else:
         first = f"(none printed: the test exited {rc} without naming a check)"
@@ -85,7 +107,7 @@ def main(argv):
         del argv[i:i + 2]
     ok = fail = skip = 0
     runs = {}
-    for r in records(argv):
+    for r, where in records(argv):
         res = r.get("result")
         name = r["name"].split(" / ", 1)[-1]
         passed, seen = runs.get(name, (0, 0))
@@ -97,7 +119,7 @@ def main(argv):
         else:
             fail += 1
             runs[name] = (passed, seen + 1)
-            report_failure(r, tail)
+            report_failure(r, tail, where)
     if tally and runs:
         print("\n\033[1m==> pass counts\033[0m")
         for name in sorted(runs, key=lambda n: (runs[n][0] - runs[n][1], n)):

@@ -77,7 +77,8 @@ SLURMD_CHARM=${SLURMD_CHARM:-$TOP_BUILDDIR/slurmd.charm}
 [ -x "$JS" ] || die "no juju-sim at $JS"
 [ -f "$CTL_CHARM" ] && [ -f "$SLURMD_CHARM" ] || die "charms not built"
 
-T=$(mktemp -d "/var/tmp/charm-test${CHARM_BASE:+-${CHARM_BASE/@/}}.XXXXXX")
+# (./dev test names its run: what a test killed at its timeout leaves, it destroys afterwards)
+T=$(mktemp -d "/var/tmp/charm-test${CHARM_BASE:+-${CHARM_BASE/@/}}.${SLURM_CHARMS_TEST_RUN:+$SLURM_CHARMS_TEST_RUN.}XXXXXX")
 MODEL=$T/${0##*/}
 MODEL=${MODEL%.sh}
 export JUJU_SIM_MODEL=$MODEL JUJU_SIM_MACHINES=namespace
@@ -91,7 +92,10 @@ charm_cleanup() {
                 log "KEEP set: model left at $MODEL (destroy: JUJU_SIM_MODEL=$MODEL $JS destroy)"
                 return
         fi
-        "$JS" destroy >/dev/null 2>&1 || { log "juju-sim destroy failed"; rc=1; }
+        if ! "$JS" destroy >"$T/destroy.out" 2>&1; then
+                log "FAIL: juju-sim destroy failed: $(tail -n 3 "$T/destroy.out" | tr '\n' ' ')"
+                rc=1
+        fi
         rm -rf "$T"
         # safety net: what a failed destroy left is an orphan now (gc spares existing models)
         "$JS" gc >/dev/null 2>&1
@@ -99,8 +103,21 @@ charm_cleanup() {
 }
 trap charm_cleanup EXIT
 trap 'exit 130' INT TERM
-# a command that fails under set -e names itself: the suite's report shows it as the failed check
-trap 'log "FAIL: exit $? at ${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND"' ERR
+# a command that fails under set -e names itself: the suite's report shows it as the failed check.
+# errtrace (-E): also inside the helpers (js, ctl, submit, …), where most commands run: the
+# innermost failing command is named, with the test's own line that led there; once, and not
+# from a command substitution's subshell (its caller's line fails next and is named).
+charm_err() {
+        local rc=$1 cmd=$2 n=${#FUNCNAME[@]} from=""
+        # (not under set +e: a cleanup's failures are tolerated there)
+        [[ $- == *e* ]] && [ "$BASHPID" = "$$" ] && [ -z "${CHARM_ERR_NAMED:-}" ] || return 0
+        CHARM_ERR_NAMED=1
+        # FUNCNAME[n-1] is main: BASH_LINENO[n-2] the test's line that called into the helpers
+        [ "$n" -le 2 ] || from=" (from ${0##*/}:${BASH_LINENO[n - 2]})"
+        log "FAIL: exit $rc at ${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]}: $cmd$from"
+}
+set -E
+trap 'charm_err $? "$BASH_COMMAND"' ERR
 
 # js: juju-sim. The tests hand files between the host and jobs or hooks through $T, which a
 # machine of the host's base sees as the host's; a machine of another base sees only what is
