@@ -134,6 +134,11 @@ grep -q 'saved its state and exited within [0-9]* s; its heartbeat put back' "$s
 js trigger slurmctld/0 update-status >/dev/null
 settle
 expect_status slurmctld/0 '^waiting fenced: slurmctld \(pid [0-9]+\) stopped while in charge, its heartbeat [0-9]+ s old'
+# the controller in charge says so while the other's link is down (its hooks pinged that one
+# first and called their own slurmctld silent: attack 53 F5)
+js trigger slurmctld/1 update-status >/dev/null
+settle
+expect_status slurmctld/1 '^active (backup 1|primary), in charge; '
 log "A: healed (link up, SIGCONT): the fence lifted, slurmctld/1 made the primary, slurmctld/0 its standby"
 mx slurmctld/0 ip link set eth0 up
 mx slurmctld/0 systemctl kill -s CONT slurmctld >/dev/null 2>&1 || true

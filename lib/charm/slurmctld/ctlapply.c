@@ -49,6 +49,10 @@ static int state_store(
 int ctl_wait_answer(sd_bus *bus, const char *self_host, int timeout_ms, struct strbuf *err) {
         int64_t deadline = slurm_now_ms() + timeout_ms;
         int delay = SLURM_POLL_FIRST_MS;
+        /* the client first: before it, slurm_ctl_index_of() knows no controller, and the first
+         * ping went to controller 0 (attack 53 F5: a backup in charge, its primary's link down,
+         * spent its whole budget on that connect and called its own slurmctld silent) */
+        (void) slurm_client_init(NULL);
         for (;;) {
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
                 /* this unit's own slurmctld (a backup in standby answers too); the primary when
