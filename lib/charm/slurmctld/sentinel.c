@@ -80,6 +80,8 @@ struct sentinel {
         struct sentinel_nudge nudge;
         struct fence_watch fence; /* charm/slurmctld/fence.h */
         struct fence_relief relief; /* a stopped slurmctld told to save its state and exit */
+        time_t lift_not_before;     /* a relieved backup's fence: not lifted for want of a
+                                     * controller in charge before this (0: no such wait) */
         uint64_t overslept_usec;  /* the longest late look not yet judged by the fence */
         uint64_t tick_start;      /* when this tick began (CLOCK_MONOTONIC, µs; 0: none yet) */
         uint64_t tick_usec;       /* a tick's length */
@@ -379,6 +381,12 @@ static void fence_hold(struct sentinel *s, time_t since) {
                 s->fenced_logged = true;
         }
         bool peers = reachable || peers_reachable(s);
+        /* a relieved backup waits for the next controller to take over (relief_end): not
+         * lifted meanwhile for want of one in charge (attack 53 G1: it started again and took
+         * control back 66 s after the stop, on 24.11) */
+        bool other_fresh = have && idx != (uint64_t) s->self && time(NULL) - t <= (time_t) slurm_client_ctl_timeout();
+        if (!other_fresh && time(NULL) < s->lift_not_before)
+                return;
         if (!fence_lift_due(since, have, t, idx, s->self, time(NULL), slurm_client_ctl_timeout(), reachable, peers))
                 return;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
@@ -570,6 +578,28 @@ static int ctld_continue(struct sentinel *s, uint32_t pid) {
         return kill((pid_t) pid, SIGCONT) < 0 ? -errno : 0;
 }
 
+/* A relieved backup (it was in charge: the primary was lost before) hands control on: the next
+ * controller in the order whose machine answers is asked to take over now (it stops the ones
+ * ahead of it, this one's slurmctld is gone), instead of waiting SlurmctldTimeout from an answer
+ * this one gave it during its exit; and this unit's fence is not lifted for want of a controller
+ * in charge for 2 x SlurmctldTimeout, so that it does not start again (as a standby listed
+ * first, it would take control back) before that one took over (attack 53 G1). */
+static void relief_hand_on(struct sentinel *s) {
+        unsigned t = slurm_client_ctl_timeout();
+        s->lift_not_before = time(NULL) + 2 * (time_t) t;
+        const char *conf = s->o->conf_path ? s->o->conf_path : slurm_config_path();
+        for (size_t i = (size_t) s->self + 1; i < s->hosts.n; i++) {
+                if (!charm_host_reachable(s->hosts.v[i], s->port, 1000))
+                        continue;
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                int r = slurm_ctl_takeover_bounded(conf, (int) i, 10000, &e);
+                logf_(s, "fence: controller %zu (%s) asked to take over: %s", i,
+                        i < s->names.n ? s->names.v[i] : s->hosts.v[i], r < 0 ? e.buf : "done");
+                if (r >= 0)
+                        return;
+        }
+}
+
 /* The relief is over (the process gone or killed): its record removed, and either the fence
  * lifted (this is the primary and another controller's machine answers: slurmctld starts again
  * here and reads what it saved) or the beats its exit wrote rewound (cut off, or a backup: the
@@ -591,6 +621,7 @@ static void relief_end(struct sentinel *s, const struct fence_look *l, bool kill
                 }
         } else {
                 bool rewind = fence_rewind_due(&s->relief, l->have_beat, l->beat_time, l->beat_index, s->self);
+                /* (the takeover request below needs the heartbeat put back first) */
                 int w = rewind ? ha_heartbeat_write(dir, s->relief.beat_before, (uint64_t) s->self, s->slurm_uid,
                                          s->slurm_gid)
                                : 0;
@@ -598,6 +629,8 @@ static void relief_end(struct sentinel *s, const struct fence_look *l, bool kill
                         killed ? "killed" : "saved its state and exited", (long long) (l->now - s->relief.since),
                         rewind && w >= 0 ? "; its heartbeat put back to its last beat before the stop" : "",
                         w < 0 ? "; putting its heartbeat back: " : "", w < 0 ? strerror(-w) : "");
+                if (!killed && s->self > 0)
+                        relief_hand_on(s);
         }
         strbuf_reset(&e);
         if (fence_relief_clear(NULL, &e) < 0)
