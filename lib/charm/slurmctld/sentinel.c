@@ -760,6 +760,8 @@ static bool fence_tick(struct sentinel *s) {
                 logf_(s, "fence: relieving slurmctld (pid %" PRIu32 "): %s; killed instead", l.pid,
                         r < 0 ? e.buf : strerror(errno));
                 strbuf_reset(&e);
+                (void) fence_relief_clear(NULL, &e); /* no relief to take up again */
+                strbuf_reset(&e);
                 strbuf_addf(&why, " (that failed: killed instead)");
         }
         /* first the kill: a stopped process gets nothing else (systemd's stop would continue it
