@@ -193,10 +193,12 @@ log "a compute unit's hook that finds no controller answering says so; once one 
 ctl_pid=$(mx slurmctld/0 systemctl show -p MainPID --value slurmctld)
 mx slurmctld/0 kill -STOP "$ctl_pid"
 js trigger slurmd/0 update-status >/dev/null
-if ! js wait --timeout 120 >/dev/null 2>&1; then
+t_stop=$(now_ms)
+if ! js wait --timeout 120 >"$T/wait.out" 2>&1; then
         mx slurmctld/0 kill -CONT "$ctl_pid"
-        die "hooks failed while slurmctld was stopped"
+        die "hooks failed while slurmctld was stopped ($(($(now_ms) - t_stop)) ms): $(tail -n 5 "$T/wait.out" | tr '\n' ' ')"
 fi
+log "figure: a compute unit's update-status with slurmctld stopped: $(($(now_ms) - t_stop)) ms"
 got=$(unit_status slurmd/0)
 [[ $got =~ ^waiting\ node\ slurmd-0:\ no\ slurmctld\ answers ]] || { mx slurmctld/0 kill -CONT "$ctl_pid"; die "slurmd/0 while slurmctld is stopped: \"$got\""; }
 t0=$(now_ms)
