@@ -165,6 +165,13 @@ static void test_heartbeat(void **state) {
         assert_int_equal(ha_heartbeat_read(dir, &t, &got), 0);
         assert_int_equal(t, (time_t) when);
         assert_int_equal(got, idx);
+        /* the fence's rewind writes it as slurmctld does: the same 16 bytes */
+        assert_int_equal(ha_heartbeat_write(dir, (time_t) when, idx, (uid_t) -1, (gid_t) -1), 0);
+        _cleanup_free_ char *again = NULL;
+        size_t n = 0;
+        assert_int_equal(read_full_file(p, &again, &n), 0);
+        assert_int_equal(n, sizeof b);
+        assert_memory_equal(again, b, sizeof b);
         assert_int_equal(write_file_atomic(p, "short", 5, 0600, (uid_t) -1, (gid_t) -1), 0);
         assert_int_equal(ha_heartbeat_read(dir, &t, &got), -EINVAL);
 }

@@ -9,8 +9,10 @@
 #include "proc/proc.h"
 #include "util/fileio.h"
 
+#include <endian.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -250,10 +252,9 @@ int ha_charge_note(const char *state_dir, bool in_charge, uint64_t activation, s
 }
 
 static uint64_t be64(const unsigned char *b) {
-        uint64_t v = 0;
-        for (int i = 0; i < 8; i++)
-                v = v << 8 | b[i];
-        return v;
+        uint64_t v;
+        memcpy(&v, b, sizeof v);
+        return be64toh(v);
 }
 
 int ha_heartbeat_read(const char *dir, time_t *ret_time, uint64_t *ret_index) {
@@ -270,11 +271,7 @@ int ha_heartbeat_read(const char *dir, time_t *ret_time, uint64_t *ret_index) {
 }
 
 int ha_heartbeat_write(const char *dir, time_t t, uint64_t index, uid_t uid, gid_t gid) {
-        unsigned char data[16];
-        for (int i = 0; i < 8; i++) {
-                data[i] = (unsigned char) ((uint64_t) t >> (56 - 8 * i));
-                data[8 + i] = (unsigned char) (index >> (56 - 8 * i));
-        }
+        const uint64_t data[2] = { htobe64((uint64_t) t), htobe64(index) };
         _cleanup_free_ char *path = xasprintf("%s/heartbeat", dir);
         return write_file_atomic(path, data, sizeof data, 0600, uid, gid);
 }

@@ -256,6 +256,20 @@ static bool in_charge(struct sentinel *s) {
         return slurm_ctl_answers_in_charge(&s->conf_since) == 1;
 }
 
+/* The sentinel's own bus connection, opened when it has none: 0, or -ENOTCONN (err). */
+static int sentinel_bus(struct sentinel *s, struct strbuf *err) {
+        if (!s->bus && unit_bus_open(&s->bus, err) < 0) {
+                s->bus = NULL;
+                return -ENOTCONN;
+        }
+        return 0;
+}
+
+/* Drops it after a failed call: opened again at the next use. */
+static void sentinel_bus_drop(struct sentinel *s) {
+        s->bus = sd_bus_flush_close_unref(s->bus);
+}
+
 /* slurmctld's main pid (systemd's MainPID: 24.11 under systemd writes no pid file; checked
  * against /proc; 0: not running) and its state letter. -ENOTCONN when systemd could not be
  * asked (a call that timed out across a freeze): not known, which is not "not running". The
@@ -266,12 +280,10 @@ static int ctld_process(struct sentinel *s, uint32_t *ret_pid, char *ret_state) 
         _cleanup_free_ char *stat = NULL, *comm = NULL;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         struct unit_state st;
-        if (!s->bus && unit_bus_open(&s->bus, &e) < 0) {
-                s->bus = NULL;
+        if (sentinel_bus(s, &e) < 0)
                 return -ENOTCONN;
-        }
         if (unit_get_state(s->bus, "slurmctld.service", &st, &e) < 0) {
-                s->bus = sd_bus_flush_close_unref(s->bus);
+                sentinel_bus_drop(s);
                 return -ENOTCONN;
         }
         unsigned long pid = st.main_pid;
@@ -293,16 +305,14 @@ static int ctld_process(struct sentinel *s, uint32_t *ret_pid, char *ret_state) 
 /* Stops slurmctld.service on the sentinel's own bus connection (opened when it has none;
  * dropped after a failure, opened again at the next use). */
 static int ctld_stop(struct sentinel *s, struct strbuf *err) {
-        if (!s->bus && unit_bus_open(&s->bus, err) < 0) {
-                s->bus = NULL;
+        if (sentinel_bus(s, err) < 0)
                 return -ENOTCONN;
-        }
         /* stopped, not failed: the service watcher then runs the charm, which says "fenced" */
         int r = unit_stop(s->bus, "slurmctld.service", 30 * 1000000ULL, err);
         if (r >= 0)
                 r = unit_reset_failed(s->bus, "slurmctld.service", 10 * 1000000ULL, err);
         if (r < 0)
-                s->bus = sd_bus_flush_close_unref(s->bus);
+                sentinel_bus_drop(s);
         return r;
 }
 
@@ -567,12 +577,11 @@ static void boss_tick(struct sentinel *s) {
  * hung so, charm-fence A). Without systemd: the main process and its process group. */
 static int ctld_continue(struct sentinel *s, uint32_t pid) {
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        if (!s->bus && unit_bus_open(&s->bus, &e) < 0)
-                s->bus = NULL;
-        if (s->bus && unit_kill(s->bus, "slurmctld.service", "all", SIGCONT, 5 * 1000000ULL, &e) >= 0)
-                return 0;
-        if (s->bus)
-                s->bus = sd_bus_flush_close_unref(s->bus);
+        if (sentinel_bus(s, &e) >= 0) {
+                if (unit_kill(s->bus, "slurmctld.service", "all", SIGCONT, 5 * 1000000ULL, &e) >= 0)
+                        return 0;
+                sentinel_bus_drop(s);
+        }
         logf_(s, "fence: SIGCONT to slurmctld.service: %s; to its process group instead", e.buf);
         (void) kill(-(pid_t) pid, SIGCONT);
         return kill((pid_t) pid, SIGCONT) < 0 ? -errno : 0;
