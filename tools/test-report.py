@@ -95,6 +95,7 @@ def report_failure(r, tail, where):
         print("--- the daemons' log lines it collected ---")
         for l in logs:
             print("  " + l[:400])
+    return f"{r['name']} [{where}]: {first[:300]}"
 
 
 def main(argv):
@@ -107,6 +108,7 @@ def main(argv):
         del argv[i:i + 2]
     ok = fail = skip = 0
     runs = {}
+    failed = []
     for r, where in records(argv):
         res = r.get("result")
         name = r["name"].split(" / ", 1)[-1]
@@ -119,13 +121,17 @@ def main(argv):
         else:
             fail += 1
             runs[name] = (passed, seen + 1)
-            report_failure(r, tail, where)
+            failed.append(report_failure(r, tail, where))
     if tally and runs:
         print("\n\033[1m==> pass counts\033[0m")
         for name in sorted(runs, key=lambda n: (runs[n][0] - runs[n][1], n)):
             passed, seen = runs[name]
             mark = "" if passed == seen else "   <- flaky or failing"
             print(f"  {name:40s} {passed} of {seen}{mark}")
+    # the failures again, last: a reader who sees only the end of the output (CI keeps a tail)
+    # still learns which test failed and at which check
+    for line in failed:
+        print("FAILED " + line)
     print(f"tests: {ok} passed, {fail} failed, {skip} skipped")
     return 1 if fail else 0
 
