@@ -8,7 +8,12 @@ TMP="$(mktemp -d /tmp/jsim-test.XXXXXX)"
 export JUJU_SIM_MODEL="$TMP/m" JUJU_SIM_MACHINES=host
 unset JUJU_CONTEXT_ID JUJU_AGENT_SOCKET_ADDRESS
 FAILS=0
+# cleanup: on a failure no check named (an unbound variable, a command that ended the shell, a
+# bare exit), says how the test ended, so the report has a first failed check
 cleanup() {
+        local rc=$? last=$BASH_COMMAND
+        [ "$rc" -eq 0 ] || [ "$FAILS" -gt 0 ] ||
+                echo "FAIL: the test ended with exit status $rc without naming a check; its last command: $last" >&2
         "$JUJU_SIM" destroy >/dev/null 2>&1
         rm -rf "$TMP"
 }
@@ -19,7 +24,7 @@ js() { timeout 120 "$JUJU_SIM" "$@"; }
 # machines, N): the model's hook-concurrency (the suite runs once serial, once concurrent).
 HOOK_CONCURRENCY="${JUJU_SIM_TEST_HOOK_CONCURRENCY:-serial}"
 js model-config automatically-retry-hooks=false hook-concurrency="$HOOK_CONCURRENCY" ||
-        { echo "FAIL: model-config" >&2; exit 1; }
+        { echo "FAIL: model-config" >&2; FAILS=1; exit 1; }
 concurrent() { [ "$HOOK_CONCURRENCY" != serial ]; }
 # by_unit: lines "UNIT …" in the order of a serial model's log; in a concurrent one, where hooks of
 # different units interleave, grouped by unit (sorted stably: each unit's own order kept)
