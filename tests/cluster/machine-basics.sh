@@ -30,7 +30,7 @@ ip -o addr show dev "$br" | grep -q inet && die "the bridge has an address"
 
 [ -z "$(mx 0 ls -A /etc/munge)" ] || die "/etc/munge does not start empty"
 # private paths: a file in one machine's /etc/slurm is not seen by the other nor the host
-for p in /etc/slurm /etc/munge /etc/default /etc/systemd/system /var/lib/slurm /var/log /var/spool /run /tmp /srv /mnt; do
+for p in /etc/slurm /etc/munge /etc/default /etc/systemd/system /var/lib/slurm /var/log /var/spool /run /tmp /dev/shm /srv /mnt; do
         f="$p/jsim-basics-probe"
         mx 0 sh -c "echo x > $f" || die "cannot write $f in machine 0"
         mx 1 test -e "$f" && die "$f of machine 0 is visible in machine 1"

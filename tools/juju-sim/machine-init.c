@@ -252,6 +252,11 @@ static void setup_mounts(const struct mach_init_args *a, int up) {
                 fail(up, "mount /run");
         if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
                 fail(up, "mount /tmp");
+        /* a machine's own POSIX shared memory, as a real machine has it: the host's /dev/shm was
+         * every machine's, where two machines of one name (a test on each base) could meet in
+         * the same file (Open MPI's shared-memory segments are named by host and job) */
+        if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+                fail(up, "mount /dev/shm");
         for (size_t i = 0; i < n_priv; i++)
                 /* a machine of another base makes each mount point in its own overlay; a
                  * directory the host's root file system lacks (no database server installed: no
