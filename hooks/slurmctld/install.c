@@ -10,6 +10,6 @@
 int main(void) {
         /* munge only where the Slurm generation authenticates with it (22.05; not 24.11) */
         char *pkgs[5];
-        bootstrap_packages("slurmctld", slurm_caps_built()->auth_package, NULL, pkgs);
+        bootstrap_packages("slurmctld", slurm_caps_built()->auth_package, slurm_caps_built()->pmix_package, pkgs);
         return bootstrap_main(pkgs, "bin/install-stage2");
 }

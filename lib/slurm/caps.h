@@ -47,6 +47,11 @@ struct slurm_caps {
          * package; NULL: the auth service does it (munged) */
         const char *token_service;
         const char *token_package;
+        /* the package that puts the PMIx library where this generation's mpi/pmix plugin opens
+         * it (MpiDefault=pmix; srun loads the plugin too): 22.05's plugin dlopens
+         * <libdir>/pmix2/lib/libpmix.so, the unversioned link only libpmix-dev ships; 24.11's
+         * opens libpmix.so.2, which its plugin package depends on: NULL */
+        const char *pmix_package;
         const char *ctld_pid_file;   /* SlurmctldPidFile: where the packaged unit lets it write */
         const char *slurmd_pid_file; /* SlurmdPidFile */
         bool listjobs;               /* scontrol listjobs/liststeps/listpids exist */

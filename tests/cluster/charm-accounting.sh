@@ -98,19 +98,20 @@ for ((i = 0; i < 60; i++)); do seen "$j" && { ok=1; break; }; sleep 1; done
 log "sacct shows job $j"
 
 log "slurmdbd runs as SlurmUser from its start: a link SlurmUser puts in its log directory hands it no root file"
+# (the bait in /etc/default, which is each machine's own: the host's /etc is not written)
 pid=$(js exec slurmdbd/0 -- systemctl show -P MainPID slurmdbd.service)
 [ "$(js exec slurmdbd/0 -- stat -c %U "/proc/$pid")" = slurm ] ||
         die "slurmdbd (pid $pid) runs as $(js exec slurmdbd/0 -- stat -c %U "/proc/$pid")"
-js exec slurmdbd/0 -- sh -c 'umask 077; printf "bait\n" >/etc/charm-bait'
+js exec slurmdbd/0 -- sh -c 'umask 077; printf "bait\n" >/etc/default/charm-bait'
 js exec slurmdbd/0 -- runuser -u slurm -- sh -c \
-        'mv /var/log/slurm/slurmdbd.log /var/log/slurm/slurmdbd.log.kept && ln -s /etc/charm-bait /var/log/slurm/slurmdbd.log'
+        'mv /var/log/slurm/slurmdbd.log /var/log/slurm/slurmdbd.log.kept && ln -s /etc/default/charm-bait /var/log/slurm/slurmdbd.log'
 js exec slurmdbd/0 -- systemctl restart slurmdbd.service || true
 sleep 3
-bait=$(js exec slurmdbd/0 -- stat -c '%U %a %s' /etc/charm-bait)
-[ "$bait" = "root 600 5" ] || die "/etc/charm-bait, linked as slurmdbd.log: $bait (want root 600 5): $(js exec slurmdbd/0 -- head -c 300 /etc/charm-bait)"
+bait=$(js exec slurmdbd/0 -- stat -c '%U %a %s' /etc/default/charm-bait)
+[ "$bait" = "root 600 5" ] || die "/etc/default/charm-bait, linked as slurmdbd.log: $bait (want root 600 5): $(js exec slurmdbd/0 -- head -c 300 /etc/default/charm-bait)"
 js exec slurmdbd/0 -- runuser -u slurm -- sh -c \
         'rm /var/log/slurm/slurmdbd.log && mv /var/log/slurm/slurmdbd.log.kept /var/log/slurm/slurmdbd.log'
-js exec slurmdbd/0 -- rm -f /etc/charm-bait
+js exec slurmdbd/0 -- rm -f /etc/default/charm-bait
 js exec slurmdbd/0 -- systemctl reset-failed slurmdbd.service || true
 js exec slurmdbd/0 -- systemctl restart slurmdbd.service
 settle 120

@@ -252,6 +252,16 @@ expect_status() {
         done
 }
 
+# deploy_cpu N: one slurmctld unit and N units of the compute application "cpu", integrated and
+# settled, the controller counting N nodes (the usual start of a test).
+deploy_cpu() {
+        js deploy "$CTL_CHARM" >/dev/null
+        js deploy "$SLURMD_CHARM" cpu -n "$1" >/dev/null
+        js integrate slurmctld cpu >/dev/null
+        settle 180
+        expect_status slurmctld/0 "^active $1 nodes? in 1 partition\$"
+}
+
 # machine_of UNIT: the unit's machine id.
 machine_of() {
         js status --format=json | python3 -c '

@@ -11,11 +11,7 @@ set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
 source "$(dirname "$0")/charm-lib.sh"
 
-js deploy "$CTL_CHARM" >/dev/null
-js deploy "$SLURMD_CHARM" cpu -n 2 >/dev/null
-js integrate slurmctld cpu >/dev/null
-settle 180
-expect_status slurmctld/0 '^active 2 nodes in 1 partition$'
+deploy_cpu 2
 conf=$(root_of slurmctld/0)/etc/slurm/slurm.conf
 ctl_log=$(root_of slurmctld/0)/var/log/slurm/slurmctld.log
 starts() { grep -c 'slurmctld version .* started' "$ctl_log" || true; }

@@ -16,11 +16,7 @@ set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
 source "$(dirname "$0")/charm-lib.sh"
 
-js deploy "$CTL_CHARM" >/dev/null
-js deploy "$SLURMD_CHARM" cpu -n 2 >/dev/null
-js integrate slurmctld cpu >/dev/null
-settle 180
-expect_status slurmctld/0 '^active 2 nodes in 1 partition$'
+deploy_cpu 2
 [ "$(ctl systemctl is-active juju-slurmctld-sentinel.service)" = active ] || die "no sentinel runs on slurmctld/0"
 state=$(root_of slurmctld/0)/var/lib/slurm/slurmctld
 ctl_log=$(root_of slurmctld/0)/var/log/slurm/slurmctld.log

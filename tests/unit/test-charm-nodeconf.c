@@ -14,6 +14,7 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/common/bootstrap.h"
+#include "slurm/caps.h"
 #include "charm/slurmd/nodeconf.h"
 #include "slurm/nodestate.h"
 
@@ -130,6 +131,16 @@ static void test_packages(void **state) {
         assert_string_equal(p[2], "sackd");
         assert_null(p[3]);
         bootstrap_packages("slurmctld", NULL, NULL, p);
+        assert_null(p[2]);
+        /* what the slurmd and slurmctld install hooks ask for on each generation: the PMIx
+         * library where the generation's plugin needs a package of its own */
+        const struct slurm_caps *c22 = slurm_caps_find("22.05"), *c24 = slurm_caps_find("24.11");
+        bootstrap_packages("slurmd", c22->auth_package, c22->pmix_package, p);
+        assert_string_equal(p[2], "munge");
+        assert_string_equal(p[3], "libpmix-dev");
+        assert_null(p[4]);
+        bootstrap_packages("slurmd", c24->auth_package, c24->pmix_package, p);
+        assert_string_equal(p[1], "slurm-client");
         assert_null(p[2]);
 }
 

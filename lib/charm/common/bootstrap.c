@@ -15,14 +15,14 @@
 #define TOOL_TIMEOUT_MS (120 * 1000)
 
 void bootstrap_packages(
-        const char *daemon, const char *auth_package, const char *token_package, char *ret[static 5]) {
+        const char *daemon, const char *auth_package, const char *extra_package, char *ret[static 5]) {
         size_t n = 0;
         ret[n++] = (char *) daemon;
         ret[n++] = (char *) "slurm-client";
         if (auth_package)
                 ret[n++] = (char *) auth_package;
-        if (token_package)
-                ret[n++] = (char *) token_package;
+        if (extra_package)
+                ret[n++] = (char *) extra_package;
         ret[n] = NULL;
 }
 

@@ -16,10 +16,11 @@
 #include "util/strv.h"
 
 /* The packages of a charm's install hook in ret: daemon's package, slurm-client, then the
- * generation's auth and token packages where not NULL (slurm_caps: munge on 22.05, sackd on
- * 24.11), then NULL. */
+ * generation's auth package and one more package where not NULL (slurm_caps: munge on 22.05;
+ * the extra one is slurmdbd's token package, sackd on 24.11, or the PMIx library of slurmd and
+ * slurmctld, libpmix-dev on 22.05), then NULL. */
 void bootstrap_packages(
-        const char *daemon, const char *auth_package, const char *token_package, char *ret[static 5]);
+        const char *daemon, const char *auth_package, const char *extra_package, char *ret[static 5]);
 
 /* Appends to ret the packages of pkgs (NULL-terminated) that dpkg does not report as
  * installed ("ii"). Returns the number missing, or a negative errno when dpkg-query could not
