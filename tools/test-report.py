@@ -6,6 +6,7 @@
 # usage: test-report.py [--tally] [--tail N] TESTLOG.json…   (exit 1 when a test failed)
 import json
 import re
+import signal
 import sys
 
 PASS = ("OK", "EXPECTEDFAIL")
@@ -13,7 +14,7 @@ PASS = ("OK", "EXPECTEDFAIL")
 # trap ("name: FAIL: …"), the model suite's fail(), cmocka, meson's own timeout
 # in order of preference: a test's own FAIL line names the check best, then cmocka's error (with
 # the [ LINE ] that follows it), then the names of failed cases and C assertions
-FAILED_CHECKS = [re.compile(r"FAIL: "), re.compile(r"\[  ERROR   \]"),
+FAILED_CHECKS = [re.compile(r"^\s*(\S+: )?FAIL: "), re.compile(r"\[  ERROR   \]"),
                  re.compile(r"\[  FAILED  \]|Assertion .* failed|[Ff]ailure!")]
 # the daemon log sections charm-lib's daemon_logs_tail() and slurm-lib's cluster_down() print
 LOG_HEADER = re.compile(r"^\S+: (== \S+, last \d+ lines|--- \S+ \(tail\))$")
@@ -31,11 +32,18 @@ def records(paths):
                 lines = f.read().splitlines()
         except OSError as e:
             yield {"name": f"(no test log {path})", "result": "ERROR", "returncode": None,
-                   "stdout": f"{path}: {e.strerror}: meson wrote no log (it failed before any test ran?)"}, where
+                   "stdout": f"FAIL: {path}: {e.strerror}: meson wrote no log (it failed before any test ran?)"}, where
             continue
-        for line in lines:
-            if line.strip():
+        for n, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
                 yield json.loads(line), where
+            except ValueError:
+                # a line cut short (meson killed while writing, a full disk): the records
+                # before it stand, this one is a failure of its own
+                yield {"name": f"(unreadable record {path}:{n})", "result": "ERROR", "returncode": None,
+                       "stdout": f"FAIL: {path} line {n} is not JSON: {line[:200]}"}, where
 
 
 def output_of(r):
@@ -71,23 +79,44 @@ def daemon_sections(lines):
     return res
 
 
+def status_text(rc):
+    """An exit status as meson records it: negative is the signal that killed the test."""
+    if rc is None:
+        return "no exit status"
+    if rc < 0:
+        try:
+            return f"killed by signal {-rc} ({signal.Signals(-rc).name})"
+        except ValueError:
+            return f"killed by signal {-rc}"
+    return f"exit status {rc}"
+
+
+def printable(text):
+    """One line: control characters (a newline, an escape in a test's name) shown, not obeyed."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def report_failure(r, tail, where):
     lines = output_of(r)
     rc = r.get("returncode")
-    print(f"\n\033[1m==> FAILED {r['name']}\033[0m [{where}] ({r.get('duration', 0):.1f} s, "
-          f"result {r.get('result')}, exit status {rc})")
-    first = first_failed_check(lines)
-    if first:
-        pass
-    elif r.get("result") == "TIMEOUT":
-        first = (f"(none printed: meson killed it at its timeout, after {r.get('duration', 0):.1f} s; "
-                 "the log's last lines show where it was)")
-    else:
-        first = f"(none printed: the test exited {rc} without naming a check)"
-    print("first failed check: " + first)
+    res = r.get("result")
+    name = printable(str(r.get("name")))
+    print(f"\n\033[1m==> FAILED {name}\033[0m [{where}] ({r.get('duration', 0):.1f} s, "
+          f"result {res}, {status_text(rc)})")
     logs = daemon_sections(lines)
     in_logs = set(logs)
     body = [l for l in lines if l not in in_logs]
+    # the test's own lines: a daemon's log line that says "FAIL: " names no check of the test
+    first = first_failed_check(body)
+    if first:
+        pass
+    elif res == "TIMEOUT":
+        first = (f"(none printed: meson killed it at its timeout, after {r.get('duration', 0):.1f} s; "
+                 "the log's last lines show where it was)")
+    else:
+        first = f"(none printed: {status_text(rc)}, no check named)"
+    first = printable(first)
+    print("first failed check: " + first)
     print(f"--- last {min(tail, len(body))} lines of its log ---")
     for l in body[-tail:]:
         print("  " + l[:400])
@@ -95,7 +124,10 @@ def report_failure(r, tail, where):
         print("--- the daemons' log lines it collected ---")
         for l in logs:
             print("  " + l[:400])
-    return f"{r['name']} [{where}]: {first[:300]}"
+    # a result other than a plain failure says itself first: a test killed at its timeout may
+    # have printed a FAIL line of its own on the way out
+    how = "" if res == "FAIL" else f"{res}, {status_text(rc)}, {r.get('duration', 0):.0f} s; "
+    return f"{name} [{where}]: {how}{first[:300]}"
 
 
 def main(argv):

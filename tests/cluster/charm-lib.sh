@@ -211,14 +211,48 @@ follow_settled() {
                 for f in /run/slurm/conf/slurm.conf /var/lib/slurm/slurmd; do
                         t=$(stat -L -c %Y "$f" 2>/dev/null) || continue
                         [ $((now - t)) -ge 3 ] || exit 1
-                done
-                # a run owed since the last hook found no slurmctld answering (the run that
-                # finds one removes the mark)
-                [ ! -e /var/lib/slurm/charm/slurmctld-unanswered ]' && ! tail -n 1 "$wlog" 2>/dev/null | grep -qE 'jobs of|new content|new verdict|at slurmctld, was|first look|answers again'; do
+                done' && ! tail -n 1 "$wlog" 2>/dev/null | grep -qE 'jobs of|new content|new verdict|at slurmctld, was|first look|answers again' &&
+                ! run_owed "$MODEL/machines/$m/root/var/lib/slurm/charm/slurmctld-unanswered" "$wlog"; do
                 [ $SECONDS -lt $end ] || die "slurmd's watcher on $1 did not settle"
                 sleep 0.5
         done
         settle
+}
+
+# run_owed MARK WATCHER_LOG: the run a slurmd watcher owes once slurmctld answers after a hook
+# found none is still to come: the hook's mark is there (charm/slurmd/nodefollow.h; the run that
+# finds a controller removes it) and the watcher has not yet both announced that run after the
+# mark was written and finished a handler run after that (a run that returns early, a paused
+# unit, leaves the mark: it is owed nothing more). While no controller answers it stays owed.
+run_owed() {
+        python3 - "$1" "$2" <<'PY'
+import datetime, os, sys
+mark, wlog = sys.argv[1:3]
+try:
+    written = os.stat(mark).st_mtime
+except FileNotFoundError:
+    sys.exit(1)
+def when(line):  # the watcher's "2026-12-01T07:24:50.463Z …"
+    try:
+        return datetime.datetime.strptime(line[:23], "%Y-%m-%dT%H:%M:%S.%f").replace(
+            tzinfo=datetime.timezone.utc).timestamp()
+    except ValueError:
+        return None
+answered = ran = None
+try:
+    for line in open(wlog, errors="replace"):
+        t = when(line)
+        if t is None:
+            continue
+        if "answers again after the last hook found none" in line:
+            answered, ran = t, None
+        elif answered is not None and line[25:].startswith("handler for"):
+            ran = t
+except OSError:
+    pass
+# the watcher's times are in ms: a mark written in the same ms as the announcement counts
+sys.exit(0 if answered is None or answered + 0.001 < written or ran is None else 1)
+PY
 }
 
 # status_is UNIT REGEX: the unit's status line matches.
