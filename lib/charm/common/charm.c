@@ -4,6 +4,8 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/common/charm.h"
+#include "charm/common/bootstrap.h"
+#include "slurm/caps.h"
 #include "slurm/confcheck.h"
 #include "slurmconf/pathkeys.h"
 #include "interfaces/slurmd.h"
@@ -526,6 +528,13 @@ static int unit_file_enabled(sd_bus *bus, const char *unit, bool *ret, struct st
         }
         *ret = streq(state, "enabled") || streq(state, "enabled-runtime") || streq(state, "static");
         return 0;
+}
+
+int charm_packages_ensure(const char *daemon, struct strbuf *err) {
+        const struct slurm_caps *c = slurm_caps_built();
+        char *pkgs[5];
+        bootstrap_packages(daemon, c->auth_package, c->pmix_package, pkgs);
+        return bootstrap_install_packages(pkgs, err);
 }
 
 int charm_dropin_install(const struct charm_paths *p, const char *charm_dir, sd_bus *bus, const char *service,
