@@ -7,9 +7,11 @@
 # every rank's value, and each rank gets its left neighbour's rank (point to point, across the
 # two nodes). Open MPI itself is the site's, as at a real site (the test bed's machines have
 # Debian's); the charm's part is Slurm's PMIx side.
-# Registered for 24.11 (Debian 13: Open MPI 5, PMIx 5) only: on 22.05 (Debian 12: Open MPI 4.1.4,
-# PMIx 4.2.2, Slurm's pmix_v4) a rank crashes in MPI_Init now and then (HACKING.md, "MPI"); this
-# script run there by hand shows it.
+# On 22.05 (Debian 12: Open MPI 4.1.4, PMIx 4.2.2, Slurm's pmix_v4) a rank crashed in MPI_Init
+# now and then in the first seconds after slurmd started (HACKING.md, "MPI"): the controller
+# serves mpi.conf with PMIxEnv=PMIX_MCA_gds=hash there (charm/slurmctld/mpiconf.h), which the
+# test sees in slurmctld's configuration and in a task's environment; 24.11 has no mpi.conf.
+# The MPI runs come first, in the seconds after both slurmd daemons started, where it was seen.
 set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
 source "$(dirname "$0")/charm-lib.sh"
@@ -64,4 +66,25 @@ log "a batch job runs it too"
 job=$(submit -p cpu -N2 -n4 -o "$T/run3.out" --wrap "HOME=/root srun $T/hello")
 wait_job_state "$job" COMPLETED 120
 check_run "$T/run3.out"
+log "mpi.conf: PMIxEnv where the generation needs it, served to the tasks"
+# (after the MPI runs, which start as soon after the slurmd starts as before; the generation:
+# the controller's slurmctld says its version)
+ver=$(ctl scontrol --version | awk '{print $2}')
+conf_mpi=$(ctl scontrol show config | sed -n 's/^ *PMIxEnv *= *//p')
+env_gds=$(ctl timeout 60 srun --mpi=pmix -p cpu -N1 -n1 printenv PMIX_MCA_gds || true)
+case $ver in
+22.05.*)
+        [ "$conf_mpi" = PMIX_MCA_gds=hash ] || die "22.05: slurmctld's PMIxEnv is '$conf_mpi'"
+        [ "$env_gds" = hash ] || die "22.05: a task's PMIX_MCA_gds is '$env_gds'"
+        for u in cpu/0 cpu/1; do
+                # the copy slurmd fetched (configless: its cache beside slurm.conf)
+                js exec "$u" -- grep -qx 'PMIxEnv=PMIX_MCA_gds=hash' /run/slurm/conf/mpi.conf ||
+                        die "$u: no mpi.conf in slurmd's configuration cache"
+        done ;;
+*)
+        [ -z "$conf_mpi" ] || die "$ver: PMIxEnv '$conf_mpi' (no mpi.conf expected)"
+        [ ! -e "$(root_of slurmctld/0)/etc/slurm/mpi.conf" ] || die "$ver: /etc/slurm/mpi.conf written"
+        ;;
+esac
+
 log "ok"

@@ -14,6 +14,7 @@
 #include "charm/common/authkey.h"
 #include "util/base64.h"
 #include "charm/slurmctld/cgroupconf.h"
+#include "charm/slurmctld/mpiconf.h"
 #include "charm/slurmctld/ctlapply.h"
 #include "charm/slurmctld/ctlconf.h"
 #include "charm/slurmctld/memdef.h"
@@ -2301,7 +2302,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         }
         /* GPU nodes: gres.conf's text, stamped on the template (charm/common/gres.h) */
         _cleanup_strbuf_ struct strbuf gres_text = STRBUF_INIT, cgroup_text = STRBUF_INIT,
-                                       stamped = STRBUF_INIT;
+                                       mpi_text = STRBUF_INIT, stamped = STRBUF_INIT;
         strbuf_add(&stamped, tmpl, tmpl_len);
         r = prepare_gres(o, env->charm_dir, &in, &gres_text, &stamped, err);
         if (r >= 0)
@@ -2309,6 +2310,11 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (r < 0)
                 return r;
         ctl_conf_stamp("cgroup.conf", cgroup_text.buf, &stamped);
+        /* mpi.conf where the generation needs one (charm/slurmctld/mpiconf.h): its digest only
+         * then, so a generation without it keeps the slurm.conf it had */
+        mpi_conf_render(&o->paths, &mpi_text);
+        if (mpi_text.len > 0)
+                ctl_conf_stamp("mpi.conf", mpi_text.buf, &stamped);
         free(tmpl);
         tmpl_len = stamped.len;
         tmpl = strbuf_detach(&stamped, NULL);
@@ -2460,6 +2466,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 r = charm_root_dir_ensure(&o->paths, "/var/lib/slurm", err);
         if (r >= 0)
                 r = cgroup_conf_write(&o->paths, cgroup_text.buf, cgroup_text.len, err);
+        if (r >= 0)
+                r = mpi_conf_write(&o->paths, mpi_text.buf, mpi_text.len, err);
         if (r < 0)
                 return r;
         if (r >= 0) {
