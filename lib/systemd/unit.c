@@ -5,6 +5,7 @@
 #include "util/alloc.h"
 #include "util/fileio.h"
 #include "systemd/unit.h"
+#include "systemd/strays.h"
 
 #include <signal.h>
 #include <time.h>
@@ -213,10 +214,19 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *ret_e
 }
 
 /* A service's stop job follows a main-PID hand-over (see unit.h): while the unit is in
- * stop-sigterm, a main PID other than the one that was signalled gets the unit's KillSignal. */
+ * stop-sigterm, a main PID other than the one that was signalled, and any other process of the
+ * unit running the daemon's program (a re-execution under way), gets the unit's KillSignal,
+ * once each. */
+#define FOLLOW_PIDS_MAX 16
+/* how long a copy of the daemon left after its stop, or found before its start, has to go
+ * after the unit's KillSignal before SIGKILL */
+#define STRAY_GRACE_USEC (2 * 1000 * 1000ULL)
 struct stop_follow {
         uint32_t signalled; /* the main PID the stop signal went to (0: none yet) */
         int32_t kill_signal;
+        char *program; /* the daemon's program (the main PID's, else ExecStart's); NULL: unknown */
+        pid_t sent[FOLLOW_PIDS_MAX]; /* the processes that got the stop signal */
+        size_t n_sent;
 };
 
 /* how often the stop follow and the wait for an automatic restart look at the unit */
@@ -233,18 +243,102 @@ static int follow_start(sd_bus *bus, const char *unit, struct stop_follow *f) {
                 { "MainPID", 'u', &f->signalled, false },
                 { "KillSignal", 'i', &f->kill_signal, false },
         };
-        return get_all(bus, path, SD_SERVICE_IFACE, props, ELEMENTSOF(props), &error);
+        r = get_all(bus, path, SD_SERVICE_IFACE, props, ELEMENTSOF(props), &error);
+        if (r < 0)
+                return r;
+        /* the stop signal goes to the main PID of this moment (the manager's) */
+        if (f->signalled)
+                f->sent[f->n_sent++] = (pid_t) f->signalled;
+        if (!unit_ends_copies(bus, unit))
+                return 0;
+        f->program = f->signalled ? proc_program((pid_t) f->signalled) : NULL;
+        if (!f->program)
+                (void) unit_exec_program(bus, unit, &f->program);
+        return 0;
+}
+
+static bool follow_sent(const struct stop_follow *f, pid_t pid) {
+        for (size_t i = 0; i < f->n_sent; i++)
+                if (f->sent[i] == pid)
+                        return true;
+        return false;
+}
+
+static void follow_note(struct stop_follow *f, pid_t pid) {
+        if (!follow_sent(f, pid) && f->n_sent < FOLLOW_PIDS_MAX)
+                f->sent[f->n_sent++] = pid;
+}
+
+/* The copies of the daemon that got no stop signal from the stop: another process of the
+ * unit running its program (a re-execution's child or grandchild, before or without its
+ * MAINPID=) gets the unit's KillSignal now (strays.h). */
+static void follow_copies(sd_bus *bus, const char *unit, struct stop_follow *f) {
+        pid_t pids[FOLLOW_PIDS_MAX];
+        int n = f->program ? unit_program_pids(bus, unit, f->program, pids, ELEMENTSOF(pids)) : 0;
+        for (int i = 0; i < n; i++) {
+                if (follow_sent(f, pids[i]))
+                        continue;
+                if (kill(pids[i], f->kill_signal) == 0)
+                        follow_note(f, pids[i]);
+        }
+}
+
+/* After a stop (or before a start, with no main PID): the copies of the daemon still in the
+ * unit's cgroup, which the manager no longer watches, are ended (KillSignal, then SIGKILL after
+ * STRAY_GRACE_USEC). Returns how many there were. */
+static int end_strays(sd_bus *bus, const char *unit, const char *program, int kill_signal) {
+        pid_t pids[FOLLOW_PIDS_MAX];
+        int n = program ? unit_program_pids(bus, unit, program, pids, ELEMENTSOF(pids)) : 0;
+        if (n <= 0)
+                return 0;
+        (void) pids_end(pids, (size_t) n, program, kill_signal, STRAY_GRACE_USEC);
+        return n;
+}
+
+/* Before a start: a service with no main PID whose cgroup still holds a copy of its program
+ * (left by a stop this library did not run, or by a start whose re-executed daemon the manager
+ * never took as main) has it ended first: the new daemon would meet it on its port. */
+/* Whether the manager runs no process of the service as its daemon: no main PID, and stopped
+ * (inactive, failed) or waiting for its automatic restart. */
+static bool unit_without_daemon(sd_bus *bus, const char *unit) {
+        struct unit_state st;
+        if (unit_get_state(bus, unit, &st, NULL) < 0 || st.main_pid != 0 || streq(st.load_state, "not-found"))
+                return false;
+        return streq(st.active_state, "inactive") || streq(st.active_state, "failed") ||
+                streq(st.sub_state, "auto-restart");
+}
+
+static void start_clear_strays(sd_bus *bus, const char *unit) {
+        if (!unit_without_daemon(bus, unit) || !unit_ends_copies(bus, unit))
+                return;
+        _cleanup_free_ char *program = NULL;
+        int32_t kill_signal = SIGTERM;
+        if (unit_exec_program(bus, unit, &program) < 0)
+                return;
+        _cleanup_free_ char *path = NULL;
+        if (sd_bus_path_encode(SD_UNIT_PREFIX, unit, &path) >= 0) {
+                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+                struct prop props[] = { { "KillSignal", 'i', &kill_signal, false } };
+                (void) get_all(bus, path, SD_SERVICE_IFACE, props, ELEMENTSOF(props), &error);
+        }
+        (void) end_strays(bus, unit, program, kill_signal);
 }
 
 /* One look: a new main PID during stop-sigterm gets the stop signal. Errors are left to the
  * job wait (the job's own result says how the stop ended). */
 static void follow_step(sd_bus *bus, const char *unit, struct stop_follow *f) {
         struct unit_state st;
-        if (unit_get_state(bus, unit, &st, NULL) < 0 || !streq(st.sub_state, "stop-sigterm") ||
-                st.main_pid == 0 || st.main_pid == f->signalled)
+        if (unit_get_state(bus, unit, &st, NULL) < 0 || !streq(st.sub_state, "stop-sigterm"))
                 return;
-        if (unit_kill(bus, unit, "main", f->kill_signal, UNIT_CALL_TIMEOUT_USEC, NULL) == 0)
-                f->signalled = st.main_pid;
+        if (st.main_pid != 0 && st.main_pid != f->signalled) {
+                if (follow_sent(f, (pid_t) st.main_pid))
+                        f->signalled = st.main_pid; /* a copy signalled before its hand-over */
+                else if (unit_kill(bus, unit, "main", f->kill_signal, UNIT_CALL_TIMEOUT_USEC, NULL) == 0) {
+                        f->signalled = st.main_pid;
+                        follow_note(f, (pid_t) st.main_pid);
+                }
+        }
+        follow_copies(bus, unit, f);
 }
 
 /* A service whose start job failed and that systemd starts again itself (Restart=: SubState
@@ -255,6 +349,9 @@ static int wait_auto_restart(sd_bus *bus, const char *unit, uint64_t deadline, s
         if (unit_get_state(bus, unit, &st, NULL) < 0 || !streq(st.sub_state, "auto-restart"))
                 return -EIO;
         uint32_t n0 = st.n_restarts;
+        /* a re-executed copy of the daemon from the failed start (its MAINPID= never taken)
+         * would meet the automatic start's daemon on its port */
+        start_clear_strays(bus, unit);
         for (;;) {
                 if (time_left(deadline) == 0) {
                         if (err)
@@ -299,6 +396,8 @@ static int run_job(sd_bus *bus, const char *method, const char *what, const char
         if (is_service(unit) && streq(method, "StopUnit"))
                 /* an unknown unit (no Service properties) is left to the job call's error */
                 follow = follow_start(bus, unit, &f) >= 0;
+        if (is_service(unit) && streq(method, "StartUnit"))
+                start_clear_strays(bus, unit);
 
         /* the match is in place before the job exists: its JobRemoved cannot be missed */
         r = sd_bus_match_signal(bus, &slot, SD_DEST, SD_PATH, SD_MANAGER, "JobRemoved", on_job_removed, &w);
@@ -319,6 +418,10 @@ static int run_job(sd_bus *bus, const char *method, const char *what, const char
                         break;
                 follow_step(bus, unit, &f);
         }
+        /* the stop is over: no copy of the daemon stays behind, outside the manager's view */
+        if (follow && r != -ETIMEDOUT && unit_without_daemon(bus, unit))
+                (void) end_strays(bus, unit, f.program, f.kill_signal);
+        free(f.program);
         if (r == -ETIMEDOUT) {
                 if (err)
                         strbuf_addf(err, "unit \"%s\": %s: job %s did not finish within %llu ms", unit, what,

@@ -11,11 +11,13 @@
 #include "util/alloc.h"
 #include "util/fileio.h"
 #include "systemd/unit.h"
+#include "systemd/strays.h"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -1333,6 +1335,249 @@ static void test_stop_follows_handover(void **state) {
         CHECK(unit_daemon_reload(bus, TIMEOUT, ERR));
 }
 
+/* Runs fn in a process inside the manager's namespaces (cgroup, mount, PID): the view a charm's
+ * hook has of its machine's manager, where PIDs and cgroup paths are the manager's own. fn
+ * returns NULL, or a message that fails the test. */
+typedef const char *(*ns_fn)(sd_bus *b);
+static void in_manager(ns_fn fn) {
+        int pfd[2];
+        assert_int_equal(pipe(pfd), 0);
+        pid_t c = fork();
+        assert_true(c >= 0);
+        if (c == 0) {
+                close(pfd[0]);
+                /* all opened first: the mount namespace's /proc is the PID namespace's */
+                static const char *const kinds[] = { "cgroup", "pid", "mnt" };
+                int fds[3];
+                for (size_t i = 0; i < ELEMENTSOF(kinds); i++) {
+                        char path[64];
+                        snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int) mgr.init_pid, kinds[i]);
+                        if ((fds[i] = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+                                dprintf(pfd[1], "%s: %s", path, strerror(errno));
+                                _exit(1);
+                        }
+                }
+                /* and the init's root: joining a mount namespace sets the root to the
+                 * namespace's, which is not this test's when it runs chrooted (the Debian 13
+                 * tree of tools/rootfs) */
+                char rootp[64];
+                snprintf(rootp, sizeof(rootp), "/proc/%d/root", (int) mgr.init_pid);
+                int root = open(rootp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (root < 0) {
+                        dprintf(pfd[1], "%s: %s", rootp, strerror(errno));
+                        _exit(1);
+                }
+                for (size_t i = 0; i < ELEMENTSOF(kinds); i++) {
+                        if (setns(fds[i], 0) < 0) {
+                                dprintf(pfd[1], "setns %s: %s", kinds[i], strerror(errno));
+                                _exit(1);
+                        }
+                        close(fds[i]);
+                }
+                if (fchdir(root) < 0 || chroot(".") < 0) {
+                        dprintf(pfd[1], "the init's root: %s", strerror(errno));
+                        _exit(1);
+                }
+                close(root);
+                pid_t g = fork();
+                if (g == 0) {
+                        sd_bus *b = NULL;
+                        const char *m = unit_bus_open(&b, NULL) < 0 ? "no bus in the namespace" : fn(b);
+                        if (m)
+                                dprintf(pfd[1], "%s", m);
+                        sd_bus_flush_close_unref(b);
+                        _exit(m ? 1 : 0);
+                }
+                int st = 0;
+                if (g < 0 || waitpid(g, &st, 0) < 0)
+                        _exit(2);
+                _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 3);
+        }
+        close(pfd[1]);
+        char msg[1024] = "";
+        size_t len = 0;
+        for (ssize_t n; len < sizeof(msg) - 1 && (n = read(pfd[0], msg + len, sizeof(msg) - 1 - len)) > 0;)
+                len += (size_t) n;
+        msg[len] = '\0';
+        close(pfd[0]);
+        int st = 0;
+        assert_int_equal(waitpid(c, &st, 0), c);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                fail_msg("in the manager's namespaces: %s (status %d)", msg, st);
+}
+
+static char reexec_mark[PATH_MAX];
+
+/* the PID a file holds, waiting up to 5 s for it; 0 when none came */
+static pid_t pid_in(const char *path) {
+        for (int i = 0; i < 100; i++, sleep_ms(50)) {
+                _cleanup_free_ char *s = NULL;
+                if (read_full_file(path, &s, NULL) >= 0 && atoi(s) > 0)
+                        return (pid_t) atoi(s);
+        }
+        return 0;
+}
+
+/* whether pid is gone (or a zombie), waiting up to ms for it */
+static bool gone_within(pid_t pid, long ms) {
+        for (long t = 0;; t += 20, sleep_ms(20)) {
+                char path[64];
+                snprintf(path, sizeof(path), "/proc/%d/exe", (int) pid);
+                char buf[PATH_MAX];
+                if (readlink(path, buf, sizeof(buf)) < 0)
+                        return true;
+                if (t >= ms)
+                        return false;
+        }
+}
+
+/* the job's process the daemon started (/bin/sleep 1000): its PID in this namespace, 0 if none */
+static pid_t job_pid(void) {
+        _cleanup_(closedirp) DIR *d = opendir("/proc");
+        for (struct dirent *de; d && (de = readdir(d));) {
+                char path[300], *end;
+                long pid = strtol(de->d_name, &end, 10);
+                if (*end || pid <= 0)
+                        continue;
+                snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+                char buf[64] = "";
+                int fd = open(path, O_RDONLY | O_CLOEXEC);
+                ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+                if (fd >= 0)
+                        close(fd);
+                if (n == 16 &&
+                        memcmp(buf,
+                                "/bin/sleep\0"
+                                "1000\0",
+                                16) == 0)
+                        return (pid_t) pid;
+        }
+        return 0;
+}
+
+static const char *reexec_scenario(sd_bus *b) {
+        static char msg[512];
+        struct unit_state st;
+        const char *u = "reexec.service";
+        (void) unlink(reexec_mark);
+        if (unit_start(b, u, TIMEOUT, NULL) < 0)
+                return "start";
+        pid_t job = job_pid();
+        if (!job)
+                return "the daemon's job process did not start";
+        /* a re-execution that never ends: the stop signal the old process takes is lost */
+        if (unit_kill(b, u, "main", SIGHUP, TIMEOUT, NULL) < 0)
+                return "SIGHUP";
+        pid_t copy = pid_in(reexec_mark);
+        if (!copy)
+                return "no re-executed copy";
+        uint64_t t0 = now_usec();
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        int r = unit_stop(b, u, 30 * 1000 * 1000ULL, &err);
+        double s = (double) (now_usec() - t0) / 1e6;
+        if (r < 0 || s > 10) {
+                snprintf(msg, sizeof(msg),
+                        "the stop (%d %s) took %.1f s with TimeoutStopSec=60: the copy got no stop signal",
+                        r, strempty(err.buf), s);
+                return msg;
+        }
+        if (!gone_within(copy, 3000))
+                return "the re-executed copy outlived the stop";
+        if (unit_get_state(b, u, &st, NULL) < 0 || !streq(st.active_state, "inactive"))
+                return "not inactive after the stop";
+        if (job_pid() != job)
+                return "the job's process (another program) did not survive the stop (KillMode=process)";
+        dprintf(STDOUT_FILENO,
+                "a stop that met a re-execution that never ended: %.2f s, the job's process spared\n", s);
+
+        /* a copy left behind by a daemon that died during its re-execution: the next start
+         * ends it first */
+        (void) unlink(reexec_mark);
+        if (unit_start(b, u, TIMEOUT, NULL) < 0)
+                return "second start";
+        if (unit_kill(b, u, "main", SIGHUP, TIMEOUT, NULL) < 0)
+                return "second SIGHUP";
+        pid_t stray = pid_in(reexec_mark);
+        if (!stray)
+                return "no second copy";
+        if (unit_kill(b, u, "main", SIGKILL, TIMEOUT, NULL) < 0)
+                return "SIGKILL of the main process";
+        for (int i = 0; i < 150; i++, sleep_ms(20))
+                if (unit_get_state(b, u, &st, NULL) >= 0 && st.main_pid == 0 &&
+                        !streq(st.active_state, "active") && !streq(st.active_state, "deactivating"))
+                        break;
+        if (gone_within(stray, 0))
+                return "the copy died with the main process: nothing to test";
+        (void) unlink(reexec_mark);
+        if (unit_start(b, u, TIMEOUT, &err) < 0) {
+                snprintf(msg, sizeof(msg), "start beside a stray copy: %s", strempty(err.buf));
+                return msg;
+        }
+        if (!gone_within(stray, 0))
+                return "the start left the stray copy running beside the new daemon";
+        dprintf(STDOUT_FILENO, "a start found a stray copy of its daemon (%s) and ended it first\n",
+                st.active_state);
+
+        /* cleanup: every process of the unit, the jobs included */
+        (void) unit_stop(b, u, TIMEOUT, NULL);
+        for (pid_t j; (j = job_pid()) > 0;) {
+                kill(j, SIGKILL);
+                if (!gone_within(j, 2000))
+                        return "a job process would not die";
+        }
+        return NULL;
+}
+
+/* A stop that meets a re-execution that never ends (24.11 slurmd: a reconfigure's re-exec holds
+ * the old process, whose SIGTERM was lost while it was quiesced, until the new process reports;
+ * seen in charm-reintegrate-debian13, a hook's restart waited out its 60 s), and a copy of the
+ * daemon left in the cgroup before a start: the copies are ended, the job's process (another
+ * program, KillMode=process) is not. Run inside the manager's namespaces, as a hook runs in its
+ * machine. */
+static void test_stop_ends_copies(void **state) {
+        _cleanup_free_ char *script = xasprintf("%s/reexec.py", mgr.dir);
+        _cleanup_free_ char *unit = xasprintf("%s/reexec.service", mgr.unitdir);
+        snprintf(reexec_mark, sizeof(reexec_mark), "%s/reexec.mark", mgr.dir);
+        write_text(script,
+                "import os, signal, socket, subprocess, sys, time\n"
+                "def notify(what):\n"
+                "    addr = os.environ['NOTIFY_SOCKET']\n"
+                "    addr = '\\0' + addr[1:] if addr[0] == '@' else addr\n"
+                "    socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(what, addr)\n"
+                "job = subprocess.Popen(['/bin/sleep', '1000'])\n"
+                "def reexec(*_):\n"
+                "    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                "    r, w = os.pipe()\n"
+                "    pid = os.fork()\n"
+                "    if pid == 0:\n"
+                "        os.close(r)\n"
+                "        if os.fork():\n"
+                "            os._exit(0)\n"
+                "        signal.signal(signal.SIGTERM, lambda *_: os._exit(0))\n"
+                "        signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
+                "        with open(sys.argv[1], 'w') as f:\n"
+                "            f.write('%d\\n' % os.getpid())\n"
+                "        while True:\n"
+                "            time.sleep(0.05)\n"
+                "    os.close(w)\n"
+                "    os.waitpid(pid, 0)\n"
+                "    os.read(r, 8)\n"
+                "    os._exit(0)\n"
+                "signal.signal(signal.SIGHUP, reexec)\n"
+                "notify(b'READY=1')\n"
+                "while True:\n"
+                "    time.sleep(0.05)\n");
+        _cleanup_free_ char *text = xasprintf("[Service]\nType=notify\nNotifyAccess=all\nKillMode=process\n"
+                                              "ExecStart=/usr/bin/python3 %s %s\nTimeoutStopSec=60\n"
+                                              "Environment=" UNIT_END_COPIES_ENV "\n",
+                script, reexec_mark);
+        write_text(unit, text);
+        CHECK(unit_daemon_reload(bus, TIMEOUT, ERR));
+        in_manager(reexec_scenario);
+        (void) unlink(unit);
+        CHECK(unit_daemon_reload(bus, TIMEOUT, ERR));
+}
+
 /* A start that fails while Restart= starts the unit again (a 24.11 daemon re-executed before
  * READY=1) is the automatic start's: flaky.service fails its first start (no READY=1, exit 1)
  * and comes up on the second; broken.service fails every start. */
@@ -1404,6 +1649,7 @@ int main(void) {
                 cmocka_unit_test(test_watch_sd_event),
                 cmocka_unit_test(test_stop_follows_handover),
                 cmocka_unit_test(test_start_waits_auto_restart),
+                cmocka_unit_test(test_stop_ends_copies),
                 cmocka_unit_test(test_enable_disable),
                 cmocka_unit_test(test_dropin_daemon_reload),
                 cmocka_unit_test(test_killed_test_leaves_nothing),
