@@ -8,8 +8,8 @@
 #include "util/banned.h"
 
 int main(void) {
-        /* munge only where the Slurm generation authenticates with it (22.05; not 24.11) */
+        /* the generation's auth package (munge on 22.05), and its PMIx library (libpmix-dev on 22.05) */
         char *pkgs[5];
-        bootstrap_packages("slurmd", slurm_caps_built()->auth_package, slurm_caps_built()->pmix_package, pkgs);
+        bootstrap_daemon_packages("slurmd", slurm_caps_built(), pkgs);
         return bootstrap_main(pkgs, "bin/install-stage2");
 }

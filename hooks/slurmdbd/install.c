@@ -8,10 +8,8 @@
 #include "util/banned.h"
 
 int main(void) {
-        /* munge only where the Slurm generation authenticates with it (22.05; not 24.11), sackd
-         * where clients need it for their tokens (24.11) */
-        const struct slurm_caps *c = slurm_caps_built();
+        /* the generation's auth package (munge on 22.05), and its token package (sackd on 24.11) */
         char *pkgs[5];
-        bootstrap_packages("slurmdbd", c->auth_package, c->token_package, pkgs);
+        bootstrap_daemon_packages("slurmdbd", slurm_caps_built(), pkgs);
         return bootstrap_main(pkgs, "bin/install-stage2");
 }

@@ -132,16 +132,31 @@ static void test_packages(void **state) {
         assert_null(p[3]);
         bootstrap_packages("slurmctld", NULL, NULL, p);
         assert_null(p[2]);
-        /* what the slurmd and slurmctld install hooks ask for on each generation: the PMIx
-         * library where the generation's plugin needs a package of its own */
+        /* what each charm's install hook (and its upgrade-charm) asks for on each generation:
+         * the PMIx library where the generation's plugin needs a package of its own (slurmd,
+         * slurmctld), the token service where clients need it (slurmdbd) */
         const struct slurm_caps *c22 = slurm_caps_find("22.05"), *c24 = slurm_caps_find("24.11");
-        bootstrap_packages("slurmd", c22->auth_package, c22->pmix_package, p);
-        assert_string_equal(p[2], "munge");
-        assert_string_equal(p[3], "libpmix-dev");
-        assert_null(p[4]);
-        bootstrap_packages("slurmd", c24->auth_package, c24->pmix_package, p);
-        assert_string_equal(p[1], "slurm-client");
-        assert_null(p[2]);
+        static const struct {
+                const char *daemon, *release, *want[3];
+        } cases[] = {
+                { "slurmd", "22.05", { "munge", "libpmix-dev", NULL } },
+                { "slurmctld", "22.05", { "munge", "libpmix-dev", NULL } },
+                { "slurmdbd", "22.05", { "munge", NULL } },
+                { "slurmd", "24.11", { NULL } },
+                { "slurmctld", "24.11", { NULL } },
+                { "slurmdbd", "24.11", { "sackd", NULL } },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                bootstrap_daemon_packages(cases[i].daemon, streq(cases[i].release, "22.05") ? c22 : c24, p);
+                assert_string_equal(p[0], cases[i].daemon);
+                assert_string_equal(p[1], "slurm-client");
+                size_t k = 0;
+                for (; cases[i].want[k]; k++) {
+                        assert_non_null(p[2 + k]);
+                        assert_string_equal(p[2 + k], cases[i].want[k]);
+                }
+                assert_null(p[2 + k]);
+        }
 }
 
 static void test_stage2_path(void **state) {

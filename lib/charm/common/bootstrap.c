@@ -5,6 +5,7 @@
 #include "util/alloc.h"
 #include "charm/common/bootstrap.h"
 #include "proc/proc.h"
+#include "slurm/caps.h"
 
 #include <stdarg.h>
 
@@ -24,6 +25,11 @@ void bootstrap_packages(
         if (extra_package)
                 ret[n++] = (char *) extra_package;
         ret[n] = NULL;
+}
+
+void bootstrap_daemon_packages(const char *daemon, const struct slurm_caps *c, char *ret[static 5]) {
+        const char *extra = streq(daemon, "slurmdbd") ? c->token_package : c->pmix_package;
+        bootstrap_packages(daemon, c->auth_package, extra, ret);
 }
 
 int bootstrap_missing_packages(char *const *pkgs, struct strv *ret, struct strbuf *err) {

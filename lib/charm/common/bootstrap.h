@@ -22,6 +22,14 @@
 void bootstrap_packages(
         const char *daemon, const char *auth_package, const char *extra_package, char *ret[static 5]);
 
+struct slurm_caps;
+/* The packages of daemon's charm ("slurmctld", "slurmd", "slurmdbd") on the Slurm generation c:
+ * bootstrap_packages() with its auth package and, as the extra one, slurmdbd's token package
+ * (sackd on 24.11: the clients on a slurmdbd machine need it for their tokens) or the PMIx
+ * library of slurmd and slurmctld (libpmix-dev on 22.05: MpiDefault=pmix, srun loads the
+ * plugin). The one list the install hook and upgrade-charm (charm_packages_ensure) share. */
+void bootstrap_daemon_packages(const char *daemon, const struct slurm_caps *c, char *ret[static 5]);
+
 /* Appends to ret the packages of pkgs (NULL-terminated) that dpkg does not report as
  * installed ("ii"). Returns the number missing, or a negative errno when dpkg-query could not
  * run. */

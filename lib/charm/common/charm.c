@@ -531,9 +531,8 @@ static int unit_file_enabled(sd_bus *bus, const char *unit, bool *ret, struct st
 }
 
 int charm_packages_ensure(const char *daemon, struct strbuf *err) {
-        const struct slurm_caps *c = slurm_caps_built();
         char *pkgs[5];
-        bootstrap_packages(daemon, c->auth_package, c->pmix_package, pkgs);
+        bootstrap_daemon_packages(daemon, slurm_caps_built(), pkgs);
         return bootstrap_install_packages(pkgs, err);
 }
 

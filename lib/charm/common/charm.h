@@ -174,8 +174,8 @@ int charm_secret_add_private(struct juju_ctx *ctx, const char *label, const char
 /* The unit's machine numbers: "app/12" gives 12 (-1 when malformed). */
 long charm_unit_number(const char *unit);
 
-/* The Debian packages the install hook of daemon's charm installs (bootstrap_packages with
- * this generation's slurm_caps: its auth package and its PMIx library), installed now where
+/* The Debian packages the install hook of daemon's charm installs (bootstrap_daemon_packages
+ * with this generation's slurm_caps), installed now where
  * missing: upgrade-charm runs no install hook, and a newer charm may need a package the machine's
  * install did not bring (22.05's libpmix-dev came with MpiDefault=pmix: without it every srun
  * step on an upgraded node failed to load the plugin). Returns how many were installed (0:
