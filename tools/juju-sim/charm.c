@@ -148,6 +148,15 @@ int charm_load(const char *dir, cJSON **ret, struct strbuf *err) {
                 return -EINVAL;
         }
         jset_str(desc, "name", name);
+        /* a subordinate runs beside a principal unit, on its machine, created by a
+         * container-scoped relation: none of it simulated yet (subordinates.md); deployed as
+         * a principal it would run where Juju never runs it */
+        const cJSON *sub = jget(meta, "subordinate");
+        if (cJSON_IsTrue(sub) || (cJSON_IsString(sub) && streq(sub->valuestring, "true"))) {
+                strbuf_addf(err, "charm \"%s\": subordinate charms are not simulated yet (tools/juju-sim/subordinates.md)",
+                        name);
+                return -EOPNOTSUPP;
+        }
         r = load_endpoints(desc, meta, err);
         if (r < 0)
                 return r;
