@@ -31,30 +31,39 @@ job_ok() {
         [ "$(job_field "$1" ExitCode)" = 0:0 ] || die "job $1: exit $(job_field "$1" ExitCode)"
 }
 
+# gated JOB'S work: it runs until the gate file exists on its machine (a job of a fixed length
+# ended before a slow settle did, and a push after it was then taken for one while it ran)
+gated() { echo "while [ ! -e /tmp/gate-stale-$1 ]; do sleep 0.2; done"; }
+open_gate() { js exec "$1" -- touch "/tmp/gate-stale-$2"; }
+
 log "partition-config changes while a job runs: set over RPC, no reconfigure; the departure finishes"
-job=$(submit -w cpu-0 -o /dev/null --wrap "sleep 6")
+job=$(submit -w cpu-0 -o /dev/null --wrap "$(gated 1)")
 wait_job_state "$job" RUNNING 30
 n=$(reconf) s=$(starts)
 js config cpu partition-config="MaxTime=100" >/dev/null
 settle
+[ "$(job_field "$job" JobState)" = RUNNING ] || die "job $job: $(job_field "$job" JobState) (its gate is shut)"
 [ "$(reconf)" = "$n" ] || die "partition-config reconfigured slurmctld"
 [ "$(starts)" = "$s" ] || die "partition-config restarted slurmctld"
 ctl scontrol -o show partition cpu | grep -q 'MaxTime=01:40:00' || die "MaxTime not live: $(ctl scontrol -o show partition cpu)"
+open_gate cpu/0 1
 js remove-unit cpu/0 >/dev/null
 settle 120
 job_ok "$job"
 gone cpu-0 || die "cpu-0 not deleted: $(node_state cpu-0)"
 
 log "an application added while a job runs: slurmctld restarted, not reconfigured"
-job=$(submit -w cpu-1 -o /dev/null --wrap "sleep 6")
+job=$(submit -w cpu-1 -o /dev/null --wrap "$(gated 2)")
 wait_job_state "$job" RUNNING 30
 n=$(reconf) s=$(starts)
 js deploy "$SLURMD_CHARM" gpu >/dev/null
 js integrate slurmctld gpu >/dev/null
 settle 120
+[ "$(job_field "$job" JobState)" = RUNNING ] || die "job $job: $(job_field "$job" JobState) (its gate is shut)"
 [ "$(reconf)" = "$n" ] || die "a reconfigure ran while job $job held a node"
 [ "$(starts)" -gt "$s" ] || die "slurmctld not restarted"
 ctl sinfo -h -p gpu -o '%D %T' | grep -q '^1 idle$' || die "gpu partition: $(ctl sinfo -h -p gpu)"
+open_gate cpu/1 2
 wait_job_state "$job" COMPLETED 30
 job_ok "$job"
 until_true 10 "cpu-1 not IDLE after its job" state_is cpu-1 IDLE+DYNAMIC_NORM
