@@ -82,7 +82,9 @@ case $ver in
                         die "$u: no mpi.conf in slurmd's configuration cache"
         done ;;
 *)
-        [ -z "$conf_mpi" ] || die "$ver: PMIxEnv '$conf_mpi' (no mpi.conf expected)"
+        # (24.11 shows its PMIx plugin's settings without a file: "PMIxEnv = (null)")
+        [ -z "$conf_mpi" ] || [ "$conf_mpi" = "(null)" ] || die "$ver: PMIxEnv '$conf_mpi' (no mpi.conf expected)"
+        [ -z "$env_gds" ] || die "$ver: a task's PMIX_MCA_gds is '$env_gds' (none expected)"
         [ ! -e "$(root_of slurmctld/0)/etc/slurm/mpi.conf" ] || die "$ver: /etc/slurm/mpi.conf written"
         ;;
 esac
