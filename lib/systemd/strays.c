@@ -56,46 +56,34 @@ static int service_prop(sd_bus *bus, const char *unit, const char *name, const c
         return r;
 }
 
-int unit_exec_program(sd_bus *bus, const char *unit, char **ret) {
+int unit_copies_program(sd_bus *bus, const char *unit, char **ret) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        const char *path = NULL;
-        int r = service_prop(bus, unit, "ExecStart", "a(sasbttttuii)", &reply);
-        if (r >= 0)
-                r = sd_bus_message_enter_container(reply, 'a', "(sasbttttuii)");
-        if (r >= 0)
-                r = sd_bus_message_enter_container(reply, 'r', "sasbttttuii");
-        if (r == 0)
-                return -ENODATA; /* no command */
-        if (r >= 0)
-                r = sd_bus_message_read(reply, "s", &path);
-        if (r < 0)
-                return r;
-        if (isempty(path))
-                return -ENODATA;
-        char buf[PATH_MAX];
-        *ret = xstrdup(realpath(path, buf) ? buf : path);
-        return 0;
-}
-
-bool unit_ends_copies(sd_bus *bus, const char *unit) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        *ret = NULL;
         int r = service_prop(bus, unit, "Environment", "as", &reply);
         if (r >= 0)
                 r = sd_bus_message_enter_container(reply, 'a', "s");
-        const char *e;
+        const char *e, *v = NULL;
         while (r > 0 && (r = sd_bus_message_read(reply, "s", &e)) > 0)
-                if (streq(e, UNIT_END_COPIES_ENV))
-                        return true;
-        return false;
+                if ((v = startswith(e, UNIT_END_COPIES_VAR "=")) && *v == '/')
+                        break;
+                else
+                        v = NULL;
+        if (r < 0)
+                return r;
+        if (!v)
+                return 0;
+        char buf[PATH_MAX];
+        *ret = xstrdup(realpath(v, buf) ? buf : v);
+        return 1;
 }
 
-struct found {
-        const char *program;
-        pid_t *pids;
-        size_t max, n;
+struct pids {
+        pid_t *v;
+        size_t n, cap;
 };
 
-static void scan(const char *dir, struct found *f, int depth) {
+/* every process of the cgroup dir and the cgroups below it */
+static void scan(const char *dir, struct pids *all, int depth) {
         _cleanup_free_ char *procs_path = xasprintf("%s/cgroup.procs", dir);
         _cleanup_free_ char *procs = NULL;
         if (read_full_file(procs_path, &procs, NULL) >= 0) {
@@ -105,12 +93,11 @@ static void scan(const char *dir, struct found *f, int depth) {
                                 break;
                         if (pid <= 0)
                                 continue;
-                        _cleanup_free_ char *prog = proc_program((pid_t) pid);
-                        if (!prog || !streq(prog, f->program))
-                                continue;
-                        if (f->n < f->max)
-                                f->pids[f->n] = (pid_t) pid;
-                        f->n++;
+                        if (all->n == all->cap) {
+                                all->cap = all->cap ? 2 * all->cap : 64;
+                                all->v = xrealloc(all->v, all->cap * sizeof(*all->v));
+                        }
+                        all->v[all->n++] = (pid_t) pid;
                 }
         }
         if (depth >= CGROUP_DEPTH_MAX)
@@ -123,9 +110,32 @@ static void scan(const char *dir, struct found *f, int depth) {
                 if (e->d_type != DT_DIR || e->d_name[0] == '.')
                         continue;
                 _cleanup_free_ char *sub = xasprintf("%s/%s", dir, e->d_name);
-                scan(sub, f, depth + 1);
+                scan(sub, all, depth + 1);
         }
         closedir(d);
+}
+
+/* the parent of pid (/proc/PID/stat's fourth field, after the command's closing parenthesis);
+ * 0 when it cannot be read */
+static pid_t parent_of(pid_t pid) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+        _cleanup_free_ char *stat = NULL;
+        if (read_full_file(path, &stat, NULL) < 0)
+                return 0;
+        const char *rp = strrchr(stat, ')');
+        char state;
+        int ppid;
+        if (!rp || sscanf(rp + 1, " %c %d", &state, &ppid) != 2)
+                return 0;
+        return (pid_t) ppid;
+}
+
+static bool has_pid(const struct pids *all, pid_t pid) {
+        for (size_t i = 0; i < all->n; i++)
+                if (all->v[i] == pid)
+                        return true;
+        return false;
 }
 
 int unit_program_pids(sd_bus *bus, const char *unit, const char *program, pid_t *pids, size_t max) {
@@ -146,9 +156,24 @@ int unit_program_pids(sd_bus *bus, const char *unit, const char *program, pid_t 
                 _cleanup_free_ char *procs = xasprintf("%s/cgroup.procs", dir);
                 if (access(procs, R_OK) < 0)
                         continue;
-                struct found f = { .program = program, .pids = pids, .max = max };
-                scan(dir, &f, 0);
-                return (int) (f.n < max ? f.n : max);
+                struct pids all = { 0 };
+                scan(dir, &all, 0);
+                /* the daemon's own: its program, and a parent outside the unit (the manager, or
+                 * the subreaper a double fork hands it to); a process a job or a script of the
+                 * unit started (its parent in the unit, running another program) is not one,
+                 * whatever it runs, nor a fork of a live daemon (its parent is the daemon) */
+                size_t n = 0;
+                for (size_t k = 0; k < all.n && n < max; k++) {
+                        _cleanup_free_ char *prog = proc_program(all.v[k]);
+                        if (!prog || !streq(prog, program))
+                                continue;
+                        pid_t pp = parent_of(all.v[k]);
+                        if (pp == 0 || has_pid(&all, pp))
+                                continue;
+                        pids[n++] = all.v[k];
+                }
+                free(all.v);
+                return (int) n;
         }
         return 0;
 }

@@ -10,10 +10,11 @@
  * 252), the grandchild of a re-exec before READY=1 whose start failed. With KillMode=process
  * (slurmd: its job steps, slurmstepd, must outlive it) the manager kills none of them; the next
  * start's daemon then meets one holding its port and its node. These functions find them: the
- * processes of the unit's cgroup whose executable is the daemon's program, so a job's processes
- * (another program: slurmstepd, a user's) are never among them.
+ * processes of the unit's cgroup whose executable is the daemon's program and whose parent is
+ * not in the unit (unit_program_pids()), so a job's processes (slurmstepd's children, whatever
+ * they run) are never among them.
  *
- * A unit asks for this with UNIT_END_COPIES_ENV in its Environment= (the slurmd charm's drop-in):
+ * A unit asks for this with UNIT_END_COPIES_VAR in its Environment= (the slurmd charm's drop-in):
  * a daemon whose own worker processes are forks of it (the charms' watchers, KillMode=process so
  * that a restart spares a running handler) must not have them taken for copies, and a
  * KillMode=control-group unit has every process signalled by the manager anyway.
@@ -27,26 +28,29 @@
 #include <sys/types.h>
 #include <systemd/sd-bus.h>
 
-#include <stdbool.h>
-
 /* The unit setting (Environment=, read over D-Bus) that asks unit.c's stop and start to end
- * copies of the daemon. */
-#define UNIT_END_COPIES_ENV "UNIT_END_COPIES=1"
+ * copies of the daemon, naming the daemon's program: Environment=UNIT_END_COPIES=/usr/sbin/slurmd
+ * (the program, not ExecStart's first word: a site's wrapper, /bin/sh -c '… exec slurmd', would
+ * make every job script a copy). */
+#define UNIT_END_COPIES_VAR "UNIT_END_COPIES"
 
-/* Whether the service's Environment= holds UNIT_END_COPIES_ENV (false when it cannot be read). */
-bool unit_ends_copies(sd_bus *bus, const char *unit);
+/* The program the service's Environment= names in UNIT_END_COPIES_VAR (an absolute path),
+ * resolved through symlinks (the name /proc/PID/exe gives), in *ret: 1; 0 (*ret NULL) when it
+ * names none; or a negative errno. */
+int unit_copies_program(sd_bus *bus, const char *unit, char **ret);
 
 /* The program a process runs: where /proc/PID/exe leads (a replaced binary's " (deleted)"
  * dropped). NULL when it cannot be read (the process is gone or a zombie). */
 char *proc_program(pid_t pid);
 
-/* ExecStart's first command of a service, resolved through symlinks (realpath: the name
- * /proc/PID/exe gives), in *ret: 0, -ENODATA when it has none, or a negative errno. */
-int unit_exec_program(sd_bus *bus, const char *unit, char **ret);
-
-/* The processes of the unit's cgroup and the cgroups below it (ControlGroup under
- * /sys/fs/cgroup, or on a hybrid host its unified or systemd mount) that run program: at most max of them in pids, in the order read. Returns
- * how many were found (0 when the unit has no cgroup), or a negative errno. */
+/* The copies of the daemon in the unit's cgroup and the cgroups below it (ControlGroup under
+ * /sys/fs/cgroup, or on a hybrid host its unified or systemd mount): the processes that run
+ * program and whose parent is not a process of those cgroups (the manager, or the subreaper a
+ * double fork hands a re-executed daemon to). A process a job or a script of the unit started
+ * (its parent is in the unit: slurmstepd, a job's shell) is never one, whatever it runs, nor is
+ * a fork of a daemon that still runs (the 24.11 Prolog launcher); the main PID, whose parent is
+ * the manager, is. At most max of them in pids. Returns how many, 0 when the unit has no cgroup,
+ * or a negative errno. */
 int unit_program_pids(sd_bus *bus, const char *unit, const char *program, pid_t *pids, size_t max);
 
 /* Sends sig to each of pids, waits until they are gone or grace_usec passed, then sends

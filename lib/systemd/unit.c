@@ -249,11 +249,8 @@ static int follow_start(sd_bus *bus, const char *unit, struct stop_follow *f) {
         /* the stop signal goes to the main PID of this moment (the manager's) */
         if (f->signalled)
                 f->sent[f->n_sent++] = (pid_t) f->signalled;
-        if (!unit_ends_copies(bus, unit))
-                return 0;
-        f->program = f->signalled ? proc_program((pid_t) f->signalled) : NULL;
-        if (!f->program)
-                (void) unit_exec_program(bus, unit, &f->program);
+        /* the program the unit names for its daemon's copies; none: no copy is looked for */
+        (void) unit_copies_program(bus, unit, &f->program);
         return 0;
 }
 
@@ -309,12 +306,10 @@ static bool unit_without_daemon(sd_bus *bus, const char *unit) {
 }
 
 static void start_clear_strays(sd_bus *bus, const char *unit) {
-        if (!unit_without_daemon(bus, unit) || !unit_ends_copies(bus, unit))
-                return;
         _cleanup_free_ char *program = NULL;
-        int32_t kill_signal = SIGTERM;
-        if (unit_exec_program(bus, unit, &program) < 0)
+        if (!unit_without_daemon(bus, unit) || unit_copies_program(bus, unit, &program) <= 0)
                 return;
+        int32_t kill_signal = SIGTERM;
         _cleanup_free_ char *path = NULL;
         if (sd_bus_path_encode(SD_UNIT_PREFIX, unit, &path) >= 0) {
                 _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;

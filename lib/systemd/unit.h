@@ -23,16 +23,17 @@
  * could take the new process for a hand-over and stop it.
  *
  * No copy of the daemon outside the manager's view (systemd/strays.h), for a service that asks
- * for it (Environment=UNIT_END_COPIES=1: the slurmd charm's drop-in). A re-execution can leave
- * one that never becomes the main PID: 24.11 slurmd, quiesced for a reconfigure, loses the
- * stop's SIGTERM and waits in the old process for its new one to report, which may never
- * happen (the stop then waited out TimeoutStopSec, 60 s, and the new slurmd ran on outside
- * systemd). So the stop's looks also give every other process of the unit that runs the
- * daemon's program (the main PID's at the stop's start) the KillSignal, once each; after the
- * stop, copies still there get it again and SIGKILL 2 s later; and a start of a service with no
- * main PID (stopped, failed, or waiting for its automatic restart) first ends the copies of its
- * ExecStart program left in its cgroup. A job's processes (another program: slurmstepd) are
- * never touched, whatever KillMode says.
+ * for it by naming its daemon's program (Environment=UNIT_END_COPIES=/usr/sbin/slurmd: the
+ * slurmd charm's drop-in). A re-execution can leave a copy that never becomes the main PID: 24.11
+ * slurmd, quiesced for a reconfigure, loses the stop's SIGTERM and waits in the old process for
+ * its new one to report, which may never happen (the stop then waited out TimeoutStopSec, 60 s,
+ * and the new slurmd ran on outside systemd). So the stop's looks also give the KillSignal, once
+ * each, to every copy: a process of the unit running that program whose parent is not in the
+ * unit (the manager or a subreaper took it); after the stop, copies still there get it again and
+ * SIGKILL 2 s later; and a start of a service with no main PID (stopped, failed, or waiting for
+ * its automatic restart) first ends the copies left in its cgroup. A job's processes (started
+ * by slurmstepd or a job's shell, so their parent is in the unit, whatever they run) and the
+ * forks of a daemon that still runs are never copies, whatever KillMode says.
  *
  * A start whose job fails while systemd's own Restart= schedules another start (SubState
  * auto-restart) waits for that one automatic start, within timeout_usec: its outcome is the

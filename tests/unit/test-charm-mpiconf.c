@@ -32,6 +32,7 @@ static void test_render(void **state) {
         assert_non_null(a.buf);
         /* the one setting line, whole; every other line a comment */
         assert_non_null(strstr(a.buf, "\nPMIxEnv=PMIX_MCA_gds=hash\n"));
+        assert_non_null(startswith(a.buf, MPI_CONF_HEADER));
         size_t settings = 0;
         for (const char *l = a.buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
                 if (*l != '#' && *l != '\n')
@@ -71,6 +72,13 @@ static void test_write(void **state) {
         /* a generation without one: the charm's file goes */
         assert_int_equal(mpi_conf_write(&p, "", 0, &err), 1);
         assert_int_equal(access(out, F_OK), -1);
+        assert_int_equal(err.len, 0);
+        /* an admin's file there is left as it is */
+        assert_int_equal(write_file_atomic(out, "PMIxTimeout=600\n", 16, 0644, 0, 0), 0);
+        assert_int_equal(mpi_conf_write(&p, "", 0, &err), 0);
+        _cleanup_free_ char *admin = NULL;
+        assert_int_equal(read_full_file(out, &admin, NULL), 0);
+        assert_string_equal(admin, "PMIxTimeout=600\n");
         assert_int_equal(err.len, 0);
 }
 

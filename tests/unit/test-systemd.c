@@ -1431,8 +1431,9 @@ static bool gone_within(pid_t pid, long ms) {
         }
 }
 
-/* the job's process the daemon started (/bin/sleep 1000): its PID in this namespace, 0 if none */
-static pid_t job_pid(void) {
+/* the PID (in this namespace) of a process whose command line starts with argv0 and holds
+ * needle; 0 if none */
+static pid_t pid_by_cmdline(const char *argv0, const char *needle) {
         _cleanup_(closedirp) DIR *d = opendir("/proc");
         for (struct dirent *de; d && (de = readdir(d));) {
                 char path[300], *end;
@@ -1440,19 +1441,25 @@ static pid_t job_pid(void) {
                 if (*end || pid <= 0)
                         continue;
                 snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
-                char buf[64] = "";
-                int fd = open(path, O_RDONLY | O_CLOEXEC);
-                ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-                if (fd >= 0)
-                        close(fd);
-                if (n == 16 &&
-                        memcmp(buf,
-                                "/bin/sleep\0"
-                                "1000\0",
-                                16) == 0)
+                _cleanup_free_ char *cmd = NULL;
+                size_t len = 0;
+                if (read_full_file(path, &cmd, &len) < 0 || !streq(cmd, argv0))
+                        continue;
+                if (memmem(cmd, len, needle, strlen(needle)))
                         return (pid_t) pid;
         }
         return 0;
+}
+
+/* the job process (another program) the daemon started (/bin/sleep 1000) */
+static pid_t job_pid(void) {
+        return pid_by_cmdline("/bin/sleep", "1000");
+}
+
+/* the job's process that runs the daemon's own program (python3 -c "…sleep(1001)", started by a
+ * shell the daemon started, as a job may run the slurmd binary) */
+static pid_t job2_pid(void) {
+        return pid_by_cmdline("/usr/bin/python3", "time.sleep(1001)");
 }
 
 static const char *reexec_scenario(sd_bus *b) {
@@ -1462,9 +1469,11 @@ static const char *reexec_scenario(sd_bus *b) {
         (void) unlink(reexec_mark);
         if (unit_start(b, u, TIMEOUT, NULL) < 0)
                 return "start";
-        pid_t job = job_pid();
-        if (!job)
-                return "the daemon's job process did not start";
+        pid_t job = job_pid(), job2 = 0;
+        for (int i = 0; i < 100 && !(job2 = job2_pid()); i++)
+                sleep_ms(20);
+        if (!job || !job2)
+                return "the daemon's job processes did not start";
         /* a re-execution that never ends: the stop signal the old process takes is lost */
         if (unit_kill(b, u, "main", SIGHUP, TIMEOUT, NULL) < 0)
                 return "SIGHUP";
@@ -1487,6 +1496,8 @@ static const char *reexec_scenario(sd_bus *b) {
                 return "not inactive after the stop";
         if (job_pid() != job)
                 return "the job's process (another program) did not survive the stop (KillMode=process)";
+        if (job2_pid() != job2)
+                return "the job's process running the daemon's program (its parent a shell of the unit) did not survive the stop";
         dprintf(STDOUT_FILENO,
                 "a stop that met a re-execution that never ended: %.2f s, the job's process spared\n", s);
 
@@ -1515,12 +1526,14 @@ static const char *reexec_scenario(sd_bus *b) {
         }
         if (!gone_within(stray, 0))
                 return "the start left the stray copy running beside the new daemon";
+        if (job2_pid() != job2)
+                return "the start ended a job's process that runs the daemon's program";
         dprintf(STDOUT_FILENO, "a start found a stray copy of its daemon (%s) and ended it first\n",
                 st.active_state);
 
         /* cleanup: every process of the unit, the jobs included */
         (void) unit_stop(b, u, TIMEOUT, NULL);
-        for (pid_t j; (j = job_pid()) > 0;) {
+        for (pid_t j; (j = job_pid()) > 0 || (j = job2_pid()) > 0;) {
                 kill(j, SIGKILL);
                 if (!gone_within(j, 2000))
                         return "a job process would not die";
@@ -1545,6 +1558,7 @@ static void test_stop_ends_copies(void **state) {
                 "    addr = '\\0' + addr[1:] if addr[0] == '@' else addr\n"
                 "    socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(what, addr)\n"
                 "job = subprocess.Popen(['/bin/sleep', '1000'])\n"
+                "job2 = subprocess.Popen(['/bin/sh', '-c', '/usr/bin/python3 -c \"import time; time.sleep(1001)\"; true'])\n"
                 "def reexec(*_):\n"
                 "    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
                 "    r, w = os.pipe()\n"
@@ -1568,8 +1582,8 @@ static void test_stop_ends_copies(void **state) {
                 "while True:\n"
                 "    time.sleep(0.05)\n");
         _cleanup_free_ char *text = xasprintf("[Service]\nType=notify\nNotifyAccess=all\nKillMode=process\n"
-                                              "ExecStart=/usr/bin/python3 %s %s\nTimeoutStopSec=60\n"
-                                              "Environment=" UNIT_END_COPIES_ENV "\n",
+                                              "ExecStart=/bin/sh -c 'exec /usr/bin/python3 %s %s'\nTimeoutStopSec=60\n"
+                                              "Environment=" UNIT_END_COPIES_VAR "=/usr/bin/python3\n",
                 script, reexec_mark);
         write_text(unit, text);
         CHECK(unit_daemon_reload(bus, TIMEOUT, ERR));

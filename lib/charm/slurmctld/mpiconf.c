@@ -16,7 +16,7 @@ void mpi_conf_render(const struct charm_paths *paths, struct strbuf *ret) {
         if (!env || !*env)
                 return;
         strbuf_addf(ret,
-                "# Written by the slurmctld charm (charm/slurmctld/mpiconf.h); served to every slurmd.\n"
+                MPI_CONF_HEADER "; served to every slurmd.\n"
                 "# PMIx clients ask their server for each key: PMIx's shared-memory datastore crashed\n"
                 "# ranks in MPI_Init on this Slurm generation's PMIx.\n"
                 "PMIxEnv=%s\n",
@@ -27,11 +27,19 @@ int mpi_conf_write(const struct charm_paths *paths, const char *data, size_t len
         _cleanup_free_ char *path = charm_path(paths, CHARM_PATH_MPI_CONF);
         int r;
         if (len == 0) {
-                if (unlink(path) == 0)
-                        return 1;
-                if (errno == ENOENT)
+                /* only the charm's own file: one an admin wrote on a generation that needs none
+                 * is left as it is (the attack's F3) */
+                _cleanup_free_ char *had = NULL;
+                r = read_full_file(path, &had, NULL);
+                if (r == -ENOENT)
                         return 0;
-                r = -errno;
+                if (r >= 0 && !startswith(had, MPI_CONF_HEADER))
+                        return 0;
+                if (r >= 0 && unlink(path) == 0)
+                        return 1;
+                r = r < 0 ? r : -errno;
+                if (r == -ENOENT)
+                        return 0;
                 strbuf_addf(err, "%s: %s", path, strerror(-r));
                 return r;
         }
