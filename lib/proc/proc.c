@@ -560,8 +560,9 @@ int proc_thread_named(pid_t pid, const char *name) {
         return 0;
 }
 
-/* Reads field 22 (starttime) and the state of /proc/PID/stat. */
-int proc_pid_stat(pid_t pid, unsigned long long *ret_start, char *ret_state) {
+/* Reads the state (field 3), the parent (field 4) and the start time (field 22) of
+ * /proc/PID/stat; each return pointer may be NULL. */
+static int pid_stat_fields(pid_t pid, char *ret_state, pid_t *ret_ppid, unsigned long long *ret_start) {
         char path[64];
         snprintf(path, sizeof path, "/proc/%d/stat", (int) pid);
         _cleanup_free_ char *data = NULL;
@@ -573,22 +574,55 @@ int proc_pid_stat(pid_t pid, unsigned long long *ret_start, char *ret_state) {
                 return -EIO;
         p += 2; /* field 3: state */
         char state = *p;
+        char *end;
+        long ppid = 0;
+        unsigned long long start = 0;
         for (int field = 3; field < 22; field++) {
                 p = strchr(p, ' ');
                 if (!p)
                         return -EIO;
                 p++;
+                if (field + 1 == 4) {
+                        errno = 0;
+                        ppid = strtol(p, &end, 10);
+                        if (errno || end == p)
+                                return -EIO;
+                }
         }
-        char *end;
         errno = 0;
-        unsigned long long start = strtoull(p, &end, 10);
+        start = strtoull(p, &end, 10);
         if (errno || end == p)
                 return -EIO;
-        if (ret_start)
-                *ret_start = start;
         if (ret_state)
                 *ret_state = state;
+        if (ret_ppid)
+                *ret_ppid = (pid_t) ppid;
+        if (ret_start)
+                *ret_start = start;
         return 0;
+}
+
+int proc_pid_stat(pid_t pid, unsigned long long *ret_start, char *ret_state) {
+        return pid_stat_fields(pid, ret_state, NULL, ret_start);
+}
+
+int proc_pid_parent(pid_t pid, pid_t *ret) {
+        return pid_stat_fields(pid, NULL, ret, NULL);
+}
+
+#define DELETED_SUFFIX " (deleted)"
+
+char *proc_pid_program(pid_t pid) {
+        char link[64], buf[PATH_MAX];
+        snprintf(link, sizeof(link), "/proc/%d/exe", (int) pid);
+        ssize_t n = readlink(link, buf, sizeof(buf) - 1);
+        if (n <= 0)
+                return NULL;
+        buf[n] = '\0';
+        size_t sl = strlen(DELETED_SUFFIX);
+        if ((size_t) n > sl && streq(buf + n - sl, DELETED_SUFFIX))
+                buf[n - sl] = '\0';
+        return xstrdup(buf);
 }
 
 /* True when pid still is the process recorded with that start time, and not a zombie. */

@@ -76,6 +76,12 @@ int proc_thread_named(pid_t pid, const char *name);
 /* Field 22 of /proc/<pid>/stat (the start time, clock ticks since boot) and the state letter:
  * 0, -ESRCH when there is no such process, -EIO when the file cannot be parsed. */
 int proc_pid_stat(pid_t pid, unsigned long long *ret_start, char *ret_state);
+/* Field 4 of /proc/<pid>/stat, the parent's PID (in the reader's PID namespace; 0 when the
+ * parent is outside it): 0, -ESRCH, -EIO as proc_pid_stat(). */
+int proc_pid_parent(pid_t pid, pid_t *ret);
+/* The program a process runs: where /proc/<pid>/exe leads (a replaced binary's " (deleted)"
+ * dropped). NULL when it cannot be read (the process is gone or a zombie). */
+char *proc_pid_program(pid_t pid);
 /* Whether pid still is the process that started at starttime, and not a zombie (a pid reused by
  * another process is not). */
 bool proc_pid_alive(pid_t pid, unsigned long long starttime);

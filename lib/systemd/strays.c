@@ -14,6 +14,7 @@
 #include "util/alloc.h"
 #include "util/fileio.h"
 #include "util/macro.h"
+#include "proc/proc.h"
 
 #include "util/banned.h"
 
@@ -23,20 +24,6 @@
 #define CALL_TIMEOUT_USEC (10 * 1000 * 1000ULL)
 #define CGROUP_ROOT "/sys/fs/cgroup"
 #define CGROUP_DEPTH_MAX 8
-#define DELETED_SUFFIX " (deleted)"
-
-char *proc_program(pid_t pid) {
-        char link[64], buf[PATH_MAX];
-        snprintf(link, sizeof(link), "/proc/%d/exe", (int) pid);
-        ssize_t n = readlink(link, buf, sizeof(buf) - 1);
-        if (n <= 0)
-                return NULL;
-        buf[n] = '\0';
-        size_t sl = strlen(DELETED_SUFFIX);
-        if ((size_t) n > sl && streq(buf + n - sl, DELETED_SUFFIX))
-                buf[n - sl] = '\0';
-        return xstrdup(buf);
-}
 
 /* Properties.Get of the Service interface, within CALL_TIMEOUT_USEC. */
 static int service_prop(sd_bus *bus, const char *unit, const char *name, const char *type, sd_bus_message **reply) {
@@ -115,22 +102,6 @@ static void scan(const char *dir, struct pids *all, int depth) {
         closedir(d);
 }
 
-/* the parent of pid (/proc/PID/stat's fourth field, after the command's closing parenthesis);
- * 0 when it cannot be read */
-static pid_t parent_of(pid_t pid) {
-        char path[64];
-        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
-        _cleanup_free_ char *stat = NULL;
-        if (read_full_file(path, &stat, NULL) < 0)
-                return 0;
-        const char *rp = strrchr(stat, ')');
-        char state;
-        int ppid;
-        if (!rp || sscanf(rp + 1, " %c %d", &state, &ppid) != 2)
-                return 0;
-        return (pid_t) ppid;
-}
-
 static bool has_pid(const struct pids *all, pid_t pid) {
         for (size_t i = 0; i < all->n; i++)
                 if (all->v[i] == pid)
@@ -164,11 +135,11 @@ int unit_program_pids(sd_bus *bus, const char *unit, const char *program, pid_t 
                  * whatever it runs, nor a fork of a live daemon (its parent is the daemon) */
                 size_t n = 0;
                 for (size_t k = 0; k < all.n && n < max; k++) {
-                        _cleanup_free_ char *prog = proc_program(all.v[k]);
+                        _cleanup_free_ char *prog = proc_pid_program(all.v[k]);
                         if (!prog || !streq(prog, program))
                                 continue;
-                        pid_t pp = parent_of(all.v[k]);
-                        if (pp == 0 || has_pid(&all, pp))
+                        pid_t pp = 0;
+                        if (proc_pid_parent(all.v[k], &pp) < 0 || pp == 0 || has_pid(&all, pp))
                                 continue;
                         pids[n++] = all.v[k];
                 }
@@ -179,7 +150,7 @@ int unit_program_pids(sd_bus *bus, const char *unit, const char *program, pid_t 
 }
 
 static bool runs(pid_t pid, const char *program) {
-        _cleanup_free_ char *prog = proc_program(pid);
+        _cleanup_free_ char *prog = proc_pid_program(pid);
         return prog && streq(prog, program);
 }
 

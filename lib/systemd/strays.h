@@ -39,10 +39,6 @@
  * names none; or a negative errno. */
 int unit_copies_program(sd_bus *bus, const char *unit, char **ret);
 
-/* The program a process runs: where /proc/PID/exe leads (a replaced binary's " (deleted)"
- * dropped). NULL when it cannot be read (the process is gone or a zombie). */
-char *proc_program(pid_t pid);
-
 /* The copies of the daemon in the unit's cgroup and the cgroups below it (ControlGroup under
  * /sys/fs/cgroup, or on a hybrid host its unified or systemd mount): the processes that run
  * program and whose parent is not a process of those cgroups (the manager, or the subreaper a

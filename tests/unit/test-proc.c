@@ -16,7 +16,9 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "util/banned.h"
@@ -425,6 +427,28 @@ static void test_call_as(void **state) {
         assert_int_equal(geteuid(), 0);
 }
 
+/* proc_pid_parent and proc_pid_program (what lib/systemd/strays.c reads of a process) */
+static void test_pid_parent_program(void **state) {
+        pid_t pp = 0;
+        assert_int_equal(proc_pid_parent(getpid(), &pp), 0);
+        assert_int_equal(pp, getppid());
+        char self[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+        assert_true(n > 0);
+        self[n] = '\0';
+        _cleanup_free_ char *prog = proc_pid_program(getpid());
+        assert_non_null(prog);
+        assert_string_equal(prog, self);
+        pid_t child = fork();
+        assert_true(child >= 0);
+        if (child == 0)
+                _exit(0);
+        assert_int_equal(waitpid(child, NULL, 0), child);
+        /* reaped: gone */
+        assert_int_equal(proc_pid_parent(child, &pp), -ESRCH);
+        assert_null(proc_pid_program(child));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_exit_codes),
@@ -441,6 +465,7 @@ int main(void) {
                 cmocka_unit_test(test_timeout),
                 cmocka_unit_test(test_fd_and_signal_hygiene),
                 cmocka_unit_test(test_call_as),
+                cmocka_unit_test(test_pid_parent_program),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

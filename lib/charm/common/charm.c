@@ -530,7 +530,9 @@ static int unit_file_enabled(sd_bus *bus, const char *unit, bool *ret, struct st
         return 0;
 }
 
-int charm_packages_ensure(const char *daemon, struct strbuf *err) {
+int charm_packages_ensure(const char *event, const char *daemon, struct strbuf *err) {
+        if (!streq_ptr(event, "upgrade-charm"))
+                return 0;
         char *pkgs[5];
         bootstrap_daemon_packages(daemon, slurm_caps_built(), pkgs);
         return bootstrap_install_packages(pkgs, err);

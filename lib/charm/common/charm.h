@@ -174,13 +174,13 @@ int charm_secret_add_private(struct juju_ctx *ctx, const char *label, const char
 /* The unit's machine numbers: "app/12" gives 12 (-1 when malformed). */
 long charm_unit_number(const char *unit);
 
-/* The Debian packages the install hook of daemon's charm installs (bootstrap_daemon_packages
- * with this generation's slurm_caps), installed now where
- * missing: upgrade-charm runs no install hook, and a newer charm may need a package the machine's
+/* At upgrade-charm (event; any other event: nothing, 0): the Debian packages the install hook
+ * of daemon's charm installs (bootstrap_daemon_packages with this generation's slurm_caps),
+ * installed now where missing: upgrade-charm runs no install hook, and a newer charm may need a package the machine's
  * install did not bring (22.05's libpmix-dev came with MpiDefault=pmix: without it every srun
  * step on an upgraded node failed to load the plugin). Returns how many were installed (0:
  * none missing, no apt-get run) or a negative errno (err). */
-int charm_packages_ensure(const char *daemon, struct strbuf *err);
+int charm_packages_ensure(const char *event, const char *daemon, struct strbuf *err);
 
 /* Installs the charm's drop-in templates/<service>.d/<name>.conf for service (daemon-reload
  * when it changed): 1 changed, 0 the same, or a negative errno (err). */

@@ -2151,12 +2151,9 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (streq_ptr(o->event, "stop") || streq_ptr(env->departing_unit, env->unit) ||
                 access(leaving_marker, F_OK) == 0)
                 return controller_leave(ctx, o, out, err);
-        if (streq_ptr(o->event, "upgrade-charm")) {
-                /* what the new charm's install hook would have installed (it does not run) */
-                r = charm_packages_ensure("slurmctld", err);
-                if (r < 0)
-                        return r;
-        }
+        r = charm_packages_ensure(o->event, "slurmctld", err);
+        if (r < 0)
+                return r;
         r = charm_paused(&o->paths, &paused);
         if (r > 0) {
                 /* the admin's maintenance: nothing is started or written (charm/common/pause.h) */

@@ -570,12 +570,9 @@ int slurmd_reconcile(
         struct slurm_node node = { 0 };
         int r, key_changed, dropin_changed, defaults_changed;
 
-        if (streq_ptr(o->event, "upgrade-charm")) {
-                /* what the new charm's install hook would have installed (it does not run) */
-                r = charm_packages_ensure("slurmd", err);
-                if (r < 0)
-                        return r;
-        }
+        r = charm_packages_ensure(o->event, "slurmd", err);
+        if (r < 0)
+                return r;
         r = charm_paused(&o->paths, &paused);
         if (r > 0) {
                 /* the admin's maintenance: nothing is started or written (charm/common/pause.h); the

@@ -341,12 +341,9 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
         _cleanup_strbuf_ struct strbuf conf = STRBUF_INIT, e = STRBUF_INIT;
         int r;
 
-        if (streq_ptr(o->event, "upgrade-charm")) {
-                /* what the new charm's install hook would have installed (it does not run) */
-                r = charm_packages_ensure("slurmdbd", err);
-                if (r < 0)
-                        return r;
-        }
+        r = charm_packages_ensure(o->event, "slurmdbd", err);
+        if (r < 0)
+                return r;
         r = juju_is_leader(ctx, &inp->leader, err);
         if (r < 0)
                 return r;
