@@ -318,6 +318,17 @@ for v in /var/lib/slurm /var/lib/slurm/ /var/lib/./slurm /var/lib /var/lib/slurm
         expect_status slurmctld/0 "^blocked state-save-location: \"${v//./\\.}\" would hold the charm's own state"
         [ "$(fingerprint "$(root_of slurmctld/0)/etc/slurm/slurm.conf")" = "$before" ] || die "slurm.conf changed for $v"
 done
+# the same through a parent that is a link (issue 26 R13: the check was by the text alone), to
+# the charm's state's parent and to the charm's state itself, absolute and relative
+js exec slurmctld/0 -- sh -c 'mkdir -p /srv/r13 && ln -sfn /var/lib/slurm /srv/r13/abs && ln -sfn ../../var/lib /srv/r13/rel' >/dev/null
+for v in /srv/r13/abs/charm /srv/r13/rel/slurm /srv/r13/rel/slurm/charm/y; do
+        js config slurmctld state-save-location="$v" >/dev/null
+        settle
+        expect_status slurmctld/0 "^blocked state-save-location: \"$v\" would hold the charm's own state"
+        [ "$(fingerprint "$(root_of slurmctld/0)/etc/slurm/slurm.conf")" = "$before" ] || die "slurm.conf changed for $v"
+done
+[ "$(stat -c %U "$(root_of slurmctld/0)/var/lib/slurm/charm")" = root ] || die "the charm's state is no longer root's"
+js exec slurmctld/0 -- rm -rf /srv/r13 >/dev/null
 # a link as the state save location (review R7: root chowned through it, and SlurmUser, owning
 # a parent, could turn it to /etc between the look and the chown)
 js exec slurmctld/0 -- ln -sfn /var/lib/slurm/slurmctld /srv/statelink >/dev/null

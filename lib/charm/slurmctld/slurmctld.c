@@ -40,6 +40,7 @@
 #include "slurm/partitions.h"
 #include "systemd/unit.h"
 #include "util/fileio.h"
+#include "util/pathres.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -401,25 +402,22 @@ static bool state_dir_ok(const char *s) {
 /* Whether state-save-location s (state_dir_ok) is the charm's own state directory, inside it,
  * or one of its parents: SlurmUser owns the state save location, and root's state below it
  * (the refusal memory, the applied file, …) could be renamed away and replaced by that user
- * (attack atk8 G10, with /var/lib/slurm). */
-static bool state_dir_holds_charm(const char *s) {
-        _cleanup_strbuf_ struct strbuf norm = STRBUF_INIT;
-        for (const char *p = s; *p;) {
-                size_t n = strcspn(p, "/");
-                if (n > 0 && !(n == 1 && p[0] == '.')) {
-                        strbuf_addch(&norm, '/');
-                        strbuf_add(&norm, p, n);
-                }
-                p += n;
-                while (*p == '/')
-                        p++;
-        }
-        const char *own = CHARM_PATH_STATE_DIR, *rest;
-        if (norm.len == 0)
-                return true;
-        if ((rest = startswith(own, norm.buf)) && (*rest == '\0' || *rest == '/'))
-                return true; /* the directory itself or a parent */
-        return (rest = startswith(norm.buf, own)) && *rest == '/';
+ * (attack atk8 G10, with /var/lib/slurm). Judged as written and as the kernel walks it on the
+ * machine (root: juju-sim's tree), so a parent that is a link to /var/lib/slurm does not pass
+ * (issue 26 R13). 1 it does, 0 not, <0 when s cannot be resolved there. */
+static int state_dir_holds_charm(const char *root, const char *s) {
+        const char *own = CHARM_PATH_STATE_DIR;
+        _cleanup_free_ char *norm = path_normalize(s);
+        if (path_is_below_or_same(own, norm) || path_is_below_or_same(norm, own))
+                return 1;
+        _cleanup_free_ char *res = NULL, *own_res = NULL;
+        int r = path_resolve(root, s, &res);
+        if (r < 0)
+                return r;
+        r = path_resolve(root, own, &own_res);
+        if (r < 0)
+                return r;
+        return path_is_below_or_same(own_res, res) || path_is_below_or_same(res, own_res);
 }
 
 /* Leader: this controller's Slurm in every slurmd and slurmdbd relation, before anything else
@@ -492,7 +490,10 @@ static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, 
                 _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
                 _cleanup_free_ char *sd = charm_path(o_paths, in->cfg_state_dir);
                 struct stat lst;
-                if (state_dir_holds_charm(in->cfg_state_dir))
+                int holds = state_dir_holds_charm(o_paths ? o_paths->root : NULL, in->cfg_state_dir);
+                if (holds < 0)
+                        strbuf_addf(&why, "cannot be followed on this machine: %s", strerror(-holds));
+                else if (holds)
                         strbuf_addf(&why,
                                 "would hold the charm's own state (%s), which SlurmUser must not be able "
                                 "to replace: choose a directory of its own (the default is "
