@@ -134,7 +134,9 @@ js() {
                         ${JUJU_SIM_HOOK_CONCURRENCY:+hook-concurrency=$JUJU_SIM_HOOK_CONCURRENCY} >/dev/null ||
                         die "model-config"
         fi
-        if [ -n "$CHARM_BASE" ] && { [ "$1" = deploy ] || [ "$1" = add-unit ]; }; then
+        if [ "$1" = deploy ] || [ "$1" = add-unit ]; then
+                # the test's directory at its path in every machine (job output, programs built
+                # there, marks): each machine's "/" is its own, so a write elsewhere stays there
                 "$JS" "$@" --share "$T:$T"
         elif [ "$1" = run ]; then
                 # `juju run` exits 0 for an action that called action-fail (Juju's rule, which

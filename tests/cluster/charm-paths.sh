@@ -38,7 +38,16 @@ printf 'root:x:0:0:decoy:/root:/bin/bash\n' >"$D/passwd"
 chmod 644 "$D/passwd"
 printf '#!/bin/sh\ntouch %s/ran\n' "$D" >"$D/prog"
 chmod 777 "$D/prog"
-outside() { fingerprint "$D/passwd" "$D/prog" /etc/passwd /etc/shadow /etc/group; }
+# outside: the decoys (in the test's directory, bound into every machine), the host's system
+# files, and each machine's own (its "/" is its own: issue 30 §1)
+outside() {
+        fingerprint "$D/passwd" "$D/prog" /etc/passwd /etc/shadow /etc/group
+        local u
+        for u in slurmctld/0 cpu/0; do
+                js exec "$u" -- sh -c 'for f in /etc/passwd /etc/shadow /etc/group; do
+                        stat -c "%i %a %U:%G %y %n" "$f"; sha256sum "$f"; done' || echo "$u: unreadable"
+        done
+}
 outside_before=$(outside)
 
 # fetched PATTERN: the compute node's fetched slurm.conf has a line matching PATTERN;

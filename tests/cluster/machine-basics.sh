@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# Two juju-sim machines: hostname, address, private paths, ping between them, the machine's
+# Two juju-sim machines: hostname, address, private paths and a private root, ping between them, the machine's
 # systemd reached as the system manager (systemctl, busctl --system), then destroy leaves nothing.
 set -u
 . "$(dirname "$0")/machine-lib.sh"
@@ -36,6 +36,20 @@ for p in /etc/slurm /etc/munge /etc/default /etc/systemd/system /var/lib/slurm /
         mx 1 test -e "$f" && die "$f of machine 0 is visible in machine 1"
         [ -e "$f" ] && die "$f of machine 0 is visible on the host"
 done
+# the rest of the machine's "/" is its own too (issue 30 §1: an overlay over the host's tree): a
+# write anywhere reaches neither the host nor the other machine, and the host's files show
+for p in /etc /root /opt /usr/local/lib /var/tmp /var/lib; do
+        f="$p/jsim-basics-probe-$$"
+        mx 0 sh -c "echo x > $f" || die "cannot write $f in machine 0"
+        mx 1 test -e "$f" && die "$f of machine 0 is visible in machine 1"
+        [ -e "$f" ] && die "$f of machine 0 is visible on the host"
+done
+passwd_before=$(sha256sum /etc/passwd | cut -d" " -f1)
+mx 0 sh -c 'echo "jsimprobe:x:4242:4242::/nonexistent:/usr/sbin/nologin" >> /etc/passwd' || die "append to /etc/passwd in machine 0"
+[ "$(mx 0 id -u jsimprobe)" = 4242 ] || die "machine 0 does not see its own user"
+mx 1 id jsimprobe >/dev/null 2>&1 && die "machine 1 sees machine 0's user"
+[ "$(sha256sum /etc/passwd | cut -d" " -f1)" = "$passwd_before" ] || die "machine 0's write changed the host's /etc/passwd"
+[ "$(mx 1 sha256sum /etc/passwd | cut -d" " -f1)" = "$passwd_before" ] || die "machine 1's /etc/passwd is not the host's"
 mx 0 test -e /etc/default/slurmd || die "/etc/default/slurmd not seeded"
 # the machine sees its own processes only
 [ "$(mx 0 sh -c 'ps -e -o pid= | wc -l')" -lt 20 ] || die "machine 0 sees too many processes"

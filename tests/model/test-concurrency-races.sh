@@ -146,7 +146,7 @@ printf 'name: meta\nsummary: no hooks\ndescription: no hooks\n' > "$TMP/meta/met
 js deploy "$TMP/meta" meta -n 400 >/dev/null || fail "(3) deploy 400"
 t0=$EPOCHREALTIME
 rc=0
-timeout 200 "$JUJU_SIM" wait --timeout 180 > "$TMP/many.out" 2>&1 || rc=$?
+timeout 440 "$JUJU_SIM" wait --timeout 420 > "$TMP/many.out" 2>&1 || rc=$?
 echo "(3) 400 units, 2000 events: wait took $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
 assert_eq "(3) wait with 400 machines succeeds" 0 "$rc"
 [ "$rc" = 0 ] || sed 's/^/    /' "$TMP/many.out" >&2

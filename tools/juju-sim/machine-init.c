@@ -103,17 +103,35 @@ static int mount_v1(const char *name) {
 /* Where the host's root stays attached while the binds from it are made (setup_mounts). */
 #define OLD_ROOT "/.juju-sim-host"
 
-/* A machine of another base: "/" becomes an overlay of the root file system (lower, shared by
- * every machine of that base, never written) and <machine dir>/fs/upper, with the host's /dev and
- * /sys in it. The host's root stays at OLD_ROOT until setup_mounts() has made its binds (a bind
- * from a detached mount is refused), then goes. */
+/* Every machine's "/" is an overlay: its base's tree below (lower, never written through the
+ * machine), the machine's own changes above, with the host's /dev and /sys in it.
+ * - A machine of another base: lower is the cached tree, upper <machine dir>/fs/upper on disk.
+ * - A machine of the host's base: lower is the host's "/" itself, seen as it is (a host file
+ *   changed later shows through until the machine writes its own copy); upper and work live in
+ *   a tmpfs of the machine's own mounted at <machine dir>/fs (overlayfs refuses an upper inside
+ *   its lower's file system), gone with the machine. Before, such a machine wrote into the
+ *   host's /etc and everything else outside its private paths (issue 30 §1: slurmctld on a
+ *   machine appended a log to the host's /etc/passwd).
+ * The host's root stays at OLD_ROOT until setup_mounts() has made its binds (a bind from a
+ * detached mount is refused), then goes. */
+#define HOST_UPPER_OPTS "mode=0700,size=2g"
 static void enter_rootfs(const struct mach_init_args *a, int up) {
         char opts[4200], new_root[4200], step[4300];
-        snprintf(
-                opts, sizeof opts, "lowerdir=%s,upperdir=%s/upper,workdir=%s/work", a->rootfs, a->fs, a->fs);
+        const char *lower = a->rootfs ? a->rootfs : "/";
+        if (!a->rootfs) {
+                if (mount("tmpfs", a->fs, "tmpfs", MS_NOSUID | MS_NODEV, HOST_UPPER_OPTS) < 0)
+                        fail(up, "tmpfs for the machine's own files");
+                static const char *const dirs[] = { "upper", "work", "new" };
+                for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                        snprintf(step, sizeof step, "%s/%s", a->fs, dirs[i]);
+                        if (mkdir(step, i == 0 ? 0755 : 0700) < 0 && errno != EEXIST)
+                                fail(up, step);
+                }
+        }
+        snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s/upper,workdir=%s/work", lower, a->fs, a->fs);
         snprintf(new_root, sizeof new_root, "%s/new", a->fs);
         if (mount("overlay", new_root, "overlay", 0, opts) < 0) {
-                snprintf(step, sizeof step, "overlay of %s", a->rootfs);
+                snprintf(step, sizeof step, "overlay of %s", lower);
                 fail(up, step);
         }
         static const char *const host[] = { "/dev", "/sys" };
@@ -224,8 +242,7 @@ static void setup_mounts(const struct mach_init_args *a, int up) {
 
         if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
                 fail(up, "make / rprivate");
-        if (a->rootfs)
-                enter_rootfs(a, up);
+        enter_rootfs(a, up);
         /* the host's tree goes (detached, so nothing shows it below the new mounts) */
         if (umount2("/sys/fs/cgroup", MNT_DETACH) < 0 && errno != EINVAL)
                 fail(up, "unmount the host's /sys/fs/cgroup");
@@ -258,11 +275,8 @@ static void setup_mounts(const struct mach_init_args *a, int up) {
         if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
                 fail(up, "mount /dev/shm");
         for (size_t i = 0; i < n_priv; i++)
-                /* a machine of another base makes each mount point in its own overlay; a
-                 * directory the host's root file system lacks (no database server installed: no
-                 * /var/lib/mysql) has nothing to keep private */
-                if ((a->rootfs ? mkdir_p(mach_private_paths[i], 0755) == 0
-                               : access(mach_private_paths[i], F_OK) == 0) &&
+                /* each machine makes its mount points in its own overlay */
+                if (mkdir_p(mach_private_paths[i], 0755) < 0 ||
                         bind_fd(priv_fd[i], mach_private_paths[i], false) < 0) {
                         snprintf(step, sizeof step, "bind %s", mach_private_paths[i]);
                         fail(up, step);
@@ -307,7 +321,7 @@ static void setup_mounts(const struct mach_init_args *a, int up) {
         if (chdir("/") < 0)
                 fail(up, "chdir /");
         /* every bind from the host is made: the host's tree goes */
-        if (a->rootfs && (umount2(OLD_ROOT, MNT_DETACH) < 0 || rmdir(OLD_ROOT) < 0))
+        if (umount2(OLD_ROOT, MNT_DETACH) < 0 || rmdir(OLD_ROOT) < 0)
                 fail(up, "detach the host's root");
 }
 

@@ -39,7 +39,7 @@ struct mach_init_args {
         char *const *v1_mounts; /* v1 hierarchies mounted in the machine ("memory", "cpu,cpuacct") */
         char *const *shares;    /* "HOSTDIR:PATH" or NULL */
         const char *rootfs;     /* "@rootfs=" attachment's DIR, or NULL: the host's file system */
-        const char *fs;         /* with rootfs: <machine dir>/fs (upper, work, new: the overlay) */
+        const char *fs;         /* <machine dir>/fs: the overlay (upper, work, new; for the host's base in a tmpfs) */
         int up_fd, down_fd, log_fd;
         int keep_fd, keep_fd2; /* the parent's pipe ends: closed in the child */
 };

@@ -706,17 +706,7 @@ static int seed_root(const char *mdir, const char *src, struct strbuf *err) {
                         return r;
                 }
         }
-        /* Mount points the host may lack (nothing else is created outside the model dir); a
-         * machine of another base makes its own in its overlay. */
-        for (size_t i = 0; !src && mach_private_paths[i]; i++)
-                if (access(mach_private_paths[i], F_OK) < 0) {
-                        int r = mkdir_p(mach_private_paths[i], 0755);
-                        if (r < 0) {
-                                strbuf_addf(
-                                        err, "mount point \"%s\": %s", mach_private_paths[i], strerror(-r));
-                                return r;
-                        }
-                }
+        /* (each machine makes its mount points in its own overlay: nothing on the host) */
         return 0;
 }
 
@@ -811,9 +801,11 @@ static int create_steps(
         r = seed_root(m->dir, rootfs, err);
         if (r < 0)
                 return r;
-        _cleanup_free_ char *fs = rootfs ? xasprintf("%s/fs", m->dir) : NULL;
+        /* the overlay's directories: on disk for another base; for the host's, only fs itself
+         * (the machine mounts its tmpfs there: machine-init.c enter_rootfs) */
+        _cleanup_free_ char *fs = xasprintf("%s/fs", m->dir);
         static const char *const fs_dirs[] = { "", "/upper", "/work", "/new" };
-        for (size_t i = 0; fs && i < ELEMENTSOF(fs_dirs); i++) {
+        for (size_t i = 0; i < (rootfs ? ELEMENTSOF(fs_dirs) : 1); i++) {
                 _cleanup_free_ char *d = xasprintf("%s%s", fs, fs_dirs[i]);
                 /* upper's mode is that of the machine's "/" (0755); the rest is root's alone */
                 if (mkdir(d, i == 1 ? 0755 : 0700) < 0 && errno != EEXIST) {

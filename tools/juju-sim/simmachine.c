@@ -106,12 +106,12 @@ int sim_machine_create(struct model *m, cJSON *rec, struct strbuf *err) {
         }
         _cleanup_strv_ struct strv shares = STRV_INIT;
         strv_pushf(&shares, "%s:/usr/local/sbin", bin);
-        if (rootfs) {
-                /* such a machine sees nothing of the host but what is bound: the model dir (the
-                 * charm, agent.sock) at its path, and juju-sim's directories (below) */
+        /* a machine writes nothing of the host but what is bound: the model dir (the charm,
+         * agent.sock) at its path, and juju-sim's directories (below); a machine of another
+         * base sees nothing else of the host either */
+        if (rootfs)
                 strv_pushf(&shares, MACH_ROOTFS_PREFIX "%s", rootfs);
-                strv_pushf(&shares, "%s:%s", m->dir, m->dir);
-        }
+        strv_pushf(&shares, "%s:%s", m->dir, m->dir);
         /* juju-sim and juju-sim-tool must be reachable inside (hook tools, juju-exec): when they
          * live under a path the machine has its own of (a build tree under /tmp), bind it in. */
         static const char *const exes[] = { "juju-sim", "juju-sim-tool" };
@@ -121,8 +121,6 @@ int sim_machine_create(struct model *m, cJSON *rec, struct strbuf *err) {
                 if (!slash || slash == dir)
                         continue;
                 *slash = '\0';
-                if (!rootfs && !startswith(dir, "/tmp/") && !startswith(dir, "/run/"))
-                        continue;
                 _cleanup_free_ char *share = xasprintf("%s:%s", dir, dir);
                 if (!strv_contains(&shares, share))
                         strv_push(&shares, share);
