@@ -53,7 +53,7 @@ static void table_rows(struct ev_table *t, const struct row *r, size_t n) {
         } while (0)
 
 /* A step: prev → next with the table (NULL: unchanged) and hints; prev becomes next; the
- * records are returned as "event:node:source[:transient]" lines in ret. */
+ * records are returned as "event:node:source[:transient][:inferred]" lines in ret. */
 struct hist {
         struct ev_state s;
         int64_t now;
@@ -79,9 +79,9 @@ static int step(struct hist *h, const struct ev_table *t, const struct ev_hint *
         strv_clear(ret);
         for (size_t i = 0; i < recs.n; i++) {
                 assert_int_equal(recs.v[i].seq, h->s.next_seq + i);
-                strv_pushf(ret, "%s:%s:%s%s", ev_kind_name(recs.v[i].kind), strempty(recs.v[i].node),
+                strv_pushf(ret, "%s:%s:%s%s%s", ev_kind_name(recs.v[i].kind), strempty(recs.v[i].node),
                         recs.v[i].from_trigger ? "trigger" : "reconcile",
-                        recs.v[i].transient ? ":transient" : "");
+                        recs.v[i].transient ? ":transient" : "", recs.v[i].inferred ? ":inferred" : "");
         }
         assert_int_equal(next.next_seq, h->s.next_seq + recs.n);
         if (recs.n > 0)
@@ -445,6 +445,53 @@ static void test_trigger_sources_and_transients(void **state) {
         ASSERT_NONE(&got);
         ev_hint_done(&hs[0]);
         ev_table_done(&with_c);
+
+        /* issue 29: a drain undone between two steps (Slurm has no resume trigger): the
+         * transient drain is closed by an inferred resume, so the log ends where the node is */
+        h.now += 60000;
+        struct ev_table c_idle = { 0 };
+        ev_table_add(&c_idle, "a", DOWN, "dead", 0, 0);
+        ev_table_add(&c_idle, "c", IDLE, NULL, 0, 0);
+        hint(&hs[0], EV_HINT_DRAINED, h.now, "c");
+        step(&h, &c_idle, hs, 1, &got);
+        ASSERT_RECORDS(&got, "drained:c:trigger:transient", "resumed:c:reconcile:transient:inferred");
+        ev_hint_done(&hs[0]);
+        /* a node drained before, resumed and drained again between two steps: the resume is
+         * inferred before the transient drain (the first drain was recorded long before) */
+        struct ev_table c_drained = { 0 };
+        ev_table_add(&c_drained, "a", DOWN, "dead", 0, 0);
+        ev_table_add(&c_drained, "c", IDLE | DRAIN, "maint", 0, 0);
+        step(&h, &c_drained, NULL, 0, &got);
+        ASSERT_RECORDS(&got, "drained:c:reconcile");
+        h.now += 60000;
+        hint(&hs[0], EV_HINT_DRAINED, h.now, "c");
+        step(&h, &c_drained, hs, 1, &got);
+        ASSERT_RECORDS(&got, "resumed:c:reconcile:transient:inferred", "drained:c:trigger:transient");
+        ev_hint_done(&hs[0]);
+        /* down, back up and down again between two steps, only the down trigger seen (the up
+         * one lost): up inferred before the transient down, and the story ends down as c is */
+        struct ev_table c_down = { 0 };
+        ev_table_add(&c_down, "a", DOWN, "dead", 0, 0);
+        ev_table_add(&c_down, "c", DOWN | DRAIN, "maint", 0, 0);
+        step(&h, &c_down, NULL, 0, &got);
+        ASSERT_RECORDS(&got, "down:c:reconcile");
+        h.now += 60000;
+        hint(&hs[0], EV_HINT_DOWN, h.now, "c");
+        step(&h, &c_down, hs, 1, &got);
+        ASSERT_RECORDS(&got, "up:c:reconcile:transient:inferred", "down:c:trigger:transient");
+        ev_hint_done(&hs[0]);
+        /* went up, then down again, between two steps with only the up trigger seen: the down
+         * that ends the story is inferred; then resumed and up for real: no inference */
+        h.now += 60000;
+        hint(&hs[0], EV_HINT_UP, h.now, "c");
+        step(&h, &c_down, hs, 1, &got);
+        ASSERT_RECORDS(&got, "up:c:trigger:transient", "down:c:reconcile:transient:inferred");
+        ev_hint_done(&hs[0]);
+        step(&h, &c_idle, NULL, 0, &got);
+        ASSERT_RECORDS(&got, "up:c:reconcile", "resumed:c:reconcile");
+        ev_table_done(&c_down);
+        ev_table_done(&c_drained);
+        ev_table_done(&c_idle); /* (the same table as with_c: the next step goes on from it) */
 
         /* a hint of a drain the difference shows as drained: one record, from the trigger */
         struct ev_table a_drained = { 0 };

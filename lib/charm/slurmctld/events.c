@@ -238,6 +238,8 @@ void ev_record_format(const struct ev_record *r, const char *log_id, struct strb
                 cJSON_AddStringToObject(o, "cause", r->cause);
         if (r->transient)
                 cJSON_AddTrueToObject(o, "transient");
+        if (r->inferred)
+                cJSON_AddTrueToObject(o, "inferred");
         if (r->kind == EV_SLURMCTLD_STARTED && r->boot_time > 0)
                 add_time(o, "boot-time", r->boot_time * 1000);
         if (r->controller)
@@ -441,6 +443,79 @@ static void transients(struct step *st, const char *name, const struct ev_node *
         }
 }
 
+/* A record inserted at pos of out (the ones from pos on move up): inferred by
+ * close_transients(). */
+static struct ev_record *records_insert(struct ev_records *out, size_t pos) {
+        records_push(out);
+        memmove(&out->v[pos + 1], &out->v[pos], (out->n - 1 - pos) * sizeof(*out->v));
+        out->v[pos] = (struct ev_record){ 0 };
+        return &out->v[pos];
+}
+
+static void infer(struct step *st, size_t pos, enum ev_kind kind, const char *name, int64_t when) {
+        struct ev_record *r = records_insert(st->out, pos);
+        r->kind = kind;
+        r->time_ms = when;
+        r->node = xstrdup(name);
+        r->cause = st->obs->cause ? xstrdup(st->obs->cause) : NULL;
+        r->transient = true;
+        r->inferred = true;
+}
+
+/* A node's records of this step (first..out->n: transients, then the difference) as one story
+ * from its snapshot before to its state now: a trigger reports a change, not its undoing, and
+ * Slurm has no trigger for a resume (a drain undone within a second left "drained" as the last
+ * word while the node was idle again: issue 29). So where the story contradicts itself (a drain
+ * while drained, a down while down, an up while up) or ends elsewhere than now, the missing
+ * change is inserted (transient, "inferred": Slurm reported no such event; its time is the
+ * next record's, or the step's for the closing one). Nothing is added where no transient was
+ * recorded: the difference alone always tells a consistent story. */
+static void close_transients(struct step *st, const char *name, const struct ev_node *before,
+        const struct ev_node *now, size_t first) {
+        bool any = false;
+        for (size_t k = first; k < st->out->n; k++)
+                any = any || st->out->v[k].transient;
+        if (!any || !now)
+                return;
+        bool down = before && (before->cls & EV_CLS_DOWN), drain = before && (before->cls & EV_CLS_DRAIN);
+        for (size_t k = first; k < st->out->n; k++) {
+                /* read before an insertion moves the array */
+                enum ev_kind kind = st->out->v[k].kind;
+                int64_t when = st->out->v[k].time_ms;
+                switch (kind) {
+                case EV_DOWN:
+                        if (down)
+                                infer(st, k++, EV_UP, name, when);
+                        down = true;
+                        break;
+                case EV_UP:
+                        if (!down)
+                                infer(st, k++, EV_DOWN, name, when);
+                        down = false;
+                        break;
+                case EV_DRAINING:
+                case EV_DRAINED:
+                        if (drain)
+                                infer(st, k++, EV_RESUMED, name, when);
+                        drain = true;
+                        break;
+                case EV_RESUMED:
+                        drain = false;
+                        break;
+                default:
+                        break;
+                }
+        }
+        if (down != !!(now->cls & EV_CLS_DOWN))
+                infer(st, st->out->n, down ? EV_UP : EV_DOWN, name, st->obs->now_ms);
+        if (drain != !!(now->cls & EV_CLS_DRAIN))
+                infer(st, st->out->n,
+                        drain                                             ? EV_RESUMED
+                                : drain_of(now->cls) == SLURM_DRAIN_DRAINING ? EV_DRAINING
+                                                                             : EV_DRAINED,
+                        name, st->obs->now_ms);
+}
+
 static bool node_kept_equal(const struct ev_node *a, const struct ev_node *b) {
         return streq(a->name, b->name) && a->cls == b->cls && streq_ptr(a->reason, b->reason) &&
                 a->reason_time == b->reason_time && a->boot_time == b->boot_time &&
@@ -541,6 +616,7 @@ int ev_step(const struct ev_state *prev, const struct ev_observation *obs, struc
                                 if (obs->table)
                                         diff_node(&st, c == 0 ? o : NULL, n);
                                 transients(&st, n->name, c == 0 ? o : NULL, n, first);
+                                close_transients(&st, n->name, c == 0 ? o : NULL, n, first);
                                 /* what this step recorded is remembered for the trigger window */
                                 for (size_t k = first; k < out.n; k++) {
                                         int slot = seen_slot(out.v[k].kind);

@@ -168,6 +168,7 @@ struct ev_record {
         char *reason; /* down, draining, drained, reason, added: the node's reason */
         bool from_trigger;
         bool transient;
+        bool inferred; /* a transient change no trigger reported, implied by the others (close_transients) */
         char *cause;
         int64_t boot_time; /* slurmctld-started: the new boot time (s) */
         char *controller;  /* slurmctld-started, control-moved: the host in charge, when known */
