@@ -158,6 +158,11 @@ int juju_config_bool(struct juju_ctx *ctx, const char *key, bool *ret, struct st
 /* is-leader --format=json, cached for the hook. */
 int juju_is_leader(struct juju_ctx *ctx, bool *ret, struct strbuf *err);
 
+/* Whether this unit is being removed (goal-state --format=json: its own entry "dying"), before
+ * its own relation-departed says so: Juju runs the hooks a dying unit had queued first. A unit
+ * missing from the answer is not dying (a subordinate's own units map is empty). */
+int juju_unit_dying(struct juju_ctx *ctx, bool *ret, struct strbuf *err);
+
 enum juju_status {
         JUJU_STATUS_MAINTENANCE,
         JUJU_STATUS_BLOCKED,

@@ -127,6 +127,27 @@ int juju_is_leader(struct juju_ctx *ctx, bool *ret, struct strbuf *err) {
         return 0;
 }
 
+int juju_unit_dying(struct juju_ctx *ctx, bool *ret, struct strbuf *err) {
+        _cleanup_strv_ struct strv argv = STRV_INIT;
+        cJSON *j = NULL;
+        strv_pushl(&argv, "goal-state", "--format=json", NULL);
+        int r = juju_tool_json(ctx, &argv, &j, err);
+        if (r < 0)
+                return r;
+        const cJSON *units = cJSON_GetObjectItemCaseSensitive(j, "units");
+        const cJSON *me = cJSON_GetObjectItemCaseSensitive(units, ctx->env.unit);
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(me, "status");
+        if (!cJSON_IsObject(units)) {
+                cJSON_Delete(j);
+                if (err)
+                        strbuf_addstr(err, "goal-state: no units");
+                return -EBADMSG;
+        }
+        *ret = cJSON_IsString(st) && streq(st->valuestring, "dying");
+        cJSON_Delete(j);
+        return 0;
+}
+
 static const char *const status_names[] = {
         [JUJU_STATUS_MAINTENANCE] = "maintenance",
         [JUJU_STATUS_BLOCKED] = "blocked",

@@ -48,6 +48,7 @@ static const char *const tools[] = {
         "relation-set",
         "config-get",
         "is-leader",
+        "goal-state",
         "status-set",
         "application-version-set",
         "juju-log",
@@ -637,6 +638,26 @@ static void test_config(void **state) {
         assert_call(f, 1, "config-get | --all | --format=json");
 }
 
+static void test_unit_dying(void **state) {
+        struct fake *f = *state;
+        bool dying = true;
+        fake_set(f, "out.goal-state",
+                "{\"units\":{\"slurmd/2\":{\"status\":\"active\",\"since\":\"2026-01-02 03:04:05Z\"}},"
+                "\"relations\":{}}\n");
+        assert_int_equal(juju_unit_dying(f->ctx, &dying, &f->err), 0);
+        assert_false(dying);
+        assert_call(f, 1, "goal-state | --format=json");
+        fake_set(f, "out.goal-state",
+                "{\"units\":{\"slurmd/2\":{\"status\":\"dying\",\"since\":\"2026-01-02 03:04:05Z\"}}}\n");
+        assert_int_equal(juju_unit_dying(f->ctx, &dying, &f->err), 0);
+        assert_true(dying);
+        fake_set(f, "out.goal-state", "{\"units\":{}}\n"); /* not listed: not dying */
+        assert_int_equal(juju_unit_dying(f->ctx, &dying, &f->err), 0);
+        assert_false(dying);
+        fake_set(f, "out.goal-state", "[1]\n");
+        assert_int_equal(juju_unit_dying(f->ctx, &dying, &f->err), -EBADMSG);
+}
+
 static void test_leader_status_log(void **state) {
         struct fake *f = *state;
         bool leader = false;
@@ -910,6 +931,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_missing_tool, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_config, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_leader_status_log, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_unit_dying, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_actions, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_secrets, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_state_ports_network, setup, teardown),

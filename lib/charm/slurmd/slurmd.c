@@ -407,6 +407,18 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
          * its jobs ended without a drain of the push's */
         if (step == CONFPUSH_HOLD && slurm_state_drain(node->state) != SLURM_DRAIN_NONE)
                 step = CONFPUSH_WAIT_JOBS;
+        /* a unit being removed runs the hooks it had queued before its own relation-departed:
+         * a restart there would register the node again after the departure deleted it (seen
+         * with the controller's departed hook first: the node came back as a ghost). Asked only
+         * when the push would act (one goal-state call). */
+        if (step == CONFPUSH_RESTART || step == CONFPUSH_HOLD) {
+                bool dying = false;
+                strbuf_reset(&e);
+                if (juju_unit_dying(ctx, &dying, &e) < 0 || dying) {
+                        strbuf_addstr(note, dying ? "; leaving: no slurm.conf push" : "");
+                        return 0;
+                }
+        }
         switch (step) {
         case CONFPUSH_NONE:
                 return 0;
