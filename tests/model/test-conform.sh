@@ -255,11 +255,11 @@ assert_contains "ubuntu@18.04 is no longer a supported workload base" 'base "ubu
 mkbase "$TMP/jammy" ubuntu 22.04
 assert_eq "ubuntu@22.04 deploys" "0" "$(js deploy "$TMP/jammy" jam >/dev/null 2>&1; echo $?)"
 
-# a subordinate charm is refused, not deployed as a principal (README "Subordinates (not yet)")
+# a subordinate charm deploys with no units (test-subordinates.sh has the rest)
 rm -rf "$TMP/sub" && cp -r "$CHARMS/recorder" "$TMP/sub"
-printf 'subordinate: true\n' >>"$TMP/sub/metadata.yaml"
-assert_contains "a subordinate charm is refused" 'subordinate charms are not simulated yet' \
-        "$(js deploy "$TMP/sub" sub 2>&1; echo "rc=$?")"
-assert_not_contains "nothing of it deployed" '"sub"' "$(js status --format=json)"
+printf '%s\n' 'name: sub' 'summary: s' 'description: d' 'subordinate: true' 'requires:' '  juju-info:' \
+        '    interface: juju-info' '    scope: container' >"$TMP/sub/metadata.yaml"
+assert_rc "a subordinate charm deploys" 0 js deploy "$TMP/sub" sub
+assert_eq "with no units" "0" "$(js status --format=json | jq '.applications.sub.scale')"
 
 finish

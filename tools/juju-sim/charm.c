@@ -34,9 +34,18 @@ static int load_endpoints(cJSON *desc, const cJSON *meta, struct strbuf *err) {
                                 strbuf_addf(err, "metadata.yaml: endpoint \"%s\" defined twice", e->string);
                                 return -EINVAL;
                         }
+                        /* scope: global (the default) or container (internal/charm/meta.go
+                         * ifaceSchema) */
+                        const char *scope = cJSON_IsObject(e) ? jstr(e, "scope") : NULL;
+                        if (scope && !streq(scope, "global") && !streq(scope, "container")) {
+                                strbuf_addf(err, "metadata.yaml: endpoint \"%s\": scope: expected \"global\" or "
+                                                 "\"container\", got \"%s\"", e->string, scope);
+                                return -EINVAL;
+                        }
                         cJSON *ep = cJSON_CreateObject();
                         jset_str(ep, "role", roles[i]);
                         jset_str(ep, "interface", iface);
+                        jset_str(ep, "scope", scope ? scope : "global");
                         const cJSON *limit = jget(e, "limit");
                         if (cJSON_IsNumber(limit))
                                 jset_num(ep, "limit", limit->valuedouble);
@@ -149,17 +158,31 @@ int charm_load(const char *dir, cJSON **ret, struct strbuf *err) {
         }
         jset_str(desc, "name", name);
         /* a subordinate runs beside a principal unit, on its machine, created by a
-         * container-scoped relation: none of it simulated yet (subordinates.md); deployed as
-         * a principal it would run where Juju never runs it */
+         * container-scoped relation (subordinates.md) */
         const cJSON *sub = jget(meta, "subordinate");
-        if (cJSON_IsTrue(sub) || (cJSON_IsString(sub) && streq(sub->valuestring, "true"))) {
-                strbuf_addf(err, "charm \"%s\": subordinate charms are not simulated yet (tools/juju-sim/subordinates.md)",
-                        name);
-                return -EOPNOTSUPP;
-        }
+        bool subordinate = cJSON_IsTrue(sub) || (cJSON_IsString(sub) && streq(sub->valuestring, "true"));
+        if (subordinate)
+                jset(desc, "subordinate", cJSON_CreateTrue());
         r = load_endpoints(desc, meta, err);
         if (r < 0)
                 return r;
+        /* Meta.Check: a subordinate needs a container-scoped requires endpoint; the juju- prefix
+         * is reserved except for such an endpoint of a subordinate (juju-info) */
+        bool container_req = false;
+        const cJSON *ep;
+        cJSON_ArrayForEach(ep, jget(desc, "endpoints")) {
+                bool sub_container_req = subordinate && streq_ptr(jstr(ep, "role"), "requires") &&
+                        streq_ptr(jstr(ep, "scope"), "container");
+                container_req = container_req || sub_container_req;
+                if (startswith(ep->string, "juju-") && !sub_container_req) {
+                        strbuf_addf(err, "charm \"%s\" using a reserved relation name: \"%s\"", name, ep->string);
+                        return -EINVAL;
+                }
+        }
+        if (subordinate && !container_req) {
+                strbuf_addf(err, "subordinate charm \"%s\" lacks \"requires\" relation with container scope", name);
+                return -EINVAL;
+        }
 
         free(p);
         p = xasprintf("%s/config.yaml", dir);

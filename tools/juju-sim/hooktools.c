@@ -1673,7 +1673,9 @@ static void goal_entry(cJSON *into, const char *key, const char *status, const c
 }
 
 /* goalStateUnits: every unit of app that is not dead, with its workload status ("dying" for a
- * dying unit) and that status's since. (juju-sim has no subordinates to filter.) */
+ * dying unit) and that status's since; a subordinate unit only when its principal is the calling
+ * unit (principalName is the caller's own name: a subordinate's own units map is empty, a
+ * principal sees only its own subordinate). */
 static void goal_units(struct call *c, const char *app, cJSON *into) {
         const cJSON *x;
         cJSON_ArrayForEach(x, jget(state_app(W(c), app), "units")) {
@@ -1681,6 +1683,9 @@ static void goal_units(struct call *c, const char *app, cJSON *into) {
                 const cJSON *w = jget(u, "workload");
                 const char *life = jstr(u, "life");
                 if (!u || streq_ptr(life, "dead"))
+                        continue;
+                const char *p = jstr(u, "principal");
+                if (p && !streq(p, c->ctx->unit))
                         continue;
                 goal_entry(into, x->valuestring,
                         streq_ptr(life, "dying") ? "dying" : strempty(jstr(w, "status")), jstr(w, "since"));

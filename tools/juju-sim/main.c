@@ -643,6 +643,25 @@ static void status_contents(cJSON *o, const char *current, const char *message, 
                 jset_str(o, "since", s);
 }
 
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* A unit's entry (processUnit): a subordinate's has no machine but its principal's address. */
+static void unit_status_json(const cJSON *st, const char *name, cJSON *uo) {
+        const cJSON *u = state_unit(st, name);
+        const cJSON *w = jget(u, "workload");
+        status_contents(jobj(uo, "workload-status"), unit_status(u), strempty(jstr(w, "message")), jstr(w, "since"));
+        status_contents(jobj(uo, "juju-status"), jstr(u, "agent"), jstr(u, "error"), jstr(u, "agent-since"));
+        if (unit_is_leader(st, name))
+                jset(uo, "leader", cJSON_CreateTrue());
+        jset_str(uo, "life", jstr(u, "life"));
+        const cJSON *mach = state_machine(st, jstr(u, "machine"));
+        jset_str(uo, "public-address", jstr(mach, "address"));
+        jset(uo, "open-ports", cJSON_Duplicate(jarr((cJSON *) u, "ports"), true));
+        jset_num(uo, "pending-events", cJSON_GetArraySize(jget(u, "queue")));
+}
+
 static cJSON *status_json(const cJSON *st) {
         cJSON *o = cJSON_CreateObject();
         const cJSON *model = jget(st, "model");
@@ -676,23 +695,32 @@ static cJSON *status_json(const cJSON *st) {
                         if (jarr_find(l, ra) < 0)
                                 cJSON_AddItemToArray(l, cJSON_CreateString(ra));
                 }
+                /* a subordinate application: no units of its own (they sit under their
+                 * principals), the applications it is subordinate to (processApplication,
+                 * processApplicationRelations) */
+                if (cJSON_IsTrue(jget(jget(a, "charm"), "subordinate"))) {
+                        _cleanup_strv_ struct strv to = STRV_INIT;
+                        cJSON_ArrayForEach(rel, jget(st, "relations")) {
+                                const char *ra = rel_remote_app(rel, a->string);
+                                if (rel_endpoint(rel, a->string) && streq_ptr(jstr(rel, "scope"), "container") &&
+                                        ra && !strv_contains(&to, ra))
+                                        strv_push(&to, ra);
+                        }
+                        qsort(to.v, to.n, sizeof(char *), cmp_str);
+                        cJSON *l = jarr(ao, "subordinate-to");
+                        for (size_t i = 0; i < to.n; i++)
+                                cJSON_AddItemToArray(l, cJSON_CreateString(to.v[i]));
+                        continue;
+                }
                 cJSON *units = jobj(ao, "units");
                 cJSON_ArrayForEach(x, jget(a, "units")) {
                         const cJSON *u = state_unit(st, x->valuestring);
                         cJSON *uo = jobj(units, x->valuestring);
-                        const cJSON *w = jget(u, "workload");
-                        status_contents(jobj(uo, "workload-status"), unit_status(u),
-                                strempty(jstr(w, "message")), jstr(w, "since"));
-                        status_contents(jobj(uo, "juju-status"), jstr(u, "agent"), jstr(u, "error"),
-                                jstr(u, "agent-since"));
-                        if (unit_is_leader(st, x->valuestring))
-                                jset(uo, "leader", cJSON_CreateTrue());
-                        jset_str(uo, "life", jstr(u, "life"));
+                        unit_status_json(st, x->valuestring, uo);
                         jset_str(uo, "machine", jstr(u, "machine"));
-                        const cJSON *mach = state_machine(st, jstr(u, "machine"));
-                        jset_str(uo, "public-address", jstr(mach, "address"));
-                        jset(uo, "open-ports", cJSON_Duplicate(jarr((cJSON *) u, "ports"), true));
-                        jset_num(uo, "pending-events", cJSON_GetArraySize(jget(u, "queue")));
+                        const cJSON *y;
+                        cJSON_ArrayForEach(y, jget(u, "subordinates"))
+                                unit_status_json(st, y->valuestring, jobj(jobj(uo, "subordinates"), y->valuestring));
                 }
         }
         cJSON *machines = jobj(o, "machines");
@@ -759,6 +787,20 @@ static void table_print(struct strv *cells, size_t ncol) {
         }
 }
 
+static void unit_row(struct strv *t, const char *name, const cJSON *u, const char *indent) {
+        strv_pushf(t, "%s%s%s", indent, name, cJSON_IsTrue(jget(u, "leader")) ? "*" : "");
+        strv_push(t, strempty(jstr(jget(u, "workload-status"), "current")));
+        strv_push(t, strempty(jstr(jget(u, "juju-status"), "current")));
+        strv_push(t, strempty(jstr(u, "machine")));
+        strv_push(t, strempty(jstr(u, "public-address")));
+        _cleanup_strv_ struct strv ports = STRV_INIT;
+        const cJSON *p;
+        cJSON_ArrayForEach(p, jget(u, "open-ports")) strv_push(&ports, p->valuestring);
+        strv_push_take(t, strv_join(&ports, ","));
+        const char *msg = jstr(jget(u, "juju-status"), "message");
+        strv_push(t, msg ? msg : strempty(jstr(jget(u, "workload-status"), "message")));
+}
+
 static void status_tabular(const cJSON *st) {
         _cleanup_json_ cJSON *s = status_json(st);
         const cJSON *model = jget(s, "model");
@@ -789,17 +831,10 @@ static void status_tabular(const cJSON *st) {
         strv_pushl(&t, "Unit", "Workload", "Agent", "Machine", "Public address", "Ports", "Message", NULL);
         cJSON_ArrayForEach(a, jget(s, "applications")) {
                 cJSON_ArrayForEach(u, jget(a, "units")) {
-                        strv_pushf(&t, "%s%s", u->string, cJSON_IsTrue(jget(u, "leader")) ? "*" : "");
-                        strv_push(&t, strempty(jstr(jget(u, "workload-status"), "current")));
-                        strv_push(&t, strempty(jstr(jget(u, "juju-status"), "current")));
-                        strv_push(&t, strempty(jstr(u, "machine")));
-                        strv_push(&t, strempty(jstr(u, "public-address")));
-                        _cleanup_strv_ struct strv ports = STRV_INIT;
-                        const cJSON *p;
-                        cJSON_ArrayForEach(p, jget(u, "open-ports")) strv_push(&ports, p->valuestring);
-                        strv_push_take(&t, strv_join(&ports, ","));
-                        const char *msg = jstr(jget(u, "juju-status"), "message");
-                        strv_push(&t, msg ? msg : strempty(jstr(jget(u, "workload-status"), "message")));
+                        unit_row(&t, u->string, u, "");
+                        const cJSON *sub;
+                        /* subordinates under their principal, one level in (recurseUnits) */
+                        cJSON_ArrayForEach(sub, jget(u, "subordinates")) unit_row(&t, sub->string, sub, "  ");
                 }
         }
         putchar('\n');

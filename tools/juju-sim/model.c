@@ -485,6 +485,44 @@ static bool unit_in_scope(const cJSON *st, const char *unit, long id) {
         return cJSON_IsTrue(jget(unit_rel(st, unit, id), "scope"));
 }
 
+/* --- subordinates (subordinates.md) ------------------------------------------------------- */
+
+static bool app_subordinate(const cJSON *st, const char *app) {
+        return cJSON_IsTrue(jget(jget(state_app(st, app), "charm"), "subordinate"));
+}
+
+/* The principal of a subordinate unit, NULL for a principal. */
+static const char *unit_principal(const cJSON *st, const char *unit) {
+        return jstr(state_unit(st, unit), "principal");
+}
+
+static bool rel_container(const cJSON *rel) {
+        return streq_ptr(jstr(rel, "scope"), "container");
+}
+
+/* The unit's side of rel is the implicit juju-info endpoint: no hooks run for it (relationer
+ * IsImplicit). */
+static bool rel_implicit_for(const cJSON *st, const cJSON *rel, const char *unit) {
+        return cJSON_IsTrue(jget(rel_endpoint(rel, unit_app(st, unit)), "implicit"));
+}
+
+/* A container relation's scope key: the principal unit (Relation.unit: "r#<id>#<principal>"). */
+static const char *container_key(const cJSON *st, const char *unit) {
+        const char *p = unit_principal(st, unit);
+        return p ? p : unit;
+}
+
+/* Whether unit takes part in rel at all (the subordinate relations watcher, shouldSendCheck):
+ * every global relation; a container one only when its other end is the principal's
+ * application or a subordinate application. */
+static bool unit_sees_rel(const cJSON *st, const char *unit, const cJSON *rel) {
+        const char *p = unit_principal(st, unit);
+        if (!rel_container(rel) || !p)
+                return true;
+        const char *other = rel_remote_app(rel, unit_app(st, unit));
+        return streq_ptr(other, unit_app(st, p)) || app_subordinate(st, other);
+}
+
 static long next_counter(cJSON *st, const char *name) {
         cJSON *c = jobj(st, "counters");
         long v = (long) jnum(c, name, 0);
@@ -563,7 +601,9 @@ static bool departs_unjoined(cJSON *u, cJSON *q, const cJSON *ev) {
 
 void queue_event(cJSON *st, const char *unit, cJSON *ev) {
         cJSON *u = state_unit(st, unit);
-        if (!u) {
+        const cJSON *evrel = jget(ev, "relation") ? state_relation(st, (long) jnum(ev, "relation", -1)) : NULL;
+        if (!u || (evrel && rel_implicit_for(st, evrel, unit))) {
+                /* (implicit relations run no hooks: relationsResolver, createdRelationsResolver) */
                 cJSON_Delete(ev);
                 return;
         }
@@ -608,13 +648,19 @@ static void scope_units(const cJSON *st, long id, const char *app, const char *e
         }
 }
 
-/* The units a unit sees on the other side of relation id (its peers for a peer relation). */
+/* The units a unit sees on the other side of relation id (its peers for a peer relation); in a
+ * container relation only those of its own scope key (its principal's, subordinates.md §3). */
 static void remote_scope_units(const cJSON *st, long id, const char *unit, struct strv *ret) {
         const cJSON *rel = state_relation(st, id);
         const char *app = unit_app(st, unit);
         const char *rapp = rel_remote_app(rel, app);
-        if (rapp)
-                scope_units(st, id, rapp, unit, ret);
+        if (!rapp)
+                return;
+        _cleanup_strv_ struct strv all = STRV_INIT;
+        scope_units(st, id, rapp, unit, &all);
+        for (size_t i = 0; i < all.n; i++)
+                if (!rel_container(rel) || streq_ptr(container_key(st, all.v[i]), container_key(st, unit)))
+                        strv_push(ret, all.v[i]);
 }
 
 /* --- charms and machines ------------------------------------------------------------------ */
@@ -730,6 +776,82 @@ static int charm_install(
         return 0;
 }
 
+/* A new unit's first events (the uniter's order): install, relation-created for each relation
+ * it takes part in, leader-elected or leader-settings-changed, config-changed, start. */
+static void unit_initial_queue(cJSON *st, const char *name) {
+        const char *app = unit_app(st, name);
+        cJSON *a = state_app(st, app);
+        queue_kind(st, name, "install");
+        cJSON *rel;
+        cJSON_ArrayForEach(rel, jget(st, "relations")) {
+                if (rel_endpoint(rel, app) && streq_ptr(jstr(rel, "life"), "alive") && unit_sees_rel(st, name, rel))
+                        queue_rel(st, name, rel_id(rel), "relation-created", "", NULL);
+        }
+        if (!jstr(a, "leader")) {
+                jset_str(a, "leader", name);
+                queue_kind(st, name, "leader-elected");
+        } else
+                queue_kind(st, name, "leader-settings-changed");
+        queue_kind(st, name, "config-changed");
+        queue_kind(st, name, "start");
+}
+
+/* A unit record of app on machine mid (principal: NULL, or the subordinate's principal). */
+static cJSON *unit_record_new(cJSON *st, const char *app, const char *name, const char *mid, const char *principal) {
+        cJSON *u = cJSON_CreateObject();
+        jset_str(u, "application", app);
+        jset_str(u, "machine", mid);
+        if (principal)
+                jset_str(u, "principal", principal);
+        jset_str(u, "life", "alive");
+        unit_agent_set(u, "allocating");
+        status_record_set(jobj(u, "workload"), "waiting", "installing agent");
+        jarr(u, "queue");
+        jobj(u, "relations");
+        jobj(u, "state");
+        jarr(u, "ports");
+        jobj(u, "secrets");
+        jset(jobj(st, "units"), name, u);
+        cJSON_AddItemToArray(jarr(state_app(st, app), "units"), cJSON_CreateString(name));
+        return u;
+}
+
+/* The principal unit `unit` is in scope of the container relation rel: it gets its unit of the
+ * subordinate application on the other side, unless it has one (RelationUnit.EnterScope ->
+ * subordinateOps; one per principal unit: addUnitOpsWithCons' assertion). The subordinate is on
+ * the principal's machine, named from its application's own sequence. An implicit juju-info side
+ * enters scope without hooks: its record is made here. */
+static void subordinate_ensure(cJSON *st, const char *unit, const cJSON *rel) {
+        const char *app = unit_app(st, unit);
+        const char *sub = rel_remote_app(rel, app);
+        cJSON *u = state_unit(st, unit);
+        if (!rel_container(rel) || unit_principal(st, unit) || !app_subordinate(st, sub) ||
+                !streq_ptr(jstr(u, "life"), "alive") || !streq_ptr(jstr(rel, "life"), "alive") ||
+                !streq_ptr(jstr(state_app(st, sub), "life"), "alive"))
+                return;
+        long id = rel_id(rel);
+        if (rel_implicit_for(st, rel, unit) && !unit_rel(st, unit, id)) {
+                char k[32];
+                snprintf(k, sizeof(k), "%ld", id);
+                cJSON *ur = jobj(jobj(u, "relations"), k);
+                jset(ur, "scope", cJSON_CreateTrue());
+                jarr(ur, "members");
+                jset(ur, "broken", cJSON_CreateFalse());
+        }
+        const cJSON *x;
+        cJSON_ArrayForEach(x, jget(u, "subordinates")) {
+                if (streq_ptr(unit_app(st, x->valuestring), sub))
+                        return;
+        }
+        cJSON *a = state_app(st, sub);
+        long n = (long) jnum(a, "next-unit", 0);
+        jset_num(a, "next-unit", (double) (n + 1));
+        _cleanup_free_ char *name = xasprintf("%s/%ld", sub, n);
+        unit_record_new(st, sub, name, jstr(u, "machine"), unit);
+        cJSON_AddItemToArray(jarr(u, "subordinates"), cJSON_CreateString(name));
+        unit_initial_queue(st, name);
+}
+
 /* Gives the unit a machine and its initial queue; the machine's id is added to made. */
 static int add_one_unit(
         struct model *m, const char *app, char *const *shares, struct strv *made, struct strbuf *err) {
@@ -759,33 +881,8 @@ static int add_one_unit(
         jset(jobj(st, "machines"), mids, rec);
         strv_push(made, mids);
 
-        cJSON *u = cJSON_CreateObject();
-        jset_str(u, "application", app);
-        jset_str(u, "machine", mids);
-        jset_str(u, "life", "alive");
-        unit_agent_set(u, "allocating");
-        status_record_set(jobj(u, "workload"), "waiting", "installing agent");
-        jarr(u, "queue");
-        jobj(u, "relations");
-        jobj(u, "state");
-        jarr(u, "ports");
-        jobj(u, "secrets");
-        jset(jobj(st, "units"), name, u);
-        cJSON_AddItemToArray(jarr(a, "units"), cJSON_CreateString(name));
-
-        queue_kind(st, name, "install");
-        cJSON *rel;
-        cJSON_ArrayForEach(rel, jget(st, "relations")) {
-                if (rel_endpoint(rel, app) && streq_ptr(jstr(rel, "life"), "alive"))
-                        queue_rel(st, name, rel_id(rel), "relation-created", "", NULL);
-        }
-        if (!jstr(a, "leader")) {
-                jset_str(a, "leader", name);
-                queue_kind(st, name, "leader-elected");
-        } else
-                queue_kind(st, name, "leader-settings-changed");
-        queue_kind(st, name, "config-changed");
-        queue_kind(st, name, "start");
+        unit_record_new(st, app, name, mids, NULL);
+        unit_initial_queue(st, name);
         return 0;
 }
 
@@ -1118,6 +1215,19 @@ int model_deploy(struct model *m, const char *charm, const char *app, int n, cha
         _cleanup_json_ cJSON *cfg = cJSON_CreateObject();
         _cleanup_free_ char *mbase = NULL;
         r = charm_load(cdir, &desc, err);
+        if (r >= 0 && cJSON_IsTrue(jget(desc, "subordinate"))) {
+                /* the CLI turns the default one unit into none and refuses any other count (the
+                 * server: "subordinate application must be deployed without units"); placement
+                 * (juju-sim's --share, --gpus) likewise */
+                if (n != 1) {
+                        strbuf_addstr(err, "cannot use --num-units or --to with subordinate application");
+                        r = -EINVAL;
+                } else if (shares && *shares) {
+                        strbuf_addstr(err, "cannot use --share or --gpus with subordinate application");
+                        r = -EINVAL;
+                }
+                n = 0;
+        }
         if (r >= 0)
                 r = deploy_base(m, desc, base, &mbase, err);
         if (r >= 0)
@@ -1164,6 +1274,14 @@ int model_add_unit(struct model *m, const char *app, int n, char *const *shares,
                 strbuf_addf(err, "add-unit: bad number of units %d", n);
                 return -EINVAL;
         }
+        if (app_subordinate(m->state, app)) {
+                /* apiserver addUnits around state's addUnitOpsWithCons (the first unit fails) */
+                strbuf_addf(err,
+                        "cannot add unit 1/%d to application \"%s\": cannot add unit to application \"%s\": "
+                        "application is a subordinate",
+                        n, app, app);
+                return -EINVAL;
+        }
         int r = sim_capacity_check(m, n, "add-unit", err);
         if (r < 0)
                 return r;
@@ -1208,8 +1326,15 @@ static void relation_dying(cJSON *st, long id) {
                 if (!cJSON_IsTrue(jget(rel, "peer")))
                         queue_rel(st, inscope.v[i], id, "relation-broken", "", NULL);
         }
-        for (size_t i = 0; i < inscope.n; i++)
+        for (size_t i = 0; i < inscope.n; i++) {
                 jset(unit_rel(st, inscope.v[i], id), "scope", cJSON_CreateFalse());
+                /* an implicit side leaves at once, with no hook (relationer SetDying -> die) */
+                if (rel_implicit_for(st, rel, inscope.v[i])) {
+                        char k[32];
+                        snprintf(k, sizeof(k), "%ld", id);
+                        cJSON_DeleteItemFromObjectCaseSensitive(jget(state_unit(st, inscope.v[i]), "relations"), k);
+                }
+        }
         /* Units that had not entered scope yet never will. */
         cJSON *u;
         cJSON_ArrayForEach(u, jget(st, "units")) {
@@ -1274,19 +1399,77 @@ static void elect_leader(cJSON *st, const char *app) {
         }
 }
 
-int model_remove_unit(struct model *m, const char *unit, struct strbuf *err) {
-        cJSON *u = state_unit(m->state, unit);
+static void unit_remove(struct model *m, const char *unit);
+
+/* The principal's subordinates become dying with it (maybeDestroySubordinates ->
+ * DestroyAllSubordinates); each tears down on its own, the principal's removal waits for them
+ * (delete_unit). */
+static void subordinates_dying(struct model *m, const char *unit) {
+        _cleanup_strv_ struct strv subs = STRV_INIT;
+        const cJSON *x;
+        cJSON_ArrayForEach(x, jget(state_unit(m->state, unit), "subordinates")) strv_push(&subs, x->valuestring);
+        for (size_t i = 0; i < subs.n; i++)
+                unit_remove(m, subs.v[i]);
+}
+
+/* Subordinate units left with no alive container relation between their application and their
+ * principal's become dying (relationStateTracker.maybeSetSubordinateDying). */
+static void subordinates_orphaned(struct model *m) {
+        cJSON *st = m->state;
+        _cleanup_strv_ struct strv lost = STRV_INIT;
+        const cJSON *u, *rel;
+        cJSON_ArrayForEach(u, jget(st, "units")) {
+                const char *p = jstr(u, "principal");
+                if (!p || !streq_ptr(jstr(u, "life"), "alive"))
+                        continue;
+                const char *app = jstr(u, "application"), *papp = unit_app(st, p);
+                bool kept = false;
+                cJSON_ArrayForEach(rel, jget(st, "relations")) kept = kept ||
+                        (rel_container(rel) && streq_ptr(jstr(rel, "life"), "alive") && rel_endpoint(rel, app) &&
+                                streq_ptr(rel_remote_app(rel, app), papp));
+                if (!kept)
+                        strv_push(&lost, u->string);
+        }
+        for (size_t i = 0; i < lost.n; i++)
+                unit_remove(m, lost.v[i]);
+}
+
+/* remove-unit's checks: the unit exists and is a principal (apiserver DestroyUnit; the CLI
+ * prints the refusal per unit). */
+static int removable_unit(const cJSON *st, const char *unit, struct strbuf *err) {
+        const cJSON *u = state_unit(st, unit);
         if (!u) {
                 strbuf_addf(err, "unit \"%s\" not found", unit);
                 return -ENOENT;
         }
-        if (!streq_ptr(jstr(u, "life"), "alive"))
-                return 0;
+        if (jstr(u, "principal")) {
+                strbuf_addf(err,
+                        "removing unit %s failed: unit \"%s\" is a subordinate, to remove use remove-relation. "
+                        "Note: this will remove all units of \"%s\"",
+                        unit, unit, strempty(jstr(u, "application")));
+                return -EINVAL;
+        }
+        return 0;
+}
+
+int model_remove_unit(struct model *m, const char *unit, struct strbuf *err) {
+        int r = removable_unit(m->state, unit, err);
+        if (r < 0)
+                return r;
+        unit_remove(m, unit);
+        return 0;
+}
+
+static void unit_remove(struct model *m, const char *unit) {
+        cJSON *u = state_unit(m->state, unit);
+        if (!u || !streq_ptr(jstr(u, "life"), "alive"))
+                return;
         const char *app = jstr(u, "application");
         bool was_leader = unit_is_leader(m->state, unit);
         unit_dying(m->state, unit);
+        subordinates_dying(m, unit);
         if (!was_leader)
-                return 0;
+                return;
         /* Juju: a dying unit keeps leadership while its agent runs (its tracker keeps claiming
          * the lease; the lease is revoked once the unit is dead). Here: until the process its
          * machine runs now has ended (model_leader_handover()), so that two units are never
@@ -1295,7 +1478,6 @@ int model_remove_unit(struct model *m, const char *unit, struct strbuf *err) {
                 jset(u, "elect-successor", cJSON_CreateTrue());
         else
                 elect_leader(m->state, app);
-        return 0;
 }
 
 void model_leader_handover(cJSON *st, const char *unit) {
@@ -1342,15 +1524,35 @@ void model_machine_clear_stale(struct model *m, const char *machine) {
         clear_stale_units(m, true, machine);
 }
 
+static int force_remove(struct model *m, const char *unit);
+
 /* remove-unit --force (juju remove-unit --force --no-wait on a dead machine): the unit's own
- * hooks never run; the remote units are told it departed; its machine is destroyed at once. */
+ * hooks never run (nor its subordinates'); the remote units are told it departed; its machine
+ * is destroyed at once. */
 int model_remove_unit_force(struct model *m, const char *unit, struct strbuf *err) {
         cJSON *st = m->state;
+        int r0 = removable_unit(st, unit, err);
+        if (r0 < 0)
+                return r0;
         cJSON *u = state_unit(st, unit);
-        if (!u) {
-                strbuf_addf(err, "unit \"%s\" not found", unit);
-                return -ENOENT;
+        jset_str(u, "life", "dead"); /* no new subordinate while its own go */
+        /* its subordinates first (cleanupForceDestroyedUnit: DestroyWithForce on each) */
+        _cleanup_strv_ struct strv subs = STRV_INIT;
+        const cJSON *x;
+        cJSON_ArrayForEach(x, jget(u, "subordinates")) strv_push(&subs, x->valuestring);
+        for (size_t i = 0; i < subs.n; i++) {
+                int r = force_remove(m, subs.v[i]);
+                if (r < 0)
+                        return r;
         }
+        return force_remove(m, unit);
+}
+
+static int force_remove(struct model *m, const char *unit) {
+        cJSON *st = m->state;
+        cJSON *u = state_unit(st, unit);
+        if (!u)
+                return 0;
         _cleanup_free_ char *name = xstrdup(unit), *app = xstrdup(strempty(jstr(u, "application")));
         bool was_leader = unit_is_leader(st, name);
         _cleanup_strv_ struct strv ids = STRV_INIT;
@@ -1400,6 +1602,8 @@ int model_remove_application(struct model *m, const char *app, struct strbuf *er
                 if (rel_endpoint(rel, app))
                         jset_str(rel, "life", "dying");
         }
+        /* its units' subordinates (their container relations are dying) */
+        subordinates_orphaned(m);
         model_gc(m);
         return 0;
 }
@@ -1409,6 +1613,20 @@ static void split_endpoint(const char *s, char **ret_app, char **ret_ep) {
         const char *c = strchr(s, ':');
         *ret_app = c ? xstrndup(s, (size_t) (c - s)) : xstrdup(s);
         *ret_ep = c ? xstrdup(c + 1) : NULL;
+}
+
+/* An application's endpoint names for integrate, with the implicit "juju-info" its charm does
+ * not declare (Application.Endpoints). */
+static void endpoint_names(const cJSON *app, struct strv *ret) {
+        const cJSON *e;
+        cJSON_ArrayForEach(e, jget(jget(app, "charm"), "endpoints")) strv_push(ret, e->string);
+        if (!jget(jget(jget(app, "charm"), "endpoints"), "juju-info"))
+                strv_push(ret, "juju-info");
+}
+
+static const cJSON *app_endpoint(const cJSON *app, const char *name, const cJSON *implicit) {
+        const cJSON *e = jget(jget(jget(app, "charm"), "endpoints"), name);
+        return e ? e : streq(name, "juju-info") ? implicit : NULL;
 }
 
 int model_integrate(struct model *m, const char *a, const char *b, struct strbuf *err) {
@@ -1428,22 +1646,44 @@ int model_integrate(struct model *m, const char *a, const char *b, struct strbuf
                 strbuf_addf(err, "cannot relate \"%s\" to itself", app1);
                 return -EINVAL;
         }
-        /* Every provides/requires pair with the same interface that fits the given names. */
-        _cleanup_strv_ struct strv cands = STRV_INIT;
-        const cJSON *e1, *e2;
-        cJSON_ArrayForEach(e1, jget(jget(A, "charm"), "endpoints")) {
-                if (ep1 && !streq(e1->string, ep1))
+        /* Every provides/requires pair with the same interface that fits the given names; each
+         * application also provides the implicit juju-info (global; Application.Endpoints). */
+        _cleanup_json_ cJSON *implicit = cJSON_CreateObject();
+        jset_str(implicit, "role", "provides");
+        jset_str(implicit, "interface", "juju-info");
+        jset_str(implicit, "scope", "global");
+        _cleanup_strv_ struct strv cands = STRV_INIT, implicit_cands = STRV_INIT;
+        bool sub1 = app_subordinate(m->state, app1), sub2 = app_subordinate(m->state, app2);
+        _cleanup_strv_ struct strv names1 = STRV_INIT, names2 = STRV_INIT;
+        endpoint_names(A, &names1);
+        endpoint_names(B, &names2);
+        for (size_t i1 = 0; i1 < names1.n; i1++) {
+                const char *n1 = names1.v[i1];
+                const cJSON *x1 = app_endpoint(A, n1, implicit);
+                if (ep1 && !streq(n1, ep1))
                         continue;
-                cJSON_ArrayForEach(e2, jget(jget(B, "charm"), "endpoints")) {
-                        if (ep2 && !streq(e2->string, ep2))
+                for (size_t i2 = 0; i2 < names2.n; i2++) {
+                        const char *n2 = names2.v[i2];
+                        const cJSON *x2 = app_endpoint(B, n2, implicit);
+                        if (ep2 && !streq(n2, ep2))
                                 continue;
-                        const char *r1 = jstr(e1, "role"), *r2 = jstr(e2, "role");
+                        const char *r1 = jstr(x1, "role"), *r2 = jstr(x2, "role");
                         bool fit = (streq(r1, "provides") && streq(r2, "requires")) ||
                                 (streq(r1, "requires") && streq(r2, "provides"));
-                        if (fit && streq(jstr(e1, "interface"), jstr(e2, "interface")))
-                                strv_pushf(&cands, "%s:%s %s:%s", app1, e1->string, app2, e2->string);
+                        if (!fit || !streq(jstr(x1, "interface"), jstr(x2, "interface")))
+                                continue;
+                        /* containerScopeOk: a container relation needs a subordinate on one side */
+                        bool cont = streq_ptr(jstr(x1, "scope"), "container") ||
+                                streq_ptr(jstr(x2, "scope"), "container");
+                        if (cont && !sub1 && !sub2)
+                                continue;
+                        strv_pushf(x1 == implicit || x2 == implicit ? &implicit_cands : &cands, "%s:%s %s:%s",
+                                app1, n1, app2, n2);
                 }
         }
+        /* candidates through an implicit endpoint count only when nothing else fits */
+        if (cands.n == 0)
+                strv_pushv(&cands, implicit_cands.v);
         if (cands.n == 0) {
                 strbuf_addf(err, "no relations found between \"%s\" and \"%s\"", a, b);
                 return -EINVAL;
@@ -1459,8 +1699,14 @@ int model_integrate(struct model *m, const char *a, const char *b, struct strbuf
         split_endpoint(cands.v[0], &a1, &x1);
         split_endpoint(sp + 1, &a2, &x2);
         *sp = ' ';
-        const cJSON *epA = jget(jget(jget(A, "charm"), "endpoints"), x1);
-        const cJSON *epB = jget(jget(jget(B, "charm"), "endpoints"), x2);
+        const cJSON *epA = app_endpoint(A, x1, implicit), *epB = app_endpoint(B, x2, implicit);
+        bool impA = epA == implicit, impB = epB == implicit; /* juju-info, not declared */
+        bool container = streq_ptr(jstr(epA, "scope"), "container") || streq_ptr(jstr(epB, "scope"), "container");
+        if (container && !streq_ptr(jstr(A, "base"), jstr(B, "base"))) {
+                strbuf_addf(err, "principal and subordinate applications' bases must match (\"%s\": %s, \"%s\": %s)",
+                        app1, strempty(jstr(A, "base")), app2, strempty(jstr(B, "base")));
+                return -EINVAL;
+        }
         const cJSON *rel;
         cJSON_ArrayForEach(rel, jget(m->state, "relations")) {
                 const cJSON *ra = rel_endpoint(rel, app1), *rb = rel_endpoint(rel, app2);
@@ -1495,12 +1741,30 @@ int model_integrate(struct model *m, const char *a, const char *b, struct strbuf
                                        app2, x2, "requirer")
                              : add_relation(m->state, jstr(epA, "interface"), false, app2, x2, "provider",
                                        app1, x1, "requirer");
+        cJSON *nrel = state_relation(m->state, id);
+        if (container)
+                jset_str(nrel, "scope", "container"); /* both ends (State.AddRelation) */
+        if (impA)
+                jset((cJSON *) rel_endpoint(nrel, app1), "implicit", cJSON_CreateTrue());
+        if (impB)
+                jset((cJSON *) rel_endpoint(nrel, app2), "implicit", cJSON_CreateTrue());
         const char *apps[2] = { app1, app2 };
         for (int i = 0; i < 2; i++) {
                 const cJSON *x;
                 cJSON_ArrayForEach(x, jget(state_app(m->state, apps[i]), "units")) {
-                        if (streq_ptr(jstr(state_unit(m->state, x->valuestring), "life"), "alive"))
+                        if (streq_ptr(jstr(state_unit(m->state, x->valuestring), "life"), "alive") &&
+                                unit_sees_rel(m->state, x->valuestring, nrel))
                                 queue_rel(m->state, x->valuestring, id, "relation-created", "", NULL);
+                }
+        }
+        /* installed principals on an implicit side enter scope now (no hook to wait for): each
+         * gets its subordinate */
+        for (int i = 0; container && i < 2; i++) {
+                const cJSON *x;
+                cJSON_ArrayForEach(x, jget(state_app(m->state, apps[i]), "units")) {
+                        if (cJSON_IsTrue(jget(state_unit(m->state, x->valuestring), "installed")) &&
+                                rel_implicit_for(m->state, nrel, x->valuestring))
+                                subordinate_ensure(m->state, x->valuestring, nrel);
                 }
         }
         return 0;
@@ -1532,6 +1796,7 @@ int model_remove_relation(struct model *m, const char *a, const char *b, struct 
                 return -EINVAL;
         }
         relation_dying(m->state, found);
+        subordinates_orphaned(m);
         model_gc(m);
         return 0;
 }
@@ -1703,6 +1968,8 @@ void model_event_pre(cJSON *st, const char *unit, const cJSON *ev) {
                         queue_rel(st, unit, id, "relation-joined", remote_units.v[i], NULL);
                         queue_rel(st, unit, id, "relation-changed", remote_units.v[i], NULL);
                 }
+                /* a principal entering a container relation's scope gets its subordinate */
+                subordinate_ensure(st, unit, rel);
         } else if (streq(kind, "relation-joined") && ur && !isempty(remote)) {
                 cJSON *mem = jarr(ur, "members");
                 if (jarr_find(mem, remote) < 0)
@@ -1733,13 +2000,26 @@ bool model_event_runnable(const cJSON *st, const char *unit, const cJSON *ev) {
 static void delete_unit(struct model *m, const char *unit) {
         cJSON *st = m->state;
         cJSON *u = state_unit(st, unit);
-        const char *app = jstr(u, "application");
+        if (!u)
+                return;
+        /* a principal is Dead (and its machine goes) only once its subordinates are gone
+         * (Uniter.terminate, EnsureDead's unitHasNoSubordinates): its remove hook ran */
+        if (cJSON_GetArraySize(jget(u, "subordinates")) > 0) {
+                jset(u, "removed", cJSON_CreateTrue());
+                return;
+        }
+        _cleanup_free_ char *app = xstrdup(strempty(jstr(u, "application"))); /* u goes below */
         cJSON *a = state_app(st, app);
         jarr_remove_str(jarr(a, "units"), unit);
         if (streq_ptr(jstr(a, "leader"), unit))
                 cJSON_DeleteItemFromObjectCaseSensitive(a, "leader");
+        const char *pr = jstr(u, "principal");
+        _cleanup_free_ char *principal = pr ? xstrdup(pr) : NULL;
+        if (principal)
+                jarr_remove_str(jarr(state_unit(st, principal), "subordinates"), unit);
         const char *mid = jstr(u, "machine");
-        cJSON *rec = state_machine(st, mid);
+        /* the machine is its principal's (a subordinate only lives on it) */
+        cJSON *rec = principal ? NULL : state_machine(st, mid);
         if (rec) {
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
                 (void) sim_machine_destroy(m, rec, &e);
@@ -1753,6 +2033,20 @@ static void delete_unit(struct model *m, const char *unit) {
                 s = next;
         }
         cJSON_DeleteItemFromObjectCaseSensitive(jget(st, "units"), unit);
+        const cJSON *pu = principal ? state_unit(st, principal) : NULL;
+        if (pu && cJSON_IsTrue(jget(pu, "removed")) && cJSON_GetArraySize(jget(pu, "subordinates")) == 0) {
+                delete_unit(m, principal);
+                return;
+        }
+        /* a principal still in scope of a container relation with that application gets a new
+         * subordinate now (its scope entry waited: ErrCannotEnterScopeYet until the old unit was
+         * removed) */
+        const cJSON *rel;
+        cJSON_ArrayForEach(rel, jget(st, "relations")) {
+                if (pu && unit_in_scope(st, principal, rel_id(rel)) &&
+                        streq_ptr(rel_remote_app(rel, unit_app(st, principal)), app))
+                        subordinate_ensure(st, principal, rel);
+        }
 }
 
 void model_event_post(struct model *m, const char *unit, const cJSON *ev, bool ok) {
@@ -1761,7 +2055,16 @@ void model_event_post(struct model *m, const char *unit, const cJSON *ev, bool o
         cJSON *st = m->state;
         const char *kind = strempty(jstr(ev, "kind"));
         cJSON *u = state_unit(st, unit);
-        if (streq(kind, "relation-broken")) {
+        if (streq(kind, "install")) {
+                /* installed: the uniter syncs its relations' scopes from now on (created resolver);
+                 * an implicit juju-info side enters a container scope without a hook */
+                jset(u, "installed", cJSON_CreateTrue());
+                const cJSON *rel;
+                cJSON_ArrayForEach(rel, jget(st, "relations")) {
+                        if (rel_endpoint(rel, jstr(u, "application")) && rel_implicit_for(st, rel, unit))
+                                subordinate_ensure(st, unit, rel);
+                }
+        } else if (streq(kind, "relation-broken")) {
                 char k[32];
                 snprintf(k, sizeof(k), "%ld", (long) jnum(ev, "relation", -1));
                 cJSON_DeleteItemFromObjectCaseSensitive(jget(u, "relations"), k);

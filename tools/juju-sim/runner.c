@@ -261,7 +261,9 @@ static void build_env(struct hookctx *ctx, const char *charm_dir, const char *di
         env_add(env, "JUJU_AGENT_SOCKET_NETWORK", "unix");
         /* HookContext.HookVars exports these always, empty where there is nothing to say */
         env_add(env, "JUJU_HOOK_NAME", ctx->hook);
-        static const char *const empty[] = { "JUJU_API_ADDRESSES", "JUJU_PRINCIPAL_UNIT",
+        /* the principal's name in a subordinate's hooks, empty for a principal (contextfactory) */
+        env_add(env, "JUJU_PRINCIPAL_UNIT", strempty(jstr(u, "principal")));
+        static const char *const empty[] = { "JUJU_API_ADDRESSES",
                 "JUJU_AVAILABILITY_ZONE", "CLOUD_API_VERSION", "JUJU_CHARM_HTTP_PROXY",
                 "JUJU_CHARM_HTTPS_PROXY", "JUJU_CHARM_FTP_PROXY", "JUJU_CHARM_NO_PROXY" };
         for (size_t i = 0; i < ELEMENTSOF(empty); i++)
