@@ -42,7 +42,7 @@ start_of() { date -d "$(job_field "$1" StartTime)" +%s; }
 backfilled() { ctl sdiag | sed -n 's/^[[:space:]]*Total backfilled jobs (since last slurm start):[[:space:]]*//p'; }
 
 log "a job only the backfill scheduler starts"
-hold=$(submit -w cpu-0 --exclusive -t 10 -o /dev/null --wrap 'sleep 600')
+hold=$(submit -w cpu-0 -t 10 -o /dev/null --wrap 'sleep 600')
 wait_job_state "$hold" RUNNING 30
 blocked=$(submit -N 2 -t 60 -o /dev/null --wrap true)
 bf0=$(backfilled)

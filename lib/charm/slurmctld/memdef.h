@@ -4,7 +4,7 @@
  *
  * Design note. The template's SelectTypeParameters counts memory, and with no DefMemPerCPU a
  * job without --mem gets its node's whole memory: five 1-CPU jobs on a 2-CPU node ran one after
- * another. With the slurmctld option default-mem-per-cpu=auto (the default) every application's partition
+ * another. With the slurmctld option default-mem-per-cpu=auto every application's partition
  * gets DefMemPerCPU = the smallest (RealMemory - MemSpecLimit) / CPUs over its units, as
  * slurmctld registered their nodes (each compute unit publishes that in its unit bag,
  * interfaces/slurmd.h "node-resources"); a job then takes memory in proportion to its CPUs, and
