@@ -87,6 +87,15 @@ mx 0 test -e /var/lib/slurm/shared/f && die "machine 0 sees a share it was not g
 mx 0 test -e /srv/jsim-basics-share && die "machine 0 sees machine 4's mount point"
 "$JSM" destroy "$MODEL" 4 || die "destroy 4"
 
+# a host file system mounted below "/" (a separate /home, /opt, /var) shows in a machine of the
+# host's base, whose overlay's lower layer is one file system only (review M1)
+sub=/var/tmp/jsim-basics-sub.$$
+mkdir -p "$sub" && mount -t tmpfs -o size=1m jsimsub "$sub" && echo from-host >"$sub/f" || die "host submount"
+sub_out=$("$JSM" create "$MODEL" 5 >/dev/null 2>&1 && mx 5 cat "$sub/f" 2>&1)
+"$JSM" destroy "$MODEL" 5 >/dev/null 2>&1
+umount "$sub" && rmdir "$sub"
+[ "$sub_out" = from-host ] || die "a host submount is not seen in a machine: \"$sub_out\""
+
 # destroy one: its processes, veth and dir go; the others stay
 "$JSM" destroy "$MODEL" 1 || die "destroy 1"
 [ -e "/proc/$pid1" ] && grep -q '^State:.*Z' "/proc/$pid1/status" 2>/dev/null || [ ! -e "/proc/$pid1" ] ||

@@ -75,10 +75,13 @@ assert_eq "JUJU_PRINCIPAL_UNIT empty for a principal" "JUJU_PRINCIPAL_UNIT=" \
         "$(grep '^JUJU_PRINCIPAL_UNIT=' "$(charm_dir p)/env/p-0.start")"
 assert_eq "JUJU_MACHINE_ID is the principal's" "$(grep '^JUJU_MACHINE_ID=' "$(charm_dir p)/env/p-0.start")" \
         "$(grep '^JUJU_MACHINE_ID=' "$(charm_dir sub)/env/${s0//\//-}.start")"
-behave sub update-status 'out "rl-${JUJU_UNIT_NAME//\//-}" relation-list -r "$(relation-ids juju-info)"'
+behave sub update-status 'out "rl-${JUJU_UNIT_NAME//\//-}" relation-list -r "$(relation-ids juju-info)"
+out "rg-${JUJU_UNIT_NAME//\//-}" relation-get -r "$(relation-ids juju-info)" private-address "$JUJU_PRINCIPAL_UNIT"'
 js trigger sub update-status >/dev/null || fail "trigger"
 js wait >/dev/null
 assert_eq "relation-list in the container relation: the principal only" "p/0" "$(got sub "rl-${s0//\//-}")"
+assert_eq "the implicit side's address settings are there (it entered scope)" \
+        "$(state | jq -r '.machines[.units["p/0"].machine].address // "?"')" "$(got sub "rg-${s0//\//-}")"
 unbehave sub update-status
 # goal-state (oneGoalState with the caller's name as principalName): a subordinate's own units
 # are none, its principal application's are all; a principal sees only its own subordinate
@@ -165,6 +168,47 @@ js remove-application p >/dev/null || fail "remove-application p"
 js wait >/dev/null || fail "wait after remove-application"
 assert_eq "no units left" "0" "$(state | jq '.units | length')"
 assert_eq "no machines left" "0" "$(state | jq '.machines | length')"
+
+# an application's bag in a container relation is the relation's: every counterpart unit in
+# scope is told of a change, whatever its principal (review S3)
+printf '%s\n' 'name: csub' 'summary: s' 'description: d' 'subordinate: true' 'requires:' '  host:' \
+        '    interface: testdb' '    scope: container' >"$TMP/csub.yaml"
+rm -rf "$TMP/csub" && cp -r "$CHARMS/recorder" "$TMP/csub" && cp "$TMP/csub.yaml" "$TMP/csub/metadata.yaml"
+js deploy "$CHARMS/recorder" r -n 2 >/dev/null || fail "deploy r"
+js deploy "$TMP/csub" csub >/dev/null || fail "deploy csub"
+js integrate csub:host r:db >/dev/null || fail "integrate csub r"
+js wait >/dev/null || fail "wait csub"
+n3=$(nevents)
+behave r update-status 'if [ "$(is-leader)" = True ]; then relation-set --app -r "$(relation-ids db)" k=v1; fi'
+js trigger r update-status >/dev/null || fail "trigger r"
+js wait >/dev/null || fail "wait r app bag"
+assert_eq "every subordinate unit is told of the principal application's bag" "2" \
+        "$(events "$((n3 + 1))" | grep -c '^csub/[0-9]* host-relation-changed remote=$')"
+unbehave r update-status
+# a subordinate-subordinate container relation through the implicit juju-info of one of them:
+# its units enter scope without hooks and the other's units on the same principal join them
+# (review S2)
+printf '%s\n' 'name: s2' 'summary: s' 'description: d' 'subordinate: true' 'requires:' '  info:' \
+        '    interface: juju-info' '    scope: container' '  host:' '    interface: testdb' '    scope: container' \
+        >"$TMP/s2.yaml"
+rm -rf "$TMP/s2" && cp -r "$CHARMS/recorder" "$TMP/s2" && cp "$TMP/s2.yaml" "$TMP/s2/metadata.yaml"
+js deploy "$TMP/s2" s2 >/dev/null || fail "deploy s2"
+js integrate s2:host r:db >/dev/null || fail "integrate s2 r"
+js wait >/dev/null || fail "wait s2"
+n4=$(nevents)
+js integrate s2:info csub >/dev/null || fail "integrate s2:info csub"
+js wait >/dev/null || fail "wait s2 csub"
+for pr in r/0 r/1; do
+        c=$(state | jq -r --arg p "$pr" '.units[$p].subordinates[] | select(startswith("csub/"))')
+        x=$(state | jq -r --arg p "$pr" '.units[$p].subordinates[] | select(startswith("s2/"))')
+        assert_contains "$x joins $c, the csub unit of its own principal" "$x info-relation-joined remote=$c" \
+                "$(events "$((n4 + 1))")"
+done
+assert_eq "… and no other" "2" "$(events "$((n4 + 1))" | grep -c 'info-relation-joined')"
+assert_eq "the implicit side runs no hooks for it" "" "$(events "$((n4 + 1))" | awk '$1 ~ /^csub\// && $2 ~ /^juju-info/')"
+js remove-application r >/dev/null || fail "remove-application r"
+js wait >/dev/null || fail "wait after removing r"
+assert_eq "no units left of r, csub, s2" "0" "$(state | jq '.units | length')"
 
 # metadata rules
 mkmeta() { rm -rf "$1" && cp -r "$CHARMS/recorder" "$1" && printf '%s\n' "$2" >"$1/metadata.yaml"; }

@@ -115,6 +115,66 @@ static int mount_v1(const char *name) {
  * The host's root stays at OLD_ROOT until setup_mounts() has made its binds (a bind from a
  * detached mount is refused), then goes. */
 #define HOST_UPPER_OPTS "mode=0700,size=2g"
+
+/* mountinfo's octal escapes (\040 for a space) decoded in place. */
+static void unescape_mountinfo(char *s) {
+        char *w = s;
+        for (char *r = s; *r; r++) {
+                if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' && r[3] >= '0' &&
+                        r[3] <= '7') {
+                        *w++ = (char) ((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+                        r += 3;
+                } else
+                        *w++ = *r;
+        }
+        *w = '\0';
+}
+
+static bool path_under(const char *path, const char *dir) {
+        size_t n = strlen(dir);
+        return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* The host's file systems mounted below "/" (a separate /home, /opt, /var; a file bound over
+ * /etc/resolv.conf in a container): an overlay's lower layer is one file system and shows none
+ * of them, so each outermost one is bound at its path in the new root, read and written as the
+ * host's, as every machine saw them before it had its own root (review M1). The machine's own
+ * mounts replace /proc, /sys, /dev, /run and /tmp; its overlay's tmpfs is skipped. */
+static void bind_host_submounts(const struct mach_init_args *a, const char *new_root, int up) {
+        FILE *f = fopen("/proc/self/mountinfo", "re");
+        if (!f)
+                fail(up, "read /proc/self/mountinfo");
+        static const char *const skip[] = { "/proc", "/sys", "/dev", "/run", "/tmp" };
+        char line[8192], *points[256];
+        size_t n = 0;
+        while (fgets(line, sizeof line, f) && n < ELEMENTSOF(points)) {
+                char *save = NULL, *tok = strtok_r(line, " ", &save);
+                for (int i = 0; tok && i < 4; i++)
+                        tok = strtok_r(NULL, " ", &save);
+                if (!tok)
+                        continue;
+                unescape_mountinfo(tok);
+                bool drop = streq(tok, "/") || path_under(tok, a->fs);
+                for (size_t i = 0; !drop && i < ELEMENTSOF(skip); i++)
+                        drop = path_under(tok, skip[i]);
+                if (!drop)
+                        points[n++] = strdup(tok);
+        }
+        fclose(f);
+        char dst[4200];
+        for (size_t i = 0; i < n; i++) {
+                bool inner = false; /* below another of them: the recursive bind brings it */
+                for (size_t j = 0; j < n && !inner; j++)
+                        inner = j != i && !streq(points[i], points[j]) && path_under(points[i], points[j]);
+                for (size_t j = 0; j < i && !inner; j++)
+                        inner = streq(points[i], points[j]); /* stacked on one path: once */
+                snprintf(dst, sizeof dst, "%s%s", new_root, points[i]);
+                if (!inner && points[i] && bind_mount(points[i], dst, false) < 0)
+                        fail(up, dst);
+        }
+        for (size_t i = 0; i < n; i++)
+                free(points[i]);
+}
 static void enter_rootfs(const struct mach_init_args *a, int up) {
         char opts[4200], new_root[4200], step[4300];
         const char *lower = a->rootfs ? a->rootfs : "/";
@@ -134,6 +194,8 @@ static void enter_rootfs(const struct mach_init_args *a, int up) {
                 snprintf(step, sizeof step, "overlay of %s", lower);
                 fail(up, step);
         }
+        if (!a->rootfs)
+                bind_host_submounts(a, new_root, up);
         static const char *const host[] = { "/dev", "/sys" };
         for (size_t i = 0; i < ELEMENTSOF(host); i++) {
                 snprintf(step, sizeof step, "%s%s", new_root, host[i]);

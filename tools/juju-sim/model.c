@@ -816,11 +816,37 @@ static cJSON *unit_record_new(cJSON *st, const char *app, const char *name, cons
         return u;
 }
 
+static void unit_bag_init(cJSON *st, const char *unit, long id);
+
+/* A unit on the implicit juju-info side of rel enters its scope with no hook (Relationer.Join:
+ * EnterScope, which also writes its address settings; IsImplicit skips only the hooks): its
+ * record and bag, and the counterparts in its scope are told it joined (the joins queued for it
+ * are dropped, queue_event). */
+static void implicit_enter(cJSON *st, const char *unit, const cJSON *rel) {
+        cJSON *u = state_unit(st, unit);
+        long id = rel_id(rel);
+        if (!rel_implicit_for(st, rel, unit) || unit_rel(st, unit, id) || !unit_sees_rel(st, unit, rel) ||
+                !streq_ptr(jstr(u, "life"), "alive") || !streq_ptr(jstr(rel, "life"), "alive"))
+                return;
+        char k[32];
+        snprintf(k, sizeof(k), "%ld", id);
+        cJSON *ur = jobj(jobj(u, "relations"), k);
+        jset(ur, "scope", cJSON_CreateTrue());
+        jarr(ur, "members");
+        jset(ur, "broken", cJSON_CreateFalse());
+        unit_bag_init(st, unit, id);
+        _cleanup_strv_ struct strv remote = STRV_INIT;
+        remote_scope_units(st, id, unit, &remote);
+        for (size_t i = 0; i < remote.n; i++) {
+                queue_rel(st, remote.v[i], id, "relation-joined", unit, NULL);
+                queue_rel(st, remote.v[i], id, "relation-changed", unit, NULL);
+        }
+}
+
 /* The principal unit `unit` is in scope of the container relation rel: it gets its unit of the
  * subordinate application on the other side, unless it has one (RelationUnit.EnterScope ->
  * subordinateOps; one per principal unit: addUnitOpsWithCons' assertion). The subordinate is on
- * the principal's machine, named from its application's own sequence. An implicit juju-info side
- * enters scope without hooks: its record is made here. */
+ * the principal's machine, named from its application's own sequence. */
 static void subordinate_ensure(cJSON *st, const char *unit, const cJSON *rel) {
         const char *app = unit_app(st, unit);
         const char *sub = rel_remote_app(rel, app);
@@ -829,15 +855,6 @@ static void subordinate_ensure(cJSON *st, const char *unit, const cJSON *rel) {
                 !streq_ptr(jstr(u, "life"), "alive") || !streq_ptr(jstr(rel, "life"), "alive") ||
                 !streq_ptr(jstr(state_app(st, sub), "life"), "alive"))
                 return;
-        long id = rel_id(rel);
-        if (rel_implicit_for(st, rel, unit) && !unit_rel(st, unit, id)) {
-                char k[32];
-                snprintf(k, sizeof(k), "%ld", id);
-                cJSON *ur = jobj(jobj(u, "relations"), k);
-                jset(ur, "scope", cJSON_CreateTrue());
-                jarr(ur, "members");
-                jset(ur, "broken", cJSON_CreateFalse());
-        }
         const cJSON *x;
         cJSON_ArrayForEach(x, jget(u, "subordinates")) {
                 if (streq_ptr(unit_app(st, x->valuestring), sub))
@@ -850,6 +867,14 @@ static void subordinate_ensure(cJSON *st, const char *unit, const cJSON *rel) {
         unit_record_new(st, sub, name, jstr(u, "machine"), unit);
         cJSON_AddItemToArray(jarr(u, "subordinates"), cJSON_CreateString(name));
         unit_initial_queue(st, name);
+}
+
+/* An installed unit takes part in rel now: the implicit side enters scope, a principal of a
+ * container relation gets its subordinate. */
+static void scope_sync(cJSON *st, const char *unit, const cJSON *rel) {
+        implicit_enter(st, unit, rel);
+        if (rel_implicit_for(st, rel, unit))
+                subordinate_ensure(st, unit, rel);
 }
 
 /* Gives the unit a machine and its initial queue; the machine's id is added to made. */
@@ -1757,14 +1782,13 @@ int model_integrate(struct model *m, const char *a, const char *b, struct strbuf
                                 queue_rel(m->state, x->valuestring, id, "relation-created", "", NULL);
                 }
         }
-        /* installed principals on an implicit side enter scope now (no hook to wait for): each
-         * gets its subordinate */
-        for (int i = 0; container && i < 2; i++) {
+        /* installed units on an implicit side enter scope now (no hook to wait for); a principal
+         * there gets its subordinate */
+        for (int i = 0; i < 2; i++) {
                 const cJSON *x;
                 cJSON_ArrayForEach(x, jget(state_app(m->state, apps[i]), "units")) {
-                        if (cJSON_IsTrue(jget(state_unit(m->state, x->valuestring), "installed")) &&
-                                rel_implicit_for(m->state, nrel, x->valuestring))
-                                subordinate_ensure(m->state, x->valuestring, nrel);
+                        if (cJSON_IsTrue(jget(state_unit(m->state, x->valuestring), "installed")))
+                                scope_sync(m->state, x->valuestring, nrel);
                 }
         }
         return 0;
@@ -2061,8 +2085,8 @@ void model_event_post(struct model *m, const char *unit, const cJSON *ev, bool o
                 jset(u, "installed", cJSON_CreateTrue());
                 const cJSON *rel;
                 cJSON_ArrayForEach(rel, jget(st, "relations")) {
-                        if (rel_endpoint(rel, jstr(u, "application")) && rel_implicit_for(st, rel, unit))
-                                subordinate_ensure(st, unit, rel);
+                        if (rel_endpoint(rel, jstr(u, "application")))
+                                scope_sync(st, unit, rel);
                 }
         } else if (streq(kind, "relation-broken")) {
                 char k[32];
@@ -2143,9 +2167,15 @@ static void commit_events(const cJSON *old, cJSON *now, const char *unit) {
                                 queue_rel(now, remote.v[i], id, "relation-changed", unit, NULL);
                 ob = jget(jget(orel, "app-data"), app);
                 nb = jget(jget(rel, "app-data"), app);
+                /* an application's bag is the relation's, not a scope's: every counterpart in
+                 * scope is told, also across container scopes (counterpartApplicationSettingsKeys) */
+                _cleanup_strv_ struct strv all = STRV_INIT;
+                const char *rapp = rel_remote_app(rel, app);
+                if (rapp)
+                        scope_units(now, id, rapp, unit, &all);
                 if (!cJSON_Compare(ob, nb, true))
-                        for (size_t i = 0; i < remote.n; i++)
-                                queue_rel(now, remote.v[i], id, "relation-changed", "", NULL);
+                        for (size_t i = 0; i < all.n; i++)
+                                queue_rel(now, all.v[i], id, "relation-changed", "", NULL);
         }
         cJSON *sec;
         cJSON_ArrayForEach(sec, jget(now, "secrets")) {

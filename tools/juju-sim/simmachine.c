@@ -121,6 +121,10 @@ int sim_machine_create(struct model *m, cJSON *rec, struct strbuf *err) {
                 if (!slash || slash == dir)
                         continue;
                 *slash = '\0';
+                /* a machine of the host's base reads them through its lower layer (or a host
+                 * submount bound in: machine-init.c); only /tmp and /run are its own there */
+                if (!rootfs && !startswith(dir, "/tmp/") && !startswith(dir, "/run/"))
+                        continue;
                 _cleanup_free_ char *share = xasprintf("%s:%s", dir, dir);
                 if (!strv_contains(&shares, share))
                         strv_push(&shares, share);
