@@ -8,6 +8,7 @@
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -77,6 +78,7 @@ int path_resolve(const char *root, const char *path, char **ret) {
         _cleanup_close_ int rootfd = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0)
                 return -errno;
+        const bool at_top = streq(top, "/");
         _cleanup_free_ char *norm = path_normalize(path);
         /* the longest existing prefix: cut components from the end until one opens */
         _cleanup_free_ char *head = xstrdup(norm);
@@ -84,10 +86,23 @@ int path_resolve(const char *root, const char *path, char **ret) {
         _cleanup_close_ int fd = -1;
         for (;;) {
                 fd = open_in_root(rootfd, head);
+                if ((fd == -ENOSYS || fd == -EPERM) && at_top) {
+                        /* no openat2 (a kernel before 5.6, a seccomp filter): on this machine's own
+                         * root a plain open follows links the same way (review P1) */
+                        fd = open(head, O_PATH | O_CLOEXEC);
+                        if (fd < 0)
+                                fd = -errno;
+                }
                 if (fd >= 0)
                         break;
                 if (fd != -ENOENT)
                         return fd;
+                /* a link whose target is missing is no plain name: where it leads is decided by
+                 * whoever makes the target (review P1) */
+                struct stat lst;
+                _cleanup_free_ char *full = xasprintf("%s%s", at_top ? "" : top, head);
+                if (lstat(full, &lst) == 0 && S_ISLNK(lst.st_mode))
+                        return -ENOLINK;
                 char *slash = strrchr(head, '/');
                 tail_at = (size_t) (slash - head);
                 if (slash == head)
@@ -104,7 +119,7 @@ int path_resolve(const char *root, const char *path, char **ret) {
         /* res is the host's path: seen from the root (RESOLVE_IN_ROOT never leaves it, but a
          * bind mount inside the tree may show another place) */
         const char *seen = res;
-        if (!streq(top, "/")) {
+        if (!at_top) {
                 size_t t = strlen(top);
                 if (strncmp(res, top, t) != 0 || (res[t] != '/' && res[t] != '\0'))
                         return -EXDEV;

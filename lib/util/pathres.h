@@ -16,7 +16,8 @@ char *path_normalize(const char *path);
 /* Absolute path resolved below root (NULL or "" or "/" for this machine's root; a juju-sim
  * machine's tree otherwise, whose links are followed inside it): *ret is the resolved path as
  * seen from root. -EINVAL for a relative path or a ".." component, -ELOOP / -EACCES / -ENOTDIR
- * and the like from the walk of the existing prefix. Links are followed inside root as a chroot
+ * and the like from the walk of the existing prefix, -ENOLINK when a link in it leads to a missing
+ * target (what it names is decided by whoever makes that). Links are followed inside root as a chroot
  * would (an absolute link means root's path; ".." stops at root), -EXDEV when a mount inside
  * root shows a place outside it. */
 int path_resolve(const char *root, const char *path, char **ret);

@@ -489,6 +489,26 @@ static void test_trigger_sources_and_transients(void **state) {
         ev_hint_done(&hs[0]);
         step(&h, &c_idle, NULL, 0, &got);
         ASSERT_RECORDS(&got, "up:c:reconcile", "resumed:c:reconcile");
+        /* a draining node down and up between two steps and drained now (its job ended): the
+         * difference says drained while the flag stayed set, no resume is inferred (review E1) */
+        struct ev_table c_alloc_drain = { 0 }, c_idle_drain = { 0 };
+        ev_table_add(&c_alloc_drain, "a", DOWN, "dead", 0, 0);
+        ev_table_add(&c_alloc_drain, "c", ALLOC | DRAIN, "maint", 0, 0);
+        ev_table_add(&c_idle_drain, "a", DOWN, "dead", 0, 0);
+        ev_table_add(&c_idle_drain, "c", IDLE | DRAIN, "maint", 0, 0);
+        step(&h, &c_alloc_drain, NULL, 0, &got);
+        ASSERT_RECORDS(&got, "draining:c:reconcile");
+        h.now += 60000;
+        hint(&hs[0], EV_HINT_DOWN, h.now, "c");
+        hint(&hs[1], EV_HINT_UP, h.now, "c");
+        step(&h, &c_idle_drain, hs, 2, &got);
+        ASSERT_RECORDS(&got, "down:c:trigger:transient", "up:c:trigger:transient", "drained:c:reconcile");
+        ev_hint_done(&hs[0]);
+        ev_hint_done(&hs[1]);
+        step(&h, &c_idle, NULL, 0, &got);
+        ASSERT_RECORDS(&got, "resumed:c:reconcile");
+        ev_table_done(&c_alloc_drain);
+        ev_table_done(&c_idle_drain);
         ev_table_done(&c_down);
         ev_table_done(&c_drained);
         ev_table_done(&c_idle); /* (the same table as with_c: the next step goes on from it) */

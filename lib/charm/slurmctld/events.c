@@ -482,20 +482,23 @@ static void close_transients(struct step *st, const char *name, const struct ev_
                 /* read before an insertion moves the array */
                 enum ev_kind kind = st->out->v[k].kind;
                 int64_t when = st->out->v[k].time_ms;
+                /* only a transient can contradict: the difference's records are consistent by
+                 * construction (draining -> drained is a DRAINED while the flag stays: review E1) */
+                bool tr = st->out->v[k].transient;
                 switch (kind) {
                 case EV_DOWN:
-                        if (down)
+                        if (down && tr)
                                 infer(st, k++, EV_UP, name, when);
                         down = true;
                         break;
                 case EV_UP:
-                        if (!down)
+                        if (!down && tr)
                                 infer(st, k++, EV_DOWN, name, when);
                         down = false;
                         break;
                 case EV_DRAINING:
                 case EV_DRAINED:
-                        if (drain)
+                        if (drain && tr)
                                 infer(st, k++, EV_RESUMED, name, when);
                         drain = true;
                         break;

@@ -491,7 +491,10 @@ static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, 
                 _cleanup_free_ char *sd = charm_path(o_paths, in->cfg_state_dir);
                 struct stat lst;
                 int holds = state_dir_holds_charm(o_paths ? o_paths->root : NULL, in->cfg_state_dir);
-                if (holds < 0)
+                if (holds == -ENOLINK)
+                        strbuf_addstr(&why, "goes through a symbolic link whose target is missing: give the "
+                                            "directory itself");
+                else if (holds < 0)
                         strbuf_addf(&why, "cannot be followed on this machine: %s", strerror(-holds));
                 else if (holds)
                         strbuf_addf(&why,

@@ -414,8 +414,13 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
         if (step == CONFPUSH_RESTART || step == CONFPUSH_HOLD) {
                 bool dying = false;
                 strbuf_reset(&e);
-                if (juju_unit_dying(ctx, &dying, &e) < 0 || dying) {
-                        strbuf_addstr(note, dying ? "; leaving: no slurm.conf push" : "");
+                if (juju_unit_dying(ctx, &dying, &e) < 0) {
+                        /* not known: no restart now; the next run asks again (review J1: said) */
+                        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "slurm.conf push held: %s", e.buf);
+                        return 0;
+                }
+                if (dying) {
+                        strbuf_addstr(note, "; leaving: no slurm.conf push");
                         return 0;
                 }
         }
