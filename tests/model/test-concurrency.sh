@@ -84,18 +84,21 @@ for m in serial machines; do
         figure[$m]=$lat_exec
         echo "hook-concurrency=$m, during a/0's ${LONG} s hook: exec b/0 ${lat_exec} ms, status ${lat_status} ms," \
                 "debug-log ${lat_log} ms, capacity ${lat_cap} ms"
+        # "does not wait" means well inside the hook's LONG s, not a speed goal (a loaded 2-core
+        # host took 2.7 s for a run that waits for nothing; the figures are printed)
+        quick=$((LONG * 1000 / 2))
         for v in status:$lat_status debug-log:$lat_log capacity:$lat_cap; do
-                [ "${v#*:}" -lt 2000 ] && pass "$m: ${v%%:*} does not wait for a hook (${v#*:} ms)" ||
+                [ "${v#*:}" -lt $quick ] && pass "$m: ${v%%:*} does not wait for a hook (${v#*:} ms)" ||
                         fail "$m: ${v%%:*} took ${v#*:} ms during a hook"
         done
         if [ $m = serial ]; then
                 [ "$lat_exec" -ge $(((LONG - 3) * 1000)) ] && pass "serial: exec b/0 waits for a/0's hook" ||
                         fail "serial: exec b/0 took $lat_exec ms during a/0's ${LONG} s hook"
         else
-                [ "$lat_exec" -lt 2000 ] && pass "concurrent: exec b/0 does not wait for a/0's hook" ||
+                [ "$lat_exec" -lt $quick ] && pass "concurrent: exec b/0 does not wait for a/0's hook" ||
                         fail "concurrent: exec b/0 took $lat_exec ms during a/0's hook"
                 lat_run=$(ms js run b/0 free)
-                [ "$lat_run" -lt 2000 ] && pass "concurrent: run b/0 does not wait for a/0's hook ($lat_run ms)" ||
+                [ "$lat_run" -lt $quick ] && pass "concurrent: run b/0 does not wait for a/0's hook ($lat_run ms)" ||
                         fail "concurrent: run b/0 took $lat_run ms during a/0's hook"
                 # a unit's own machine stays locked: an exec on a/0 waits for its hook
                 lat_own=$(ms js exec a/0 -- true)
