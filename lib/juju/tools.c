@@ -135,14 +135,14 @@ int juju_unit_dying(struct juju_ctx *ctx, bool *ret, struct strbuf *err) {
         if (r < 0)
                 return r;
         const cJSON *units = cJSON_GetObjectItemCaseSensitive(j, "units");
-        const cJSON *me = cJSON_GetObjectItemCaseSensitive(units, ctx->env.unit);
-        const cJSON *st = cJSON_GetObjectItemCaseSensitive(me, "status");
         if (!cJSON_IsObject(units)) {
                 cJSON_Delete(j);
                 if (err)
                         strbuf_addstr(err, "goal-state: no units");
                 return -EBADMSG;
         }
+        const cJSON *me = cJSON_GetObjectItemCaseSensitive(units, ctx->env.unit);
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(me, "status");
         *ret = cJSON_IsString(st) && streq(st->valuestring, "dying");
         cJSON_Delete(j);
         return 0;

@@ -6,6 +6,8 @@
 #include "util/strv.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "util/banned.h"
 
@@ -86,6 +88,15 @@ char **strv_detach(struct strv *sv) {
                 v = sv->v;
         strv_init(sv);
         return v;
+}
+
+static int cmp_strp(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+void strv_sort(struct strv *sv) {
+        if (sv->n > 1)
+                qsort(sv->v, sv->n, sizeof(char *), cmp_strp);
 }
 
 long strv_find(const struct strv *sv, const char *s) {

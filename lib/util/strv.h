@@ -31,6 +31,8 @@ void strv_pushv(struct strv *sv, char *const *list);
 void strv_pushl(struct strv *sv, ...) __attribute__((__sentinel__));
 /* Removes and frees the last element, if any. */
 void strv_pop(struct strv *sv);
+/* Sorts the elements in byte order (strcmp: "a/10" before "a/2", as Go's sort.Strings). */
+void strv_sort(struct strv *sv);
 /* Removes and frees element i, keeping the order of the rest. */
 void strv_remove(struct strv *sv, size_t i);
 char **strv_detach(struct strv *sv);

@@ -68,6 +68,13 @@ static void test_strv(void **state) {
         assert_true(strv_contains(&sv, "b2"));
         assert_int_equal(strv_find(&sv, "d"), 3);
         assert_int_equal(strv_find(&sv, "zz"), -1);
+        {
+                _cleanup_strv_ struct strv so = STRV_INIT;
+                strv_pushl(&so, "a/2", "b", "a/10", NULL);
+                strv_sort(&so);
+                _cleanup_free_ char *sj = strv_join(&so, ",");
+                assert_string_equal(sj, "a/10,a/2,b");
+        }
         strv_remove(&sv, 1);
         _cleanup_free_ char *j = strv_join(&sv, ",");
         assert_string_equal(j, "a,c,d");

@@ -221,13 +221,9 @@ static char *rel_key(struct call *c, long id) {
         return xasprintf("%s:%ld", strempty(jstr(rel_endpoint(rel, c->ctx->app), "endpoint")), id);
 }
 
-static int str_cmp(const void *a, const void *b) {
-        return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
 /* A []string sorted as Go's sort.Strings (byte order: "a/10" before "a/2"). */
 static cJSON *string_list(struct strv *sv) {
-        qsort(sv->v, sv->n, sizeof(char *), str_cmp);
+        strv_sort(sv);
         cJSON *a = cJSON_CreateArray();
         for (size_t i = 0; i < sv->n; i++)
                 cJSON_AddItemToArray(a, cJSON_CreateString(sv->v[i]));

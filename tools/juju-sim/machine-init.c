@@ -18,6 +18,7 @@
 #include "machine.h"
 #include "machine-internal.h"
 #include "util/fileio.h"
+#include "util/pathres.h"
 
 #include "util/banned.h"
 
@@ -130,11 +131,6 @@ static void unescape_mountinfo(char *s) {
         *w = '\0';
 }
 
-static bool path_under(const char *path, const char *dir) {
-        size_t n = strlen(dir);
-        return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 /* The host's file systems mounted below "/" (a separate /home, /opt, /var; a file bound over
  * /etc/resolv.conf in a container): an overlay's lower layer is one file system and shows none
  * of them, so each outermost one is bound at its path in the new root, read and written as the
@@ -154,9 +150,9 @@ static void bind_host_submounts(const struct mach_init_args *a, const char *new_
                 if (!tok)
                         continue;
                 unescape_mountinfo(tok);
-                bool drop = streq(tok, "/") || path_under(tok, a->fs);
+                bool drop = streq(tok, "/") || path_is_below_or_same(tok, a->fs);
                 for (size_t i = 0; !drop && i < ELEMENTSOF(skip); i++)
-                        drop = path_under(tok, skip[i]);
+                        drop = path_is_below_or_same(tok, skip[i]);
                 if (!drop)
                         points[n++] = strdup(tok);
         }
@@ -165,7 +161,8 @@ static void bind_host_submounts(const struct mach_init_args *a, const char *new_
         for (size_t i = 0; i < n; i++) {
                 bool inner = false; /* below another of them: the recursive bind brings it */
                 for (size_t j = 0; j < n && !inner; j++)
-                        inner = j != i && !streq(points[i], points[j]) && path_under(points[i], points[j]);
+                        inner = j != i && !streq(points[i], points[j]) &&
+                                path_is_below_or_same(points[i], points[j]);
                 for (size_t j = 0; j < i && !inner; j++)
                         inner = streq(points[i], points[j]); /* stacked on one path: once */
                 snprintf(dst, sizeof dst, "%s%s", new_root, points[i]);

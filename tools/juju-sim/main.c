@@ -643,10 +643,6 @@ static void status_contents(cJSON *o, const char *current, const char *message, 
                 jset_str(o, "since", s);
 }
 
-static int cmp_str(const void *a, const void *b) {
-        return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
 /* A unit's entry (processUnit): a subordinate's has no machine but its principal's address. */
 static void unit_status_json(const cJSON *st, const char *name, cJSON *uo) {
         const cJSON *u = state_unit(st, name);
@@ -706,7 +702,7 @@ static cJSON *status_json(const cJSON *st) {
                                         ra && !strv_contains(&to, ra))
                                         strv_push(&to, ra);
                         }
-                        qsort(to.v, to.n, sizeof(char *), cmp_str);
+                        strv_sort(&to);
                         cJSON *l = jarr(ao, "subordinate-to");
                         for (size_t i = 0; i < to.n; i++)
                                 cJSON_AddItemToArray(l, cJSON_CreateString(to.v[i]));

@@ -818,6 +818,19 @@ static cJSON *unit_record_new(cJSON *st, const char *app, const char *name, cons
 
 static void unit_bag_init(cJSON *st, const char *unit, long id);
 
+/* The unit's record of relation id as it enters its scope (no member yet, not broken) and its
+ * bag with the address settings (EnterScope writes them). */
+static cJSON *scope_enter(cJSON *st, const char *unit, long id) {
+        char k[32];
+        snprintf(k, sizeof(k), "%ld", id);
+        cJSON *ur = jobj(jobj(state_unit(st, unit), "relations"), k);
+        jset(ur, "scope", cJSON_CreateTrue());
+        jarr(ur, "members");
+        jset(ur, "broken", cJSON_CreateFalse());
+        unit_bag_init(st, unit, id);
+        return ur;
+}
+
 /* A unit on the implicit juju-info side of rel enters its scope with no hook (Relationer.Join:
  * EnterScope, which also writes its address settings; IsImplicit skips only the hooks): its
  * record and bag, and the counterparts in its scope are told it joined (the joins queued for it
@@ -828,13 +841,7 @@ static void implicit_enter(cJSON *st, const char *unit, const cJSON *rel) {
         if (!rel_implicit_for(st, rel, unit) || unit_rel(st, unit, id) || !unit_sees_rel(st, unit, rel) ||
                 !streq_ptr(jstr(u, "life"), "alive") || !streq_ptr(jstr(rel, "life"), "alive"))
                 return;
-        char k[32];
-        snprintf(k, sizeof(k), "%ld", id);
-        cJSON *ur = jobj(jobj(u, "relations"), k);
-        jset(ur, "scope", cJSON_CreateTrue());
-        jarr(ur, "members");
-        jset(ur, "broken", cJSON_CreateFalse());
-        unit_bag_init(st, unit, id);
+        scope_enter(st, unit, id);
         _cleanup_strv_ struct strv remote = STRV_INIT;
         remote_scope_units(st, id, unit, &remote);
         for (size_t i = 0; i < remote.n; i++) {
@@ -1968,17 +1975,11 @@ void model_event_pre(cJSON *st, const char *unit, const cJSON *ev) {
         cJSON *ur = unit_rel(st, unit, id);
         const char *remote = jstr(ev, "remote-unit");
         if (streq(kind, "relation-created") && !ur) {
-                char k[32];
-                snprintf(k, sizeof(k), "%ld", id);
-                ur = jobj(jobj(u, "relations"), k);
+                ur = scope_enter(st, unit, id);
                 /* until its hook succeeded: a process killed during it leaves the record, and
                  * the hook must run again (model_event_runnable; Juju marks a relation created
                  * only when the hook commits, uniter/relation CreatedRelations) */
                 jset(ur, "creating", cJSON_CreateTrue());
-                jset(ur, "scope", cJSON_CreateTrue());
-                jarr(ur, "members");
-                jset(ur, "broken", cJSON_CreateFalse());
-                unit_bag_init(st, unit, id);
                 /* The leader that joins sets the relation joined (uniter relationStateTracker). */
                 cJSON *rel = state_relation(st, id);
                 if (unit_is_leader(st, unit) && streq_ptr(jstr(rel, "life"), "alive"))
