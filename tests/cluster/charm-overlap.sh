@@ -163,10 +163,22 @@ for l in sys.stdin:
     for m in h.get("log", []):
         x = re.search(r"left the cluster: node (cpu-[0-9]+) .* deleted at ([0-9.]+)", json.dumps(m))
         if x: print(x.group(1), x.group(2))')
+# what CI keeps of a failure is its line: a node left behind says its record, its deletions and
+# the controller's last words on it
+why_there() {
+        local rec dels words u
+        rec=$(ctl scontrol -o show node "$1" | grep -oE '(State|Reason|SlurmdStartTime)=[^ ]*' | tr '\n' ' ')
+        dels=$(awk -v n="$1" '$1 == n { print $2 }' <<<"$deleted" | tr '\n' ' ')
+        echo -n "${rec}deletions: \"$dels\""
+        for u in slurmctld/0 slurmctld/1; do
+                words=$(on "$u" grep -h "$1" /var/log/slurm/slurmctld.log | tail -n 3 | cut -c1-160 | tr '\n' '|')
+                echo -n "; $u: $words"
+        done
+}
 for i in 1 2 3 4 5 6; do
         [ -s "$T/out/end-$i" ] || die "the job on cpu-$i did not run to its end"
         [ "$(job_field "${run[$i]}" JobState)" = COMPLETED ] || die "job ${run[$i]}: $(job_field "${run[$i]}" JobState)"
-        node_exists "cpu-$i" && die "cpu-$i still there"
+        node_exists "cpu-$i" && die "cpu-$i still there: $(why_there "cpu-$i")"
         d=$(awk -v n="cpu-$i" '$1 == n { print $2 }' <<<"$deleted")
         [ "$(wc -w <<<"$d")" = 1 ] || die "cpu-$i: want one deletion, got \"$d\" (all: $deleted)"
         python3 -c "import sys; sys.exit(0 if float('$d') >= float(open('$T/out/end-$i').read()) else 1)" ||
