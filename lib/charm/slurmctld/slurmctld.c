@@ -24,6 +24,7 @@
 #include "charm/common/gres.h"
 #include "charm/slurmctld/ha.h"
 #include "charm/slurmctld/nodeevents.h"
+#include "charm/slurmctld/evpush.h"
 #include "charm/common/nodeprogs.h"
 #include "charm/common/pause.h"
 #include "charm/common/watcher.h"
@@ -2371,6 +2372,20 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 strv_pushf(&in.refused, "default-partition: \"%.40s\" is not an application name", deflt);
                 deflt = NULL;
         }
+        /* the node event log's receiver (charm/slurmctld/evpush.h): a bad URL is refused and the
+         * pushing in place stays (NULL); empty stops it */
+        _cleanup_free_ char *push_url = NULL;
+        {
+                _cleanup_strbuf_ struct strbuf pe = STRBUF_INIT;
+                r = evpush_config(ctx, &push_url, &pe);
+                if (r == -EINVAL)
+                        strv_pushf(&in.refused, "%s (the pushing in place stays)", pe.buf);
+                else if (r < 0) {
+                        strbuf_addbuf(err, &pe);
+                        return r;
+                } else if (r == 0)
+                        push_url = xstrdup("");
+        }
         _cleanup_strv_ struct strv ctl_copy = STRV_INIT; /* split_controllers() cuts its strings */
         strv_pushv(&ctl_copy, in.controllers.v);
         _cleanup_free_ struct ctl_guard_app *apps = xcalloc(in.slurmd_apps.n + 1, sizeof *apps);
@@ -2757,6 +2772,17 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 return r;
         /* the node event log: watcher, triggers, reconcile (charm/slurmctld/nodeevents.h; never fails) */
         nodeevents_after_reconcile(ctx, &o->paths, bus, o->event, in.ha.self >= 0 ? in.state_dir : NULL, out);
+        /* its consumer, once this unit is in the log (never fails the hook: said in the status) */
+        if (in.ha.self >= 0) {
+                _cleanup_strbuf_ struct strbuf pe = STRBUF_INIT;
+                const char *charm_dir = o->paths.charm_dir ? o->paths.charm_dir : juju_env(ctx)->charm_dir;
+                if (evpush_apply(&o->paths, bus, juju_env(ctx)->unit, charm_dir, push_url,
+                            streq_ptr(o->event, "upgrade-charm"), &pe) < 0) {
+                        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "event push: %s", pe.buf);
+                        strbuf_addf(&out->message, "; event push: %s", pe.buf);
+                }
+                evpush_status_note(&o->paths, (int64_t) time(NULL) * 1000, &out->message);
+        }
         /* site trigger programs this machine lacks (charm/slurmctld/trigops.h) */
         trigops_status_note(&o->paths, &out->message);
         out->set_app_status = in.leader;
