@@ -80,6 +80,7 @@ int main(int argc, char **argv) {
         const struct evpush_loop_opts o = {
                 .dir = dir,
                 .url = url,
+                .endpoint_file = file,
                 .poll_ms = (int) poll_ms,
                 .backoff_max_ms = (int) backoff_ms,
                 .log = log_line,

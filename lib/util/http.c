@@ -33,14 +33,15 @@ static int bad_url(struct strbuf *err, const char *url, const char *why) {
         return -EINVAL;
 }
 
-/* letters, digits, '-' and '.': a DNS name or an IPv4 address as written */
+/* letters, digits, '-', '_' and '.': a DNS name (a container's service name may hold '_'), an IPv4
+ * address as written */
 static bool host_name(const char *s, size_t n) {
         if (n == 0 || n > 253 || s[0] == '.' || s[0] == '-')
                 return false;
         for (size_t i = 0; i < n; i++) {
                 char c = s[i];
                 if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                            c == '.'))
+                            c == '.' || c == '_'))
                         return false;
         }
         return true;
@@ -67,8 +68,8 @@ int http_url_parse(const char *url, struct http_url *ret, struct strbuf *err) {
         if (strlen(url) > HTTP_URL_MAX)
                 return bad_url(err, url, "longer than 2048 bytes");
         for (p = url; *p; p++)
-                if ((unsigned char) *p <= ' ' || *p == 0x7f || *p == '"' || *p == '\'' || *p == '\\' ||
-                        *p == '<' || *p == '>' || *p == '`')
+                if ((unsigned char) *p <= ' ' || *p == 0x7f || *p == '"' || *p == '\\' || *p == '<' || *p == '>' ||
+                        *p == '`')
                         return bad_url(err, url, "spaces, control characters, quotes, backslashes and <>` are "
                                                  "not allowed (percent-encode them)");
         if (startswith_no_case(url, "https://"))
@@ -98,7 +99,7 @@ int http_url_parse(const char *url, struct http_url *ret, struct strbuf *err) {
                 if (host_end > auth_end)
                         host_end = auth_end;
                 if (!host_name(host, (size_t) (host_end - host)))
-                        return bad_url(err, url, "no valid host name (letters, digits, '-' and '.')");
+                        return bad_url(err, url, "no valid host name (letters, digits, '-', '_' and '.')");
                 p = host_end;
         }
         if (p < auth_end) {
@@ -221,19 +222,25 @@ int http_post(const struct http_url *u, const char *content_type, const char *bo
 
         r = getaddrinfo(u->host, u->port, &hints, &res);
         if (r != 0) {
+                int e = r == EAI_SYSTEM && errno > 0 ? -errno : -EHOSTUNREACH;
                 if (err)
                         strbuf_addf(err, "resolve %s: %s", u->host, gai_strerror(r));
-                return r == EAI_SYSTEM ? -errno : -EHOSTUNREACH;
+                return e;
         }
         r = -EHOSTUNREACH;
-        for (const struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-                r = connect_one(ai, deadline);
+        for (const struct addrinfo *ai = res; ai && left_ms(deadline) > 0; ai = ai->ai_next) {
+                /* an address that drops packets does not take the others' time: each but the last
+                 * gets half of what is left, 3 s at most */
+                int64_t until = deadline;
+                if (ai->ai_next) {
+                        int slice = left_ms(deadline) / 2;
+                        until = mono_ms() + (slice < 3000 ? slice : 3000);
+                }
+                r = connect_one(ai, until);
                 if (r >= 0) {
                         fd = r;
                         break;
                 }
-                if (r == -ETIMEDOUT)
-                        break;
         }
         freeaddrinfo(res);
         if (fd < 0)
@@ -258,8 +265,20 @@ int http_post(const struct http_url *u, const char *content_type, const char *bo
         _cleanup_free_ char *head = xmalloc(HTTP_HEAD_MAX + 1);
         size_t got = 0;
         for (;;) {
-                if (got >= 12 && memmem(head, got, "\r\n", 2))
-                        break; /* the status line is in */
+                if (got >= 12 && memmem(head, got, "\r\n", 2)) {
+                        /* an interim answer (1xx but 101, RFC 9110 15.2: 100 Continue, 103 Early
+                         * Hints) is skipped once its header block is in; the final one follows */
+                        int code = status_code(head, got);
+                        if (code < 100 || code >= 200 || code == 101)
+                                break; /* the final status line is in */
+                        char *end = memmem(head, got, "\r\n\r\n", 4);
+                        if (end) {
+                                size_t used = (size_t) (end + 4 - head);
+                                memmove(head, head + used, got - used);
+                                got -= used;
+                                continue;
+                        }
+                }
                 if (got == HTTP_HEAD_MAX)
                         return fail(err, u, -EPROTO, "answer from");
                 ssize_t n = recv(fd, head + got, HTTP_HEAD_MAX - got, 0);

@@ -4,14 +4,16 @@
  * TLS library, so an https receiver is reached through a relay on the machine or its network.
  *
  * http_url_parse() takes "http://HOST[:PORT][/PATH[?QUERY]]": HOST a DNS name, an IPv4 address
- * or a bracketed IPv6 address; PORT 1-65535 (80 when absent); PATH "/" when absent. Refused,
- * each with its own message: another scheme (https named as such), user info ("user@"), a
- * fragment, spaces, control characters, quotes and backslashes anywhere, a URL over
- * HTTP_URL_MAX bytes.
+ * ('_' allowed), an IPv4 address or a bracketed IPv6 address; PORT 1-65535 (80 when absent);
+ * PATH "/" when absent. Refused, each with its own message: another scheme (https named as
+ * such), user info ("user@"), a fragment, spaces, control characters, double quotes,
+ * backslashes, <, > and ` anywhere, a URL over HTTP_URL_MAX bytes.
  *
- * http_post() resolves the host, connects to each address in turn, sends one request
- * ("Connection: close", Content-Length) and reads the status line and headers of the answer
- * (the body is not read), all within one deadline. Nothing is retried here: the caller decides.
+ * http_post() resolves the host, connects to each address in turn (each but the last within half
+ * the time left, 3 s at most), sends one request ("Connection: close", Content-Length) and reads
+ * the answer's final status line (interim 1xx answers skipped; the headers and body are not
+ * read), all within one deadline but the name's resolution (getaddrinfo has no timeout). Nothing
+ * is retried here: the caller decides.
  *
  * Functions return 0 (or the status code) or a negative errno with one message appended to err
  * (may be NULL): -EINVAL a bad URL, -ETIMEDOUT the deadline passed, -ECONNREFUSED and the other

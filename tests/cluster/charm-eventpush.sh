@@ -5,8 +5,8 @@
 # compute unit's machine. Node changes are made throughout. event-endpoint set: the records made
 # before it arrive too. Then the receiver answers 503 for a while (the status says records wait;
 # all arrive once it is back), its answers are lost (the same records come again), slurmctld
-# restarts, and the pushing unit's service is killed, each unit's in turn (the other goes on
-# from the same cursor). After each step the receiver holds, once duplicate ids are dropped,
+# restarts, the pushing unit's service is killed, each unit's in turn (the other goes on from
+# the same cursor), and another endpoint gets every record kept. After each step the receiver holds, once duplicate ids are dropped,
 # every record node-events has, each first arrival in seq order. A refused value (https) keeps
 # the pushing in place; empty stops it on every unit. Prints the log -> receiver latency.
 set -euo pipefail
@@ -179,6 +179,20 @@ for u in slurmctld/0 slurmctld/1; do
         all_arrive 60
         mx "$u" systemctl start juju-node-event-push.service
 done
+
+log "another endpoint: it gets every record kept, nothing counted lost"
+before=$(received)
+js config slurmctld event-endpoint="$URL?second=1" >/dev/null
+settle 60
+all_arrive 60
+after=$(received)
+read -r _ raw0 uniq0 _ <<<"$before"
+read -r _ raw1 uniq1 _ <<<"$after"
+[ $((raw1 - raw0)) -ge "$uniq1" ] || die "the new endpoint did not get every record: $before -> $after"
+js trigger slurmctld update-status >/dev/null
+settle 60
+! status_is slurmctld/0 'event push' || die "slurmctld/0 says: $(unit_status slurmctld/0)"
+URL="$URL?second=1"
 
 log "a refused value keeps the pushing in place; empty stops it"
 js config slurmctld event-endpoint="https://$addr/x" >/dev/null

@@ -150,7 +150,7 @@ static char *seqs_of(const char *body) {
 static int round_to(const char *dir, const char *url, struct evpush_round *rd, struct strbuf *err) {
         struct http_url u = { 0 };
         assert_int_equal(http_url_parse(url, &u, NULL), 0);
-        int r = evpush_round(dir, url, &u, 1000, rd, err);
+        int r = evpush_round(dir, -1, url, &u, 0, 1000, rd, err);
         http_url_done(&u);
         return r;
 }
@@ -186,7 +186,7 @@ static void test_deliver_retry(void **state) {
         assert_int_equal(evpush_cursor_load(dir, &c, NULL), 0);
         assert_int_equal(c.delivered, 3);
         assert_null(c.error);
-        assert_string_equal(c.log_id, LOG_ID);
+        assert_string_equal(c.last_id, LOG_ID "-3");
         evpush_cursor_done(&c);
         /* nothing new: no request */
         assert_int_equal(round_to(dir, url, &rd, &err), 0);
@@ -235,7 +235,7 @@ static void test_rotated_out(void **state) {
         /* the receiver took 1-2, then was away while the log rotated twice */
         append(dir, &o, LOG_ID, 1, 2);
         c.endpoint = xstrdup("http://127.0.0.1:1/x");
-        c.log_id = xstrdup(LOG_ID);
+        c.last_id = xstrdup(LOG_ID "-2");
         c.delivered = 2;
         append(dir, &o, LOG_ID, 3, 200);
         receiver_start(&rx, script, ELEMENTSOF(script));
@@ -314,6 +314,102 @@ static void test_no_answer(void **state) {
         receiver_end(&rx);
 }
 
+/* review 1: new ids with seq going on (a snapshot lost midway) are no restart; review 2: a new
+ * endpoint or an unreadable cursor on a rotated log counts nothing lost */
+static void test_ids_change_seq_goes_on(void **state) {
+        const char *dir = *state;
+        static const int script[] = { 200, 200, 200, 200, 200, 200 };
+        struct receiver rx;
+        struct evpush_round rd;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        _cleanup_(evpush_cursor_done) struct evpush_cursor c = { 0 };
+        struct ev_log_opts o = { .cap = (size_t) 64 * 1024 * 1024 };
+
+        append(dir, &o, LOG_ID, 1, 300);
+        append(dir, &o, "77aa0011", 301, 1200);
+        receiver_start(&rx, script, ELEMENTSOF(script));
+        _cleanup_free_ char *url = url_of(&rx);
+        uint64_t next = 1;
+        for (int k = 0; k < 3; k++) {
+                assert_true(round_to(dir, url, &rd, &err) > 0);
+                assert_int_equal(rd.first, next);
+                assert_int_equal(rd.lost_now, 0);
+                free(receiver_body(&rx));
+                next = rd.last + 1;
+        }
+        assert_int_equal(next, 1201);
+        assert_int_equal(round_to(dir, url, &rd, &err), 0);
+        assert_int_equal(evpush_cursor_load(dir, &c, NULL), 0);
+        assert_int_equal(c.lost, 0);
+        assert_string_equal(c.last_id, "77aa0011-1200");
+        evpush_cursor_done(&c);
+        receiver_end(&rx);
+}
+
+static void test_fresh_on_rotated_log(void **state) {
+        const char *dir = *state;
+        static const int script[] = { 200, 200 };
+        struct receiver rx;
+        struct evpush_round rd;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        _cleanup_(evpush_cursor_done) struct evpush_cursor c = { 0 };
+        struct ev_log_opts o = { .cap = EV_LOG_CAP_MIN };
+
+        append(dir, &o, LOG_ID, 1, 200);
+        receiver_start(&rx, script, ELEMENTSOF(script));
+        _cleanup_free_ char *url = url_of(&rx);
+        assert_true(round_to(dir, url, &rd, &err) > 0);
+        assert_true(rd.first > 1);
+        assert_int_equal(rd.last, 200);
+        assert_int_equal(rd.lost_now, 0);
+        free(receiver_body(&rx));
+        /* an unreadable cursor: from the oldest kept again, nothing lost */
+        _cleanup_free_ char *cur = xasprintf("%s/%s", dir, EVPUSH_CURSOR_FILE);
+        FILE *f = fopen(cur, "w");
+        assert_non_null(f);
+        fputs("{not json", f);
+        fclose(f);
+        assert_true(round_to(dir, url, &rd, &err) > 0);
+        assert_int_equal(rd.lost_now, 0);
+        free(receiver_body(&rx));
+        assert_int_equal(evpush_cursor_load(dir, &c, NULL), 0);
+        assert_int_equal(c.lost, 0);
+        assert_int_equal(c.delivered, 200);
+        receiver_end(&rx);
+}
+
+/* 413: -EMSGSIZE (the loop halves its batch); a lock that is not the directory's: -ESTALE */
+static void test_too_large_and_stale_lock(void **state) {
+        const char *dir = *state;
+        static const int script[] = { 413 };
+        struct receiver rx;
+        struct evpush_round rd;
+        struct http_url u = { 0 };
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+
+        append(dir, NULL, LOG_ID, 1, 3);
+        receiver_start(&rx, script, ELEMENTSOF(script));
+        _cleanup_free_ char *url = url_of(&rx);
+        assert_int_equal(round_to(dir, url, &rd, &err), -EMSGSIZE);
+        free(receiver_body(&rx));
+        receiver_end(&rx);
+
+        int fd = -1;
+        assert_int_equal(evpush_lock(dir, &fd, NULL), 1);
+        assert_int_equal(http_url_parse(url, &u, NULL), 0);
+        /* the lock file replaced under the holder */
+        _cleanup_free_ char *lp = xasprintf("%s/%s", dir, EVPUSH_LOCK_FILE), *lp2 = xasprintf("%s.new", lp);
+        FILE *f = fopen(lp2, "w");
+        assert_non_null(f);
+        fclose(f);
+        assert_int_equal(rename(lp2, lp), 0);
+        strbuf_reset(&err);
+        assert_int_equal(evpush_round(dir, fd, url, &u, 0, 1000, &rd, &err), -ESTALE);
+        assert_non_null(strstr(err.buf, "not this log's"));
+        close(fd);
+        http_url_done(&u);
+}
+
 static void test_lock(void **state) {
         const char *dir = *state;
         int a = -1, b = -1;
@@ -345,6 +441,9 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_rotated_out, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_new_endpoint_new_log, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_no_answer, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_ids_change_seq_goes_on, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_fresh_on_rotated_log, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_too_large_and_stale_lock, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

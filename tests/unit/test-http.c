@@ -35,6 +35,7 @@ static void test_url_ok(void **state) {
                 { "http://[fe80::1]/", "fe80::1", "80", "/", "[fe80::1]" },
                 { "http://h:65535", "h", "65535", "/", "h:65535" },
                 { "http://h:0080/", "h", "80", "/", "h:0080" },
+                { "http://recv_1:9/it's", "recv_1", "9", "/it's", "recv_1:9" },
         };
         for (size_t i = 0; i < ELEMENTSOF(v); i++) {
                 struct http_url u = { 0 };
@@ -58,6 +59,7 @@ static void test_url_refused(void **state) {
                 { "http://h /x", "spaces" },
                 { "http://h/x\ny", "control characters" },
                 { "http://h/\"x", "quotes" },
+                { "http://h/<x>", "quotes" },
                 { "http://h/x\\y", "backslashes" },
                 { "http://h:0/", "port must be" },
                 { "http://h:65536/", "port must be" },
@@ -65,7 +67,7 @@ static void test_url_refused(void **state) {
                 { "http://h:8o/", "port must be" },
                 { "http://-h/", "no valid host" },
                 { "http:///x", "no valid host" },
-                { "http://h_x/", "no valid host" },
+                { "http://h~x/", "no valid host" },
                 { "http://[zz::1]/", "bracketed IPv6" },
                 { "http://[::1/", "bracketed IPv6" },
                 { "http://[::1]x/", "junk after the host" },
@@ -89,7 +91,7 @@ static void test_url_refused(void **state) {
 
 /* --- a receiver on the loopback ---------------------------------------------------------------- */
 
-enum answer { ANSWER_200, ANSWER_503, ANSWER_GARBAGE, ANSWER_SILENT, ANSWER_CLOSE, ANSWER_SPLIT };
+enum answer { ANSWER_200, ANSWER_503, ANSWER_GARBAGE, ANSWER_SILENT, ANSWER_CLOSE, ANSWER_SPLIT, ANSWER_INTERIM };
 
 struct receiver {
         pid_t pid;
@@ -136,6 +138,12 @@ static void serve(int lfd, enum answer a, int out_fd) {
                 sleep(5);
                 break;
         case ANSWER_CLOSE:
+                break;
+        case ANSWER_INTERIM:
+                /* 100 Continue and 103 Early Hints before the final answer */
+                (void) !write(c, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n", 65);
+                usleep(50 * 1000);
+                (void) !write(c, "HTTP/1.1 201 Created\r\n\r\n", 24);
                 break;
         case ANSWER_SPLIT:
                 /* the status line in pieces */
@@ -217,6 +225,7 @@ static void test_post_answers(void **state) {
         } v[] = {
                 { ANSWER_503, 503, NULL },
                 { ANSWER_SPLIT, 204, NULL },
+                { ANSWER_INTERIM, 201, NULL },
                 { ANSWER_GARBAGE, -EPROTO, "not HTTP" },
                 { ANSWER_CLOSE, -ECONNRESET, "answer from 127.0.0.1" },
         };

@@ -37,7 +37,7 @@ static int64_t wall_ms(void) {
 
 void evpush_cursor_done(struct evpush_cursor *c) {
         free(c->endpoint);
-        free(c->log_id);
+        free(c->last_id);
         free(c->error);
         *c = (struct evpush_cursor) { 0 };
 }
@@ -70,7 +70,7 @@ int evpush_cursor_load(const char *dir, struct evpush_cursor *ret, struct strbuf
                 return -EBADMSG;
         }
         ret->endpoint = str_of(o, "endpoint");
-        ret->log_id = str_of(o, "log-id");
+        ret->last_id = str_of(o, "last-id");
         ret->delivered = u64_of(o, "delivered");
         ret->lost = u64_of(o, "lost");
         ret->lost_ms = (int64_t) u64_of(o, "lost-ms");
@@ -85,8 +85,8 @@ int evpush_cursor_save(const char *dir, const struct evpush_cursor *c, struct st
         _cleanup_cjson_ cJSON *o = cJSON_CreateObject();
         _cleanup_free_ char *path = xasprintf("%s/%s", dir, EVPUSH_CURSOR_FILE);
         cJSON_AddStringToObject(o, "endpoint", strempty(c->endpoint));
-        if (c->log_id)
-                cJSON_AddStringToObject(o, "log-id", c->log_id);
+        if (c->last_id)
+                cJSON_AddStringToObject(o, "last-id", c->last_id);
         cJSON_AddNumberToObject(o, "delivered", (double) c->delivered);
         cJSON_AddNumberToObject(o, "latest", (double) c->latest);
         if (c->delivered_ms)
@@ -128,24 +128,10 @@ int evpush_lock(const char *dir, int *ret_fd, struct strbuf *err) {
         return 1;
 }
 
-/* The log id of a record line ("id":"<log id>-<seq>"); NULL when it has none. */
-static char *line_log_id(const char *line) {
+/* A record line's "id" (caller frees); NULL when it has none. */
+static char *line_id(const char *line) {
         _cleanup_cjson_ cJSON *o = cJSON_Parse(line);
-        _cleanup_free_ char *id = str_of(o, "id");
-        char *dash = id ? strrchr(id, '-') : NULL;
-        if (!dash || dash == id)
-                return NULL;
-        return xstrndup(id, (size_t) (dash - id));
-}
-
-/* The page after since, under the log's lock (a rotation cannot cut it). */
-static int read_page(const char *dir, uint64_t since, struct ev_page *ret, struct strbuf *err) {
-        _cleanup_(ev_unlockp) struct ev_held lock = EV_HELD_INIT;
-        int r = ev_lock(dir, 0, &lock, err);
-        if (r < 0)
-                return r;
-        _cleanup_free_ char *held = ev_lock_path(lock.dir);
-        return ev_log_read(held, true, since, EVPUSH_BATCH_MAX, EVPUSH_BATCH_BYTES, ret, err);
+        return str_of(o, "id");
 }
 
 static void set_error(struct evpush_cursor *c, const char *why, int64_t now) {
@@ -155,96 +141,162 @@ static void set_error(struct evpush_cursor *c, const char *why, int64_t now) {
         c->error = xstrdup(why);
 }
 
-int evpush_round(const char *dir, const char *url, const struct http_url *u, int timeout_ms,
-        struct evpush_round *ret, struct strbuf *err) {
+/* The lock held is dir's push lock (not one of a directory moved away, or a file replaced). */
+static int lock_is_dirs(int lock_fd, const char *dir, struct strbuf *err) {
+        _cleanup_free_ char *path = xasprintf("%s/%s", dir, EVPUSH_LOCK_FILE);
+        struct stat a, b;
+        if (lock_fd < 0)
+                return 0;
+        if (fstat(lock_fd, &a) < 0 || lstat(path, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+                strbuf_addf(err, "%s: the push lock held is not this log's any more (moved or replaced)", path);
+                return -ESTALE;
+        }
+        return 0;
+}
+
+/* Under the log's lock: the push lock checked, the cursor loaded (*ret_fresh: none, unreadable
+ * or another endpoint's) and the page after it read, the record at the cursor included. */
+static int load_page(const char *dir, int lock_fd, const char *url, size_t max_records, struct evpush_cursor *c,
+        bool *ret_fresh, struct ev_page *page, dev_t *ret_dev, ino_t *ret_ino, struct strbuf *err) {
+        _cleanup_(ev_unlockp) struct ev_held lock = EV_HELD_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        struct stat st;
+        int r = ev_lock(dir, 0, &lock, err);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *held = ev_lock_path(lock.dir);
+        if (fstat(lock.dir, &st) < 0)
+                return -errno;
+        *ret_dev = st.st_dev;
+        *ret_ino = st.st_ino;
+        r = lock_is_dirs(lock_fd, held, err);
+        if (r < 0)
+                return r;
+        r = evpush_cursor_load(held, c, &e);
+        *ret_fresh = r < 0 || !streq_ptr(c->endpoint, url);
+        if (r < 0 && r != -ENOENT && r != -EBADMSG) {
+                strbuf_addbuf(err, &e);
+                return r;
+        }
+        if (*ret_fresh) {
+                /* another receiver, or no cursor: it gets every record kept */
+                evpush_cursor_done(c);
+                c->endpoint = xstrdup(url);
+        }
+        /* the record at the cursor too: its id tells whether the log is the same */
+        uint64_t since = c->delivered > 0 ? c->delivered - 1 : 0;
+        r = ev_log_read(held, true, since, max_records + (c->delivered > 0), EVPUSH_BATCH_BYTES, page, err);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *at = page->lines.n && c->delivered > 0 && page->first == c->delivered
+                ? line_id(page->lines.v[0])
+                : NULL;
+        if (page->latest < c->delivered || (at && c->last_id && !streq(at, c->last_id))) {
+                /* a log started anew: from its first record */
+                free(c->last_id);
+                c->last_id = NULL;
+                c->delivered = 0;
+                *ret_fresh = true;
+                ev_page_done(page);
+                r = ev_log_read(held, true, 0, max_records, EVPUSH_BATCH_BYTES, page, err);
+        }
+        return r;
+}
+
+/* The cursor written back under the log's lock, in the directory the round read (-ESTALE when
+ * the name leads elsewhere now: nothing written, the records go again). */
+static int save_cursor(const char *dir, dev_t dev, ino_t ino, const struct evpush_cursor *c, struct strbuf *err) {
+        _cleanup_(ev_unlockp) struct ev_held lock = EV_HELD_INIT;
+        struct stat st;
+        int r = ev_lock(dir, 0, &lock, err);
+        if (r < 0)
+                return r;
+        if (fstat(lock.dir, &st) < 0)
+                return -errno;
+        if (st.st_dev != dev || st.st_ino != ino) {
+                strbuf_addf(err, "%s: the log directory changed during the round", dir);
+                return -ESTALE;
+        }
+        _cleanup_free_ char *held = ev_lock_path(lock.dir);
+        return evpush_cursor_save(held, c, err);
+}
+
+int evpush_round(const char *dir, int lock_fd, const char *url, const struct http_url *u, size_t max_records,
+        int timeout_ms, struct evpush_round *ret, struct strbuf *err) {
         _cleanup_(evpush_cursor_done) struct evpush_cursor c = { 0 };
         _cleanup_(ev_page_done) struct ev_page page = { 0 };
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         int64_t now = wall_ms();
+        bool fresh = false;
+        dev_t dev = 0;
+        ino_t ino = 0;
         int r;
 
         *ret = (struct evpush_round) { 0 };
-        r = evpush_cursor_load(dir, &c, &e);
-        if (r == -EBADMSG)
-                evpush_cursor_done(&c); /* unreadable: from the oldest kept (duplicates, no gap) */
-        else if (r < 0 && r != -ENOENT) {
-                strbuf_addbuf(err, &e);
-                return r;
-        }
-        if (!streq_ptr(c.endpoint, url)) {
-                /* another receiver: it gets every record kept */
-                evpush_cursor_done(&c);
-                c.endpoint = xstrdup(url);
-        }
-        r = read_page(dir, c.delivered, &page, err);
+        if (max_records == 0 || max_records > EVPUSH_BATCH_MAX)
+                max_records = EVPUSH_BATCH_MAX;
+        r = load_page(dir, lock_fd, url, max_records, &c, &fresh, &page, &dev, &ino, err);
         if (r < 0)
                 return r;
-        _cleanup_free_ char *log_id = page.lines.n ? line_log_id(page.lines.v[0]) : NULL;
-        /* a log started anew (its seq restarts): from its first record */
-        if ((c.log_id && log_id && !streq(c.log_id, log_id)) || page.latest < c.delivered) {
-                free(c.log_id);
-                c.log_id = NULL;
-                c.delivered = 0;
-                ev_page_done(&page);
-                free(log_id);
-                log_id = NULL;
-                r = read_page(dir, 0, &page, err);
-                if (r < 0)
-                        return r;
-                log_id = page.lines.n ? line_log_id(page.lines.v[0]) : NULL;
-        }
+        /* the record at the cursor was delivered already */
+        size_t skip = page.lines.n && c.delivered > 0 && page.first == c.delivered ? 1 : 0;
+        uint64_t gone = 0;
+        if (page.rotated_out > 0)
+                /* rotated_out counts from the record at the cursor (read too) when there is one */
+                gone = c.delivered > 0 ? page.rotated_out - 1 : page.rotated_out;
         c.latest = page.latest;
-        if (page.rotated_out > 0) {
-                ret->lost_now = page.rotated_out;
-                ret->lost_from = c.delivered + 1;
-                ret->lost_to = c.delivered + page.rotated_out;
-                c.lost += page.rotated_out;
-                c.lost_ms = now;
-                /* they are gone: the cursor moves past them, delivered or not */
-                c.delivered += page.rotated_out;
+        if (gone > 0) {
+                if (!fresh) {
+                        /* the receiver never took these: said, and the cursor moves past them */
+                        ret->lost_now = gone;
+                        ret->lost_from = c.delivered + 1;
+                        ret->lost_to = c.delivered + gone;
+                        c.lost += gone;
+                        c.lost_ms = now;
+                }
+                c.delivered += gone;
         }
-        if (page.lines.n == 0) {
+        size_t n = page.lines.n - skip;
+        if (n == 0) {
                 /* nothing waits (a failed batch rotated out meanwhile is counted above) */
                 free(c.error);
                 c.error = NULL;
-                r = evpush_cursor_save(dir, &c, err);
+                r = save_cursor(dir, dev, ino, &c, err);
                 return r < 0 ? r : 0;
         }
+        uint64_t first = page.first + skip, last = page.last;
 
         _cleanup_strbuf_ struct strbuf body = STRBUF_INIT;
-        for (size_t i = 0; i < page.lines.n; i++) {
+        for (size_t i = skip; i < page.lines.n; i++) {
                 strbuf_addstr(&body, page.lines.v[i]);
                 strbuf_addch(&body, '\n');
         }
-        _cleanup_free_ char *h_log = xasprintf("X-Slurm-Charm-Log: %s", strempty(log_id));
-        _cleanup_free_ char *h_seq = xasprintf("X-Slurm-Charm-Seq: %" PRIu64 "-%" PRIu64, page.first, page.last);
-        const char *headers[] = { h_log, h_seq, NULL };
-        strbuf_reset(&e);
+        _cleanup_free_ char *h_seq = xasprintf("X-Slurm-Charm-Seq: %" PRIu64 "-%" PRIu64, first, last);
+        const char *headers[] = { h_seq, NULL };
         int status = http_post(u, "application/x-ndjson", body.buf, body.len, headers,
                 timeout_ms > 0 ? timeout_ms : EVPUSH_TIMEOUT_MS, &e);
         ret->status = status > 0 ? status : 0;
         if (status >= 200 && status < 300) {
-                c.delivered = page.last;
-                free(c.log_id);
-                c.log_id = log_id ? xstrdup(log_id) : NULL;
+                c.delivered = last;
+                free(c.last_id);
+                c.last_id = line_id(page.lines.v[page.lines.n - 1]);
                 c.delivered_ms = now;
                 free(c.error);
                 c.error = NULL;
-                ret->sent = page.lines.n;
-                ret->first = page.first;
-                ret->last = page.last;
+                ret->sent = n;
+                ret->first = first;
+                ret->last = last;
                 ret->more = page.more;
-                r = evpush_cursor_save(dir, &c, err);
-                return r < 0 ? r : (int) page.lines.n;
+                r = save_cursor(dir, dev, ino, &c, err);
+                return r < 0 ? r : (int) n;
         }
         _cleanup_free_ char *why = status > 0
-                ? xasprintf("%s answered %d to records %" PRIu64 "-%" PRIu64, u->authority, status, page.first,
-                          page.last)
+                ? xasprintf("%s answered %d to records %" PRIu64 "-%" PRIu64, u->authority, status, first, last)
                 : xstrdup(e.buf);
         set_error(&c, why, now);
-        (void) evpush_cursor_save(dir, &c, NULL);
+        (void) save_cursor(dir, dev, ino, &c, NULL);
         strbuf_addstr(err, why);
-        return status > 0 ? -EIO : status;
+        return status == 413 ? -EMSGSIZE : status > 0 ? -EIO : status;
 }
 
 /* --- the loop --------------------------------------------------------------------------------- */
@@ -278,6 +330,17 @@ static void log_mark(const char *dir, char *mark, size_t n) {
                         (long) st.st_mtim.tv_nsec, (intmax_t) st.st_mtim.tv_sec);
 }
 
+/* The endpoint file still says url (a missing or unreadable file does not). */
+static bool endpoint_same(const char *file, const char *url) {
+        _cleanup_free_ char *now = NULL;
+        if (!file)
+                return true;
+        if (read_full_file(file, &now, NULL) < 0)
+                return false;
+        now[strcspn(now, "\n")] = '\0';
+        return streq(now, url);
+}
+
 int evpush_loop(const struct evpush_loop_opts *o, struct strbuf *err) {
         struct http_url u = { 0 };
         _cleanup_close_ int lock_fd = -1;
@@ -286,12 +349,17 @@ int evpush_loop(const struct evpush_loop_opts *o, struct strbuf *err) {
         int poll_ms = o->poll_ms > 0 ? o->poll_ms : EVPUSH_POLL_MS;
         int backoff_max = o->backoff_max_ms > 0 ? o->backoff_max_ms : EVPUSH_BACKOFF_MAX_MS;
         int backoff = 0, r;
+        size_t batch = EVPUSH_BATCH_MAX;
         bool waiting_said = false;
 
         r = http_url_parse(o->url, &u, err);
         if (r < 0)
                 return r;
         while (!*o->stop) {
+                if (!endpoint_same(o->endpoint_file, o->url)) {
+                        say(o, "the endpoint changed: ending (started again with the new one)");
+                        break;
+                }
                 if (lock_fd < 0) {
                         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
                         r = evpush_lock(o->dir, &lock_fd, &e);
@@ -303,6 +371,7 @@ int evpush_loop(const struct evpush_loop_opts *o, struct strbuf *err) {
                                 continue;
                         }
                         say(o, "pushing the node event log to %s", o->url);
+                        waiting_said = false;
                         seen[0] = '\0';
                 }
                 log_mark(o->dir, mark, sizeof(mark));
@@ -312,11 +381,23 @@ int evpush_loop(const struct evpush_loop_opts *o, struct strbuf *err) {
                 }
                 struct evpush_round rd;
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-                r = evpush_round(o->dir, o->url, &u, o->timeout_ms, &rd, &e);
+                r = evpush_round(o->dir, lock_fd, o->url, &u, batch, o->timeout_ms, &rd, &e);
                 if (rd.lost_now)
                         say(o, "%" PRIu64 " record%s (seq %" PRIu64 "-%" PRIu64
                                ") rotated out of the log before the receiver took them",
                                 rd.lost_now, rd.lost_now == 1 ? "" : "s", rd.lost_from, rd.lost_to);
+                if (r == -ESTALE) {
+                        /* not this log's lock (moved, replaced): take the right one again */
+                        say(o, "%s: taking the push lock again", e.buf);
+                        close(lock_fd);
+                        lock_fd = -1;
+                        continue;
+                }
+                if (r == -EMSGSIZE && batch > 1) {
+                        batch /= 2;
+                        say(o, "%s: batches of %zu records from now on", e.buf, batch);
+                        continue;
+                }
                 if (r < 0) {
                         if (!streq_ptr(last_error, e.buf))
                                 say(o, "%s: retrying", e.buf);

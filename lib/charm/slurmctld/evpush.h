@@ -20,8 +20,17 @@
  * upgrades) and is capped (EV_LOG_CAP_DEFAULT for its two parts). Records rotated out before the
  * receiver took them are counted in the cursor ("lost", the seq span named in the service's
  * log) and said in every controller unit's status for EVPUSH_LOST_SHOWN_MS: never silent. A new
- * endpoint starts from the oldest record kept. A log started anew (another log id: its seq
- * restarts) is sent from its first record.
+ * endpoint (or a cursor that cannot be read) starts from the oldest record kept, counting
+ * nothing lost. The cursor keeps the id of the last record delivered: when the record of that
+ * seq is still kept under another id, or the log's newest seq is below it, the log was started
+ * anew and is sent from its first record (a snapshot lost midway gives new ids with seq going
+ * on: no restart there).
+ *
+ * The push lock and the cursor. Each round checks that the lock it holds is the push lock of the
+ * log directory it works in (a state save location moved, a lock file replaced: -ESTALE, the
+ * loop takes the lock again), and reads and writes the cursor in the directory the log's lock
+ * holds (ev_lock_path), as the log's writers do. The service re-reads its endpoint file before
+ * each round and ends when it changed (systemd starts it again with the new one).
  *
  * Files (in the shared log directory, root's, 0600): EVPUSH_CURSOR_FILE (JSON: endpoint, log
  * id, delivered seq, lost count, last error and since when, last delivery time),
@@ -60,7 +69,7 @@
 
 struct evpush_cursor {
         char *endpoint;       /* the URL the cursor is for */
-        char *log_id;         /* the log the seq belongs to (NULL: none delivered yet) */
+        char *last_id;        /* the id of the record at `delivered` (NULL: none delivered yet) */
         uint64_t delivered;   /* the last seq the receiver took */
         uint64_t lost;        /* records rotated out before the receiver took them */
         int64_t lost_ms;      /* when the last such loss was found */
@@ -84,23 +93,26 @@ struct evpush_round {
         uint64_t lost_from, lost_to;
         int status;         /* the receiver's answer; 0 none */
 };
-/* One round (above) to url (already parsed as u). Returns the records delivered (0: nothing
- * new), or a negative errno with the reason in err (the cursor keeps it as its error). Take
- * the push lock first (evpush_lock). */
-int evpush_round(const char *dir, const char *url, const struct http_url *u, int timeout_ms,
-        struct evpush_round *ret, struct strbuf *err);
+/* One round (above) to url (already parsed as u), at most max_records records (0:
+ * EVPUSH_BATCH_MAX). lock_fd: the push lock held (evpush_lock), checked to be dir's own
+ * (-ESTALE otherwise); -1 skips the check. Returns the records delivered (0: nothing new), or a
+ * negative errno with the reason in err (the cursor keeps it as its error; -EMSGSIZE: the
+ * receiver answered 413). */
+int evpush_round(const char *dir, int lock_fd, const char *url, const struct http_url *u, size_t max_records,
+        int timeout_ms, struct evpush_round *ret, struct strbuf *err);
 
 /* The push lock (flock on dir/EVPUSH_LOCK_FILE, LOCK_NB): 1 taken (*ret_fd holds it), 0 another
  * process holds it, negative errno. */
 int evpush_lock(const char *dir, int *ret_fd, struct strbuf *err);
 
 /* The service's loop: waits for the push lock, then rounds (at once while records wait, every
- * poll_ms when caught up and the log file did not change, with a back-off after a failure),
- * until *stop. log() gets one line per news (lock taken, a failure when its reason changes,
+ * poll_ms when caught up and the log file did not change, with a back-off after a failure;
+ * a 413 halves the batch, down to one record), until *stop or the endpoint file changed. log() gets one line per news (lock taken, a failure when its reason changes,
  * delivery again, losses). Returns 0 on stop, negative errno when the directory is unusable. */
 struct evpush_loop_opts {
         const char *dir;
         const char *url;
+        const char *endpoint_file; /* NULL: not re-read; else the loop ends when it no longer says url */
         int poll_ms;    /* 0: EVPUSH_POLL_MS */
         int timeout_ms; /* 0: EVPUSH_TIMEOUT_MS */
         int backoff_max_ms; /* 0: EVPUSH_BACKOFF_MAX_MS */

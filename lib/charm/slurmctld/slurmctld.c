@@ -1634,6 +1634,10 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
         /* the node event watcher too (charm/slurmctld/nodeevents.h): this unit keeps no log any more */
         (void) unit_stop(bus, NODEEVENTS_UNIT, unit_timeout(o), NULL);
         (void) unit_disable(bus, NODEEVENTS_UNIT, unit_timeout(o), NULL);
+        /* and its consumer: a leaving unit must not hold the push lock (review of evpush, 4) */
+        strbuf_reset(&e);
+        if (evpush_apply(&o->paths, bus, NULL, NULL, "", false, &e) < 0)
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "event push: %s", e.buf);
         struct unit_state st;
         r = unit_get_state(bus, "slurmctld.service", &st, err);
         if (r >= 0 && !streq(st.load_state, "not-found"))
@@ -2379,7 +2383,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 _cleanup_strbuf_ struct strbuf pe = STRBUF_INIT;
                 r = evpush_config(ctx, &push_url, &pe);
                 if (r == -EINVAL)
-                        strv_pushf(&in.refused, "%s (the pushing in place stays)", pe.buf);
+                        strv_pushf(&in.refused, "%s (nothing changed)", pe.buf);
                 else if (r < 0) {
                         strbuf_addbuf(err, &pe);
                         return r;
@@ -2772,11 +2776,12 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 return r;
         /* the node event log: watcher, triggers, reconcile (charm/slurmctld/nodeevents.h; never fails) */
         nodeevents_after_reconcile(ctx, &o->paths, bus, o->event, in.ha.self >= 0 ? in.state_dir : NULL, out);
-        /* its consumer, once this unit is in the log (never fails the hook: said in the status) */
-        if (in.ha.self >= 0) {
+        /* its consumer, once this unit is in the log (never fails the hook: said in the status);
+         * a unit out of the controller order pushes nothing (review of evpush, 4) */
+        {
                 _cleanup_strbuf_ struct strbuf pe = STRBUF_INIT;
                 const char *charm_dir = o->paths.charm_dir ? o->paths.charm_dir : juju_env(ctx)->charm_dir;
-                if (evpush_apply(&o->paths, bus, juju_env(ctx)->unit, charm_dir, push_url,
+                if (evpush_apply(&o->paths, bus, juju_env(ctx)->unit, charm_dir, in.ha.self >= 0 ? push_url : "",
                             streq_ptr(o->event, "upgrade-charm"), &pe) < 0) {
                         (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "event push: %s", pe.buf);
                         strbuf_addf(&out->message, "; event push: %s", pe.buf);
