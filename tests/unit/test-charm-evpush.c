@@ -147,12 +147,16 @@ static char *seqs_of(const char *body) {
         return strbuf_detach(&out, NULL);
 }
 
-static int round_to(const char *dir, const char *url, struct evpush_round *rd, struct strbuf *err) {
+static int round_max(const char *dir, const char *url, size_t max, struct evpush_round *rd, struct strbuf *err) {
         struct http_url u = { 0 };
         assert_int_equal(http_url_parse(url, &u, NULL), 0);
-        int r = evpush_round(dir, -1, url, &u, 0, 1000, rd, err);
+        int r = evpush_round(dir, -1, url, &u, max, 1000, rd, err);
         http_url_done(&u);
         return r;
+}
+
+static int round_to(const char *dir, const char *url, struct evpush_round *rd, struct strbuf *err) {
+        return round_max(dir, url, 0, rd, err);
 }
 
 static void test_deliver_retry(void **state) {
@@ -410,6 +414,52 @@ static void test_too_large_and_stale_lock(void **state) {
         http_url_done(&u);
 }
 
+/* second review 1: the record at the cursor rotated out: still no more than the batch's
+ * records; 2: an empty log (its files lost) is no restart, and nothing is counted lost when
+ * records come again with seq going on */
+static void test_batch_bound_and_empty_log(void **state) {
+        const char *dir = *state;
+        static const int script[] = { 200, 200, 200 };
+        struct receiver rx;
+        struct evpush_round rd;
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        _cleanup_(evpush_cursor_done) struct evpush_cursor c = { 0 };
+        struct ev_log_opts o = { .cap = EV_LOG_CAP_MIN };
+
+        append(dir, &o, LOG_ID, 1, 3);
+        receiver_start(&rx, script, ELEMENTSOF(script));
+        _cleanup_free_ char *url = url_of(&rx);
+        assert_int_equal(round_max(dir, url, 3, &rd, &err), 3);
+        free(receiver_body(&rx));
+        append(dir, &o, LOG_ID, 4, 200); /* record 3 rotates out */
+        assert_int_equal(round_max(dir, url, 2, &rd, &err), 2);
+        _cleanup_free_ char *b = receiver_body(&rx);
+        assert_int_equal(rd.last - rd.first + 1, 2);
+        assert_true(rd.more);
+        assert_true(rd.lost_now > 0);
+        assert_int_equal(rd.lost_to + 1, rd.first);
+
+        /* the log files gone (the snapshot kept): no restart, nothing lost */
+        assert_int_equal(evpush_cursor_load(dir, &c, NULL), 0);
+        uint64_t d = c.delivered, lost = c.lost;
+        evpush_cursor_done(&c);
+        _cleanup_free_ char *cur = xasprintf("%s/%s", dir, EV_LOG_FILE), *old = xasprintf("%s/%s", dir, EV_LOG_OLD_FILE);
+        assert_int_equal(unlink(cur), 0);
+        (void) unlink(old);
+        assert_int_equal(round_to(dir, url, &rd, &err), 0);
+        assert_int_equal(evpush_cursor_load(dir, &c, NULL), 0);
+        assert_int_equal(c.delivered, d);
+        evpush_cursor_done(&c);
+        append(dir, &o, "77aa0011", d + 1, d + 3);
+        assert_int_equal(round_to(dir, url, &rd, &err), 3);
+        assert_int_equal(rd.first, d + 1);
+        assert_int_equal(rd.lost_now, 0);
+        free(receiver_body(&rx));
+        assert_int_equal(evpush_cursor_load(dir, &c, NULL), 0);
+        assert_int_equal(c.lost, lost);
+        receiver_end(&rx);
+}
+
 static void test_lock(void **state) {
         const char *dir = *state;
         int a = -1, b = -1;
@@ -444,6 +494,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_ids_change_seq_goes_on, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_fresh_on_rotated_log, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_too_large_and_stale_lock, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_batch_bound_and_empty_log, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

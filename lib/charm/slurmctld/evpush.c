@@ -191,7 +191,9 @@ static int load_page(const char *dir, int lock_fd, const char *url, size_t max_r
         _cleanup_free_ char *at = page->lines.n && c->delivered > 0 && page->first == c->delivered
                 ? line_id(page->lines.v[0])
                 : NULL;
-        if (page->latest < c->delivered || (at && c->last_id && !streq(at, c->last_id))) {
+        /* (an empty log is no restart: it has nothing to send, and its next record may well go
+         * on from the seq delivered: second review, 2) */
+        if ((page->latest > 0 && page->latest < c->delivered) || (at && c->last_id && !streq(at, c->last_id))) {
                 /* a log started anew: from its first record */
                 free(c->last_id);
                 c->last_id = NULL;
@@ -199,6 +201,10 @@ static int load_page(const char *dir, int lock_fd, const char *url, size_t max_r
                 *ret_fresh = true;
                 ev_page_done(page);
                 r = ev_log_read(held, true, 0, max_records, EVPUSH_BATCH_BYTES, page, err);
+        } else if (page->lines.n == 1 && at && page->more) {
+                /* the record at the cursor alone filled the byte bound: the page after it */
+                ev_page_done(page);
+                r = ev_log_read(held, true, c->delivered, max_records, EVPUSH_BATCH_BYTES, page, err);
         }
         return r;
 }
@@ -255,8 +261,19 @@ int evpush_round(const char *dir, int lock_fd, const char *url, const struct htt
                         c.lost_ms = now;
                 }
                 c.delivered += gone;
+                free(c.last_id);
+                c.last_id = NULL;
         }
         size_t n = page.lines.n - skip;
+        bool more = page.more;
+        uint64_t last = page.last;
+        if (n > max_records) {
+                /* the record at the cursor was not there to skip (rotated out): one too many */
+                n = max_records;
+                last = page.first + skip + n - 1;
+                more = true;
+        }
+        ret->tried = n;
         if (n == 0) {
                 /* nothing waits (a failed batch rotated out meanwhile is counted above) */
                 free(c.error);
@@ -264,10 +281,10 @@ int evpush_round(const char *dir, int lock_fd, const char *url, const struct htt
                 r = save_cursor(dir, dev, ino, &c, err);
                 return r < 0 ? r : 0;
         }
-        uint64_t first = page.first + skip, last = page.last;
+        uint64_t first = page.first + skip;
 
         _cleanup_strbuf_ struct strbuf body = STRBUF_INIT;
-        for (size_t i = skip; i < page.lines.n; i++) {
+        for (size_t i = skip; i < skip + n; i++) {
                 strbuf_addstr(&body, page.lines.v[i]);
                 strbuf_addch(&body, '\n');
         }
@@ -279,14 +296,14 @@ int evpush_round(const char *dir, int lock_fd, const char *url, const struct htt
         if (status >= 200 && status < 300) {
                 c.delivered = last;
                 free(c.last_id);
-                c.last_id = line_id(page.lines.v[page.lines.n - 1]);
+                c.last_id = line_id(page.lines.v[skip + n - 1]);
                 c.delivered_ms = now;
                 free(c.error);
                 c.error = NULL;
                 ret->sent = n;
                 ret->first = first;
                 ret->last = last;
-                ret->more = page.more;
+                ret->more = more;
                 r = save_cursor(dir, dev, ino, &c, err);
                 return r < 0 ? r : (int) n;
         }
@@ -393,8 +410,8 @@ int evpush_loop(const struct evpush_loop_opts *o, struct strbuf *err) {
                         lock_fd = -1;
                         continue;
                 }
-                if (r == -EMSGSIZE && batch > 1) {
-                        batch /= 2;
+                if (r == -EMSGSIZE && rd.tried > 1) {
+                        batch = rd.tried / 2;
                         say(o, "%s: batches of %zu records from now on", e.buf, batch);
                         continue;
                 }
@@ -417,6 +434,8 @@ int evpush_loop(const struct evpush_loop_opts *o, struct strbuf *err) {
                 backoff = 0;
                 if (r > 0 && rd.more)
                         continue;
+                /* caught up: full batches again (a receiver's 413 may have been brief) */
+                batch = EVPUSH_BATCH_MAX;
                 snprintf(seen, sizeof(seen), "%s", mark);
         }
         http_url_done(&u);

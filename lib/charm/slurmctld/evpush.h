@@ -10,8 +10,8 @@
  * for it: a controller machine that is lost frees it, and another unit goes on from the same
  * cursor). A round reads the records after the cursor (at most EVPUSH_BATCH_MAX records and
  * EVPUSH_BATCH_BYTES, whole lines, under the log's lock so that a rotation cannot cut the
- * page), POSTs them as one body of JSON lines (application/x-ndjson, oldest first; headers
- * X-Slurm-Charm-Log: the log's id, X-Slurm-Charm-Seq: FIRST-LAST), and moves the cursor past
+ * page), POSTs them as one body of JSON lines (application/x-ndjson, oldest first; header
+ * X-Slurm-Charm-Seq: FIRST-LAST; a batch may span a change of the log's id), and moves the cursor past
  * them only on a 2xx answer. Anything else (no answer, refused, 4xx, 5xx) keeps the cursor:
  * the same records go again after a back-off (1 s doubling to 60 s), so a receiver sees a
  * batch again when its answer was lost (hence "at least once", ids to drop duplicates).
@@ -92,6 +92,7 @@ struct evpush_round {
         uint64_t lost_now;  /* records found rotated out this round */
         uint64_t lost_from, lost_to;
         int status;         /* the receiver's answer; 0 none */
+        size_t tried;       /* records in the POST (also when it failed) */
 };
 /* One round (above) to url (already parsed as u), at most max_records records (0:
  * EVPUSH_BATCH_MAX). lock_fd: the push lock held (evpush_lock), checked to be dir's own
@@ -107,7 +108,8 @@ int evpush_lock(const char *dir, int *ret_fd, struct strbuf *err);
 
 /* The service's loop: waits for the push lock, then rounds (at once while records wait, every
  * poll_ms when caught up and the log file did not change, with a back-off after a failure;
- * a 413 halves the batch, down to one record), until *stop or the endpoint file changed. log() gets one line per news (lock taken, a failure when its reason changes,
+ * a 413 halves the batch, down to one record, full again once caught up), until *stop or the
+ * endpoint file changed. log() gets one line per news (lock taken, a failure when its reason changes,
  * delivery again, losses). Returns 0 on stop, negative errno when the directory is unusable. */
 struct evpush_loop_opts {
         const char *dir;

@@ -1586,6 +1586,10 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
 
         (void) gethostname(host, sizeof host);
         if (access(marker, F_OK) == 0) {
+                /* the event log's consumer once more: a hook that failed after the marker did not
+                 * reach it below (second review of evpush, 5); idempotent */
+                if (unit_bus_open(&bus, NULL) >= 0)
+                        (void) evpush_apply(&o->paths, bus, NULL, NULL, "", false, NULL);
                 charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmctld stopped: the unit is leaving");
                 return 0; /* done by an earlier hook */
         }
