@@ -104,8 +104,8 @@ grep -q 'slurmd/0' "$T/wait.out" || die "wait: $(cat "$T/wait.out")"
 msg=$(js debug-log --replay --format=json | python3 -c '
 import json, sys
 recs = [json.loads(l) for l in sys.stdin if l.strip()]
-# (the failed hook: a service watcher's juju-exec may run on the unit after it, as Juju runs
-# commands on a unit in error)
+# (the failed hook: a juju-exec of the service watcher may run on the unit after it, as Juju
+# runs commands on a unit in error)
 print([r for r in recs if r["unit"] == "slurmd/0" and r["hook"] == "slurmctld-relation-departed"
        and r["status"] == "failed"][-1].get("output", ""))')
 [[ $msg == *"drain-timeout: node \"slurmd-0\" still runs jobs $j1, $j2 after 3 s"* ]] || die "hook message: $msg"
