@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util/fileio.h"
 #include "util/parse.h"
 
 #include "util/banned.h"
@@ -43,7 +42,7 @@ int main(int argc, char **argv) {
         static struct charm_paths paths = { 0 };
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
         _cleanup_free_ char *dir = nodeevents_dir(&paths), *url = NULL;
-        _cleanup_free_ char *file = charm_path(&paths, CHARM_PATH_STATE_DIR "/" EVPUSH_ENDPOINT_FILE);
+        _cleanup_free_ char *file = evpush_endpoint_path(&paths);
         unsigned long poll_ms = 0, backoff_ms = 0;
         const char *unit = NULL;
         int c;
@@ -71,12 +70,11 @@ int main(int argc, char **argv) {
         struct sigaction sa = { .sa_handler = on_term };
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGINT, &sa, NULL);
-        int r = read_full_file(file, &url, NULL);
+        int r = evpush_endpoint_read(file, &url);
         if (r < 0) {
                 fprintf(stderr, "node-event-push: %s: %s\n", file, strerror(-r));
                 return 1;
         }
-        url[strcspn(url, "\n")] = '\0';
         const struct evpush_loop_opts o = {
                 .dir = dir,
                 .url = url,

@@ -15,11 +15,10 @@
 #include "charm/slurmctld/evpush.h"
 #include "util/alloc.h"
 #include "util/macro.h"
+#include "loopback.h"
 #include "tmpdir.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -88,13 +87,9 @@ static void serve(int lfd, const int *script, size_t n, int out_fd) {
 }
 
 static void receiver_start(struct receiver *rx, const int *script, size_t n) {
-        int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        int port = 0;
+        int lfd = loopback_listen(&port);
         assert_true(lfd >= 0);
-        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-        assert_int_equal(bind(lfd, (struct sockaddr *) &sa, sizeof(sa)), 0);
-        assert_int_equal(listen(lfd, 8), 0);
-        socklen_t sl = sizeof(sa);
-        assert_int_equal(getsockname(lfd, (struct sockaddr *) &sa, &sl), 0);
         int p[2];
         assert_int_equal(pipe(p), 0);
         pid_t pid = fork();
@@ -105,7 +100,7 @@ static void receiver_start(struct receiver *rx, const int *script, size_t n) {
         }
         close(lfd);
         close(p[1]);
-        *rx = (struct receiver) { .pid = pid, .port = ntohs(sa.sin_port), .pipe_fd = p[0] };
+        *rx = (struct receiver) { .pid = pid, .port = port, .pipe_fd = p[0] };
 }
 
 /* the next body the receiver got (caller frees) */

@@ -11,10 +11,9 @@
 #include "util/alloc.h"
 #include "util/http.h"
 #include "util/macro.h"
+#include "loopback.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,13 +156,9 @@ static void serve(int lfd, enum answer a, int out_fd) {
 }
 
 static void receiver_start(struct receiver *rx, enum answer a) {
-        int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        int port = 0;
+        int lfd = loopback_listen(&port);
         assert_true(lfd >= 0);
-        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-        assert_int_equal(bind(lfd, (struct sockaddr *) &sa, sizeof(sa)), 0);
-        assert_int_equal(listen(lfd, 4), 0);
-        socklen_t sl = sizeof(sa);
-        assert_int_equal(getsockname(lfd, (struct sockaddr *) &sa, &sl), 0);
         int p[2];
         assert_int_equal(pipe(p), 0);
         pid_t pid = fork();
@@ -174,7 +169,7 @@ static void receiver_start(struct receiver *rx, enum answer a) {
         }
         close(lfd);
         close(p[1]);
-        *rx = (struct receiver) { .pid = pid, .port = ntohs(sa.sin_port), .pipe_fd = p[0] };
+        *rx = (struct receiver) { .pid = pid, .port = port, .pipe_fd = p[0] };
 }
 
 /* the request the receiver read (caller frees); reaps it. The receiver wrote it to the pipe
@@ -262,14 +257,11 @@ static void test_post_deadline(void **state) {
 }
 
 static void test_post_refused(void **state) {
-        /* a port nobody listens on: bind one, learn it, close it */
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-        socklen_t sl = sizeof(sa);
-        assert_int_equal(bind(fd, (struct sockaddr *) &sa, sizeof(sa)), 0);
-        assert_int_equal(getsockname(fd, (struct sockaddr *) &sa, &sl), 0);
+        /* a port nobody listens on: listen on one, learn it, close it */
+        int port = 0, fd = loopback_listen(&port);
+        assert_true(fd >= 0);
         close(fd);
-        _cleanup_free_ char *s = xasprintf("http://127.0.0.1:%d/", ntohs(sa.sin_port));
+        _cleanup_free_ char *s = xasprintf("http://127.0.0.1:%d/", port);
         struct http_url u = { 0 };
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
         assert_int_equal(http_url_parse(s, &u, NULL), 0);

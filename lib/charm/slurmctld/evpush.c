@@ -154,21 +154,24 @@ static int lock_is_dirs(int lock_fd, const char *dir, struct strbuf *err) {
         return 0;
 }
 
+/* The log's lock taken, and the identity of the directory it holds (*ret_st). */
+static int lock_log(const char *dir, struct ev_held *lock, struct stat *ret_st, struct strbuf *err) {
+        int r = ev_lock(dir, 0, lock, err);
+        if (r < 0)
+                return r;
+        return fstat(lock->dir, ret_st) < 0 ? -errno : 0;
+}
+
 /* Under the log's lock: the push lock checked, the cursor loaded (*ret_fresh: none, unreadable
  * or another endpoint's) and the page after it read, the record at the cursor included. */
 static int load_page(const char *dir, int lock_fd, const char *url, size_t max_records, struct evpush_cursor *c,
-        bool *ret_fresh, struct ev_page *page, dev_t *ret_dev, ino_t *ret_ino, struct strbuf *err) {
+        bool *ret_fresh, struct ev_page *page, struct stat *ret_id, struct strbuf *err) {
         _cleanup_(ev_unlockp) struct ev_held lock = EV_HELD_INIT;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        struct stat st;
-        int r = ev_lock(dir, 0, &lock, err);
+        int r = lock_log(dir, &lock, ret_id, err);
         if (r < 0)
                 return r;
         _cleanup_free_ char *held = ev_lock_path(lock.dir);
-        if (fstat(lock.dir, &st) < 0)
-                return -errno;
-        *ret_dev = st.st_dev;
-        *ret_ino = st.st_ino;
         r = lock_is_dirs(lock_fd, held, err);
         if (r < 0)
                 return r;
@@ -211,15 +214,13 @@ static int load_page(const char *dir, int lock_fd, const char *url, size_t max_r
 
 /* The cursor written back under the log's lock, in the directory the round read (-ESTALE when
  * the name leads elsewhere now: nothing written, the records go again). */
-static int save_cursor(const char *dir, dev_t dev, ino_t ino, const struct evpush_cursor *c, struct strbuf *err) {
+static int save_cursor(const char *dir, const struct stat *id, const struct evpush_cursor *c, struct strbuf *err) {
         _cleanup_(ev_unlockp) struct ev_held lock = EV_HELD_INIT;
         struct stat st;
-        int r = ev_lock(dir, 0, &lock, err);
+        int r = lock_log(dir, &lock, &st, err);
         if (r < 0)
                 return r;
-        if (fstat(lock.dir, &st) < 0)
-                return -errno;
-        if (st.st_dev != dev || st.st_ino != ino) {
+        if (st.st_dev != id->st_dev || st.st_ino != id->st_ino) {
                 strbuf_addf(err, "%s: the log directory changed during the round", dir);
                 return -ESTALE;
         }
@@ -234,14 +235,13 @@ int evpush_round(const char *dir, int lock_fd, const char *url, const struct htt
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         int64_t now = wall_ms();
         bool fresh = false;
-        dev_t dev = 0;
-        ino_t ino = 0;
+        struct stat id;
         int r;
 
         *ret = (struct evpush_round) { 0 };
         if (max_records == 0 || max_records > EVPUSH_BATCH_MAX)
                 max_records = EVPUSH_BATCH_MAX;
-        r = load_page(dir, lock_fd, url, max_records, &c, &fresh, &page, &dev, &ino, err);
+        r = load_page(dir, lock_fd, url, max_records, &c, &fresh, &page, &id, err);
         if (r < 0)
                 return r;
         /* the record at the cursor was delivered already */
@@ -278,7 +278,7 @@ int evpush_round(const char *dir, int lock_fd, const char *url, const struct htt
                 /* nothing waits (a failed batch rotated out meanwhile is counted above) */
                 free(c.error);
                 c.error = NULL;
-                r = save_cursor(dir, dev, ino, &c, err);
+                r = save_cursor(dir, &id, &c, err);
                 return r < 0 ? r : 0;
         }
         uint64_t first = page.first + skip;
@@ -304,14 +304,14 @@ int evpush_round(const char *dir, int lock_fd, const char *url, const struct htt
                 ret->first = first;
                 ret->last = last;
                 ret->more = more;
-                r = save_cursor(dir, dev, ino, &c, err);
+                r = save_cursor(dir, &id, &c, err);
                 return r < 0 ? r : (int) n;
         }
         _cleanup_free_ char *why = status > 0
                 ? xasprintf("%s answered %d to records %" PRIu64 "-%" PRIu64, u->authority, status, first, last)
                 : xstrdup(e.buf);
         set_error(&c, why, now);
-        (void) save_cursor(dir, dev, ino, &c, NULL);
+        (void) save_cursor(dir, &id, &c, NULL);
         strbuf_addstr(err, why);
         return status == 413 ? -EMSGSIZE : status > 0 ? -EIO : status;
 }
@@ -347,15 +347,24 @@ static void log_mark(const char *dir, char *mark, size_t n) {
                         (long) st.st_mtim.tv_nsec, (intmax_t) st.st_mtim.tv_sec);
 }
 
+char *evpush_endpoint_path(const struct charm_paths *paths) {
+        return charm_path(paths, CHARM_PATH_STATE_DIR "/" EVPUSH_ENDPOINT_FILE);
+}
+
+int evpush_endpoint_read(const char *file, char **ret_url) {
+        _cleanup_free_ char *url = NULL;
+        int r = read_full_file(file, &url, NULL);
+        if (r < 0)
+                return r;
+        url[strcspn(url, "\n")] = '\0';
+        *ret_url = TAKE_PTR(url);
+        return 0;
+}
+
 /* The endpoint file still says url (a missing or unreadable file does not). */
 static bool endpoint_same(const char *file, const char *url) {
         _cleanup_free_ char *now = NULL;
-        if (!file)
-                return true;
-        if (read_full_file(file, &now, NULL) < 0)
-                return false;
-        now[strcspn(now, "\n")] = '\0';
-        return streq(now, url);
+        return !file || (evpush_endpoint_read(file, &now) >= 0 && streq(now, url));
 }
 
 int evpush_loop(const struct evpush_loop_opts *o, struct strbuf *err) {
@@ -473,7 +482,7 @@ static const struct watcher_daemon push_daemon = {
 
 int evpush_apply(const struct charm_paths *paths, sd_bus *bus, const char *juju_unit, const char *charm_dir,
         const char *url, bool restart, struct strbuf *err) {
-        _cleanup_free_ char *file = charm_path(paths, CHARM_PATH_STATE_DIR "/" EVPUSH_ENDPOINT_FILE);
+        _cleanup_free_ char *file = evpush_endpoint_path(paths);
         int r;
 
         if (!url)
@@ -530,12 +539,10 @@ void evpush_note_of(const struct evpush_cursor *c, int64_t now_ms, struct strbuf
 }
 
 void evpush_status_note(const struct charm_paths *paths, int64_t now_ms, struct strbuf *message) {
-        _cleanup_free_ char *file = charm_path(paths, CHARM_PATH_STATE_DIR "/" EVPUSH_ENDPOINT_FILE);
-        _cleanup_free_ char *url = NULL, *dir = nodeevents_dir(paths);
+        _cleanup_free_ char *file = evpush_endpoint_path(paths), *url = NULL, *dir = nodeevents_dir(paths);
         _cleanup_(evpush_cursor_done) struct evpush_cursor c = { 0 };
-        if (read_full_file(file, &url, NULL) < 0)
+        if (evpush_endpoint_read(file, &url) < 0)
                 return;
-        url[strcspn(url, "\n")] = '\0';
         if (evpush_cursor_load(dir, &c, NULL) < 0 || !streq_ptr(c.endpoint, url))
                 return;
         evpush_note_of(&c, now_ms, message);

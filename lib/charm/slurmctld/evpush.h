@@ -124,6 +124,13 @@ struct evpush_loop_opts {
 };
 int evpush_loop(const struct evpush_loop_opts *o, struct strbuf *err);
 
+/* --- the endpoint file (the hook writes it, the service reads it) ---------------------------------- */
+
+/* <root><state>/EVPUSH_ENDPOINT_FILE (caller frees). */
+char *evpush_endpoint_path(const struct charm_paths *paths);
+/* The URL the file holds (its first line; caller frees), or a negative errno. */
+int evpush_endpoint_read(const char *file, char **ret_url);
+
 /* --- the hook's side ----------------------------------------------------------------------------- */
 
 /* The option's value: 1 a URL to push to (*ret_url, caller frees), 0 empty (no pushing), or
