@@ -70,7 +70,7 @@ int http_url_parse(const char *url, struct http_url *ret, struct strbuf *err) {
         for (p = url; *p; p++)
                 if ((unsigned char) *p <= ' ' || *p == 0x7f || *p == '"' || *p == '\\' || *p == '<' || *p == '>' ||
                         *p == '`')
-                        return bad_url(err, url, "spaces, control characters, quotes, backslashes and <>` are "
+                        return bad_url(err, url, "spaces, control characters, double quotes, backslashes and <>` are "
                                                  "not allowed (percent-encode them)");
         if (startswith_no_case(url, "https://"))
                 return bad_url(err, url,
