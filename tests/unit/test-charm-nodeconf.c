@@ -157,6 +157,17 @@ static void test_packages(void **state) {
                 }
                 assert_null(p[2 + k]);
         }
+        /* the login nodes' charm (issue 30): sackd where the generation has it, else the clients
+         * with munge and the PMIx library srun loads for MpiDefault=pmix */
+        bootstrap_daemon_packages("sackd", c24, p);
+        assert_string_equal(p[0], "sackd");
+        assert_string_equal(p[1], "slurm-client");
+        assert_null(p[2]);
+        bootstrap_daemon_packages("sackd", c22, p);
+        assert_string_equal(p[0], "slurm-client");
+        assert_string_equal(p[1], "munge");
+        assert_string_equal(p[2], "libpmix-dev");
+        assert_null(p[3]);
 }
 
 static void test_stage2_path(void **state) {

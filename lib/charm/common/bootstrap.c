@@ -28,6 +28,22 @@ void bootstrap_packages(
 }
 
 void bootstrap_daemon_packages(const char *daemon, const struct slurm_caps *c, char *ret[static 5]) {
+        if (streq(daemon, "sackd")) {
+                /* a login node: sackd where the generation has it, else the clients alone; the
+                 * PMIx library where srun needs it for MpiDefault=pmix (22.05) */
+                if (c->token_package)
+                        bootstrap_packages(c->token_package, c->auth_package, c->pmix_package, ret);
+                else {
+                        size_t n = 0;
+                        ret[n++] = (char *) "slurm-client";
+                        if (c->auth_package)
+                                ret[n++] = (char *) c->auth_package;
+                        if (c->pmix_package)
+                                ret[n++] = (char *) c->pmix_package;
+                        ret[n] = NULL;
+                }
+                return;
+        }
         const char *extra = streq(daemon, "slurmdbd") ? c->token_package : c->pmix_package;
         bootstrap_packages(daemon, c->auth_package, extra, ret);
 }

@@ -23,7 +23,9 @@ void bootstrap_packages(
         const char *daemon, const char *auth_package, const char *extra_package, char *ret[static 5]);
 
 struct slurm_caps;
-/* The packages of daemon's charm ("slurmctld", "slurmd", "slurmdbd") on the Slurm generation c:
+/* The packages of daemon's charm ("slurmctld", "slurmd", "slurmdbd", "sackd") on the Slurm
+ * generation c (for "sackd", the login nodes: its token package where the generation has one,
+ * else slurm-client, then the auth package and the PMIx library):
  * bootstrap_packages() with its auth package and, as the extra one, slurmdbd's token package
  * (sackd on 24.11: the clients on a slurmdbd machine need it for their tokens) or the PMIx
  * library of slurmd and slurmctld (libpmix-dev on 22.05: MpiDefault=pmix, srun loads the

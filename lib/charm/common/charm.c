@@ -581,6 +581,17 @@ int charm_unit_ensure(
         return r < 0 ? r : 1;
 }
 
+int charm_unit_retire(sd_bus *bus, const char *unit, uint64_t timeout_usec, struct strbuf *err) {
+        struct unit_state st;
+        int r = unit_get_state(bus, unit, &st, err);
+        if (r < 0 || streq(st.load_state, "not-found"))
+                return r < 0 ? r : 0;
+        r = unit_stop(bus, unit, timeout_usec, err);
+        if (r >= 0)
+                r = unit_disable(bus, unit, timeout_usec, err);
+        return r < 0 ? r : 1;
+}
+
 /* The minimal file around one line: what the reader needs to get to that line. */
 static int check_line(
         const char *line_key, const char *name, const struct slurm_options *opts, struct strbuf *err) {

@@ -187,6 +187,9 @@ int charm_packages_ensure(const char *event, const char *daemon, struct strbuf *
 int charm_dropin_install(const struct charm_paths *p, const char *charm_dir, sd_bus *bus, const char *service,
         const char *name, uint64_t timeout_usec, struct strbuf *err);
 
+/* systemd: unit stopped and disabled where it is installed. 1 done, 0 no such unit, or a
+ * negative errno (err). */
+int charm_unit_retire(sd_bus *bus, const char *unit, uint64_t timeout_usec, struct strbuf *err);
 /* systemd: enables unit, then (re)starts it when restart is set, else starts it when it is
  * not active (clearing a failed state first). Returns 1 when it (re)started the unit, 0 when
  * it was already running and left alone. */

@@ -7,6 +7,7 @@
 #include "charm/slurmctld/trigops.h"
 #include "charm/common/strand.h"
 #include "charm/slurmctld/accounting.h"
+#include "charm/slurmctld/login.h"
 #include "charm/slurmctld/sentinel.h"
 #include "charm/slurmctld/standby.h"
 #include "charm/common/confpush.h"
@@ -80,6 +81,7 @@ struct ctl_inputs {
         struct strv controllers;   /* "host(addr)", primary first */
         struct strv slurmd_rels;   /* relation ids on the slurmd endpoint */
         struct strv slurmd_apps;   /* remote app of each (same index) */
+        struct strv login_rels;    /* relation ids on the login-node endpoint (login.h) */
         struct compute_data *data; /* what each published (same index), valid where data_ok */
         bool *data_ok;
         size_t n_ok;          /* applications whose data is complete and valid */
@@ -98,6 +100,7 @@ static void ctl_inputs_done(struct ctl_inputs *in) {
         free(in->auth_key_id);
         strbuf_release_secret(&in->auth_key);
         strv_clear(&in->controllers);
+        strv_clear(&in->login_rels);
         free(in->state_dir);
         ha_view_done(&in->ha);
         /* (each application's data first: the count is slurmd_apps', cleared below) */
@@ -431,6 +434,7 @@ static int publish_generation(struct juju_ctx *ctx, const struct charm_paths *pa
         if (r < 0)
                 return r;
         strv_pushv(&rels, in->slurmd_rels.v);
+        strv_pushv(&rels, in->login_rels.v);
         return charm_generation_publish(ctx, paths, &rels, err);
 }
 
@@ -606,6 +610,11 @@ static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, 
                 explicit_bzero(v, strlen(v));
         }
 
+        /* the login applications (login.h): they only take what the leader publishes */
+        r = charm_relation_ids_live(ctx, LOGIN_ENDPOINT, &in->login_rels, err);
+        if (r < 0)
+                return r;
+
         /* every related slurmd application's data, oldest relation first */
         strv_clear(&ids);
         r = juju_relation_ids(ctx, SLURMCTLD_SLURMD_ENDPOINT, &ids, err);
@@ -711,13 +720,11 @@ static int publish_conf_hash(struct juju_ctx *ctx, const struct ctl_inputs *in, 
 }
 
 /* Leader: auth_key_id and controllers in every slurmd relation's app bag (secret granted), and
- * what slurmdbd needs in the accounting relation's (charm/slurmctld/accounting.h). */
-static int publish(
-        struct juju_ctx *ctx, struct ctl_inputs *in, const struct acct_view *acct, struct strbuf *err) {
+ * what slurmdbd needs in the accounting relation's (charm/slurmctld/accounting.h), and what
+ * the login units need in the login-node relations' (charm/slurmctld/login.h). */
+/* The controllers as the relations carry them: JSON list of "host:port", primary first. */
+static int controllers_json(const struct ctl_inputs *in, char **ret, struct strbuf *err) {
         _cleanup_strv_ struct strv ctls = STRV_INIT;
-        _cleanup_free_ char *json = NULL;
-        int r;
-
         for (size_t i = 0; i < in->controllers.n; i++) {
                 const char *s = in->controllers.v[i], *open = strchr(s, '(');
                 if (open)
@@ -726,11 +733,40 @@ static int publish(
                 else
                         strv_pushf(&ctls, "%s:%d", s, SLURMCTLD_PORT);
         }
-        r = controllers_encode(ctls.v, &json);
-        if (r < 0) {
+        int r = controllers_encode(ctls.v, ret);
+        if (r < 0)
                 strbuf_addstr(err, "controllers: cannot encode the controller list");
+        return r;
+}
+
+/* Leader, early in every hook: the login units (login.h) get the key, the controllers and the
+ * live slurm.conf even when this hook goes no further (a leader held as a standby, a refused
+ * candidate): they need no decision of this hook. publish() sends them the file again after
+ * this hook's change. */
+static int publish_login(struct juju_ctx *ctx, const struct charm_paths *paths, const struct ctl_inputs *in,
+        struct strbuf *err) {
+        _cleanup_free_ char *json = NULL;
+        if (in->login_rels.n == 0 || !in->auth_key_id || !in->cluster_name || in->controllers.n == 0)
+                return 0;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int r = controllers_json(in, &json, err);
+        if (r < 0)
                 return r;
-        }
+        /* the login units never hold up a controller hook: what they cannot get is said in
+         * debug-log, and their own status waits */
+        if (login_publish(ctx, paths, &in->login_rels, in->auth_key_id, in->cluster_name, json, &e) < 0)
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "login units: %s", e.buf);
+        return 0;
+}
+
+static int publish(struct juju_ctx *ctx, const struct charm_paths *paths, struct ctl_inputs *in,
+        const struct acct_view *acct, struct strbuf *err) {
+        _cleanup_free_ char *json = NULL;
+        int r;
+
+        r = controllers_json(in, &json, err);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < in->slurmd_rels.n; i++) {
                 const char *rel = in->slurmd_rels.v[i];
                 const cJSON *mine;
@@ -761,7 +797,10 @@ static int publish(
                 if (r < 0)
                         return r;
         }
-        return acct_publish(ctx, acct, in->auth_key_id, in->cluster_name, json, err);
+        r = acct_publish(ctx, acct, in->auth_key_id, in->cluster_name, json, err);
+        if (r < 0)
+                return r;
+        return publish_login(ctx, paths, in, err);
 }
 
 /* --- applications that left (HACKING.md, "risk 2") ------------------------------------------- */
@@ -1642,12 +1681,7 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
         strbuf_reset(&e);
         if (evpush_apply(&o->paths, bus, NULL, NULL, "", false, &e) < 0)
                 (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "event push: %s", e.buf);
-        struct unit_state st;
-        r = unit_get_state(bus, "slurmctld.service", &st, err);
-        if (r >= 0 && !streq(st.load_state, "not-found"))
-                r = unit_stop(bus, "slurmctld.service", unit_timeout(o), err);
-        if (r >= 0 && !streq(st.load_state, "not-found"))
-                r = unit_disable(bus, "slurmctld.service", unit_timeout(o), err);
+        r = charm_unit_retire(bus, "slurmctld.service", unit_timeout(o), err);
         if (r < 0)
                 return r;
         (void) juju_logf(ctx, JUJU_LOG_INFO, NULL, "slurmctld stopped (state saved)%s", note.buf);
@@ -2290,6 +2324,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 return r < 0 ? r : 0;
         if (in.leader) {
                 r = publish_generation(ctx, &o->paths, &in, err);
+                if (r >= 0)
+                        r = publish_login(ctx, &o->paths, &in, err);
                 if (r < 0)
                         return r;
         }
@@ -2654,7 +2690,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (in.leader) {
                 r = node_progs_prepare(&pg, took ? g.params_applied : params_applied, &in, err);
                 if (r >= 0)
-                        r = publish(ctx, &in, &acct, err);
+                        r = publish(ctx, &o->paths, &in, &acct, err);
                 if (r < 0)
                         return r;
         }

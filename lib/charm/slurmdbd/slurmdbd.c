@@ -550,15 +550,8 @@ int slurmdbd_leave(
                 r = watcher_remove(&o->paths, bus, watched[i], err);
         /* slurmdbd, and the token service where the generation has one (NULL ends the list) */
         const char *services[] = { "slurmdbd.service", charm_caps(&o->paths)->token_service, NULL };
-        for (size_t i = 0; r >= 0 && services[i]; i++) {
-                struct unit_state st;
-                r = unit_get_state(bus, services[i], &st, err);
-                if (r >= 0 && !streq(st.load_state, "not-found")) {
-                        r = unit_stop(bus, services[i], unit_timeout(o), err);
-                        if (r >= 0)
-                                r = unit_disable(bus, services[i], unit_timeout(o), err);
-                }
-        }
+        for (size_t i = 0; r >= 0 && services[i]; i++)
+                r = charm_unit_retire(bus, services[i], unit_timeout(o), err);
         if (r < 0)
                 return r;
         /* the files this charm wrote (the clients' configuration where an earlier version kept it too) */

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* First stage of the sackd install hook: runs where only libc exists (no libslurm, cJSON or
+ * libyaml yet), installs the packages, then execs bin/install-stage2. */
+#include "util/macro.h"
+#include "charm/common/bootstrap.h"
+#include "slurm/caps.h"
+
+#include "util/banned.h"
+
+int main(void) {
+        /* sackd on 24.11, else the clients, with munge and the PMIx library on 22.05 */
+        char *pkgs[5];
+        bootstrap_daemon_packages("sackd", slurm_caps_built(), pkgs);
+        return bootstrap_main(pkgs, "bin/install-stage2");
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The sackd charm: login nodes (issue 30 §2). Its units are clients of the cluster of the
+ * slurmctld application they are integrated with (`slurmctld` endpoint, interface `sackd`,
+ * interfaces/sackd.h): users there run sbatch, srun, salloc, squeue, sacct and scontrol. No
+ * slurmd runs there, and the units are no nodes.
+ *
+ * One reconcile for every hook: the controllers' data read and checked (nothing is written
+ * while it is incomplete or bad: the status says why), the cluster's auth key installed from
+ * the Juju secret, then, by generation (slurm/caps.h):
+ *   24.11 (auth/slurm, a token service): /etc/default/sackd names the controllers, sackd fetches
+ *         the configuration itself (configless) and hands local clients their tokens;
+ *   22.05 (auth/munge, no sackd): /etc/slurm/slurm.conf is the controllers' own file (judged by
+ *         this unit's Slurm reader first), munged holds the key.
+ * Written only when it differs; the daemon restarted only when what it read changed. The status
+ * says which controllers the clients reach, from `scontrol ping` run on the unit (loginconf.h).
+ * Without a relation (or when it breaks): the daemon stopped, the files this charm wrote and the
+ * key removed, and "no controller: integrate with slurmctld".
+ *
+ * Not watched by a service watcher (as the other charms' daemons are): a stopped sackd or munged
+ * shows at the next update-status. */
+#pragma once
+
+#include <stdint.h>
+
+#include "charm/common/charm.h"
+
+#define SACKD_CTL_ENDPOINT "slurmctld"
+/* the state note that says this charm wrote the clients' slurm.conf (removed with it) */
+#define SACKD_CONF_NOTE "login-slurm-conf"
+
+struct sackd_opts {
+        struct charm_paths paths;
+        const char *event;
+        uint64_t unit_timeout_usec; /* each systemd job; 0: 90 s */
+        int ping_timeout_ms;        /* `scontrol ping`; 0: 20 s */
+};
+
+int sackd_install(
+        struct juju_ctx *ctx, const struct sackd_opts *o, struct charm_outcome *out, struct strbuf *err);
+int sackd_reconcile(
+        struct juju_ctx *ctx, const struct sackd_opts *o, struct charm_outcome *out, struct strbuf *err);
+/* stop/remove: what a relation's end does (the daemon stopped, the charm's files and the key
+ * removed). */
+int sackd_leave(
+        struct juju_ctx *ctx, const struct sackd_opts *o, struct charm_outcome *out, struct strbuf *err);
