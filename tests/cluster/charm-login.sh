@@ -5,10 +5,11 @@
 # local accounts with the same uid everywhere) run the clients on the login unit as themselves:
 # sinfo, srun across both nodes (its output comes back to the login unit), sbatch whose output
 # lands in a shared directory owned by alice, squeue and scontrol; bob cannot cancel alice's
-# job. No slurmd runs on the login unit and the controller counts no node for it. A second
-# controller reaches the login unit's configuration; with the primary's slurmctld stopped the
-# clients reach the backup. remove-relation stops the clients' daemon and removes the key and
-# the charm's files (the clients then fail); integrating again brings it all back. On 24.11 the
+# job. No slurmd runs on the login unit and the controller counts no node for it. A change of
+# the configuration reaches it. remove-relation stops the clients' daemon and removes the key
+# and the charm's files (the clients then fail); integrating again brings it all back. Last, a
+# second controller reaches the login unit's configuration, and with the primary paused and its
+# slurmctld stopped the clients reach the backup while a job runs. On 24.11 the
 # unit runs sackd (configless), on 22.05 it keeps the controllers' slurm.conf and munge.
 # Prints the join time (integrate -> clients work) and srun's wall time from the login unit.
 set -euo pipefail
@@ -116,6 +117,29 @@ grep -qi 'denied\|not authorized' "$T/bob.out" || die "bob's scancel: $(cat "$T/
 as alice scancel "$jid"
 until_true 60 "job $jid still in the queue after alice's scancel" eval '[ -z "$(as alice squeue -h -j "$jid" 2>/dev/null)" ]'
 
+log "remove-relation: the clients' daemon stops, the key and the charm's files go"
+js remove-relation login slurmctld >/dev/null
+settle 180
+expect_status login/0 '^blocked no controller: integrate with slurmctld$'
+[ ! -e "$(login_files)$AUTH_KEY" ] || die "the auth key stayed on the login unit"
+if [ -n "$AUTH_SERVICE" ]; then
+        [ ! -e "$(login_files)/etc/slurm/slurm.conf" ] || die "the client slurm.conf stayed"
+        login_root systemctl is-active --quiet munge && die "munge still runs on the login unit"
+        login_root systemctl is-enabled --quiet munge && die "munge still enabled on the login unit"
+else
+        [ ! -e "$(login_files)/etc/default/sackd" ] || die "sackd's options stayed"
+        login_root systemctl is-active --quiet sackd && die "sackd still runs on the login unit"
+        login_root systemctl is-enabled --quiet sackd && die "sackd still enabled on the login unit"
+fi
+as alice sinfo -h >"$T/out" 2>&1 && die "sinfo worked after remove-relation"
+grep -qi '^sinfo: error' "$T/out" || die "sinfo after remove-relation: $(cat "$T/out")"
+
+log "integrate again: back"
+js integrate login slurmctld >/dev/null
+settle 180
+expect_status login/0 "^active login node of cluster [a-z0-9_-]+: slurmctld on .* answers?"
+as alice sinfo -h -o '%P' | grep -q '^cpu' || die "sinfo as alice after integrating again"
+
 log "a second controller reaches the login unit; with the primary stopped the clients reach the backup"
 # (a job that started before the second controller joined lists only the first in its steps on
 # 22.05: HACKING.md, "High availability", the survivors'-side guard; this one starts after)
@@ -149,31 +173,9 @@ settle 120
 expect_status login/0 "^active login node of cluster [a-z0-9_-]+: slurmctld on $ctl2_host answers; down: $ctl_host\$"
 as alice scancel "$jid"
 until_true 60 "job $jid still in the queue after alice's scancel" eval '[ -z "$(as alice squeue -h -j "$jid" 2>/dev/null)" ]'
-js run slurmctld/0 resume >/dev/null
-settle 240
-
-log "remove-relation: the clients' daemon stops, the key and the charm's files go"
-js remove-relation login slurmctld >/dev/null
-settle 180
-expect_status login/0 '^blocked no controller: integrate with slurmctld$'
-[ ! -e "$(login_files)$AUTH_KEY" ] || die "the auth key stayed on the login unit"
-if [ -n "$AUTH_SERVICE" ]; then
-        [ ! -e "$(login_files)/etc/slurm/slurm.conf" ] || die "the client slurm.conf stayed"
-        login_root systemctl is-active --quiet munge && die "munge still runs on the login unit"
-        login_root systemctl is-enabled --quiet munge && die "munge still enabled on the login unit"
-else
-        [ ! -e "$(login_files)/etc/default/sackd" ] || die "sackd's options stayed"
-        login_root systemctl is-active --quiet sackd && die "sackd still runs on the login unit"
-        login_root systemctl is-enabled --quiet sackd && die "sackd still enabled on the login unit"
-fi
-as alice sinfo -h >"$T/out" 2>&1 && die "sinfo worked after remove-relation"
-grep -qi '^sinfo: error' "$T/out" || die "sinfo after remove-relation: $(cat "$T/out")"
-
-log "integrate again: back"
-js integrate login slurmctld >/dev/null
-settle 180
-expect_status login/0 "^active login node of cluster [a-z0-9_-]+: slurmctld on .* answers?"
-as alice sinfo -h -o '%P' | grep -q '^cpu' || die "sinfo as alice after integrating again"
+# (the test ends with slurmctld/0 paused: a resume right after a failover can meet the reorder's
+# restarts, where the backup takes charge during the primary's restart and then claims first:
+# issue 25's open flap, HACKING.md "High availability")
 
 for f in "${FIGURES[@]}"; do log "figure: $f"; done
 log "ok"
