@@ -25,7 +25,10 @@ static const char *const owned_global[] = { "ClusterName", "SlurmctldHost", "Con
         "JobCredentialPublicCertificate",
         /* 22.05's munge socket for the accounting messages (auth/munge reads it for any message
          * flagged so: a socket a user serves would vouch for any uid) */
-        "AccountingStoragePass", NULL };
+        "AccountingStoragePass",
+        /* a password in slurm.conf, which every machine of the cluster holds world-readable
+         * (configless copies on compute and login units): attack on the login charm, stop 58 */
+        "JobCompPass", NULL };
 
 const char *slurm_options_kind_name(enum slurm_options_kind kind) {
         return (unsigned) kind < _SLURM_OPTIONS_KIND_MAX ? kind_names[kind] : "unknown";
@@ -185,6 +188,11 @@ int slurm_options_parse_mem(const char *s, size_t len, enum slurm_options_kind k
                                 strbuf_addstr(err,
                                         "key \"SlurmctldTimeout\" is set by the slurmctld option "
                                         "slurmctld-timeout");
+                        else if (streq(owned, "JobCompPass"))
+                                strbuf_addstr(err,
+                                        "key \"JobCompPass\" would be a password in slurm.conf, which every "
+                                        "machine holds readable by all users: use jobcomp/elasticsearch or "
+                                        "jobcomp/kafka without one, or accounting (the slurmdbd charm)");
                         else
                                 strbuf_addf(err, "key \"%s\" is managed by the charm", owned);
                         return -EINVAL;

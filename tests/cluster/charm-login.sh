@@ -92,6 +92,23 @@ fi
 as alice scontrol show partition cpu | grep -q 'MaxTime=01:40:00' || die "scontrol show partition as alice: $(as alice scontrol show partition cpu 2>&1)"
 expect_status login/0 "^active login node of cluster"
 
+log "an SrunProlog the login machine lacks is said, and the rest still reaches it"
+for u in slurmctld/0 cpu/0 cpu/1; do
+        js exec "$u" -- sh -c 'mkdir -p /etc/slurm/scripts && printf "#!/bin/sh\nexit 0\n" >/etc/slurm/scripts/srun-pro &&
+                chmod 0755 /etc/slurm/scripts/srun-pro'
+done
+js config slurmctld slurm-conf-parameters="SrunProlog=/etc/slurm/scripts/srun-pro" >/dev/null
+settle 180
+expect_status login/0 '^blocked slurm.conf: SrunProlog: .*srun-pro.*install it on every login machine .*; login node of cluster .* answers$'
+login_root sh -c 'mkdir -p /etc/slurm/scripts && printf "#!/bin/sh\nexit 0\n" >/etc/slurm/scripts/srun-pro &&
+        chmod 0755 /etc/slurm/scripts/srun-pro'
+js trigger login/0 update-status >/dev/null
+settle 120
+expect_status login/0 "^active login node of cluster"
+[ "$(as alice srun -N1 -D /tmp id -un)" = alice ] || die "srun with the SrunProlog installed"
+js config slurmctld slurm-conf-parameters= >/dev/null
+settle 180
+
 log "alice runs across both nodes from the login unit; her batch job writes where she owns"
 nodes=$(for u in cpu/0 cpu/1; do js exec "$u" -- hostname; done | sort | paste -sd' ')
 t0=$(now_ms)

@@ -249,6 +249,7 @@ static int try_key(const struct slurmconf_key *k, void *userdata) {
                         bool expected = strstr(err.buf, "managed by the charm") ||
                                 strstr(err.buf, "not supported") || strstr(err.buf, "default-partition") ||
                                 strstr(err.buf, "is set by the slurmctld option") ||
+                                strstr(err.buf, "would be a password in slurm.conf") ||
                                 strstr(err.buf, " needs ") || (vi && vi->type == SLURMCONF_VALUE_REMOVED);
                         if (!expected)
                                 print_error("%s: %s\n", s, err.buf);

@@ -163,12 +163,8 @@ static int client_conf(const struct sackd_opts *o, const char *remote, const str
                 strbuf_addstr(&e, "PluginDir is set: a login unit loads plugins only from Slurm's own directory");
                 r = -EINVAL;
         }
-        if (r >= 0)
-                /* what srun runs here as the user (SrunProlog, SrunEpilog): on this machine, root's */
-                r = slurmconf_paths_check_keys(slurmconf_get_key, c, SLURMCONF_PATH_CLIENT, o->paths.root, 0, 0, &e);
-        if (r == -EINVAL || r == -ENOENT) {
-                charm_outcome_set(out, JUJU_STATUS_BLOCKED,
-                        "relation with \"%s\": slurm.conf: %s; install it on every login machine (nothing changed)",
+        if (r == -EINVAL) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "relation with \"%s\": slurm.conf: %s (nothing changed)",
                         remote, e.buf);
                 return 1;
         }
@@ -187,6 +183,21 @@ static int client_conf(const struct sackd_opts *o, const char *remote, const str
         if (r < 0)
                 strbuf_addbuf(err, &e);
         return r < 0 ? r : 0;
+}
+
+/* What srun runs on this machine as the user (SrunProlog, SrunEpilog: on 24.11 too, from the
+ * file sackd fetches): not there, or not root's in the site scripts directory, goes into note.
+ * Not a refusal: the rest of the file (the controllers above all) must still reach the clients;
+ * srun here runs without the program (24.11 says "Access denied" and goes on). */
+static void scripts_note(const struct sackd_opts *o, const struct login_data *d, struct strbuf *note) {
+        _cleanup_slurmconf_ struct slurmconf *c = NULL;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        if (slurmconf_parse("slurm.conf", d->slurm_conf, strlen(d->slurm_conf), &c, NULL) < 0)
+                return;
+        int r = slurmconf_paths_check_keys(slurmconf_get_key, c, SLURMCONF_PATH_CLIENT, o->paths.root, 0, 0, &e);
+        if (r == -EINVAL || r == -ENOENT)
+                strbuf_addf(note, "slurm.conf: %s; install it on every login machine (srun here runs without it)",
+                        e.buf);
 }
 
 static int reconcile(struct juju_ctx *ctx, const struct sackd_opts *o, sd_bus *bus, struct login_data *d,
@@ -314,6 +325,12 @@ static int reconcile(struct juju_ctx *ctx, const struct sackd_opts *o, sd_bus *b
         if (r < 0)
                 return r;
         say_reach(o, d, out);
+        _cleanup_strbuf_ struct strbuf note = STRBUF_INIT;
+        scripts_note(o, d, &note);
+        if (note.len > 0) {
+                _cleanup_free_ char *reach = xstrdup(out->message.buf);
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s; %s", note.buf, reach);
+        }
         return 0;
 }
 
