@@ -75,6 +75,14 @@ else
                 die "sackd options: $(cat "$(login_files)/etc/default/sackd")"
         [ ! -e "$(login_files)/etc/slurm/slurm.conf" ] || die "24.11: a slurm.conf in /etc/slurm would hide sackd's"
 fi
+if [ -z "$AUTH_SERVICE" ]; then
+        # a sackd that dies is restarted by systemd (the charm's drop-in; Debian's unit has none)
+        pid=$(login_root systemctl show -p MainPID --value sackd)
+        login_root kill -9 "$pid"
+        until_true 30 "sackd not restarted after kill -9" eval \
+                '[ "$(login_root systemctl show -p MainPID --value sackd)" != "$pid" ] && login_root systemctl is-active --quiet sackd'
+        until_true 30 "sinfo as alice after sackd's restart" eval 'as alice sinfo -h >/dev/null 2>&1'
+fi
 [ "$(stat -c '%U %a' "$(login_files)$AUTH_KEY")" = "${AUTH_OWNER%%:*} 400" ] ||
         die "auth key owner and mode: $(stat -c '%U %a' "$(login_files)$AUTH_KEY")"
 

@@ -320,6 +320,13 @@ static int reconcile(struct juju_ctx *ctx, const struct sackd_opts *o, sd_bus *b
                 }
                 /* (22.05's clients read the file at each command: nothing to restart) */
         }
+        /* sackd restarted by systemd when it dies (its packaged unit has no Restart=) */
+        if (caps->token_service) {
+                r = charm_dropin_install(p, juju_env(ctx)->charm_dir, bus, caps->token_service, "20-charm-restart",
+                        unit_timeout(o), err);
+                if (r < 0)
+                        return r;
+        }
         /* munged (22.05) reads the key at its start; sackd (24.11) the key and its options */
         r = charm_unit_ensure(bus, client_service(p), key_changed > 0 || defaults_changed > 0, unit_timeout(o), err);
         if (r < 0)

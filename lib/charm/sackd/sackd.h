@@ -17,7 +17,8 @@
  * key removed, and "no controller: integrate with slurmctld".
  *
  * Not watched by a service watcher (as the other charms' daemons are): a stopped sackd or munged
- * shows at the next update-status. */
+ * shows at the next update-status. systemd restarts a sackd that dies (the charm's drop-in:
+ * Debian's unit has no Restart=), munged by its own unit's Restart=on-abort. */
 #pragma once
 
 #include <stdint.h>
