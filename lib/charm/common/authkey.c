@@ -45,21 +45,34 @@ static void strbuf_release_secretp(struct strbuf *sb) {
         strbuf_release_secret(sb);
 }
 
+/* key_b64 decoded into key (a secret buffer of the caller), checked: 0 or -EINVAL (err). */
+static int key_decode(const char *key_b64, struct strbuf *key, struct strbuf *err) {
+        if (isempty(key_b64) || base64_decode(key_b64, key) < 0) {
+                strbuf_addstr(err, "auth key: not valid base64");
+                return -EINVAL;
+        }
+        if (key->len < AUTH_KEY_MIN_LEN || key->len > AUTH_KEY_MAX_LEN) {
+                strbuf_addf(err, "auth key: %zu bytes (want %d to %d)", key->len, AUTH_KEY_MIN_LEN,
+                        AUTH_KEY_MAX_LEN);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+int auth_key_check(const char *key_b64, struct strbuf *err) {
+        __attribute__((__cleanup__(strbuf_release_secretp))) struct strbuf key = STRBUF_INIT;
+        return key_decode(key_b64, &key, err);
+}
+
 int auth_key_install(const struct charm_paths *paths, const char *key_b64, struct strbuf *err) {
         __attribute__((__cleanup__(strbuf_release_secretp))) struct strbuf key = STRBUF_INIT;
         uid_t uid;
         gid_t gid;
         int r;
 
-        if (isempty(key_b64) || base64_decode(key_b64, &key) < 0) {
-                strbuf_addstr(err, "auth key: not valid base64");
-                return -EINVAL;
-        }
-        if (key.len < AUTH_KEY_MIN_LEN || key.len > AUTH_KEY_MAX_LEN) {
-                strbuf_addf(err, "auth key: %zu bytes (want %d to %d)", key.len, AUTH_KEY_MIN_LEN,
-                        AUTH_KEY_MAX_LEN);
-                return -EINVAL;
-        }
+        r = key_decode(key_b64, &key, err);
+        if (r < 0)
+                return r;
         const struct slurm_caps *caps = charm_caps(paths);
         r = charm_lookup_user(paths->key_user, caps->key_owner, &uid, &gid, err);
         if (r < 0)

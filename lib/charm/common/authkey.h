@@ -37,6 +37,10 @@ int auth_key_generate(void *buf, size_t len);
 /* A new key, base64 (appended to ret). */
 int auth_key_generate_base64(struct strbuf *ret);
 
+/* Whether key_b64 is base64 of an acceptable key (as auth_key_install() takes it, nothing
+ * written): 0, or -EINVAL with a message without the key in err (NULL: none). */
+int auth_key_check(const char *key_b64, struct strbuf *err);
+
 /* Decodes key_b64 and writes it to <root><caps key_path> (owner paths->key_user or the
  * generation's key owner, its key mode) when its bytes, owner or mode differ. Returns 1 when
  * written (the service reading it must be restarted), 0 when

@@ -13,7 +13,6 @@
 #include "systemd/unit.h"
 #include "slurmconf/conf.h"
 #include "slurmconf/pathkeys.h"
-#include "util/base64.h"
 #include "util/fileio.h"
 
 #include "util/banned.h"
@@ -89,17 +88,13 @@ static void say_reach(const struct sackd_opts *o, const struct login_data *d, st
         if (up.n == 0)
                 strbuf_addf(&msg, "cluster %s: no controller answers", d->cluster);
         else {
-                strbuf_addf(&msg, "login node of cluster %s: slurmctld on ", d->cluster);
-                for (size_t i = 0; i < up.n; i++)
-                        strbuf_addf(&msg, "%s%s", i ? ", " : "", up.v[i]);
-                strbuf_addstr(&msg, up.n == 1 ? " answers" : " answer");
+                _cleanup_free_ char *hosts = strv_join(&up, ", ");
+                strbuf_addf(&msg, "login node of cluster %s: slurmctld on %s %s", d->cluster, hosts,
+                        up.n == 1 ? "answers" : "answer");
         }
         if (down.n > 0) {
-                strbuf_addstr(&msg, up.n ? "; down: " : " (down: ");
-                for (size_t i = 0; i < down.n; i++)
-                        strbuf_addf(&msg, "%s%s", i ? ", " : "", down.v[i]);
-                if (!up.n)
-                        strbuf_addch(&msg, ')');
+                _cleanup_free_ char *hosts = strv_join(&down, ", ");
+                strbuf_addf(&msg, up.n ? "; down: %s" : " (down: %s)", hosts);
         }
         charm_outcome_set(out, up.n ? JUJU_STATUS_ACTIVE : JUJU_STATUS_WAITING, "%s", msg.buf);
 }
@@ -258,7 +253,6 @@ static int reconcile(struct juju_ctx *ctx, const struct sackd_opts *o, sd_bus *b
          * that a rotation seen while this unit waited is not missed), then the client file */
         {
                 _cleanup_free_ char *v = NULL;
-                _cleanup_strbuf_ struct strbuf probe = STRBUF_INIT;
                 strbuf_reset(&e);
                 r = juju_secret_get_value(ctx, d->auth_key_id, NULL, JUJU_SECRET_REFRESH, AUTH_KEY_SECRET_KEY, &v, &e);
                 if (r < 0) {
@@ -267,10 +261,7 @@ static int reconcile(struct juju_ctx *ctx, const struct sackd_opts *o, sd_bus *b
                 }
                 strbuf_addstr(&key, v);
                 explicit_bzero(v, strlen(v));
-                r = base64_decode(key.buf, &probe);
-                bool ok = r >= 0 && probe.len >= AUTH_KEY_MIN_LEN && probe.len <= AUTH_KEY_MAX_LEN;
-                strbuf_release_secret(&probe);
-                if (!ok) {
+                if (auth_key_check(key.buf, NULL) < 0) {
                         strbuf_release_secret(&key);
                         charm_outcome_set(out, JUJU_STATUS_BLOCKED,
                                 "relation with \"%s\": auth key secret: not a valid key (nothing changed)", remote);

@@ -742,16 +742,19 @@ static int controllers_json(const struct ctl_inputs *in, char **ret, struct strb
 /* Leader, early in every hook: the login units (login.h) get the key, the controllers and the
  * live slurm.conf even when this hook goes no further (a leader held as a standby, a refused
  * candidate): they need no decision of this hook. publish() sends them the file again after
- * this hook's change. */
+ * this hook's change, with the controllers' JSON it made (controllers; NULL: made here). */
 static int publish_login(struct juju_ctx *ctx, const struct charm_paths *paths, const struct ctl_inputs *in,
-        struct strbuf *err) {
-        _cleanup_free_ char *json = NULL;
+        const char *controllers, struct strbuf *err) {
+        _cleanup_free_ char *own = NULL;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         if (in->login_rels.n == 0 || !in->auth_key_id || !in->cluster_name || in->controllers.n == 0)
                 return 0;
-        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        int r = controllers_json(in, &json, err);
-        if (r < 0)
-                return r;
+        if (!controllers) {
+                int r = controllers_json(in, &own, err);
+                if (r < 0)
+                        return r;
+        }
+        const char *json = controllers ? controllers : own;
         /* the login units never hold up a controller hook: what they cannot get is said in
          * debug-log, and their own status waits */
         if (login_publish(ctx, paths, &in->login_rels, in->auth_key_id, in->cluster_name, json, &e) < 0)
@@ -800,7 +803,7 @@ static int publish(struct juju_ctx *ctx, const struct charm_paths *paths, struct
         r = acct_publish(ctx, acct, in->auth_key_id, in->cluster_name, json, err);
         if (r < 0)
                 return r;
-        return publish_login(ctx, paths, in, err);
+        return publish_login(ctx, paths, in, json, err);
 }
 
 /* --- applications that left (HACKING.md, "risk 2") ------------------------------------------- */
@@ -2325,7 +2328,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (in.leader) {
                 r = publish_generation(ctx, &o->paths, &in, err);
                 if (r >= 0)
-                        r = publish_login(ctx, &o->paths, &in, err);
+                        r = publish_login(ctx, &o->paths, &in, NULL, err);
                 if (r < 0)
                         return r;
         }

@@ -9,7 +9,6 @@
 #include "charm/slurmd/nodecfgmark.h"
 #include "charm/slurmd/sdinputs.h"
 #include "charm/common/authkey.h"
-#include "util/base64.h"
 #include "charm/common/confpush.h"
 #include "charm/common/gres.h"
 #include "charm/slurmd/nodeconf.h"
@@ -343,7 +342,6 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
         /* the key: checked before anything is written */
         {
                 _cleanup_free_ char *v = NULL;
-                _cleanup_strbuf_ struct strbuf probe = STRBUF_INIT;
                 bool refresh = o->event && streq(o->event, "secret-changed");
                 r = juju_secret_get_value(ctx, in->ctl.auth_key_id, NULL,
                         refresh ? JUJU_SECRET_REFRESH : JUJU_SECRET_CURRENT, "key", &v, err);
@@ -351,10 +349,7 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
                         return r;
                 strbuf_addstr(&in->auth_key, v);
                 explicit_bzero(v, strlen(v));
-                r = base64_decode(in->auth_key.buf, &probe);
-                bool ok = r >= 0 && probe.len >= AUTH_KEY_MIN_LEN && probe.len <= AUTH_KEY_MAX_LEN;
-                strbuf_release_secret(&probe);
-                if (!ok) {
+                if (auth_key_check(in->auth_key.buf, NULL) < 0) {
                         charm_outcome_set(out, JUJU_STATUS_BLOCKED,
                                 "relation with \"%s\": auth key secret: %s", in->remote_app,
                                 "not a valid key");
