@@ -74,6 +74,38 @@ grep -q '^JobCompType=jobcomp/lua' "$conf1" || die "the backup did not take the 
 expect_status slurmctld/0 '^active primary, in charge; 1 node in 1 partition'
 expect_status slurmctld/1 '^active backup 1, [^ ]+ in charge; 1 node in 1 partition'
 jobs_intact "after retry-refused"
+
+log "a start that the fence stopped is no refusal: the file waits, and is applied after the lift"
+# issue 25 (stop 58, 24.11): a hook's new slurmctld took charge while another controller was in
+# charge and its sentinel killed it; the hook took that for a refusal, rolled back and failed. Here
+# the backup's next start is killed as the sentinel kills (the record first, SIGKILL, the unit
+# stopped), once, by a drop-in's ExecStartPost on its machine, before that slurmctld answers;
+# the real sentinel then lifts the fence (the primary answers) and runs the charm, which applies
+# the file.
+js exec slurmctld/1 -- sh -c 'mkdir -p /etc/systemd/system/slurmctld.service.d &&
+        printf "%s\n" "#!/bin/sh" "[ -e /etc/slurm/test-fence-once ] || exit 0" "rm -f /etc/slurm/test-fence-once" \
+                "echo \"\$(date +%s) 0 slurmctld (pid \$MAINPID) took charge while controller 0 was in charge (test)\" >/var/lib/slurm/charm/fenced" \
+                "kill -9 \"\$MAINPID\"" "systemctl stop --no-block slurmctld" >/usr/local/sbin/test-fence-kill &&
+        chmod 0755 /usr/local/sbin/test-fence-kill &&
+        printf "[Service]\nExecStartPost=+/usr/local/sbin/test-fence-kill\n" \
+                >/etc/systemd/system/slurmctld.service.d/99-test-fence.conf &&
+        systemctl daemon-reload && touch /etc/slurm/test-fence-once'
+log_lines=$(wc -l <"$MODEL/debug-log.jsonl")
+js config slurmctld slurm-conf-parameters="JobCompType=jobcomp/lua MaxJobCount=12345" >/dev/null
+settle 180
+[ ! -e "$(root_of slurmctld/1)/etc/slurm/test-fence-once" ] || die "the backup's slurmctld did not start again after the change"
+js trigger slurmctld update-status >/dev/null
+settle
+grep -q '^MaxJobCount=12345' "$conf1" || die "the backup's file lost the change its fenced start met"
+expect_status slurmctld/1 '^active backup 1, [^ ]+ in charge; 1 node in 1 partition'
+since_change() { tail -n +"$((log_lines + 1))" "$MODEL/debug-log.jsonl" | jq -r "select(.unit == \"slurmctld/1\") | $1"; }
+since_change '(.log // [])[]' | grep -q 'slurmctld stopped while it started.*fenced' ||
+        die "slurmctld/1's hook did not say that its start was fenced: $(since_change '(.log // [])[]' | tail -5)"
+! since_change '(.log // [])[]' | grep -q 'refused' || die "the fenced start was taken for a refusal"
+failed=$(since_change 'select(.status == "failed") | .hook')
+[ -z "$failed" ] || die "slurmctld/1's hooks failed after its fenced start: $failed"
+[ "$(running_value MaxJobCount)" = 12345 ] || die "MaxJobCount not running: $(running_value MaxJobCount)"
+jobs_intact "after the fenced start"
 js exec cpu/0 -- touch /tmp/gate
 wait_job_state "$running" COMPLETED 60
 log "ok"

@@ -358,8 +358,30 @@ static void test_record(void **state) {
         assert_int_equal(since, 1234);
         assert_int_equal(idx, 1);
         assert_string_equal(why, "stopped while x");
+        /* fence_since: the record there now counts whatever its time */
+        _cleanup_free_ char *w1 = NULL, *w2 = NULL, *w3 = NULL, *w4 = NULL;
+        assert_int_equal(fence_since(&p, 99999, &w1), 1);
+        assert_string_equal(w1, "stopped while x");
         assert_int_equal(fence_record_clear(&p, &e), 0);
         assert_int_equal(fence_record_read(&p, NULL, NULL, NULL), 0);
+        /* lifted: it counts from its time on only (a hook's start that began after it was not
+         * stopped by it) */
+        assert_int_equal(fence_since(&p, 1234, &w2), 1);
+        assert_string_equal(w2, "stopped while x (lifted since)");
+        assert_int_equal(fence_since(&p, 1235, &w3), 0);
+        assert_null(w3);
+        assert_int_equal(fence_record_clear(&p, &e), 0);
+        assert_int_equal(fence_since(&p, 1000, NULL), 1);
+        /* a newer fence, lifted, replaces the older one */
+        assert_int_equal(fence_record_write(&p, 2000, -1, "again", &e), 0);
+        assert_int_equal(fence_record_clear(&p, &e), 0);
+        assert_int_equal(fence_since(&p, 1500, &w4), 1);
+        assert_string_equal(w4, "again (lifted since)");
+        /* an unreadable record there is a fence */
+        _cleanup_free_ char *bad = NULL;
+        assert_int_equal(charm_state_note_write(&p, FENCE_FILE, "garbage", false, &e), 0);
+        assert_int_equal(fence_since(&p, 99999, &bad), 1);
+        assert_string_equal(bad, "unreadable fence record");
         assert_int_equal(fence_record_clear(&p, &e), 0);
 
         /* the relief's record: what a restarted sentinel takes up again */

@@ -207,6 +207,14 @@ static int restart_and_wait(const struct ctl_apply_opts *o, bool restart, int bo
                 strbuf_addstr(err, " (slurmctld exited at its start)");
                 return -ESRCH;
         }
+        if (r == -ECANCELED) {
+                /* a stop came during the start job (24.11's lasts until READY=1): the sentinel's
+                 * fence stops the unit after its kill. Not the may_start hold (-ECANCELED to the
+                 * caller) and not the file's doing: -EINTR, and ctl_apply asks start_stopped why
+                 * (unexplained, the hook fails and is retried) */
+                strbuf_addstr(err, " (slurmctld's start was cancelled: the unit was stopped meanwhile)");
+                return -EINTR;
+        }
         if (r < 0)
                 return r;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
@@ -491,6 +499,7 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
         struct unit_state st;
         int r;
 
+        const time_t began = time(NULL);
         /* slurmctld's own words on a refused file are what it logs from now on */
         _cleanup_free_ char *log_path = charm_path(o->paths, CTL_SLURMCTLD_LOG);
         struct stat log_st;
@@ -576,6 +585,18 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                 /* held at the last look (may_start): the daemon as it was, the file waits */
                 ret->action = CTL_APPLY_DEFERRED;
                 strbuf_addf(&ret->message, "%s%s", ret->message.len ? "; " : "", why.buf);
+                return 0;
+        }
+        _cleanup_strbuf_ struct strbuf hold = STRBUF_INIT;
+        if ((r == -ESRCH || r == -ETIMEDOUT || r == -EINTR) && !same && o->start_stopped &&
+                o->start_stopped(o->may_start_data, began, &hold) > 0) {
+                /* not the file's doing (ctl_apply_opts.start_stopped): it stays in place,
+                 * unrefused, and the next hook applies it (the sentinel runs the charm when it
+                 * lifts its fence) */
+                ret->action = CTL_APPLY_DEFERRED;
+                ret->start_stopped = true;
+                strbuf_addf(&ret->message, "%sslurmctld stopped while it started (%s): %s",
+                        ret->message.len ? "; " : "", why.len ? why.buf : "no answer", hold.buf);
                 return 0;
         }
         if ((r == -ESRCH || r == -ETIMEDOUT) && !same) {

@@ -112,9 +112,17 @@ struct ctl_apply_opts {
          * keeps the daemon as it is (CTL_APPLY_DEFERRED, why in the message). The HA gate's
          * takeover check once more at the last moment (attack F3: a takeover action on another
          * machine between the gate's read and the start; the primary takes control back at
-         * every start). */
+         * every start), and the sentinel's fence. */
         int (*may_start)(void *data, struct strbuf *why);
         void *may_start_data;
+        /* asked after a start of a new file that failed (NULL: never): > 0 when something other
+         * than the file stopped the start begun at `began` (why says what): the sentinel's fence
+         * (it killed a process that took charge while another controller was in charge, and may
+         * have lifted the fence since: seen on 24.11 at a resume after a failover, where the hook
+         * took the kill for a refusal, rolled back and failed), or the may_start hold. The file
+         * is then neither refused nor rolled back: it waits (CTL_APPLY_DEFERRED) for the next
+         * hook. Gets may_start_data. */
+        int (*start_stopped)(void *data, time_t began, struct strbuf *why);
         const char *previous;  /* the live file before this hook wrote (NULL: none) */
         size_t previous_len;
         /* the node names of the compute units in a relation (the leader's): the placeholders of
@@ -130,6 +138,9 @@ struct ctl_apply_result {
         /* the push to the compute nodes that waits, when it does: its own note, also after a
          * rollback (never part of a refusal's text: review R14) */
         struct strbuf push_note;
+        /* CTL_APPLY_DEFERRED after a start that something else stopped (start_stopped): the
+         * daemon is down now, and nothing more should be asked of it in this hook */
+        bool start_stopped;
 };
 #define CTL_APPLY_RESULT_INIT \
         { .action = CTL_APPLY_NONE, .message = STRBUF_INIT, .push_note = STRBUF_INIT }

@@ -212,11 +212,7 @@ int fence_record_write(
         return charm_state_note_write(p, FENCE_FILE, line, false, err);
 }
 
-int fence_record_read(const struct charm_paths *p, time_t *ret_since, long *ret_in_charge, char **ret_why) {
-        _cleanup_free_ char *data = NULL;
-        int r = charm_state_note_read(p, FENCE_FILE, &data);
-        if (r <= 0)
-                return r;
+static int record_parse(char *data, time_t *ret_since, long *ret_in_charge, char **ret_why) {
         char *end = NULL;
         errno = 0;
         long long since = strtoll(data, &end, 10);
@@ -237,6 +233,38 @@ int fence_record_read(const struct charm_paths *p, time_t *ret_since, long *ret_
         return 1;
 }
 
+int fence_record_read(const struct charm_paths *p, time_t *ret_since, long *ret_in_charge, char **ret_why) {
+        _cleanup_free_ char *data = NULL;
+        int r = charm_state_note_read(p, FENCE_FILE, &data);
+        if (r <= 0)
+                return r;
+        return record_parse(data, ret_since, ret_in_charge, ret_why);
+}
+
 int fence_record_clear(const struct charm_paths *p, struct strbuf *err) {
+        _cleanup_free_ char *data = NULL;
+        if (charm_state_note_read(p, FENCE_FILE, &data) > 0) {
+                int r = charm_state_note_write(p, FENCE_LAST_FILE, data, false, err);
+                if (r < 0)
+                        return r;
+        }
         return charm_state_note_remove(p, FENCE_FILE, err);
+}
+
+int fence_since(const struct charm_paths *p, time_t from, char **ret_why) {
+        time_t since = 0;
+        _cleanup_free_ char *why = NULL, *data = NULL;
+        int r = fence_record_read(p, &since, NULL, &why);
+        if (r != 0) {
+                /* there now (unreadable counts as a fence, as for every caller) */
+                if (ret_why)
+                        *ret_why = why ? TAKE_PTR(why) : xstrdup("unreadable fence record");
+                return 1;
+        }
+        if (charm_state_note_read(p, FENCE_LAST_FILE, &data) <= 0 ||
+                record_parse(data, &since, NULL, &why) <= 0 || since < from)
+                return 0;
+        if (ret_why)
+                *ret_why = xasprintf("%s (lifted since)", why);
+        return 1;
 }

@@ -178,5 +178,13 @@ int fence_record_write(
 /* 1 and the record's parts (*ret_why malloc'd; any pointer may be NULL), 0 when there is none,
  * -EINVAL for a record that cannot be read as one (treated as a fence by callers). */
 int fence_record_read(const struct charm_paths *p, time_t *ret_since, long *ret_in_charge, char **ret_why);
-/* Removes it; 0 also when there was none. */
+/* Removes it (lifts the fence); 0 also when there was none. The record lifted is kept as
+ * FENCE_LAST_FILE, for fence_since(). */
 int fence_record_clear(const struct charm_paths *p, struct strbuf *err);
+#define FENCE_LAST_FILE "fenced.last"
+/* Whether the sentinel fenced this unit at or after `from`: the record there now, or the last
+ * one lifted. A hook whose slurmctld start failed asks it: the sentinel may have killed the
+ * new process (it took charge while another controller was in charge) and lifted the fence
+ * again before the hook looked, and such a failure is no verdict on the file (ctlapply.h).
+ * 1 with the record's reason (*ret_why malloc'd, may be NULL), 0 when not. */
+int fence_since(const struct charm_paths *p, time_t from, char **ret_why);

@@ -1976,8 +1976,23 @@ static const char *takeover_pending(
         return who;
 }
 
+/* The sentinel's fence record there (charm/slurmctld/fence.h): the unit waits, saying why, and
+ * the hook ends (nothing more is asked of a slurmctld held down; on 24.11 no client call works
+ * without it: the sack socket is its). True when fenced. */
+static bool fenced_outcome(const struct charm_paths *paths, struct charm_outcome *out) {
+        _cleanup_free_ char *why = NULL;
+        if (fence_record_read(paths, NULL, NULL, &why) == 0)
+                return false;
+        charm_outcome_set(out, JUJU_STATUS_WAITING,
+                "fenced: %s; slurmctld held down until the controller in charge answers here "
+                "(the sentinel then runs the charm)",
+                why ? why : "unreadable fence record");
+        return true;
+}
+
 struct start_look {
         struct juju_ctx *ctx;
+        const struct charm_paths *paths;
         const struct ctl_inputs *in;
 };
 
@@ -1986,8 +2001,14 @@ struct start_look {
  * read the mark, a hook's length before; started now, this unit would take control back). */
 static int start_look(void *data, struct strbuf *why) {
         const struct start_look *l = data;
-        _cleanup_free_ char *announced = NULL;
+        _cleanup_free_ char *announced = NULL, *fenced = NULL;
         long at;
+        /* the sentinel's fence (charm/slurmctld/fence.h), also one written during this hook */
+        if (fence_record_read(l->paths, NULL, NULL, &fenced) != 0) {
+                strbuf_addf(why, "fenced: %s; slurmctld held down until the controller in charge answers here",
+                        fenced ? fenced : "unreadable fence record");
+                return 1;
+        }
         const char *who = takeover_pending(l->ctx, l->in, &announced, &at);
         if (!who || at <= l->in->ha.self)
                 return 0;
@@ -1996,6 +2017,19 @@ static int start_look(void *data, struct strbuf *why) {
                 "makes %s the primary",
                 who, who);
         return 1;
+}
+
+/* ctl_apply_opts.start_stopped: the sentinel fenced this unit since the start began (the
+ * process it killed took charge while another controller was in charge; the fence may be
+ * lifted already), or the start is held now. */
+static int start_stopped(void *data, time_t began, struct strbuf *why) {
+        const struct start_look *l = data;
+        _cleanup_free_ char *fenced = NULL;
+        if (fence_since(l->paths, began, &fenced) > 0) {
+                strbuf_addf(why, "fenced: %s", fenced);
+                return 1;
+        }
+        return start_look(data, why);
 }
 
 static int ha_gate(struct juju_ctx *ctx, const struct charm_paths *paths, struct ctl_inputs *in,
@@ -2219,17 +2253,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 return r;
         }
         /* fenced by the sentinel (charm/slurmctld/fence.h): slurmctld stays down until it lifts the hold */
-        {
-                _cleanup_free_ char *why = NULL;
-                r = fence_record_read(&o->paths, NULL, NULL, &why);
-                if (r != 0) {
-                        charm_outcome_set(out, JUJU_STATUS_WAITING,
-                                "fenced: %s; slurmctld held down until the controller in charge answers here "
-                                "(the sentinel then runs the charm)",
-                                why ? why : "unreadable fence record");
-                        return 0;
-                }
-        }
+        if (fenced_outcome(&o->paths, out))
+                return 0;
         if (is_unit_event_on_slurmd(env))
                 departure_note(ctx, &o->paths, env);
         r = 1;
@@ -2603,7 +2628,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 if (r < 0)
                         return r;
         }
-        struct start_look look = { .ctx = ctx, .in = &in };
+        struct start_look look = { .ctx = ctx, .paths = &o->paths, .in = &in };
         const struct ctl_apply_opts ao = {
                 .present_nodes = in.leader ? &present : NULL,
                 .silent = silent,
@@ -2619,6 +2644,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 .previous_len = old_len,
                 .may_start = in.ha.order.n > 1 ? start_look : NULL,
                 .may_start_data = &look,
+                .start_stopped = in.ha.order.n > 1 ? start_stopped : NULL,
         };
         r = acct_cluster_id_release(&o->paths, &acct, in.state_dir, err);
         if (r < 0)
@@ -2654,6 +2680,16 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         r = refused_publish(ctx, &o->paths, &in, err);
         if (r < 0)
                 return r;
+        /* the start stopped by the fence or a hold (ctl_apply deferred the file, blaming
+         * nothing): the daemon is down, so the hook ends here, as at the top for a fence; the
+         * sentinel runs the charm when it lifts the fence */
+        if (applied.start_stopped) {
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "%s", applied.message.buf);
+                if (!fenced_outcome(&o->paths, out))
+                        charm_outcome_set(out, JUJU_STATUS_WAITING, "%s; the new slurm.conf waits",
+                                applied.message.buf);
+                return 0;
+        }
         /* a held restart (CTL_APPLY_DEFERRED) leaves the daemon on its file: nothing of the new
          * one is taken yet */
         bool took = applied.action != CTL_APPLY_ROLLED_BACK && applied.action != CTL_APPLY_DEFERRED;
