@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The demo (./dev demo [--keep]): a Slurm cluster from the two charms in a local juju-sim model
-# with namespaced machines: deploy slurmctld and two slurmd units, integrate, wait (showing each
-# hook as it finishes), print the status, sinfo and `srun -N2 hostname`, the per-hook figures,
-# then destroy the model. --keep leaves it running and says how to use and remove it. Ctrl-C at
+# The demo (./dev demo [--keep]): a Slurm cluster from the charms in a local juju-sim model
+# with namespaced machines: deploy slurmctld, two slurmd units and a login unit (the sackd charm),
+# integrate, wait (showing each hook as it finishes), print the status, sinfo and
+# `srun -N2 hostname`, then, as the user alice on the login unit (a local account with one uid on
+# every machine: a directory user needs the sssd charm, not built yet), `srun -N2 id` and an
+# sbatch job she owns; the per-hook figures, then destroy the model. --keep leaves it running and says how to use and remove it. Ctrl-C at
 # any point destroys what was made. Needs root; ./dev demo builds first.
 # --base debian@13: the charms built on Debian 13 (build-debian13/: Slurm 24.11, auth/slurm) on
 # machines of that base (tools/rootfs's tree); default: this host's base and build/.
@@ -38,7 +40,7 @@ else
         CHARMS=$BUILD
 fi
 [ "$(id -u)" = 0 ] || { echo "demo: needs root (namespaces, a systemd manager per machine)" >&2; exit 1; }
-for f in "$JS" "$CHARMS/slurmctld.charm" "$CHARMS/slurmd.charm"; do
+for f in "$JS" "$CHARMS/slurmctld.charm" "$CHARMS/slurmd.charm" "$CHARMS/sackd.charm"; do
         [ -e "$f" ] || { echo "demo: $f missing: run ./dev build" >&2; exit 1; }
 done
 
@@ -77,6 +79,8 @@ bold "==> model $JUJU_SIM_MODEL (namespaced machines)"
 "$JS" deploy "$CHARMS/slurmctld.charm" ${base:+--base "$base"}
 "$JS" deploy "$CHARMS/slurmd.charm" -n 2 ${base:+--base "$base"}
 "$JS" integrate slurmctld slurmd
+"$JS" deploy "$CHARMS/sackd.charm" login ${base:+--base "$base"}
+"$JS" integrate slurmctld login
 
 bold "==> running hooks (each line: a hook that finished, its wall time and peak RSS)"
 log=$JUJU_SIM_MODEL/debug-log.jsonl
@@ -118,6 +122,17 @@ bold "==> sinfo"
 bold "==> srun -N2 hostname"
 "$JS" exec slurmctld/0 -- timeout 60 srun -N2 hostname
 
+# a user: the same local account on every machine (uid 2001), no root on any of them
+for u in slurmctld/0 slurmd/0 slurmd/1 login/0; do
+        "$JS" exec "$u" -- useradd -u 2001 -U -m -s /bin/bash alice
+done
+as_alice() { "$JS" exec login/0 -- runuser -l alice -c "$*"; }
+bold "==> as alice on login/0 (no slurmd there): srun -N2 id"
+as_alice timeout 60 srun -N2 id
+bold "==> as alice: sbatch --wait onto slurmd-0; the output file there is hers"
+as_alice "timeout 60 sbatch -w slurmd-0 -o job.out --wait --wrap 'echo ran as \$(id -un) on \$(hostname)'"
+"$JS" exec slurmd/0 -- sh -c 'ls -l /home/alice/job.out && cat /home/alice/job.out'
+
 bold "==> figures (from juju-sim debug-log)"
 python3 - "$log" <<'PY'
 import json, sys
@@ -145,6 +160,7 @@ The model is left running (--keep). Use it with:
   $JS status
   $JS exec slurmctld/0 -- sinfo
   $JS exec slurmctld/0 -- srun -N2 hostname
+  $JS exec login/0 -- runuser -l alice -c 'srun -N2 id'    # the user alice, on the login unit
   $JS add-unit slurmd && $JS wait        # a third node joins, no slurm.conf change
   $JS debug-log --replay
 Remove it with:
