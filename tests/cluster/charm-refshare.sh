@@ -8,7 +8,9 @@
 # never writes the file or goes back to the one before it, and says why, naming the unit that
 # refused. Without the shared refusal the backup keeps the file, to start it at a failover. Then
 # the cause fixed, retry-refused run on the BACKUP makes both units try the value again: both
-# take it. Jobs intact throughout.
+# take it. Then a start of the backup's that the sentinel's fence stops (emulated: the record,
+# SIGKILL, the unit stopped) is no refusal: the file waits and is applied after the lift (issue
+# 25). Jobs intact throughout.
 set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
 source "$(dirname "$0")/charm-lib.sh"
