@@ -141,6 +141,51 @@ static void test_start_and_bursts(void **state) {
         nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
+/* A reconfig record names no node: its round waits (once, pass_usec from the burst's first
+ * ring) for the node records of the same trigger pass, which a loaded machine delivered 110 ms
+ * later (past the quiet window): one round for both. A reconfig alone still gets its round. */
+static void test_reconfig_waits_for_its_pass(void **state) {
+        _cleanup_free_ char *dir = tmpdir();
+        struct rec r = { .spool = dir, .rounds = STRV_INIT };
+        struct eventwatch_opts o = {
+                .spool = dir,
+                .spool_uid = (uid_t) -1,
+                .spool_gid = (gid_t) -1,
+                .window_usec = 50 * 1000,
+                .pass_usec = 600 * 1000,
+                .max_rounds = 3,
+                .reconcile = cb,
+                .userdata = &r,
+        };
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                struct timespec ts = { 0, 300 * 1000 * 1000 };
+                nanosleep(&ts, NULL);
+                (void) evspool_write(dir, "reconfig", "reconfig", now_ns());
+                ts.tv_nsec = 200 * 1000 * 1000; /* past the window, within the pass */
+                nanosleep(&ts, NULL);
+                (void) evspool_write(dir, "drained", "n1", now_ns());
+                ts = (struct timespec){ 1, 500 * 1000 * 1000 };
+                nanosleep(&ts, NULL);
+                (void) evspool_write(dir, "reconfig", "reconfig", now_ns());
+                _exit(0);
+        }
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        assert_int_equal(eventwatch_run(&o, &err), 0);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        waitpid(pid, NULL, 0);
+        ASSERT_ROUNDS(&r.rounds, "watcher-start/0", "trigger:drained,reconfig/2", "trigger:reconfig/1");
+        /* the lone reconfig's round came after its wait: 0.3 + 0.2 + 1.5 + 0.6 s at least */
+        long ms = (long) (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+        assert_true(ms >= 2500);
+        assert_int_equal(spool_count(dir), 0);
+        strv_clear(&r.rounds);
+        nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
 static void test_retry_keeps_records(void **state) {
         _cleanup_free_ char *dir = tmpdir();
         struct rec r = { .spool = dir, .rounds = STRV_INIT, .fail_rounds = 2 };
@@ -265,6 +310,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_cause),
                 cmocka_unit_test(test_start_and_bursts),
+                cmocka_unit_test(test_reconfig_waits_for_its_pass),
                 cmocka_unit_test(test_retry_keeps_records),
                 cmocka_unit_test(test_poll_and_refresh),
                 cmocka_unit_test(test_expecting),

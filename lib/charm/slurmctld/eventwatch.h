@@ -8,7 +8,11 @@
  * succeeded, removes them. Rounds run:
  *   - at start ("watcher-start"): whatever the spool holds, and what changed while no watcher ran;
  *   - when the doorbell rings (a trigger wrote a record), after a quiet window_usec (triggers of
- *     one slurmctld pass come together: one round for all);
+ *     one slurmctld pass come together: one round for all); a round that would hold only
+ *     reconfig records (which name no node) waits, once, until pass_usec after the burst's first
+ *     ring, so that the node records of the same pass (drained, down, up) are in it: else its
+ *     reconcile sees their changes first and records them as its own finding (seen on a loaded
+ *     machine: drained came 110 ms after reconfig);
  *   - every poll_usec ("poll"), the safety net for what no trigger reports (a dynamic node's
  *     registration, a lost ring, a takeover seen from another controller unit);
  *   - again at once while the spool still holds records (more than one round's worth).
@@ -48,12 +52,14 @@
 #define EVENTWATCH_RETRY_MAX_USEC (30 * 1000 * 1000ULL)
 #define EVENTWATCH_REFRESH_TIMEOUT_MS_DEFAULT (300 * 1000)
 #define EVENTWATCH_EXPECT_POLL_USEC_DEFAULT (1000 * 1000ULL)
+#define EVENTWATCH_PASS_USEC_DEFAULT (1000 * 1000ULL)
 
 struct eventwatch_opts {
         const char *spool;
         uid_t spool_uid; /* the doorbell's owner (SlurmUser); (uid_t) -1: the caller */
         gid_t spool_gid;
         uint64_t window_usec; /* 0: EVENTWATCH_WINDOW_USEC_DEFAULT */
+        uint64_t pass_usec;   /* a reconfig-only burst's wait; 0: EVENTWATCH_PASS_USEC_DEFAULT */
         uint64_t poll_usec;   /* 0: no poll */
         uint64_t retry_usec;  /* 0: EVENTWATCH_RETRY_USEC_DEFAULT */
         unsigned max_rounds;  /* 0: run for ever */
