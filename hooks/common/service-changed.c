@@ -7,6 +7,8 @@
 #include "charm/slurmctld/slurmctld.h"
 #elif defined(CHARM_SLURMDBD)
 #include "charm/slurmdbd/slurmdbd.h"
+#elif defined(CHARM_SACKD)
+#include "charm/sackd/sackd.h"
 #else
 #include "charm/slurmd/slurmd.h"
 #endif
@@ -22,6 +24,9 @@ static int reconcile(struct juju_ctx *ctx, const struct charm_paths *paths, stru
 #elif defined(CHARM_SLURMDBD)
         const struct slurmdbd_opts o = { .paths = *paths, .event = "update-status" };
         return slurmdbd_reconcile(ctx, &o, out, err);
+#elif defined(CHARM_SACKD)
+        const struct sackd_opts o = { .paths = *paths, .event = "update-status" };
+        return sackd_reconcile(ctx, &o, out, err);
 #else
         const struct slurmd_opts o = { .paths = *paths, .event = "update-status", .automatic = true };
         return slurmd_reconcile(ctx, &o, out, err);
@@ -44,6 +49,9 @@ int main(int argc, char **argv) {
                 .daemon = "slurmctld.service",
 #elif defined(CHARM_SLURMDBD)
                 .daemon = "slurmdbd.service",
+#elif defined(CHARM_SACKD)
+                /* by generation: sackd, or munged where there is no sackd (22.05) */
+                .daemon = sackd_client_service(&(const struct charm_paths){ 0 }),
 #else
                 .daemon = "slurmd.service",
 #endif

@@ -83,6 +83,16 @@ if [ -z "$AUTH_SERVICE" ]; then
                 '[ "$(login_root systemctl show -p MainPID --value sackd)" != "$pid" ] && login_root systemctl is-active --quiet sackd'
         until_true 30 "sinfo as alice after sackd's restart" eval 'as alice sinfo -h >/dev/null 2>&1'
 fi
+# the clients' daemon is watched (charm/common/watcher.h): stopped by hand, the watcher runs the
+# charm, which starts it again at once (without the watcher: at the next update-status, minutes)
+svc=${AUTH_SERVICE:-sackd}
+login_root systemctl is-active --quiet "juju-service-watcher-$svc" || die "no service watcher for $svc on the login unit"
+t0=$(now_ms)
+login_root systemctl stop "$svc"
+until_true 30 "$svc stopped by hand was not started again by the watcher" eval \
+        'login_root systemctl is-active --quiet "$svc"'
+FIGURES+=("$svc stopped -> running again (the watcher's run): $(($(now_ms) - t0)) ms")
+until_true 30 "sinfo as alice after $svc's stop" eval 'as alice sinfo -h >/dev/null 2>&1'
 [ "$(stat -c '%U %a' "$(login_files)$AUTH_KEY")" = "${AUTH_OWNER%%:*} 400" ] ||
         die "auth key owner and mode: $(stat -c '%U %a' "$(login_files)$AUTH_KEY")"
 
@@ -150,10 +160,14 @@ expect_status login/0 '^blocked no controller: integrate with slurmctld$'
 if [ -n "$AUTH_SERVICE" ]; then
         [ ! -e "$(login_files)/etc/slurm/slurm.conf" ] || die "the client slurm.conf stayed"
         login_root systemctl is-active --quiet munge && die "munge still runs on the login unit"
+        [ ! -e "$(login_files)/etc/systemd/system/juju-service-watcher-munge.service" ] ||
+                die "munge's watcher stayed on the login unit"
         login_root systemctl is-enabled --quiet munge && die "munge still enabled on the login unit"
 else
         [ ! -e "$(login_files)/etc/default/sackd" ] || die "sackd's options stayed"
         login_root systemctl is-active --quiet sackd && die "sackd still runs on the login unit"
+        [ ! -e "$(login_files)/etc/systemd/system/juju-service-watcher-sackd.service" ] ||
+                die "sackd's watcher stayed on the login unit"
         login_root systemctl is-enabled --quiet sackd && die "sackd still enabled on the login unit"
 fi
 as alice sinfo -h >"$T/out" 2>&1 && die "sinfo worked after remove-relation"

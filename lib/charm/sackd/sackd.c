@@ -5,6 +5,7 @@
 #include "charm/sackd/sackd.h"
 
 #include "charm/common/authkey.h"
+#include "charm/common/watcher.h"
 #include "charm/sackd/loginconf.h"
 #include "interfaces/sackd.h"
 #include "proc/proc.h"
@@ -24,8 +25,7 @@ static uint64_t unit_timeout(const struct sackd_opts *o) {
         return o->unit_timeout_usec ? o->unit_timeout_usec : DEFAULT_UNIT_TIMEOUT_USEC;
 }
 
-/* the service that serves the clients: sackd where the generation has it, else munged */
-static const char *client_service(const struct charm_paths *p) {
+const char *sackd_client_service(const struct charm_paths *p) {
         const struct slurm_caps *c = charm_caps(p);
         return c->token_service ? c->token_service : c->auth_service;
 }
@@ -45,6 +45,10 @@ int sackd_install(
 /* The daemon stopped and disabled, the files this charm wrote and the key removed. */
 static int unconfigure(const struct sackd_opts *o, sd_bus *bus, struct strbuf *err) {
         const struct charm_paths *p = &o->paths;
+        /* the watcher first: the daemon's stop is no news for a handler to act on */
+        int w = watcher_remove(p, bus, sackd_client_service(p), err);
+        if (w < 0)
+                return w;
         const char *services[] = { charm_caps(p)->token_service, charm_caps(p)->auth_service };
         for (size_t i = 0; i < ELEMENTSOF(services); i++) {
                 int r = services[i] ? charm_unit_retire(bus, services[i], unit_timeout(o), err) : 0;
@@ -319,7 +323,13 @@ static int reconcile(struct juju_ctx *ctx, const struct sackd_opts *o, sd_bus *b
                         return r;
         }
         /* munged (22.05) reads the key at its start; sackd (24.11) the key and its options */
-        r = charm_unit_ensure(bus, client_service(p), key_changed > 0 || defaults_changed > 0, unit_timeout(o), err);
+        r = charm_unit_ensure(bus, sackd_client_service(p), key_changed > 0 || defaults_changed > 0, unit_timeout(o), err);
+        if (r < 0)
+                return r;
+        /* watched as the other charms' daemons are (charm/common/watcher.h): a death, a stop or a
+         * crash loop runs this reconcile at once (bin/service-changed), not at update-status */
+        r = watcher_install(p, bus, juju_env(ctx)->unit, sackd_client_service(p), juju_env(ctx)->charm_dir,
+                streq_ptr(o->event, "upgrade-charm"), err);
         if (r < 0)
                 return r;
         say_reach(o, d, out);

@@ -16,9 +16,12 @@
  * Without a relation (or when it breaks): the daemon stopped, the files this charm wrote and the
  * key removed, and "no controller: integrate with slurmctld".
  *
- * Not watched by a service watcher (as the other charms' daemons are): a stopped sackd or munged
- * shows at the next update-status. systemd restarts a sackd that dies (the charm's drop-in:
- * Debian's unit has no Restart=), munged by its own unit's Restart=on-abort. */
+ * The clients' daemon (sackd_client_service()) is watched by a service watcher as the other
+ * charms' daemons are (charm/common/watcher.h; bin/service-changed runs this reconcile): a stop,
+ * a death or a crash loop shows in the status at once, and a stopped daemon is started again by
+ * that reconcile, not at the next update-status. systemd restarts a sackd that dies (the charm's
+ * drop-in: Debian's unit has no Restart=), munged by its own unit's Restart=on-abort (and the
+ * charm's drop-in, as on the other charms' machines). */
 #pragma once
 
 #include <stdint.h>
@@ -35,6 +38,9 @@ struct sackd_opts {
         uint64_t unit_timeout_usec; /* each systemd job; 0: 90 s */
         int ping_timeout_ms;        /* `scontrol ping`; 0: 20 s */
 };
+
+/* The service that serves the clients: sackd where the generation has it (24.11), else munged. */
+const char *sackd_client_service(const struct charm_paths *p);
 
 int sackd_install(
         struct juju_ctx *ctx, const struct sackd_opts *o, struct charm_outcome *out, struct strbuf *err);
