@@ -75,6 +75,19 @@ static void assert_rounds(const struct strv *got, const char *const *want, size_
                 assert_rounds(got, w_, ELEMENTSOF(w_));   \
         } while (0)
 
+/* The watcher over dir, rounds reported to r. */
+static struct eventwatch_opts watch_opts(const char *dir, struct rec *r, uint64_t window_usec, unsigned max_rounds) {
+        return (struct eventwatch_opts){
+                .spool = dir,
+                .spool_uid = (uid_t) -1,
+                .spool_gid = (gid_t) -1,
+                .window_usec = window_usec,
+                .max_rounds = max_rounds,
+                .reconcile = cb,
+                .userdata = r,
+        };
+}
+
 static size_t spool_count(const char *dir) {
         struct evspool_list l;
         assert_true(evspool_read(dir, 0, &l) >= 0);
@@ -106,15 +119,7 @@ static void test_start_and_bursts(void **state) {
         /* records left from before the watcher started: the start round takes them */
         assert_int_equal(evspool_write(dir, "up", "n1", now_ns()), 0);
         assert_int_equal(evspool_write(dir, "reconfig", "reconfig", now_ns()), 0);
-        struct eventwatch_opts o = {
-                .spool = dir,
-                .spool_uid = (uid_t) -1,
-                .spool_gid = (gid_t) -1,
-                .window_usec = 400 * 1000,
-                .max_rounds = 3,
-                .reconcile = cb,
-                .userdata = &r,
-        };
+        struct eventwatch_opts o = watch_opts(dir, &r, 400 * 1000, 3);
         /* while the watcher runs, another process writes a burst (one round), then one more */
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
         pid_t pid = fork();
@@ -147,16 +152,8 @@ static void test_start_and_bursts(void **state) {
 static void test_reconfig_waits_for_its_pass(void **state) {
         _cleanup_free_ char *dir = tmpdir();
         struct rec r = { .spool = dir, .rounds = STRV_INIT };
-        struct eventwatch_opts o = {
-                .spool = dir,
-                .spool_uid = (uid_t) -1,
-                .spool_gid = (gid_t) -1,
-                .window_usec = 50 * 1000,
-                .pass_usec = 600 * 1000,
-                .max_rounds = 3,
-                .reconcile = cb,
-                .userdata = &r,
-        };
+        struct eventwatch_opts o = watch_opts(dir, &r, 50 * 1000, 3);
+        o.pass_usec = 600 * 1000;
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
         pid_t pid = fork();
         assert_true(pid >= 0);
