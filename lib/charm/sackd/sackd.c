@@ -206,7 +206,12 @@ static int reconcile(struct juju_ctx *ctx, const struct sackd_opts *o, sd_bus *b
         _cleanup_free_ char *remote = NULL;
         const struct charm_paths *p = &o->paths;
         const struct slurm_caps *caps = charm_caps(p);
-        int r = charm_relation_ids_live(ctx, SACKD_CTL_ENDPOINT, &rels, err);
+        /* first of all: on a machine another Slurm charm runs on, nothing is written and nothing
+         * removed (its munged, its watcher and its key are that charm's: review of stop 59) */
+        int r = own_machine(o, bus, out, err);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        r = charm_relation_ids_live(ctx, SACKD_CTL_ENDPOINT, &rels, err);
         if (r < 0)
                 return r;
         if (rels.n == 0) {
@@ -215,9 +220,6 @@ static int reconcile(struct juju_ctx *ctx, const struct sackd_opts *o, sd_bus *b
                         charm_outcome_set(out, JUJU_STATUS_BLOCKED, "no controller: integrate with slurmctld");
                 return r;
         }
-        r = own_machine(o, bus, out, err);
-        if (r != 0)
-                return r < 0 ? r : 0;
         const cJSON *bag = NULL;
         r = charm_remote_app_bag(ctx, rels.v[0], &remote, &bag, err);
         if (r < 0)
@@ -359,8 +361,13 @@ int sackd_leave(
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         (void) ctx;
         int r = unit_bus_open(&bus, err);
-        if (r >= 0)
-                r = unconfigure(o, bus, err);
+        if (r < 0)
+                return r;
+        /* another Slurm charm's machine: its daemons and files stay (own_machine says so) */
+        r = own_machine(o, bus, out, err);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        r = unconfigure(o, bus, err);
         if (r >= 0)
                 charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "login node removed from the cluster");
         return r;

@@ -187,7 +187,8 @@ static int restart_and_wait(const struct ctl_apply_opts *o, bool restart, int bo
                 (void) unit_reset_failed(o->bus, "slurmctld.service", o->unit_timeout_usec, NULL);
                 r = unit_stop(o->bus, "slurmctld.service", o->unit_timeout_usec, err);
                 if (r < 0)
-                        return r == -ETIMEDOUT || r == -ESRCH ? -EBUSY : r;
+                        /* (a stop job cancelled is no may_start hold either: -ECANCELED is that) */
+                        return r == -ETIMEDOUT || r == -ESRCH || r == -ECANCELED ? -EBUSY : r;
                 /* and once more after the stop (its state save may take seconds): stopped, it
                  * stays so until the gate lets it start (review F3: a takeover during the stop) */
                 if (start_held(o, err))
@@ -370,9 +371,12 @@ static int heal_stale(const struct ctl_apply_opts *o, struct ctl_apply_result *r
         }
         _cleanup_free_ char *names = strv_join(&confirmed, ",");
         _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+        const time_t began = time(NULL);
         r = restart_and_wait(o, true, o->answer_timeout_ms, NULL, &why);
-        if (r == -ECANCELED) {
-                /* held at the last look (may_start): the heal waits for its next turn (CTL_STALE_PAUSE_S) */
+        if (r == -ECANCELED ||
+                (r == -EINTR && o->start_stopped && o->start_stopped(o->may_start_data, began, &why) > 0)) {
+                /* held at the last look (may_start), or the start stopped by the fence: the heal
+                 * waits for its next turn (CTL_STALE_PAUSE_S) */
                 strbuf_addf(&ret->message, "%s%s", ret->message.len ? "; " : "", why.buf);
                 return 0;
         }
@@ -499,7 +503,6 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
         struct unit_state st;
         int r;
 
-        const time_t began = time(NULL);
         /* slurmctld's own words on a refused file are what it logs from now on */
         _cleanup_free_ char *log_path = charm_path(o->paths, CTL_SLURMCTLD_LOG);
         struct stat log_st;
@@ -552,6 +555,8 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
         const struct start_watch *w = !same && applied ? &watch : NULL;
         _cleanup_strv_ struct strv live = STRV_INIT;
         bool push_pending = false;
+        /* a fence since this second explains a failed start (start_stopped) */
+        const time_t began = time(NULL);
         ret->action = CTL_APPLY_NONE;
         if (!active) {
                 ret->action = CTL_APPLY_STARTED;
@@ -588,11 +593,14 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                 return 0;
         }
         _cleanup_strbuf_ struct strbuf hold = STRBUF_INIT;
-        if ((r == -ESRCH || r == -ETIMEDOUT || r == -EINTR) && !same && o->start_stopped &&
+        if ((r == -EINTR || ((r == -ESRCH || r == -ETIMEDOUT) && !same)) && o->start_stopped &&
                 o->start_stopped(o->may_start_data, began, &hold) > 0) {
                 /* not the file's doing (ctl_apply_opts.start_stopped): it stays in place,
                  * unrefused, and the next hook applies it (the sentinel runs the charm when it
-                 * lifts its fence) */
+                 * lifts its fence); a start of the same file the fence cancelled is no failure
+                 * either. One that hangs is stopped all the same (a takeover hold kills nothing) */
+                if (r == -ETIMEDOUT)
+                        stop_hung(o, &watch);
                 ret->action = CTL_APPLY_DEFERRED;
                 ret->start_stopped = true;
                 strbuf_addf(&ret->message, "%sslurmctld stopped while it started (%s): %s",
@@ -632,9 +640,10 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                 (void) unit_reset_failed(o->bus, "slurmctld.service", o->unit_timeout_usec, NULL);
                 strbuf_reset(&why);
                 r = restart_and_wait(o, true, o->answer_timeout_ms, NULL, &why);
-                /* held by the takeover check (may_start): the previous file is in place, the
-                 * daemon stopped until the gate lets it start; the refusal stands */
-                bool held = r == -ECANCELED;
+                /* held by the takeover check (may_start), or the rollback's start stopped by the
+                 * fence: the previous file is in place, the daemon stopped until the gate or the
+                 * fence lets it start; the refusal stands */
+                bool held = r == -ECANCELED || r == -EINTR;
                 if (r < 0 && !held) {
                         strbuf_addf(err,
                                 "slurmctld refused the new slurm.conf (%s) and does not run with the "

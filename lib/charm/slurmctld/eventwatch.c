@@ -51,8 +51,7 @@ struct loop {
         int refresh_fd; /* pidfd of the refresh child, -1 when none (or no pidfd: polled) */
         bool refresh_wanted;
         size_t expect_open; /* open expectations after the last good round */
-        uint64_t burst_start; /* the first ring of the burst the pending doorbell round is for */
-        bool burst_waited;    /* that burst's round already waited for its pass (pass_only) */
+        uint64_t burst_start; /* the first ring of the latest burst (0: none yet) */
 };
 
 _printf_(2, 3) static void logf_(const struct loop *l, const char *fmt, ...) {
@@ -159,12 +158,11 @@ static void round_run(struct loop *l) {
                 logf_(l, "spool %s: %s", o->spool, strerror(-r));
                 recs = (struct evspool_list){ 0 };
         }
-        /* a doorbell round of reconfig records only waits, once, until pass_usec after its
-         * burst's first ring for the rest of the pass */
+        /* any round (the doorbell's, or a poll or expect round that comes meanwhile) that
+         * would take reconfig records only waits until pass_usec after their burst's first
+         * ring for the rest of the pass: bounded by that, whatever asks for rounds */
         uint64_t pass = o->pass_usec ? o->pass_usec : EVENTWATCH_PASS_USEC_DEFAULT;
-        if (streq_ptr(l->why, "doorbell") && !l->burst_waited && l->burst_start && t0 < l->burst_start + pass &&
-                pass_only(&recs)) {
-                l->burst_waited = true;
+        if (l->burst_start && t0 < l->burst_start + pass && pass_only(&recs)) {
                 want_round(l, l->burst_start + pass, "doorbell");
                 return;
         }
@@ -271,10 +269,8 @@ int eventwatch_run(const struct eventwatch_opts *o, struct strbuf *err) {
                         continue;
                 if (pfd[0].revents) {
                         evspool_doorbell_drain(bell);
-                        if (!l.pending || !streq_ptr(l.why, "doorbell")) {
+                        if (!l.pending || !streq_ptr(l.why, "doorbell"))
                                 l.burst_start = now_usec();
-                                l.burst_waited = false;
-                        }
                         /* the window counts from the first ring of a burst (an earlier due
                          * round stays); a ring cuts a retry's wait short */
                         want_round(&l, now_usec() + window, "doorbell");

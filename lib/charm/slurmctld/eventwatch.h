@@ -8,9 +8,9 @@
  * succeeded, removes them. Rounds run:
  *   - at start ("watcher-start"): whatever the spool holds, and what changed while no watcher ran;
  *   - when the doorbell rings (a trigger wrote a record), after a quiet window_usec (triggers of
- *     one slurmctld pass come together: one round for all); a round that would hold only
- *     reconfig records (which name no node) waits, once, until pass_usec after the burst's first
- *     ring, so that the node records of the same pass (drained, down, up) are in it: else its
+ *     one slurmctld pass come together: one round for all); a round (of any cause) that would
+ *     hold only reconfig records (which name no node) waits until pass_usec after their burst's
+ *     first ring, so that the node records of the same pass (drained, down, up) are in it: else its
  *     reconcile sees their changes first and records them as its own finding (seen on a loaded
  *     machine: drained came 110 ms after reconfig);
  *   - every poll_usec ("poll"), the safety net for what no trigger reports (a dynamic node's

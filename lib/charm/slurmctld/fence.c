@@ -243,10 +243,11 @@ int fence_record_read(const struct charm_paths *p, time_t *ret_since, long *ret_
 
 int fence_record_clear(const struct charm_paths *p, struct strbuf *err) {
         _cleanup_free_ char *data = NULL;
+        /* the copy is best-effort: a lift that cannot keep it still lifts (a fence that could
+         * never be lifted would keep the unit down for good, the admin's resume too) */
         if (charm_state_note_read(p, FENCE_FILE, &data) > 0) {
-                int r = charm_state_note_write(p, FENCE_LAST_FILE, data, false, err);
-                if (r < 0)
-                        return r;
+                _cleanup_strbuf_ struct strbuf ignored = STRBUF_INIT;
+                (void) charm_state_note_write(p, FENCE_LAST_FILE, data, false, &ignored);
         }
         return charm_state_note_remove(p, FENCE_FILE, err);
 }

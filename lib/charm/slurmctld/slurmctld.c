@@ -2026,7 +2026,7 @@ static int start_stopped(void *data, time_t began, struct strbuf *why) {
         const struct start_look *l = data;
         _cleanup_free_ char *fenced = NULL;
         if (fence_since(l->paths, began, &fenced) > 0) {
-                strbuf_addf(why, "fenced: %s", fenced);
+                strbuf_addf(why, "fenced: %s", strempty(fenced));
                 return 1;
         }
         return start_look(data, why);
@@ -2683,7 +2683,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         /* the start stopped by the fence or a hold (ctl_apply deferred the file, blaming
          * nothing): the daemon is down, so the hook ends here, as at the top for a fence; the
          * sentinel runs the charm when it lifts the fence */
-        if (applied.start_stopped) {
+        if (applied.start_stopped || (applied.action == CTL_APPLY_DEFERRED && fenced_outcome(&o->paths, out))) {
+                /* (also a fence that came during the restart's stop: held at the last look) */
                 (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "%s", applied.message.buf);
                 if (!fenced_outcome(&o->paths, out))
                         charm_outcome_set(out, JUJU_STATUS_WAITING, "%s; the new slurm.conf waits",
