@@ -30,6 +30,19 @@ static void test_defaults(void **state) {
         assert_non_null(strstr(d.buf, "--conf-server juju-m-1:6817,juju-m-0:6817\""));
 }
 
+/* Debian's own /etc/default/sackd (comments only) is not foreign, the charm's is not, and a
+ * file that sets anything and is not the charm's is. */
+static void test_defaults_foreign(void **state) {
+        assert_false(login_sackd_defaults_foreign("# Additional options that are passed to the sackd daemon\n"
+                                                  "#SACKD_OPTIONS=\"\"\n"));
+        assert_false(login_sackd_defaults_foreign(""));
+        assert_false(login_sackd_defaults_foreign("\n  \n\t# x\n"));
+        assert_false(login_sackd_defaults_foreign(LOGIN_SACKD_DEFAULTS_HEAD ": x\nSACKD_OPTIONS=\"--conf-server a:6817\"\n"));
+        assert_true(login_sackd_defaults_foreign("SACKD_OPTIONS=\"--conf-server other:6817\"\n"));
+        assert_true(login_sackd_defaults_foreign("# site\n  SLURM_CONF=/etc/slurm/x.conf"));
+        assert_false(login_sackd_defaults_foreign(NULL));
+}
+
 static void test_ping(void **state) {
         _cleanup_strv_ struct strv up = STRV_INIT, down = STRV_INIT;
         /* 22.05 and 24.11 print one line per controller */
@@ -60,6 +73,7 @@ static void test_ping(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_defaults),
+                cmocka_unit_test(test_defaults_foreign),
                 cmocka_unit_test(test_ping),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

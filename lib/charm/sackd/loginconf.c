@@ -50,3 +50,16 @@ size_t login_ping_parse(const char *out, struct strv *up, struct strv *down) {
         }
         return n;
 }
+
+bool login_sackd_defaults_foreign(const char *data) {
+        if (!data || startswith(data, LOGIN_SACKD_DEFAULTS_HEAD))
+                return false;
+        for (const char *l = data; *l;) {
+                size_t n = strcspn(l, "\n");
+                size_t i = strspn(l, " \t");
+                if (i < n && l[i] != '#')
+                        return true;
+                l += n + (l[n] == '\n');
+        }
+        return false;
+}

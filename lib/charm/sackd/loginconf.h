@@ -11,6 +11,7 @@
  *   tells which controllers answer; login_ping_parse() reads its lines. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/strbuf.h"
@@ -24,6 +25,11 @@
 /* The whole /etc/default/sackd for the controllers ("host:port", primary first; n >= 1) and the
  * slurm.conf text they publish (its digest only). */
 void login_sackd_defaults_render(char *const *controllers, size_t n, const char *slurm_conf, struct strbuf *out);
+
+/* Whether /etc/default/sackd's text belongs to someone else: not this charm's (its first line)
+ * and setting anything (a line that is neither blank nor a comment). Debian's own file, all
+ * comments, is not: the charm writes over it. */
+bool login_sackd_defaults_foreign(const char *data);
 
 /* Reads `scontrol ping`'s output: each "Slurmctld(ROLE) at HOST is UP|DOWN" line's HOST goes to
  * up or down (appended; in the output's order). Returns the number of lines read, 0 when none

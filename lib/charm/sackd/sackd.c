@@ -57,7 +57,11 @@ static int unconfigure(const struct sackd_opts *o, sd_bus *bus, struct strbuf *e
         }
         _cleanup_free_ char *note = NULL;
         int wrote = charm_state_note_read(p, SACKD_CONF_NOTE, &note);
-        const char *files[] = { LOGIN_SACKD_DEFAULTS, charm_caps(p)->key_path,
+        /* /etc/default/sackd only when it is this charm's (Debian's own, comments only, stays) */
+        _cleanup_free_ char *defaults_path = charm_path(p, LOGIN_SACKD_DEFAULTS), *defaults = NULL;
+        bool defaults_ours = read_full_file(defaults_path, &defaults, NULL) >= 0 &&
+                startswith(defaults, LOGIN_SACKD_DEFAULTS_HEAD);
+        const char *files[] = { defaults_ours ? LOGIN_SACKD_DEFAULTS : NULL, charm_caps(p)->key_path,
                 wrote > 0 ? LOGIN_CLIENT_CONF : NULL };
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
                 if (!files[i])
@@ -139,7 +143,7 @@ static int own_machine(const struct sackd_opts *o, sd_bus *bus, struct charm_out
                 _cleanup_free_ char *path = charm_path(&o->paths, LOGIN_SACKD_DEFAULTS);
                 _cleanup_free_ char *data = NULL;
                 int r = read_full_file(path, &data, NULL);
-                if (r >= 0 && !startswith(data, LOGIN_SACKD_DEFAULTS_HEAD)) {
+                if (r >= 0 && login_sackd_defaults_foreign(data)) {
                         charm_outcome_set(out, JUJU_STATUS_BLOCKED,
                                 "%s is not this charm's (another Slurm charm's?): a login unit needs a machine of its own (nothing changed)",
                                 LOGIN_SACKD_DEFAULTS);
