@@ -2683,10 +2683,11 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         /* the start stopped by the fence or a hold (ctl_apply deferred the file, blaming
          * nothing): the daemon is down, so the hook ends here, as at the top for a fence; the
          * sentinel runs the charm when it lifts the fence */
-        if (applied.start_stopped || (applied.action == CTL_APPLY_DEFERRED && fenced_outcome(&o->paths, out))) {
-                /* (also a fence that came during the restart's stop: held at the last look) */
+        /* (also a fence that came during the restart's stop: held at the last look) */
+        bool fenced = applied.action == CTL_APPLY_DEFERRED && fenced_outcome(&o->paths, out);
+        if (applied.start_stopped || fenced) {
                 (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "%s", applied.message.buf);
-                if (!fenced_outcome(&o->paths, out))
+                if (!fenced)
                         charm_outcome_set(out, JUJU_STATUS_WAITING, "%s; the new slurm.conf waits",
                                 applied.message.buf);
                 return 0;
