@@ -4,7 +4,11 @@
 # also when the test fails. Source it. Sets JS (juju-sim), CTL_CHARM, SLURMD_CHARM, MODEL, T.
 # A model's machines are reachable as files under $MODEL/machines/N/root (see machine.h).
 
-log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
+# Debian's programs first, as `./dev test` runs the tests (a test run by hand too: a user's python3
+# shim, pyenv's, cost 12 times Debian's CPU a call, and the tests poll with python3)
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin${PATH:+:$PATH}
+# each line with the test's seconds so far (where a whole run's time goes: testlog-cluster.json)
+log() { printf '%s: [%4ds] %s\n' "${0##*/}" "$SECONDS" "$*" >&2; }
 die() {
         log "FAIL: $*"
         exit 1

@@ -265,6 +265,35 @@ static int output_dropin(void) {
                 sizeof body - 1, 0644, (uid_t) -1, (gid_t) -1);
 }
 
+/* The generators of a user's session masked (a link to /dev/null in /run, which comes before
+ * /usr/lib): the machine's manager is `systemd --user`, which runs them at its start and at every
+ * daemon-reload, where a real machine's system manager runs none of them (gpg-agent's and the XDG
+ * autostart's took about 4 % of a test run's CPU). */
+static int mask_user_generators(void) {
+        static const char *const kinds[] = { "user-generators", "user-environment-generators" };
+        for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
+                char src[128], dst[128];
+                snprintf(src, sizeof src, "/usr/lib/systemd/%s", kinds[k]);
+                snprintf(dst, sizeof dst, "/run/systemd/%s", kinds[k]);
+                _cleanup_closedir_ DIR *d = opendir(src);
+                if (!d)
+                        continue; /* none on this base */
+                if (mkdir(dst, 0755) < 0 && errno != EEXIST)
+                        return -errno;
+                const struct dirent *e;
+                while ((e = readdir(d))) {
+                        if (e->d_name[0] == '.')
+                                continue;
+                        char link[PATH_MAX];
+                        if ((size_t) snprintf(link, sizeof link, "%s/%s", dst, e->d_name) >= sizeof link)
+                                return -ENAMETOOLONG;
+                        if (symlink("/dev/null", link) < 0 && errno != EEXIST)
+                                return -errno;
+                }
+        }
+        return 0;
+}
+
 static void setup_mounts(const struct mach_init_args *a, int up) {
         char step[4200];
         int priv_fd[16], hosts_fd, share_fd[64];
@@ -377,6 +406,8 @@ static void setup_mounts(const struct mach_init_args *a, int up) {
         }
         if (output_dropin() < 0)
                 fail(up, "service output drop-in");
+        if (mask_user_generators() < 0)
+                fail(up, "mask the user session's generators");
         if (chdir("/") < 0)
                 fail(up, "chdir /");
         /* every bind from the host is made: the host's tree goes */
