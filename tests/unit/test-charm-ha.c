@@ -174,6 +174,21 @@ static void test_heartbeat(void **state) {
         assert_memory_equal(again, b, sizeof b);
         assert_int_equal(write_file_atomic(p, "short", 5, 0600, (uid_t) -1, (gid_t) -1), 0);
         assert_int_equal(ha_heartbeat_read(dir, &t, &got), -EINVAL);
+        /* slurmctld's beat between its unlink of heartbeat and its link of heartbeat.new: the
+         * new beat is read there (before: -ENOENT, "none in charge") */
+        assert_int_equal(unlink(p), 0);
+        _cleanup_free_ char *pn = xasprintf("%s/heartbeat.new", dir);
+        b[15] = 1; /* index 1 */
+        assert_int_equal(write_file_atomic(pn, (const char *) b, sizeof b, 0600, (uid_t) -1, (gid_t) -1), 0);
+        t = 0;
+        got = 0;
+        assert_int_equal(ha_heartbeat_read(dir, &t, &got), 0);
+        assert_int_equal(t, (time_t) when);
+        assert_int_equal(got, 1);
+        /* heartbeat.new half written with no heartbeat: none */
+        assert_int_equal(write_file_atomic(pn, "12345678", 8, 0600, (uid_t) -1, (gid_t) -1), 0);
+        assert_int_equal(ha_heartbeat_read(dir, &t, &got), -ENOENT);
+        assert_int_equal(unlink(pn), 0);
 }
 
 static void test_role(void **state) {

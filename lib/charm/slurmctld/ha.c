@@ -257,8 +257,8 @@ static uint64_t be64(const unsigned char *b) {
         return be64toh(v);
 }
 
-int ha_heartbeat_read(const char *dir, time_t *ret_time, uint64_t *ret_index) {
-        _cleanup_free_ char *path = xasprintf("%s/heartbeat", dir), *data = NULL;
+static int beat_file_read(const char *dir, const char *name, time_t *ret_time, uint64_t *ret_index) {
+        _cleanup_free_ char *path = xasprintf("%s/%s", dir, name), *data = NULL;
         size_t n = 0;
         int r = read_untrusted_file(path, 4096, &data, &n, NULL);
         if (r < 0)
@@ -268,6 +268,25 @@ int ha_heartbeat_read(const char *dir, time_t *ret_time, uint64_t *ret_index) {
         *ret_time = (time_t) be64((const unsigned char *) data);
         *ret_index = be64((const unsigned char *) data + 8);
         return 0;
+}
+
+int ha_heartbeat_read(const char *dir, time_t *ret_time, uint64_t *ret_index) {
+        /* slurmctld's beat is no rename: heartbeat.new written and synced, then heartbeat
+         * unlinked, heartbeat.new linked to it and unlinked (heartbeat.c; its own reader tries
+         * the open 3 times, 100 ms apart). Between the unlink and the link there is no
+         * heartbeat, and heartbeat.new holds the beat whole: read there, then again here if the
+         * link came meanwhile, without sleeping. Before, that moment read as "none in charge",
+         * and a unit's status said so until its next hook (charm-ha, 24.11, once). */
+        int r = -ENOENT;
+        for (int i = 0; i < 3 && r == -ENOENT; i++) {
+                r = beat_file_read(dir, "heartbeat", ret_time, ret_index);
+                if (r != -ENOENT)
+                        break;
+                r = beat_file_read(dir, "heartbeat.new", ret_time, ret_index);
+                if (r != 0)
+                        r = -ENOENT; /* gone (linked meanwhile) or being written: look again */
+        }
+        return r;
 }
 
 int ha_heartbeat_write(const char *dir, time_t t, uint64_t index, uid_t uid, gid_t gid) {

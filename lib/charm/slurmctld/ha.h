@@ -71,7 +71,9 @@ int ha_marker_write(
 int ha_marker_seen(const char *dir, const char *unit, const char *token);
 
 /* The heartbeat slurmctld's controller in charge writes: its time and its index. -ENOENT when
- * there is none (one controller, or never in charge), -EINVAL for a malformed file. */
+ * there is none (one controller, or never in charge), -EINVAL for a malformed file. The moment
+ * of each beat when slurmctld has unlinked heartbeat and not yet linked heartbeat.new to it is
+ * read from heartbeat.new. */
 int ha_heartbeat_read(const char *dir, time_t *ret_time, uint64_t *ret_index);
 /* Writes it as slurmctld does (16 bytes, big-endian time and index; owner uid:gid, mode 0600),
  * atomically. Only the fence's rewind (fence.h) writes it, after this unit's slurmctld exited. */
