@@ -188,7 +188,10 @@ backup=$(sed -n 's/^AccountingStorageBackupHost=//p' <<<"$conf")
 [ -n "$backup" ] || die "no AccountingStorageBackupHost with two slurmdbd units"
 [ "$backup" = "$(js exec slurmdbd/1 -- unit-get private-address)" ] || die "AccountingStorageBackupHost=$backup is not slurmdbd/1's address"
 grep -q "^DbdBackupHost=" "$(root_of slurmdbd/1)/etc/slurm/slurmdbd.conf" || die "no DbdBackupHost in slurmdbd/1's slurmdbd.conf"
-js exec slurmdbd/0 -- systemctl stop juju-service-watcher-slurmdbd.service slurmdbd.service
+# the admin's way to keep slurmdbd down (a database backup): the unit paused, its daemon stopped
+out=$(js run slurmdbd/0 pause reason="db backup")
+grep -q 'paused: "true"' <<<"$out" || die "slurmdbd pause: $out"
+js exec slurmdbd/0 -- systemctl stop slurmdbd.service
 t0=$(date +%s%N)
 ids=()
 for n in 1 2 3; do
@@ -202,7 +205,17 @@ for ((i = 0; i < 120; i++)); do seen "${ids[@]}" && { ok=1; break; }; sleep 1; d
 [ $ok = 1 ] || die "with the primary slurmdbd stopped, sacct lacks some of ${ids[*]}"
 log "figure: primary stopped: the backup recorded all ${#ids[@]} jobs, in sacct after $((($(date +%s%N) - t0) / 1000000)) ms"
 grep -q "Taking Control" "$(root_of slurmdbd/1)/var/log/slurm/slurmdbd.log" || die "the backup slurmdbd never took control"
-js exec slurmdbd/0 -- systemctl start slurmdbd.service juju-service-watcher-slurmdbd.service
+# paused: neither its service watcher nor a hook started it again, and the status says so
+js trigger slurmdbd/0 update-status >/dev/null
+settle
+[ "$(js exec slurmdbd/0 -- systemctl is-active slurmdbd.service || true)" != active ] ||
+        die "slurmdbd started again while its unit was paused"
+expect_status slurmdbd/0 '^maintenance paused by admin: db backup \(resume: juju run slurmdbd/0 resume\); slurmdbd (inactive|failed \(Result=[a-z-]+\))$'
+if js run slurmdbd/0 pause reason="$(printf 'a\tb')" >/dev/null 2>&1; then die "a pause reason with a tab was taken"; fi
+expect_status slurmdbd/0 '^maintenance paused by admin: db backup '
+out=$(js run slurmdbd/0 resume)
+grep -q 'was-paused: "true"' <<<"$out" || die "slurmdbd resume: $out"
+[ "$(js exec slurmdbd/0 -- systemctl is-active slurmdbd.service || true)" = active ] || die "resume did not start slurmdbd"
 # the backup hands control back (an action during the change-over fails cleanly: try again)
 ok=0
 for ((i = 0; i < 120; i++)); do

@@ -93,6 +93,19 @@ until_true 30 "$svc stopped by hand was not started again by the watcher" eval \
         'login_root systemctl is-active --quiet "$svc"'
 FIGURES+=("$svc stopped -> running again (the watcher's run): $(($(now_ms) - t0)) ms")
 until_true 30 "sinfo as alice after $svc's stop" eval 'as alice sinfo -h >/dev/null 2>&1'
+# the admin's pause: the clients' daemon stopped on purpose stays stopped (neither the watcher
+# nor a hook starts it), the status says so; resume starts it
+out=$(js run login/0 pause reason="os update")
+grep -q 'paused: "true"' <<<"$out" || die "login pause: $out"
+login_root systemctl stop "$svc"
+js trigger login/0 update-status >/dev/null
+settle
+! login_root systemctl is-active --quiet "$svc" || die "$svc started again while the login unit was paused"
+expect_status login/0 "^maintenance paused by admin: os update \\(resume: juju run login/0 resume\\); $svc (inactive|failed \\(Result=[a-z-]+\\))\$"
+out=$(js run login/0 resume)
+grep -q 'was-paused: "true"' <<<"$out" || die "login resume: $out"
+login_root systemctl is-active --quiet "$svc" || die "resume did not start $svc"
+until_true 30 "sinfo as alice after the resume" eval 'as alice sinfo -h >/dev/null 2>&1'
 [ "$(stat -c '%U %a' "$(login_files)$AUTH_KEY")" = "${AUTH_OWNER%%:*} 400" ] ||
         die "auth key owner and mode: $(stat -c '%U %a' "$(login_files)$AUTH_KEY")"
 

@@ -115,7 +115,8 @@ static void test_install_slurm_key(void **state) {
         assert_int_equal(unlink(path), 0);
 }
 
-/* The services of a unit: the daemon, and munge only where the generation has it. */
+/* The services of a unit: the daemon, and munge only where the generation has it and the daemon
+ * is not munge. */
 static void test_services(void **state) {
         char *s[3];
         const struct charm_paths old = { .caps = slurm_caps_find("22.05") },
@@ -126,6 +127,10 @@ static void test_services(void **state) {
         assert_null(s[2]);
         assert_int_equal(charm_services(&new, "slurmctld.service", s), 1);
         assert_string_equal(s[0], "slurmctld.service");
+        assert_null(s[1]);
+        /* a 22.05 login unit's daemon is munged itself: named once */
+        assert_int_equal(charm_services(&old, "munge.service", s), 1);
+        assert_string_equal(s[0], "munge.service");
         assert_null(s[1]);
         assert_ptr_equal(charm_caps(NULL), slurm_caps_built());
         assert_ptr_equal(charm_caps(&new), new.caps);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests for lib/charm/pause: the pause file under a test root (set, read, replaced,
  * cleared), the reason check, the paused status line. The actions on real daemons are in
- * tests/cluster/charm-admin.sh. */
+ * tests/cluster/charm-admin.sh (slurmctld, slurmd), charm-accounting.sh (slurmdbd) and
+ * charm-login.sh (sackd). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -108,11 +109,42 @@ static void test_outcome(void **state) {
                 "; munge failed");
 }
 
+/* The reconcile's gate: 0 and nothing said when not paused, 1 and the paused status when
+ * paused, an error when the pause state cannot be read (a directory in the file's place). */
+static void test_gate(void **state) {
+        const struct charm_paths p = { .root = root };
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        char *none[] = { NULL }; /* no daemon's state asked for: the host's manager is not the test's */
+        {
+                _cleanup_(charm_outcome_done) struct charm_outcome out = CHARM_OUTCOME_INIT;
+                assert_int_equal(charm_paused_gate(NULL, &p, "sackd/0", none, &out, &err), 0);
+                assert_int_equal(out.message.len, 0);
+        }
+        assert_int_equal(charm_pause_set(&p, "os update", &err), 0);
+        {
+                _cleanup_(charm_outcome_done) struct charm_outcome out = CHARM_OUTCOME_INIT;
+                assert_int_equal(charm_paused_gate(NULL, &p, "sackd/0", none, &out, &err), 1);
+                assert_int_equal(out.status, JUJU_STATUS_MAINTENANCE);
+                assert_string_equal(out.message.buf, "paused by admin: os update (resume: juju run sackd/0 resume)");
+        }
+        assert_int_equal(charm_pause_clear(&p, &err), 1);
+        _cleanup_free_ char *f = xasprintf("%s%s/%s", root, CHARM_PATH_STATE_DIR, PAUSE_FILE);
+        assert_int_equal(mkdir(f, 0700), 0);
+        {
+                _cleanup_(charm_outcome_done) struct charm_outcome out = CHARM_OUTCOME_INIT;
+                strbuf_reset(&err);
+                assert_true(charm_paused_gate(NULL, &p, "sackd/0", none, &out, &err) < 0);
+                assert_non_null(startswith(err.buf, "pause state: "));
+        }
+        assert_int_equal(rmdir(f), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_pause_file),
                 cmocka_unit_test(test_reason_check),
                 cmocka_unit_test(test_outcome),
+                cmocka_unit_test(test_gate),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

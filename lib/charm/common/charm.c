@@ -116,6 +116,8 @@ char *charm_daemon_name(const char *service) {
 
 size_t charm_services(const struct charm_paths *p, const char *daemon, char *ret[static 3]) {
         const char *auth = charm_caps(p)->auth_service;
+        if (streq_ptr(auth, daemon))
+                auth = NULL; /* the daemon is the auth service (a 22.05 login unit's munged) */
         ret[0] = (char *) daemon;
         ret[1] = (char *) auth;
         ret[2] = NULL;

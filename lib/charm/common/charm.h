@@ -63,7 +63,7 @@ int charm_generation_check(const struct charm_paths *p, const char *json, bool i
 /* "slurmd" for "slurmd.service": a service's daemon name, as statuses say it (caller frees). */
 char *charm_daemon_name(const char *service);
 /* The services of a unit: daemon, then the generation's auth service when it has one
- * (munge.service on 22.05), then NULL. Returns how many (1 or 2). */
+ * (munge.service on 22.05) and it is not the daemon, then NULL. Returns how many (1 or 2). */
 size_t charm_services(const struct charm_paths *p, const char *daemon, char *ret[static 3]);
 
 /* "<root><path>" (caller frees). */

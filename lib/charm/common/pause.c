@@ -110,6 +110,39 @@ int charm_action_pause(
         return 0;
 }
 
+int charm_paused_gate(sd_bus *bus, const struct charm_paths *p, const char *unit, char *const *services,
+        struct charm_outcome *out, struct strbuf *err) {
+        _cleanup_free_ char *reason = NULL;
+        int r = charm_paused(p, &reason);
+        if (r < 0) {
+                strbuf_addf(err, "pause state: %s", strerror(-r));
+                return r;
+        }
+        if (r == 0)
+                return 0;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *own = NULL;
+        if (!bus && unit_bus_open(&own, NULL) >= 0)
+                bus = own;
+        charm_paused_outcome(bus, unit, reason, services, out);
+        return 1;
+}
+
+int charm_action_pause_unit(
+        struct juju_ctx *ctx, const struct charm_paths *p, char *const *services, struct strbuf *err) {
+        _cleanup_free_ char *reason = NULL;
+        _cleanup_(charm_outcome_done) struct charm_outcome out = CHARM_OUTCOME_INIT;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r = charm_action_pause(ctx, p, &reason, err);
+        if (r >= 0)
+                r = juju_action_set(ctx, "paused", "true", err);
+        if (r < 0)
+                return r;
+        if (unit_bus_open(&bus, NULL) < 0)
+                bus = NULL;
+        charm_paused_outcome(bus, juju_env(ctx)->unit, reason, services, &out);
+        return juju_status_set(ctx, false, out.status, out.message.buf, err);
+}
+
 int charm_action_reconcile(struct juju_ctx *ctx, const struct charm_paths *p,
         int (*reconcile)(
                 struct juju_ctx *, const struct charm_paths *, struct charm_outcome *, struct strbuf *),

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The admin's maintenance switch of a unit (actions pause and resume, both charms): while a
+/* The admin's maintenance switch of a unit (actions pause and resume, every charm): while a
  * unit is paused its charm starts, restarts and reconfigures nothing, so a daemon an admin
  * stopped on purpose stays stopped, and the status says so.
  *
@@ -48,6 +48,12 @@ int charm_reason_check(const char *what, const char *reason, struct strbuf *err)
 int charm_action_pause(
         struct juju_ctx *ctx, const struct charm_paths *p, char **ret_reason, struct strbuf *err);
 
+/* The whole pause action of a charm whose pause only stops its charm (no drain): the reason
+ * stored (charm_action_pause), result "paused" true, and the paused status set with the state
+ * of the unit's services (NULL-terminated). */
+int charm_action_pause_unit(
+        struct juju_ctx *ctx, const struct charm_paths *p, char *const *services, struct strbuf *err);
+
 /* An action's reconcile: the charm's reconcile runs, its outcome is set as the unit's status,
  * and kv (the action's results so far) gets "status" and is set. */
 int charm_action_reconcile(struct juju_ctx *ctx, const struct charm_paths *p,
@@ -62,6 +68,12 @@ int charm_action_resume(struct juju_ctx *ctx, const struct charm_paths *p,
         int (*reconcile)(
                 struct juju_ctx *, const struct charm_paths *, struct charm_outcome *, struct strbuf *),
         char **ret_reason, struct strbuf *err);
+
+/* The reconcile's first question: 1 when the unit is paused, with the paused status in out (the
+ * state of `services`, NULL-terminated, read over `bus`, or over a connection of its own when
+ * bus is NULL); 0 when it is not; negative errno ("pause state: …" in err). */
+int charm_paused_gate(sd_bus *bus, const struct charm_paths *p, const char *unit, char *const *services,
+        struct charm_outcome *out, struct strbuf *err);
 
 /* The paused status: maintenance "paused by admin: <reason> (resume: juju run <unit>
  * resume)", then "; <daemon> <ActiveState>" for each given service that is not active. */

@@ -5,6 +5,7 @@
 #include "charm/sackd/sackd.h"
 
 #include "charm/common/authkey.h"
+#include "charm/common/pause.h"
 #include "charm/common/watcher.h"
 #include "charm/sackd/loginconf.h"
 #include "interfaces/sackd.h"
@@ -224,6 +225,12 @@ static int reconcile(struct juju_ctx *ctx, const struct sackd_opts *o, sd_bus *b
                         charm_outcome_set(out, JUJU_STATUS_BLOCKED, "no controller: integrate with slurmctld");
                 return r;
         }
+        /* the admin's maintenance: nothing is started or written (charm/common/pause.h); the
+         * relation's end above still runs, as a departure does */
+        char *services[] = { (char *) sackd_client_service(p), NULL };
+        r = charm_paused_gate(bus, p, juju_env(ctx)->unit, services, out, err);
+        if (r != 0)
+                return r < 0 ? r : 0;
         const cJSON *bag = NULL;
         r = charm_remote_app_bag(ctx, rels.v[0], &remote, &bag, err);
         if (r < 0)
@@ -375,4 +382,20 @@ int sackd_leave(
         if (r >= 0)
                 charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "login node removed from the cluster");
         return r;
+}
+
+static int reconcile_paths(struct juju_ctx *ctx, const struct charm_paths *paths, struct charm_outcome *out,
+        struct strbuf *err) {
+        const struct sackd_opts o = { .paths = *paths, .event = "update-status" };
+        return sackd_reconcile(ctx, &o, out, err);
+}
+
+int sackd_pause(struct juju_ctx *ctx, const struct sackd_opts *o, struct strbuf *err) {
+        char *services[] = { (char *) sackd_client_service(&o->paths), NULL };
+        return charm_action_pause_unit(ctx, &o->paths, services, err);
+}
+
+int sackd_resume(struct juju_ctx *ctx, const struct sackd_opts *o, struct strbuf *err) {
+        _cleanup_free_ char *reason = NULL;
+        return charm_action_resume(ctx, &o->paths, reconcile_paths, &reason, err);
 }

@@ -50,3 +50,10 @@ int sackd_reconcile(
  * removed). */
 int sackd_leave(
         struct juju_ctx *ctx, const struct sackd_opts *o, struct charm_outcome *out, struct strbuf *err);
+/* Actions pause [reason=…] and resume: the unit's maintenance switch (charm/common/pause.h).
+ * While paused, no hook and no watcher's run starts, restarts or writes anything (a sackd or
+ * munged the admin stopped stays stopped; a new key or controller list waits), and the status
+ * says "paused by admin: …" with the client daemon when it is down. The relation's end and the
+ * unit's departure still run. resume lifts the pause and reconciles at once. */
+int sackd_pause(struct juju_ctx *ctx, const struct sackd_opts *o, struct strbuf *err);
+int sackd_resume(struct juju_ctx *ctx, const struct sackd_opts *o, struct strbuf *err);

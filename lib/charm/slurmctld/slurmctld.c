@@ -2223,7 +2223,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         _cleanup_(ctl_apply_result_done) struct ctl_apply_result applied = CTL_APPLY_RESULT_INIT;
         _cleanup_(acct_view_done) struct acct_view acct = ACCT_VIEW_INIT;
         _cleanup_free_ char *tmpl_path = NULL, *tmpl = NULL, *conf_path = NULL, *old = NULL, *etc = NULL,
-                            *params_applied = NULL, *paused = NULL;
+                            *params_applied = NULL;
         struct ctl_controller ctl[SLURMD_IFACE_MAX_CONTROLLERS];
         size_t tmpl_len = 0, old_len = 0;
         int r, key_changed;
@@ -2238,19 +2238,13 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         r = charm_packages_ensure(o->event, "slurmctld", err);
         if (r < 0)
                 return r;
-        r = charm_paused(&o->paths, &paused);
-        if (r > 0) {
+        {
                 /* the admin's maintenance: nothing is started or written (charm/common/pause.h) */
                 char *services[3];
                 charm_services(&o->paths, "slurmctld.service", services);
-                if (unit_bus_open(&bus, NULL) < 0)
-                        bus = NULL;
-                charm_paused_outcome(bus, env->unit, paused, services, out);
-                return 0;
-        }
-        if (r < 0) {
-                strbuf_addf(err, "pause state: %s", strerror(-r));
-                return r;
+                r = charm_paused_gate(NULL, &o->paths, env->unit, services, out, err);
+                if (r != 0)
+                        return r < 0 ? r : 0;
         }
         /* fenced by the sentinel (charm/slurmctld/fence.h): slurmctld stays down until it lifts the hold */
         if (fenced_outcome(&o->paths, out))
@@ -2946,20 +2940,9 @@ int slurmctld_retry_refused(struct juju_ctx *ctx, const struct slurmctld_opts *o
 }
 
 int slurmctld_pause(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err) {
-        _cleanup_free_ char *reason = NULL;
-        _cleanup_(charm_outcome_done) struct charm_outcome out = CHARM_OUTCOME_INIT;
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        int r = charm_action_pause(ctx, &o->paths, &reason, err);
-        if (r >= 0)
-                r = juju_action_set(ctx, "paused", "true", err);
-        if (r < 0)
-                return r;
         char *services[3];
         charm_services(&o->paths, "slurmctld.service", services);
-        if (unit_bus_open(&bus, NULL) < 0)
-                bus = NULL;
-        charm_paused_outcome(bus, juju_env(ctx)->unit, reason, services, &out);
-        return juju_status_set(ctx, false, out.status, out.message.buf, err);
+        return charm_action_pause_unit(ctx, &o->paths, services, err);
 }
 
 int slurmctld_resume(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err) {

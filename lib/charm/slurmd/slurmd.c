@@ -578,11 +578,37 @@ refresh:;
         return 0;
 }
 
+/* The hook found no controller answering: the mark the watcher follows (nodefollow.h), new
+ * content each time (the file is written only when it changed, and the watcher tells a new mark
+ * by its mtime: attack on issue 28, 7). */
+static void unanswered_mark(const struct slurmd_opts *o) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        _cleanup_free_ char *when = xasprintf("%lld.%09ld\n", (long long) ts.tv_sec, (long) ts.tv_nsec);
+        (void) sd_state_write(&o->paths, NODEFOLLOW_UNANSWERED_FILE, when, NULL);
+}
+
+/* A call to slurmctld that failed after its ping answered: a controller that stopped answering
+ * meanwhile (24.11's reconfigure re-executes slurmctld; its own hook's restart under Juju's
+ * concurrency) ends the hook waiting with the mark, as a ping unanswered does, and the watcher
+ * runs the charm again once a controller answers (before: the hook failed, "node \"gpu-0\":
+ * Connection reset by peer", charm-flow on 24.11). Any other error is returned as it is. */
+static int answer_lost(const struct slurmd_opts *o, const char *node, int r, struct charm_outcome *out,
+        struct strbuf *err) {
+        if (r != -ECONNREFUSED && r != -ETIMEDOUT)
+                return r;
+        unanswered_mark(o);
+        charm_outcome_set(out, JUJU_STATUS_WAITING, "node %s: slurmctld stopped answering (%s)", node,
+                err->len ? err->buf : strerror(-r));
+        strbuf_reset(err);
+        return 0;
+}
+
 int slurmd_reconcile(
         struct juju_ctx *ctx, const struct slurmd_opts *o, struct charm_outcome *out, struct strbuf *err) {
         __attribute__((__cleanup__(sd_inputs_done))) struct sd_inputs in = SD_INPUTS_INIT;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_free_ char *defaults_path = NULL, *defaults_dir = NULL, *paused = NULL;
+        _cleanup_free_ char *defaults_path = NULL, *defaults_dir = NULL;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         struct slurm_node node = { 0 };
         int r, key_changed, dropin_changed, defaults_changed;
@@ -590,22 +616,19 @@ int slurmd_reconcile(
         r = charm_packages_ensure(o->event, "slurmd", err);
         if (r < 0)
                 return r;
-        r = charm_paused(&o->paths, &paused);
-        if (r > 0) {
+        {
                 /* the admin's maintenance: nothing is started or written (charm/common/pause.h); the
                  * verdict on the controller's programs is given all the same (it starts nothing,
                  * and a paused unit must not hold every program change back) */
-                (void) answer_programs(ctx, o, NULL);
                 char *services[3];
                 charm_services(&o->paths, "slurmd.service", services);
-                if (unit_bus_open(&bus, NULL) < 0)
-                        bus = NULL;
-                charm_paused_outcome(bus, juju_env(ctx)->unit, paused, services, out);
-                return 0;
-        }
-        if (r < 0) {
-                strbuf_addf(err, "pause state: %s", strerror(-r));
-                return r;
+                r = charm_paused_gate(NULL, &o->paths, juju_env(ctx)->unit, services, out, err);
+                if (r < 0)
+                        return r;
+                if (r > 0) {
+                        (void) answer_programs(ctx, o, NULL);
+                        return 0;
+                }
         }
         /* the programs the controller would publish, judged here (charm/common/nodeprogs.h) */
         _cleanup_strbuf_ struct strbuf live_why = STRBUF_INIT;
@@ -712,15 +735,7 @@ int slurmd_reconcile(
                  * MessageTimeout and the registration wait after it for its whole timeout, the
                  * machine's hook lock held all the while (39 s measured); a later hook asks again,
                  * and the watcher runs one as soon as a controller answers (the mark, nodefollow.h) */
-                {
-                        /* new content each time: the file is written only when it changed, and
-                         * the watcher tells a new mark by its mtime (attack on issue 28, 7) */
-                        struct timespec ts;
-                        clock_gettime(CLOCK_REALTIME, &ts);
-                        _cleanup_free_ char *when =
-                                xasprintf("%lld.%09ld\n", (long long) ts.tv_sec, (long) ts.tv_nsec);
-                        (void) sd_state_write(&o->paths, NODEFOLLOW_UNANSWERED_FILE, when, NULL);
-                }
+                unanswered_mark(o);
                 charm_outcome_set(
                         out, JUJU_STATUS_WAITING, "node %s: no slurmctld answers (%s)", in.node_name, e.buf);
                 return 0;
@@ -760,7 +775,7 @@ int slurmd_reconcile(
                 int k = foreign_record(ctx, o, bus, in.node_name, r >= 0 ? &node : NULL, err);
                 if (k < 0) {
                         slurm_node_done(&node);
-                        return k;
+                        return answer_lost(o, in.node_name, k, out, err);
                 }
                 if (k > 0) {
                         slurm_node_done(&node);
@@ -800,7 +815,7 @@ int slurmd_reconcile(
         r = apply_default_state(o, &in, &node, err);
         if (r < 0) {
                 slurm_node_done(&node);
-                return r;
+                return answer_lost(o, in.node_name, r, out, err);
         }
         /* a new slurm.conf on the controller: fetched once this node is idle (confpush.h); not
          * by a slurmd just started (it fetched), nor into a file naming a program unsafe here */
@@ -809,7 +824,7 @@ int slurmd_reconcile(
                 r = conf_push(ctx, o, bus, &in, &node, &push_note, err);
                 if (r < 0) {
                         slurm_node_done(&node);
-                        return r;
+                        return answer_lost(o, in.node_name, r, out, err);
                 }
         }
         /* the programs and files slurm.conf names for slurmd, on this machine (nodepaths.h) */

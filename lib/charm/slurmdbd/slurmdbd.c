@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "charm/common/authkey.h"
+#include "charm/common/pause.h"
 #include "charm/slurmdbd/dbdconf.h"
 #include "charm/common/watcher.h"
 #include "interfaces/database.h"
@@ -344,6 +345,13 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
         r = charm_packages_ensure(o->event, "slurmdbd", err);
         if (r < 0)
                 return r;
+        /* the admin's maintenance (a database backup, an upgrade's `slurmdbd -D` by hand):
+         * nothing is started, written or published (charm/common/pause.h) */
+        char *services[3];
+        charm_services(&o->paths, "slurmdbd.service", services);
+        r = charm_paused_gate(NULL, &o->paths, juju_env(ctx)->unit, services, out, err);
+        if (r != 0)
+                return r < 0 ? r : 0;
         r = juju_is_leader(ctx, &inp->leader, err);
         if (r < 0)
                 return r;
@@ -566,4 +574,21 @@ int slurmdbd_leave(
         }
         charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmdbd stopped");
         return 0;
+}
+
+static int reconcile_paths(struct juju_ctx *ctx, const struct charm_paths *paths, struct charm_outcome *out,
+        struct strbuf *err) {
+        const struct slurmdbd_opts o = { .paths = *paths, .event = "update-status" };
+        return slurmdbd_reconcile(ctx, &o, out, err);
+}
+
+int slurmdbd_pause(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct strbuf *err) {
+        char *services[3];
+        charm_services(&o->paths, "slurmdbd.service", services);
+        return charm_action_pause_unit(ctx, &o->paths, services, err);
+}
+
+int slurmdbd_resume(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct strbuf *err) {
+        _cleanup_free_ char *reason = NULL;
+        return charm_action_resume(ctx, &o->paths, reconcile_paths, &reason, err);
 }

@@ -42,3 +42,10 @@ int slurmdbd_reconcile(
 /* stop/remove: slurmdbd stopped and disabled, slurmdbd.conf (it holds the password) removed. */
 int slurmdbd_leave(
         struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct charm_outcome *out, struct strbuf *err);
+/* Actions pause [reason=…] and resume: the unit's maintenance switch (charm/common/pause.h).
+ * While paused, no hook and no watcher's run starts, restarts, writes or publishes anything: a
+ * slurmdbd (or munged) the admin stopped for a database backup or an upgrade's `slurmdbd -D`
+ * stays stopped, and the status says "paused by admin: …" with the daemons that are down. The
+ * unit's departure still runs (stop/remove). resume lifts the pause and reconciles at once. */
+int slurmdbd_pause(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct strbuf *err);
+int slurmdbd_resume(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct strbuf *err);
