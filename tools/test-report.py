@@ -11,10 +11,11 @@ import sys
 
 PASS = ("OK", "EXPECTEDFAIL")
 # what a failed check looks like in our tests' output: charm-lib/machine-lib die() and the ERR
-# trap ("name: FAIL: …"), the model suite's fail(), cmocka, meson's own timeout
+# trap ("name: FAIL: …", charm-lib's with the test's seconds: "name: [  12s] FAIL: …"), the model
+# suite's fail(), cmocka, meson's own timeout
 # in order of preference: a test's own FAIL line names the check best, then cmocka's error (with
 # the [ LINE ] that follows it), then the names of failed cases and C assertions
-FAILED_CHECKS = [re.compile(r"^\s*(\S+: )?FAIL: "), re.compile(r"\[  ERROR   \]"),
+FAILED_CHECKS = [re.compile(r"^\s*(\S+: )?(\[ *\d+s\] )?FAIL: "), re.compile(r"\[  ERROR   \]"),
                  re.compile(r"\[  FAILED  \]|Assertion .* failed|[Ff]ailure!")]
 # the daemon log sections charm-lib's daemon_logs_tail() and slurm-lib's cluster_down() print
 LOG_HEADER = re.compile(r"^\S+: (== \S+, last \d+ lines|--- \S+ \(tail\))$")

@@ -31,6 +31,7 @@ def main():
         print(rec("s:a / slow", "TIMEOUT", -15, "t.sh: FAIL: ended on the way out\n", 300), file=f)
         print(rec("s:a / killed", "FAIL", -9, "t.sh: waiting\n"), file=f)
         print(rec("s:a / odd\nname", "FAIL", 1, "FAIL: y\n"), file=f)
+        print(rec("s:a / timed", "FAIL", 1, "t.sh: [  12s] step\nt.sh: [  13s] FAIL: the timed check\n"), file=f)
         f.write('{"name": "s:a / cut", "stdout": "FAIL:')
     # relative paths, as ./dev test gives them (the build directory names the log)
     out = subprocess.run([sys.executable, os.path.abspath(REPORT), "build/meson-logs/testlog-x.json", "nothere.json"],
@@ -44,18 +45,19 @@ def main():
         "FAILED s:a / slow [build/testlog-x]: TIMEOUT, killed by signal 15 (SIGTERM), 300 s; t.sh: FAIL: ended on the way out",
         "FAILED s:a / killed [build/testlog-x]: (none printed: killed by signal 9 (SIGKILL), no check named)",
         "FAILED s:a / odd\\nname [build/testlog-x]: FAIL: y",
+        "FAILED s:a / timed [build/testlog-x]: t.sh: [  13s] FAIL: the timed check",
     ]
     bad = []
     for w in want:
         if w not in failed:
             bad.append(f"missing: {w}")
-    if not any("(unreadable record" in l and "line 8 is not JSON" in l for l in failed):
+    if not any("(unreadable record" in l and "line 9 is not JSON" in l for l in failed):
         bad.append("no FAILED line for the cut record")
     if not any("(no test log" in l and "meson wrote no log" in l for l in failed):
         bad.append("no FAILED line for the missing log")
-    if lines[-1] != "tests: 1 passed, 8 failed, 0 skipped":
+    if lines[-1] != "tests: 1 passed, 9 failed, 0 skipped":
         bad.append(f"last line: {lines[-1]!r}")
-    if lines[-9:-1] != failed or len(failed) != 8:
+    if lines[-10:-1] != failed or len(failed) != 9:
         bad.append("the FAILED lines are not the last lines before the summary")
     if out.returncode != 1:
         bad.append(f"exit status {out.returncode}")

@@ -185,6 +185,20 @@ static void test_heartbeat(void **state) {
         assert_int_equal(ha_heartbeat_read(dir, &t, &got), 0);
         assert_int_equal(t, (time_t) when);
         assert_int_equal(got, 1);
+        /* then linked, heartbeat.new not yet unlinked: one file of two names (st_nlink 2), read */
+        assert_int_equal(link(pn, p), 0);
+        t = 0;
+        got = 0;
+        assert_int_equal(ha_heartbeat_read(dir, &t, &got), 0);
+        assert_int_equal(t, (time_t) when);
+        assert_int_equal(got, 1);
+        /* a second link of another name is no beat of slurmctld's */
+        assert_int_equal(unlink(pn), 0);
+        _cleanup_free_ char *po = xasprintf("%s/other", dir);
+        assert_int_equal(link(p, po), 0);
+        assert_int_equal(ha_heartbeat_read(dir, &t, &got), -EMLINK);
+        assert_int_equal(unlink(po), 0);
+        assert_int_equal(unlink(p), 0);
         /* heartbeat.new half written with no heartbeat: none */
         assert_int_equal(write_file_atomic(pn, "12345678", 8, 0600, (uid_t) -1, (gid_t) -1), 0);
         assert_int_equal(ha_heartbeat_read(dir, &t, &got), -ENOENT);

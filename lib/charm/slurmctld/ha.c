@@ -257,16 +257,34 @@ static uint64_t be64(const unsigned char *b) {
         return be64toh(v);
 }
 
-static int beat_file_read(const char *dir, const char *name, time_t *ret_time, uint64_t *ret_index) {
-        _cleanup_free_ char *path = xasprintf("%s/%s", dir, name), *data = NULL;
-        size_t n = 0;
-        int r = read_untrusted_file(path, 4096, &data, &n, NULL);
-        if (r < 0)
-                return r;
-        if (n != 16)
+/* One of the beat's two names: 16 bytes, a regular file that is no link. Its writer's own
+ * second name is the one link allowed: between slurmctld's link of heartbeat.new to heartbeat
+ * and its unlink of heartbeat.new, both name one file (st_nlink 2; read_untrusted_file refuses
+ * that, -EMLINK, which read as "none in charge" too: review of stop 60), and a slurmctld killed
+ * there leaves it so until the next beat. Any other second link is refused. */
+static int beat_file_read(int dfd, const char *name, const char *other, time_t *ret_time, uint64_t *ret_index) {
+        _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+        struct stat st, ost;
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+        if (st.st_nlink == 2) {
+                if (fstatat(dfd, other, &ost, AT_SYMLINK_NOFOLLOW) < 0 || ost.st_dev != st.st_dev ||
+                        ost.st_ino != st.st_ino)
+                        return -EMLINK;
+        } else if (st.st_nlink != 1)
+                return -EMLINK;
+        if (st.st_size != 16)
                 return -EINVAL;
-        *ret_time = (time_t) be64((const unsigned char *) data);
-        *ret_index = be64((const unsigned char *) data + 8);
+        unsigned char data[16];
+        ssize_t n = pread(fd, data, sizeof data, 0);
+        if (n < 0)
+                return -errno;
+        if (n != (ssize_t) sizeof data)
+                return -EINVAL;
+        *ret_time = (time_t) be64(data);
+        *ret_index = be64(data + 8);
         return 0;
 }
 
@@ -277,12 +295,15 @@ int ha_heartbeat_read(const char *dir, time_t *ret_time, uint64_t *ret_index) {
          * heartbeat, and heartbeat.new holds the beat whole: read there, then again here if the
          * link came meanwhile, without sleeping. Before, that moment read as "none in charge",
          * and a unit's status said so until its next hook (charm-ha, 24.11, once). */
+        _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return -errno;
         int r = -ENOENT;
         for (int i = 0; i < 3 && r == -ENOENT; i++) {
-                r = beat_file_read(dir, "heartbeat", ret_time, ret_index);
+                r = beat_file_read(dfd, "heartbeat", "heartbeat.new", ret_time, ret_index);
                 if (r != -ENOENT)
                         break;
-                r = beat_file_read(dir, "heartbeat.new", ret_time, ret_index);
+                r = beat_file_read(dfd, "heartbeat.new", "heartbeat", ret_time, ret_index);
                 if (r != 0)
                         r = -ENOENT; /* gone (linked meanwhile) or being written: look again */
         }

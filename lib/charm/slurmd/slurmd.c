@@ -84,9 +84,12 @@ static int apply_default_state(
         if (streq(in->default_state, "down")) {
                 const char *reason =
                         isempty(in->default_reason) ? "default-node-state=down" : in->default_reason;
-                r = slurm_node_down(in->node_name, reason, err);
+                /* the drain first: a DOWN node without it goes IDLE at its next registration
+                 * (ReturnToService=2), and a hook that lost its controller between the two
+                 * (answer_lost) would leave the node open to jobs until it ran again */
+                r = slurm_node_drain(in->node_name, reason, err);
                 if (r >= 0)
-                        r = slurm_node_drain(in->node_name, reason, err);
+                        r = slurm_node_down(in->node_name, reason, err);
         } else if (slurm_state_down(node->state) || slurm_state_drain(node->state) != SLURM_DRAIN_NONE)
                 r = slurm_node_resume(in->node_name, err);
         else
@@ -592,11 +595,15 @@ static void unanswered_mark(const struct slurmd_opts *o) {
  * meanwhile (24.11's reconfigure re-executes slurmctld; its own hook's restart under Juju's
  * concurrency) ends the hook waiting with the mark, as a ping unanswered does, and the watcher
  * runs the charm again once a controller answers (before: the hook failed, "node \"gpu-0\":
- * Connection reset by peer", charm-flow on 24.11). Any other error is returned as it is. */
-static int answer_lost(const struct slurmd_opts *o, const char *node, int r, struct charm_outcome *out,
-        struct strbuf *err) {
+ * Connection reset by peer", charm-flow on 24.11). Any other error is returned as it is. Only
+ * for steps whose errors are slurmctld's alone and that are safe to run again (the default
+ * state, the programs' guard): a systemd job that timed out is -ETIMEDOUT too (review). */
+static int answer_lost(struct juju_ctx *ctx, const struct slurmd_opts *o, const char *node, int r,
+        struct charm_outcome *out, struct strbuf *err) {
         if (r != -ECONNREFUSED && r != -ETIMEDOUT)
                 return r;
+        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "slurmctld stopped answering: %s",
+                err->len ? err->buf : strerror(-r));
         unanswered_mark(o);
         charm_outcome_set(out, JUJU_STATUS_WAITING, "node %s: slurmctld stopped answering (%s)", node,
                 err->len ? err->buf : strerror(-r));
@@ -775,7 +782,7 @@ int slurmd_reconcile(
                 int k = foreign_record(ctx, o, bus, in.node_name, r >= 0 ? &node : NULL, err);
                 if (k < 0) {
                         slurm_node_done(&node);
-                        return answer_lost(o, in.node_name, k, out, err);
+                        return k;
                 }
                 if (k > 0) {
                         slurm_node_done(&node);
@@ -815,7 +822,7 @@ int slurmd_reconcile(
         r = apply_default_state(o, &in, &node, err);
         if (r < 0) {
                 slurm_node_done(&node);
-                return answer_lost(o, in.node_name, r, out, err);
+                return answer_lost(ctx, o, in.node_name, r, out, err);
         }
         /* a new slurm.conf on the controller: fetched once this node is idle (confpush.h); not
          * by a slurmd just started (it fetched), nor into a file naming a program unsafe here */
@@ -824,7 +831,7 @@ int slurmd_reconcile(
                 r = conf_push(ctx, o, bus, &in, &node, &push_note, err);
                 if (r < 0) {
                         slurm_node_done(&node);
-                        return answer_lost(o, in.node_name, r, out, err);
+                        return r;
                 }
         }
         /* the programs and files slurm.conf names for slurmd, on this machine (nodepaths.h) */
@@ -833,7 +840,7 @@ int slurmd_reconcile(
         if (r != 0) {
                 slurm_node_done(&node);
                 if (r < 0)
-                        return r;
+                        return answer_lost(ctx, o, in.node_name, r, out, err);
                 charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s: node %s drained", unsafe.buf, in.node_name);
                 return 0;
         }
