@@ -131,15 +131,14 @@ int charm_action_pause_unit(
         struct juju_ctx *ctx, const struct charm_paths *p, char *const *services, struct strbuf *err) {
         _cleanup_free_ char *reason = NULL;
         _cleanup_(charm_outcome_done) struct charm_outcome out = CHARM_OUTCOME_INIT;
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         int r = charm_action_pause(ctx, p, &reason, err);
         if (r >= 0)
                 r = juju_action_set(ctx, "paused", "true", err);
+        /* the status a reconcile gives now: the gate's */
+        if (r >= 0)
+                r = charm_paused_gate(NULL, p, juju_env(ctx)->unit, services, &out, err);
         if (r < 0)
                 return r;
-        if (unit_bus_open(&bus, NULL) < 0)
-                bus = NULL;
-        charm_paused_outcome(bus, juju_env(ctx)->unit, reason, services, &out);
         return juju_status_set(ctx, false, out.status, out.message.buf, err);
 }
 
