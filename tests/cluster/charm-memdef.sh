@@ -102,6 +102,9 @@ expect_status slurmctld/0 '^active 2 nodes in 1 partition$'
 [ "$(record | wc -l)" = 2 ] || die "the controller's record with two units: $(record)"
 
 log "a compute unit's bad node-resources: that unit is not counted, named in the status; its next hook mends it"
+# cpu/1's watcher catches up once after its start, a hook run that writes its node-resources
+# again: the bad data below must come after that run, or that run mends it before slurmctld reads it
+follow_settled cpu/1
 rid=$(js exec cpu/1 -- relation-ids slurmctld)
 js exec cpu/1 -- relation-set -r "$rid" 'node-resources={"cpus":0,"real-memory":5}'
 settle
