@@ -18,6 +18,11 @@
 #     were still not in sacct 300 s later: HACKING.md, accounting.)
 #  5. the accounting actions (libslurmdb): an account, a user in it, a QOS; seen by sacctmgr on
 #     the controller; a duplicate, a missing account and a bad name refused, nothing changed.
+#     accounting-enforce (charm/slurmctld/enforce.h): a bad value refused with nothing changed;
+#     associations enforced: a user without one is refused at submission, the job he submitted
+#     before waits (counted in the status) and runs once he is added, a running job goes through
+#     the restart; slurm-conf-parameters' AccountingStorageEnforce applies alone, the option
+#     comes first beside it.
 #  6. the relation removed: accounting off again in slurm.conf.
 set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
@@ -245,6 +250,59 @@ grep -q 'account nosuch does not exist' "$T/out" || die "missing account: $(cat 
 after=$(js exec slurmctld/0 -- sacctmgr -nP show assoc format=account,user | sort)
 [ "$before" = "$after" ] || die "a refused action changed the associations"
 log "account physics, user alice, QOS high added; 3 bad requests refused, nothing changed"
+
+log "accounting-enforce: only users with an association submit; others' jobs wait, counted; none lost"
+for u in slurmctld/0 slurmd/0; do
+        js exec "$u" -- sh -c 'useradd -u 2001 -U -m -s /bin/sh alice && useradd -u 2002 -U -m -s /bin/sh bob'
+done
+# as USER CMD…: CMD as that local user on the controller's machine
+as() {
+        local who=$1
+        shift
+        js exec slurmctld/0 -- runuser -u "$who" -- sh -c 'cd /tmp && exec "$@"' sh "$@"
+}
+enforce_now() { ctl scontrol show config | sed -n 's/^AccountingStorageEnforce *= *//p'; }
+run=$(as bob sbatch --parsable -o /dev/null --wrap 'sleep 20')
+pend=$(as bob sbatch --parsable -o /dev/null --begin=now+600 --wrap true)
+wait_job_state "$run" RUNNING 30
+js config slurmctld accounting-enforce=associations,bogus >/dev/null
+settle
+expect_status slurmctld/0 'accounting-enforce: "bogus" is not one of Slurm.s words .*\(nothing changed\)'
+[ "$(enforce_now)" = none ] || die "a refused accounting-enforce applied: $(enforce_now)"
+js config slurmctld accounting-enforce=Associations >/dev/null
+settle
+[ "$(enforce_now)" = associations ] || die "AccountingStorageEnforce after accounting-enforce=Associations: $(enforce_now)"
+grep -qx 'AccountingStorageEnforce=associations' "$(root_of slurmctld/0)/etc/slurm/slurm.conf" ||
+        die "slurm.conf: $(grep AccountingStorageEnforce "$(root_of slurmctld/0)/etc/slurm/slurm.conf")"
+expect_status slurmctld/0 "; 1 pending job of bob has no association \(accounting-enforce=associations\): it runs once the user is added \(slurmdbd's user-add\)"
+[ "$(job_field "$pend" Reason)" = InvalidAccount ] || die "bob's pending job: reason $(job_field "$pend" Reason)"
+as bob sbatch --parsable -o /dev/null --wrap true >"$T/out" 2>&1 && die "bob without an association submitted: $(cat "$T/out")"
+grep -q 'Invalid account' "$T/out" || die "bob's refusal: $(cat "$T/out")"
+j=$(as alice sbatch --parsable -o /dev/null --wrap true)
+wait_job_state "$j" COMPLETED 60
+# the running job went through the restart that applied the option, and ended as it should
+wait_job_state "$run" COMPLETED 60
+[ "$(ctl sacct -nX -j "$run" -o state | tr -d ' ')" = COMPLETED ] || die "bob's running job in sacct: $(ctl sacct -nX -j "$run" -o state,exitcode)"
+# bob added: his held job runs once slurmctld tries it again (here: its begin time moved up)
+js run slurmdbd/0 user-add name=bob account=physics >"$T/out" || die "user-add bob: $(cat "$T/out")"
+until_true 30 "bob's association at the controller" eval 'ctl sacctmgr -nP show assoc user=bob format=user | grep -qx bob'
+ctl scontrol update jobid="$pend" StartTime=now >/dev/null
+wait_job_state "$pend" COMPLETED 60
+js trigger slurmctld/0 update-status >/dev/null
+settle
+expect_status slurmctld/0 '^active 1 node in 1 partition$'
+log "bob's held job ran once added, alice's ran, bob's new one was refused; the running job kept"
+js config slurmctld accounting-enforce= slurm-conf-parameters="AccountingStorageEnforce=limits" >/dev/null
+settle
+[ "$(enforce_now)" = associations,limits ] || die "slurm-conf-parameters' AccountingStorageEnforce=limits without the option: $(enforce_now)"
+js config slurmctld accounting-enforce=qos >/dev/null
+settle
+expect_status slurmctld/0 "slurm-conf-parameters' AccountingStorageEnforce: accounting-enforce comes first \(yours is left out\)"
+[ "$(enforce_now)" = associations,qos ] || die "accounting-enforce=qos over the parameters' limits: $(enforce_now)"
+js config slurmctld accounting-enforce= slurm-conf-parameters= >/dev/null
+settle
+[ "$(enforce_now)" = none ] || die "AccountingStorageEnforce after both were cleared: $(enforce_now)"
+js run slurmdbd/0 user-remove name=bob >"$T/out" || die "user-remove bob: $(cat "$T/out")"
 js run slurmdbd/0 user-remove name=alice >"$T/out" || die "user-remove: $(cat "$T/out")"
 js run slurmdbd/0 qos-remove name=high >"$T/out" || die "qos-remove: $(cat "$T/out")"
 js run slurmdbd/0 account-remove name=physics >"$T/out" || die "account-remove: $(cat "$T/out")"

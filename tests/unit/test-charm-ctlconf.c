@@ -172,7 +172,24 @@ static void test_render_basic(void **state) {
         strbuf_reset(&out3);
         assert_int_equal(ctl_conf_render(&in, &out3, &err), 0);
         assert_non_null(strstr(out3.buf, "\nAccountingStorageBackupHost=10.0.0.5\n"));
-        in.n_accounting = 0;
+        /* accounting-enforce: rendered with accounting, and first over slurm-conf-parameters' */
+        in.accounting_enforce = "associations,limits";
+        in.extra_params = "AccountingStorageEnforce=qos SlurmctldDebug=debug";
+        strbuf_reset(&out3);
+        assert_int_equal(ctl_conf_render(&in, &out3, &err), 0);
+        assert_non_null(strstr(out3.buf, "\nAccountingStorageEnforce=associations,limits\n"));
+        assert_null(strstr(out3.buf, "=qos"));
+        assert_non_null(strstr(out3.buf, "\nSlurmctldDebug=debug\n"));
+        in.n_accounting = 0; /* no slurmdbd: the option waits, the parameters' own applies */
+        strbuf_reset(&out3);
+        assert_int_equal(ctl_conf_render(&in, &out3, &err), 0);
+        assert_null(strstr(out3.buf, "AccountingStorageEnforce=associations"));
+        assert_null(strstr(out3.buf, "AccountingStorageEnforce=qos"));
+        in.accounting_enforce = NULL;
+        strbuf_reset(&out3);
+        assert_int_equal(ctl_conf_render(&in, &out3, &err), 0);
+        assert_non_null(strstr(out3.buf, "\nAccountingStorageEnforce=qos\n"));
+        in.extra_params = NULL;
         assert_null(strstr(out2.buf, "AccountingStorage"));
 
         compute_data_clear(&d[0]);

@@ -100,10 +100,15 @@ int ctl_conf_render(const struct ctl_conf_input *in, struct strbuf *out, struct 
                                 xstrndup(in->accounting[1], strcspn(in->accounting[1], ":"));
                         r = slurmconf_set(c, "AccountingStorageBackupHost", backup, err);
                 }
+                if (r >= 0 && !isempty(in->accounting_enforce))
+                        r = slurmconf_set(c, "AccountingStorageEnforce", in->accounting_enforce, err);
                 if (r < 0)
                         return r;
         }
         for (size_t i = 0; i < extra.n; i++) {
+                /* the option accounting-enforce comes first (its status note names this one) */
+                if (!isempty(in->accounting_enforce) && strcaseeq(extra.items[i].key, "AccountingStorageEnforce"))
+                        continue;
                 if (slurm_caps_key_gone(caps, extra.items[i].key)) {
                         strbuf_addf(err,
                                 "slurm-conf-parameters: %s is not read by Slurm %s any more (defunct or "

@@ -19,6 +19,7 @@
 #include "charm/slurmctld/ctlapply.h"
 #include "charm/slurmctld/ctlconf.h"
 #include "charm/slurmctld/memdef.h"
+#include "charm/slurmctld/enforce.h"
 #include "charm/slurmctld/ctlguard.h"
 #include "charm/slurmctld/ctlrefshare.h"
 #include "charm/slurmctld/fence.h"
@@ -2466,6 +2467,19 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 return r;
         if (acct.refused.len)
                 strv_push(&in.refused, acct.refused.buf);
+        /* accounting-enforce (charm/slurmctld/enforce.h): a bad value keeps the live file's */
+        _cleanup_free_ char *enforce = NULL;
+        {
+                const char *v = NULL;
+                _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+                r = charm_config_string(ctx, ENFORCE_CONFIG_KEY, &v, err);
+                if (r >= 0)
+                        r = enforce_choose(v, old, old_len, &enforce, &why);
+                if (r < 0)
+                        return r;
+                if (why.len)
+                        strv_push(&in.refused, why.buf);
+        }
         struct ctl_guard_input gi = {
                 .conf = {
                         .caps = charm_caps(&o->paths),
@@ -2482,6 +2496,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         .slurmctld_timeout = (int) in.cfg_timeout,
                         .accounting = acct.hosts.v,
                         .n_accounting = acct.hosts.n,
+                        .accounting_enforce = enforce,
                 },
                 .old_data = old,
                 .old_len = old_len,
@@ -2508,6 +2523,9 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         /* the admin's global defaults beside auto: each partition's own DefMemPerCPU wins over
          * them in Slurm, which the status says (the rendered line: a refused one changes
          * nothing, so the partitions do not depend on it) */
+        if (enforce && enforce_params_set(g.params_applied))
+                strv_push(&in.ignored, "slurm-conf-parameters' " ENFORCE_SLURM_KEY ": " ENFORCE_CONFIG_KEY
+                                       " comes first (yours is left out)");
         if (memdef_mode == MEMDEF_AUTO) {
                 const char *k = memdef_global_conflict(g.params_applied);
                 if (k)
@@ -2811,6 +2829,12 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         strand_status_note(&going, in.leader, &present, &out->message);
         /* slurmdbd unreachable, or slurmctld holding many records for it (charm/slurmctld/accounting.h) */
         acct_status_note(&acct, &out->message);
+        /* accounting-enforce: waiting for slurmdbd, or pending jobs it holds (enforce.h) */
+        {
+                _cleanup_(enforce_waiting_done) struct enforce_waiting ew = ENFORCE_WAITING_INIT;
+                bool counted = enforce && acct.hosts.n > 0 && in_charge && enforce_waiting_load(&ew, NULL) >= 0;
+                enforce_status_note(enforce, acct.hosts.n > 0, counted ? &ew : NULL, &out->message);
+        }
         if (in.n_waiting > 0)
                 strbuf_addf(&out->message, "; %zu application%s not ready", in.n_waiting,
                         in.n_waiting == 1 ? "" : "s");

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The slurmctld option accounting-enforce: Slurm's AccountingStorageEnforce, so that only users
+ * with an association (slurmdbd's user-add action) can submit (issue 30 §3).
+ *
+ * Design note. What Slurm does with it (measured on 22.05 with slurmdbd on MariaDB, the test
+ * charm-accounting): with associations enforced a user without one is refused at submission
+ * ("Invalid account or account/partition combination specified"); jobs that user submitted
+ * before stay PENDING with reason InvalidAccount ("_load_job_state: JobId=… ineligible due to
+ * invalid association" at the restart that applies the change) and run once the option is
+ * cleared or the user is added (slurmctld takes the new association from slurmdbd and finds it
+ * when it next tries the job: a job held for its begin time shows InvalidAccount until then);
+ * running jobs are not touched. Every word but nojobs and nosteps
+ * implies associations in Slurm (limits, safe, qos and wckeys set it too). The rules:
+ *  - the value is a comma-separated list of Slurm's words (associations, limits, qos, safe,
+ *    wckeys, all, nojobs, nosteps), any case, each once; it is rendered lower case, in the order
+ *    given. A bad value is refused in the status and the value in the live slurm.conf stays
+ *    (nothing changed);
+ *  - it is rendered only while slurmdbd is related: enforcement without accounting has no
+ *    associations to check (the status says the option waits for slurmdbd);
+ *  - while the option is set, an AccountingStorageEnforce in slurm-conf-parameters is left out
+ *    of the file and named in the status (the option comes first); without the option the
+ *    parameter applies as any other;
+ *  - pending jobs held by it (reason InvalidAccount or InvalidQOS) are counted in the status
+ *    of the controller in charge, with their users: nothing is lost silently, and the admin sees
+ *    whom to add.
+ * Ownership: *ret strings are malloc'd for the caller; struct enforce_waiting owns its strv. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "slurm/jobquery.h"
+#include "util/strbuf.h"
+#include "util/strv.h"
+
+#define ENFORCE_CONFIG_KEY "accounting-enforce"
+#define ENFORCE_SLURM_KEY "AccountingStorageEnforce"
+
+/* The option's value checked and normalised (lower case, no spaces around the commas). "" or
+ * NULL: 0 and *ret NULL (Slurm's default, nothing enforced). Good: 0 and *ret. Bad: -EINVAL,
+ * one message in err (without the option's name), *ret untouched. */
+int enforce_parse(const char *value, char **ret, struct strbuf *err);
+
+/* The value to render: the option's when it is good, else the AccountingStorageEnforce of the
+ * live slurm.conf (live_data, NULL: none) with "accounting-enforce: WHY (nothing changed)"
+ * appended to refused. 0 and *ret (NULL: none); a negative errno only for a broken live file. */
+int enforce_choose(const char *value, const char *live_data, size_t live_len, char **ret, struct strbuf *refused);
+
+/* Whether the slurm-conf-parameters string sets AccountingStorageEnforce (any case; a string
+ * the parser refuses sets nothing). */
+bool enforce_params_set(const char *params);
+
+/* Pending jobs that enforcement holds (reason InvalidAccount or InvalidQOS), and their users. */
+struct enforce_waiting {
+        size_t n;
+        struct strv users; /* distinct, in the jobs' order ("uid N" when slurmctld sent no name) */
+};
+#define ENFORCE_WAITING_INIT \
+        { .n = 0, .users = STRV_INIT }
+void enforce_waiting_done(struct enforce_waiting *w);
+/* Counts them in a job list. Pure. */
+void enforce_waiting_count(const struct slurm_jobinfo_list *jobs, struct enforce_waiting *ret);
+/* The same from slurmctld (slurm_jobs_find): 0, or a negative errno (message in err). */
+int enforce_waiting_load(struct enforce_waiting *ret, struct strbuf *err);
+
+/* The controller's status note: "; accounting-enforce=V waits for slurmdbd (integrate with
+ * slurmdbd)" when the option is set without accounting; "; N pending jobs of USERS have no
+ * association (accounting-enforce=V): they run once the users are added (slurmdbd's user-add)"
+ * when w counts some (at most 5 users named, "and K more"); nothing otherwise. w may be NULL. Appended to msg. */
+void enforce_status_note(const char *value, bool accounting, const struct enforce_waiting *w, struct strbuf *msg);
