@@ -23,7 +23,8 @@
 #     before waits (counted in the status) and runs once he is added, a running job goes through
 #     the restart; slurm-conf-parameters' AccountingStorageEnforce applies alone, the option
 #     comes first beside it.
-#  6. the relation removed: accounting off again in slurm.conf.
+#  6. the relation removed: accounting off again in slurm.conf; accounting-enforce set then
+#     waits, and is applied after the first start with the relation back.
 set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
 source "$(dirname "$0")/charm-lib.sh"
@@ -262,9 +263,14 @@ as() {
         js exec slurmctld/0 -- runuser -u "$who" -- sh -c 'cd /tmp && exec "$@"' sh "$@"
 }
 enforce_now() { ctl scontrol show config | sed -n 's/^AccountingStorageEnforce *= *//p'; }
-run=$(as bob sbatch --parsable -o /dev/null --wrap 'sleep 20')
+# bob's running job ends only when the test says so (/tmp/gate on the compute machine), after the
+# restart that applies the option
+# (--mem: without default-mem-per-cpu a job takes its node's whole memory, and alice's below
+# would wait for it)
+run=$(as bob sbatch --parsable -o /dev/null --mem=100 --wrap 'while [ ! -e /tmp/gate ]; do sleep 1; done')
 pend=$(as bob sbatch --parsable -o /dev/null --begin=now+600 --wrap true)
 wait_job_state "$run" RUNNING 30
+starts0=$(ctl grep -c 'slurmctld version .* started' /var/log/slurm/slurmctld.log || true)
 js config slurmctld accounting-enforce=associations,bogus >/dev/null
 settle
 expect_status slurmctld/0 'accounting-enforce: "bogus" is not one of Slurm.s words .*\(nothing changed\)'
@@ -278,11 +284,15 @@ expect_status slurmctld/0 "; 1 pending job of bob has no association \(accountin
 [ "$(job_field "$pend" Reason)" = InvalidAccount ] || die "bob's pending job: reason $(job_field "$pend" Reason)"
 as bob sbatch --parsable -o /dev/null --wrap true >"$T/out" 2>&1 && die "bob without an association submitted: $(cat "$T/out")"
 grep -q 'Invalid account' "$T/out" || die "bob's refusal: $(cat "$T/out")"
-j=$(as alice sbatch --parsable -o /dev/null --wrap true)
+j=$(as alice sbatch --parsable -o /dev/null --mem=100 --wrap true)
 wait_job_state "$j" COMPLETED 60
-# the running job went through the restart that applied the option, and ended as it should
+# the running job went through the restart that applied the option, and ends as it should
+[ "$(ctl grep -c 'slurmctld version .* started' /var/log/slurm/slurmctld.log || true)" -gt "$starts0" ] ||
+        die "no slurmctld start applied accounting-enforce (the running job crossed none)"
+[ "$(job_field "$run" JobState)" = RUNNING ] || die "bob's running job after the restart: $(job_field "$run" JobState)"
+js exec slurmd/0 -- touch /tmp/gate
 wait_job_state "$run" COMPLETED 60
-[ "$(ctl sacct -nX -j "$run" -o state | tr -d ' ')" = COMPLETED ] || die "bob's running job in sacct: $(ctl sacct -nX -j "$run" -o state,exitcode)"
+until_true 60 "bob's running job COMPLETED in sacct" eval '[ "$(ctl sacct -nX -j "$run" -o state | tr -d " ")" = COMPLETED ]'
 # bob added: his held job runs once slurmctld tries it again (here: its begin time moved up)
 js run slurmdbd/0 user-add name=bob account=physics >"$T/out" || die "user-add bob: $(cat "$T/out")"
 until_true 30 "bob's association at the controller" eval 'ctl sacctmgr -nP show assoc user=bob format=user | grep -qx bob'
@@ -322,4 +332,18 @@ conf=$(js exec slurmctld/0 -- cat /etc/slurm/slurm.conf)
 expect_status slurmctld/0 '^active '
 j=$(submit -o /dev/null --wrap 'true')
 wait_job_state "$j" COMPLETED 60 || die "job $j did not complete without accounting"
+
+log "accounting-enforce set without slurmdbd waits; the relation back: applied after the first start with it"
+js config slurmctld accounting-enforce=associations >/dev/null
+settle
+expect_status slurmctld/0 '^active .*; accounting-enforce=associations waits for slurmdbd \(integrate with slurmdbd\)'
+[ "$(enforce_now)" = none ] || die "AccountingStorageEnforce without slurmdbd: $(enforce_now)"
+js integrate slurmctld slurmdbd >/dev/null
+settle 240
+# the first file with slurmdbd goes without it; the charm run after that start adds it
+until_true 60 "accounting-enforce not applied after the relation came back" eval '[ "$(enforce_now)" = associations ]'
+settle
+expect_status slurmctld/0 '^active 1 node in 1 partition$'
+j=$(submit -o /dev/null --wrap 'true')
+wait_job_state "$j" COMPLETED 60
 log "ok"

@@ -180,7 +180,12 @@ static void test_render_basic(void **state) {
         assert_non_null(strstr(out3.buf, "\nAccountingStorageEnforce=associations,limits\n"));
         assert_null(strstr(out3.buf, "=qos"));
         assert_non_null(strstr(out3.buf, "\nSlurmctldDebug=debug\n"));
-        in.n_accounting = 0; /* no slurmdbd: the option waits, the parameters' own applies */
+        in.accounting_enforce_wait = true; /* the first file with slurmdbd: the option follows its start */
+        strbuf_reset(&out3);
+        assert_int_equal(ctl_conf_render(&in, &out3, &err), 0);
+        assert_null(strstr(out3.buf, "AccountingStorageEnforce"));
+        in.accounting_enforce_wait = false;
+        in.n_accounting = 0; /* no slurmdbd: the option waits, and the parameters' own stays out */
         strbuf_reset(&out3);
         assert_int_equal(ctl_conf_render(&in, &out3, &err), 0);
         assert_null(strstr(out3.buf, "AccountingStorageEnforce=associations"));

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests for lib/charm/slurmctld/enforce: the option's words (case, spaces, repeats, every
- * bad form), the value kept from the live file when the option is refused, slurm-conf-parameters
- * that set the key, the pending jobs enforcement holds and the status notes. */
+ * bad form), the option's last good value kept when it is refused, the live file's accounting,
+ * slurm-conf-parameters that set the key, the pending jobs enforcement holds and the status notes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -68,34 +68,47 @@ static void test_parse(void **state) {
 }
 
 static void test_choose(void **state) {
-        static const char live[] = "ClusterName=c\nAccountingStorageType=accounting_storage/slurmdbd\n"
-                                   "AccountingStorageEnforce=associations,qos\n";
-        static const char live_none[] = "ClusterName=c\n";
         _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
         char *v = NULL;
 
-        assert_int_equal(enforce_choose("Limits", live, sizeof live - 1, &v, &why), 0);
+        enforce_choose("Limits", "associations,qos", &v, &why);
         assert_string_equal(v, "limits");
         assert_int_equal(why.len, 0);
         free(v);
-        /* refused: the live value stays, and the status says why */
-        assert_int_equal(enforce_choose("limit", live, sizeof live - 1, &v, &why), 0);
+        /* refused: the option's last good value stays, and the status says why */
+        enforce_choose("limit", "associations,qos", &v, &why);
         assert_string_equal(v, "associations,qos");
         assert_non_null(strstr(why.buf, "accounting-enforce: \"limit\" is not one of Slurm's words"));
         assert_non_null(strstr(why.buf, "(nothing changed)"));
         free(v);
         strbuf_reset(&why);
-        assert_int_equal(enforce_choose("limit", live_none, sizeof live_none - 1, &v, &why), 0);
+        /* never good before: none */
+        enforce_choose("limit", NULL, &v, &why);
         assert_null(v);
         assert_true(why.len > 0);
         strbuf_reset(&why);
-        assert_int_equal(enforce_choose("limit", NULL, 0, &v, &why), 0);
+        enforce_choose("limit", "", &v, &why);
         assert_null(v);
         strbuf_reset(&why);
-        /* cleared: none, whatever the live file has */
-        assert_int_equal(enforce_choose("", live, sizeof live - 1, &v, &why), 0);
+        /* cleared: none, whatever was before */
+        enforce_choose("", "associations", &v, &why);
         assert_null(v);
         assert_int_equal(why.len, 0);
+        /* a value with the YAML block's newline, tabs */
+        enforce_choose("associations,\tlimits\n", NULL, &v, &why);
+        assert_string_equal(v, "associations,limits");
+        assert_int_equal(why.len, 0);
+        free(v);
+}
+
+static void test_accounting_live(void **state) {
+        static const char live[] = "ClusterName=c\nAccountingStorageType=accounting_storage/slurmdbd\n";
+        static const char none[] = "ClusterName=c\n";
+        static const char other[] = "ClusterName=c\nAccountingStorageType=accounting_storage/none\n";
+        assert_true(enforce_accounting_live(live, sizeof live - 1));
+        assert_false(enforce_accounting_live(none, sizeof none - 1));
+        assert_false(enforce_accounting_live(other, sizeof other - 1));
+        assert_false(enforce_accounting_live(NULL, 0));
 }
 
 static void test_params(void **state) {
@@ -120,47 +133,59 @@ static void test_waiting(void **state) {
         const struct slurm_jobinfo_list jobs = { .v = v, .n = ELEMENTSOF(v) };
         _cleanup_(enforce_waiting_done) struct enforce_waiting w = ENFORCE_WAITING_INIT;
         enforce_waiting_count(&jobs, &w);
-        assert_int_equal(w.n, 4);
-        assert_int_equal(w.users.n, 3);
+        assert_int_equal(w.n, 3);
+        assert_int_equal(w.n_qos, 1);
+        assert_int_equal(w.users.n, 2);
         assert_string_equal(w.users.v[0], "bob");
-        assert_string_equal(w.users.v[1], "carol");
-        assert_string_equal(w.users.v[2], "uid 2007");
+        assert_string_equal(w.users.v[1], "uid 2007");
 }
 
 static void test_note(void **state) {
         _cleanup_strbuf_ struct strbuf msg = STRBUF_INIT;
         _cleanup_(enforce_waiting_done) struct enforce_waiting w = ENFORCE_WAITING_INIT;
 
-        enforce_status_note(NULL, true, NULL, &msg);
-        enforce_status_note("", false, NULL, &msg);
-        enforce_status_note("associations", true, NULL, &msg);
-        enforce_status_note("associations", true, &w, &msg);
+        enforce_status_note(NULL, ENFORCE_APPLIED, NULL, &msg);
+        enforce_status_note("", ENFORCE_NO_ACCOUNTING, NULL, &msg);
+        enforce_status_note("associations", ENFORCE_APPLIED, NULL, &msg);
+        enforce_status_note("associations", ENFORCE_APPLIED, &w, &msg);
         assert_int_equal(msg.len, 0);
 
-        enforce_status_note("associations", false, &w, &msg);
+        enforce_status_note("associations", ENFORCE_NO_ACCOUNTING, &w, &msg);
         assert_string_equal(msg.buf, "; accounting-enforce=associations waits for slurmdbd (integrate with slurmdbd)");
+        strbuf_reset(&msg);
+        enforce_status_note("associations", ENFORCE_FIRST_START, &w, &msg);
+        assert_string_equal(msg.buf, "; accounting-enforce=associations follows slurmctld's first start with slurmdbd");
         strbuf_reset(&msg);
 
         w.n = 1;
         strv_push(&w.users, "bob");
-        enforce_status_note("associations", true, &w, &msg);
+        enforce_status_note("associations", ENFORCE_APPLIED, &w, &msg);
         assert_string_equal(msg.buf, "; 1 pending job of bob has no association (accounting-enforce=associations): "
                                      "it runs once the user is added (slurmdbd's user-add)");
         strbuf_reset(&msg);
 
         w.n = 9;
+        w.n_qos = 2;
         static const char *const more[] = { "carol", "dave", "erin", "frank", "gina", "hugo" };
         for (size_t i = 0; i < ELEMENTSOF(more); i++)
                 strv_push(&w.users, more[i]);
-        enforce_status_note("limits", true, &w, &msg);
+        enforce_status_note("limits", ENFORCE_APPLIED, &w, &msg);
         assert_string_equal(msg.buf, "; 9 pending jobs of bob, carol, dave, erin, frank and 2 more have no association "
-                                     "(accounting-enforce=limits): they run once the users are added (slurmdbd's user-add)");
+                                     "(accounting-enforce=limits): they run once the users are added (slurmdbd's user-add); "
+                                     "2 pending jobs ask for a QOS their association does not allow (accounting-enforce=limits)");
+        strbuf_reset(&msg);
+        strv_clear(&w.users);
+        w.n = 0;
+        w.n_qos = 1;
+        enforce_status_note("qos", ENFORCE_APPLIED, &w, &msg);
+        assert_string_equal(msg.buf, "; 1 pending job asks for a QOS its association does not allow (accounting-enforce=qos)");
 }
 
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_parse),
                 cmocka_unit_test(test_choose),
+                cmocka_unit_test(test_accounting_live),
                 cmocka_unit_test(test_params),
                 cmocka_unit_test(test_waiting),
                 cmocka_unit_test(test_note),

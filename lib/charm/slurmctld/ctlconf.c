@@ -100,7 +100,7 @@ int ctl_conf_render(const struct ctl_conf_input *in, struct strbuf *out, struct 
                                 xstrndup(in->accounting[1], strcspn(in->accounting[1], ":"));
                         r = slurmconf_set(c, "AccountingStorageBackupHost", backup, err);
                 }
-                if (r >= 0 && !isempty(in->accounting_enforce))
+                if (r >= 0 && !isempty(in->accounting_enforce) && !in->accounting_enforce_wait)
                         r = slurmconf_set(c, "AccountingStorageEnforce", in->accounting_enforce, err);
                 if (r < 0)
                         return r;

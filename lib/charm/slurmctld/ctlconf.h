@@ -53,9 +53,11 @@ struct ctl_conf_input {
         char *const *accounting;
         size_t n_accounting;
         /* AccountingStorageEnforce from the option accounting-enforce (charm/slurmctld/enforce.h),
-         * checked: rendered with accounting only; while set, slurm-conf-parameters' own
-         * AccountingStorageEnforce is left out. NULL: none */
+         * checked: rendered with accounting only, and not while accounting_enforce_wait (the
+         * first file with slurmdbd); while set, slurm-conf-parameters' own AccountingStorageEnforce
+         * is left out. NULL: none */
         const char *accounting_enforce;
+        bool accounting_enforce_wait;
         const struct compute_data *partitions; /* decoded relation data, oldest relation first */
         size_t n_partitions;
         const char *default_partition;      /* config default-partition (NULL/"": first) */

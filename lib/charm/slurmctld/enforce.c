@@ -36,9 +36,9 @@ int enforce_parse(const char *value, char **ret, struct strbuf *err) {
                 size_t n = strcspn(p, ",");
                 /* spaces around a word are the admin's layout; inside one, a mistake */
                 const char *s = p, *e = p + n;
-                while (s < e && *s == ' ')
+                while (s < e && isspace((unsigned char) *s))
                         s++;
-                while (e > s && e[-1] == ' ')
+                while (e > s && isspace((unsigned char) e[-1]))
                         e--;
                 if (s == e) {
                         strbuf_addf(err, "\"%.60s\" has an empty word (words: associations, limits, qos, "
@@ -68,22 +68,19 @@ int enforce_parse(const char *value, char **ret, struct strbuf *err) {
         return 0;
 }
 
-int enforce_choose(const char *value, const char *live_data, size_t live_len, char **ret, struct strbuf *refused) {
+void enforce_choose(const char *value, const char *last, char **ret, struct strbuf *refused) {
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         if (enforce_parse(value, ret, &e) == 0)
-                return 0;
+                return;
         strbuf_addf(refused, ENFORCE_CONFIG_KEY ": %s (nothing changed)", e.buf);
-        *ret = NULL;
-        if (!live_data)
-                return 0;
+        *ret = isempty(last) ? NULL : xstrdup(last);
+}
+
+bool enforce_accounting_live(const char *live_data, size_t live_len) {
         _cleanup_slurmconf_ struct slurmconf *c = NULL;
-        strbuf_reset(&e);
-        int r = slurmconf_parse("slurm.conf", live_data, live_len, &c, &e);
-        if (r < 0)
-                return r;
-        const char *v = slurmconf_get(c, ENFORCE_SLURM_KEY);
-        *ret = isempty(v) ? NULL : xstrdup(v);
-        return 0;
+        if (!live_data || slurmconf_parse("slurm.conf", live_data, live_len, &c, NULL) < 0)
+                return false;
+        return streq_ptr(slurmconf_get(c, "AccountingStorageType"), "accounting_storage/slurmdbd");
 }
 
 bool enforce_params_set(const char *params) {
@@ -103,7 +100,11 @@ void enforce_waiting_count(const struct slurm_jobinfo_list *jobs, struct enforce
                 const struct slurm_jobinfo *j = &jobs->v[i];
                 if (!slurm_job_state_is(j->state, "PENDING") || !j->state_reason)
                         continue;
-                if (!streq(j->state_reason, "InvalidAccount") && !streq(j->state_reason, "InvalidQOS"))
+                if (streq(j->state_reason, "InvalidQOS")) {
+                        ret->n_qos++;
+                        continue;
+                }
+                if (!streq(j->state_reason, "InvalidAccount"))
                         continue;
                 ret->n++;
                 _cleanup_free_ char *who = isempty(j->user) ? xasprintf("uid %u", j->user_id) : xstrdup(j->user);
@@ -125,21 +126,33 @@ int enforce_waiting_load(struct enforce_waiting *ret, struct strbuf *err) {
 
 #define NAMED_USERS 5
 
-void enforce_status_note(const char *value, bool accounting, const struct enforce_waiting *w, struct strbuf *msg) {
+void enforce_status_note(
+        const char *value, enum enforce_stage stage, const struct enforce_waiting *w, struct strbuf *msg) {
         if (isempty(value))
                 return;
-        if (!accounting) {
+        if (stage == ENFORCE_NO_ACCOUNTING) {
                 strbuf_addf(msg, "; " ENFORCE_CONFIG_KEY "=%s waits for slurmdbd (integrate with slurmdbd)", value);
                 return;
         }
-        if (!w || w->n == 0)
+        if (stage == ENFORCE_FIRST_START) {
+                strbuf_addf(msg, "; " ENFORCE_CONFIG_KEY "=%s follows slurmctld's first start with slurmdbd", value);
                 return;
-        strbuf_addf(msg, "; %zu pending job%s of ", w->n, w->n == 1 ? "" : "s");
-        for (size_t i = 0; i < w->users.n && i < NAMED_USERS; i++)
-                strbuf_addf(msg, "%s%s", i == 0 ? "" : ", ", w->users.v[i]);
-        if (w->users.n > NAMED_USERS)
-                strbuf_addf(msg, " and %zu more", w->users.n - NAMED_USERS);
-        strbuf_addf(msg, " %s no association (" ENFORCE_CONFIG_KEY "=%s): %s once %s added (slurmdbd's user-add)",
-                w->n == 1 ? "has" : "have", value, w->n == 1 ? "it runs" : "they run",
-                w->users.n == 1 ? "the user is" : "the users are");
+        }
+        if (!w)
+                return;
+        if (w->n > 0) {
+                strbuf_addf(msg, "; %zu pending job%s of ", w->n, w->n == 1 ? "" : "s");
+                for (size_t i = 0; i < w->users.n && i < NAMED_USERS; i++)
+                        strbuf_addf(msg, "%s%s", i == 0 ? "" : ", ", w->users.v[i]);
+                if (w->users.n > NAMED_USERS)
+                        strbuf_addf(msg, " and %zu more", w->users.n - NAMED_USERS);
+                strbuf_addf(msg,
+                        " %s no association (" ENFORCE_CONFIG_KEY "=%s): %s once %s added (slurmdbd's user-add)",
+                        w->n == 1 ? "has" : "have", value, w->n == 1 ? "it runs" : "they run",
+                        w->users.n == 1 ? "the user is" : "the users are");
+        }
+        if (w->n_qos > 0)
+                strbuf_addf(msg, "; %zu pending job%s ask%s for a QOS %s association does not allow (" ENFORCE_CONFIG_KEY "=%s)",
+                        w->n_qos, w->n_qos == 1 ? "" : "s", w->n_qos == 1 ? "s" : "", w->n_qos == 1 ? "its" : "their",
+                        value);
 }

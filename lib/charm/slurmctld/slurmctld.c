@@ -2467,19 +2467,24 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 return r;
         if (acct.refused.len)
                 strv_push(&in.refused, acct.refused.buf);
-        /* accounting-enforce (charm/slurmctld/enforce.h): a bad value keeps the live file's */
-        _cleanup_free_ char *enforce = NULL;
+        /* accounting-enforce (charm/slurmctld/enforce.h): a bad value keeps the option's last
+         * good one; not in the first file with slurmdbd */
+        _cleanup_free_ char *enforce = NULL, *enforce_last = NULL;
         {
                 const char *v = NULL;
                 _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
                 r = charm_config_string(ctx, ENFORCE_CONFIG_KEY, &v, err);
                 if (r >= 0)
-                        r = enforce_choose(v, old, old_len, &enforce, &why);
+                        r = read_state(&o->paths, ENFORCE_APPLIED_FILE, &enforce_last, err);
                 if (r < 0)
                         return r;
+                enforce_choose(v, enforce_last, &enforce, &why);
                 if (why.len)
                         strv_push(&in.refused, why.buf);
         }
+        const enum enforce_stage enforce_stage = acct.hosts.n == 0 ? ENFORCE_NO_ACCOUNTING
+                : enforce_accounting_live(old, old_len)               ? ENFORCE_APPLIED
+                                                                      : ENFORCE_FIRST_START;
         struct ctl_guard_input gi = {
                 .conf = {
                         .caps = charm_caps(&o->paths),
@@ -2497,6 +2502,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         .accounting = acct.hosts.v,
                         .n_accounting = acct.hosts.n,
                         .accounting_enforce = enforce,
+                        .accounting_enforce_wait = enforce_stage != ENFORCE_APPLIED,
                 },
                 .old_data = old,
                 .old_len = old_len,
@@ -2520,12 +2526,13 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 return r;
         }
         strv_pushv(&in.refused, g.refused.v);
-        /* the admin's global defaults beside auto: each partition's own DefMemPerCPU wins over
-         * them in Slurm, which the status says (the rendered line: a refused one changes
-         * nothing, so the partitions do not depend on it) */
+        /* accounting-enforce beside slurm-conf-parameters' own key (enforce.h) */
         if (enforce && enforce_params_set(g.params_applied))
                 strv_push(&in.ignored, "slurm-conf-parameters' " ENFORCE_SLURM_KEY ": " ENFORCE_CONFIG_KEY
                                        " comes first (yours is left out)");
+        /* the admin's global defaults beside auto: each partition's own DefMemPerCPU wins over
+         * them in Slurm, which the status says (the rendered line: a refused one changes
+         * nothing, so the partitions do not depend on it) */
         if (memdef_mode == MEMDEF_AUTO) {
                 const char *k = memdef_global_conflict(g.params_applied);
                 if (k)
@@ -2723,6 +2730,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         r = write_state(&o->paths, PARAMS_APPLIED_FILE, g.params_applied, err);
                 if (r >= 0)
                         r = acct_store(&o->paths, &acct, err);
+                if (r >= 0)
+                        r = write_state(&o->paths, ENFORCE_APPLIED_FILE, strempty(enforce), err);
                 if (r < 0)
                         return r;
         }
@@ -2829,11 +2838,14 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         strand_status_note(&going, in.leader, &present, &out->message);
         /* slurmdbd unreachable, or slurmctld holding many records for it (charm/slurmctld/accounting.h) */
         acct_status_note(&acct, &out->message);
-        /* accounting-enforce: waiting for slurmdbd, or pending jobs it holds (enforce.h) */
+        /* accounting-enforce: waiting for slurmdbd, or pending jobs it holds (enforce.h; kept
+         * with the notes below) */
+        _cleanup_strbuf_ struct strbuf enforce_note = STRBUF_INIT;
         {
                 _cleanup_(enforce_waiting_done) struct enforce_waiting ew = ENFORCE_WAITING_INIT;
-                bool counted = enforce && acct.hosts.n > 0 && in_charge && enforce_waiting_load(&ew, NULL) >= 0;
-                enforce_status_note(enforce, acct.hosts.n > 0, counted ? &ew : NULL, &out->message);
+                bool counted = enforce && enforce_stage == ENFORCE_APPLIED && in_charge &&
+                        enforce_waiting_load(&ew, NULL) >= 0;
+                enforce_status_note(enforce, enforce_stage, counted ? &ew : NULL, &enforce_note);
         }
         if (in.n_waiting > 0)
                 strbuf_addf(&out->message, "; %zu application%s not ready", in.n_waiting,
@@ -2849,6 +2861,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (applied.push_note.len > 0)
                 strv_push(&kept, applied.push_note.buf);
         strv_pushv(&kept, in.ignored.v);
+        if (enforce_note.len > 2)
+                strv_push(&kept, enforce_note.buf + 2); /* its "; " is the join's */
         _cleanup_free_ char *notes = strv_join(&kept, "; ");
         r = write_state(&o->paths, NOTES_STATUS_FILE, notes, err);
         if (r < 0)
