@@ -12,7 +12,9 @@
  * runs) and checked again here: names are 1 to 64 of a-z, 0-9, '_', '-' (users: a-z or '_'
  * first, at most 32, as useradd takes them); descriptions 1 to 100 printable characters without
  * quotes. A refusal or a database error is an action failure with the reason; nothing is
- * half-done (one commit per add). */
+ * half-done (one commit per add). A request that fails while this unit's slurmdbd logs that its
+ * database does not answer (a restart of the database) is tried again every second for 20 s,
+ * and then fails quoting slurmdbd's log line. */
 #pragma once
 
 #include "charm/slurmdbd/slurmdbd.h"
