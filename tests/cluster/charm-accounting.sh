@@ -3,8 +3,9 @@
 # Accounting end to end on real daemons: slurmctld + slurmd + slurmdbd (its own machine) on a
 # real MariaDB (the mariadb test charm, tests/charms/mariadb, on a third machine).
 #  1. integrate: the controller gets AccountingStorageType/Host/Port, the cluster registers
-#     itself, sacct shows a finished job; StoragePass is in slurmdbd.conf (0600 slurm) only;  an
-#     accounting action while the database restarts succeeds (the action waits it out).
+#     itself, sacct shows a finished job; StoragePass is in slurmdbd.conf (0600 slurm) only;   the
+#     database stopped: slurmdbd's status says so; an accounting action while it restarts
+#     succeeds (the action waits it out).
 #  2. kill -9 of slurmdbd: systemd restarts it (the charm's drop-in), the unit's status follows
 #     it (its service watcher), the job that ended meanwhile is in sacct. Outage: the slurmdbd
 #     machine's link down while jobs run and more are submitted and finish; slurmctld keeps
@@ -58,6 +59,10 @@ expect_status slurmctld/0 '^active '
 # after the relations settle together, when the test charm's MariaDB restarts on its address):
 # the action waits it out instead of failing with libslurm's "Unexpected message received"
 js exec mariadb/0 -- systemctl stop juju-mariadb.service
+# the unit's status says so at its next hook (slurmdbd itself keeps serving)
+js trigger slurmdbd/0 update-status >/dev/null
+settle
+expect_status slurmdbd/0 '^active slurmdbd primary: database slurm_acct_db on [0-9.]+:3306 not answering \(accounting requests fail until it does\)$'
 t0=$(date +%s%N)
 js run slurmdbd/0 account-add name=early >"$T/out" 2>&1 &
 add=$!
@@ -65,6 +70,9 @@ sleep 3
 js exec mariadb/0 -- systemctl start juju-mariadb.service
 wait "$add" || die "account-add while the database restarted: $(cat "$T/out")"
 log "figure: account-add with the database down its first 3 s: $((($(date +%s%N) - t0) / 1000000)) ms"
+js trigger slurmdbd/0 update-status >/dev/null
+settle
+expect_status slurmdbd/0 '^active slurmdbd primary: database slurm_acct_db on [0-9.]+:3306$'
 js run slurmdbd/0 account-remove name=early >"$T/out" || die "account-remove: $(cat "$T/out")"
 ! js run slurmdbd/0 account-remove name=early >"$T/out" 2>&1 || die "a second account-remove of early succeeded"
 grep -q 'account early does not exist' "$T/out" || die "a second account-remove: $(cat "$T/out")"
