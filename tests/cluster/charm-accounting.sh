@@ -280,12 +280,7 @@ for u in slurmctld/0 slurmd/0; do
         js exec "$u" -- sh -c 'useradd -u 2001 -U -m -s /bin/sh alice && useradd -u 2002 -U -m -s /bin/sh bob'
 done
 # as USER CMD…: CMD as that local user on the controller's machine
-as() {
-        local who=$1
-        shift
-        js exec slurmctld/0 -- runuser -u "$who" -- sh -c 'cd /tmp && exec "$@"' sh "$@"
-}
-enforce_now() { ctl scontrol show config | sed -n 's/^AccountingStorageEnforce *= *//p'; }
+as() { as_user slurmctld/0 "$@"; }
 # bob's running job ends only when the test says so (/tmp/gate on the compute machine), after the
 # restart that applies the option
 # (--mem: without default-mem-per-cpu a job takes its node's whole memory, and alice's below
@@ -297,10 +292,10 @@ starts0=$(ctl grep -c 'slurmctld version .* started' /var/log/slurm/slurmctld.lo
 js config slurmctld accounting-enforce=associations,bogus >/dev/null
 settle
 expect_status slurmctld/0 'accounting-enforce: "bogus" is not one of Slurm.s words .*\(nothing changed\)'
-[ "$(enforce_now)" = none ] || die "a refused accounting-enforce applied: $(enforce_now)"
+[ "$(running_value AccountingStorageEnforce)" = none ] || die "a refused accounting-enforce applied: $(running_value AccountingStorageEnforce)"
 js config slurmctld accounting-enforce=Associations >/dev/null
 settle
-[ "$(enforce_now)" = associations ] || die "AccountingStorageEnforce after accounting-enforce=Associations: $(enforce_now)"
+[ "$(running_value AccountingStorageEnforce)" = associations ] || die "AccountingStorageEnforce after accounting-enforce=Associations: $(running_value AccountingStorageEnforce)"
 grep -qx 'AccountingStorageEnforce=associations' "$(root_of slurmctld/0)/etc/slurm/slurm.conf" ||
         die "slurm.conf: $(grep AccountingStorageEnforce "$(root_of slurmctld/0)/etc/slurm/slurm.conf")"
 expect_status slurmctld/0 "; 1 pending job of bob has no association \(accounting-enforce=associations\): it runs once the user is added \(slurmdbd's user-add\)"
@@ -330,14 +325,14 @@ expect_status slurmctld/0 '^active 1 node in 1 partition$'
 log "bob's held job ran once added, alice's ran, bob's new one was refused; the running job kept"
 js config slurmctld accounting-enforce= slurm-conf-parameters="AccountingStorageEnforce=limits" >/dev/null
 settle
-[ "$(enforce_now)" = associations,limits ] || die "slurm-conf-parameters' AccountingStorageEnforce=limits without the option: $(enforce_now)"
+[ "$(running_value AccountingStorageEnforce)" = associations,limits ] || die "slurm-conf-parameters' AccountingStorageEnforce=limits without the option: $(running_value AccountingStorageEnforce)"
 js config slurmctld accounting-enforce=qos >/dev/null
 settle
 expect_status slurmctld/0 "slurm-conf-parameters' AccountingStorageEnforce: accounting-enforce comes first \(yours is left out\)"
-[ "$(enforce_now)" = associations,qos ] || die "accounting-enforce=qos over the parameters' limits: $(enforce_now)"
+[ "$(running_value AccountingStorageEnforce)" = associations,qos ] || die "accounting-enforce=qos over the parameters' limits: $(running_value AccountingStorageEnforce)"
 js config slurmctld accounting-enforce= slurm-conf-parameters= >/dev/null
 settle
-[ "$(enforce_now)" = none ] || die "AccountingStorageEnforce after both were cleared: $(enforce_now)"
+[ "$(running_value AccountingStorageEnforce)" = none ] || die "AccountingStorageEnforce after both were cleared: $(running_value AccountingStorageEnforce)"
 js run slurmdbd/0 user-remove name=bob >"$T/out" || die "user-remove bob: $(cat "$T/out")"
 js run slurmdbd/0 user-remove name=alice >"$T/out" || die "user-remove: $(cat "$T/out")"
 js run slurmdbd/0 qos-remove name=high >"$T/out" || die "qos-remove: $(cat "$T/out")"
@@ -363,11 +358,11 @@ log "accounting-enforce set without slurmdbd waits; the relation back: applied a
 js config slurmctld accounting-enforce=associations >/dev/null
 settle
 expect_status slurmctld/0 '^active .*; accounting-enforce=associations waits for slurmdbd \(integrate with slurmdbd\)'
-[ "$(enforce_now)" = none ] || die "AccountingStorageEnforce without slurmdbd: $(enforce_now)"
+[ "$(running_value AccountingStorageEnforce)" = none ] || die "AccountingStorageEnforce without slurmdbd: $(running_value AccountingStorageEnforce)"
 js integrate slurmctld slurmdbd >/dev/null
 settle 240
 # the first file with slurmdbd goes without it; the charm run after that start adds it
-until_true 60 "accounting-enforce not applied after the relation came back" eval '[ "$(enforce_now)" = associations ]'
+until_true 60 "accounting-enforce not applied after the relation came back" eval '[ "$(running_value AccountingStorageEnforce)" = associations ]'
 settle
 expect_status slurmctld/0 '^active 1 node in 1 partition$'
 j=$(submit -o /dev/null --wrap 'true')

@@ -358,6 +358,15 @@ fingerprint_all() {
 
 # ctl CMD…: runs CMD on the controller's machine (slurm clients talk to slurmctld there).
 ctl() { js exec slurmctld/0 -- "$@"; }
+# running_value KEY: what the slurmctld in charge runs with (scontrol show config).
+running_value() { ctl scontrol show config | sed -n "s/^$1 *= *//p"; }
+# as_user UNIT USER CMD…: CMD as a local USER on UNIT's machine, from /tmp (no home of the
+# unit's user there)
+as_user() {
+        local unit=$1 who=$2
+        shift 2
+        js exec "$unit" -- runuser -u "$who" -- sh -c 'cd /tmp && exec "$@"' sh "$@"
+}
 
 # job_field JOB KEY: one field of `scontrol show job` ("" when the job is unknown).
 job_field() {

@@ -20,12 +20,8 @@ LOGIN_CHARM=${LOGIN_CHARM:-${BASE_BUILDDIR:-$TOP_BUILDDIR}/sackd.charm}
 [ -f "$LOGIN_CHARM" ] || die "no login charm at $LOGIN_CHARM"
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 FIGURES=()
-# as USER CMD…: a command as USER on the login unit, from /tmp (no home of the unit's user there)
-as() {
-        local who=$1
-        shift
-        js exec login/0 -- runuser -u "$who" -- sh -c 'cd /tmp && exec "$@"' sh "$@"
-}
+# as USER CMD…: a command as USER on the login unit
+as() { as_user login/0 "$@"; }
 login_root() { js exec login/0 -- "$@"; }
 login_files() { root_of login/0; }
 # unit_addr UNIT: its address (the controllers travel as "addr:port")

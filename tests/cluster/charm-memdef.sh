@@ -28,7 +28,6 @@ want=$(((mem - ${spec:-0}) / cpus))
 log "cpu-0: CPUs=$cpus RealMemory=$mem MemSpecLimit=${spec:-0}: DefMemPerCPU=$want expected"
 [ "$cpus" -ge 2 ] || die "this test needs a node of 2 CPUs or more (cpu-0 has $cpus)"
 record() { js exec slurmctld/0 -- cat /var/lib/slurm/charm/memdef-units 2>/dev/null || true; }
-running_value() { ctl scontrol show config | sed -n "s/^$1 *= *//p"; }
 
 log "default-mem-per-cpu=none (the default): Slurm's default, a job takes its node's memory"
 [ "$(part_field DefMemPerCPU)" = UNLIMITED ] || [ -z "$(part_field DefMemPerCPU)" ] ||

@@ -27,7 +27,6 @@ expect_status slurmctld/0 '^active primary, in charge; 1 node in 1 partition$'
 expect_status slurmctld/1 '^active backup 1, [^ ]+ in charge; 1 node in 1 partition$'
 conf0=$(root_of slurmctld/0)/etc/slurm/slurm.conf
 conf1=$(root_of slurmctld/1)/etc/slurm/slurm.conf
-running_value() { ctl scontrol show config | sed -n "s/^$1 *= *//p"; }
 
 running=$(submit -w cpu-0 -o /dev/null --wrap "while [ ! -e /tmp/gate ]; do sleep 1; done")
 pending=$(submit -p cpu --begin=now+1hour -o /dev/null --wrap true)

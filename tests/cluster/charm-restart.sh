@@ -15,7 +15,6 @@ deploy_cpu 2
 conf=$(root_of slurmctld/0)/etc/slurm/slurm.conf
 ctl_log=$(root_of slurmctld/0)/var/log/slurm/slurmctld.log
 starts() { grep -c 'slurmctld version .* started' "$ctl_log" || true; }
-running_value() { ctl scontrol show config | sed -n "s/^$1 *= *//p"; }
 jobs_intact() {
         [ "$(job_field "$running" JobState)" = RUNNING ] || die "$1: job $running $(job_field "$running" JobState)"
         [ "$(job_field "$pending" JobState)" = PENDING ] || die "$1: job $pending $(job_field "$pending" JobState)"

@@ -389,6 +389,11 @@ static char *log_tail_since(const char *path, off_t from) {
         return buf;
 }
 
+off_t charm_log_size(const char *path) {
+        struct stat st;
+        return stat(path, &st) == 0 ? st.st_size : 0;
+}
+
 bool charm_log_has(const char *path, off_t from, const char *needle) {
         _cleanup_free_ char *buf = log_tail_since(path, from);
         return buf && strstr(buf, needle);

@@ -141,6 +141,9 @@ int charm_config_string(struct juju_ctx *ctx, const char *key, const char **ret,
  * last 64 KiB; from the start when the log is shorter than from: rotated), without its
  * timestamp (caller frees; NULL when none). */
 char *charm_log_last_error(const char *path, off_t from);
+/* The log's size now (0 when it does not exist): the offset the two functions around take for
+ * "what the daemon writes from now on". */
+off_t charm_log_size(const char *path);
 /* Whether the log at path holds needle in what was written after offset from (the last 64 KiB of
  * it at most; the whole file when it shrank: rotated). */
 bool charm_log_has(const char *path, off_t from, const char *needle);

@@ -505,8 +505,7 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
 
         /* slurmctld's own words on a refused file are what it logs from now on */
         _cleanup_free_ char *log_path = charm_path(o->paths, CTL_SLURMCTLD_LOG);
-        struct stat log_st;
-        off_t log_start = stat(log_path, &log_st) == 0 ? log_st.st_size : 0;
+        off_t log_start = charm_log_size(log_path);
 
         r = read_full_file(applied_path, &applied, &applied_len);
         if (r == -ENOENT && o->previous) {

@@ -6,7 +6,6 @@
 
 #include <ctype.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "charm/slurmdbd/slurmdbd.h"
@@ -141,8 +140,7 @@ static int dbd_request(const struct slurmdbd_opts *o, dbd_request_fn fn, void *u
         for (int attempt = 0;; attempt++) {
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
                 _cleanup_free_ char *cluster = NULL;
-                struct stat st;
-                off_t from = stat(log, &st) == 0 ? st.st_size : 0;
+                off_t from = charm_log_size(log);
                 void *conn = NULL;
                 int r = dbd_connect(o, &cluster, &conn, &e);
                 if (r >= 0)

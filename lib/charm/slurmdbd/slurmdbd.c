@@ -505,8 +505,7 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
                         inp->backup >= 0 ? inp->units[inp->backup].unit : "");
         } else {
                 _cleanup_free_ char *log = charm_path(&o->paths, SLURMDBD_LOG_PATH);
-                struct stat lst;
-                off_t log_from = stat(log, &lst) == 0 ? lst.st_size : 0;
+                off_t log_from = charm_log_size(log);
                 r = charm_unit_ensure(bus, "slurmdbd.service",
                         conf_changed > 0 || user_changed > 0 || (!auth && key_changed > 0), unit_timeout(o), err);
                 if (r < 0)
