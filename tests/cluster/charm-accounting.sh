@@ -212,9 +212,11 @@ log "a second slurmdbd unit: the backup serves when the primary is gone"
 js add-unit slurmdbd >/dev/null
 settle 240
 expect_status slurmdbd/1 '^active slurmdbd backup: database slurm_acct_db on '
-conf=$(js exec slurmctld/0 -- cat /etc/slurm/slurm.conf)
-backup=$(sed -n 's/^AccountingStorageBackupHost=//p' <<<"$conf")
-[ -n "$backup" ] || die "no AccountingStorageBackupHost with two slurmdbd units"
+# (the slurmdbd leader publishes the two hosts when its own restart for DbdBackupHost is done: a
+# run the service watcher may hold past the settle, 30 s once for a slow slurmdbd stop)
+backup_host() { js exec slurmctld/0 -- sed -n 's/^AccountingStorageBackupHost=//p' /etc/slurm/slurm.conf; }
+until_true 60 "no AccountingStorageBackupHost with two slurmdbd units" eval '[ -n "$(backup_host)" ]'
+backup=$(backup_host)
 [ "$backup" = "$(js exec slurmdbd/1 -- unit-get private-address)" ] || die "AccountingStorageBackupHost=$backup is not slurmdbd/1's address"
 grep -q "^DbdBackupHost=" "$(root_of slurmdbd/1)/etc/slurm/slurmdbd.conf" || die "no DbdBackupHost in slurmdbd/1's slurmdbd.conf"
 # the admin's way to keep slurmdbd down (a database backup): the unit paused, its daemon stopped
