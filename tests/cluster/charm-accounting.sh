@@ -76,6 +76,40 @@ expect_status slurmdbd/0 '^active slurmdbd primary: database slurm_acct_db on [0
 js run slurmdbd/0 account-remove name=early >"$T/out" || die "account-remove: $(cat "$T/out")"
 ! js run slurmdbd/0 account-remove name=early >"$T/out" 2>&1 || die "a second account-remove of early succeeded"
 grep -q 'account early does not exist' "$T/out" || die "a second account-remove: $(cat "$T/out")"
+! grep -qi 'error:' "$T/out" || die "libslurm's stderr in a refused action's output: $(cat "$T/out")"
+
+# a stalled database (MariaDB stopped with SIGSTOP: the kernel still accepts connects, nothing
+# answers, slurmdbd waits on it without a word): the status says so at the next hook, and an
+# action fails within its bound with one clear message (libslurm's stderr kept out) instead of
+# waiting as long as the stall
+dbpid=$(js exec mariadb/0 -- systemctl show -P MainPID juju-mariadb.service)
+[ "${dbpid:-0}" -gt 0 ] || die "no MariaDB process"
+js exec mariadb/0 -- kill -STOP "$dbpid"
+t0=$(date +%s%N)
+if js run slurmdbd/0 account-add name=stalled >"$T/out" 2>&1; then
+        js exec mariadb/0 -- kill -CONT "$dbpid"
+        die "account-add with the database stalled succeeded: $(cat "$T/out")"
+fi
+ms=$((($(date +%s%N) - t0) / 1000000))
+js trigger slurmdbd/0 update-status >/dev/null
+settle
+st=$(unit_status slurmdbd/0)
+js exec mariadb/0 -- kill -CONT "$dbpid"
+log "figure: account-add with the database stalled failed after $ms ms: $(tr '\n' ' ' <"$T/out")"
+grep -q 'slurmdbd did not answer within 25 s: its database may be stalled' "$T/out" ||
+        die "account-add with the database stalled: $(cat "$T/out")"
+[ "$ms" -lt 60000 ] || die "account-add with the database stalled took $ms ms"
+! grep -qi 'error:' "$T/out" || die "libslurm's stderr in the action's output: $(cat "$T/out")"
+grep -qE '^active slurmdbd primary: database slurm_acct_db on [0-9.]+:3306 not answering' <<<"$st" ||
+        die "slurmdbd/0's status with the database stalled: $st"
+# once it answers, the held request may have been committed: the admin's next look tells
+js run slurmdbd/0 accounting-show >"$T/out" || die "accounting-show after the stall: $(cat "$T/out")"
+if grep -qw stalled "$T/out"; then
+        js run slurmdbd/0 account-remove name=stalled >"$T/out" || die "account-remove stalled: $(cat "$T/out")"
+fi
+js trigger slurmdbd/0 update-status >/dev/null
+settle
+expect_status slurmdbd/0 '^active slurmdbd primary: database slurm_acct_db on [0-9.]+:3306$'
 
 dbd_addr=$(js exec slurmdbd/0 -- unit-get private-address 2>/dev/null || true)
 conf=$(js exec slurmctld/0 -- cat /etc/slurm/slurm.conf)
@@ -332,6 +366,10 @@ js config slurmctld accounting-enforce=qos >/dev/null
 settle
 expect_status slurmctld/0 "slurm-conf-parameters' AccountingStorageEnforce: accounting-enforce comes first \(yours is left out\)"
 [ "$(running_value AccountingStorageEnforce)" = associations,qos ] || die "accounting-enforce=qos over the parameters' limits: $(running_value AccountingStorageEnforce)"
+# nojobs turns job accounting off (Slurm's meaning): said in the status, not taken silently
+js config slurmctld accounting-enforce=associations,nojobs slurm-conf-parameters= >/dev/null
+settle
+expect_status slurmctld/0 '; accounting-enforce=associations,nojobs: slurmdbd records no jobs and no steps \(nojobs\)'
 js config slurmctld accounting-enforce= slurm-conf-parameters= >/dev/null
 settle
 [ "$(running_value AccountingStorageEnforce)" = none ] || die "AccountingStorageEnforce after both were cleared: $(running_value AccountingStorageEnforce)"

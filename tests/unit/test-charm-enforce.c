@@ -179,6 +179,24 @@ static void test_note(void **state) {
         w.n_qos = 1;
         enforce_status_note("qos", ENFORCE_APPLIED, &w, &msg);
         assert_string_equal(msg.buf, "; 1 pending job asks for a QOS its association does not allow (accounting-enforce=qos)");
+        strbuf_reset(&msg);
+
+        /* the words that turn accounting off are said, with or without waiting jobs */
+        w.n_qos = 0;
+        enforce_status_note("associations,nojobs", ENFORCE_APPLIED, NULL, &msg);
+        assert_string_equal(msg.buf, "; accounting-enforce=associations,nojobs: slurmdbd records no jobs and no steps (nojobs)");
+        strbuf_reset(&msg);
+        enforce_status_note("nosteps,nojobs", ENFORCE_APPLIED, &w, &msg);
+        assert_string_equal(msg.buf, "; accounting-enforce=nosteps,nojobs: slurmdbd records no jobs and no steps (nojobs)");
+        strbuf_reset(&msg);
+        enforce_status_note("nosteps", ENFORCE_APPLIED, &w, &msg);
+        assert_string_equal(msg.buf, "; accounting-enforce=nosteps: slurmdbd records no job steps (nosteps)");
+        strbuf_reset(&msg);
+        enforce_status_note("nosteps", ENFORCE_FIRST_START, &w, &msg); /* not yet applied */
+        assert_string_equal(msg.buf, "; accounting-enforce=nosteps follows slurmctld's first start with slurmdbd");
+        strbuf_reset(&msg);
+        enforce_status_note("associations", ENFORCE_APPLIED, &w, &msg); /* no word is a prefix of another */
+        assert_int_equal(msg.len, 0);
 }
 
 int main(void) {

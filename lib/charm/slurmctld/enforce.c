@@ -126,6 +126,15 @@ int enforce_waiting_load(struct enforce_waiting *ret, struct strbuf *err) {
 
 #define NAMED_USERS 5
 
+/* Whether the normalised comma list value holds word. */
+static bool has_word(const char *value, const char *word) {
+        size_t n = strlen(word);
+        for (const char *p = value; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+                if (strncmp(p, word, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+                        return true;
+        return false;
+}
+
 void enforce_status_note(
         const char *value, enum enforce_stage stage, const struct enforce_waiting *w, struct strbuf *msg) {
         if (isempty(value))
@@ -138,6 +147,11 @@ void enforce_status_note(
                 strbuf_addf(msg, "; " ENFORCE_CONFIG_KEY "=%s follows slurmctld's first start with slurmdbd", value);
                 return;
         }
+        /* Slurm's words that turn accounting off rather than on: said, not silently taken */
+        if (has_word(value, "nojobs"))
+                strbuf_addf(msg, "; " ENFORCE_CONFIG_KEY "=%s: slurmdbd records no jobs and no steps (nojobs)", value);
+        else if (has_word(value, "nosteps"))
+                strbuf_addf(msg, "; " ENFORCE_CONFIG_KEY "=%s: slurmdbd records no job steps (nosteps)", value);
         if (!w)
                 return;
         if (w->n > 0) {

@@ -91,6 +91,9 @@ enum enforce_stage {
  * USERS have no association (accounting-enforce=V): they run once the users are added
  * (slurmdbd's user-add)" when w counts some (at most 5 users named, "and K more"), and "; N
  * pending jobs ask for a QOS their association does not allow (accounting-enforce=V)"; nothing
- * otherwise. w may be NULL. */
+ * otherwise; applied with nojobs or nosteps, first "; accounting-enforce=V: slurmdbd records no
+ * jobs and no steps (nojobs)" or "… records no job steps (nosteps)" (Slurm's nojobs implies
+ * nosteps: job accounting is off, which an admin reading "enforce" would not guess). w may be
+ * NULL. */
 void enforce_status_note(
         const char *value, enum enforce_stage stage, const struct enforce_waiting *w, struct strbuf *msg);

@@ -6,10 +6,14 @@
 
 #include <ctype.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "charm/slurmdbd/slurmdbd.h"
 #include "interfaces/slurmdbd.h"
+#include "proc/proc.h"
 #include "slurm/acctdb.h"
 #include "util/fileio.h"
 
@@ -110,8 +114,10 @@ static int dbd_connect(
         return acctdb_open(ret_conn, err);
 }
 
-/* One request to slurmdbd on a fresh connection (cluster: the cluster the client names). */
-typedef int (*dbd_request_fn)(void *conn, const char *cluster, void *userdata, struct strbuf *err);
+/* One request to slurmdbd on a fresh connection (cluster: the cluster the client names). What it
+ * read goes into payload as text (it runs in a child: dbd_request). */
+typedef int (*dbd_request_fn)(
+        void *conn, const char *cluster, void *userdata, struct strbuf *payload, struct strbuf *err);
 
 /* What slurmdbd logs when it answers a request while its database does not (it connects again
  * at each request: the database restarting, or the moments after the relation, when the test
@@ -119,6 +125,11 @@ typedef int (*dbd_request_fn)(void *conn, const char *cluster, void *userdata, s
 static const char *const db_trouble[] = { "couldn't query the database", "re-connect to as_mysql database",
         "mysql_real_connect failed" };
 #define DB_RETRIES 20 /* one a second */
+/* One try, connect included (dbd_connect waits up to 10 s for a slurmdbd to listen). A request
+ * takes well under a second; one that waits on a stalled database (MariaDB stopped with SIGSTOP:
+ * slurmdbd waits on it without a word, and libslurmdb on slurmdbd) would hold the action for as
+ * long as the stall, measured past 200 s. */
+#define ATTEMPT_TIMEOUT_MS (25 * 1000)
 
 static bool db_trouble_since(const char *log, off_t from) {
         for (size_t i = 0; i < ELEMENTSOF(db_trouble); i++)
@@ -127,28 +138,93 @@ static bool db_trouble_since(const char *log, off_t from) {
         return false;
 }
 
-/* fn on a connection to slurmdbd. A request that fails while this unit's slurmdbd logs that its
- * database did not answer is tried again (every second, DB_RETRIES times): a failed request
- * commits nothing, and what it read meanwhile may be empty ("account root does not exist"),
- * so its own verdict is not the admin's answer either. Measured: account-add at once after
- * the relations settled failed with libslurm's "Unexpected message received" 2 times out of
- * 2, slurmdbd logging "couldn't query the database". The last failure says what slurmdbd
- * logged. *ret_cluster: the cluster (caller frees; may be NULL). */
+struct attempt {
+        const struct slurmdbd_opts *o;
+        dbd_request_fn fn;
+        void *userdata;
+        int errfd; /* libslurm's stderr in the child: kept apart from the action's output */
+};
+
+/* In the child (proc_call_as): connect, fn. out: on success the cluster, a newline, fn's
+ * payload; on failure the error text. */
+static int attempt_child(void *userdata, struct strbuf *out) {
+        struct attempt *a = userdata;
+        if (a->errfd >= 0)
+                (void) dup2(a->errfd, STDERR_FILENO);
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, payload = STRBUF_INIT;
+        _cleanup_free_ char *cluster = NULL;
+        void *conn = NULL;
+        int r = dbd_connect(a->o, &cluster, &conn, &e);
+        if (r >= 0)
+                r = a->fn(conn, cluster, a->userdata, &payload, &e);
+        acctdb_close(&conn);
+        if (r < 0) {
+                strbuf_addbuf(out, &e);
+                return r;
+        }
+        strbuf_addf(out, "%s\n", cluster);
+        strbuf_addbuf(out, &payload);
+        return r;
+}
+
+/* The last line libslurm wrote on the child's stderr (the memfd fd), or NULL. */
+static char *last_stderr_line(int fd) {
+        struct stat st;
+        char buf[4096];
+        if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0)
+                return NULL;
+        off_t at = st.st_size > (off_t) sizeof buf - 1 ? st.st_size - (off_t) sizeof buf + 1 : 0;
+        ssize_t n = pread(fd, buf, sizeof buf - 1, at);
+        if (n <= 0)
+                return NULL;
+        buf[n] = '\0';
+        while (n > 0 && isspace((unsigned char) buf[n - 1]))
+                buf[--n] = '\0';
+        if (n == 0)
+                return NULL;
+        const char *nl = strrchr(buf, '\n');
+        return xstrdup(nl ? nl + 1 : buf);
+}
+
+/* fn on a connection to slurmdbd, each try in a child bounded by ATTEMPT_TIMEOUT_MS, whose
+ * stderr (libslurm's error lines, about five a try) is kept back: the last of them is quoted
+ * when the action fails without a word of its own. A request that fails while this unit's
+ * slurmdbd logs that its database did not answer is tried again (every second, DB_RETRIES
+ * times): a failed request commits nothing, and what it read meanwhile may be empty ("account
+ * root does not exist"), so its own verdict is not the admin's answer either. Measured:
+ * account-add at once after the relations settled failed with libslurm's "Unexpected message
+ * received" 2 times out of 2, slurmdbd logging "couldn't query the database". The last failure
+ * says what slurmdbd logged. A try that runs out of time is not tried again: slurmdbd may hold
+ * it and commit it once its database answers.
+ * *ret_cluster: the cluster (caller frees; may be NULL); *ret_payload: fn's payload (may be
+ * NULL). */
 static int dbd_request(const struct slurmdbd_opts *o, dbd_request_fn fn, void *userdata, char **ret_cluster,
-        struct strbuf *err) {
+        struct strbuf *ret_payload, struct strbuf *err) {
         _cleanup_free_ char *log = charm_path(&o->paths, SLURMDBD_LOG_PATH);
         for (int attempt = 0;; attempt++) {
-                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-                _cleanup_free_ char *cluster = NULL;
+                _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+                _cleanup_close_ int errfd = memfd_create("dbd-stderr", MFD_CLOEXEC);
                 off_t from = charm_log_size(log);
-                void *conn = NULL;
-                int r = dbd_connect(o, &cluster, &conn, &e);
-                if (r >= 0)
-                        r = fn(conn, cluster, userdata, &e);
-                acctdb_close(&conn);
+                struct attempt a = { o, fn, userdata, errfd };
+                int r = proc_call_as(0, 0, ATTEMPT_TIMEOUT_MS, attempt_child, &a, &out);
                 if (r >= 0) {
+                        const char *nl = strchr(out.buf, '\n');
+                        if (!nl) {
+                                strbuf_addstr(err, "the request's answer was cut short");
+                                return -EPROTO;
+                        }
                         if (ret_cluster)
-                                *ret_cluster = TAKE_PTR(cluster);
+                                *ret_cluster = xstrndup(out.buf, (size_t) (nl - out.buf));
+                        if (ret_payload)
+                                strbuf_addstr(ret_payload, nl + 1);
+                        return r;
+                }
+                if (r == -ETIME) {
+                        strbuf_addf(err,
+                                "slurmdbd did not answer within %d s: its database may be stalled (the "
+                                "slurmdbd unit's status looks at it); the request may still take effect "
+                                "once it answers (see accounting-show)",
+                                ATTEMPT_TIMEOUT_MS / 1000);
                         return r;
                 }
                 bool db = db_trouble_since(log, from);
@@ -157,7 +233,13 @@ static int dbd_request(const struct slurmdbd_opts *o, dbd_request_fn fn, void *u
                         nanosleep(&d, NULL);
                         continue;
                 }
-                strbuf_addbuf(err, &e);
+                if (out.len > 0)
+                        strbuf_addbuf(err, &out);
+                else {
+                        _cleanup_free_ char *said = last_stderr_line(errfd);
+                        strbuf_addf(err, "the request failed (%s)%s%s", strerror(-r),
+                                said ? "; libslurm: " : "", strempty(said));
+                }
                 if (db) {
                         _cleanup_free_ char *line = charm_log_last_error(log, from);
                         strbuf_addf(err, " (slurmdbd could not reach its database for %d s%s%s: try again once it answers)",
@@ -174,7 +256,7 @@ static int set_results(struct juju_ctx *ctx, const char *k1, const char *v1, con
         return juju_action_set_many(ctx, &kv, err);
 }
 
-static int account_add(void *conn, const char *cluster, void *userdata, struct strbuf *err) {
+static int account_add(void *conn, const char *cluster, void *userdata, struct strbuf *payload, struct strbuf *err) {
         const char *const *a = userdata;
         return acctdb_account_add(conn, cluster, a[0], a[1], a[2], a[3], err);
 }
@@ -192,11 +274,11 @@ int dbd_ops_account_add(struct juju_ctx *ctx, const struct slurmdbd_opts *o, str
                 return r;
         const char *const args[] = { name, parent ? parent : "root", desc, org };
         _cleanup_free_ char *cluster = NULL;
-        r = dbd_request(o, account_add, (void *) args, &cluster, err);
+        r = dbd_request(o, account_add, (void *) args, &cluster, NULL, err);
         return r < 0 ? r : set_results(ctx, "account", name, "cluster", cluster, err);
 }
 
-static int user_add(void *conn, const char *cluster, void *userdata, struct strbuf *err) {
+static int user_add(void *conn, const char *cluster, void *userdata, struct strbuf *payload, struct strbuf *err) {
         const char *const *a = userdata;
         return acctdb_user_add(conn, cluster, a[0], a[1], err);
 }
@@ -209,7 +291,7 @@ int dbd_ops_user_add(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
         if (r < 0)
                 return r;
         const char *const args[] = { name, account };
-        r = dbd_request(o, user_add, (void *) args, NULL, err);
+        r = dbd_request(o, user_add, (void *) args, NULL, NULL, err);
         return r < 0 ? r : set_results(ctx, "user", name, "account", account, err);
 }
 
@@ -217,7 +299,7 @@ struct qos_args {
         const char *name, *desc;
         uint32_t priority;
 };
-static int qos_add(void *conn, const char *cluster, void *userdata, struct strbuf *err) {
+static int qos_add(void *conn, const char *cluster, void *userdata, struct strbuf *payload, struct strbuf *err) {
         const struct qos_args *a = userdata;
         return acctdb_qos_add(conn, a->name, a->desc, a->priority, err);
 }
@@ -239,7 +321,7 @@ int dbd_ops_qos_add(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct 
                 return -EINVAL;
         }
         struct qos_args a = { name, desc, prio ? (uint32_t) prio->valuedouble : 0 };
-        r = dbd_request(o, qos_add, &a, NULL, err);
+        r = dbd_request(o, qos_add, &a, NULL, NULL, err);
         return r < 0 ? r : juju_action_set(ctx, "qos", name, err);
 }
 
@@ -247,7 +329,7 @@ struct remove_args {
         enum acctdb_kind kind;
         const char *name;
 };
-static int remove_rec(void *conn, const char *cluster, void *userdata, struct strbuf *err) {
+static int remove_rec(void *conn, const char *cluster, void *userdata, struct strbuf *payload, struct strbuf *err) {
         const struct remove_args *a = userdata;
         return acctdb_remove(conn, a->kind, a->name, err);
 }
@@ -264,7 +346,7 @@ static int remove_one(struct juju_ctx *ctx, const struct slurmdbd_opts *o, enum 
                 return -EINVAL;
         }
         struct remove_args a = { kind, name };
-        r = dbd_request(o, remove_rec, &a, NULL, err);
+        r = dbd_request(o, remove_rec, &a, NULL, NULL, err);
         return r < 0 ? r : set_results(ctx, "removed", key[kind], key[kind], name, err);
 }
 
@@ -280,22 +362,37 @@ int dbd_ops_qos_remove(struct juju_ctx *ctx, const struct slurmdbd_opts *o, stru
         return remove_one(ctx, o, ACCTDB_QOS, dbd_ops_name_valid, "normal", err);
 }
 
-static int list_all(void *conn, const char *cluster, void *userdata, struct strbuf *err) {
-        struct strv **l = userdata;
-        for (size_t i = 0; i < 3; i++) /* a retried request starts empty */
-                strv_clear(l[i]);
-        return acctdb_list(conn, l[0], l[1], l[2], err);
+/* payload: accounts, users and QOS, a line each, names apart by spaces (Slurm's names hold none) */
+static int list_all(void *conn, const char *cluster, void *userdata, struct strbuf *payload, struct strbuf *err) {
+        _cleanup_strv_ struct strv accts = STRV_INIT, users = STRV_INIT, qos = STRV_INIT;
+        int r = acctdb_list(conn, &accts, &users, &qos, err);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *a = strv_join(&accts, " "), *u = strv_join(&users, " "), *q = strv_join(&qos, " ");
+        strbuf_addf(payload, "%s\n%s\n%s\n", a, u, q);
+        return r;
 }
 
 int dbd_ops_show(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct strbuf *err) {
-        _cleanup_strv_ struct strv accts = STRV_INIT, users = STRV_INIT, qos = STRV_INIT, kv = STRV_INIT;
+        _cleanup_strv_ struct strv kv = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf payload = STRBUF_INIT;
         _cleanup_free_ char *cluster = NULL;
-        struct strv *lists[] = { &accts, &users, &qos };
-        int r = dbd_request(o, list_all, lists, &cluster, err);
+        int r = dbd_request(o, list_all, NULL, &cluster, &payload, err);
         if (r < 0)
                 return r;
-        _cleanup_free_ char *a = strv_join(&accts, " "), *u = strv_join(&users, " "),
-                            *q = strv_join(&qos, " ");
-        strv_pushl(&kv, "cluster", cluster, "accounts", a, "users", u, "qos", q, NULL);
+        /* three lines: accounts, users, QOS */
+        char *lines[3] = { NULL, NULL, NULL };
+        char *p = payload.buf;
+        for (size_t i = 0; i < ELEMENTSOF(lines); i++) {
+                char *nl = strchr(p, '\n');
+                if (!nl) {
+                        strbuf_addstr(err, "the list's answer was cut short");
+                        return -EPROTO;
+                }
+                *nl = '\0';
+                lines[i] = p;
+                p = nl + 1;
+        }
+        strv_pushl(&kv, "cluster", cluster, "accounts", lines[0], "users", lines[1], "qos", lines[2], NULL);
         return juju_action_set_many(ctx, &kv, err);
 }

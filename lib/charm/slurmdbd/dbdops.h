@@ -14,7 +14,10 @@
  * quotes. A refusal or a database error is an action failure with the reason; nothing is
  * half-done (one commit per add). A request that fails while this unit's slurmdbd logs that its
  * database does not answer (a restart of the database) is tried again every second for 20 s,
- * and then fails quoting slurmdbd's log line. */
+ * and then fails quoting slurmdbd's log line. Each try runs in a child killed after 25 s (a
+ * stalled database holds slurmdbd, and libslurmdb with it, for as long as the stall); a try that
+ * ran out of time is not tried again and its failure says the request may still take effect.
+ * libslurm's own error lines go nowhere near the action's output. */
 #pragma once
 
 #include "charm/slurmdbd/slurmdbd.h"

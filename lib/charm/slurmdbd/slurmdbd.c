@@ -29,7 +29,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(cJSON *, cJSON_Delete)
 #define _cleanup_cjson_ _cleanup_(cJSON_Deletep)
 #define DEFAULT_UNIT_TIMEOUT_USEC (90ULL * 1000 * 1000)
 #define DEFAULT_ANSWER_TIMEOUT_MS (20 * 1000)
-#define DB_LOOK_TIMEOUT_MS 500 /* the status's look at the database (TCP connect) */
+#define DB_LOOK_TIMEOUT_MS 1000 /* the status's look at the database (its server's greeting) */
 
 /* where charms before the 24.11 work kept the clients' configuration */
 #define LEGACY_CLIENT_CONF_PATH CHARM_PATH_STATE_DIR "/slurm-client.conf"
@@ -532,8 +532,9 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
                         return 0;
                 /* its database, looked at now: a slurmdbd that serves keeps serving while the
                  * database is gone (it connects again at each request and fails those that
-                 * need it), so its own state says nothing of it */
-                bool db_up = charm_host_listening(inp->db.host, inp->db.port, DB_LOOK_TIMEOUT_MS);
+                 * need it), so its own state says nothing of it. The server's greeting, not a
+                 * connect: a stalled MariaDB (SIGSTOP) still accepts connects from its backlog */
+                bool db_up = charm_host_greets(inp->db.host, inp->db.port, DB_LOOK_TIMEOUT_MS);
                 charm_outcome_set(out, JUJU_STATUS_ACTIVE, "slurmdbd %s: database %s on %s:%u%s",
                         inp->self == 0 ? "primary" : "backup", inp->db.database, inp->db.host, inp->db.port,
                         db_up ? "" : " not answering (accounting requests fail until it does)");
