@@ -270,6 +270,23 @@ int slurm_client_cap_msg_timeout(int seconds, struct strbuf *err) {
         return 0;
 }
 
+int slurm_client_cap_standby_wait(int seconds, uint16_t *ret_was, struct strbuf *err) {
+        int r = slurm_client_init(err);
+        if (r < 0)
+                return r;
+        *ret_was = slurm_conf.slurmctld_timeout;
+        if (seconds < 2)
+                seconds = 2; /* its half is the sleep: never 0, a busy loop */
+        if (seconds < slurm_conf.slurmctld_timeout)
+                slurm_conf.slurmctld_timeout = (uint16_t) seconds;
+        return 0;
+}
+
+void slurm_client_standby_wait_restore(uint16_t was) {
+        if (initialised && was > 0)
+                slurm_conf.slurmctld_timeout = was;
+}
+
 int slurm_ctl_takeover_with(const char *conf_path, int index, struct strbuf *err) {
         int r;
         if (isempty(conf_path) || access(conf_path, R_OK) < 0)

@@ -91,6 +91,17 @@ int slurm_ctl_ping_within(int index, int timeout_ms, struct strbuf *err);
  * must end within its parent's bound: the client retries a controller that does not answer for
  * that long); initialises the client. 0 or a negative errno. */
 int slurm_client_cap_msg_timeout(int seconds, struct strbuf *err);
+/* Caps, until slurm_client_standby_wait_restore(), how long libslurm's controller RPCs wait
+ * on a standby's answer: a controller that answers ESLURM_IN_STANDBY_MODE (a backup while the
+ * primary restarts) makes the client sleep SlurmctldTimeout/2 and ask again, for up to 1.5 ×
+ * SlurmctldTimeout (slurm_send_recv_controller_msg, 22.05 and 24.11 alike: it reads
+ * SlurmctldTimeout from the configuration each call). Lowers, never raises, the value this
+ * process uses as SlurmctldTimeout (and nothing else: the daemons keep theirs); *ret_was gets the
+ * value to restore. For a read a hook can do without (its status), not for the RPCs whose long
+ * wait lets a hook succeed through a takeover (a call that ends on a standby's answer returns
+ * -EHOSTDOWN, slurmerr.h). 0 or a negative errno (the client not set up). */
+int slurm_client_cap_standby_wait(int seconds, uint16_t *ret_was, struct strbuf *err);
+void slurm_client_standby_wait_restore(uint16_t was);
 /* slurm_takeover(index): backup index (>= 1) takes control now; the controllers ahead of it
  * shut down (exit status 0) and those after it give up control; returns after ~2 s (its
  * sleep in 22.05). "Already in control" is success. */

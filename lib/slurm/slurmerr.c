@@ -61,6 +61,9 @@ int slurm_code_to_errno(int code) {
         case ESLURM_INVALID_GRES:
         case ESLURM_INVALID_GRES_TYPE:
                 return -EINVAL;
+        case ESLURM_IN_STANDBY_MODE:
+        case ESLURM_IN_STANDBY_USE_BACKUP:
+                return -EHOSTDOWN;
         default:
                 break;
         }

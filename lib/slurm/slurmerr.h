@@ -17,6 +17,7 @@
  *   and the plain ECONNRESET, EPIPE, ECONNABORTED, ENOTCONN (a lost connection) -ECONNREFUSED
  *   SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT, ESLURM_*TIMEOUT*                   -ETIMEDOUT
  *   ESLURM_INVALID_NODE_STATE, ESLURM_INVALID_FEATURE, ESLURM_INVALID_GRES*   -EINVAL
+ *   ESLURM_IN_STANDBY_MODE, ESLURM_IN_STANDBY_USE_BACKUP  -EHOSTDOWN (a standby answered, none in charge did)
  *   anything else                                                          -EIO
  * Ownership: none; messages are appended to the caller's strbuf. */
 #pragma once

@@ -176,6 +176,8 @@ static void test_errno_map(void **state) {
         assert_int_equal(slurm_code_to_errno(ESLURM_INVALID_JOB_ID), -ESRCH);
         assert_int_equal(slurm_code_to_errno(ESLURM_ALREADY_DONE), -EALREADY);
         assert_int_equal(slurm_code_to_errno(ESLURM_ACCESS_DENIED), -EACCES);
+        assert_int_equal(slurm_code_to_errno(ESLURM_IN_STANDBY_MODE), -EHOSTDOWN);
+        assert_int_equal(slurm_code_to_errno(ESLURM_IN_STANDBY_USE_BACKUP), -EHOSTDOWN);
         assert_int_equal(slurm_code_to_errno(ESLURM_USER_ID_MISSING), -EACCES);
         assert_int_equal(slurm_code_to_errno(ESLURM_AUTH_CRED_INVALID), -EACCES);
         assert_int_equal(slurm_code_to_errno(ESLURM_DISABLED), -EOPNOTSUPP);

@@ -133,6 +133,39 @@ static uint64_t unit_timeout(const struct slurmctld_opts *o) {
         return o->unit_timeout_usec ? o->unit_timeout_usec : DEFAULT_UNIT_TIMEOUT_USEC;
 }
 
+/* The node table for a hook's status, its wait on a standby bounded (issue 26, G9b F1): while
+ * the primary restarts (a file it tries, a rollback), a backup's own standby slurmctld answers
+ * ESLURM_IN_STANDBY_MODE and libslurm sleeps SlurmctldTimeout/2 before it asks again, for up to
+ * 1.5 × SlurmctldTimeout: the backup's config-changed for a value the primary refused took 60.8 s
+ * (charm-refshare, SlurmctldTimeout=120; gdb: slurm_load_node -> sleep). Here each call waits on
+ * standby answers for at most STATUS_STANDBY_CAP_S × 1.5 (sleeping half of it between asks), and
+ * calls are made again for up to STATUS_STANDBY_WAIT_MS while the answer is a standby's (a
+ * restart takes seconds); then the status says the controller does not answer, and a later run
+ * (the watcher's, update-status) says more. The RPCs that change things keep libslurm's long
+ * wait: through a takeover it is what lets them succeed. */
+#define STATUS_STANDBY_CAP_S 4
+#define STATUS_STANDBY_WAIT_MS (20 * 1000)
+static int node_list_bounded(struct slurm_node_list *l, bool again, struct strbuf *err) {
+        uint16_t was = 0;
+        int r = slurm_client_cap_standby_wait(STATUS_STANDBY_CAP_S, &was, err);
+        if (r < 0)
+                return r;
+        int64_t until = slurm_now_ms() + STATUS_STANDBY_WAIT_MS;
+        for (;;) {
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                r = slurm_node_list(NULL, l, &e);
+                if (r != -EHOSTDOWN || !again || slurm_now_ms() >= until) {
+                        if (r < 0)
+                                strbuf_addbuf(err, &e);
+                        break;
+                }
+                struct timespec d = { 1, 0 };
+                nanosleep(&d, NULL);
+        }
+        slurm_client_standby_wait_restore(was);
+        return r;
+}
+
 /* The status line from slurmctld's node table. leaving: the nodes this unit knows are leaving
  * (the departing unit of this hook, and those of the open "leaving" expectations,
  * charm/slurmctld/expect.h; may be NULL): the ones still in the table are not counted while
@@ -144,7 +177,7 @@ static int ctl_status_from_slurm(struct charm_outcome *out, const struct strv *l
         struct strv *ret_leaving, struct strbuf *err) {
         struct slurm_node_list l = { 0 };
         _cleanup_strv_ struct strv there = STRV_INIT;
-        int r = slurm_node_list(NULL, &l, err);
+        int r = node_list_bounded(&l, true, err);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < l.n; i++) {
@@ -1028,7 +1061,7 @@ static int cleanup_nodes(struct juju_ctx *ctx, const struct slurmctld_opts *o, c
         time_t grace_waited = 0;
         int r;
 
-        r = slurm_node_list(NULL, &nodes, &e);
+        r = node_list_bounded(&nodes, false, &e);
         if (r < 0)
                 return 0; /* not answering: a later hook */
         for (size_t i = 0; i < l->nodesets.n; i++) {
