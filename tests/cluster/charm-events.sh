@@ -325,4 +325,39 @@ out0=$(js run slurmctld/0 node-events limit=1 since=$(($(last_seq) - 1)) --forma
 id1=$(python3 -c 'import json,sys; print(json.loads(json.loads(sys.argv[1])["slurmctld/1"]["results"]["events"])["id"])' "$out")
 id0=$(python3 -c 'import json,sys; print(json.loads(json.loads(sys.argv[1])["slurmctld/0"]["results"]["events"])["id"])' "$out0")
 [ "$id0" = "$id1" ] || die "the two units do not hold one log: $id0 on slurmctld/0, $id1 on slurmctld/1"
+
+# 12. a compute unit's own actions (issue 29: pause, resume, node-config, with who asked): the
+# unit publishes them in its relation data, the controller leader records each once, with no
+# hook of the test's asking (the action's relation-set gives the controllers relation-changed)
+log "a compute unit's own actions in the log: pause, resume, node-config"
+B=$(last_seq)
+js run slurmd/0 pause reason=disk-swap >"$T/out" || die "pause: $(cat "$T/out")"
+js run slurmd/0 resume >"$T/out" || die "resume: $(cat "$T/out")"
+js run slurmd/0 node-config parameters="Weight=7" >"$T/out" || die "node-config: $(cat "$T/out")"
+! grep -q event-log "$T/out" || die "node-config could not note itself: $(cat "$T/out")"
+check_unit_actions() {
+        python3 - "$LOG" "$B" <<'PY'
+import json, sys
+log, after = sys.argv[1], int(sys.argv[2])
+recs = [json.loads(l) for l in open(log).read().splitlines()]
+acts = [r for r in recs if r["seq"] > after and r["event"] == "action" and r["by"].startswith("slurmd/0 action ")]
+got = [(a["action"], a["node"], a["source"]) for a in acts]
+want = [("pause", "slurmd-0", "action"), ("resume", "slurmd-0", "action"), ("node-config", "slurmd-0", "action")]
+if got != want:
+    print(got, file=sys.stderr)
+    sys.exit(1)
+assert acts[0]["reason"] == "disk-swap", acts[0]
+assert "Weight=7" in acts[2].get("detail", ""), acts[2]
+assert len({a["by"] for a in acts}) == 3, acts
+PY
+}
+check_quiet() { check_unit_actions 2>/dev/null; }
+until_true 120 "the compute unit's actions not recorded once each, in order" check_quiet
+# every later hook (the leader's sweep, the unit's own publication) records nothing twice
+js trigger slurmd/0 update-status >/dev/null
+js trigger slurmctld update-status >/dev/null
+settle
+check_unit_actions || die "the compute unit's actions after more hooks: $(check_unit_actions 2>&1)"
+js run slurmd/0 node-config reset=true >"$T/out" || die "node-config reset: $(cat "$T/out")"
+settle
 log "ok"

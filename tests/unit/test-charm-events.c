@@ -821,6 +821,50 @@ static void test_ctl_host_kept(void **state) {
         rm_rf(dir);
 }
 
+/* issue 29: the compute units' actions recorded last, per unit and list: kept through a commit,
+ * a reload and a reconcile step; moved last when set again; bounded */
+static void test_unit_noted(void **state) {
+        _cleanup_free_ char *dir = tmpdir();
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        struct ev_state s, back, next;
+        struct ev_records recs = { 0 };
+        assert_int_equal(ev_state_load(dir, NULL, &s, &err), 0);
+        s.exists = true;
+        assert_int_equal(ev_unit_noted(&s, "cpu/0", "0123456789abcdef"), 0);
+        ev_unit_noted_set(&s, "cpu/0", "0123456789abcdef", 3);
+        ev_unit_noted_set(&s, "cpu/1", "0123456789abcdef", 9);
+        ev_unit_noted_set(&s, "cpu/0", "fedcba9876543210", 1); /* a new list of a unit of the same name */
+        ev_unit_noted_set(&s, "cpu/0", "0123456789abcdef", 4);
+        assert_int_equal(s.unit_noted.n, 3);
+        assert_string_equal(s.unit_noted.v[2], "cpu/0 0123456789abcdef 4");
+        assert_int_equal(ev_commit(dir, NULL, &s, &err), 0);
+        assert_int_equal(ev_state_load(dir, NULL, &back, &err), 0);
+        assert_int_equal(ev_unit_noted(&back, "cpu/0", "0123456789abcdef"), 4);
+        assert_int_equal(ev_unit_noted(&back, "cpu/0", "fedcba9876543210"), 1);
+        assert_int_equal(ev_unit_noted(&back, "cpu/1", "0123456789abcdef"), 9);
+        assert_int_equal(ev_unit_noted(&back, "cpu/", "0123456789abcdef"), 0); /* no prefix match */
+        /* a reconcile's step keeps them (it builds the next snapshot afresh) */
+        struct ev_table t = { 0 };
+        struct ev_observation obs = { .table = &t, .table_time = 5, .cause = "test", .now_ms = 5000 };
+        (void) ev_step(&back, &obs, &next, &recs);
+        assert_int_equal(ev_unit_noted(&next, "cpu/1", "0123456789abcdef"), 9);
+        ev_records_done(&recs);
+        /* bounded: the entry moved longest ago goes first */
+        for (int i = 0; i < EV_UNIT_NOTED_MAX + 2; i++) {
+                char unit[32];
+                snprintf(unit, sizeof unit, "x/%d", i);
+                ev_unit_noted_set(&next, unit, "0123456789abcdef", 1);
+        }
+        assert_int_equal(next.unit_noted.n, EV_UNIT_NOTED_MAX);
+        assert_int_equal(ev_unit_noted(&next, "cpu/1", "0123456789abcdef"), 0);
+        assert_int_equal(ev_unit_noted(&next, "x/2", "0123456789abcdef"), 1);
+        ev_table_done(&t);
+        ev_state_done(&next);
+        ev_state_done(&back);
+        ev_state_done(&s);
+        rm_rf(dir);
+}
+
 static void test_rotation(void **state) {
         _cleanup_free_ char *dir = tmpdir();
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
@@ -1084,6 +1128,7 @@ int main(void) {
                 cmocka_unit_test(test_crash_recovery),
                 cmocka_unit_test(test_rotation),
                 cmocka_unit_test(test_ctl_host_kept),
+                cmocka_unit_test(test_unit_noted),
                 cmocka_unit_test(test_lock),
                 cmocka_unit_test(test_lock_file),
                 cmocka_unit_test(test_lock_dir_removed),

@@ -11,6 +11,7 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/slurmctld/nodeevents.h"
+#include "interfaces/nodeactions.h"
 #include "util/fileio.h"
 
 #include <ftw.h>
@@ -268,6 +269,50 @@ static void test_write_files(void **state) {
         nftw(tmpl, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* issue 29: a compute unit's own actions, each (list, seq) once in the log, whichever unit reads
+ * the list and however often; a gap said; a new list of a unit of the same name starts again */
+static void test_unit_actions(void **state) {
+        char tmpl[] = "/tmp/test-nodeevents-acts.XXXXXX";
+        assert_non_null(mkdtemp(tmpl));
+        _cleanup_free_ char *root = xasprintf("%s/root", tmpl);
+        struct charm_paths paths = { .root = root, .slurm_user = "root" };
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        _cleanup_free_ char *dir = nodeevents_dir(&paths);
+        struct node_actions a = { 0 };
+
+        assert_int_equal(node_actions_push(&a, 1700000000000, "pause", "7", "cpu-0", "disk", "drain=true"), 0);
+        /* no log placed by a hook yet: nothing written */
+        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &a, &err), -ENOENT);
+        assert_int_equal(mkdir_p(dir, 0700), 0);
+        strbuf_reset(&err);
+        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &a, &err), 1);
+        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &a, &err), 0);
+        assert_int_equal(node_actions_push(&a, 1700000001000, "resume", "8", "cpu-0", NULL, NULL), 0);
+        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &a, &err), 1);
+        /* more than the list keeps between two reads: the gap is said */
+        for (int i = 0; i < NODE_ACTIONS_MAX + 3; i++)
+                assert_int_equal(node_actions_push(&a, 1700000002000 + i, "resume", "9", "cpu-0", NULL, NULL), 0);
+        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &a, &err), NODE_ACTIONS_MAX);
+        /* a new list (the application deployed again): from its seq 1 on */
+        struct node_actions b = { 0 };
+        assert_int_equal(node_actions_push(&b, 1700000009000, "pause", "1", "cpu-0", NULL, NULL), 0);
+        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &b, &err), 1);
+
+        _cleanup_free_ char *log = xasprintf("%s/node-events.jsonl", dir), *text = NULL;
+        assert_int_equal(read_full_file(log, &text, NULL), 0);
+        size_t lines = 0;
+        for (const char *p = text; *p; p++)
+                lines += *p == '\n';
+        assert_int_equal(lines, 2 + NODE_ACTIONS_MAX + 1);
+        assert_non_null(strstr(text, "\"action\":\"pause\""));
+        assert_non_null(strstr(text, "\"by\":\"cpu/0 action 7\""));
+        assert_non_null(strstr(text, "\"reason\":\"disk\""));
+        assert_non_null(strstr(text, "(3 earlier actions of cpu/0 not recorded: its list keeps the last 16)"));
+        node_actions_done(&a);
+        node_actions_done(&b);
+        nftw(tmpl, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 /* Every controller unit's hooks note expectations at once (Juju runs hooks of different machines
  * concurrently; the log directory is shared under HA): none is lost to another's rewrite of the
  * file (issue 28, attack F2). 8 writers, 25 notes each, each for its own nodes. */
@@ -345,6 +390,7 @@ int main(void) {
                 cmocka_unit_test(test_params),
                 cmocka_unit_test(test_write_files),
                 cmocka_unit_test(test_expect_concurrent),
+                cmocka_unit_test(test_unit_actions),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

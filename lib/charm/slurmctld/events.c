@@ -292,7 +292,37 @@ void ev_state_done(struct ev_state *s) {
                 return;
         ev_table_done(&s->nodes);
         strv_clear(&s->pending);
+        strv_clear(&s->unit_noted);
         *s = (struct ev_state){ 0 };
+}
+
+/* The entry of unit's list log in s->unit_noted: its index, or -1. */
+static long unit_noted_find(const struct ev_state *s, const char *unit, const char *log) {
+        size_t ul = strlen(unit), ll = strlen(log);
+        for (size_t i = 0; i < s->unit_noted.n; i++) {
+                const char *e = s->unit_noted.v[i];
+                if (strncmp(e, unit, ul) == 0 && e[ul] == ' ' && strncmp(e + ul + 1, log, ll) == 0 &&
+                        e[ul + 1 + ll] == ' ')
+                        return (long) i;
+        }
+        return -1;
+}
+
+uint64_t ev_unit_noted(const struct ev_state *s, const char *unit, const char *log) {
+        long i = unit_noted_find(s, unit, log);
+        if (i < 0)
+                return 0;
+        const char *seq = strrchr(s->unit_noted.v[i], ' ');
+        return seq ? strtoull(seq + 1, NULL, 10) : 0;
+}
+
+void ev_unit_noted_set(struct ev_state *s, const char *unit, const char *log, uint64_t seq) {
+        long i = unit_noted_find(s, unit, log);
+        if (i >= 0)
+                strv_remove(&s->unit_noted, (size_t) i);
+        while (s->unit_noted.n >= EV_UNIT_NOTED_MAX)
+                strv_remove(&s->unit_noted, 0);
+        strv_pushf(&s->unit_noted, "%s %s %llu", unit, log, (unsigned long long) seq);
 }
 
 static int seen_slot(enum ev_kind k) {
@@ -650,6 +680,7 @@ int ev_step(const struct ev_state *prev, const struct ev_observation *obs, struc
         }
         if (out.n == 0)
                 strv_pushv(&next.pending, prev->pending.v);
+        strv_pushv(&next.unit_noted, prev->unit_noted.v);
         *ret_next = next;
         *ret_new = out;
         return changed || out.n > 0;
@@ -950,6 +981,16 @@ static int state_parse(const char *data, struct ev_state *ret) {
                 }
                 strv_push(&s.pending, x->valuestring);
         }
+        /* absent in earlier snapshots; each "<unit> <log> <seq>" */
+        const cJSON *noted = cJSON_GetObjectItemCaseSensitive(j, "unit-actions");
+        cJSON_ArrayForEach(x, noted) {
+                if (!cJSON_IsString(x) || strchr(x->valuestring, '\n') || !strrchr(x->valuestring, ' ')) {
+                        ev_state_done(&s);
+                        return -EBADMSG;
+                }
+                if (s.unit_noted.n < EV_UNIT_NOTED_MAX)
+                        strv_push(&s.unit_noted, x->valuestring);
+        }
         *ret = s;
         return 0;
 }
@@ -984,6 +1025,11 @@ static char *state_render(const struct ev_state *s) {
         pending = cJSON_AddArrayToObject(j, "pending");
         for (size_t i = 0; i < s->pending.n; i++)
                 cJSON_AddItemToArray(pending, cJSON_CreateString(s->pending.v[i]));
+        if (s->unit_noted.n > 0) {
+                cJSON *noted = cJSON_AddArrayToObject(j, "unit-actions");
+                for (size_t i = 0; i < s->unit_noted.n; i++)
+                        cJSON_AddItemToArray(noted, cJSON_CreateString(s->unit_noted.v[i]));
+        }
         char *p = cJSON_PrintUnformatted(j);
         char *ret = xasprintf("%s\n", p);
         cJSON_free(p);

@@ -193,8 +193,18 @@ struct ev_state {
         int64_t ctl_host_ms;            /* when that was learned (its source's time) */
         struct ev_table nodes;          /* sorted by name */
         struct strv pending;            /* the last step's records as log lines */
+        struct strv unit_noted;         /* "<unit> <log> <seq>": the last of a compute unit's own
+                                         * actions recorded (interfaces/nodeactions.h), the most
+                                         * recently moved last, at most EV_UNIT_NOTED_MAX */
 };
 void ev_state_done(struct ev_state *s);
+
+#define EV_UNIT_NOTED_MAX 1024
+/* The seq of unit's list log (nodeactions.h) recorded last; 0 none. */
+uint64_t ev_unit_noted(const struct ev_state *s, const char *unit, const char *log);
+/* Records that seq of unit's list log is recorded (moved last; the oldest entry dropped beyond
+ * EV_UNIT_NOTED_MAX). */
+void ev_unit_noted_set(struct ev_state *s, const char *unit, const char *log, uint64_t seq);
 
 /* One look at Slurm. */
 struct ev_observation {

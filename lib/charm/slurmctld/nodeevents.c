@@ -4,6 +4,7 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/slurmctld/nodeevents.h"
+#include "interfaces/nodeactions.h"
 #include "charm/slurmctld/expect.h"
 
 #include <inttypes.h>
@@ -393,23 +394,77 @@ void nodeevents_catch_up(const struct charm_paths *paths, const char *cause) {
                 (void) nodeevents_reconcile(paths, NULL, cause, NULL, NULL);
 }
 
-int nodeevents_note(const struct charm_paths *paths, const struct ev_note *note, struct strbuf *err) {
+/* The log a hook placed, locked and its snapshot loaded (*ret_dir: the locked directory's path,
+ * caller frees). -ENOENT (nothing written) when no hook placed it on this unit yet. */
+static int log_open(const struct charm_paths *paths, struct ev_held *lock, struct ev_state *s, char **ret_dir,
+        struct strbuf *err) {
         _cleanup_free_ char *dir = nodeevents_dir(paths);
-        _cleanup_(ev_unlockp) struct ev_held lock = EV_HELD_INIT;
-        _cleanup_(ev_state_done) struct ev_state s = { 0 };
         if (!log_placed(dir)) {
                 strbuf_addf(err, "%s: no event log on this unit yet", dir);
                 return -ENOENT;
         }
-        int r = ev_lock(dir, 0, &lock, err);
+        int r = ev_lock(dir, 0, lock, err);
         if (r < 0)
                 return r;
-        free(dir);
-        dir = ev_lock_path(lock.dir);
-        r = ev_state_load(dir, NULL, &s, err);
+        *ret_dir = ev_lock_path(lock->dir);
+        return ev_state_load(*ret_dir, NULL, s, err);
+}
+
+int nodeevents_note(const struct charm_paths *paths, const struct ev_note *note, struct strbuf *err) {
+        _cleanup_free_ char *dir = NULL;
+        _cleanup_(ev_unlockp) struct ev_held lock = EV_HELD_INIT;
+        _cleanup_(ev_state_done) struct ev_state s = { 0 };
+        int r = log_open(paths, &lock, &s, &dir, err);
         if (r < 0)
                 return r;
         size_t n = ev_note_records(&s, note, wall_ms(), NULL);
+        r = ev_commit(dir, NULL, &s, err);
+        return r < 0 ? r : (int) n;
+}
+
+int nodeevents_note_unit_actions(
+        const struct charm_paths *paths, const char *unit, const struct node_actions *a, struct strbuf *err) {
+        _cleanup_free_ char *dir = NULL;
+        _cleanup_(ev_unlockp) struct ev_held lock = EV_HELD_INIT;
+        _cleanup_(ev_state_done) struct ev_state s = { 0 };
+        if (a->n == 0)
+                return 0;
+        int r = log_open(paths, &lock, &s, &dir, err);
+        if (r < 0)
+                return r;
+        uint64_t last = ev_unit_noted(&s, unit, a->log);
+        size_t n = 0;
+        /* each ev_note_records() makes s.pending its own lines: the run's are gathered here */
+        _cleanup_strv_ struct strv lines = STRV_INIT;
+        for (size_t i = 0; i < a->n; i++) {
+                const struct node_action *x = &a->v[i];
+                if (x->seq <= last)
+                        continue;
+                _cleanup_free_ char *by = xasprintf("%s action %s", unit, x->id);
+                _cleanup_free_ char *detail = NULL;
+                if (x->seq != last + 1)
+                        detail = xasprintf("%s%s(%llu earlier action%s of %s not recorded: its list keeps the last %d)",
+                                strempty(x->detail), x->detail ? " " : "", (unsigned long long) (x->seq - last - 1),
+                                x->seq - last - 1 == 1 ? "" : "s", unit, NODE_ACTIONS_MAX);
+                char *nodes[] = { x->node };
+                const struct ev_note note = {
+                        .action = x->action,
+                        .by = by,
+                        .nodes = nodes,
+                        .n_nodes = 1,
+                        .reason = x->reason,
+                        .detail = detail ? detail : x->detail,
+                };
+                n += ev_note_records(&s, &note, x->time_ms, NULL);
+                strv_pushv(&lines, s.pending.v);
+                last = x->seq;
+        }
+        if (n == 0)
+                return 0;
+        strv_clear(&s.pending);
+        s.pending = lines;
+        strv_init(&lines);
+        ev_unit_noted_set(&s, unit, a->log, last);
         r = ev_commit(dir, NULL, &s, err);
         return r < 0 ? r : (int) n;
 }

@@ -110,6 +110,16 @@ int nodeevents_watch_reconcile(
  * hook placed already: -ENOENT (nothing written) when this unit has none yet, so that no
  * private log is started beside the shared one. Returns the number of records. */
 int nodeevents_note(const struct charm_paths *paths, const struct ev_note *note, struct strbuf *err);
+/* A compute unit's own actions (interfaces/nodeactions.h, read from its bag) into the log:
+ * each (its list's log id, seq) once, under the log's lock, with the action's own time, "by"
+ * "<unit> action <id>"; the last seq is noted in the snapshot that commits the records
+ * (ev_unit_noted), so no leader records one twice, across leaders and restarts. A list whose
+ * oldest new action is not the one after the last recorded (more than NODE_ACTIONS_MAX in
+ * between, or a list the log never saw that starts past 1) says how many were lost in that
+ * record's detail. Returns the number of records, or a negative errno. */
+struct node_actions;
+int nodeevents_note_unit_actions(
+        const struct charm_paths *paths, const char *unit, const struct node_actions *a, struct strbuf *err);
 
 /* nodeevents_reconcile() when this unit's log exists (a hook placed it), else nothing: an
  * action brings the log up to date before it changes nodes, without ever starting a private

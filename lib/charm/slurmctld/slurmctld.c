@@ -26,6 +26,7 @@
 #include "charm/common/gres.h"
 #include "charm/slurmctld/ha.h"
 #include "charm/slurmctld/nodeevents.h"
+#include "charm/slurmctld/unitacts.h"
 #include "charm/slurmctld/evpush.h"
 #include "charm/common/nodeprogs.h"
 #include "charm/common/pause.h"
@@ -239,6 +240,19 @@ static void departure_note(struct juju_ctx *ctx, const struct charm_paths *paths
         const struct ev_note note = { .action = "departure", .by = by, .nodes = nodes, .n_nodes = 1 };
         if (nodeevents_note(paths, &note, &e) < 0)
                 (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "node events: %s", e.buf);
+}
+
+/* issue 29: a compute unit's own actions (pause, node-config, …) from its bag into the node
+ * event log, at that unit's events, by the leader (charm/slurmctld/unitacts.h); a departing
+ * unit's last ones too. Never fails the hook. */
+static void unit_actions_event(struct juju_ctx *ctx, const struct charm_paths *paths, const struct juju_env *env) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        bool leader = false;
+        const char *unit = streq_ptr(env->relation_event, "departed") ? env->departing_unit : env->remote_unit;
+        if (isempty(unit) || isempty(env->relation_id) || juju_is_leader(ctx, &leader, NULL) < 0 || !leader)
+                return;
+        if (unitacts_take(ctx, paths, env->relation_id, unit, &e) < 0)
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "node actions of %s: %s", unit, e.buf);
 }
 
 /* --- inputs ------------------------------------------------------------------------------------ */
@@ -2283,8 +2297,10 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         /* fenced by the sentinel (charm/slurmctld/fence.h): slurmctld stays down until it lifts the hold */
         if (fenced_outcome(&o->paths, out))
                 return 0;
-        if (is_unit_event_on_slurmd(env))
+        if (is_unit_event_on_slurmd(env)) {
                 departure_note(ctx, &o->paths, env);
+                unit_actions_event(ctx, &o->paths, env);
+        }
         r = 1;
         if (is_unit_event_on_slurmd(env)) {
                 /* its GPUs (gres.conf), its node's CPUs and memory (each partition's memory
@@ -2922,6 +2938,9 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 return r;
         /* the node event log: watcher, triggers, reconcile (charm/slurmctld/nodeevents.h; never fails) */
         nodeevents_after_reconcile(ctx, &o->paths, bus, o->event, in.ha.self >= 0 ? in.state_dir : NULL, out);
+        /* the compute units' own actions, every unit's list (charm/slurmctld/unitacts.h) */
+        if (in.leader && in.ha.self >= 0)
+                unitacts_sweep(ctx, &o->paths, &in.slurmd_rels);
         /* its consumer, once this unit is in the log (never fails the hook: said in the status);
          * a unit out of the controller order pushes nothing (review of evpush, 4) */
         {

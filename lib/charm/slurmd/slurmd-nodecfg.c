@@ -5,6 +5,7 @@
 #include "util/alloc.h"
 #include "charm/slurmd/nodecfgmark.h"
 #include "charm/slurmd/sdinputs.h"
+#include "charm/slurmd/actnote.h"
 #include "charm/slurmd/nodeconf.h"
 #include "charm/common/nodepaths.h"
 #include "charm/common/pause.h"
@@ -186,6 +187,18 @@ int slurmd_node_config(struct juju_ctx *ctx, const struct slurmd_opts *o, struct
         int r = node_config(ctx, o, err);
         /* ended, whichever way: its drain was undone or is the outcome (nodecfgmark.h) */
         nodecfg_mark_clear(&o->paths);
+        if (r < 0)
+                return r;
+        /* what it did, for the node event log (charm/slurmd/actnote.h): the parameters asked,
+         * or the reset */
+        const cJSON *p = NULL, *reset = NULL;
+        (void) juju_action_param(ctx, "parameters", &p, NULL);
+        (void) juju_action_param(ctx, "reset", &reset, NULL);
+        _cleanup_free_ char *node = charm_node_name(juju_env(ctx)->unit);
+        _cleanup_free_ char *d = cJSON_IsTrue(reset)
+                ? xstrdup("reset to the detected hardware")
+                : xasprintf("parameters: %s", cJSON_IsString(p) ? p->valuestring : "");
+        sd_action_noted(ctx, &o->paths, node, NULL, d);
         return r;
 }
 

@@ -5,6 +5,7 @@
 #include "util/alloc.h"
 #include "charm/common/pause.h"
 #include "charm/slurmd/sdinputs.h"
+#include "charm/slurmd/actnote.h"
 #include "slurm/client.h"
 #include "slurm/jobs.h"
 #include "slurm/nodes.h"
@@ -101,6 +102,7 @@ int slurmd_pause(struct juju_ctx *ctx, const struct slurmd_opts *o, struct strbu
         r = juju_action_set_many(ctx, &kv, err);
         if (r < 0)
                 return r;
+        sd_action_noted(ctx, &o->paths, node, reason, !drain || cJSON_IsTrue(drain) ? "drain=true" : "drain=false");
         char *services[3];
         charm_services(&o->paths, "slurmd.service", services);
         if (unit_bus_open(&bus, NULL) < 0)
@@ -128,5 +130,9 @@ int slurmd_resume(struct juju_ctx *ctx, const struct slurmd_opts *o, struct strb
         }
         r = charm_action_resume(ctx, &o->paths, reconcile_resumed, &cleared, err);
         resume_pending_why = NULL;
+        if (r >= 0) {
+                _cleanup_free_ char *d = cleared ? xasprintf("pause lifted (%s)", cleared) : xstrdup("was not paused");
+                sd_action_noted(ctx, &o->paths, node, NULL, d);
+        }
         return r;
 }

@@ -15,6 +15,7 @@
 #include "charm/slurmd/nodeconf.h"
 #include "charm/common/nodeprogs.h"
 #include "charm/slurmd/nodefollow.h"
+#include "charm/slurmd/actnote.h"
 #include "slurmconf/pathkeys.h"
 #include "charm/common/pause.h"
 #include "charm/common/strand.h"
@@ -845,6 +846,8 @@ int slurmd_reconcile(
                 return 0;
         }
         r = sd_publish_node(ctx, &in, &node, err);
+        if (r >= 0)
+                r = sd_actions_publish(ctx, &o->paths, in.rel, err);
         if (r < 0) {
                 slurm_node_done(&node);
                 return r;
@@ -898,6 +901,14 @@ int slurmd_destroy_jobs(struct juju_ctx *ctx, const struct slurmd_opts *o, struc
         r = juju_action_set_many(ctx, &kv, err);
         if (r < 0)
                 return r;
+        {
+                /* what it did, also when some failed: "requeued=12,13 cancelled=14" */
+                _cleanup_strbuf_ struct strbuf d = STRBUF_INIT;
+                for (size_t i = 0; i + 1 < kv.n; i += 2)
+                        if (!isempty(kv.v[i + 1]))
+                                strbuf_addf(&d, "%s%s=%s", d.len ? " " : "", kv.v[i], kv.v[i + 1]);
+                sd_action_noted(ctx, &o->paths, node, NULL, d.len ? d.buf : "nothing to do");
+        }
         if (n_failed > 0) {
                 strbuf_addf(err,
                         "destroy-jobs: %d job%s or reservation%s could not be requeued, cancelled or "

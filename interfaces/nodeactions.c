@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A compute unit's own actions in its relation data (nodeactions.h). */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "nodeactions.h"
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/random.h>
+
+#include "slurmd.h"
+
+#include "util/banned.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(cJSON *, cJSON_Delete)
+#define _cleanup_cjson_ _cleanup_(cJSON_Deletep)
+
+#define JSON_MAX (64 * 1024)
+
+static void action_done(struct node_action *x) {
+        free(x->action);
+        free(x->id);
+        free(x->node);
+        free(x->reason);
+        free(x->detail);
+        *x = (struct node_action){ 0 };
+}
+
+void node_actions_done(struct node_actions *a) {
+        if (!a)
+                return;
+        for (size_t i = 0; i < a->n; i++)
+                action_done(&a->v[i]);
+        free(a->v);
+        *a = (struct node_actions){ 0 };
+}
+
+static bool valid_word(const char *s, size_t max, bool upper_dot) {
+        size_t n = s ? strlen(s) : 0;
+        if (n == 0 || n > max)
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                char c = s[i];
+                if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+                            (upper_dot && ((c >= 'A' && c <= 'Z') || c == '.'))))
+                        return false;
+        }
+        return true;
+}
+
+static bool valid_text(const char *s) {
+        size_t n = strlen(s);
+        if (n > NODE_ACTIONS_TEXT_MAX)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if ((unsigned char) s[i] < 0x20 || s[i] == 0x7f)
+                        return false;
+        return true;
+}
+
+static bool valid_log(const char *s) {
+        return s && strlen(s) == NODE_ACTIONS_LOG_LEN && strspn(s, "0123456789abcdef") == NODE_ACTIONS_LOG_LEN;
+}
+
+/* A text as the bounds take it: cut at NODE_ACTIONS_TEXT_MAX bytes (at a UTF-8 boundary),
+ * control characters as spaces; NULL or "" stays NULL. */
+static char *text_dup(const char *s) {
+        if (isempty(s))
+                return NULL;
+        size_t n = strlen(s);
+        if (n > NODE_ACTIONS_TEXT_MAX) {
+                n = NODE_ACTIONS_TEXT_MAX;
+                while (n > 0 && ((unsigned char) s[n] & 0xc0) == 0x80)
+                        n--;
+        }
+        char *t = xstrndup(s, n);
+        for (char *p = t; *p; p++)
+                if ((unsigned char) *p < 0x20 || *p == 0x7f)
+                        *p = ' ';
+        return t;
+}
+
+int node_actions_push(struct node_actions *a, int64_t time_ms, const char *action, const char *id,
+        const char *node, const char *reason, const char *detail) {
+        if (!valid_word(action, 32, false) || !valid_word(id, 64, true) || !slurmd_iface_valid_host(node) ||
+                time_ms <= 0)
+                return -EINVAL;
+        if (!valid_log(a->log)) {
+                uint8_t rnd[NODE_ACTIONS_LOG_LEN / 2];
+                if (getrandom(rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t) sizeof rnd)
+                        return -EIO;
+                for (size_t i = 0; i < sizeof rnd; i++)
+                        snprintf(a->log + 2 * i, 3, "%02x", rnd[i]);
+        }
+        uint64_t seq = a->n ? a->v[a->n - 1].seq + 1 : 1;
+        if (a->n >= NODE_ACTIONS_MAX) {
+                size_t drop = a->n - NODE_ACTIONS_MAX + 1;
+                for (size_t i = 0; i < drop; i++)
+                        action_done(&a->v[i]);
+                memmove(a->v, a->v + drop, (a->n - drop) * sizeof *a->v);
+                a->n -= drop;
+        }
+        a->v = xrealloc(a->v, (a->n + 1) * sizeof *a->v);
+        a->v[a->n++] = (struct node_action){
+                .seq = seq,
+                .time_ms = time_ms,
+                .action = xstrdup(action),
+                .id = xstrdup(id),
+                .node = xstrdup(node),
+                .reason = text_dup(reason),
+                .detail = text_dup(detail),
+        };
+        return 0;
+}
+
+char *node_actions_encode(const struct node_actions *a) {
+        _cleanup_cjson_ cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "log", a->log);
+        cJSON *list = cJSON_AddArrayToObject(o, "actions");
+        for (size_t i = 0; i < a->n; i++) {
+                const struct node_action *x = &a->v[i];
+                cJSON *e = cJSON_CreateObject();
+                cJSON_AddNumberToObject(e, "seq", (double) x->seq);
+                cJSON_AddNumberToObject(e, "time", (double) x->time_ms);
+                cJSON_AddStringToObject(e, "action", x->action);
+                cJSON_AddStringToObject(e, "id", x->id);
+                cJSON_AddStringToObject(e, "node", x->node);
+                if (x->reason)
+                        cJSON_AddStringToObject(e, "reason", x->reason);
+                if (x->detail)
+                        cJSON_AddStringToObject(e, "detail", x->detail);
+                cJSON_AddItemToArray(list, e);
+        }
+        char *p = cJSON_PrintUnformatted(o);
+        char *ret = xstrdup(p);
+        cJSON_free(p);
+        return ret;
+}
+
+/* A whole number in [1, max] (JSON numbers are doubles: exact up to 2^53). */
+static bool json_whole(const cJSON *v, double max, uint64_t *ret) {
+        if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble > max ||
+                v->valuedouble != (double) (uint64_t) v->valuedouble)
+                return false;
+        *ret = (uint64_t) v->valuedouble;
+        return true;
+}
+
+static int bad(struct strbuf *err, size_t i, const char *what) {
+        strbuf_addf(err, NODE_ACTIONS_KEY ": record %zu: %s", i + 1, what);
+        return -EINVAL;
+}
+
+int node_actions_decode(const char *json, struct node_actions *ret, struct strbuf *err) {
+        if (isempty(json))
+                return -ENODATA;
+        if (strlen(json) > JSON_MAX) {
+                strbuf_addstr(err, NODE_ACTIONS_KEY ": too long");
+                return -EINVAL;
+        }
+        _cleanup_cjson_ cJSON *o = cJSON_Parse(json);
+        const cJSON *log = cJSON_GetObjectItemCaseSensitive(o, "log"),
+                    *list = cJSON_GetObjectItemCaseSensitive(o, "actions");
+        if (!cJSON_IsObject(o) || !cJSON_IsString(log) || !valid_log(log->valuestring) || !cJSON_IsArray(list)) {
+                strbuf_addstr(err, NODE_ACTIONS_KEY ": not an object with a log id (16 hex digits) and a list");
+                return -EINVAL;
+        }
+        size_t n = (size_t) cJSON_GetArraySize(list);
+        if (n > NODE_ACTIONS_MAX) {
+                strbuf_addf(err, NODE_ACTIONS_KEY ": %zu records, at most %d", n, NODE_ACTIONS_MAX);
+                return -EINVAL;
+        }
+        struct node_actions a = { 0 };
+        memcpy(a.log, log->valuestring, NODE_ACTIONS_LOG_LEN + 1);
+        a.v = n ? xcalloc(n, sizeof *a.v) : NULL;
+        const cJSON *e;
+        int r = 0;
+        cJSON_ArrayForEach(e, list) {
+                size_t i = a.n;
+                const cJSON *seq = cJSON_GetObjectItemCaseSensitive(e, "seq"),
+                            *t = cJSON_GetObjectItemCaseSensitive(e, "time"),
+                            *act = cJSON_GetObjectItemCaseSensitive(e, "action"),
+                            *id = cJSON_GetObjectItemCaseSensitive(e, "id"),
+                            *node = cJSON_GetObjectItemCaseSensitive(e, "node"),
+                            *reason = cJSON_GetObjectItemCaseSensitive(e, "reason"),
+                            *detail = cJSON_GetObjectItemCaseSensitive(e, "detail");
+                uint64_t s = 0, ms = 0;
+                if (!cJSON_IsObject(e))
+                        r = bad(err, i, "not an object");
+                else if (!json_whole(seq, 9007199254740992.0, &s) || (i > 0 && s <= a.v[i - 1].seq))
+                        r = bad(err, i, "seq is not a whole number above the one before");
+                else if (!json_whole(t, 9007199254740992.0, &ms))
+                        r = bad(err, i, "time is not a positive whole number");
+                else if (!cJSON_IsString(act) || !valid_word(act->valuestring, 32, false))
+                        r = bad(err, i, "action is not 1 to 32 of a-z, 0-9, -");
+                else if (!cJSON_IsString(id) || !valid_word(id->valuestring, 64, true))
+                        r = bad(err, i, "id is not 1 to 64 of A-Z, a-z, 0-9, -, .");
+                else if (!cJSON_IsString(node) || !slurmd_iface_valid_host(node->valuestring))
+                        r = bad(err, i, "node is not a host name");
+                else if ((reason && !(cJSON_IsString(reason) && valid_text(reason->valuestring))) ||
+                        (detail && !(cJSON_IsString(detail) && valid_text(detail->valuestring))))
+                        r = bad(err, i, "reason or detail is not a text of at most 256 bytes without control characters");
+                if (r < 0) {
+                        node_actions_done(&a);
+                        return r;
+                }
+                a.v[a.n++] = (struct node_action){
+                        .seq = s,
+                        .time_ms = (int64_t) ms,
+                        .action = xstrdup(act->valuestring),
+                        .id = xstrdup(id->valuestring),
+                        .node = xstrdup(node->valuestring),
+                        .reason = reason && *reason->valuestring ? xstrdup(reason->valuestring) : NULL,
+                        .detail = detail && *detail->valuestring ? xstrdup(detail->valuestring) : NULL,
+                };
+        }
+        *ret = a;
+        return 0;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The compute units' own actions into the node event log (unitacts.h). */
+#include "util/macro.h"
+#include "util/alloc.h"
+#include "charm/slurmctld/unitacts.h"
+
+#include <stdlib.h>
+
+#include "charm/slurmctld/nodeevents.h"
+#include "interfaces/nodeactions.h"
+
+#include "util/banned.h"
+
+uint64_t unitacts_seen_get(const char *data, const char *unit, const char *log) {
+        _cleanup_free_ char *key = xasprintf("%s %s ", unit, log);
+        size_t kl = strlen(key);
+        for (const char *p = data; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+                if (strncmp(p, key, kl) == 0)
+                        return strtoull(p + kl, NULL, 10);
+        return 0;
+}
+
+char *unitacts_seen_set(const char *data, const char *unit, const char *log, uint64_t seq) {
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+        _cleanup_free_ char *key = xasprintf("%s %s ", unit, log);
+        size_t kl = strlen(key), others = 0;
+        for (int pass = 0; pass < 2; pass++) {
+                /* pass 0 counts the other lines, pass 1 keeps the newest UNITACTS_SEEN_MAX - 1 */
+                size_t i = 0;
+                for (const char *p = data; p && *p;) {
+                        const char *nl = strchr(p, '\n');
+                        size_t len = nl ? (size_t) (nl - p) : strlen(p);
+                        if (len > 0 && strncmp(p, key, kl) != 0) {
+                                if (pass == 1 && i + UNITACTS_SEEN_MAX - 1 >= others) {
+                                        strbuf_add(&out, p, len);
+                                        strbuf_addch(&out, '\n');
+                                }
+                                i++;
+                        }
+                        p = nl ? nl + 1 : NULL;
+                }
+                others = i;
+        }
+        strbuf_addf(&out, "%s%llu\n", key, (unsigned long long) seq);
+        return strbuf_detach(&out, NULL);
+}
+
+int unitacts_take(struct juju_ctx *ctx, const struct charm_paths *paths, const char *rel, const char *unit,
+        struct strbuf *err) {
+        const char *json = NULL;
+        _cleanup_(node_actions_done) struct node_actions a = { 0 };
+        int r = juju_relation_get_value(ctx, rel, unit, NODE_ACTIONS_KEY, &json, err);
+        if (r < 0)
+                return r;
+        r = node_actions_decode(json, &a, err);
+        if (r == -ENODATA)
+                return 0;
+        if (r < 0)
+                return r;
+        if (a.n == 0)
+                return 0;
+        _cleanup_free_ char *seen = NULL;
+        (void) charm_state_note_read(paths, UNITACTS_SEEN_FILE, &seen);
+        uint64_t newest = a.v[a.n - 1].seq;
+        if (unitacts_seen_get(seen, unit, a.log) >= newest)
+                return 0;
+        r = nodeevents_note_unit_actions(paths, unit, &a, err);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *next = unitacts_seen_set(seen, unit, a.log, newest);
+        (void) charm_state_note_write(paths, UNITACTS_SEEN_FILE, next, true, NULL);
+        return r;
+}
+
+void unitacts_sweep(struct juju_ctx *ctx, const struct charm_paths *paths, const struct strv *rels) {
+        for (size_t i = 0; i < rels->n; i++) {
+                _cleanup_strv_ struct strv units = STRV_INIT;
+                _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                if (juju_relation_list(ctx, rels->v[i], &units, &e) < 0) {
+                        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "node actions: %s", e.buf);
+                        continue;
+                }
+                for (size_t k = 0; k < units.n; k++) {
+                        strbuf_reset(&e);
+                        if (unitacts_take(ctx, paths, rels->v[i], units.v[k], &e) < 0)
+                                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "node actions of %s: %s",
+                                        units.v[k], e.buf);
+                }
+        }
+}

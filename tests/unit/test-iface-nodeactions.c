@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* interfaces/nodeactions: a compute unit's own actions for the node event log (issue 29). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "util/macro.h"
+#include "interfaces/nodeactions.h"
+#include "util/alloc.h"
+
+static void test_push_round_trip(void **state) {
+        struct node_actions a = { 0 }, b = { 0 };
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        assert_int_equal(node_actions_push(&a, 1700000000123, "pause", "12", "cpu-0", "disk swap", NULL), 0);
+        assert_int_equal(strlen(a.log), NODE_ACTIONS_LOG_LEN);
+        assert_int_equal(node_actions_push(&a, 1700000000456, "node-config", "13", "cpu-0", NULL, "Weight=10"), 0);
+        assert_int_equal(a.n, 2);
+        assert_int_equal(a.v[0].seq, 1);
+        assert_int_equal(a.v[1].seq, 2);
+        _cleanup_free_ char *json = node_actions_encode(&a);
+        assert_int_equal(node_actions_decode(json, &b, &err), 0);
+        assert_string_equal(b.log, a.log);
+        assert_int_equal(b.n, 2);
+        assert_int_equal(b.v[0].time_ms, 1700000000123);
+        assert_string_equal(b.v[0].action, "pause");
+        assert_string_equal(b.v[0].reason, "disk swap");
+        assert_null(b.v[0].detail);
+        assert_string_equal(b.v[1].id, "13");
+        assert_string_equal(b.v[1].detail, "Weight=10");
+        assert_null(b.v[1].reason);
+        /* a list taken back goes on from its own seq and log */
+        char log[NODE_ACTIONS_LOG_LEN + 1];
+        memcpy(log, b.log, sizeof log);
+        assert_int_equal(node_actions_push(&b, 1700000000789, "resume", "14", "cpu-0", NULL, NULL), 0);
+        assert_int_equal(b.v[2].seq, 3);
+        assert_string_equal(b.log, log);
+        node_actions_done(&a);
+        node_actions_done(&b);
+}
+
+/* the newest NODE_ACTIONS_MAX stay, seq goes on */
+static void test_push_bounded(void **state) {
+        struct node_actions a = { 0 };
+        for (int i = 0; i < NODE_ACTIONS_MAX + 5; i++)
+                assert_int_equal(node_actions_push(&a, 1000 + i, "resume", "x", "cpu-1", NULL, NULL), 0);
+        assert_int_equal(a.n, NODE_ACTIONS_MAX);
+        assert_int_equal(a.v[0].seq, 6);
+        assert_int_equal(a.v[NODE_ACTIONS_MAX - 1].seq, NODE_ACTIONS_MAX + 5);
+        node_actions_done(&a);
+}
+
+/* texts cut at the bound (a UTF-8 character kept whole), control characters made spaces;
+ * names that are not valid change nothing */
+static void test_push_texts(void **state) {
+        struct node_actions a = { 0 };
+        char long_reason[400];
+        memset(long_reason, 'a', sizeof long_reason);
+        memcpy(long_reason + NODE_ACTIONS_TEXT_MAX - 1, "\xc3\xa9", 2); /* é across the bound */
+        long_reason[sizeof long_reason - 1] = '\0';
+        assert_int_equal(node_actions_push(&a, 1, "pause", "1", "cpu-0", long_reason, "a\tb\nc"), 0);
+        assert_int_equal(strlen(a.v[0].reason), NODE_ACTIONS_TEXT_MAX - 1);
+        assert_string_equal(a.v[0].detail, "a b c");
+        assert_int_equal(node_actions_push(&a, 2, "Pause", "1", "cpu-0", NULL, NULL), -EINVAL);
+        assert_int_equal(node_actions_push(&a, 2, "pause", "a b", "cpu-0", NULL, NULL), -EINVAL);
+        assert_int_equal(node_actions_push(&a, 2, "pause", "1", "cpu 0", NULL, NULL), -EINVAL);
+        assert_int_equal(node_actions_push(&a, 0, "pause", "1", "cpu-0", NULL, NULL), -EINVAL);
+        assert_int_equal(a.n, 1);
+        node_actions_done(&a);
+}
+
+/* the other side's data is checked: each bad form is refused with one message */
+static void test_decode_bad(void **state) {
+        static const char *const bad[] = {
+                "[]",
+                "{\"log\":\"xyz\",\"actions\":[]}",
+                "{\"log\":\"0123456789abcdef\"}",
+                "{\"log\":\"0123456789abcdef\",\"actions\":[1]}",
+                "{\"log\":\"0123456789abcdef\",\"actions\":[{\"seq\":0,\"time\":1,\"action\":\"pause\",\"id\":\"1\",\"node\":\"n\"}]}",
+                "{\"log\":\"0123456789abcdef\",\"actions\":[{\"seq\":2,\"time\":1,\"action\":\"pause\",\"id\":\"1\",\"node\":\"n\"},"
+                "{\"seq\":2,\"time\":1,\"action\":\"pause\",\"id\":\"1\",\"node\":\"n\"}]}",
+                "{\"log\":\"0123456789abcdef\",\"actions\":[{\"seq\":1,\"time\":1.5,\"action\":\"pause\",\"id\":\"1\",\"node\":\"n\"}]}",
+                "{\"log\":\"0123456789abcdef\",\"actions\":[{\"seq\":1,\"time\":1,\"action\":\"rm -rf\",\"id\":\"1\",\"node\":\"n\"}]}",
+                "{\"log\":\"0123456789abcdef\",\"actions\":[{\"seq\":1,\"time\":1,\"action\":\"pause\",\"id\":\"\",\"node\":\"n\"}]}",
+                "{\"log\":\"0123456789abcdef\",\"actions\":[{\"seq\":1,\"time\":1,\"action\":\"pause\",\"id\":\"1\",\"node\":\"../x\"}]}",
+                "{\"log\":\"0123456789abcdef\",\"actions\":[{\"seq\":1,\"time\":1,\"action\":\"pause\",\"id\":\"1\",\"node\":\"n\",\"reason\":\"a\\nb\"}]}",
+                "{\"log\":\"0123456789abcdef\",\"actions\":[{\"seq\":1,\"time\":1,\"action\":\"pause\",\"id\":\"1\",\"node\":\"n\",\"detail\":7}]}",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                struct node_actions a = { 0 };
+                _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+                assert_int_equal(node_actions_decode(bad[i], &a, &err), -EINVAL);
+                assert_true(err.len > 0);
+                assert_int_equal(a.n, 0);
+        }
+        struct node_actions a = { 0 };
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        assert_int_equal(node_actions_decode(NULL, &a, &err), -ENODATA);
+        assert_int_equal(node_actions_decode("", &a, &err), -ENODATA);
+        /* too many records */
+        struct node_actions many = { 0 };
+        for (int i = 0; i < NODE_ACTIONS_MAX; i++)
+                assert_int_equal(node_actions_push(&many, 1, "resume", "x", "cpu-1", NULL, NULL), 0);
+        _cleanup_free_ char *json = node_actions_encode(&many);
+        assert_int_equal(node_actions_decode(json, &a, &err), 0);
+        node_actions_done(&a);
+        many.v = xrealloc(many.v, (many.n + 1) * sizeof *many.v);
+        many.v[many.n] = (struct node_action){ .seq = 99, .time_ms = 1, .action = xstrdup("resume"),
+                .id = xstrdup("x"), .node = xstrdup("cpu-1") };
+        many.n++;
+        _cleanup_free_ char *json2 = node_actions_encode(&many);
+        strbuf_reset(&err);
+        assert_int_equal(node_actions_decode(json2, &a, &err), -EINVAL);
+        node_actions_done(&many);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_push_round_trip),
+                cmocka_unit_test(test_push_bounded),
+                cmocka_unit_test(test_push_texts),
+                cmocka_unit_test(test_decode_bad),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
