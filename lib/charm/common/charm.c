@@ -136,35 +136,28 @@ int charm_install_finish(struct juju_ctx *ctx, const struct charm_paths *p, sd_b
         return 0;
 }
 
-/* A TCP connect to addr:port: 0 accepted (*ret_fd the connected socket when not NULL), the
- * connect's errno otherwise (ETIMEDOUT when no answer came within timeout_ms). */
-static int tcp_connect_fd(const char *addr, unsigned port, int timeout_ms, int *ret_fd) {
+/* Whether something listens on addr:port (one connect, timeout_ms at most). */
+/* A TCP connect to addr:port: 0 accepted, the connect's errno otherwise (ETIMEDOUT when no
+ * answer came within timeout_ms). */
+static int tcp_connect_errno(const char *addr, unsigned port, int timeout_ms) {
         struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port) };
         if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
                 return EINVAL;
         _cleanup_close_ int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (fd < 0)
                 return errno;
-        if (connect(fd, (struct sockaddr *) &sa, sizeof sa) < 0) {
-                if (errno != EINPROGRESS)
-                        return errno;
-                struct pollfd p = { .fd = fd, .events = POLLOUT };
-                int soerr = 0;
-                socklen_t l = sizeof soerr;
-                if (poll(&p, 1, timeout_ms) != 1)
-                        return ETIMEDOUT;
-                if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l) < 0)
-                        return errno;
-                if (soerr)
-                        return soerr;
-        }
-        if (ret_fd)
-                *ret_fd = TAKE_FD(fd);
-        return 0;
-}
-
-static int tcp_connect_errno(const char *addr, unsigned port, int timeout_ms) {
-        return tcp_connect_fd(addr, port, timeout_ms, NULL);
+        if (connect(fd, (struct sockaddr *) &sa, sizeof sa) == 0)
+                return 0;
+        if (errno != EINPROGRESS)
+                return errno;
+        struct pollfd p = { .fd = fd, .events = POLLOUT };
+        int soerr = 0;
+        socklen_t l = sizeof soerr;
+        if (poll(&p, 1, timeout_ms) != 1)
+                return ETIMEDOUT;
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l) < 0)
+                return errno;
+        return soerr;
 }
 
 bool charm_tcp_listening(const char *addr, unsigned port, int timeout_ms) {
@@ -217,24 +210,6 @@ int charm_state_note_remove(const struct charm_paths *p, const char *name, struc
 bool charm_host_listening(const char *host, unsigned port, int timeout_ms) {
         char addr[INET_ADDRSTRLEN] = "";
         return host_addr4(host, addr) && charm_tcp_listening(addr, port, timeout_ms);
-}
-
-bool charm_host_greets(const char *host, unsigned port, int timeout_ms) {
-        char addr[INET_ADDRSTRLEN] = "";
-        if (!host_addr4(host, addr))
-                return false;
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        _cleanup_close_ int fd = -1;
-        if (tcp_connect_fd(addr, port, timeout_ms, &fd) != 0)
-                return false;
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        int64_t spent = (int64_t) (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-        struct pollfd p = { .fd = fd, .events = POLLIN };
-        if (poll(&p, 1, spent >= timeout_ms ? 0 : (int) (timeout_ms - spent)) != 1)
-                return false;
-        char b;
-        return read(fd, &b, 1) == 1;
 }
 
 bool charm_host_reachable(const char *host, unsigned port, int timeout_ms) {

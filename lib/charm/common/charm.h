@@ -204,13 +204,6 @@ bool charm_tcp_listening(const char *addr, unsigned port, int timeout_ms);
 /* charm_tcp_listening() of host's first IPv4 address (a name from /etc/hosts or DNS, or an
  * address); false when it does not resolve. */
 bool charm_host_listening(const char *host, unsigned port, int timeout_ms);
-/* Whether a server that speaks first (MySQL/MariaDB's handshake, an SSH banner) sends its first
- * byte on host:port within timeout_ms, connect included. A listening socket whose server is
- * stopped or stalled (SIGSTOP, a hung disk) still accepts connects from the kernel's backlog but
- * never greets: false then. The connection is closed at once, before any login, which a MySQL
- * server counts as an aborted connect (max_connect_errors applies to a run of them with no good
- * login between; slurmdbd's own logins from the same host reset it). */
-bool charm_host_greets(const char *host, unsigned port, int timeout_ms);
 /* A small record in the unit's state directory (CHARM_PATH_STATE_DIR/name, mode 0600, the
  * directory made 0700): written atomically (only when it differs when if_changed), read (1 and
  * *ret malloc'd, 0 when there is none), removed (0 also when there was none). */

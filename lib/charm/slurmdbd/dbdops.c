@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include "charm/slurmdbd/slurmdbd.h"
+#include "charm/slurmdbd/dbprobe.h"
 #include "interfaces/slurmdbd.h"
 #include "proc/proc.h"
+#include "slurm/client.h"
 #include "slurm/acctdb.h"
 #include "util/fileio.h"
 
@@ -128,8 +130,22 @@ static const char *const db_trouble[] = { "couldn't query the database", "re-con
 /* One try, connect included (dbd_connect waits up to 10 s for a slurmdbd to listen). A request
  * takes well under a second; one that waits on a stalled database (MariaDB stopped with SIGSTOP:
  * slurmdbd waits on it without a word, and libslurmdb on slurmdbd) would hold the action for as
- * long as the stall, measured past 200 s. */
+ * long as the stall, measured past 200 s. And the whole action, retries included: actions on
+ * one machine run one after another, so each queued one would wait its own tries. */
 #define ATTEMPT_TIMEOUT_MS (25 * 1000)
+#define REQUEST_BUDGET_MS (45 * 1000)
+#define DB_LOOK_TIMEOUT_S 2
+
+/* Whether the database answers slurmdbd's login now (slurmdbd.conf's credentials: dbprobe.h):
+ * 0 yes, else dbprobe_login()'s error with the server's words in why. A unit without the file
+ * (not configured yet): -ENOENT. */
+static int db_look(const struct slurmdbd_opts *o, struct strbuf *why) {
+        _cleanup_free_ char *path = charm_path(&o->paths, SLURMDBD_CONF_PATH), *conf = NULL;
+        struct dbprobe_target t;
+        if (read_full_file(path, &conf, NULL) < 0 || dbprobe_target_parse(conf, &t) < 0)
+                return -ENOENT;
+        return dbprobe_login(&t, DB_LOOK_TIMEOUT_S, why);
+}
 
 static bool db_trouble_since(const char *log, off_t from) {
         for (size_t i = 0; i < ELEMENTSOF(db_trouble); i++)
@@ -186,27 +202,35 @@ static char *last_stderr_line(int fd) {
         return xstrdup(nl ? nl + 1 : buf);
 }
 
-/* fn on a connection to slurmdbd, each try in a child bounded by ATTEMPT_TIMEOUT_MS, whose
- * stderr (libslurm's error lines, about five a try) is kept back: the last of them is quoted
- * when the action fails without a word of its own. A request that fails while this unit's
- * slurmdbd logs that its database did not answer is tried again (every second, DB_RETRIES
- * times): a failed request commits nothing, and what it read meanwhile may be empty ("account
- * root does not exist"), so its own verdict is not the admin's answer either. Measured:
- * account-add at once after the relations settled failed with libslurm's "Unexpected message
- * received" 2 times out of 2, slurmdbd logging "couldn't query the database". The last failure
- * says what slurmdbd logged. A try that runs out of time is not tried again: slurmdbd may hold
- * it and commit it once its database answers.
+/* fn on a connection to slurmdbd, each try in a child bounded by ATTEMPT_TIMEOUT_MS and the
+ * whole request by REQUEST_BUDGET_MS, the child's stderr (libslurm's error lines, about five a
+ * try) kept back: the last of them is quoted when the action fails without a word of its own.
+ * A request that fails while the database does not answer is tried again (every second, for
+ * DB_RETRIES tries): this unit's slurmdbd logs it, or, where the request went to another unit's
+ * slurmdbd (this one in standby), the database refuses a login from here too (found: on the
+ * backup unit an account-add failed at once, "Connection refused", while the primary's
+ * slurmdbd logged the database's restart). A failed request commits nothing, and what it read
+ * meanwhile may be empty ("account root does not exist"), so its own verdict is not the admin's
+ * answer either. Measured: account-add at once after the relations settled failed with
+ * libslurm's "Unexpected message received" 2 times out of 2, slurmdbd logging "couldn't query
+ * the database". The last failure says why, in the database's own words where it gave some. A
+ * try that runs out of time is not tried again: slurmdbd may hold it and commit it once its
+ * database answers (writes: the message says so); the message says whether the database
+ * answers meanwhile (else slurmdbd itself is stuck).
  * *ret_cluster: the cluster (caller frees; may be NULL); *ret_payload: fn's payload (may be
  * NULL). */
-static int dbd_request(const struct slurmdbd_opts *o, dbd_request_fn fn, void *userdata, char **ret_cluster,
-        struct strbuf *ret_payload, struct strbuf *err) {
+static int dbd_request(const struct slurmdbd_opts *o, dbd_request_fn fn, void *userdata, bool writes,
+        char **ret_cluster, struct strbuf *ret_payload, struct strbuf *err) {
         _cleanup_free_ char *log = charm_path(&o->paths, SLURMDBD_LOG_PATH);
+        int64_t t0 = slurm_now_ms();
         for (int attempt = 0;; attempt++) {
-                _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+                _cleanup_strbuf_ struct strbuf out = STRBUF_INIT, why = STRBUF_INIT;
                 _cleanup_close_ int errfd = memfd_create("dbd-stderr", MFD_CLOEXEC);
                 off_t from = charm_log_size(log);
+                int64_t left = REQUEST_BUDGET_MS - (slurm_now_ms() - t0);
+                int bound = left < ATTEMPT_TIMEOUT_MS ? (int) (left > 1000 ? left : 1000) : ATTEMPT_TIMEOUT_MS;
                 struct attempt a = { o, fn, userdata, errfd };
-                int r = proc_call_as(0, 0, ATTEMPT_TIMEOUT_MS, attempt_child, &a, &out);
+                int r = proc_call_as(0, 0, bound, attempt_child, &a, &out);
                 if (r >= 0) {
                         const char *nl = strchr(out.buf, '\n');
                         if (!nl) {
@@ -220,15 +244,27 @@ static int dbd_request(const struct slurmdbd_opts *o, dbd_request_fn fn, void *u
                         return r;
                 }
                 if (r == -ETIME) {
-                        strbuf_addf(err,
-                                "slurmdbd did not answer within %d s: its database may be stalled (the "
-                                "slurmdbd unit's status looks at it); the request may still take effect "
-                                "once it answers (see accounting-show)",
-                                ATTEMPT_TIMEOUT_MS / 1000);
+                        int k = db_look(o, &why);
+                        strbuf_addf(err, "slurmdbd did not answer within %.1f s", bound / 1000.0);
+                        if (k == 0)
+                                strbuf_addstr(err, ", while its database does: slurmdbd itself is stuck "
+                                                   "(see " SLURMDBD_LOG_PATH ")");
+                        else if (k == -ETIMEDOUT || k == -ENOENT)
+                                strbuf_addf(err, ": its database does not answer either (no greeting within "
+                                                 "%d s: stalled?)", DB_LOOK_TIMEOUT_S);
+                        else
+                                strbuf_addf(err, ": its database does not answer either (%s)", why.buf);
+                        if (writes)
+                                strbuf_addstr(err, "; the request may still take effect once it answers "
+                                                   "(see accounting-show)");
                         return r;
                 }
                 bool db = db_trouble_since(log, from);
-                if (db && attempt < DB_RETRIES) {
+                if (!db) {
+                        int k = db_look(o, &why);
+                        db = k < 0 && k != -ENOENT;
+                }
+                if (db && attempt < DB_RETRIES && slurm_now_ms() - t0 + 1000 < REQUEST_BUDGET_MS) {
                         struct timespec d = { 1, 0 };
                         nanosleep(&d, NULL);
                         continue;
@@ -241,9 +277,10 @@ static int dbd_request(const struct slurmdbd_opts *o, dbd_request_fn fn, void *u
                                 said ? "; libslurm: " : "", strempty(said));
                 }
                 if (db) {
-                        _cleanup_free_ char *line = charm_log_last_error(log, from);
-                        strbuf_addf(err, " (slurmdbd could not reach its database for %d s%s%s: try again once it answers)",
-                                DB_RETRIES, line ? "; its log: " : "", strempty(line));
+                        _cleanup_free_ char *line = slurmdbd_log_reason(log, from);
+                        strbuf_addf(err, " (its database did not answer for %.0f s%s%s%s%s: try again once it answers)",
+                                (slurm_now_ms() - t0) / 1000.0, why.len ? "; the database: " : "", why.buf,
+                                line ? "; slurmdbd's log: " : "", strempty(line));
                 }
                 return r;
         }
@@ -274,7 +311,7 @@ int dbd_ops_account_add(struct juju_ctx *ctx, const struct slurmdbd_opts *o, str
                 return r;
         const char *const args[] = { name, parent ? parent : "root", desc, org };
         _cleanup_free_ char *cluster = NULL;
-        r = dbd_request(o, account_add, (void *) args, &cluster, NULL, err);
+        r = dbd_request(o, account_add, (void *) args, true, &cluster, NULL, err);
         return r < 0 ? r : set_results(ctx, "account", name, "cluster", cluster, err);
 }
 
@@ -291,7 +328,7 @@ int dbd_ops_user_add(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
         if (r < 0)
                 return r;
         const char *const args[] = { name, account };
-        r = dbd_request(o, user_add, (void *) args, NULL, NULL, err);
+        r = dbd_request(o, user_add, (void *) args, true, NULL, NULL, err);
         return r < 0 ? r : set_results(ctx, "user", name, "account", account, err);
 }
 
@@ -321,7 +358,7 @@ int dbd_ops_qos_add(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct 
                 return -EINVAL;
         }
         struct qos_args a = { name, desc, prio ? (uint32_t) prio->valuedouble : 0 };
-        r = dbd_request(o, qos_add, &a, NULL, NULL, err);
+        r = dbd_request(o, qos_add, &a, true, NULL, NULL, err);
         return r < 0 ? r : juju_action_set(ctx, "qos", name, err);
 }
 
@@ -346,7 +383,7 @@ static int remove_one(struct juju_ctx *ctx, const struct slurmdbd_opts *o, enum 
                 return -EINVAL;
         }
         struct remove_args a = { kind, name };
-        r = dbd_request(o, remove_rec, &a, NULL, NULL, err);
+        r = dbd_request(o, remove_rec, &a, true, NULL, NULL, err);
         return r < 0 ? r : set_results(ctx, "removed", key[kind], key[kind], name, err);
 }
 
@@ -377,7 +414,7 @@ int dbd_ops_show(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct str
         _cleanup_strv_ struct strv kv = STRV_INIT;
         _cleanup_strbuf_ struct strbuf payload = STRBUF_INIT;
         _cleanup_free_ char *cluster = NULL;
-        int r = dbd_request(o, list_all, NULL, &cluster, &payload, err);
+        int r = dbd_request(o, list_all, NULL, false, &cluster, &payload, err);
         if (r < 0)
                 return r;
         /* three lines: accounts, users, QOS */

@@ -15,6 +15,7 @@
 #include "charm/common/authkey.h"
 #include "charm/common/pause.h"
 #include "charm/slurmdbd/dbdconf.h"
+#include "charm/slurmdbd/dbprobe.h"
 #include "charm/common/watcher.h"
 #include "interfaces/database.h"
 #include "interfaces/slurmd.h"
@@ -29,7 +30,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(cJSON *, cJSON_Delete)
 #define _cleanup_cjson_ _cleanup_(cJSON_Deletep)
 #define DEFAULT_UNIT_TIMEOUT_USEC (90ULL * 1000 * 1000)
 #define DEFAULT_ANSWER_TIMEOUT_MS (20 * 1000)
-#define DB_LOOK_TIMEOUT_MS 1000 /* the status's look at the database (its server's greeting) */
+#define DB_LOOK_TIMEOUT_S 1 /* the status's look at the database: a login (dbprobe.h) */
 
 /* where charms before the 24.11 work kept the clients' configuration */
 #define LEGACY_CLIENT_CONF_PATH CHARM_PATH_STATE_DIR "/slurm-client.conf"
@@ -297,9 +298,7 @@ static int publish(struct juju_ctx *ctx, const struct dbd_inputs *in, struct str
         return 0;
 }
 
-/* Why slurmdbd does not serve, from its log since from: the database's own refusal when it
- * logged one (its next line only says it will try again), else its last error. */
-static char *log_reason(const char *path, off_t from) {
+char *slurmdbd_log_reason(const char *path, off_t from) {
         _cleanup_free_ char *data = NULL;
         size_t len = 0;
         if (read_full_file(path, &data, &len) == 0 && (off_t) len >= from) {
@@ -324,7 +323,7 @@ static int wait_serving(sd_bus *bus, const struct slurmdbd_opts *o, const char *
                 bool gone = unit_get_state(bus, "slurmdbd.service", &st, NULL) >= 0 &&
                         !streq(st.active_state, "active") && !streq(st.active_state, "activating");
                 _cleanup_free_ char *log = charm_path(&o->paths, SLURMDBD_LOG_PATH);
-                _cleanup_free_ char *why = log_reason(log, log_from);
+                _cleanup_free_ char *why = slurmdbd_log_reason(log, log_from);
                 if (gone || (why && waited >= limit / 2) || waited >= limit) {
                         charm_outcome_set(out, JUJU_STATUS_BLOCKED, "slurmdbd does not serve%s%s%s",
                                 why ? ": " : "", why ? why : "", why ? "" : " (see " SLURMDBD_LOG_PATH ")");
@@ -532,12 +531,20 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
                         return 0;
                 /* its database, looked at now: a slurmdbd that serves keeps serving while the
                  * database is gone (it connects again at each request and fails those that
-                 * need it), so its own state says nothing of it. The server's greeting, not a
-                 * connect: a stalled MariaDB (SIGSTOP) still accepts connects from its backlog */
-                bool db_up = charm_host_greets(inp->db.host, inp->db.port, DB_LOOK_TIMEOUT_MS);
-                charm_outcome_set(out, JUJU_STATUS_ACTIVE, "slurmdbd %s: database %s on %s:%u%s",
+                 * need it), so its own state says nothing of it. A login as slurmdbd makes it,
+                 * not a connect: a stalled MariaDB (SIGSTOP) still accepts connects, and a
+                 * connect that is closed unanswered counts toward the server blocking the
+                 * host (dbprobe.h) */
+                _cleanup_strbuf_ struct strbuf dbe = STRBUF_INIT;
+                const struct dbprobe_target t = { .host = inp->db.host, .port = inp->db.port,
+                        .user = inp->db_user, .password = inp->db_pass.buf, .database = inp->db.database };
+                int k = dbprobe_login(&t, DB_LOOK_TIMEOUT_S, &dbe);
+                charm_outcome_set(out, JUJU_STATUS_ACTIVE, "slurmdbd %s: database %s on %s:%u%s%s%s",
                         inp->self == 0 ? "primary" : "backup", inp->db.database, inp->db.host, inp->db.port,
-                        db_up ? "" : " not answering (accounting requests fail until it does)");
+                        k == 0            ? ""
+                                : k == -EACCES ? " refuses slurmdbd's login: "
+                                               : " not answering (accounting requests fail until it does)",
+                        k == -EACCES ? dbe.buf : "", k == -EACCES ? " (accounting requests fail until it takes it)" : "");
         }
         return inp->leader ? publish(ctx, inp, err) : 0;
 }

@@ -49,3 +49,8 @@ int slurmdbd_leave(
  * unit's departure still runs (stop/remove). resume lifts the pause and reconciles at once. */
 int slurmdbd_pause(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct strbuf *err);
 int slurmdbd_resume(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct strbuf *err);
+
+/* Why slurmdbd did not do what it was asked, from its log since from: the database's own refusal
+ * when it logged one ("mysql_real_connect failed: 1129 Host … is blocked …": its next lines only
+ * say it will try again), else its last error. NULL when there is none. Caller frees. */
+char *slurmdbd_log_reason(const char *path, off_t from);
