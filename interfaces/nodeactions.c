@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/random.h>
 
@@ -49,42 +50,89 @@ static bool valid_word(const char *s, size_t max, bool upper_dot) {
         return true;
 }
 
+static bool valid_action(const char *s) {
+        static const char *const names[] = { NODE_ACTIONS_NAMES };
+        for (size_t i = 0; s && i < ELEMENTSOF(names); i++)
+                if (streq(s, names[i]))
+                        return true;
+        return false;
+}
+
+/* The length of the UTF-8 sequence at s (its code point in *cp), 0 when it is not a valid one
+ * (overlong forms, surrogates and code points past U+10FFFF included). */
+static size_t utf8_char(const unsigned char *s, uint32_t *cp) {
+        if (s[0] < 0x80) {
+                *cp = s[0];
+                return 1;
+        }
+        size_t n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+        if (n == 0 || s[0] > 0xf4)
+                return 0;
+        uint32_t c = s[0] & (0x7f >> n);
+        for (size_t i = 1; i < n; i++) {
+                if ((s[i] & 0xc0) != 0x80)
+                        return 0;
+                c = (c << 6) | (s[i] & 0x3f);
+        }
+        if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff))
+                return 0;
+        *cp = c;
+        return n;
+}
+
+/* No C0, DEL or C1 control, no bidirectional override or isolate. */
+static bool cp_shown(uint32_t c) {
+        return !(c < 0x20 || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069));
+}
+
 static bool valid_text(const char *s) {
         size_t n = strlen(s);
         if (n > NODE_ACTIONS_TEXT_MAX)
                 return false;
-        for (size_t i = 0; i < n; i++)
-                if ((unsigned char) s[i] < 0x20 || s[i] == 0x7f)
+        for (size_t i = 0; i < n;) {
+                uint32_t c;
+                size_t k = utf8_char((const unsigned char *) s + i, &c);
+                if (k == 0 || !cp_shown(c))
                         return false;
+                i += k;
+        }
         return true;
 }
+
+/* 2020-01-01 to 2100-01-01, in ms */
+#define TIME_MIN_MS 1577836800000.0
+#define TIME_MAX_MS 4102444800000.0
 
 static bool valid_log(const char *s) {
         return s && strlen(s) == NODE_ACTIONS_LOG_LEN && strspn(s, "0123456789abcdef") == NODE_ACTIONS_LOG_LEN;
 }
 
-/* A text as the bounds take it: cut at NODE_ACTIONS_TEXT_MAX bytes (at a UTF-8 boundary),
- * control characters as spaces; NULL or "" stays NULL. */
+/* A text as the bounds take it: cut at NODE_ACTIONS_TEXT_MAX bytes (at a character), every
+ * character the bounds refuse (a control, an override, a byte that is not UTF-8) as a space;
+ * NULL or "" stays NULL. */
 static char *text_dup(const char *s) {
         if (isempty(s))
                 return NULL;
-        size_t n = strlen(s);
-        if (n > NODE_ACTIONS_TEXT_MAX) {
-                n = NODE_ACTIONS_TEXT_MAX;
-                while (n > 0 && ((unsigned char) s[n] & 0xc0) == 0x80)
-                        n--;
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+        for (size_t i = 0; s[i];) {
+                uint32_t c;
+                size_t k = utf8_char((const unsigned char *) s + i, &c);
+                size_t add = k && cp_shown(c) ? k : 1;
+                if (out.len + add > NODE_ACTIONS_TEXT_MAX)
+                        break;
+                if (k && cp_shown(c))
+                        strbuf_add(&out, s + i, k);
+                else
+                        strbuf_addch(&out, ' ');
+                i += k ? k : 1;
         }
-        char *t = xstrndup(s, n);
-        for (char *p = t; *p; p++)
-                if ((unsigned char) *p < 0x20 || *p == 0x7f)
-                        *p = ' ';
-        return t;
+        return strbuf_detach(&out, NULL);
 }
 
 int node_actions_push(struct node_actions *a, int64_t time_ms, const char *action, const char *id,
         const char *node, const char *reason, const char *detail) {
-        if (!valid_word(action, 32, false) || !valid_word(id, 64, true) || !slurmd_iface_valid_host(node) ||
-                time_ms <= 0)
+        if (!valid_action(action) || !valid_word(id, 64, true) || !slurmd_iface_valid_host(node) ||
+                time_ms < (int64_t) TIME_MIN_MS || time_ms >= (int64_t) TIME_MAX_MS)
                 return -EINVAL;
         if (!valid_log(a->log)) {
                 uint8_t rnd[NODE_ACTIONS_LOG_LEN / 2];
@@ -190,17 +238,18 @@ int node_actions_decode(const char *json, struct node_actions *ret, struct strbu
                         r = bad(err, i, "not an object");
                 else if (!json_whole(seq, 9007199254740992.0, &s) || (i > 0 && s <= a.v[i - 1].seq))
                         r = bad(err, i, "seq is not a whole number above the one before");
-                else if (!json_whole(t, 9007199254740992.0, &ms))
-                        r = bad(err, i, "time is not a positive whole number");
-                else if (!cJSON_IsString(act) || !valid_word(act->valuestring, 32, false))
-                        r = bad(err, i, "action is not 1 to 32 of a-z, 0-9, -");
+                else if (!json_whole(t, TIME_MAX_MS - 1, &ms) || ms < (uint64_t) TIME_MIN_MS)
+                        r = bad(err, i, "time is not a whole number of ms between 2020 and 2100");
+                else if (!cJSON_IsString(act) || !valid_action(act->valuestring))
+                        r = bad(err, i, "action is not one of the compute charm's (pause, resume, node-config, destroy-jobs)");
                 else if (!cJSON_IsString(id) || !valid_word(id->valuestring, 64, true))
                         r = bad(err, i, "id is not 1 to 64 of A-Z, a-z, 0-9, -, .");
                 else if (!cJSON_IsString(node) || !slurmd_iface_valid_host(node->valuestring))
                         r = bad(err, i, "node is not a host name");
                 else if ((reason && !(cJSON_IsString(reason) && valid_text(reason->valuestring))) ||
                         (detail && !(cJSON_IsString(detail) && valid_text(detail->valuestring))))
-                        r = bad(err, i, "reason or detail is not a text of at most 256 bytes without control characters");
+                        r = bad(err, i, "reason or detail is not UTF-8 text of at most 256 bytes without control "
+                                        "characters or direction overrides");
                 if (r < 0) {
                         node_actions_done(&a);
                         return r;

@@ -9,17 +9,21 @@
  *                  "actions": [{"seq": N, "time": ms, "action": "pause", "id": "<action id>",
  *                               "node": "cpu-0", "reason": "…", "detail": "…"}, …]}
  *                 oldest first, seq strictly rising from 1, at most NODE_ACTIONS_MAX (the
- *                 newest; the leader records them within a hook, so a gap means a leader that
- *                 missed more than that many, and is said in the log's record detail);
+ *                 newest; the leader records them at the unit's next relation-changed, which
+ *                 Juju may fold together for a burst: a gap means more than that many came
+ *                 between two of its hooks, and is said in the next record's detail);
  *                 reason and detail optional.
  * The controllers record each (log, seq) once: the seq they noted last per unit and log is in
  * the event log's own snapshot, committed with the records (charm/slurmctld/events.h). The
  * log id tells a list apart from an earlier one of a unit of the same name (an application
  * removed and deployed again starts its units at /0 and their seq at 1).
  *
- * Bounds (the other side's data is checked, never trusted): action 1 to 32 of a-z, 0-9, '-';
- * id 1 to 64 of A-Z, a-z, 0-9, '-', '.'; node a host name; reason and detail at most
- * NODE_ACTIONS_TEXT_MAX bytes without control characters; time a positive whole number.
+ * Bounds (the other side's data is checked, never trusted): action one of the compute charm's
+ * own (NODE_ACTIONS_NAMES); id 1 to 64 of A-Z, a-z, 0-9, '-', '.'; node a host name (the
+ * controller also requires the publishing unit's own node: unitacts.h); reason and detail at
+ * most NODE_ACTIONS_TEXT_MAX bytes of valid UTF-8 without control characters (C0, DEL, C1) or
+ * bidirectional overrides and isolates (U+202A-202E, U+2066-2069), which would make a log line
+ * read otherwise than it is; time in milliseconds since 2020 and before the year 2100.
  * Ownership: struct node_actions owns its strings; node_actions_done() frees them. */
 #pragma once
 
@@ -29,9 +33,10 @@
 #include "util/strbuf.h"
 
 #define NODE_ACTIONS_KEY "node-actions"
-#define NODE_ACTIONS_MAX 16
+#define NODE_ACTIONS_MAX 64 /* at most ~28 KiB of bag with every text at its bound */
 #define NODE_ACTIONS_LOG_LEN 16
 #define NODE_ACTIONS_TEXT_MAX 256
+#define NODE_ACTIONS_NAMES "pause", "resume", "node-config", "destroy-jobs"
 
 struct node_action {
         uint64_t seq;

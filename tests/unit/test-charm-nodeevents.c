@@ -293,6 +293,15 @@ static void test_unit_actions(void **state) {
         for (int i = 0; i < NODE_ACTIONS_MAX + 3; i++)
                 assert_int_equal(node_actions_push(&a, 1700000002000 + i, "resume", "9", "cpu-0", NULL, NULL), 0);
         assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &a, &err), NODE_ACTIONS_MAX);
+        /* a list that went back is said, not recorded */
+        struct node_actions back = { 0 };
+        memcpy(back.log, a.log, sizeof back.log);
+        assert_int_equal(node_actions_push(&back, 1700000008000, "pause", "2", "cpu-0", NULL, NULL), 0);
+        strbuf_reset(&err);
+        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &back, &err), -ESTALE);
+        _cleanup_free_ char *went_back = xasprintf("goes back to seq 1 after %d was recorded", NODE_ACTIONS_MAX + 5);
+        assert_non_null(strstr(err.buf, went_back));
+        node_actions_done(&back);
         /* a new list (the application deployed again): from its seq 1 on */
         struct node_actions b = { 0 };
         assert_int_equal(node_actions_push(&b, 1700000009000, "pause", "1", "cpu-0", NULL, NULL), 0);
@@ -307,7 +316,8 @@ static void test_unit_actions(void **state) {
         assert_non_null(strstr(text, "\"action\":\"pause\""));
         assert_non_null(strstr(text, "\"by\":\"cpu/0 action 7\""));
         assert_non_null(strstr(text, "\"reason\":\"disk\""));
-        assert_non_null(strstr(text, "(3 earlier actions of cpu/0 not recorded: its list keeps the last 16)"));
+        _cleanup_free_ char *gap = xasprintf("(3 earlier actions of cpu/0 not recorded: its list keeps the last %d)", NODE_ACTIONS_MAX);
+        assert_non_null(strstr(text, gap));
         node_actions_done(&a);
         node_actions_done(&b);
         nftw(tmpl, rm_entry, 16, FTW_DEPTH | FTW_PHYS);

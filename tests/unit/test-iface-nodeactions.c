@@ -44,7 +44,7 @@ static void test_push_round_trip(void **state) {
 static void test_push_bounded(void **state) {
         struct node_actions a = { 0 };
         for (int i = 0; i < NODE_ACTIONS_MAX + 5; i++)
-                assert_int_equal(node_actions_push(&a, 1000 + i, "resume", "x", "cpu-1", NULL, NULL), 0);
+                assert_int_equal(node_actions_push(&a, 1700000000000 + i, "resume", "x", "cpu-1", NULL, NULL), 0);
         assert_int_equal(a.n, NODE_ACTIONS_MAX);
         assert_int_equal(a.v[0].seq, 6);
         assert_int_equal(a.v[NODE_ACTIONS_MAX - 1].seq, NODE_ACTIONS_MAX + 5);
@@ -59,13 +59,17 @@ static void test_push_texts(void **state) {
         memset(long_reason, 'a', sizeof long_reason);
         memcpy(long_reason + NODE_ACTIONS_TEXT_MAX - 1, "\xc3\xa9", 2); /* é across the bound */
         long_reason[sizeof long_reason - 1] = '\0';
-        assert_int_equal(node_actions_push(&a, 1, "pause", "1", "cpu-0", long_reason, "a\tb\nc"), 0);
+        const int64_t T = 1700000000000;
+        assert_int_equal(node_actions_push(&a, T, "pause", "1", "cpu-0", long_reason, "a\tb\nc\xc2\x85" "d\xe2\x80\xae" "e\xff"), 0);
         assert_int_equal(strlen(a.v[0].reason), NODE_ACTIONS_TEXT_MAX - 1);
-        assert_string_equal(a.v[0].detail, "a b c");
-        assert_int_equal(node_actions_push(&a, 2, "Pause", "1", "cpu-0", NULL, NULL), -EINVAL);
-        assert_int_equal(node_actions_push(&a, 2, "pause", "a b", "cpu-0", NULL, NULL), -EINVAL);
-        assert_int_equal(node_actions_push(&a, 2, "pause", "1", "cpu 0", NULL, NULL), -EINVAL);
-        assert_int_equal(node_actions_push(&a, 0, "pause", "1", "cpu-0", NULL, NULL), -EINVAL);
+        /* tab, newline, C1 NEL, a right-to-left override, a byte that is not UTF-8: spaces */
+        assert_string_equal(a.v[0].detail, "a b c d e ");
+        assert_int_equal(node_actions_push(&a, T, "Pause", "1", "cpu-0", NULL, NULL), -EINVAL);
+        assert_int_equal(node_actions_push(&a, T, "down", "1", "cpu-0", NULL, NULL), -EINVAL); /* not the charm's */
+        assert_int_equal(node_actions_push(&a, T, "pause", "a b", "cpu-0", NULL, NULL), -EINVAL);
+        assert_int_equal(node_actions_push(&a, T, "pause", "1", "cpu 0", NULL, NULL), -EINVAL);
+        assert_int_equal(node_actions_push(&a, 1, "pause", "1", "cpu-0", NULL, NULL), -EINVAL); /* 1970 */
+        assert_int_equal(node_actions_push(&a, 99999999999999, "pause", "1", "cpu-0", NULL, NULL), -EINVAL); /* 5138 */
         assert_int_equal(a.n, 1);
         node_actions_done(&a);
 }
@@ -87,6 +91,21 @@ static void test_decode_bad(void **state) {
                 "{\"log\":\"0123456789abcdef\",\"actions\":[{\"seq\":1,\"time\":1,\"action\":\"pause\",\"id\":\"1\",\"node\":\"n\",\"reason\":\"a\\nb\"}]}",
                 "{\"log\":\"0123456789abcdef\",\"actions\":[{\"seq\":1,\"time\":1,\"action\":\"pause\",\"id\":\"1\",\"node\":\"n\",\"detail\":7}]}",
         };
+        /* what a hostile unit wrote (attack of stop 62, F2): another verb, times out of the log's
+         * order, a direction override and a C1 control in the texts */
+        static const char *const hostile[] = {
+                "{\"log\":\"0123456789abcdef\",\"actions\":[{\"seq\":1,\"time\":1700000000000,\"action\":\"down\",\"id\":\"1\",\"node\":\"n\"}]}",
+                "{\"log\":\"0123456789abcdef\",\"actions\":[{\"seq\":1,\"time\":1,\"action\":\"pause\",\"id\":\"1\",\"node\":\"n\"}]}",
+                "{\"log\":\"0123456789abcdef\",\"actions\":[{\"seq\":1,\"time\":99999999999999,\"action\":\"pause\",\"id\":\"1\",\"node\":\"n\"}]}",
+                "{\"log\":\"0123456789abcdef\",\"actions\":[{\"seq\":1,\"time\":1700000000000,\"action\":\"pause\",\"id\":\"1\",\"node\":\"n\",\"reason\":\"\\u202eevil\"}]}",
+                "{\"log\":\"0123456789abcdef\",\"actions\":[{\"seq\":1,\"time\":1700000000000,\"action\":\"pause\",\"id\":\"1\",\"node\":\"n\",\"detail\":\"\\u0085x\"}]}",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(hostile); i++) {
+                struct node_actions a = { 0 };
+                _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+                assert_int_equal(node_actions_decode(hostile[i], &a, &err), -EINVAL);
+                assert_true(err.len > 0);
+        }
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
                 struct node_actions a = { 0 };
                 _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
@@ -101,12 +120,12 @@ static void test_decode_bad(void **state) {
         /* too many records */
         struct node_actions many = { 0 };
         for (int i = 0; i < NODE_ACTIONS_MAX; i++)
-                assert_int_equal(node_actions_push(&many, 1, "resume", "x", "cpu-1", NULL, NULL), 0);
+                assert_int_equal(node_actions_push(&many, 1700000000000, "resume", "x", "cpu-1", NULL, NULL), 0);
         _cleanup_free_ char *json = node_actions_encode(&many);
         assert_int_equal(node_actions_decode(json, &a, &err), 0);
         node_actions_done(&a);
         many.v = xrealloc(many.v, (many.n + 1) * sizeof *many.v);
-        many.v[many.n] = (struct node_action){ .seq = 99, .time_ms = 1, .action = xstrdup("resume"),
+        many.v[many.n] = (struct node_action){ .seq = 99, .time_ms = 1700000000000, .action = xstrdup("resume"),
                 .id = xstrdup("x"), .node = xstrdup("cpu-1") };
         many.n++;
         _cleanup_free_ char *json2 = node_actions_encode(&many);

@@ -433,6 +433,15 @@ int nodeevents_note_unit_actions(
         if (r < 0)
                 return r;
         uint64_t last = ev_unit_noted(&s, unit, a->log);
+        if (a->v[a->n - 1].seq < last) {
+                /* the list went back (its state file restored from a backup, or rewritten): its
+                 * seqs up to last are taken for recorded; said, never silent */
+                strbuf_addf(err, "%s's action list %s goes back to seq %llu after %llu was recorded: "
+                                 "nothing recorded until it passes %llu (a unit that lost its list starts a new one)",
+                        unit, a->log, (unsigned long long) a->v[a->n - 1].seq, (unsigned long long) last,
+                        (unsigned long long) last);
+                return -ESTALE;
+        }
         size_t n = 0;
         /* each ev_note_records() makes s.pending its own lines: the run's are gathered here */
         _cleanup_strv_ struct strv lines = STRV_INIT;

@@ -116,7 +116,8 @@ int nodeevents_note(const struct charm_paths *paths, const struct ev_note *note,
  * (ev_unit_noted), so no leader records one twice, across leaders and restarts. A list whose
  * oldest new action is not the one after the last recorded (more than NODE_ACTIONS_MAX in
  * between, or a list the log never saw that starts past 1) says how many were lost in that
- * record's detail. Returns the number of records, or a negative errno. */
+ * record's detail; a list whose newest seq is below the one recorded (it went back) is
+ * -ESTALE with a message, nothing recorded. Returns the number of records, or a negative errno. */
 struct node_actions;
 int nodeevents_note_unit_actions(
         const struct charm_paths *paths, const char *unit, const struct node_actions *a, struct strbuf *err);

@@ -2938,9 +2938,10 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 return r;
         /* the node event log: watcher, triggers, reconcile (charm/slurmctld/nodeevents.h; never fails) */
         nodeevents_after_reconcile(ctx, &o->paths, bus, o->event, in.ha.self >= 0 ? in.state_dir : NULL, out);
-        /* the compute units' own actions, every unit's list (charm/slurmctld/unitacts.h) */
+        /* the compute units' own actions, every unit's list: a new leader, and hourly
+         * (charm/slurmctld/unitacts.h) */
         if (in.leader && in.ha.self >= 0)
-                unitacts_sweep(ctx, &o->paths, &in.slurmd_rels);
+                unitacts_sweep(ctx, &o->paths, &in.slurmd_rels, streq_ptr(o->event, "leader-elected"));
         /* its consumer, once this unit is in the log (never fails the hook: said in the status);
          * a unit out of the controller order pushes nothing (review of evpush, 4) */
         {

@@ -5,6 +5,7 @@
 #include "charm/slurmctld/unitacts.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 #include "charm/slurmctld/nodeevents.h"
 #include "interfaces/nodeactions.h"
@@ -59,6 +60,15 @@ int unitacts_take(struct juju_ctx *ctx, const struct charm_paths *paths, const c
                 return r;
         if (a.n == 0)
                 return 0;
+        /* a unit speaks for its own node only (a hostile unit put another node's, or the
+         * controller's host, in its list: attack of stop 62, F2) */
+        _cleanup_free_ char *own = charm_node_name(unit);
+        for (size_t i = 0; i < a.n; i++)
+                if (!streq(a.v[i].node, own)) {
+                        strbuf_addf(err, NODE_ACTIONS_KEY ": record %zu names node %s, not %s's own (%s): nothing recorded",
+                                i + 1, a.v[i].node, unit, own);
+                        return -EINVAL;
+                }
         _cleanup_free_ char *seen = NULL;
         (void) charm_state_note_read(paths, UNITACTS_SEEN_FILE, &seen);
         uint64_t newest = a.v[a.n - 1].seq;
@@ -72,7 +82,16 @@ int unitacts_take(struct juju_ctx *ctx, const struct charm_paths *paths, const c
         return r;
 }
 
-void unitacts_sweep(struct juju_ctx *ctx, const struct charm_paths *paths, const struct strv *rels) {
+void unitacts_sweep(struct juju_ctx *ctx, const struct charm_paths *paths, const struct strv *rels, bool force) {
+        _cleanup_free_ char *last = NULL;
+        time_t now = time(NULL);
+        if (!force && charm_state_note_read(paths, UNITACTS_SWEPT_FILE, &last) > 0) {
+                long long t = strtoll(last, NULL, 10);
+                if (t > 0 && t <= (long long) now && now - t < UNITACTS_SWEEP_EVERY_S)
+                        return;
+        }
+        _cleanup_free_ char *stamp = xasprintf("%lld\n", (long long) now);
+        (void) charm_state_note_write(paths, UNITACTS_SWEPT_FILE, stamp, false, NULL);
         for (size_t i = 0; i < rels->n; i++) {
                 _cleanup_strv_ struct strv units = STRV_INIT;
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;

@@ -13,6 +13,7 @@
  * reconcile's own work comes first). */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "charm/common/charm.h"
@@ -32,5 +33,10 @@ char *unitacts_seen_set(const char *data, const char *unit, const char *log, uin
 /* unit's list in relation rel into the log. 0 or a count of records, or a negative errno. */
 int unitacts_take(struct juju_ctx *ctx, const struct charm_paths *paths, const char *rel, const char *unit,
         struct strbuf *err);
-/* unitacts_take() for every unit of every relation in rels; failures are logged. */
-void unitacts_sweep(struct juju_ctx *ctx, const struct charm_paths *paths, const struct strv *rels);
+/* unitacts_take() for every unit of every relation in rels (failures are logged), when force
+ * (a new leader) or when the last sweep is UNITACTS_SWEEP_EVERY_S old (UNITACTS_SWEPT_FILE):
+ * one relation-get per unit, which on a large cluster is not for every hook. The units' own
+ * events carry the lists; the sweep is the net under a record that one of them missed. */
+#define UNITACTS_SWEPT_FILE "node-actions.swept"
+#define UNITACTS_SWEEP_EVERY_S 3600
+void unitacts_sweep(struct juju_ctx *ctx, const struct charm_paths *paths, const struct strv *rels, bool force);
