@@ -80,9 +80,12 @@ static size_t utf8_char(const unsigned char *s, uint32_t *cp) {
         return n;
 }
 
-/* No C0, DEL or C1 control, no bidirectional override or isolate. */
+/* No C0, DEL or C1 control; no bidirectional override, isolate or mark (U+061C, U+200E/F,
+ * U+202A-202E, U+2066-2069); no line or paragraph separator (U+2028/9): each makes a log line
+ * read otherwise than it is. */
 static bool cp_shown(uint32_t c) {
-        return !(c < 0x20 || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069));
+        return !(c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x061c || c == 0x200e || c == 0x200f ||
+                (c >= 0x2028 && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069));
 }
 
 static bool valid_text(const char *s) {
@@ -159,6 +162,16 @@ int node_actions_push(struct node_actions *a, int64_t time_ms, const char *actio
                 .reason = text_dup(reason),
                 .detail = text_dup(detail),
         };
+        /* the other side refuses a value over JSON_MAX whole: the oldest go first (JSON's
+         * escapes make a text up to twice its bytes) */
+        for (;;) {
+                _cleanup_free_ char *json = node_actions_encode(a);
+                if (strlen(json) <= JSON_MAX || a->n <= 1)
+                        break;
+                action_done(&a->v[0]);
+                memmove(a->v, a->v + 1, (a->n - 1) * sizeof *a->v);
+                a->n--;
+        }
         return 0;
 }
 

@@ -21,9 +21,9 @@
  * Bounds (the other side's data is checked, never trusted): action one of the compute charm's
  * own (NODE_ACTIONS_NAMES); id 1 to 64 of A-Z, a-z, 0-9, '-', '.'; node a host name (the
  * controller also requires the publishing unit's own node: unitacts.h); reason and detail at
- * most NODE_ACTIONS_TEXT_MAX bytes of valid UTF-8 without control characters (C0, DEL, C1) or
- * bidirectional overrides and isolates (U+202A-202E, U+2066-2069), which would make a log line
- * read otherwise than it is; time in milliseconds since 2020 and before the year 2100.
+ * most NODE_ACTIONS_TEXT_MAX bytes of valid UTF-8 without control characters (C0, DEL, C1),
+ * bidirectional overrides, isolates and marks, or line and paragraph separators, which would
+ * make a log line read otherwise than it is; the whole value at most 64 KiB; time in milliseconds since 2020 and before the year 2100.
  * Ownership: struct node_actions owns its strings; node_actions_done() frees them. */
 #pragma once
 
@@ -33,7 +33,7 @@
 #include "util/strbuf.h"
 
 #define NODE_ACTIONS_KEY "node-actions"
-#define NODE_ACTIONS_MAX 64 /* at most ~28 KiB of bag with every text at its bound */
+#define NODE_ACTIONS_MAX 64 /* and at most 64 KiB of JSON: the oldest go first (node_actions_push) */
 #define NODE_ACTIONS_LOG_LEN 16
 #define NODE_ACTIONS_TEXT_MAX 256
 #define NODE_ACTIONS_NAMES "pause", "resume", "node-config", "destroy-jobs"

@@ -282,30 +282,30 @@ static void test_unit_actions(void **state) {
 
         assert_int_equal(node_actions_push(&a, 1700000000000, "pause", "7", "cpu-0", "disk", "drain=true"), 0);
         /* no log placed by a hook yet: nothing written */
-        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &a, &err), -ENOENT);
+        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &a, 0, &err), -ENOENT);
         assert_int_equal(mkdir_p(dir, 0700), 0);
         strbuf_reset(&err);
-        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &a, &err), 1);
-        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &a, &err), 0);
+        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &a, 0, &err), 1);
+        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &a, 0, &err), 0);
         assert_int_equal(node_actions_push(&a, 1700000001000, "resume", "8", "cpu-0", NULL, NULL), 0);
-        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &a, &err), 1);
+        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &a, 0, &err), 1);
         /* more than the list keeps between two reads: the gap is said */
         for (int i = 0; i < NODE_ACTIONS_MAX + 3; i++)
                 assert_int_equal(node_actions_push(&a, 1700000002000 + i, "resume", "9", "cpu-0", NULL, NULL), 0);
-        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &a, &err), NODE_ACTIONS_MAX);
+        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &a, 0, &err), NODE_ACTIONS_MAX);
         /* a list that went back is said, not recorded */
         struct node_actions back = { 0 };
         memcpy(back.log, a.log, sizeof back.log);
         assert_int_equal(node_actions_push(&back, 1700000008000, "pause", "2", "cpu-0", NULL, NULL), 0);
         strbuf_reset(&err);
-        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &back, &err), -ESTALE);
+        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &back, 0, &err), -ESTALE);
         _cleanup_free_ char *went_back = xasprintf("goes back to seq 1 after %d was recorded", NODE_ACTIONS_MAX + 5);
         assert_non_null(strstr(err.buf, went_back));
         node_actions_done(&back);
         /* a new list (the application deployed again): from its seq 1 on */
         struct node_actions b = { 0 };
         assert_int_equal(node_actions_push(&b, 1700000009000, "pause", "1", "cpu-0", NULL, NULL), 0);
-        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &b, &err), 1);
+        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &b, 0, &err), 1);
 
         _cleanup_free_ char *log = xasprintf("%s/node-events.jsonl", dir), *text = NULL;
         assert_int_equal(read_full_file(log, &text, NULL), 0);
@@ -316,8 +316,18 @@ static void test_unit_actions(void **state) {
         assert_non_null(strstr(text, "\"action\":\"pause\""));
         assert_non_null(strstr(text, "\"by\":\"cpu/0 action 7\""));
         assert_non_null(strstr(text, "\"reason\":\"disk\""));
-        _cleanup_free_ char *gap = xasprintf("(3 earlier actions of cpu/0 not recorded: its list keeps the last %d)", NODE_ACTIONS_MAX);
+        _cleanup_free_ char *gap = xasprintf("\"detail\":\"(3 earlier actions of cpu/0 not recorded: its list keeps the last %d)", NODE_ACTIONS_MAX);
         assert_non_null(strstr(text, gap));
+        /* a snapshot that forgot the seqs (set aside, or written by a unit not upgraded yet):
+         * the leader's own floor keeps what it saw recorded from being written again */
+        _cleanup_free_ char *snap = xasprintf("%s/state.json", dir), *st = NULL;
+        assert_int_equal(read_full_file(snap, &st, NULL), 0);
+        char *k = strstr(st, ",\"unit-actions\"");
+        assert_non_null(k);
+        memcpy(k, "}\n", 3);
+        assert_int_equal(write_file_atomic(snap, st, strlen(st), 0600, (uid_t) -1, (gid_t) -1), 0);
+        assert_int_equal(node_actions_push(&b, 1700000009500, "resume", "2", "cpu-0", NULL, NULL), 0);
+        assert_int_equal(nodeevents_note_unit_actions(&paths, "cpu/0", &b, 1, &err), 1);
         node_actions_done(&a);
         node_actions_done(&b);
         nftw(tmpl, rm_entry, 16, FTW_DEPTH | FTW_PHYS);

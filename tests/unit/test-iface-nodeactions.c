@@ -74,6 +74,33 @@ static void test_push_texts(void **state) {
         node_actions_done(&a);
 }
 
+/* a list never grows past what the other side takes whole (64 KiB of JSON): texts of quotes,
+ * which JSON doubles, push the oldest out before NODE_ACTIONS_MAX */
+static void test_push_size(void **state) {
+        struct node_actions a = { 0 }, b = { 0 };
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        char quotes[NODE_ACTIONS_TEXT_MAX + 1];
+        memset(quotes, '"', NODE_ACTIONS_TEXT_MAX);
+        quotes[NODE_ACTIONS_TEXT_MAX] = '\0';
+        for (int i = 0; i < NODE_ACTIONS_MAX; i++)
+                assert_int_equal(node_actions_push(&a, 1700000000000 + i, "node-config", "7", "cpu-0", quotes, quotes), 0);
+        assert_true(a.n < NODE_ACTIONS_MAX);
+        assert_int_equal(a.v[a.n - 1].seq, NODE_ACTIONS_MAX);
+        _cleanup_free_ char *json = node_actions_encode(&a);
+        assert_true(strlen(json) <= 64 * 1024);
+        assert_int_equal(node_actions_decode(json, &b, &err), 0);
+        /* a line separator or a direction mark is refused from the other side, a space here */
+        assert_int_equal(node_actions_push(&b, 1700000000000, "pause", "8", "cpu-0", "a\xe2\x80\xa8" "b\xe2\x80\x8f" "c", NULL), 0);
+        assert_string_equal(b.v[b.n - 1].reason, "a b c");
+        node_actions_done(&a);
+        node_actions_done(&b);
+        struct node_actions c = { 0 };
+        assert_int_equal(node_actions_decode("{\"log\":\"0123456789abcdef\",\"actions\":[{\"seq\":1,\"time\":1700000000000,"
+                                             "\"action\":\"pause\",\"id\":\"1\",\"node\":\"n\",\"reason\":\"a\\u2028b\"}]}",
+                                 &c, &err),
+                -EINVAL);
+}
+
 /* the other side's data is checked: each bad form is refused with one message */
 static void test_decode_bad(void **state) {
         static const char *const bad[] = {
@@ -139,6 +166,7 @@ int main(void) {
                 cmocka_unit_test(test_push_round_trip),
                 cmocka_unit_test(test_push_bounded),
                 cmocka_unit_test(test_push_texts),
+                cmocka_unit_test(test_push_size),
                 cmocka_unit_test(test_decode_bad),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

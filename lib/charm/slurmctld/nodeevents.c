@@ -422,8 +422,8 @@ int nodeevents_note(const struct charm_paths *paths, const struct ev_note *note,
         return r < 0 ? r : (int) n;
 }
 
-int nodeevents_note_unit_actions(
-        const struct charm_paths *paths, const char *unit, const struct node_actions *a, struct strbuf *err) {
+int nodeevents_note_unit_actions(const struct charm_paths *paths, const char *unit, const struct node_actions *a,
+        uint64_t floor, struct strbuf *err) {
         _cleanup_free_ char *dir = NULL;
         _cleanup_(ev_unlockp) struct ev_held lock = EV_HELD_INIT;
         _cleanup_(ev_state_done) struct ev_state s = { 0 };
@@ -433,6 +433,8 @@ int nodeevents_note_unit_actions(
         if (r < 0)
                 return r;
         uint64_t last = ev_unit_noted(&s, unit, a->log);
+        if (floor > last)
+                last = floor;
         if (a->v[a->n - 1].seq < last) {
                 /* the list went back (its state file restored from a backup, or rewritten): its
                  * seqs up to last are taken for recorded; said, never silent */
@@ -451,10 +453,11 @@ int nodeevents_note_unit_actions(
                         continue;
                 _cleanup_free_ char *by = xasprintf("%s action %s", unit, x->id);
                 _cleanup_free_ char *detail = NULL;
+                /* the loss first: the record's text is cut at EV_REASON_MAX bytes */
                 if (x->seq != last + 1)
-                        detail = xasprintf("%s%s(%llu earlier action%s of %s not recorded: its list keeps the last %d)",
-                                strempty(x->detail), x->detail ? " " : "", (unsigned long long) (x->seq - last - 1),
-                                x->seq - last - 1 == 1 ? "" : "s", unit, NODE_ACTIONS_MAX);
+                        detail = xasprintf("(%llu earlier action%s of %s not recorded: its list keeps the last %d)%s%s",
+                                (unsigned long long) (x->seq - last - 1), x->seq - last - 1 == 1 ? "" : "s", unit,
+                                NODE_ACTIONS_MAX, x->detail ? " " : "", strempty(x->detail));
                 char *nodes[] = { x->node };
                 const struct ev_note note = {
                         .action = x->action,

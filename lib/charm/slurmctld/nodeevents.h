@@ -117,10 +117,13 @@ int nodeevents_note(const struct charm_paths *paths, const struct ev_note *note,
  * oldest new action is not the one after the last recorded (more than NODE_ACTIONS_MAX in
  * between, or a list the log never saw that starts past 1) says how many were lost in that
  * record's detail; a list whose newest seq is below the one recorded (it went back) is
- * -ESTALE with a message, nothing recorded. Returns the number of records, or a negative errno. */
+ * -ESTALE with a message, nothing recorded. floor: the seq this unit saw recorded itself (its
+ * own file, unitacts.h; 0 none), taken when the snapshot knows less (a snapshot set aside and
+ * started anew, or written by a unit not upgraded yet, which drops the key): never below it.
+ * Returns the number of records, or a negative errno. */
 struct node_actions;
-int nodeevents_note_unit_actions(
-        const struct charm_paths *paths, const char *unit, const struct node_actions *a, struct strbuf *err);
+int nodeevents_note_unit_actions(const struct charm_paths *paths, const char *unit, const struct node_actions *a,
+        uint64_t floor, struct strbuf *err);
 
 /* nodeevents_reconcile() when this unit's log exists (a hook placed it), else nothing: an
  * action brings the log up to date before it changes nodes, without ever starting a private

@@ -71,10 +71,10 @@ int unitacts_take(struct juju_ctx *ctx, const struct charm_paths *paths, const c
                 }
         _cleanup_free_ char *seen = NULL;
         (void) charm_state_note_read(paths, UNITACTS_SEEN_FILE, &seen);
-        uint64_t newest = a.v[a.n - 1].seq;
-        if (unitacts_seen_get(seen, unit, a.log) >= newest)
+        uint64_t newest = a.v[a.n - 1].seq, floor = unitacts_seen_get(seen, unit, a.log);
+        if (floor >= newest)
                 return 0;
-        r = nodeevents_note_unit_actions(paths, unit, &a, err);
+        r = nodeevents_note_unit_actions(paths, unit, &a, floor, err);
         if (r < 0)
                 return r;
         _cleanup_free_ char *next = unitacts_seen_set(seen, unit, a.log, newest);
