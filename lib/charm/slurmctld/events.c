@@ -296,11 +296,11 @@ void ev_state_done(struct ev_state *s) {
         *s = (struct ev_state){ 0 };
 }
 
-/* The entry of unit's list log in s->unit_noted: its index, or -1. */
-static long unit_noted_find(const struct ev_state *s, const char *unit, const char *log) {
+/* The entry of unit's list log in l: its index, or -1. */
+static long noted_find(const struct strv *l, const char *unit, const char *log) {
         size_t ul = strlen(unit), ll = strlen(log);
-        for (size_t i = 0; i < s->unit_noted.n; i++) {
-                const char *e = s->unit_noted.v[i];
+        for (size_t i = 0; i < l->n; i++) {
+                const char *e = l->v[i];
                 if (strncmp(e, unit, ul) == 0 && e[ul] == ' ' && strncmp(e + ul + 1, log, ll) == 0 &&
                         e[ul + 1 + ll] == ' ')
                         return (long) i;
@@ -308,21 +308,29 @@ static long unit_noted_find(const struct ev_state *s, const char *unit, const ch
         return -1;
 }
 
-uint64_t ev_unit_noted(const struct ev_state *s, const char *unit, const char *log) {
-        long i = unit_noted_find(s, unit, log);
+uint64_t ev_noted_get(const struct strv *l, const char *unit, const char *log) {
+        long i = noted_find(l, unit, log);
         if (i < 0)
                 return 0;
-        const char *seq = strrchr(s->unit_noted.v[i], ' ');
+        const char *seq = strrchr(l->v[i], ' ');
         return seq ? strtoull(seq + 1, NULL, 10) : 0;
 }
 
-void ev_unit_noted_set(struct ev_state *s, const char *unit, const char *log, uint64_t seq) {
-        long i = unit_noted_find(s, unit, log);
+void ev_noted_set(struct strv *l, const char *unit, const char *log, uint64_t seq, size_t max) {
+        long i = noted_find(l, unit, log);
         if (i >= 0)
-                strv_remove(&s->unit_noted, (size_t) i);
-        while (s->unit_noted.n >= EV_UNIT_NOTED_MAX)
-                strv_remove(&s->unit_noted, 0);
-        strv_pushf(&s->unit_noted, "%s %s %llu", unit, log, (unsigned long long) seq);
+                strv_remove(l, (size_t) i);
+        while (max > 0 && l->n >= max)
+                strv_remove(l, 0);
+        strv_pushf(l, "%s %s %llu", unit, log, (unsigned long long) seq);
+}
+
+uint64_t ev_unit_noted(const struct ev_state *s, const char *unit, const char *log) {
+        return ev_noted_get(&s->unit_noted, unit, log);
+}
+
+void ev_unit_noted_set(struct ev_state *s, const char *unit, const char *log, uint64_t seq) {
+        ev_noted_set(&s->unit_noted, unit, log, seq, EV_UNIT_NOTED_MAX);
 }
 
 static int seen_slot(enum ev_kind k) {

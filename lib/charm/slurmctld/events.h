@@ -200,6 +200,11 @@ struct ev_state {
 void ev_state_done(struct ev_state *s);
 
 #define EV_UNIT_NOTED_MAX 1024
+/* A list of "<unit> <log> <seq>" entries (the snapshot's unit_noted, the leader's seen file,
+ * charm/slurmctld/unitacts.h): the seq of unit's list log (0 none); set it, moved last, the
+ * oldest entries dropped beyond max. Pure. */
+uint64_t ev_noted_get(const struct strv *l, const char *unit, const char *log);
+void ev_noted_set(struct strv *l, const char *unit, const char *log, uint64_t seq, size_t max);
 /* The seq of unit's list log (nodeactions.h) recorded last; 0 none. */
 uint64_t ev_unit_noted(const struct ev_state *s, const char *unit, const char *log);
 /* Records that seq of unit's list log is recorded (moved last; the oldest entry dropped beyond

@@ -7,43 +7,35 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "charm/slurmctld/events.h"
 #include "charm/slurmctld/nodeevents.h"
 #include "interfaces/nodeactions.h"
 
 #include "util/banned.h"
 
+/* The file's lines (empty ones left out). */
+static void seen_lines(const char *data, struct strv *ret) {
+        for (const char *p = data; p && *p;) {
+                const char *nl = strchr(p, '\n');
+                size_t len = nl ? (size_t) (nl - p) : strlen(p);
+                if (len > 0)
+                        strv_push_take(ret, xstrndup(p, len));
+                p = nl ? nl + 1 : NULL;
+        }
+}
+
 uint64_t unitacts_seen_get(const char *data, const char *unit, const char *log) {
-        _cleanup_free_ char *key = xasprintf("%s %s ", unit, log);
-        size_t kl = strlen(key);
-        for (const char *p = data; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-                if (strncmp(p, key, kl) == 0)
-                        return strtoull(p + kl, NULL, 10);
-        return 0;
+        _cleanup_strv_ struct strv l = STRV_INIT;
+        seen_lines(data, &l);
+        return ev_noted_get(&l, unit, log);
 }
 
 char *unitacts_seen_set(const char *data, const char *unit, const char *log, uint64_t seq) {
-        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
-        _cleanup_free_ char *key = xasprintf("%s %s ", unit, log);
-        size_t kl = strlen(key), others = 0;
-        for (int pass = 0; pass < 2; pass++) {
-                /* pass 0 counts the other lines, pass 1 keeps the newest UNITACTS_SEEN_MAX - 1 */
-                size_t i = 0;
-                for (const char *p = data; p && *p;) {
-                        const char *nl = strchr(p, '\n');
-                        size_t len = nl ? (size_t) (nl - p) : strlen(p);
-                        if (len > 0 && strncmp(p, key, kl) != 0) {
-                                if (pass == 1 && i + UNITACTS_SEEN_MAX - 1 >= others) {
-                                        strbuf_add(&out, p, len);
-                                        strbuf_addch(&out, '\n');
-                                }
-                                i++;
-                        }
-                        p = nl ? nl + 1 : NULL;
-                }
-                others = i;
-        }
-        strbuf_addf(&out, "%s%llu\n", key, (unsigned long long) seq);
-        return strbuf_detach(&out, NULL);
+        _cleanup_strv_ struct strv l = STRV_INIT;
+        seen_lines(data, &l);
+        ev_noted_set(&l, unit, log, seq, UNITACTS_SEEN_MAX);
+        _cleanup_free_ char *joined = strv_join(&l, "\n");
+        return xasprintf("%s\n", joined);
 }
 
 int unitacts_take(struct juju_ctx *ctx, const struct charm_paths *paths, const char *rel, const char *unit,
