@@ -9,7 +9,7 @@
 
 int main(void) {
         /* sackd on 24.11, else the clients, with munge and the PMIx library on 22.05 */
-        char *pkgs[5];
+        char *pkgs[BOOTSTRAP_PKGS_MAX];
         bootstrap_daemon_packages("sackd", slurm_caps_built(), pkgs);
         return bootstrap_main(pkgs, "bin/install-stage2");
 }

@@ -9,7 +9,7 @@
 
 int main(void) {
         /* the generation's auth package (munge on 22.05), and its PMIx library (libpmix-dev on 22.05) */
-        char *pkgs[5];
+        char *pkgs[BOOTSTRAP_PKGS_MAX];
         bootstrap_daemon_packages("slurmd", slurm_caps_built(), pkgs);
         return bootstrap_main(pkgs, "bin/install-stage2");
 }

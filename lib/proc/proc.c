@@ -407,22 +407,41 @@ out_close:
 
 /* --- a function called as another user ------------------------------------------------------- */
 
-/* The child's answer on the pipe: fn's return value, then up to PROC_CALL_OUT_MAX bytes. */
-static _noreturn_ void child_call(
-        uid_t uid, gid_t gid, int (*fn)(void *, struct strbuf *), void *userdata, int wfd) {
+/* All of buf to fd (a pipe: short writes and EINTR taken); 0 or a negative errno. */
+static int write_all(int fd, const void *buf, size_t len) {
+        const char *p = buf;
+        while (len) {
+                ssize_t k = write(fd, p, len);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k <= 0)
+                        return k < 0 ? -errno : -EIO;
+                p += k;
+                len -= (size_t) k;
+        }
+        return 0;
+}
+
+/* The child's answer on the pipe: fn's return value, then up to out_max bytes. */
+static _noreturn_ void child_call(uid_t uid, gid_t gid, size_t out_max, int (*fn)(void *, struct strbuf *),
+        void *userdata, int wfd) {
         struct strbuf out = STRBUF_INIT;
         int32_t r;
 
-        if (setgroups(1, &gid) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
+        if (uid == PROC_CALL_SAME_USER)
+                r = fn(userdata, &out);
+        else if (setgroups(1, &gid) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
                 r = -EPERM;
         else if (uid != 0 && (setuid(0) == 0 || geteuid() == 0))
                 r = -EPERM; /* must not be able to come back */
         else
                 r = fn(userdata, &out);
-        if (out.len > PROC_CALL_OUT_MAX)
-                strbuf_setlen(&out, PROC_CALL_OUT_MAX);
-        struct iovec iov[2] = { { &r, sizeof(r) }, { out.buf, out.len } };
-        (void) !writev(wfd, iov, out.len ? 2 : 1);
+        if (out.len > out_max)
+                strbuf_setlen(&out, out_max);
+        /* the answer may be larger than the pipe: written in full (the parent reads meanwhile) */
+        (void) write_all(wfd, &r, sizeof(r));
+        if (out.len)
+                (void) write_all(wfd, out.buf, out.len);
         _exit(0);
 }
 
@@ -454,6 +473,11 @@ int proc_reap(pid_t pid, int *ret_status) {
 
 int proc_call_as(uid_t uid, gid_t gid, int timeout_ms, int (*fn)(void *userdata, struct strbuf *out),
         void *userdata, struct strbuf *ret_out) {
+        return proc_call_max(uid, gid, timeout_ms, PROC_CALL_OUT_MAX, fn, userdata, ret_out);
+}
+
+int proc_call_max(uid_t uid, gid_t gid, int timeout_ms, size_t out_max,
+        int (*fn)(void *userdata, struct strbuf *out), void *userdata, struct strbuf *ret_out) {
         _cleanup_strbuf_ struct strbuf answer = STRBUF_INIT;
         int p[2] = { -1, -1 }, pidfd = -1, status = 0, r;
         int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : -1;
@@ -475,7 +499,7 @@ int proc_call_as(uid_t uid, gid_t gid, int timeout_ms, int (*fn)(void *userdata,
         }
         if (pid == 0) {
                 close_fd(&p[0]);
-                child_call(uid, gid, fn, userdata, p[1]);
+                child_call(uid, gid, out_max, fn, userdata, p[1]);
         }
         close_fd(&p[1]);
         /* the answer, until EOF (the child exited) or the deadline */
@@ -505,7 +529,7 @@ int proc_call_as(uid_t uid, gid_t gid, int timeout_ms, int (*fn)(void *userdata,
                 }
                 if (n > 0)
                         strbuf_setlen(&answer, answer.len + (size_t) n);
-                if (answer.len > sizeof(int32_t) + PROC_CALL_OUT_MAX) {
+                if (answer.len > sizeof(int32_t) + out_max) {
                         r = -EPROTO;
                         break;
                 }

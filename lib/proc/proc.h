@@ -68,6 +68,12 @@ int proc_reap(pid_t pid, int *ret_status);
 #define PROC_CALL_OUT_MAX (64 * 1024)
 int proc_call_as(uid_t uid, gid_t gid, int timeout_ms, int (*fn)(void *userdata, struct strbuf *out),
         void *userdata, struct strbuf *ret_out);
+/* proc_call_as() with the answer's cap out_max (more is cut there), and uid
+ * PROC_CALL_SAME_USER: the child stays the caller's user (for work that must only not hold the
+ * caller: a libslurm call a controller may never answer, the metrics exporter's scrape). */
+#define PROC_CALL_SAME_USER ((uid_t) -1)
+int proc_call_max(uid_t uid, gid_t gid, int timeout_ms, size_t out_max,
+        int (*fn)(void *userdata, struct strbuf *out), void *userdata, struct strbuf *ret_out);
 
 /* Whether process pid has a thread whose name (/proc/<pid>/task/<tid>/comm, what
  * prctl(PR_SET_NAME) / pthread_setname_np set, at most 15 bytes) is name: 1 yes, 0 no,

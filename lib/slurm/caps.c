@@ -35,6 +35,7 @@ static const struct slurm_caps caps_22_05 = {
         .token_service = NULL,
         .token_package = NULL,
         .pmix_package = "libpmix-dev",
+        .httpd_package = "libmicrohttpd12",
         .pmix_env = "PMIX_MCA_gds=hash",
         .ctld_pid_file = "/run/slurmctld/slurmctld.pid", /* run as SlurmUser (templates/slurmctld.service.d) */
         .slurmd_pid_file = "/run/slurmd.pid",
@@ -63,6 +64,7 @@ static const struct slurm_caps caps_24_11 = {
         .token_service = "sackd.service",
         .token_package = "sackd",
         .pmix_package = NULL,
+        .httpd_package = "libmicrohttpd12t64",
         .pmix_env = NULL,
         .ctld_pid_file = "/run/slurmctld/slurmctld.pid",
         .slurmd_pid_file = "/run/slurm/slurmd.pid",

@@ -52,6 +52,10 @@ struct slurm_caps {
          * <libdir>/pmix2/lib/libpmix.so, the unversioned link only libpmix-dev ships; 24.11's
          * opens libpmix.so.2, which its plugin package depends on: NULL */
         const char *pmix_package;
+        /* the HTTP server library of the controller's metrics exporter (bin/slurm-metrics,
+         * charm/slurmctld/metricsep.h) on this generation's Debian: libmicrohttpd12 (Debian 12),
+         * libmicrohttpd12t64 (Debian 13's 64-bit time_t rename) */
+        const char *httpd_package;
         /* mpi.conf's PMIxEnv (variables PMIx's plugin puts into every task's environment), for
          * this generation's PMIx: 22.05 (PMIx 4.2.2) "PMIX_MCA_gds=hash", as its shared-memory
          * datastore crashed ranks in MPI_Init; NULL: no mpi.conf (charm/slurmctld/mpiconf.h) */

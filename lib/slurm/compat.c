@@ -25,3 +25,15 @@ char *slurm_hl_string(slurm_hl_t hl) {
         }
         return NULL;
 }
+
+#if SLURM_AT_LEAST(24, 11)
+extern const char *slurm_job_state_reason_string(enum job_state_reason inx);
+const char *slurm_job_reason_name(uint16_t reason) {
+        return slurm_job_state_reason_string((enum job_state_reason) reason);
+}
+#else
+extern char *slurm_job_reason_string(enum job_state_reason inx);
+const char *slurm_job_reason_name(uint16_t reason) {
+        return slurm_job_reason_string((enum job_state_reason) reason);
+}
+#endif

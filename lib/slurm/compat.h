@@ -66,3 +66,9 @@ static inline const char *slurm_info_reason(const node_info_t *in) {
 
 /* Slurm's rendered hostlist of hl as a malloc'd string (NULL on failure or when empty). */
 char *slurm_hl_string(slurm_hl_t hl);
+
+/* Slurm's word for a job's state reason ("Resources", "Priority", "JobHeldUser"): libslurm
+ * exports it as slurm_job_reason_string (22.05, src/common/slurm_protocol_defs.h) and as
+ * slurm_job_state_reason_string (24.11, src/common/job_state_reason.h), declared in neither
+ * generation's public header. */
+const char *slurm_job_reason_name(uint16_t reason);

@@ -121,7 +121,7 @@ static void test_missing_packages(void **state) {
 }
 
 static void test_packages(void **state) {
-        char *p[5];
+        char *p[BOOTSTRAP_PKGS_MAX];
         bootstrap_packages("slurmd", "munge", NULL, p);
         assert_string_equal(p[0], "slurmd");
         assert_string_equal(p[1], "slurm-client");
@@ -137,13 +137,13 @@ static void test_packages(void **state) {
          * slurmctld), the token service where clients need it (slurmdbd) */
         const struct slurm_caps *c22 = slurm_caps_find("22.05"), *c24 = slurm_caps_find("24.11");
         static const struct {
-                const char *daemon, *release, *want[3];
+                const char *daemon, *release, *want[4];
         } cases[] = {
                 { "slurmd", "22.05", { "munge", "libpmix-dev", NULL } },
-                { "slurmctld", "22.05", { "munge", "libpmix-dev", NULL } },
+                { "slurmctld", "22.05", { "munge", "libpmix-dev", "libmicrohttpd12", NULL } },
                 { "slurmdbd", "22.05", { "munge", NULL } },
                 { "slurmd", "24.11", { NULL } },
-                { "slurmctld", "24.11", { NULL } },
+                { "slurmctld", "24.11", { "libmicrohttpd12t64", NULL } },
                 { "slurmdbd", "24.11", { "sackd", NULL } },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {

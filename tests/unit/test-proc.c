@@ -427,6 +427,30 @@ static void test_call_as(void **state) {
         assert_int_equal(geteuid(), 0);
 }
 
+static int big(void *userdata, struct strbuf *out) {
+        size_t n = *(size_t *) userdata;
+        for (size_t i = 0; i < n; i++)
+                strbuf_addch(out, (char) ('a' + i % 26));
+        return (int) getpid();
+}
+
+/* proc_call_max: an answer many times a pipe's size comes back whole, the cap cuts it, and
+ * PROC_CALL_SAME_USER runs fn in a child of the same user (the metrics exporter's scrape) */
+static void test_call_max(void **state) {
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+        size_t n = (size_t) 3 * 1024 * 1024;
+        int r = proc_call_max(PROC_CALL_SAME_USER, 0, 10000, (size_t) 8 * 1024 * 1024, big, &n, &out);
+        assert_true(r > 0);
+        assert_int_not_equal(r, (int) getpid());
+        assert_int_equal(out.len, n);
+        assert_int_equal(out.buf[n - 1], 'a' + (n - 1) % 26);
+        r = proc_call_max(PROC_CALL_SAME_USER, 0, 10000, 100000, big, &n, &out);
+        assert_true(r > 0);
+        assert_int_equal(out.len, 100000);
+        assert_int_equal(proc_call_max(PROC_CALL_SAME_USER, 0, 200, 1000, hangs, NULL, &out), -ETIME);
+        assert_int_equal(proc_call_max(PROC_CALL_SAME_USER, 0, 5000, 1000, who_am_i, NULL, &out), (int) geteuid());
+}
+
 /* proc_pid_parent and proc_pid_program (what lib/systemd/strays.c reads of a process) */
 static void test_pid_parent_program(void **state) {
         pid_t pp = 0;
@@ -465,6 +489,7 @@ int main(void) {
                 cmocka_unit_test(test_timeout),
                 cmocka_unit_test(test_fd_and_signal_hygiene),
                 cmocka_unit_test(test_call_as),
+                cmocka_unit_test(test_call_max),
                 cmocka_unit_test(test_pid_parent_program),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -331,7 +331,7 @@ static int cmd_charmcraft(const char *out, const char *stage, const char *srcdir
                 "    source: %s\n"
                 "    source-type: local\n"
                 "    build-packages: [gcc, %s, ninja-build, pkg-config, libslurm-dev, libyaml-dev,\n"
-                "      libcjson-dev, libsystemd-dev, libmariadb-dev, zip, unzip]\n"
+                "      libcjson-dev, libsystemd-dev, libmariadb-dev, libmicrohttpd-dev, zip, unzip]\n"
                 "    override-build: |\n"
                 "%s"
                 "      rm -rf \"$CRAFT_PART_BUILD/b\"\n"

@@ -16,7 +16,7 @@
 #define TOOL_TIMEOUT_MS (120 * 1000)
 
 void bootstrap_packages(
-        const char *daemon, const char *auth_package, const char *extra_package, char *ret[static 5]) {
+        const char *daemon, const char *auth_package, const char *extra_package, char *ret[static BOOTSTRAP_PKGS_MAX]) {
         size_t n = 0;
         ret[n++] = (char *) daemon;
         ret[n++] = (char *) "slurm-client";
@@ -27,7 +27,7 @@ void bootstrap_packages(
         ret[n] = NULL;
 }
 
-void bootstrap_daemon_packages(const char *daemon, const struct slurm_caps *c, char *ret[static 5]) {
+void bootstrap_daemon_packages(const char *daemon, const struct slurm_caps *c, char *ret[static BOOTSTRAP_PKGS_MAX]) {
         if (streq(daemon, "sackd")) {
                 /* a login node: sackd where the generation has it, else the clients alone; the
                  * PMIx library where srun needs it for MpiDefault=pmix (22.05) */
@@ -46,6 +46,16 @@ void bootstrap_daemon_packages(const char *daemon, const struct slurm_caps *c, c
         }
         const char *extra = streq(daemon, "slurmdbd") ? c->token_package : c->pmix_package;
         bootstrap_packages(daemon, c->auth_package, extra, ret);
+        /* the controller's metrics exporter links libmicrohttpd (charm/slurmctld/metricsep.h) */
+        if (streq(daemon, "slurmctld") && c->httpd_package) {
+                size_t n = 0;
+                while (ret[n])
+                        n++;
+                if (n + 1 < BOOTSTRAP_PKGS_MAX) {
+                        ret[n++] = (char *) c->httpd_package;
+                        ret[n] = NULL;
+                }
+        }
 }
 
 int bootstrap_missing_packages(char *const *pkgs, struct strv *ret, struct strbuf *err) {

@@ -15,12 +15,15 @@
 #include "util/strbuf.h"
 #include "util/strv.h"
 
+/* The most packages an install hook asks for, with the closing NULL. */
+#define BOOTSTRAP_PKGS_MAX 6
+
 /* The packages of a charm's install hook in ret: daemon's package, slurm-client, then the
  * generation's auth package and one more package where not NULL (slurm_caps: munge on 22.05;
  * the extra one is slurmdbd's token package, sackd on 24.11, or the PMIx library of slurmd and
  * slurmctld, libpmix-dev on 22.05), then NULL. */
 void bootstrap_packages(
-        const char *daemon, const char *auth_package, const char *extra_package, char *ret[static 5]);
+        const char *daemon, const char *auth_package, const char *extra_package, char *ret[static BOOTSTRAP_PKGS_MAX]);
 
 struct slurm_caps;
 /* The packages of daemon's charm ("slurmctld", "slurmd", "slurmdbd", "sackd") on the Slurm
@@ -29,8 +32,9 @@ struct slurm_caps;
  * bootstrap_packages() with its auth package and, as the extra one, slurmdbd's token package
  * (sackd on 24.11: the clients on a slurmdbd machine need it for their tokens) or the PMIx
  * library of slurmd and slurmctld (libpmix-dev on 22.05: MpiDefault=pmix, srun loads the
- * plugin). The one list the install hook and upgrade-charm (charm_packages_ensure) share. */
-void bootstrap_daemon_packages(const char *daemon, const struct slurm_caps *c, char *ret[static 5]);
+ * plugin), and on the controller the metrics exporter's HTTP library (caps->httpd_package).
+ * The one list the install hook and upgrade-charm (charm_packages_ensure) share. */
+void bootstrap_daemon_packages(const char *daemon, const struct slurm_caps *c, char *ret[static BOOTSTRAP_PKGS_MAX]);
 
 /* Appends to ret the packages of pkgs (NULL-terminated) that dpkg does not report as
  * installed ("ii"). Returns the number missing, or a negative errno when dpkg-query could not

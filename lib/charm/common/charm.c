@@ -540,7 +540,7 @@ static int unit_file_enabled(sd_bus *bus, const char *unit, bool *ret, struct st
 int charm_packages_ensure(const char *event, const char *daemon, struct strbuf *err) {
         if (!streq_ptr(event, "upgrade-charm"))
                 return 0;
-        char *pkgs[5];
+        char *pkgs[BOOTSTRAP_PKGS_MAX];
         bootstrap_daemon_packages(daemon, slurm_caps_built(), pkgs);
         return bootstrap_install_packages(pkgs, err);
 }

@@ -642,6 +642,32 @@ int watcher_daemon_remove(
         return 1;
 }
 
+int watcher_daemon_with_file(const struct charm_paths *paths, sd_bus *bus, const struct watcher_daemon *d,
+        const char *file, const char *text, mode_t mode, const char *juju_unit, const char *charm_dir, bool restart,
+        struct strbuf *err) {
+        int r;
+        if (!text) {
+                r = watcher_daemon_remove(paths, bus, d->unit, err);
+                if (r < 0)
+                        return r;
+                if (unlink(file) < 0 && errno != ENOENT) {
+                        r = -errno;
+                        strbuf_addf(err, "%s: %s", file, strerror(errno));
+                }
+                return r;
+        }
+        r = write_file_atomic_if_changed(file, text, strlen(text), mode, (uid_t) -1, (gid_t) -1);
+        if (r < 0) {
+                strbuf_addf(err, "%s: %s", file, strerror(-r));
+                return r;
+        }
+        bool changed = r > 0;
+        r = watcher_daemon_install(paths, bus, d, juju_unit, charm_dir, restart || changed, err);
+        if (r < 0)
+                return r;
+        return changed || r > 0;
+}
+
 int watcher_remove(const struct charm_paths *paths, sd_bus *bus, const char *service, struct strbuf *err) {
         _cleanup_free_ char *unit = watcher_unit_name(service);
         return watcher_daemon_remove(paths, bus, unit, err);

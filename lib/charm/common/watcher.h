@@ -153,6 +153,14 @@ int watcher_daemon_install(const struct charm_paths *paths, sd_bus *bus, const s
 int watcher_daemon_remove(
         const struct charm_paths *paths, sd_bus *bus, const char *unit, struct strbuf *err);
 
+/* A daemon with one input file it reads at its start (the event push's URL, the metrics
+ * exporter's port): text NULL removes the daemon (watcher_daemon_remove) and the file; else the
+ * file is written (mode) when it differs and the daemon installed, restarted when the file
+ * changed or restart is set. 1 when anything changed, 0 when all was in place. */
+int watcher_daemon_with_file(const struct charm_paths *paths, sd_bus *bus, const struct watcher_daemon *d,
+        const char *file, const char *text, mode_t mode, const char *juju_unit, const char *charm_dir, bool restart,
+        struct strbuf *err);
+
 /* "juju-service-watcher-slurmd.service" for "slurmd.service" (caller frees). */
 char *watcher_unit_name(const char *service);
 

@@ -483,32 +483,10 @@ static const struct watcher_daemon push_daemon = {
 int evpush_apply(const struct charm_paths *paths, sd_bus *bus, const char *juju_unit, const char *charm_dir,
         const char *url, bool restart, struct strbuf *err) {
         _cleanup_free_ char *file = evpush_endpoint_path(paths);
-        int r;
-
         if (!url)
                 return 0;
-        if (!*url) {
-                r = watcher_daemon_remove(paths, bus, EVPUSH_UNIT, err);
-                if (r < 0)
-                        return r;
-                if (unlink(file) < 0 && errno != ENOENT) {
-                        r = -errno;
-                        strbuf_addf(err, "%s: %s", file, strerror(errno));
-                        return r;
-                }
-                return r;
-        }
-        _cleanup_free_ char *text = xasprintf("%s\n", url);
-        r = write_file_atomic_if_changed(file, text, strlen(text), 0600, (uid_t) -1, (gid_t) -1);
-        if (r < 0) {
-                strbuf_addf(err, "%s: %s", file, strerror(-r));
-                return r;
-        }
-        bool changed = r > 0;
-        r = watcher_daemon_install(paths, bus, &push_daemon, juju_unit, charm_dir, restart || changed, err);
-        if (r < 0)
-                return r;
-        return changed || r > 0;
+        _cleanup_free_ char *text = *url ? xasprintf("%s\n", url) : NULL;
+        return watcher_daemon_with_file(paths, bus, &push_daemon, file, text, 0600, juju_unit, charm_dir, restart, err);
 }
 
 static void format_age(int64_t ms, struct strbuf *out) {

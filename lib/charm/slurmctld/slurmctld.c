@@ -28,6 +28,7 @@
 #include "charm/slurmctld/nodeevents.h"
 #include "charm/slurmctld/unitacts.h"
 #include "charm/slurmctld/evpush.h"
+#include "charm/slurmctld/metricsep.h"
 #include "charm/common/nodeprogs.h"
 #include "charm/common/pause.h"
 #include "charm/common/watcher.h"
@@ -1678,8 +1679,10 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
         if (access(marker, F_OK) == 0) {
                 /* the event log's consumer once more: a hook that failed after the marker did not
                  * reach it below (second review of evpush, 5); idempotent */
-                if (unit_bus_open(&bus, NULL) >= 0)
+                if (unit_bus_open(&bus, NULL) >= 0) {
                         (void) evpush_apply(&o->paths, bus, NULL, NULL, "", false, NULL);
+                        (void) metricsep_apply(&o->paths, bus, NULL, NULL, 0, false, NULL);
+                }
                 charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, "slurmctld stopped: the unit is leaving");
                 return 0; /* done by an earlier hook */
         }
@@ -1732,6 +1735,10 @@ static int controller_leave(struct juju_ctx *ctx, const struct slurmctld_opts *o
         strbuf_reset(&e);
         if (evpush_apply(&o->paths, bus, NULL, NULL, "", false, &e) < 0)
                 (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "event push: %s", e.buf);
+        /* and the metrics exporter (charm/slurmctld/metricsep.h) */
+        strbuf_reset(&e);
+        if (metricsep_apply(&o->paths, bus, NULL, NULL, 0, false, &e) < 0)
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "metrics exporter: %s", e.buf);
         r = charm_unit_retire(bus, "slurmctld.service", unit_timeout(o), err);
         if (r < 0)
                 return r;
@@ -2502,6 +2509,22 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 } else if (r == 0)
                         push_url = xstrdup("");
         }
+        /* the metrics exporter's port (charm/slurmctld/metricsep.h): a bad value is refused and
+         * the exporter keeps the port it has */
+        unsigned metrics_port = 0;
+        {
+                _cleanup_strbuf_ struct strbuf pe = STRBUF_INIT;
+                r = metricsep_config(ctx, &metrics_port, &pe);
+                if (r == -EINVAL) {
+                        strv_pushf(&in.refused, "%s (nothing changed)", pe.buf);
+                        _cleanup_free_ char *pf = metricsep_port_path(&o->paths);
+                        if (metricsep_port_read(pf, &metrics_port) < 0)
+                                metrics_port = 0;
+                } else if (r < 0) {
+                        strbuf_addbuf(err, &pe);
+                        return r;
+                }
+        }
         _cleanup_strv_ struct strv ctl_copy = STRV_INIT; /* split_controllers() cuts its strings */
         strv_pushv(&ctl_copy, in.controllers.v);
         _cleanup_free_ struct ctl_guard_app *apps = xcalloc(in.slurmd_apps.n + 1, sizeof *apps);
@@ -2953,6 +2976,29 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         strbuf_addf(&out->message, "; event push: %s", pe.buf);
                 }
                 evpush_status_note(&o->paths, (int64_t) time(NULL) * 1000, &out->message);
+        }
+        /* the metrics exporter and the prometheus_scrape relation (never fail the hook: said in
+         * the status); a unit out of the controller order serves nothing */
+        {
+                _cleanup_strbuf_ struct strbuf pe = STRBUF_INIT;
+                const char *charm_dir = o->paths.charm_dir ? o->paths.charm_dir : juju_env(ctx)->charm_dir;
+                unsigned port = in.ha.self >= 0 ? metrics_port : 0;
+                _cleanup_free_ char *pf = metricsep_port_path(&o->paths);
+                unsigned before = 0;
+                (void) metricsep_port_read(pf, &before);
+                r = metricsep_apply(&o->paths, bus, juju_env(ctx)->unit, charm_dir, port,
+                        streq_ptr(o->event, "upgrade-charm"), &pe);
+                if (r < 0) {
+                        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "metrics exporter: %s", pe.buf);
+                        strbuf_addf(&out->message, "; metrics exporter: %s", pe.buf);
+                } else {
+                        if (before && before != port)
+                                (void) juju_close_port(ctx, before, "tcp", NULL);
+                        if (port)
+                                (void) juju_open_port(ctx, port, "tcp", NULL);
+                        metricsep_status_note(port, r > 0 ? 3000 : 500, &out->message);
+                }
+                metricsep_publish(ctx, charm_dir, port, in.leader, &out->message);
         }
         /* site trigger programs this machine lacks (charm/slurmctld/trigops.h) */
         trigops_status_note(&o->paths, &out->message);
