@@ -2992,9 +2992,11 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "metrics exporter: %s", pe.buf);
                         strbuf_addf(&out->message, "; metrics exporter: %s", pe.buf);
                 } else {
-                        if (before && before != port)
+                        /* Juju's opened ports follow the exporter: told when it changed (its
+                         * first start included), not at every hook */
+                        if (r > 0 && before && before != port)
                                 (void) juju_close_port(ctx, before, "tcp", NULL);
-                        if (port)
+                        if (r > 0 && port)
                                 (void) juju_open_port(ctx, port, "tcp", NULL);
                         metricsep_status_note(port, r > 0 ? 3000 : 500, &out->message);
                 }
