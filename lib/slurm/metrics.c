@@ -982,7 +982,21 @@ int metrics_collect(struct metrics_snapshot *s, bool cluster, struct strbuf *err
                 s->n_ctls = ctls.n;
                 s->rpcs += (unsigned) ctls.n;
         }
+        bool any_up = false;
+        for (size_t i = 0; i < s->n_ctls; i++)
+                any_up = any_up || s->ctls[i].up;
         slurm_controllers_done(&ctls);
+        /* no controller answers: the loads would each wait out libslurm's timeouts for nothing,
+         * and the scrape would end past its deadline with no sample at all; said as failed
+         * parts, with the controllers' pings (the alert's input) */
+        if (cluster && s->n_ctls && !any_up) {
+                static const char why[] = "no controller answers a ping";
+                s->error_parts = xstrdup(why);
+                s->error_nodes = xstrdup(why);
+                s->error_jobs = xstrdup(why);
+                s->error_stats = xstrdup(why);
+                cluster = false;
+        }
 
         if (cluster) {
                 partition_info_msg_t *parts = NULL;

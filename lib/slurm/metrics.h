@@ -33,7 +33,9 @@
  * is longer than METRICS_LABEL_MAX bytes is cut at the last whole character before it.
  *
  * Cost: a collection is 4 RPCs to slurmctld (nodes, partitions, jobs, statistics) plus one ping
- * per controller; the RPC statistics are read, never reset.
+ * per controller (2 s each at most); the RPC statistics are read, never reset. When no
+ * controller answers its ping, the 4 loads are not tried (each would wait out libslurm's
+ * timeouts): the scrape still answers, with the pings and every part failed.
  *
  * Ownership: a snapshot owns everything in it (metrics_snapshot_done accepts a zeroed one). */
 #pragma once

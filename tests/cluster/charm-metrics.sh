@@ -7,7 +7,8 @@
 # every controller unit through the metrics-endpoint relation with the Juju topology labels and
 # loads the charm's alert rules; the port moves with metrics-port, a bad port is refused and
 # changes nothing, 0 stops the exporter and the relation says why nothing is scraped; a
-# controller unit leaving leaves the other serving. Prints the scrape's time and its RPCs.
+# controller unit leaving leaves the other serving; a frozen controller costs a scrape seconds,
+# not its answer (the pings say it). Prints the scrape's time and its RPCs.
 set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
 source "$(dirname "$0")/charm-lib.sh"
@@ -183,4 +184,20 @@ js remove-unit slurmctld/1 >/dev/null
 settle 300
 until_true 60 "slurmctld/0 still names two controllers" eval \
         '[ "$(get prometheus/0 "$c0" 9092 /metrics | grep -c "^slurm_controller_up{")" = 1 ]'
+log "the controller frozen (SIGSTOP): the scrape answers within seconds with the ping's verdict"
+pid=$(js exec slurmctld/0 -- systemctl show -p MainPID --value slurmctld.service)
+[ "${pid:-0}" -gt 0 ] || die "no slurmctld main PID"
+js exec slurmctld/0 -- kill -STOP "$pid"
+sleep 6 # past the cache
+s0=$SECONDS
+t0=$(get prometheus/0 "$c0" 9092 /metrics) || die "no answer while slurmctld is frozen"
+log "  answered in $((SECONDS - s0)) s"
+[ $((SECONDS - s0)) -le 12 ] || die "the scrape took $((SECONDS - s0)) s with the controller frozen"
+want "$t0" "slurm_controller_up{host=\"$first\"}" 0
+want "$t0" 'slurm_scrape_error{what="nodes"}' 1
+[ -z "$(value "$t0" slurm_nodes)" ] || die "slurm_nodes served while no controller answers"
+js exec slurmctld/0 -- kill -CONT "$pid" # (a failure before: the model's destruction ends it)
+sleep 6
+t0=$(get prometheus/0 "$c0" 9092 /metrics)
+until_true 30 "the figures did not come back" eval '[ "$(value "$(get prometheus/0 "$c0" 9092 /metrics)" slurm_nodes)" = 2 ]'
 log "PASS"
