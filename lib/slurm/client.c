@@ -238,15 +238,10 @@ int slurm_ctl_ping_within(int index, int timeout_ms, struct strbuf *err) {
          * a sack socket (slurmctld's own on a controller) and reads its answer with no timeout,
          * so a stopped slurmctld held the caller for ever (update-status killed at the hook
          * deadline); MessageTimeout bounds only the RPC after it */
+        /* the child stays the caller's user: a tool (the metrics exporter runs as nobody) is
+         * bounded the same, its credential from the same sack socket */
         _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
-        if (geteuid() != 0) {
-                /* a child could not set its groups (the charm runs as root; a tool as a user
-                 * keeps the old, unbounded ping: review R12) */
-                r = slurm_ctl_ping_one(index, err);
-                slurm_conf.msg_timeout = was;
-                return r;
-        }
-        r = proc_call_as(0, 0, timeout_ms + PING_CHILD_SLACK_MS, ping_child, &index, &out);
+        r = proc_call_as(PROC_CALL_SAME_USER, 0, timeout_ms + PING_CHILD_SLACK_MS, ping_child, &index, &out);
         slurm_conf.msg_timeout = was;
         if (r == -ETIME) {
                 if (err)

@@ -956,6 +956,14 @@ static double now_s(void) {
         return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
+void metrics_parts_failed(struct metrics_snapshot *s, const char *why) {
+        char **parts[] = { &s->error_parts, &s->error_nodes, &s->error_jobs, &s->error_stats };
+        s->cluster = true;
+        for (size_t i = 0; i < ELEMENTSOF(parts); i++)
+                if (!*parts[i])
+                        *parts[i] = xstrdup(why);
+}
+
 int metrics_collect(struct metrics_snapshot *s, bool cluster, struct strbuf *err) {
         double t0 = now_s();
         int r = slurm_client_init(err);
@@ -990,11 +998,7 @@ int metrics_collect(struct metrics_snapshot *s, bool cluster, struct strbuf *err
          * and the scrape would end past its deadline with no sample at all; said as failed
          * parts, with the controllers' pings (the alert's input) */
         if (cluster && s->n_ctls && !any_up) {
-                static const char why[] = "no controller answers a ping";
-                s->error_parts = xstrdup(why);
-                s->error_nodes = xstrdup(why);
-                s->error_jobs = xstrdup(why);
-                s->error_stats = xstrdup(why);
+                metrics_parts_failed(s, "no controller answers a ping");
                 cluster = false;
         }
 

@@ -137,6 +137,10 @@ void metrics_snapshot_done(struct metrics_snapshot *s);
  * pinged. 0, or a negative errno when the client could not start (err). */
 int metrics_collect(struct metrics_snapshot *s, bool cluster, struct strbuf *err);
 
+/* Marks every part of s not already failed as failed for why (the answer then has the pings
+ * and slurm_scrape_error 1 for each part, no tables). */
+void metrics_parts_failed(struct metrics_snapshot *s, const char *why);
+
 /* Appends the exposition text of s to out. Pure. */
 void metrics_render(const struct metrics_snapshot *s, struct strbuf *out);
 

@@ -188,15 +188,33 @@ static void test_charm_rules(void **state) {
 
 static int *collections; /* shared with the forked collections (mmap) */
 
-static int collect_fake(void *userdata, struct strbuf *out) {
+static int collect_fake(void *userdata, const char *pings_only, struct strbuf *out) {
         __atomic_add_fetch(collections, 1, __ATOMIC_SEQ_CST);
-        strbuf_addstr(out, "# HELP slurm_nodes n\n# TYPE slurm_nodes gauge\nslurm_nodes 3\n");
+        if (pings_only)
+                strbuf_addf(out, "slurm_scrape_error{what=\"nodes\"} 1\n# %s\n", pings_only);
+        else
+                strbuf_addstr(out, "# HELP slurm_nodes n\n# TYPE slurm_nodes gauge\nslurm_nodes 3\n");
         return 0;
 }
 
-static _noreturn_ int collect_hangs(void *userdata, struct strbuf *out) {
+/* the tables never come; the pings alone do */
+static int collect_tables_hang(void *userdata, const char *pings_only, struct strbuf *out) {
+        if (pings_only)
+                return collect_fake(userdata, pings_only, out);
         for (;;)
                 pause();
+}
+
+static _noreturn_ int collect_hangs(void *userdata, const char *pings_only, struct strbuf *out) {
+        for (;;)
+                pause();
+}
+
+/* a slow collection: slow_ms */
+static unsigned slow_ms = 400;
+static int collect_slow(void *userdata, const char *pings_only, struct strbuf *out) {
+        usleep(slow_ms * 1000);
+        return collect_fake(userdata, pings_only, out);
 }
 
 struct server_run {
@@ -291,10 +309,19 @@ static void test_server(void **state) {
         assert_int_equal(request(h.o.port, GET("/metrics"), NULL), 200);
         assert_int_equal(request(h.o.port, GET("/metrics"), NULL), 200);
         assert_int_equal(*collections, 2);
-        h.o.collect = collect_hangs;
+        /* the tables hang: cut, and the answer is the pings alone with every part failed */
+        h.o.collect = collect_tables_hang;
         h.o.scrape_ms = 300;
+        h.o.pings_ms = 300;
+        assert_int_equal(request(h.o.port, GET("/metrics"), &body), 200);
+        assert_non_null(strstr(body.buf, "slurm_scrape_error{what=\"nodes\"} 1"));
+        assert_non_null(strstr(body.buf, "more than 300 ms"));
+        assert_null(strstr(body.buf, "slurm_nodes 3"));
+        /* the pings hang too: 503 with both reasons */
+        h.o.collect = collect_hangs;
         assert_int_equal(request(h.o.port, GET("/metrics"), &body), 503);
         assert_non_null(strstr(body.buf, "more than 300 ms"));
+        assert_non_null(strstr(body.buf, "pings alone too"));
         /* the port is taken: a second server says so */
         struct server_run t = { .o = { .port = h.o.port, .collect = collect_fake } };
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
@@ -302,6 +329,54 @@ static void test_server(void **state) {
         assert_int_equal(metricsd_serve(&t.o, &t.stop, &err), -EADDRINUSE);
         h.stop = 1;
         pthread_join(h.th, NULL);
+        munmap(collections, sizeof(int));
+}
+
+struct parallel {
+        unsigned port;
+        int code;
+        pthread_t th;
+};
+
+static void *parallel_get(void *arg) {
+        struct parallel *p = arg;
+        __atomic_store_n(&p->code, request(p->port, GET("/metrics"), NULL), __ATOMIC_SEQ_CST);
+        return NULL;
+}
+
+/* Requests that come while a collection runs wait for it and share its answer: one collection
+ * for all, each answered (no cache, so only the sharing can explain one collection). */
+static void test_server_shared_collection(void **state) {
+        collections = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        assert_true(collections != MAP_FAILED);
+        struct server_run s = { .o = { .port = free_port(), .cache_ms = -1, .collect = collect_slow } };
+        assert_int_equal(pthread_create(&s.th, NULL, serve_thread, &s), 0);
+        assert_int_equal(request(s.o.port, GET("/"), NULL), 200); /* listening */
+        struct parallel p[6];
+        for (size_t i = 0; i < ELEMENTSOF(p); i++) {
+                p[i] = (struct parallel){ .port = s.o.port };
+                assert_int_equal(pthread_create(&p[i].th, NULL, parallel_get, &p[i]), 0);
+                if (i == 0)
+                        usleep(100 * 1000); /* the first one's collection under way */
+        }
+        for (size_t i = 0; i < ELEMENTSOF(p); i++) {
+                pthread_join(p[i].th, NULL);
+                assert_int_equal(p[i].code, 200);
+        }
+        /* the first collection, and at most one more for those that came after it ended */
+        assert_in_range(*collections, 1, 2);
+        /* a path that needs no collection is answered while one runs (a 3 s one: "/" answered
+         * before it ends) */
+        slow_ms = 3000;
+        struct parallel slow = { .port = s.o.port };
+        assert_int_equal(pthread_create(&slow.th, NULL, parallel_get, &slow), 0);
+        usleep(200 * 1000);
+        assert_int_equal(request(s.o.port, GET("/"), NULL), 200);
+        assert_int_equal(__atomic_load_n(&slow.code, __ATOMIC_SEQ_CST), 0);
+        pthread_join(slow.th, NULL);
+        assert_int_equal(slow.code, 200);
+        s.stop = 1;
+        pthread_join(s.th, NULL);
         munmap(collections, sizeof(int));
 }
 
@@ -313,6 +388,7 @@ int main(void) {
                 cmocka_unit_test(test_alert_rules),
                 cmocka_unit_test(test_charm_rules),
                 cmocka_unit_test(test_server),
+                cmocka_unit_test(test_server_shared_collection),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -265,6 +265,29 @@ static void test_sched_ctl_errors(void **state) {
         assert_well_formed(out.buf);
         assert_true(value_of(out.buf, "slurm_nodes") == -1);
         assert_true(value_of(out.buf, "slurm_scrape_rpcs") == 0);
+        /* the pings alone (the tables timed out): every part failed, a failure already known kept */
+        s = (struct metrics_snapshot){ .cluster = false };
+        s.ctls = xcalloc(1, sizeof(*s.ctls));
+        s.ctls[0] = (struct metrics_controller){ .host = xstrdup("ctl-0"), .up = true, .in_charge = true };
+        s.n_ctls = 1;
+        s.error_jobs = xstrdup("earlier");
+        metrics_parts_failed(&s, "the collection took more than 6000 ms");
+        assert_true(s.cluster);
+        assert_string_equal(s.error_jobs, "earlier");
+        assert_string_equal(s.error_stats, "the collection took more than 6000 ms");
+        strbuf_reset(&out);
+        metrics_render(&s, &out);
+        assert_well_formed(out.buf);
+        static const char *const what[] = { "nodes", "jobs", "partitions", "statistics" };
+        for (size_t i = 0; i < ELEMENTSOF(what); i++) {
+                char sample[64];
+                snprintf(sample, sizeof(sample), "slurm_scrape_error{what=\"%s\"}", what[i]);
+                assert_true(value_of(out.buf, sample) == 1);
+        }
+        assert_true(value_of(out.buf, "slurm_controller_up{host=\"ctl-0\"}") == 1);
+        assert_true(value_of(out.buf, "slurm_nodes") == -1);
+        assert_true(value_of(out.buf, "slurm_server_thread_cnt") == -1);
+        metrics_snapshot_done(&s);
 }
 
 /* Prometheus' own linter takes a full exposition (every family, labels of every kind) */

@@ -4,6 +4,7 @@
 #include "charm/slurmctld/metricsd.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <microhttpd.h>
 #include <string.h>
 #include <time.h>
@@ -21,37 +22,72 @@ static int64_t mono_ms(void) {
         return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int collect_default(void *userdata, struct strbuf *out) {
+static int collect_default(void *userdata, const char *pings_only, struct strbuf *out) {
+        (void) userdata;
         struct metrics_snapshot s = { 0 };
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
-        int r = metrics_collect(&s, true, &err);
+        int r = metrics_collect(&s, !pings_only, &err);
         if (r < 0) {
                 strbuf_addbuf(out, &err);
                 return r;
         }
+        if (pings_only)
+                metrics_parts_failed(&s, pings_only);
         metrics_render(&s, out);
         metrics_snapshot_done(&s);
         return 0;
 }
 
-int metricsd_scrape(const struct metricsd_opts *o, struct strbuf *out) {
-        int ms = o->scrape_ms > 0 ? o->scrape_ms : METRICSD_SCRAPE_MS;
-        int r = proc_call_max(PROC_CALL_SAME_USER, 0, ms, METRICSD_OUT_MAX, o->collect ? o->collect : collect_default,
-                o->userdata, out);
-        if (r == -ETIME) {
-                strbuf_reset(out);
-                strbuf_addf(out, "the collection took more than %d ms (slurmctld not answering?)\n", ms);
-        } else if (r < 0 && !out->len)
-                strbuf_addf(out, "the collection failed: %s\n", strerror(-r));
-        return r < 0 ? r : 0;
+struct call {
+        const struct metricsd_opts *o;
+        const char *pings_only;
+};
+
+/* In the child of proc_call_max(). */
+static int call_child(void *userdata, struct strbuf *out) {
+        const struct call *c = userdata;
+        return c->o->collect ? c->o->collect(c->o->userdata, c->pings_only, out)
+                             : collect_default(NULL, c->pings_only, out);
 }
 
+int metricsd_scrape(const struct metricsd_opts *o, struct strbuf *out) {
+        int ms = o->scrape_ms > 0 ? o->scrape_ms : METRICSD_SCRAPE_MS;
+        struct call c = { .o = o };
+        int r = proc_call_max(PROC_CALL_SAME_USER, 0, ms, METRICSD_OUT_MAX, call_child, &c, out);
+        if (r != -ETIME) {
+                if (r < 0 && !out->len)
+                        strbuf_addf(out, "the collection failed: %s\n", strerror(-r));
+                return r < 0 ? r : 0;
+        }
+        /* the tables did not come in time (a controller that answered the ping stopped, or is
+         * too busy): the pings alone, bounded, with every part said failed and why */
+        char why[128];
+        snprintf(why, sizeof(why), "the collection took more than %d ms", ms);
+        int pms = o->pings_ms > 0 ? o->pings_ms : METRICSD_PINGS_MS;
+        c.pings_only = why;
+        strbuf_reset(out);
+        r = proc_call_max(PROC_CALL_SAME_USER, 0, pms, METRICSD_OUT_MAX, call_child, &c, out);
+        if (r >= 0)
+                return 0;
+        strbuf_reset(out);
+        strbuf_addf(out, "%s (slurmctld not answering?), and the pings alone %s\n", why,
+                r == -ETIME ? "too" : strerror(-r));
+        return r == -ETIME ? -ETIME : r;
+}
+
+/* One collection at a time: a request that comes while one runs waits for it and takes its
+ * answer (a stuck collection holds no request past its own bound, and never starts a second). */
 struct server {
         const struct metricsd_opts *o;
-        char *text; /* the last good answer */
+        pthread_mutex_t lock;
+        pthread_cond_t done;
+        bool busy;      /* a collection runs */
+        bool have;      /* an answer is kept */
+        unsigned status;/* the kept answer: 200 or 503 */
+        char *text;
         size_t len;
         int64_t at_ms;
-        bool have;
+        uint64_t gen;   /* collections finished */
 };
 
 static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const char *type, const char *body,
@@ -101,17 +137,33 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                 return answer(c, MHD_HTTP_NOT_FOUND, TEXT_PLAIN, msg, sizeof(msg) - 1);
         }
         int cache = sv->o->cache_ms ? sv->o->cache_ms : METRICSD_CACHE_MS;
-        int64_t now = mono_ms();
-        if (!sv->have || cache < 0 || now - sv->at_ms >= cache) {
+        pthread_mutex_lock(&sv->lock);
+        uint64_t gen = sv->gen;
+        bool waited = false;
+        while (sv->busy) {
+                pthread_cond_wait(&sv->done, &sv->lock);
+                waited = true;
+        }
+        bool fresh = sv->have && cache >= 0 && mono_ms() - sv->at_ms < cache;
+        if (!(fresh || (waited && sv->gen != gen))) {
+                sv->busy = true;
+                pthread_mutex_unlock(&sv->lock);
                 _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
-                if (metricsd_scrape(sv->o, &out) < 0)
-                        return answer(c, MHD_HTTP_SERVICE_UNAVAILABLE, TEXT_PLAIN, out.buf, out.len);
+                int r = metricsd_scrape(sv->o, &out);
+                pthread_mutex_lock(&sv->lock);
                 free(sv->text);
+                sv->status = r < 0 ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_OK;
                 sv->text = strbuf_detach(&out, &sv->len);
                 sv->at_ms = mono_ms();
                 sv->have = true;
+                sv->busy = false;
+                sv->gen++;
+                pthread_cond_broadcast(&sv->done);
         }
-        return answer(c, MHD_HTTP_OK, EXPOSITION, sv->text, sv->len);
+        enum MHD_Result res = answer(c, sv->status, sv->status == MHD_HTTP_OK ? EXPOSITION : TEXT_PLAIN,
+                sv->text ? sv->text : "", sv->len);
+        pthread_mutex_unlock(&sv->lock);
+        return res;
 }
 
 static void on_log(void *cls, const char *fmt, va_list ap) {
@@ -120,12 +172,12 @@ static void on_log(void *cls, const char *fmt, va_list ap) {
 }
 
 int metricsd_serve(const struct metricsd_opts *o, volatile sig_atomic_t *stop, struct strbuf *err) {
-        struct server sv = { .o = o };
+        struct server sv = { .o = o, .lock = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER };
         if (!o->port || o->port > 65535) {
                 strbuf_addf(err, "no port to listen on (%u)", o->port);
                 return -EINVAL;
         }
-        struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
+        struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
                 (uint16_t) o->port, NULL, NULL, on_request, &sv,
                 MHD_OPTION_EXTERNAL_LOGGER, on_log, NULL,
                 MHD_OPTION_CONNECTION_LIMIT, (unsigned) METRICSD_CONN_MAX,
@@ -140,5 +192,7 @@ int metricsd_serve(const struct metricsd_opts *o, volatile sig_atomic_t *stop, s
                 usleep(200 * 1000);
         MHD_stop_daemon(d);
         free(sv.text);
+        pthread_mutex_destroy(&sv.lock);
+        pthread_cond_destroy(&sv.done);
         return 0;
 }

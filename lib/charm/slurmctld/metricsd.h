@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The metrics exporter's HTTP side (issue 31, part 2): bin/slurm-metrics serves
  * slurm/metrics.h's text at GET /metrics on a port (charm/slurmctld/metricsep.h runs it), with
- * libmicrohttpd (one internal polling thread: requests are answered one after another).
+ * libmicrohttpd (a thread per connection, METRICSD_CONN_MAX at most).
  *
  * Each collection runs in a forked child (proc_call_max), killed after METRICSD_SCRAPE_MS: the
  * child reads the client configuration afresh (a changed slurm.conf, a new controller order
- * are seen at the next scrape without a restart) and a controller that never answers (a
- * stopped slurmctld on this machine holds a 24.11 client for ever) costs one timed-out scrape,
- * answered 503, not the server. Answers are kept METRICSD_CACHE_MS: several scrapers, or one
- * scraping often, cost slurmctld one collection (4 RPCs and a ping per controller) per period.
+ * are seen at the next scrape without a restart), and a controller that stops answering after
+ * its ping (a slurmctld frozen mid-scrape: a 24.11 client waits on it for ever) costs the
+ * tables, not the answer: a second child, bounded by METRICSD_PINGS_MS, pings the controllers
+ * alone and the answer (200) has the pings and every part failed with the reason. Worst case
+ * a scrape answers in METRICSD_SCRAPE_MS + 2 s per frozen controller, inside Prometheus'
+ * default scrape_timeout of 10 s with one; 503 only when the pings fail too.
+ * One collection at a time: a request that comes while one runs waits for it and takes its
+ * answer. Answers are kept METRICSD_CACHE_MS: several scrapers, or one scraping often, cost
+ * slurmctld one collection (4 RPCs and a ping per controller) per period.
  * Limits: METRICSD_CONN_MAX connections, METRICSD_CONN_PER_IP per address, each closed after
  * METRICSD_CONN_TIMEOUT_S idle seconds; only GET and HEAD, no request body; other paths 404.
  *
@@ -20,7 +25,8 @@
 
 #include "util/strbuf.h"
 
-#define METRICSD_SCRAPE_MS (20 * 1000)
+#define METRICSD_SCRAPE_MS (6 * 1000)
+#define METRICSD_PINGS_MS (8 * 1000)
 #define METRICSD_CACHE_MS 5000
 #define METRICSD_OUT_MAX ((size_t) 64 * 1024 * 1024)
 #define METRICSD_CONN_MAX 32
@@ -31,14 +37,17 @@ struct metricsd_opts {
         unsigned port;
         int cache_ms;  /* 0: METRICSD_CACHE_MS; < 0: no cache */
         int scrape_ms; /* 0: METRICSD_SCRAPE_MS */
-        /* the collection; NULL: metrics_collect + metrics_render (tests give their own) */
-        int (*collect)(void *userdata, struct strbuf *out);
+        int pings_ms;  /* 0: METRICSD_PINGS_MS */
+        /* the collection, in the child; pings_only NULL: everything, else the pings alone with
+         * every part failed for that reason. NULL: metrics_collect + metrics_render (tests give
+         * their own) */
+        int (*collect)(void *userdata, const char *pings_only, struct strbuf *out);
         void *userdata;
 };
 
 /* Serves until *stop is set (checked every 200 ms). */
 int metricsd_serve(const struct metricsd_opts *o, volatile sig_atomic_t *stop, struct strbuf *err);
 
-/* One collection as the server makes it (in a child, bounded): the text in out, or a negative
- * errno (-ETIME past scrape_ms) with the reason in out. */
+/* One collection as the server makes it (in a child, bounded, then the pings alone when it
+ * times out): the text in out, or a negative errno with the reason in out. */
 int metricsd_scrape(const struct metricsd_opts *o, struct strbuf *out);
