@@ -4,6 +4,7 @@
 #include "util/macro.h"
 #include "charm/common/charm.h"
 #include "charm/slurmctld/evpush.h"
+#include "charm/slurmctld/metricsd.h"
 #include "charm/slurmctld/nodeevents.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/fileio.h"
 #include "util/parse.h"
 
 #include "util/banned.h"
@@ -75,7 +77,12 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "node-event-push: %s: %s\n", file, strerror(-r));
                 return 1;
         }
+        /* the figures for the metrics exporter (which runs as nobody: a directory it reads) */
+        const char *metrics_file = NULL;
+        if (mkdir_p(METRICSD_FRAGMENT_DIR, 0755) >= 0)
+                metrics_file = METRICSD_FRAGMENT_DIR "/" EVPUSH_METRICS_NAME;
         const struct evpush_loop_opts o = {
+                .metrics_file = metrics_file,
                 .dir = dir,
                 .url = url,
                 .endpoint_file = file,

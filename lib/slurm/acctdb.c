@@ -3,15 +3,22 @@
 #include "util/macro.h"
 #include "slurm/acctdb.h"
 
+#include <errno.h>
+#include <string.h>
+
 #include <slurm/slurm.h>
 #include <slurm/slurmdb.h>
 
+#include "proc/proc.h"
 #include "slurm/client.h"
 #include "slurm/compat.h"
 #include "slurm/slurmerr.h"
 #include "util/alloc.h"
 
 #include "util/banned.h"
+
+/* libslurm's parsed configuration (exported, not declared in its public headers) */
+extern slurm_conf_t slurm_conf;
 
 /* Debian 12's accounting_storage/slurmdbd plugin calls slurmdbd_msg_type_2_str() on its error
  * paths (a connection lost during a slurmdbd failover), a function only Slurm's private
@@ -30,11 +37,51 @@ int acctdb_open(void **ret_conn, struct strbuf *err) {
         if (r < 0)
                 return r;
         uint16_t flags = 0;
+        /* the connection comes back even when slurmdbd did not take it: errno says (sacctmgr
+         * looks at it the same way; the plugin clears it on success) */
+        errno = 0;
         void *c = slurmdb_connection_get(&flags);
-        if (!c)
-                return slurm_fail(err, slurm_rc_code(SLURM_ERROR), "connect to slurmdbd");
+        int e = errno;
+        if (!c || e) {
+                acctdb_close(&c);
+                return slurm_fail(err, e ? e : slurm_rc_code(SLURM_ERROR), "connect to slurmdbd");
+        }
         *ret_conn = c;
         return 0;
+}
+
+bool acctdb_configured(void) {
+        if (slurm_client_init(NULL) < 0)
+                return false;
+        return slurm_conf.accounting_storage_type && strstr(slurm_conf.accounting_storage_type, "slurmdbd") &&
+               slurm_conf.accounting_storage_host && *slurm_conf.accounting_storage_host;
+}
+
+/* In the child of proc_call_as(). */
+static int ping_child(void *userdata, struct strbuf *out) {
+        (void) userdata;
+        void *c = NULL;
+        int r = acctdb_open(&c, out);
+        acctdb_close(&c);
+        return r;
+}
+
+int acctdb_ping_within(int timeout_ms, struct strbuf *err) {
+        if (!acctdb_configured()) {
+                if (err)
+                        strbuf_addstr(err, "no slurmdbd in the configuration");
+                return -ENOENT;
+        }
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+        int r = proc_call_as(PROC_CALL_SAME_USER, 0, timeout_ms > 0 ? timeout_ms : 1, ping_child, NULL, &out);
+        if (r == -ETIME) {
+                if (err)
+                        strbuf_addf(err, "slurmdbd: no answer within %d ms", timeout_ms);
+                return -ETIMEDOUT;
+        }
+        if (r < 0 && err)
+                strbuf_addbuf(err, &out);
+        return r;
 }
 
 void acctdb_close(void **conn) {

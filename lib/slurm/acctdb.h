@@ -11,6 +11,7 @@
  * Ownership: lists are appended to the caller's strv. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "util/strbuf.h"
@@ -18,6 +19,16 @@
 
 int acctdb_open(void **ret_conn, struct strbuf *err);
 void acctdb_close(void **conn);
+
+/* Whether the client configuration sends accounting to a slurmdbd (AccountingStorageType
+ * accounting_storage/slurmdbd with a host). */
+bool acctdb_configured(void);
+/* Whether slurmdbd takes a connection (its persistent-connection handshake, authenticated, the
+ * backup host tried after the primary: what slurmctld and sacctmgr do first), in a child killed
+ * after timeout_ms (a stopped slurmdbd accepts the TCP connection and answers nothing): 0,
+ * -ETIMEDOUT, -ENOENT when no slurmdbd is configured, another negative errno with Slurm's
+ * reason in err. */
+int acctdb_ping_within(int timeout_ms, struct strbuf *err);
 
 int acctdb_account_add(void *conn, const char *cluster, const char *name, const char *parent,
         const char *description, const char *organization, struct strbuf *err);

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "slurm/acctdb.h"
 #include "slurm/client.h"
 #include "slurm/compat.h"
 #include "slurm/slurmerr.h"
@@ -707,6 +709,9 @@ static void render_self(const struct metrics_snapshot *s, struct strbuf *out) {
                 for (size_t i = 0; i < s->n_ctls; i++)
                         sample_u(out, "slurm_controller_in_charge", "host", s->ctls[i].host, s->ctls[i].in_charge);
         }
+        if (s->dbd != METRICS_DBD_UNKNOWN)
+                gauge(out, "slurm_dbd_up", "1 when slurmdbd takes a connection (primary or backup)",
+                        s->dbd == METRICS_DBD_UP);
         family(out, "slurm_scrape_duration_seconds", "gauge", "Time this collection took");
         sample_d(out, "slurm_scrape_duration_seconds", NULL, NULL, s->duration_s);
         gauge(out, "slurm_scrape_rpcs", "RPCs this collection sent to slurmctld", s->rpcs);
@@ -715,6 +720,36 @@ static void render_self(const struct metrics_snapshot *s, struct strbuf *out) {
         const char *errs[] = { s->error_nodes, s->error_jobs, s->error_parts, s->error_stats };
         for (size_t i = 0; i < ELEMENTSOF(what); i++)
                 sample_u(out, "slurm_scrape_error", "what", what[i], errs[i] != NULL);
+}
+
+bool metrics_text_in_charge(const char *text, size_t len, struct strbuf *host) {
+        static const char key[] = "slurm_controller_in_charge{host=\"";
+        strbuf_reset(host);
+        for (size_t at = 0; at < len;) {
+                const char *line = text + at;
+                const char *nl = memchr(line, '\n', len - at);
+                size_t n = nl ? (size_t) (nl - line) : len - at;
+                at += n + 1;
+                if (n <= sizeof(key) - 1 || memcmp(line, key, sizeof(key) - 1) != 0)
+                        continue;
+                /* the value ends at the first '"' not escaped */
+                size_t i = sizeof(key) - 1;
+                while (i < n && line[i] != '"')
+                        i += line[i] == '\\' ? 2 : 1;
+                if (i + 3 > n || memcmp(line + i, "\"} ", 3) != 0)
+                        continue;
+                if (n - (i + 3) == 1 && line[i + 3] == '1') {
+                        strbuf_add(host, line + sizeof(key) - 1, i - (sizeof(key) - 1));
+                        return true;
+                }
+        }
+        return false;
+}
+
+void metrics_render_failovers(uint64_t n, struct strbuf *out) {
+        family(out, "slurm_controller_failovers_total", "counter",
+                "Changes of the controller in charge (failover, takeover, failback) this exporter has seen since it started");
+        sample_u(out, "slurm_controller_failovers_total", NULL, NULL, n);
 }
 
 void metrics_render(const struct metrics_snapshot *s, struct strbuf *out) {
@@ -964,6 +999,12 @@ void metrics_parts_failed(struct metrics_snapshot *s, const char *why) {
                         *parts[i] = xstrdup(why);
 }
 
+/* host (a SlurmctldHost name) is this machine (me: gethostname), short names compared */
+static bool same_host(const char *host, const char *me) {
+        size_t a = strcspn(host, "."), b = strcspn(me, ".");
+        return *me && a == b && strncmp(host, me, a) == 0;
+}
+
 int metrics_collect(struct metrics_snapshot *s, bool cluster, struct strbuf *err) {
         double t0 = now_s();
         int r = slurm_client_init(err);
@@ -990,10 +1031,17 @@ int metrics_collect(struct metrics_snapshot *s, bool cluster, struct strbuf *err
                 s->n_ctls = ctls.n;
                 s->rpcs += (unsigned) ctls.n;
         }
-        bool any_up = false;
-        for (size_t i = 0; i < s->n_ctls; i++)
+        bool any_up = false, local_down = false;
+        char me[256] = "";
+        (void) gethostname(me, sizeof(me) - 1);
+        for (size_t i = 0; i < s->n_ctls; i++) {
                 any_up = any_up || s->ctls[i].up;
+                local_down = local_down || (!s->ctls[i].up && same_host(s->ctls[i].host, me));
+        }
         slurm_controllers_done(&ctls);
+        if (cluster && !local_down && acctdb_configured()) {
+                s->dbd = acctdb_ping_within(METRICS_DBD_PING_MS, NULL) >= 0 ? METRICS_DBD_UP : METRICS_DBD_DOWN;
+        }
         /* no controller answers: the loads would each wait out libslurm's timeouts for nothing,
          * and the scrape would end past its deadline with no sample at all; said as failed
          * parts, with the controllers' pings (the alert's input) */

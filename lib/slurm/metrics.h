@@ -28,12 +28,19 @@
  *                                  statistics since its start (counters)
  *   slurm_dbd_agent_queue_size     records slurmctld holds for slurmdbd
  *   slurm_controller_in_charge{host}, slurm_controller_up{host}  each SlurmctldHost by ping
+ *   slurm_controller_failovers_total  (metricsd's, from the text) changes of the controller in
+ *                                  charge seen since the exporter started
+ *   slurm_dbd_up                   1 when slurmdbd takes a connection (its handshake, within
+ *                                  METRICS_DBD_PING_MS; absent without accounting, or when this
+ *                                  machine's slurmctld does not answer its ping: on 24.11 it
+ *                                  gives the exporter's credential, so slurmdbd could not be told)
  *   slurm_scrape_duration_seconds, slurm_scrape_rpcs, slurm_scrape_error{what}
  * Label values are escaped as the format asks (\\, \", \n); a value that is not valid UTF-8 or
  * is longer than METRICS_LABEL_MAX bytes is cut at the last whole character before it.
  *
  * Cost: a collection is 4 RPCs to slurmctld (nodes, partitions, jobs, statistics) plus one ping
- * per controller (2 s each at most); the RPC statistics are read, never reset. When no
+ * per controller (2 s each at most), and with accounting one connection to slurmdbd (opened and
+ * closed); the RPC statistics are read, never reset. When no
  * controller answers its ping, the 4 loads are not tried (each would wait out libslurm's
  * timeouts): the scrape still answers, with the pings and every part failed.
  *
@@ -48,6 +55,10 @@
 #include "util/strbuf.h"
 
 #define METRICS_LABEL_MAX 256
+#define METRICS_DBD_UNKNOWN 0
+#define METRICS_DBD_DOWN 1
+#define METRICS_DBD_UP 2
+#define METRICS_DBD_PING_MS 2000
 
 struct metrics_node {
         char *name;
@@ -128,6 +139,9 @@ struct metrics_snapshot {
         unsigned rpcs;
         char *error_nodes, *error_jobs, *error_parts, *error_stats; /* NULL when that read worked */
         bool cluster; /* false: only the controller and scrape families (a standby's exporter) */
+        /* slurmdbd: METRICS_DBD_UNKNOWN (not configured, or not asked: this machine's own
+         * slurmctld, the credential's source on 24.11, does not answer), _DOWN, _UP */
+        int dbd;
 };
 
 void metrics_snapshot_done(struct metrics_snapshot *s);
@@ -140,6 +154,14 @@ int metrics_collect(struct metrics_snapshot *s, bool cluster, struct strbuf *err
 /* Marks every part of s not already failed as failed for why (the answer then has the pings
  * and slurm_scrape_error 1 for each part, no tables). */
 void metrics_parts_failed(struct metrics_snapshot *s, const char *why);
+
+/* The controller in charge as the text says (the host label of its slurm_controller_in_charge
+ * sample with value 1, as rendered: escaped), into host (reset first): true, or false when no
+ * controller is in charge or the text has no such sample. Pure. */
+bool metrics_text_in_charge(const char *text, size_t len, struct strbuf *host);
+/* Appends slurm_controller_failovers_total (a counter: changes of the controller in charge a
+ * long-running exporter has seen, metrics_text_in_charge() between its collections). */
+void metrics_render_failovers(uint64_t n, struct strbuf *out);
 
 /* Appends the exposition text of s to out. Pure. */
 void metrics_render(const struct metrics_snapshot *s, struct strbuf *out);

@@ -10,7 +10,8 @@
 #     it (its service watcher), the job that ended meanwhile is in sacct. Outage: the slurmdbd
 #     machine's link down while jobs run and more are submitted and finish; slurmctld keeps
 #     scheduling, the controller's status says slurmdbd is not answering and how many records
-#     slurmctld holds; link up: sacct shows every job (counts before/after, none lost).
+#     slurmctld holds, and its metrics exporter says slurm_dbd_up 0 (1 before and after); link
+#     up: sacct shows every job (counts before/after, none lost).
 #  3. bad credentials from the database side: slurmdbd blocked with the database's own reason.
 #  4. a second slurmdbd unit: the controllers get AccountingStorageBackupHost; the primary's
 #     primary's slurmdbd stopped with its service watcher (which would start it again at once),
@@ -159,6 +160,15 @@ ok=0
 for ((i = 0; i < 60; i++)); do seen "$j" && { ok=1; break; }; sleep 1; done
 [ $ok = 1 ] || die "sacct does not show job $j"
 log "sacct shows job $j"
+# metric UNIT SAMPLE: the sample's value in the unit's own exporter (metrics-port 9092), empty
+# when absent
+metric() {
+        js exec "$1" -- bash -c 'exec 3<>/dev/tcp/127.0.0.1/9092 || exit 7
+printf "GET /metrics HTTP/1.0\r\n\r\n" >&3
+cat <&3' 2>/dev/null | awk -v s="$2" '$1 == s { print $2; exit }'
+}
+until_true 30 "the exporter does not say slurmdbd answers" eval '[ "$(metric slurmctld/0 slurm_dbd_up)" = 1 ]'
+log "the exporter: slurm_dbd_up 1"
 
 log "slurmdbd runs as SlurmUser from its start: a link SlurmUser puts in its log directory hands it no root file"
 # (the bait in /etc/default, which is each machine's own: the host's /etc is not written)
@@ -226,6 +236,8 @@ js trigger slurmctld update-status >/dev/null
 settle
 expect_status slurmctld/0 '; accounting: slurmdbd [^ ]+:6819 not answering, [0-9]+ records? held by slurmctld'
 log "controller: $(unit_status slurmctld/0)"
+until_true 30 "the exporter does not say slurmdbd is away" eval '[ "$(metric slurmctld/0 slurm_dbd_up)" = 0 ]'
+log "the exporter: slurm_dbd_up 0, slurm_dbd_agent_queue_size $(metric slurmctld/0 slurm_dbd_agent_queue_size)"
 js exec slurmdbd/0 -- ip link set eth0 up
 ok=0
 for ((i = 0; i < 120; i++)); do seen "${ids[@]}" && { ok=1; break; }; sleep 1; done
@@ -233,6 +245,7 @@ for ((i = 0; i < 120; i++)); do seen "${ids[@]}" && { ok=1; break; }; sleep 1; d
 total=$(js exec slurmctld/0 -- sacct -nP -X -a -o jobid -S now-1hours | grep -c '^[0-9]')
 log "after the outage sacct shows all ${#ids[@]} jobs of it ($total in all)"
 [ "$total" -ge $((${#ids[@]} + 1)) ] || die "sacct shows $total jobs, want at least $((${#ids[@]} + 1))"
+until_true 30 "the exporter does not say slurmdbd is back" eval '[ "$(metric slurmctld/0 slurm_dbd_up)" = 1 ]'
 
 log "bad credentials from the database side: slurmdbd blocked, with the database's reason"
 js config mariadb break-password=true >/dev/null

@@ -8,7 +8,8 @@
 # restarts, the pushing unit's service is killed, each unit's in turn (the other goes on from
 # the same cursor), and another endpoint gets every record kept. After each step the receiver holds, once duplicate ids are dropped,
 # every record node-events has, each first arrival in seq order. A refused value (https) keeps
-# the pushing in place; empty stops it on every unit. Prints the log -> receiver latency.
+# the pushing in place; empty stops it on every unit. The metrics exporter of the pushing unit
+# serves the push's figures (seq, waiting, failing). Prints the log -> receiver latency.
 set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
 source "$(dirname "$0")/charm-lib.sh"
@@ -106,6 +107,16 @@ all_arrive() {
         log "  receiver: ${why#ok } (raw lines, unique ids, latest seq)"
 }
 push_active() { [ "$(mx "$1" systemctl is-active juju-node-event-push.service)" = active ]; }
+# evm NAME: the sample NAME from both controller units' metrics exporters (metrics-port 9092),
+# one value per line: only the unit that pushes serves the push's figures
+evm() {
+        local u
+        for u in slurmctld/0 slurmctld/1; do
+                mx "$u" bash -c 'exec 3<>/dev/tcp/127.0.0.1/9092 || exit 7
+printf "GET /metrics HTTP/1.0\r\n\r\n" >&3
+cat <&3' 2>/dev/null | awk -v s="$1" '$1 == s { print $2 }'
+        done
+}
 
 log "event-endpoint set: the records kept arrive, and every change after"
 js config slurmctld event-endpoint="$URL" >/dev/null
@@ -140,6 +151,13 @@ print(f"charm-eventpush.sh: figure: log -> receiver, {len(lat)} records: median 
       f"max {lat[-1]:.0f} ms (the pusher looks at the log every second)")
 PY
 
+latest=$(received | cut -d' ' -f4)
+until_true 30 "the exporter's event figures: last $(evm slurm_events_last_seq), delivered $(evm slurm_events_delivered_seq), want $latest" \
+        eval '[ "$(evm slurm_events_last_seq)" = "$latest" ] && [ "$(evm slurm_events_delivered_seq)" = "$latest" ]'
+[ "$(evm slurm_events_waiting)" = 0 ] || die "slurm_events_waiting: $(evm slurm_events_waiting)"
+[ "$(evm slurm_events_push_failing_seconds)" = 0 ] || die "failing: $(evm slurm_events_push_failing_seconds)"
+log "  the exporter: slurm_events_last_seq = delivered = $latest, on one unit (the pusher)"
+
 log "the receiver answers 503: the cursor stays, the status says so, all arrive once it is back"
 touch "$RX.fail"
 change 2
@@ -147,6 +165,9 @@ sleep 32
 js trigger slurmctld update-status >/dev/null
 settle 60
 expect_status slurmctld/0 '; event push: [0-9]+ records? waiting, failing for [0-9]+ s \(.*answered 503'
+until_true 30 "the exporter does not say the push fails" eval \
+        '[ "$(evm slurm_events_waiting)" -gt 0 ] && [ "$(evm slurm_events_push_failing_seconds)" -ge 30 ]'
+log "  the exporter: $(evm slurm_events_waiting) waiting, failing for $(evm slurm_events_push_failing_seconds) s"
 rm -f "$RX.fail"
 all_arrive 90
 js trigger slurmctld update-status >/dev/null
@@ -209,5 +230,6 @@ for u in slurmctld/0 slurmctld/1; do
         [ ! -e "$(root_of "$u")/var/lib/slurm/charm/event-endpoint" ] || die "$u: endpoint file left"
 done
 expect_status slurmctld/0 '^active '
+until_true 30 "event figures still served: $(evm slurm_events_last_seq)" eval '[ -z "$(evm slurm_events_last_seq)" ]'
 mx cpu/1 systemctl stop evrecv || true
 log "ok"

@@ -7,7 +7,8 @@
 # every controller unit through the metrics-endpoint relation with the Juju topology labels and
 # loads the charm's alert rules; the port moves with metrics-port, a bad port is refused and
 # changes nothing, 0 stops the exporter and the relation says why nothing is scraped; a
-# controller unit leaving leaves the other serving; a frozen controller costs a scrape seconds,
+# takeover is counted by both units' exporters; a controller unit leaving leaves the other
+# serving (control back: counted again); a frozen controller costs a scrape seconds,
 # not its answer (the pings say it). Prints the scrape's time and its RPCs.
 set -euo pipefail
 # shellcheck source=tests/cluster/charm-lib.sh
@@ -179,11 +180,28 @@ js config slurmctld metrics-port=9092 >/dev/null
 settle
 get prometheus/0 "$c1" 9092 /metrics >/dev/null || die "slurmctld/1: no exporter back on :9092"
 
+log "the takeover action: each exporter counts the change of the controller in charge"
+# (after the last port change: a restarted exporter counts from 0)
+failovers() { value "$(get prometheus/0 "$1" 9092 /metrics)" slurm_controller_failovers_total; }
+f0=$(failovers "$c0")
+f1=$(failovers "$c1")
+[ "$f0" = 0 ] && [ "$f1" = 0 ] || die "failovers before any: $f0, $f1"
+[ "$(js exec slurmctld/0 -- hostname)" = "$first" ] || die "slurmctld/0 is not $first"
+out=$(js run slurmctld/1 takeover 2>&1) || die "takeover failed: $out"
+grep -q "in-charge: $second" <<<"$out" || die "takeover: $out"
+until_true 30 "slurmctld/0's exporter did not count the takeover" eval '[ "$(failovers "$c0")" = 1 ]'
+until_true 30 "slurmctld/1's exporter did not count the takeover" eval '[ "$(failovers "$c1")" = 1 ]'
+want "$(get prometheus/0 "$c0" 9092 /metrics)" "slurm_controller_in_charge{host=\"$second\"}" 1
+settle
+
 log "a controller unit leaves: the other one serves on, with one controller"
 js remove-unit slurmctld/1 >/dev/null
 settle 300
 until_true 60 "slurmctld/0 still names two controllers" eval \
         '[ "$(get prometheus/0 "$c0" 9092 /metrics | grep -c "^slurm_controller_up{")" = 1 ]'
+t0=$(get prometheus/0 "$c0" 9092 /metrics)
+want "$t0" "slurm_controller_in_charge{host=\"$first\"}" 1
+want "$t0" slurm_controller_failovers_total 2
 log "the controller frozen (SIGSTOP): the scrape answers within seconds with the ping's verdict"
 pid=$(js exec slurmctld/0 -- systemctl show -p MainPID --value slurmctld.service)
 [ "${pid:-0}" -gt 0 ] || die "no slurmctld main PID"

@@ -455,6 +455,40 @@ static void test_batch_bound_and_empty_log(void **state) {
         receiver_end(&rx);
 }
 
+/* The figures for the exporter: the cursor's numbers, failing time, its stamp; well formed
+ * (each family a HELP and TYPE, one sample) */
+static void test_metrics_of(void **state) {
+        struct evpush_cursor c = { .latest = 120, .delivered = 100, .lost = 7 };
+        _cleanup_strbuf_ struct strbuf t = STRBUF_INIT;
+        evpush_metrics_of(&c, 1700000000500, &t);
+        static const char *const want[] = {
+                "\nslurm_events_last_seq 120\n",
+                "\nslurm_events_delivered_seq 100\n",
+                "\nslurm_events_waiting 20\n",
+                "\n# TYPE slurm_events_lost_total counter\nslurm_events_lost_total 7\n",
+                "\nslurm_events_push_failing_seconds 0\n",
+                "\nslurm_events_push_timestamp_seconds 1700000000\n",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(want); i++)
+                assert_non_null(strstr(t.buf, want[i]));
+        size_t helps = 0, samples = 0;
+        for (const char *l = t.buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+                if (strncmp(l, "# HELP ", 7) == 0)
+                        helps++;
+                else if (*l != '#')
+                        samples++;
+        }
+        assert_int_equal(helps, 6);
+        assert_int_equal(samples, 6);
+        assert_int_equal(t.buf[t.len - 1], '\n');
+        /* failing for 90 s; a cursor behind the log's seq (a log started anew) waits nothing */
+        c = (struct evpush_cursor){ .latest = 3, .delivered = 50, .error = (char *) "x", .error_since_ms = 1000 };
+        strbuf_reset(&t);
+        evpush_metrics_of(&c, 91000, &t);
+        assert_non_null(strstr(t.buf, "\nslurm_events_push_failing_seconds 90\n"));
+        assert_non_null(strstr(t.buf, "\nslurm_events_waiting 0\n"));
+}
+
 static void test_lock(void **state) {
         const char *dir = *state;
         int a = -1, b = -1;
@@ -491,6 +525,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_too_large_and_stale_lock, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_batch_bound_and_empty_log, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
+                cmocka_unit_test(test_metrics_of),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

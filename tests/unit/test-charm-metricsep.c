@@ -332,6 +332,102 @@ static void test_server(void **state) {
         munmap(collections, sizeof(int));
 }
 
+/* the controller in charge the fake collection says: 0 none, else "ctl-N" */
+static int *in_charge;
+static int collect_charge(void *userdata, const char *pings_only, struct strbuf *out) {
+        for (int i = 0; i < 3; i++)
+                strbuf_addf(out, "slurm_controller_in_charge{host=\"ctl-%d\"} %d\n", i, *in_charge == i);
+        return 0;
+}
+
+static double failovers(unsigned port) {
+        _cleanup_strbuf_ struct strbuf body = STRBUF_INIT;
+        assert_int_equal(request(port, GET("/metrics"), &body), 200);
+        const char *l = strstr(body.buf, "\nslurm_controller_failovers_total ");
+        assert_non_null(l);
+        return atof(l + strlen("\nslurm_controller_failovers_total "));
+}
+
+/* A change of the controller in charge between collections is counted; none in charge (all
+ * down) is no change; coming back to the same one is none. */
+static void test_server_failovers(void **state) {
+        in_charge = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        assert_true(in_charge != MAP_FAILED);
+        struct server_run s = { .o = { .port = free_port(), .cache_ms = -1, .collect = collect_charge } };
+        assert_int_equal(pthread_create(&s.th, NULL, serve_thread, &s), 0);
+        static const struct {
+                int in_charge;
+                double want;
+        } steps[] = { { 1, 0 }, { 1, 0 }, { 2, 1 }, { -1, 1 }, { 2, 1 }, { 1, 2 }, { -1, 2 }, { 2, 3 } };
+        for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
+                *in_charge = steps[i].in_charge;
+                assert_true(failovers(s.o.port) == steps[i].want);
+        }
+        s.stop = 1;
+        pthread_join(s.th, NULL);
+        munmap(in_charge, sizeof(int));
+}
+
+/* Other services' figures: only root's regular *.prom files, not writable by others, whole
+ * lines, within the size cap, in name order; the server appends them to its answers */
+static void test_fragments(void **state) {
+        char dir[] = "/tmp/metricsep-frag-XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        static const struct {
+                const char *name, *text;
+                mode_t mode;
+        } files[] = {
+                { "b.prom", "b 2\n", 0644 },
+                { "a.prom", "a 1\n", 0600 },
+                { "w.prom", "w 1\n", 0666 },  /* others may write it */
+                { "g.prom", "g 1\n", 0664 },  /* its group may write it */
+                { "c.txt", "c 1\n", 0644 },   /* not .prom */
+                { "d.prom", "d 1", 0644 },     /* a cut line */
+                { ".h.prom", "h 1\n", 0644 }, /* hidden: a write under way */
+                { "e.prom", "", 0644 },        /* empty */
+        };
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                _cleanup_free_ char *f = xasprintf("%s/%s", dir, files[i].name);
+                assert_int_equal(write_file_atomic(f, files[i].text, strlen(files[i].text), files[i].mode,
+                                         (uid_t) -1, (gid_t) -1),
+                        0);
+        }
+        _cleanup_free_ char *big = xasprintf("%s/big.prom", dir), *link = xasprintf("%s/l.prom", dir),
+                            *a = xasprintf("%s/a.prom", dir), *notmine = xasprintf("%s/n.prom", dir);
+        _cleanup_strbuf_ struct strbuf b = STRBUF_INIT;
+        while (b.len <= METRICSD_FRAGMENT_MAX)
+                strbuf_addstr(&b, "x 1\n");
+        assert_int_equal(write_file_atomic(big, b.buf, b.len, 0644, (uid_t) -1, (gid_t) -1), 0);
+        assert_int_equal(symlink(a, link), 0);
+        assert_int_equal(write_file_atomic(notmine, "n 1\n", 4, 0644, 65534, 65534), 0);
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+        bool root = geteuid() == 0;
+        assert_int_equal(metricsd_fragments(dir, &out), root ? 2 : 0);
+        if (root)
+                assert_string_equal(out.buf, "a 1\nb 2\n");
+        strbuf_reset(&out);
+        assert_int_equal(metricsd_fragments("/nonexistent-metrics-dir", &out), 0);
+        assert_int_equal(out.len, 0);
+
+        /* the server: appended after the collection */
+        if (root) {
+                collections = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+                struct server_run s = { .o = { .port = free_port(), .cache_ms = -1, .collect = collect_fake,
+                                                .fragment_dir = dir } };
+                assert_int_equal(pthread_create(&s.th, NULL, serve_thread, &s), 0);
+                _cleanup_strbuf_ struct strbuf body = STRBUF_INIT;
+                assert_int_equal(request(s.o.port, GET("/metrics"), &body), 200);
+                const char *n = strstr(body.buf, "slurm_nodes 3\n");
+                assert_non_null(n);
+                assert_non_null(strstr(n, "\na 1\nb 2\n"));
+                s.stop = 1;
+                pthread_join(s.th, NULL);
+                munmap(collections, sizeof(int));
+        }
+        _cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+}
+
 struct parallel {
         unsigned port;
         int code;
@@ -389,6 +485,8 @@ int main(void) {
                 cmocka_unit_test(test_charm_rules),
                 cmocka_unit_test(test_server),
                 cmocka_unit_test(test_server_shared_collection),
+                cmocka_unit_test(test_server_failovers),
+                cmocka_unit_test(test_fragments),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

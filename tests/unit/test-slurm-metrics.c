@@ -242,8 +242,10 @@ static void test_sched_ctl_errors(void **state) {
         s.n_ctls = 2;
         s.error_jobs = xstrdup("load jobs: Unable to contact slurm controller");
         s.rpcs = 6;
+        s.dbd = METRICS_DBD_DOWN;
         metrics_render(&s, &out);
         const char *t = out.buf;
+        assert_true(value_of(t, "slurm_dbd_up") == 0);
         assert_well_formed(t);
         assert_true(value_of(t, "slurm_dbd_agent_queue_size") == 17);
         assert_true(value_of(t, "slurm_backfilled_jobs") == 5);
@@ -265,6 +267,11 @@ static void test_sched_ctl_errors(void **state) {
         assert_well_formed(out.buf);
         assert_true(value_of(out.buf, "slurm_nodes") == -1);
         assert_true(value_of(out.buf, "slurm_scrape_rpcs") == 0);
+        assert_true(value_of(out.buf, "slurm_dbd_up") == -1); /* not configured, or not told */
+        s.dbd = METRICS_DBD_UP;
+        strbuf_reset(&out);
+        metrics_render(&s, &out);
+        assert_true(value_of(out.buf, "slurm_dbd_up") == 1);
         /* the pings alone (the tables timed out): every part failed, a failure already known kept */
         s = (struct metrics_snapshot){ .cluster = false };
         s.ctls = xcalloc(1, sizeof(*s.ctls));
@@ -288,6 +295,32 @@ static void test_sched_ctl_errors(void **state) {
         assert_true(value_of(out.buf, "slurm_nodes") == -1);
         assert_true(value_of(out.buf, "slurm_server_thread_cnt") == -1);
         metrics_snapshot_done(&s);
+}
+
+static void test_text_in_charge(void **state) {
+        _cleanup_strbuf_ struct strbuf h = STRBUF_INIT;
+        static const char t1[] = "# HELP x\nslurm_controller_in_charge{host=\"ctl-0\"} 0\n"
+                                 "slurm_controller_in_charge{host=\"ctl-1\"} 1\nslurm_nodes 2\n";
+        assert_true(metrics_text_in_charge(t1, sizeof(t1) - 1, &h));
+        assert_string_equal(h.buf, "ctl-1");
+        /* escaped quotes in the label; the last line without its newline */
+        static const char t2[] = "slurm_controller_in_charge{host=\"a\\\"b\"} 1";
+        assert_true(metrics_text_in_charge(t2, sizeof(t2) - 1, &h));
+        assert_string_equal(h.buf, "a\\\"b");
+        /* none in charge; other samples that look alike; a cut line */
+        static const char *const none[] = {
+                "slurm_controller_in_charge{host=\"ctl-0\"} 0\n",
+                "slurm_controller_in_charge_x{host=\"ctl-0\"} 1\n",
+                "slurm_controller_in_charge{host=\"ctl-0\"} 10\n",
+                "slurm_controller_in_charge{host=\"ctl-0",
+                "",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(none); i++)
+                assert_false(metrics_text_in_charge(none[i], strlen(none[i]), &h));
+        strbuf_reset(&h);
+        metrics_render_failovers(3, &h);
+        assert_well_formed(h.buf);
+        assert_true(value_of(h.buf, "slurm_controller_failovers_total") == 3);
 }
 
 /* Prometheus' own linter takes a full exposition (every family, labels of every kind) */
@@ -349,6 +382,7 @@ int main(void) {
                 cmocka_unit_test(test_jobs),
                 cmocka_unit_test(test_labels),
                 cmocka_unit_test(test_sched_ctl_errors),
+                cmocka_unit_test(test_text_in_charge),
                 cmocka_unit_test(test_promtool),
                 cmocka_unit_test(test_tables),
         };

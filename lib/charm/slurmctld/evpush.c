@@ -367,6 +367,35 @@ static bool endpoint_same(const char *file, const char *url) {
         return !file || (evpush_endpoint_read(file, &now) >= 0 && streq(now, url));
 }
 
+static void gauge(struct strbuf *out, const char *name, const char *type, const char *help, uint64_t v) {
+        strbuf_addf(out, "# HELP %s %s\n# TYPE %s %s\n%s %" PRIu64 "\n", name, help, name, type, name, v);
+}
+
+void evpush_metrics_of(const struct evpush_cursor *c, int64_t now_ms, struct strbuf *out) {
+        gauge(out, "slurm_events_last_seq", "gauge", "The node event log's newest record (seq) at the last push round",
+                c->latest);
+        gauge(out, "slurm_events_delivered_seq", "gauge", "The last record (seq) the event receiver took",
+                c->delivered);
+        gauge(out, "slurm_events_waiting", "gauge", "Records of the node event log the receiver has not taken",
+                c->latest > c->delivered ? c->latest - c->delivered : 0);
+        gauge(out, "slurm_events_lost_total", "counter",
+                "Records rotated out of the node event log before the receiver took them", c->lost);
+        gauge(out, "slurm_events_push_failing_seconds", "gauge",
+                "How long deliveries to the event receiver have failed (0: they work)",
+                c->error && now_ms > c->error_since_ms ? (uint64_t) (now_ms - c->error_since_ms) / 1000 : 0);
+        gauge(out, "slurm_events_push_timestamp_seconds", "gauge", "When the pusher wrote these figures",
+                now_ms > 0 ? (uint64_t) now_ms / 1000 : 0);
+}
+
+/* The figures of dir's cursor written to file (the loop's, while it holds the lock). */
+static void metrics_write(const char *dir, const char *file) {
+        _cleanup_(evpush_cursor_done) struct evpush_cursor c = { 0 };
+        (void) evpush_cursor_load(dir, &c, NULL); /* none or unreadable: zeroed */
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
+        evpush_metrics_of(&c, (int64_t) time(NULL) * 1000, &out);
+        (void) write_file_atomic(file, out.buf, out.len, 0644, (uid_t) -1, (gid_t) -1);
+}
+
 int evpush_loop(const struct evpush_loop_opts *o, struct strbuf *err) {
         struct http_url u = { 0 };
         _cleanup_close_ int lock_fd = -1;
@@ -377,6 +406,7 @@ int evpush_loop(const struct evpush_loop_opts *o, struct strbuf *err) {
         int backoff = 0, r;
         size_t batch = EVPUSH_BATCH_MAX;
         bool waiting_said = false;
+        time_t metrics_at = 0;
 
         r = http_url_parse(o->url, &u, err);
         if (r < 0)
@@ -390,6 +420,8 @@ int evpush_loop(const struct evpush_loop_opts *o, struct strbuf *err) {
                         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
                         r = evpush_lock(o->dir, &lock_fd, &e);
                         if (r <= 0) {
+                                if (o->metrics_file && !waiting_said)
+                                        (void) unlink(o->metrics_file); /* the pusher's figures count */
                                 if (r < 0 || !waiting_said)
                                         say(o, "%s", r < 0 ? e.buf : "another controller unit pushes: waiting");
                                 waiting_said = true;
@@ -402,12 +434,20 @@ int evpush_loop(const struct evpush_loop_opts *o, struct strbuf *err) {
                 }
                 log_mark(o->dir, mark, sizeof(mark));
                 if (backoff == 0 && streq(mark, seen)) {
+                        if (o->metrics_file && time(NULL) - metrics_at >= EVPUSH_METRICS_REFRESH_MS / 1000) {
+                                metrics_write(o->dir, o->metrics_file);
+                                metrics_at = time(NULL);
+                        }
                         nap(poll_ms);
                         continue;
                 }
                 struct evpush_round rd;
                 _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
                 r = evpush_round(o->dir, lock_fd, o->url, &u, batch, o->timeout_ms, &rd, &e);
+                if (o->metrics_file && r != -ESTALE) {
+                        metrics_write(o->dir, o->metrics_file);
+                        metrics_at = time(NULL);
+                }
                 if (rd.lost_now)
                         say(o, "%" PRIu64 " record%s (seq %" PRIu64 "-%" PRIu64
                                ") rotated out of the log before the receiver took them",
@@ -447,6 +487,8 @@ int evpush_loop(const struct evpush_loop_opts *o, struct strbuf *err) {
                 batch = EVPUSH_BATCH_MAX;
                 snprintf(seen, sizeof(seen), "%s", mark);
         }
+        if (o->metrics_file)
+                (void) unlink(o->metrics_file); /* no pusher here now */
         http_url_done(&u);
         return 0;
 }

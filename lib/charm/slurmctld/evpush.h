@@ -121,6 +121,9 @@ struct evpush_loop_opts {
         void (*log)(void *userdata, const char *line);
         void *userdata;
         volatile sig_atomic_t *stop;
+        /* NULL: none; else evpush_metrics_of() written there (0644) while this process holds
+         * the push lock, removed while another unit pushes */
+        const char *metrics_file;
 };
 int evpush_loop(const struct evpush_loop_opts *o, struct strbuf *err);
 
@@ -142,6 +145,17 @@ int evpush_config(struct juju_ctx *ctx, char **ret_url, struct strbuf *err);
  * changed. */
 int evpush_apply(const struct charm_paths *paths, sd_bus *bus, const char *juju_unit, const char *charm_dir,
         const char *url, bool restart, struct strbuf *err);
+/* The push's figures for the metrics exporter, as exposition text (metricsd.h appends the
+ * files of METRICSD_FRAGMENT_DIR to its answers): slurm_events_last_seq (the log's newest seq
+ * at the last round), slurm_events_delivered_seq, slurm_events_waiting, slurm_events_lost_total
+ * (rotated out before the receiver took them), slurm_events_push_failing_seconds (0 while
+ * deliveries work), slurm_events_push_timestamp_seconds (when written: the loop writes after
+ * every round and every EVPUSH_METRICS_REFRESH_MS when idle, so an old stamp means no pusher).
+ * now_ms: wall clock. Pure. */
+#define EVPUSH_METRICS_NAME "node-event-push.prom"
+#define EVPUSH_METRICS_REFRESH_MS (30 * 1000)
+void evpush_metrics_of(const struct evpush_cursor *c, int64_t now_ms, struct strbuf *out);
+
 /* "; event push: …" appended to message when deliveries have failed for EVPUSH_WAITING_SHOWN_MS
  * or more, or records were lost within EVPUSH_LOST_SHOWN_MS; nothing when no endpoint is set. */
 void evpush_status_note(const struct charm_paths *paths, int64_t now_ms, struct strbuf *message);

@@ -3,8 +3,11 @@
 #include "util/macro.h"
 #include "charm/slurmctld/metricsd.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <microhttpd.h>
 #include <string.h>
 #include <time.h>
@@ -13,6 +16,8 @@
 #include "proc/proc.h"
 #include "slurm/metrics.h"
 #include "util/alloc.h"
+#include "util/fileio.h"
+#include "util/strv.h"
 
 #include "util/banned.h"
 
@@ -75,6 +80,38 @@ int metricsd_scrape(const struct metricsd_opts *o, struct strbuf *out) {
         return r == -ETIME ? -ETIME : r;
 }
 
+static int name_cmp(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+int metricsd_fragments(const char *dir, struct strbuf *out) {
+        DIR *d = opendir(dir);
+        if (!d)
+                return 0;
+        _cleanup_strv_ struct strv names = STRV_INIT;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                size_t n = strlen(de->d_name);
+                if (de->d_name[0] != '.' && n > 5 && streq(de->d_name + n - 5, ".prom"))
+                        strv_push(&names, de->d_name);
+        }
+        closedir(d);
+        if (names.n > 1)
+                qsort(names.v, names.n, sizeof(*names.v), name_cmp);
+        int count = 0;
+        for (size_t i = 0; i < names.n; i++) {
+                _cleanup_free_ char *path = xasprintf("%s/%s", dir, names.v[i]), *data = NULL;
+                size_t len = 0;
+                struct stat st;
+                if (read_untrusted_file(path, METRICSD_FRAGMENT_MAX, &data, &len, &st) < 0 || st.st_uid != 0 ||
+                        (st.st_mode & 022) || !len || data[len - 1] != '\n')
+                        continue;
+                strbuf_add(out, data, len);
+                count++;
+        }
+        return count;
+}
+
 /* One collection at a time: a request that comes while one runs waits for it and takes its
  * answer (a stuck collection holds no request past its own bound, and never starts a second). */
 struct server {
@@ -88,7 +125,21 @@ struct server {
         size_t len;
         int64_t at_ms;
         uint64_t gen;   /* collections finished */
+        struct strbuf in_charge; /* the controller in charge at the last collection that knew */
+        uint64_t failovers;
 };
+
+/* Counts a change of the controller in charge, and appends the counter to an answer. */
+static void count_failover(struct server *sv, struct strbuf *text) {
+        _cleanup_strbuf_ struct strbuf now = STRBUF_INIT;
+        if (metrics_text_in_charge(text->buf, text->len, &now)) {
+                if (sv->in_charge.len && !streq(sv->in_charge.buf, now.buf))
+                        sv->failovers++;
+                strbuf_reset(&sv->in_charge);
+                strbuf_addbuf(&sv->in_charge, &now);
+        }
+        metrics_render_failovers(sv->failovers, text);
+}
 
 static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const char *type, const char *body,
         size_t len) {
@@ -151,6 +202,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                 _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
                 int r = metricsd_scrape(sv->o, &out);
                 pthread_mutex_lock(&sv->lock);
+                if (r >= 0) {
+                        count_failover(sv, &out);
+                        const char *fd = sv->o->fragment_dir ? sv->o->fragment_dir : METRICSD_FRAGMENT_DIR;
+                        if (*fd)
+                                (void) metricsd_fragments(fd, &out);
+                }
                 free(sv->text);
                 sv->status = r < 0 ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_OK;
                 sv->text = strbuf_detach(&out, &sv->len);
@@ -172,7 +229,8 @@ static void on_log(void *cls, const char *fmt, va_list ap) {
 }
 
 int metricsd_serve(const struct metricsd_opts *o, volatile sig_atomic_t *stop, struct strbuf *err) {
-        struct server sv = { .o = o, .lock = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER };
+        struct server sv = { .o = o, .lock = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER,
+                .in_charge = STRBUF_INIT };
         if (!o->port || o->port > 65535) {
                 strbuf_addf(err, "no port to listen on (%u)", o->port);
                 return -EINVAL;
@@ -192,6 +250,7 @@ int metricsd_serve(const struct metricsd_opts *o, volatile sig_atomic_t *stop, s
                 usleep(200 * 1000);
         MHD_stop_daemon(d);
         free(sv.text);
+        strbuf_release(&sv.in_charge);
         pthread_mutex_destroy(&sv.lock);
         pthread_cond_destroy(&sv.done);
         return 0;

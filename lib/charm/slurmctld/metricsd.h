@@ -32,6 +32,12 @@
 #define METRICSD_CONN_MAX 32
 #define METRICSD_CONN_PER_IP 8
 #define METRICSD_CONN_TIMEOUT_S 15
+/* Other services' figures, appended to each answer as they are: the regular files named *.prom
+ * in this directory (sorted), each owned by root, not writable by group or others, at most
+ * METRICSD_FRAGMENT_MAX bytes and ending in a newline (others are skipped). The node event push
+ * writes its own there (charm/slurmctld/evpush.h). */
+#define METRICSD_FRAGMENT_DIR "/run/slurm-charm-metrics"
+#define METRICSD_FRAGMENT_MAX ((size_t) 64 * 1024)
 
 struct metricsd_opts {
         unsigned port;
@@ -42,11 +48,15 @@ struct metricsd_opts {
          * every part failed for that reason. NULL: metrics_collect + metrics_render (tests give
          * their own) */
         int (*collect)(void *userdata, const char *pings_only, struct strbuf *out);
+        const char *fragment_dir; /* NULL: METRICSD_FRAGMENT_DIR; "": none */
         void *userdata;
 };
 
 /* Serves until *stop is set (checked every 200 ms). */
 int metricsd_serve(const struct metricsd_opts *o, volatile sig_atomic_t *stop, struct strbuf *err);
+
+/* Appends the fragments of dir (above) to out; their count. */
+int metricsd_fragments(const char *dir, struct strbuf *out);
 
 /* One collection as the server makes it (in a child, bounded, then the pings alone when it
  * times out): the text in out, or a negative errno with the reason in out. */
