@@ -7,8 +7,11 @@
 
 #include <getopt.h>
 #include <signal.h>
+#include <string.h>
 #include <systemd/sd-daemon.h>
 
+#include "util/alloc.h"
+#include "util/fileio.h"
 #include "util/parse.h"
 
 #include "util/banned.h"
@@ -61,7 +64,14 @@ int main(int argc, char **argv) {
                 }
         if (optind != argc)
                 return usage();
+        /* what the metrics exporter (nobody) takes as the controller in charge */
+        const char *in_charge_file = NULL;
+        _cleanup_free_ char *dir = xstrndup(SENTINEL_IN_CHARGE_FILE, strrchr(SENTINEL_IN_CHARGE_FILE, '/') -
+                                                                         SENTINEL_IN_CHARGE_FILE);
+        if (mkdir_p(dir, 0755) >= 0)
+                in_charge_file = SENTINEL_IN_CHARGE_FILE;
         const struct sentinel_opts o = {
+                .in_charge_file = in_charge_file,
                 .tick_usec = (uint64_t) tick_ms * 1000,
                 .max_ticks = (unsigned) ticks,
                 .juju_unit = unit,

@@ -22,6 +22,11 @@
 
 #include "util/banned.h"
 
+/* libslurm's parsed configuration, and its bitstring count (exported, not declared in its
+ * public headers: int32_t bit_set_count(bitstr_t *) in 22.05 and 24.11) */
+extern slurm_conf_t slurm_conf;
+int32_t slurm_bit_set_count(void *b);
+
 /* exported by libslurm (sdiag frees its answer with it) but not declared in <slurm/slurm.h> */
 extern void slurm_free_stats_response_msg(stats_info_response_msg_t *msg);
 
@@ -123,19 +128,49 @@ static size_t utf8_prefix(const char *s, size_t max) {
         return good;
 }
 
+/* The label value of v, one to one (distinct names stay distinct labels, Prometheus would
+ * drop the duplicates): valid UTF-8 as it is, a backslash doubled, each byte that is not valid
+ * UTF-8 as \xNN (a backslash, x, two hex digits); a name longer than METRICS_LABEL_MAX bytes
+ * cut at a whole character before METRICS_LABEL_MAX - 9 and ended with "~" and 8 hex digits of
+ * its whole bytes' FNV-1a hash. Then escaped for the text format (\\, \", \n). */
 static void add_label_value(struct strbuf *out, const char *v) {
-        size_t n = utf8_prefix(strempty(v), METRICS_LABEL_MAX);
-        for (size_t i = 0; i < n; i++) {
-                char c = v[i];
-                if (c == '\\')
-                        strbuf_addstr(out, "\\\\");
-                else if (c == '"')
-                        strbuf_addstr(out, "\\\"");
-                else if (c == '\n')
-                        strbuf_addstr(out, "\\n");
-                else
-                        strbuf_addch(out, c);
+        v = strempty(v);
+        size_t len = strlen(v), stop = len;
+        uint32_t hash = 2166136261u;
+        if (len > METRICS_LABEL_MAX) {
+                stop = METRICS_LABEL_MAX - 9;
+                for (size_t i = 0; i < len; i++)
+                        hash = (hash ^ (unsigned char) v[i]) * 16777619u;
         }
+        for (size_t i = 0; i < stop;) {
+                /* one character: its lead byte's length, valid as a whole */
+                unsigned char c0 = (unsigned char) v[i];
+                size_t n = c0 < 0x80 ? 1 : (c0 & 0xe0) == 0xc0 ? 2 : (c0 & 0xf0) == 0xe0 ? 3 : 4;
+                if (utf8_prefix(v + i, n) != n)
+                        n = 0;
+                if (n == 0 || i + n > stop) {
+                        if (n == 0) { /* not UTF-8: the byte in hex */
+                                strbuf_addf(out, "\\\\x%02x", (unsigned char) v[i]);
+                                i++;
+                                continue;
+                        }
+                        break; /* a whole character that would cross the cut */
+                }
+                for (size_t k = 0; k < n; k++) {
+                        char c = v[i + k];
+                        if (c == '\\')
+                                strbuf_addstr(out, "\\\\\\\\");
+                        else if (c == '"')
+                                strbuf_addstr(out, "\\\"");
+                        else if (c == '\n')
+                                strbuf_addstr(out, "\\n");
+                        else
+                                strbuf_addch(out, c);
+                }
+                i += n;
+        }
+        if (len > METRICS_LABEL_MAX)
+                strbuf_addf(out, "~%08x", hash);
 }
 
 static void family(struct strbuf *out, const char *name, const char *type, const char *help) {
@@ -637,11 +672,13 @@ static void render_jobs(const struct metrics_snapshot *s, struct strbuf *out) {
         for (size_t i = 0; i < g.n; i++)
                 sample_u(out, "slurm_jobs_pending_reason", "reason", g.v[i].key, g.v[i].c[0]);
         groups_done(&g);
-        render_job_groups(s, 1, out);
-        render_job_groups(s, 2, out);
+        if (!s->private_users) {
+                render_job_groups(s, 1, out);
+                render_job_groups(s, 2, out);
+        }
 }
 
-static void render_sched(const struct metrics_sched *t, struct strbuf *out) {
+static void render_sched(const struct metrics_sched *t, bool private_users, struct strbuf *out) {
         if (!t->valid)
                 return;
         gauge(out, "slurm_server_thread_cnt", "Active RPC server threads", t->server_thread_count);
@@ -683,7 +720,7 @@ static void render_sched(const struct metrics_sched *t, struct strbuf *out) {
                 { "slurm_rpc_type_calls_total", "slurm_rpc_type_seconds_total", "type", "message type" },
                 { "slurm_rpc_user_calls_total", "slurm_rpc_user_seconds_total", "user", "user" },
         };
-        for (int w = 0; w < 2; w++) {
+        for (int w = 0; w < (private_users ? 1 : 2); w++) {
                 const struct metrics_rpc *v = w == 0 ? t->rpc_types : t->rpc_users;
                 size_t n = w == 0 ? t->n_rpc_types : t->n_rpc_users;
                 if (!n)
@@ -705,7 +742,7 @@ static void render_self(const struct metrics_snapshot *s, struct strbuf *out) {
                 for (size_t i = 0; i < s->n_ctls; i++)
                         sample_u(out, "slurm_controller_up", "host", s->ctls[i].host, s->ctls[i].up);
                 family(out, "slurm_controller_in_charge", "gauge",
-                        "1 for the controller in charge (the first in SlurmctldHost order that answers)");
+                        "1 for the controller in charge (Slurm's heartbeat, confirmed by that slurmctld)");
                 for (size_t i = 0; i < s->n_ctls; i++)
                         sample_u(out, "slurm_controller_in_charge", "host", s->ctls[i].host, s->ctls[i].in_charge);
         }
@@ -746,6 +783,11 @@ bool metrics_text_in_charge(const char *text, size_t len, struct strbuf *host) {
         return false;
 }
 
+void metrics_in_charge_set(struct metrics_snapshot *s, const char *host) {
+        for (size_t i = 0; i < s->n_ctls; i++)
+                s->ctls[i].in_charge = !isempty(host) && streq(s->ctls[i].host, host);
+}
+
 void metrics_render_failovers(uint64_t n, struct strbuf *out) {
         family(out, "slurm_controller_failovers_total", "counter",
                 "Changes of the controller in charge (failover, takeover, failback) this exporter has seen since it started");
@@ -760,7 +802,7 @@ void metrics_render(const struct metrics_snapshot *s, struct strbuf *out) {
                         render_partitions(s, out);
                 if (!s->error_jobs)
                         render_jobs(s, out);
-                render_sched(&s->sched, out);
+                render_sched(&s->sched, s->private_users, out);
         }
         render_self(s, out);
 }
@@ -915,7 +957,13 @@ static void job_from_info(const slurm_job_info_t *in, struct uid_names *users, s
                 else if (m != NO_VAL64)
                         out->memory_mb = m * in->num_nodes;
         }
-        out->tasks = base == JOB_PENDING ? (uint32_t) metrics_array_tasks(in->array_task_str) : 1;
+        out->tasks = 1;
+        if (base == JOB_PENDING && in->array_bitmap) {
+                /* the tasks' bitmap: libslurm cuts the text (array_task_str) at 64 bytes */
+                int32_t n = slurm_bit_set_count(in->array_bitmap);
+                out->tasks = n > 0 ? (uint32_t) n : 1;
+        } else if (base == JOB_PENDING)
+                out->tasks = (uint32_t) metrics_array_tasks(in->array_task_str);
 }
 
 static void sched_from(const stats_info_response_msg_t *in, struct uid_names *users, struct metrics_sched *t) {
@@ -1014,19 +1062,19 @@ int metrics_collect(struct metrics_snapshot *s, bool cluster, struct strbuf *err
         struct uid_names users = { 0 };
 
         /* each controller by ping, bounded (a stopped slurmctld on this machine must not hold a
-         * scrape); the first in order that answers is the one clients use */
+         * scrape) */
         struct slurm_controllers ctls = { 0 };
         if (slurm_ctl_ping_bounded(&ctls, 2000, NULL) >= 0 && ctls.n) {
                 s->ctls = xcalloc(ctls.n, sizeof(*s->ctls));
-                bool charge = false;
                 for (size_t i = 0; i < ctls.n; i++) {
                         s->ctls[i] = (struct metrics_controller){
                                 .host = xstrdup(strempty(ctls.v[i].host)),
                                 .index = (int) i,
                                 .up = ctls.v[i].up,
-                                .in_charge = ctls.v[i].up && !charge,
+                                /* a standby answers pings too: only the sole controller is
+                                 * known here (metrics_in_charge_set for the others) */
+                                .in_charge = ctls.v[i].up && ctls.n == 1,
                         };
-                        charge = charge || ctls.v[i].up;
                 }
                 s->n_ctls = ctls.n;
                 s->rpcs += (unsigned) ctls.n;
@@ -1050,15 +1098,37 @@ int metrics_collect(struct metrics_snapshot *s, bool cluster, struct strbuf *err
                 cluster = false;
         }
 
+        /* PrivateData: slurmctld hides from the exporter's user what it may not see, other
+         * users' jobs as none at all: said as failed parts, never served as zeros (the loads not
+         * tried); per-user and per-account figures are left out when users, usage or accounts
+         * are private (the endpoint asks no one who they are) */
+        uint16_t pd = slurm_conf.private_data;
+        s->private_users = (pd & (PRIVATE_DATA_USERS | PRIVATE_DATA_USAGE | PRIVATE_DATA_ACCOUNTS)) != 0;
+        if (cluster && geteuid() != 0 && geteuid() != slurm_conf.slurm_user_id) {
+                static const struct {
+                        uint16_t bit;
+                        const char *why;
+                } hidden[] = {
+                        { PRIVATE_DATA_PARTITIONS, "PrivateData=partitions hides them from the exporter's user" },
+                        { PRIVATE_DATA_NODES, "PrivateData=nodes hides them from the exporter's user" },
+                        { PRIVATE_DATA_JOBS, "PrivateData=jobs hides other users' jobs from the exporter's user" },
+                };
+                char **errs[] = { &s->error_parts, &s->error_nodes, &s->error_jobs };
+                for (size_t i = 0; i < ELEMENTSOF(hidden); i++)
+                        if ((pd & hidden[i].bit) && !*errs[i])
+                                *errs[i] = xstrdup(hidden[i].why);
+        }
+
         if (cluster) {
                 partition_info_msg_t *parts = NULL;
                 node_info_msg_t *nodes = NULL;
                 job_info_msg_t *jobs = NULL;
                 stats_info_response_msg_t *stats = NULL;
 
-                s->rpcs++;
-                if ((r = slurm_load_partitions((time_t) 0, &parts, SHOW_ALL)) != SLURM_SUCCESS || !parts) {
-                        s->error_parts = failure(r, "load partitions");
+                s->rpcs += !s->error_parts;
+                if (s->error_parts || (r = slurm_load_partitions((time_t) 0, &parts, SHOW_ALL)) != SLURM_SUCCESS || !parts) {
+                        if (!s->error_parts)
+                                s->error_parts = failure(r, "load partitions");
                         parts = NULL;
                 } else {
                         s->parts = xcalloc(parts->record_count + 1, sizeof(*s->parts));
@@ -1073,9 +1143,10 @@ int metrics_collect(struct metrics_snapshot *s, bool cluster, struct strbuf *err
                                 };
                         }
                 }
-                s->rpcs++;
-                if ((r = slurm_load_node((time_t) 0, &nodes, SHOW_ALL)) != SLURM_SUCCESS || !nodes) {
-                        s->error_nodes = failure(r, "load nodes");
+                s->rpcs += !s->error_nodes;
+                if (s->error_nodes || (r = slurm_load_node((time_t) 0, &nodes, SHOW_ALL)) != SLURM_SUCCESS || !nodes) {
+                        if (!s->error_nodes)
+                                s->error_nodes = failure(r, "load nodes");
                         nodes = NULL;
                 } else {
                         s->nodes = xcalloc(nodes->record_count + 1, sizeof(*s->nodes));
@@ -1085,9 +1156,10 @@ int metrics_collect(struct metrics_snapshot *s, bool cluster, struct strbuf *err
                         if (parts)
                                 nodes_partitions(s, parts);
                 }
-                s->rpcs++;
-                if ((r = slurm_load_jobs((time_t) 0, &jobs, SHOW_ALL)) != SLURM_SUCCESS || !jobs) {
-                        s->error_jobs = failure(r, "load jobs");
+                s->rpcs += !s->error_jobs;
+                if (s->error_jobs || (r = slurm_load_jobs((time_t) 0, &jobs, SHOW_ALL)) != SLURM_SUCCESS || !jobs) {
+                        if (!s->error_jobs)
+                                s->error_jobs = failure(r, "load jobs");
                         jobs = NULL;
                 } else {
                         s->jobs = xcalloc(jobs->record_count + 1, sizeof(*s->jobs));

@@ -27,7 +27,8 @@
  *   slurm_rpc_user_calls_total{user}, slurm_rpc_user_seconds_total{user}  slurmctld's RPC
  *                                  statistics since its start (counters)
  *   slurm_dbd_agent_queue_size     records slurmctld holds for slurmdbd
- *   slurm_controller_in_charge{host}, slurm_controller_up{host}  each SlurmctldHost by ping
+ *   slurm_controller_up{host}      each SlurmctldHost by ping
+ *   slurm_controller_in_charge{host}  the controller in charge (metrics_in_charge_set)
  *   slurm_controller_failovers_total  (metricsd's, from the text) changes of the controller in
  *                                  charge seen since the exporter started
  *   slurm_dbd_up                   1 when slurmdbd takes a connection (its handshake, within
@@ -37,6 +38,11 @@
  *   slurm_scrape_duration_seconds, slurm_scrape_rpcs, slurm_scrape_error{what}
  * Label values are escaped as the format asks (\\, \", \n); a value that is not valid UTF-8 or
  * is longer than METRICS_LABEL_MAX bytes is cut at the last whole character before it.
+ *
+ * PrivateData (the client configuration's): the parts slurmctld would hide from a collector
+ * that is neither root nor SlurmUser (jobs, nodes, partitions) are failed parts with the
+ * reason, never zeros; with users, usage or accounts private, the per-user and per-account
+ * families (jobs, RPCs) are left out: the endpoint has no authentication.
  *
  * Cost: a collection is 4 RPCs to slurmctld (nodes, partitions, jobs, statistics) plus one ping
  * per controller (2 s each at most), and with accounting one connection to slurmdbd (opened and
@@ -142,6 +148,8 @@ struct metrics_snapshot {
         /* slurmdbd: METRICS_DBD_UNKNOWN (not configured, or not asked: this machine's own
          * slurmctld, the credential's source on 24.11, does not answer), _DOWN, _UP */
         int dbd;
+        /* PrivateData names users, usage or accounts: no per-user or per-account family */
+        bool private_users;
 };
 
 void metrics_snapshot_done(struct metrics_snapshot *s);
@@ -150,6 +158,12 @@ void metrics_snapshot_done(struct metrics_snapshot *s);
  * leaves its part empty and its error_* set; with cluster false only the controllers are
  * pinged. 0, or a negative errno when the client could not start (err). */
 int metrics_collect(struct metrics_snapshot *s, bool cluster, struct strbuf *err);
+
+/* Who is in charge, told by one that knows (the controller units' sentinels read Slurm's
+ * heartbeat and ask their own slurmctld; a ping cannot tell, a standby answers it too): each
+ * controller's in_charge is whether its host is host (NULL or "": none known). Without it
+ * metrics_collect() marks only a sole controller that answers. Pure. */
+void metrics_in_charge_set(struct metrics_snapshot *s, const char *host);
 
 /* Marks every part of s not already failed as failed for why (the answer then has the pings
  * and slurm_scrape_error 1 for each part, no tables). */
@@ -172,7 +186,9 @@ void metrics_render(const struct metrics_snapshot *s, struct strbuf *out);
 bool metrics_reason_blocked(uint16_t reason);
 
 /* How many array tasks a pending array record stands for, from its array_task_str: 9 for
- * "1-3,5,7-15:2%4" (the limit after % changes no count); 1 when empty or unreadable. Pure. */
+ * "1-3,5,7-15:2%4" (the limit after % changes no count); 1 when empty or unreadable (libslurm
+ * cuts the text at 64 bytes with "...": the collection counts the record's bitmap instead,
+ * this is its fallback). Pure. */
 uint64_t metrics_array_tasks(const char *tasks);
 
 /* The name of a slurmctld RPC message type (22.05/24.11 numbering) or NULL when not known. */

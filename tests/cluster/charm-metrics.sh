@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: Apache-2.0
 # Metrics (issue 31 §2): each controller unit's exporter serves the cluster's figures from
 # libslurm, the values match what Slurm's own commands say (nodes, CPUs, jobs by state,
-# partition and user, a held job counted as one that cannot start), the text is what
+# partition and user, a held job counted as one that cannot start, a held array of 31 tasks
+# whose task list libslurm cuts; PrivateData=jobs said as a hidden part, users as no per-user
+# figures), the text is what
 # Prometheus' promtool takes, a real Prometheus (Debian's, the prometheus test charm) scrapes
 # every controller unit through the metrics-endpoint relation with the Juju topology labels and
 # loads the charm's alert rules; the port moves with metrics-port, a bad port is refused and
-# changes nothing, 0 stops the exporter and the relation says why nothing is scraped; a
+# changes nothing, a port another process holds is said in the status, 0 stops the exporter,
+# the relation says why nothing is scraped and carries
+# no alert rules; a
 # takeover is counted by both units' exporters; a controller unit leaving leaves the other
 # serving (control back: counted again); a frozen controller costs a scrape seconds,
 # not its answer (the pings say it). Prints the scrape's time and its RPCs.
@@ -96,15 +100,20 @@ log "jobs: one running, one held, one drained node: the figures follow"
 gate=$T/gate-metrics
 run=$(submit -p cpu -n1 -w cpu-0 -o /dev/null --wrap "while [ ! -e $gate ]; do sleep 1; done")
 held=$(submit -p cpu -n1 -H -o /dev/null --wrap true)
+# a held array of 31 tasks whose list libslurm's text cuts at 64 bytes ("1,4,9,…,961")
+tasks=$(for i in $(seq 1 31); do printf '%d,' $((i * i)); done)
+tasks=${tasks%,}
+array=$(submit -p cpu -n1 -H --array="$tasks" -o /dev/null --wrap true)
 wait_job_state "$run" RUNNING 30
 ctl scontrol update nodename=cpu-1 state=drain reason=metrics-test
 sleep 6 # past the exporter's 5 s cache
 t0=$(get prometheus/0 "$c0" 9092 /metrics)
 want "$t0" slurm_jobs_running 1
-want "$t0" slurm_jobs_pending 1
-want "$t0" slurm_jobs_hold 1
-want "$t0" slurm_jobs_pending_blocked 1
-want "$t0" 'slurm_jobs_pending_reason{reason="JobHeldUser"}' 1
+want "$t0" slurm_jobs_pending 32
+want "$t0" slurm_jobs_hold 32
+want "$t0" slurm_jobs_pending_blocked 32
+want "$t0" 'slurm_jobs_pending_reason{reason="JobHeldUser"}' 32
+want "$t0" 'slurm_user_jobs_pending{username="root"}' 32
 want "$t0" 'slurm_partition_jobs_running{partition="cpu"}' 1
 want "$t0" 'slurm_user_jobs_running{username="root"}' 1
 want "$t0" 'slurm_node_cpus_alloc{node="cpu-0"}' 1
@@ -124,7 +133,20 @@ n2=$(value "$t0" 'slurm_rpc_type_calls_total{type="REQUEST_NODE_INFO"}')
 log "  REQUEST_NODE_INFO between two scrapes: $((n2 - n1)) (the scrape's own and the charms' meanwhile)"
 [ "$((n2 - n1))" -ge 1 ] || die "REQUEST_NODE_INFO did not move between two scrapes ($n1 -> $n2)"
 ctl scontrol update nodename=cpu-1 state=resume
-ctl scancel "$held"
+
+log "PrivateData=jobs,users: the jobs part said hidden (not zeros), no per-user figures"
+js config slurmctld slurm-conf-parameters="PrivateData=jobs,users" >/dev/null
+settle
+until_true 30 "the exporter does not say the jobs are hidden" eval \
+        '[ "$(value "$(get prometheus/0 "$c0" 9092 /metrics)" "slurm_scrape_error{what=\"jobs\"}")" = 1 ]'
+t0=$(get prometheus/0 "$c0" 9092 /metrics)
+[ -z "$(value "$t0" slurm_jobs_running)" ] || die "slurm_jobs_running served with PrivateData=jobs"
+! grep -qE '^slurm_(user|account)_jobs|^slurm_rpc_user' <<<"$t0" || die "per-user figures served with PrivateData=users"
+js config slurmctld slurm-conf-parameters= >/dev/null
+settle
+until_true 30 "the jobs part did not come back" eval \
+        '[ "$(value "$(get prometheus/0 "$c0" 9092 /metrics)" slurm_jobs_running)" = 1 ]'
+ctl scancel "$held" "$array"
 touch "$gate"
 wait_job_state "$run" COMPLETED 30
 
@@ -170,15 +192,30 @@ js config slurmctld metrics-port=9100 >/dev/null
 settle
 if unit_status slurmctld/0 | grep -q 'metrics-port'; then die "refusal still shown: $(unit_status slurmctld/0)"; fi
 
+log "a port another process holds: the status says the exporter does not run"
+bin=$(js exec slurmctld/0 -- systemctl show -p ExecStart --value juju-slurm-metrics.service | sed -n 's/.*path=\([^ ;]*\).*/\1/p')
+[ -n "$bin" ] || die "no ExecStart path for juju-slurm-metrics.service"
+js exec slurmctld/0 -- systemd-run --quiet --unit=squat9200 "$bin" --unit squatter --port 9200
+js config slurmctld metrics-port=9200 >/dev/null
+settle
+js trigger slurmctld update-status >/dev/null
+settle
+expect_status slurmctld/0 '; metrics exporter not running \(.*port 9200 taken by another process'
+log "  $(unit_status slurmctld/0 | grep -o 'metrics exporter not running[^;]*')"
+js exec slurmctld/0 -- systemctl stop squat9200
+
 log "metrics-port=0: no exporter, no port, the relation says why nothing is scraped"
 js config slurmctld metrics-port=0 >/dev/null
 settle
 if get prometheus/0 "$c0" 9100 /metrics >/dev/null 2>&1; then die "an exporter still on :9100"; fi
 expect_status slurmctld/0 'metrics-endpoint related but metrics-port is 0'
 ! js status --format=json | grep -q '"9100/tcp"' || die "9100/tcp is still opened"
+nrules() { get prometheus/0 "$p0" 9090 /api/v1/rules | jq '[.data.groups[].rules[]] | length'; }
+until_true 30 "alert rules still loaded with no exporter ($(nrules))" eval '[ "$(nrules)" = 0 ]'
 js config slurmctld metrics-port=9092 >/dev/null
 settle
 get prometheus/0 "$c1" 9092 /metrics >/dev/null || die "slurmctld/1: no exporter back on :9092"
+until_true 30 "no alert rules back with the exporter" eval '[ "$(nrules)" -gt 0 ]'
 
 log "the takeover action: each exporter counts the change of the controller in charge"
 # (after the last port change: a restarted exporter counts from 0)

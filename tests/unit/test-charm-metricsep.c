@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/macro.h"
@@ -428,6 +429,73 @@ static void test_fragments(void **state) {
         assert_int_equal(system(cmd), 0);
 }
 
+/* A client holding its slots with a request never finished (slowloris) takes its own address's
+ * share only: another address is answered meanwhile (127.0.0.2 is loopback too) */
+static void test_server_slow_clients(void **state) {
+        collections = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        struct server_run s = { .o = { .port = free_port(), .collect = collect_fake } };
+        assert_int_equal(pthread_create(&s.th, NULL, serve_thread, &s), 0);
+        assert_int_equal(request(s.o.port, GET("/"), NULL), 200);
+        int slow[METRICSD_CONN_PER_IP + 2];
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t) s.o.port) };
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        for (size_t i = 0; i < ELEMENTSOF(slow); i++) {
+                slow[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                assert_int_equal(connect(slow[i], (struct sockaddr *) &a, sizeof(a)), 0);
+                (void) !write(slow[i], "GET /metrics HTTP/1.1\r\n", 23);
+        }
+        /* from 127.0.0.2 */
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in src = { .sin_family = AF_INET };
+        src.sin_addr.s_addr = htonl(INADDR_LOOPBACK + 1);
+        assert_int_equal(bind(fd, (struct sockaddr *) &src, sizeof(src)), 0);
+        assert_int_equal(connect(fd, (struct sockaddr *) &a, sizeof(a)), 0);
+        const char *req = GET("/metrics");
+        assert_int_equal(write(fd, req, strlen(req)), (ssize_t) strlen(req));
+        char buf[64] = "";
+        assert_true(read(fd, buf, sizeof(buf) - 1) > 12);
+        assert_int_equal(strncmp(buf, "HTTP/1.1 200", 12), 0);
+        close(fd);
+        for (size_t i = 0; i < ELEMENTSOF(slow); i++)
+                close(slow[i]);
+        s.stop = 1;
+        pthread_join(s.th, NULL);
+        munmap(collections, sizeof(int));
+}
+
+/* The sentinel's word on who is in charge: fresh, one line, root's and not writable by others */
+static void test_in_charge_read(void **state) {
+        char dir[] = "/tmp/metricsep-charge-XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        _cleanup_free_ char *f = xasprintf("%s/in-charge", dir);
+        char *host = NULL;
+        assert_int_equal(metricsd_in_charge_read(f, time(NULL), &host), -ENOENT);
+        assert_int_equal(write_file_atomic(f, "ctl-1\n", 6, 0644, (uid_t) -1, (gid_t) -1), 0);
+        if (geteuid() == 0) {
+                assert_int_equal(metricsd_in_charge_read(f, time(NULL), &host), 0);
+                assert_string_equal(host, "ctl-1");
+                free(host);
+                /* old: no sentinel looks now */
+                assert_int_equal(metricsd_in_charge_read(f, time(NULL) + METRICSD_IN_CHARGE_FRESH_S + 2, &host), -ESTALE);
+                assert_null(host);
+                assert_int_equal(write_file_atomic(f, "\n", 1, 0644, (uid_t) -1, (gid_t) -1), 0);
+                assert_int_equal(metricsd_in_charge_read(f, time(NULL), &host), 0);
+                assert_string_equal(host, ""); /* none known */
+                free(host);
+                static const char *const bad[] = { "a\nb\n", "ctl-1", "" };
+                for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                        assert_int_equal(write_file_atomic(f, bad[i], strlen(bad[i]), 0644, (uid_t) -1, (gid_t) -1), 0);
+                        assert_int_equal(metricsd_in_charge_read(f, time(NULL), &host), -EINVAL);
+                }
+                assert_int_equal(write_file_atomic(f, "ctl-1\n", 6, 0666, (uid_t) -1, (gid_t) -1), 0);
+                assert_int_equal(metricsd_in_charge_read(f, time(NULL), &host), -EINVAL);
+                assert_int_equal(write_file_atomic(f, "ctl-1\n", 6, 0644, 65534, 65534), 0);
+                assert_int_equal(metricsd_in_charge_read(f, time(NULL), &host), -EINVAL);
+        }
+        _cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+}
+
 struct parallel {
         unsigned port;
         int code;
@@ -487,6 +555,8 @@ int main(void) {
                 cmocka_unit_test(test_server_shared_collection),
                 cmocka_unit_test(test_server_failovers),
                 cmocka_unit_test(test_fragments),
+                cmocka_unit_test(test_in_charge_read),
+                cmocka_unit_test(test_server_slow_clients),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -211,21 +211,35 @@ static void test_labels(void **state) {
         struct metrics_snapshot s = { .cluster = true };
         _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
         add_job(&s, JOB_PENDING, WAIT_PRIORITY, NULL, "we\"ird\\na\nme", NULL, 1, 1);
-        /* invalid UTF-8 cut before the bad byte; a long value cut at a whole character */
+        /* not UTF-8: the byte in hex after a backslash; a backslash of the name doubled, so
+         * that the two stay apart */
         add_job(&s, JOB_PENDING, WAIT_PRIORITY, NULL, "ok\xc3\xa9\xff tail", NULL, 1, 1);
-        char longname[400];
+        add_job(&s, JOB_PENDING, WAIT_PRIORITY, NULL, "ok\xc3\xa9\\xff tail", NULL, 1, 1);
+        /* long values cut at a whole character, each with its own hash */
+        char longname[400], longname2[400];
         memset(longname, 'x', sizeof(longname) - 1);
         longname[sizeof(longname) - 1] = '\0';
-        longname[METRICS_LABEL_MAX - 1] = '\xc3'; /* a 2-byte character across the limit */
-        longname[METRICS_LABEL_MAX] = '\xa9';
+        longname[METRICS_LABEL_MAX - 10] = '\xc3'; /* a 2-byte character across the cut */
+        longname[METRICS_LABEL_MAX - 9] = '\xa9';
+        memcpy(longname2, longname, sizeof(longname));
+        longname2[sizeof(longname2) - 2] = 'y';
         add_job(&s, JOB_PENDING, WAIT_PRIORITY, NULL, longname, NULL, 1, 1);
+        add_job(&s, JOB_PENDING, WAIT_PRIORITY, NULL, longname2, NULL, 1, 1);
         metrics_render(&s, &out);
         assert_well_formed(out.buf);
-        assert_true(value_of(out.buf, "slurm_user_jobs_pending{username=\"we\\\"ird\\\\na\\nme\"}") == 1);
-        assert_true(value_of(out.buf, "slurm_user_jobs_pending{username=\"ok\xc3\xa9\"}") == 1);
-        char want[300];
-        snprintf(want, sizeof(want), "slurm_user_jobs_pending{username=\"%.*s\"}", METRICS_LABEL_MAX - 1, longname);
-        assert_true(value_of(out.buf, want) == 1);
+        assert_true(value_of(out.buf, "slurm_user_jobs_pending{username=\"we\\\"ird\\\\\\\\na\\nme\"}") == 1);
+        assert_true(value_of(out.buf, "slurm_user_jobs_pending{username=\"ok\xc3\xa9\\\\xff tail\"}") == 1);
+        assert_true(value_of(out.buf, "slurm_user_jobs_pending{username=\"ok\xc3\xa9\\\\\\\\xff tail\"}") == 1);
+        for (int w = 0; w < 2; w++) {
+                const char *name = w ? longname2 : longname;
+                uint32_t h = 2166136261u;
+                for (size_t i = 0; name[i]; i++)
+                        h = (h ^ (unsigned char) name[i]) * 16777619u;
+                char want[300];
+                snprintf(want, sizeof(want), "slurm_user_jobs_pending{username=\"%.*s~%08x\"}", METRICS_LABEL_MAX - 10,
+                        name, h);
+                assert_true(value_of(out.buf, want) == 1);
+        }
         metrics_snapshot_done(&s);
 }
 
@@ -253,6 +267,13 @@ static void test_sched_ctl_errors(void **state) {
         assert_true(value_of(t, "slurm_rpc_type_seconds_total{type=\"REQUEST_NODE_INFO\"}") == 1.5);
         assert_true(value_of(t, "slurm_controller_up{host=\"ctl-0\"}") == 0);
         assert_true(value_of(t, "slurm_controller_in_charge{host=\"ctl-1\"}") == 1);
+        /* who is in charge, told: only that host; none known: none */
+        metrics_in_charge_set(&s, "ctl-0");
+        assert_true(s.ctls[0].in_charge && !s.ctls[1].in_charge);
+        metrics_in_charge_set(&s, "");
+        assert_true(!s.ctls[0].in_charge && !s.ctls[1].in_charge);
+        metrics_in_charge_set(&s, NULL);
+        assert_true(!s.ctls[0].in_charge && !s.ctls[1].in_charge);
         assert_true(value_of(t, "slurm_scrape_rpcs") == 6);
         /* a part that failed: its families are missing, said in slurm_scrape_error */
         assert_true(value_of(t, "slurm_scrape_error{what=\"jobs\"}") == 1);

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "charm/slurmctld/sentinel.h"
 #include "proc/proc.h"
 #include "slurm/metrics.h"
 #include "util/alloc.h"
@@ -27,8 +28,27 @@ static int64_t mono_ms(void) {
         return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int metricsd_in_charge_read(const char *file, time_t now, char **ret_host) {
+        _cleanup_free_ char *data = NULL;
+        size_t len = 0;
+        struct stat st;
+        *ret_host = NULL;
+        int r = read_untrusted_file(file, 512, &data, &len, &st);
+        if (r < 0)
+                return r;
+        if (st.st_uid != 0 || (st.st_mode & 022) || !len || data[len - 1] != '\n' || memchr(data, '\0', len))
+                return -EINVAL;
+        if (now - st.st_mtime > METRICSD_IN_CHARGE_FRESH_S || st.st_mtime - now > METRICSD_IN_CHARGE_FRESH_S)
+                return -ESTALE;
+        data[len - 1] = '\0';
+        if (strchr(data, '\n'))
+                return -EINVAL;
+        *ret_host = TAKE_PTR(data);
+        return 0;
+}
+
 static int collect_default(void *userdata, const char *pings_only, struct strbuf *out) {
-        (void) userdata;
+        const char *in_charge_file = userdata;
         struct metrics_snapshot s = { 0 };
         _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
         int r = metrics_collect(&s, !pings_only, &err);
@@ -36,6 +56,9 @@ static int collect_default(void *userdata, const char *pings_only, struct strbuf
                 strbuf_addbuf(out, &err);
                 return r;
         }
+        _cleanup_free_ char *host = NULL;
+        if (in_charge_file && metricsd_in_charge_read(in_charge_file, time(NULL), &host) >= 0)
+                metrics_in_charge_set(&s, host);
         if (pings_only)
                 metrics_parts_failed(&s, pings_only);
         metrics_render(&s, out);
@@ -52,7 +75,9 @@ struct call {
 static int call_child(void *userdata, struct strbuf *out) {
         const struct call *c = userdata;
         return c->o->collect ? c->o->collect(c->o->userdata, c->pings_only, out)
-                             : collect_default(NULL, c->pings_only, out);
+                             : collect_default((void *) (c->o->in_charge_file ? c->o->in_charge_file
+                                                                              : SENTINEL_IN_CHARGE_FILE),
+                                       c->pings_only, out);
 }
 
 int metricsd_scrape(const struct metricsd_opts *o, struct strbuf *out) {
@@ -235,12 +260,13 @@ int metricsd_serve(const struct metricsd_opts *o, volatile sig_atomic_t *stop, s
                 strbuf_addf(err, "no port to listen on (%u)", o->port);
                 return -EINVAL;
         }
-        struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
+        struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG,
                 (uint16_t) o->port, NULL, NULL, on_request, &sv,
                 MHD_OPTION_EXTERNAL_LOGGER, on_log, NULL,
                 MHD_OPTION_CONNECTION_LIMIT, (unsigned) METRICSD_CONN_MAX,
                 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned) METRICSD_CONN_PER_IP,
                 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) METRICSD_CONN_TIMEOUT_S,
+                MHD_OPTION_THREAD_STACK_SIZE, METRICSD_THREAD_STACK,
                 MHD_OPTION_END);
         if (!d) {
                 strbuf_addf(err, "cannot listen on port %u (in use?)", o->port);

@@ -14,14 +14,18 @@
  * One collection at a time: a request that comes while one runs waits for it and takes its
  * answer. Answers are kept METRICSD_CACHE_MS: several scrapers, or one scraping often, cost
  * slurmctld one collection (4 RPCs and a ping per controller) per period.
- * Limits: METRICSD_CONN_MAX connections, METRICSD_CONN_PER_IP per address, each closed after
- * METRICSD_CONN_TIMEOUT_S idle seconds; only GET and HEAD, no request body; other paths 404.
+ * Limits: METRICSD_CONN_MAX connections (a thread each, METRICSD_THREAD_STACK of stack),
+ * METRICSD_CONN_PER_IP per address, each closed after METRICSD_CONN_TIMEOUT_S idle seconds
+ * (libmicrohttpd has no deadline for a whole request: a client that sends a header line every
+ * few seconds holds its slot; taking every slot needs METRICSD_CONN_MAX / METRICSD_CONN_PER_IP
+ * = 128 addresses); only GET and HEAD, no request body; other paths 404.
  *
  * Returns 0 or a negative errno with one message in err. */
 #pragma once
 
 #include <signal.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "util/strbuf.h"
 
@@ -29,8 +33,9 @@
 #define METRICSD_PINGS_MS (8 * 1000)
 #define METRICSD_CACHE_MS 5000
 #define METRICSD_OUT_MAX ((size_t) 64 * 1024 * 1024)
-#define METRICSD_CONN_MAX 32
+#define METRICSD_CONN_MAX 1024
 #define METRICSD_CONN_PER_IP 8
+#define METRICSD_THREAD_STACK ((size_t) 256 * 1024)
 #define METRICSD_CONN_TIMEOUT_S 15
 /* Other services' figures, appended to each answer as they are: the regular files named *.prom
  * in this directory (sorted), each owned by root, not writable by group or others, at most
@@ -49,11 +54,19 @@ struct metricsd_opts {
          * their own) */
         int (*collect)(void *userdata, const char *pings_only, struct strbuf *out);
         const char *fragment_dir; /* NULL: METRICSD_FRAGMENT_DIR; "": none */
+        const char *in_charge_file; /* NULL: the sentinel's (SENTINEL_IN_CHARGE_FILE) */
         void *userdata;
 };
 
 /* Serves until *stop is set (checked every 200 ms). */
 int metricsd_serve(const struct metricsd_opts *o, volatile sig_atomic_t *stop, struct strbuf *err);
+
+/* The controller in charge the sentinel wrote (charm/slurmctld/sentinel.h: one line, root's,
+ * not writable by others, written within METRICSD_IN_CHARGE_FRESH_S of now): 0 and the host in
+ * *ret_host ("" none known; caller frees), -ESTALE when older (no sentinel looks now: no one is
+ * named in charge), another negative errno when absent or malformed. */
+#define METRICSD_IN_CHARGE_FRESH_S 15
+int metricsd_in_charge_read(const char *file, time_t now, char **ret_host);
 
 /* Appends the fragments of dir (above) to out; their count. */
 int metricsd_fragments(const char *dir, struct strbuf *out);

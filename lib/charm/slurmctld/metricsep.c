@@ -252,7 +252,9 @@ void metricsep_publish(struct juju_ctx *ctx, const char *charm_dir, unsigned por
         _cleanup_strbuf_ struct strbuf jobs = STRBUF_INIT, meta = STRBUF_INIT, rules = STRBUF_INIT;
         metricsep_scrape_jobs(port, &jobs);
         metricsep_scrape_metadata(env, "slurmctld", &meta);
-        if (leader) {
+        if (leader && !port)
+                strbuf_addstr(&rules, "{}"); /* no exporter: no rule to fire on its absence */
+        else if (leader) {
                 _cleanup_free_ char *file = xasprintf("%s/templates/" METRICSEP_RULES_FILE, strempty(charm_dir));
                 _cleanup_free_ char *text = NULL;
                 int r = read_full_file(file, &text, NULL);
@@ -294,19 +296,32 @@ void metricsep_publish(struct juju_ctx *ctx, const char *charm_dir, unsigned por
                                     " is 0: nothing to scrape");
 }
 
-void metricsep_status_note(unsigned port, int wait_ms, struct strbuf *message) {
+void metricsep_status_note(sd_bus *bus, unsigned port, int wait_ms, struct strbuf *message) {
         if (!port)
                 return;
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         int64_t deadline = (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + wait_ms;
+        struct unit_state st = { 0 };
+        bool known = false;
         for (;;) {
-                if (charm_tcp_listening("127.0.0.1", port, 200))
+                /* the service running, and something listening: a port another process holds
+                 * answers the probe while the exporter fails to bind and restarts */
+                known = bus && unit_get_state(bus, METRICSEP_UNIT, &st, NULL) >= 0;
+                bool running = !bus || (known && streq(st.active_state, "active") && streq(st.sub_state, "running"));
+                if (running && charm_tcp_listening("127.0.0.1", port, 200))
                         return;
                 clock_gettime(CLOCK_MONOTONIC, &ts);
                 if ((int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000 >= deadline)
                         break;
                 usleep(200 * 1000);
         }
-        strbuf_addf(message, "; metrics exporter not listening on port %u (journalctl -u " METRICSEP_UNIT ")", port);
+        if (known && !(streq(st.active_state, "active") && streq(st.sub_state, "running")))
+                strbuf_addf(message,
+                        "; metrics exporter not running (%s/%s, %u restart%s: port %u taken by another process?"
+                        " journalctl -u " METRICSEP_UNIT ")",
+                        st.active_state, st.sub_state, st.n_restarts, st.n_restarts == 1 ? "" : "s", port);
+        else
+                strbuf_addf(message, "; metrics exporter not listening on port %u (journalctl -u " METRICSEP_UNIT ")",
+                        port);
 }

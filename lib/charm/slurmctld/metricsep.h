@@ -88,6 +88,8 @@ int metricsep_alert_rules(const char *rules_json, const struct juju_env *env, co
  * note ("; metrics-endpoint: …"). */
 void metricsep_publish(struct juju_ctx *ctx, const char *charm_dir, unsigned port, bool leader, struct strbuf *note);
 
-/* "; metrics exporter not listening on port N" when the service should listen and does not
- * (waits up to wait_ms for a service just started). */
-void metricsep_status_note(unsigned port, int wait_ms, struct strbuf *message);
+/* "; metrics exporter not running (…)" when its service is not active and running (a port
+ * another process holds: it fails to bind and restarts), "; metrics exporter not listening on
+ * port N" when it runs and nothing listens (waits up to wait_ms for a service just started).
+ * bus NULL: the port alone is probed. */
+void metricsep_status_note(sd_bus *bus, unsigned port, int wait_ms, struct strbuf *message);

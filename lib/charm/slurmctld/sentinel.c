@@ -108,6 +108,8 @@ struct sentinel {
         unsigned nudges, failures; /* since the last report */
         bool failing;              /* the last look failed (logged once per streak) */
         uint64_t report_due;
+        char published[HOST_NAME_MAX + 1]; /* in_charge_file's content, without its newline */
+        time_t published_at;
 };
 
 static void logf_(struct sentinel *s, const char *fmt, ...) __attribute__((__format__(printf, 2, 3)));
@@ -809,6 +811,28 @@ uint64_t sentinel_late_usec(uint64_t from, uint64_t at, uint64_t tick_usec) {
         return from && at > from + tick_usec ? at - from - tick_usec : 0;
 }
 
+/* The controller in charge as this sentinel knows it, for the metrics exporter: this host when
+ * its slurmctld is (in_charge()), else the fresh heartbeat's writer when it is another. */
+static void charge_publish(struct sentinel *s, bool mine) {
+        if (!s->o->in_charge_file)
+                return;
+        const char *who = "";
+        if (s->self >= 0 && mine && (size_t) s->self < s->names.n)
+                who = s->names.v[s->self];
+        else if (s->self >= 0 && !mine && s->n_ctl > 1 && s->boss >= 0 && s->boss != s->self &&
+                 (size_t) s->boss < s->names.n)
+                who = s->names.v[s->boss];
+        time_t now = time(NULL);
+        if (s->published_at && streq(who, s->published) && now >= s->published_at &&
+                now - s->published_at < SENTINEL_PUBLISH_S)
+                return;
+        _cleanup_free_ char *line = xasprintf("%s\n", who);
+        if (write_file_atomic(s->o->in_charge_file, line, strlen(line), 0644, (uid_t) -1, (gid_t) -1) < 0)
+                return;
+        snprintf(s->published, sizeof s->published, "%s", who);
+        s->published_at = now;
+}
+
 static void tick(struct sentinel *s, uint64_t overslept_usec) {
         /* kept until a fence look takes it: a tick that skips the look must not lose a freeze */
         if (overslept_usec > s->overslept_usec)
@@ -821,7 +845,9 @@ static void tick(struct sentinel *s, uint64_t overslept_usec) {
         bool down = !conf_current(s) || (s->self >= 0 && fence_tick(s));
         if (!down)
                 take_tick(s);
-        if (down || !in_charge(s)) {
+        bool mine = !down && in_charge(s);
+        charge_publish(s, mine);
+        if (!mine) {
                 sentinel_nudge_reset(&s->nudge);
                 if (s->mark_written > 0)
                         s->mark_written = 0;

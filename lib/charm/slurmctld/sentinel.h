@@ -102,7 +102,15 @@ struct sentinel_opts {
         const char *juju_unit, *handler, *juju_exec;
         void (*log)(void *userdata, const char *line);
         void *userdata;
+        /* NULL: none; else the SlurmctldHost name of the controller in charge as this sentinel
+         * knows it, one line ("" unknown: no fresh heartbeat, or one naming this host that its
+         * slurmctld does not confirm), rewritten when it changes and every
+         * SENTINEL_PUBLISH_S (its time says it is current), 0644: the metrics exporter, which
+         * runs as nobody and cannot read the heartbeat, takes it (charm/slurmctld/metricsd.h) */
+        const char *in_charge_file;
 };
+#define SENTINEL_IN_CHARGE_FILE "/run/slurm-charm-metrics/in-charge"
+#define SENTINEL_PUBLISH_S 5
 
 /* Runs the loop. Returns 0 after max_ticks, or a negative errno when it cannot start (message
  * in err); for ever otherwise. */

@@ -2998,7 +2998,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                                 (void) juju_close_port(ctx, before, "tcp", NULL);
                         if (r > 0 && port)
                                 (void) juju_open_port(ctx, port, "tcp", NULL);
-                        metricsep_status_note(port, r > 0 ? 3000 : 500, &out->message);
+                        metricsep_status_note(bus, port, r > 0 ? 3000 : 500, &out->message);
                 }
                 metricsep_publish(ctx, charm_dir, port, in.leader, &out->message);
         }
