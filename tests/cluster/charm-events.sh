@@ -300,7 +300,11 @@ step slurmd-0 drained "$B" "$t0" "drain after upgrade-charm"
 # link's target, a root-only directory, before any hook noticed)
 log "a link the slurm user puts in place of the log's directory: nothing is written through it"
 mx slurmctld/0 mkdir -m 700 /etc/default/atk-ev
-mx slurmctld/0 runuser -u slurm -- sh -c "cd $ssl && mv charm-events charm-events.mine && ln -s /etc/default/atk-ev charm-events"
+# no hook in flight: one that places the log between the move and the link makes the directory
+# again (CI, 24.11: the swap failed once)
+js wait --timeout 120 >/dev/null 2>&1 || true
+mx slurmctld/0 runuser -u slurm -- sh -c "cd $ssl && mv charm-events charm-events.mine && ln -sT /etc/default/atk-ev charm-events" ||
+        die "the slurm user's swap failed: $(mx slurmctld/0 ls -la "$ssl" 2>&1)"
 mx slurmctld/0 scontrol update nodename=slurmd-0 state=drain reason=atk-ev
 sleep 8
 js trigger slurmctld/0 update-status >/dev/null

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <strings.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -408,6 +409,16 @@ static void fence_hold(struct sentinel *s, time_t since) {
                 return;
         }
         s->fenced_logged = false;
+        /* the fence's kill may have left slurmctld.service failed (Result=signal: the process died
+         * before the unit's stop came), and a failed unit the charm only reports: cleared here,
+         * so that its run below starts slurmctld (charm-refshare on 24.11: blocked for good; with no
+         * unit, in tests, no bus is touched) */
+        _cleanup_strbuf_ struct strbuf re = STRBUF_INIT;
+        if (s->o->juju_unit && (sentinel_bus(s, &re) < 0 ||
+                                       unit_reset_failed(s->bus, "slurmctld.service", 10 * 1000000ULL, &re) < 0)) {
+                logf_(s, "fence lifted: clearing a failed slurmctld.service: %s", re.buf);
+                sentinel_bus_drop(s);
+        }
         /* the charm decides what starts: a unit paused meanwhile stays down (pause.h), a primary
          * whose place another controller took waits for the new order (ha.h), a displaced one
          * for the old job steps (standby.h); this loop never starts slurmctld itself */
@@ -812,13 +823,26 @@ uint64_t sentinel_late_usec(uint64_t from, uint64_t at, uint64_t tick_usec) {
 }
 
 /* The controller in charge as this sentinel knows it, for the metrics exporter: this host when
- * its slurmctld is (in_charge()), else the fresh heartbeat's writer when it is another. */
+ * its slurmctld is (in_charge()), else the fresh charge mark's writer when it is another host of
+ * the list (it names a host, and its sentinel asked its own slurmctld), else the fresh
+ * heartbeat's writer (an index into the writer's list: during a change of the order it may name
+ * the wrong one, and while this unit's own slurm.conf is being changed it is not read: the
+ * displaced unit of a takeover said nobody for 30 s on a loaded CI machine). */
 static void charge_publish(struct sentinel *s, bool mine) {
         if (!s->o->in_charge_file)
                 return;
         const char *who = "";
+        _cleanup_free_ char *mark_host = NULL;
+        long mark_idx;
+        time_t mark_time;
+        const char *dir = slurm_client_state_dir();
         if (s->self >= 0 && mine && (size_t) s->self < s->names.n)
                 who = s->names.v[s->self];
+        else if (s->self >= 0 && !mine && s->n_ctl > 1 && dir &&
+                 ha_charge_mark_read(dir, &mark_idx, &mark_time, &mark_host) >= 0 && mark_host &&
+                 !streq(mark_host, s->host) && strv_find(&s->names, mark_host) >= 0 &&
+                 llabs((long long) (time(NULL) - mark_time)) <= (long long) slurm_client_ctl_timeout())
+                who = mark_host;
         else if (s->self >= 0 && !mine && s->n_ctl > 1 && s->boss >= 0 && s->boss != s->self &&
                  (size_t) s->boss < s->names.n)
                 who = s->names.v[s->boss];
