@@ -90,11 +90,38 @@ static void test_late(void **state) {
         assert_true(sentinel_late_usec(start1, start2, tick) > 27 * tick);
 }
 
+/* The in-charge file's host: its own when in charge; another's fresh charge mark before the
+ * heartbeat's index (wrong while the order changes: CI's takeover); nothing unknown or stale. */
+static void test_charge_who(void **state) {
+        _cleanup_strv_ struct strv names = STRV_INIT, one = STRV_INIT;
+        strv_pushl(&names, "juju-m-0", "juju-m-1", "juju-m-2", NULL);
+        strv_pushl(&one, "juju-m-0", NULL);
+        assert_string_equal(sentinel_charge_who(&names, 1, true, 0, "juju-m-0", true), "juju-m-1");
+        /* a fresh mark of another host of the list: before the heartbeat's index */
+        assert_string_equal(sentinel_charge_who(&names, 0, false, 0, "juju-m-1", true), "juju-m-1");
+        assert_string_equal(sentinel_charge_who(&names, 0, false, 2, "juju-m-1", true), "juju-m-1");
+        /* a stale mark, this host's own, or one of a host not listed: the heartbeat's */
+        assert_string_equal(sentinel_charge_who(&names, 0, false, 2, "juju-m-1", false), "juju-m-2");
+        assert_string_equal(sentinel_charge_who(&names, 0, false, 2, "juju-m-0", true), "juju-m-2");
+        assert_string_equal(sentinel_charge_who(&names, 0, false, 2, "juju-m-1x", true), "juju-m-2");
+        assert_string_equal(sentinel_charge_who(&names, 0, false, 2, NULL, true), "juju-m-2");
+        /* the heartbeat naming this host, or out of the list, or none: unknown */
+        assert_string_equal(sentinel_charge_who(&names, 0, false, 0, NULL, false), "");
+        assert_string_equal(sentinel_charge_who(&names, 0, false, 3, NULL, false), "");
+        assert_string_equal(sentinel_charge_who(&names, 0, false, -1, "juju-m-2", false), "");
+        /* not in the list, or a sole controller not in charge */
+        assert_string_equal(sentinel_charge_who(&names, -1, true, 1, "juju-m-1", true), "");
+        assert_string_equal(sentinel_charge_who(&names, 3, true, 1, "juju-m-1", true), "");
+        assert_string_equal(sentinel_charge_who(&one, 0, false, -1, "juju-m-1", true), "");
+        assert_string_equal(sentinel_charge_who(&one, 0, true, -1, NULL, false), "juju-m-0");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_nudge_due),
                 cmocka_unit_test(test_late),
                 cmocka_unit_test(test_conf_private),
+                cmocka_unit_test(test_charge_who),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

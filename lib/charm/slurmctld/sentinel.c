@@ -822,30 +822,36 @@ uint64_t sentinel_late_usec(uint64_t from, uint64_t at, uint64_t tick_usec) {
         return from && at > from + tick_usec ? at - from - tick_usec : 0;
 }
 
-/* The controller in charge as this sentinel knows it, for the metrics exporter: this host when
- * its slurmctld is (in_charge()), else the fresh charge mark's writer when it is another host of
- * the list (it names a host, and its sentinel asked its own slurmctld), else the fresh
- * heartbeat's writer (an index into the writer's list: during a change of the order it may name
- * the wrong one, and while this unit's own slurm.conf is being changed it is not read: the
- * displaced unit of a takeover said nobody for 30 s on a loaded CI machine). */
+const char *sentinel_charge_who(const struct strv *names, long self, bool mine, long boss, const char *mark_host,
+        bool mark_fresh) {
+        if (self < 0 || (size_t) self >= names->n)
+                return "";
+        if (mine)
+                return names->v[self];
+        if (names->n < 2)
+                return "";
+        if (mark_host && mark_fresh && !streq(mark_host, names->v[self]) && strv_find(names, mark_host) >= 0)
+                return mark_host;
+        if (boss >= 0 && boss != self && (size_t) boss < names->n)
+                return names->v[boss];
+        return "";
+}
+
+/* The controller in charge as this sentinel knows it, for the metrics exporter
+ * (sentinel_charge_who; the mark read only when this host's slurmctld is not in charge). */
 static void charge_publish(struct sentinel *s, bool mine) {
         if (!s->o->in_charge_file)
                 return;
-        const char *who = "";
         _cleanup_free_ char *mark_host = NULL;
         long mark_idx;
-        time_t mark_time;
+        time_t mark_time = 0;
         const char *dir = slurm_client_state_dir();
-        if (s->self >= 0 && mine && (size_t) s->self < s->names.n)
-                who = s->names.v[s->self];
-        else if (s->self >= 0 && !mine && s->n_ctl > 1 && dir &&
-                 ha_charge_mark_read(dir, &mark_idx, &mark_time, &mark_host) >= 0 && mark_host &&
-                 !streq(mark_host, s->host) && strv_find(&s->names, mark_host) >= 0 &&
-                 llabs((long long) (time(NULL) - mark_time)) <= (long long) slurm_client_ctl_timeout())
-                who = mark_host;
-        else if (s->self >= 0 && !mine && s->n_ctl > 1 && s->boss >= 0 && s->boss != s->self &&
-                 (size_t) s->boss < s->names.n)
-                who = s->names.v[s->boss];
+        bool mark_fresh = !mine && s->self >= 0 && s->n_ctl > 1 && dir &&
+                ha_charge_mark_read(dir, &mark_idx, &mark_time, &mark_host) >= 0 && mark_host &&
+                llabs((long long) (time(NULL) - mark_time)) <= (long long) slurm_client_ctl_timeout();
+        const char *who = s->n_ctl > 1 || mine ? sentinel_charge_who(&s->names, s->self, mine, s->boss, mark_host,
+                                                         mark_fresh)
+                                               : "";
         time_t now = time(NULL);
         if (s->published_at && streq(who, s->published) && now >= s->published_at &&
                 now - s->published_at < SENTINEL_PUBLISH_S)

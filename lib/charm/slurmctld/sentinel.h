@@ -37,6 +37,7 @@
 #include "charm/common/charm.h"
 #include "slurm/ctlstats.h"
 #include "util/strbuf.h"
+#include "util/strv.h"
 
 #define SENTINEL_UNIT "juju-slurmctld-sentinel.service"
 #define SENTINEL_TEMPLATE "juju-slurmctld-sentinel.service"
@@ -81,6 +82,17 @@ void sentinel_nudge_reset(struct sentinel_nudge *n);
  * once more right before it judges (from: its tick's start), so that a freeze inside the tick,
  * after the loop's measure, is known to that very look. */
 uint64_t sentinel_late_usec(uint64_t from, uint64_t at, uint64_t tick_usec);
+
+/* The host the in-charge file names for the metrics exporter (metricsd.h), of names (each
+ * controller's host name, in order; self: this host's index, -1 none): names[self] when this
+ * host's slurmctld is in charge (mine); else, with several controllers, mark_host when it is
+ * another host of names and its charge mark is fresh (the mark names a host: its sentinel asked
+ * its own slurmctld), else names[boss] when boss (the fresh heartbeat's index, -1 none) is
+ * another; else "" (unknown). The heartbeat's index is of its writer's list, wrong while the
+ * order changes: the mark comes first (CI: a takeover's displaced unit said nobody for 30 s).
+ * Pure. */
+const char *sentinel_charge_who(const struct strv *names, long self, bool mine, long boss, const char *mark_host,
+        bool mark_fresh);
 
 /* --- the loop ---------------------------------------------------------------------------------- */
 
