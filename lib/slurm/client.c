@@ -17,6 +17,7 @@
 #include "proc/proc.h"
 #include "slurm/compat.h"
 #include "slurm/nodes.h"
+#include "slurm/sackguard.h"
 #include "slurm/slurmerr.h"
 #include "util/alloc.h"
 
@@ -90,6 +91,9 @@ int slurm_client_init(struct strbuf *err) {
                 }
                 return -ENOENT;
         }
+        /* no credential wait on a stopped local daemon holds this process for ever (sackguard.h);
+         * a guard that cannot start leaves the calls as libslurm makes them */
+        (void) sack_guard_start(NULL);
         /* libslurm sets SLURM_CONF to it: every later read (reinit, plugins) takes the same file */
         slurm_init(path);
         initialised = true;

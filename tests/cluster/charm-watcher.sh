@@ -202,6 +202,24 @@ if ! js wait --timeout 120 >"$T/wait.out" 2>&1; then
         die "hooks failed while slurmctld was stopped ($(($(now_ms) - t_stop)) ms): $(tail -n 5 "$T/wait.out" | tr '\n' ' ')"
 fi
 log "figure: a compute unit's update-status with slurmctld stopped: $(($(now_ms) - t_stop)) ms"
+# a libslurm call of a process on the controller's machine, slurmctld stopped: on 24.11 its
+# credential comes from slurmctld's sack socket, read with no timeout; the sack guard cuts it
+# (lib/slurm/sackguard.h; CI: a status refresh that met the stop held machine 0 120 s); on
+# 22.05 the RPC ends at MessageTimeout. An error within mx's 30 s cap, never a hang.
+sd=$TOP_BUILDDIR/tests/cluster/slurm-drive
+if [ -n "$CHARM_BASE" ]; then
+        cp "$BASE_BUILDDIR/tests/cluster/slurm-drive" "$T/slurm-drive"
+        sd=$T/slurm-drive
+fi
+t0=$(now_ms)
+rc=0
+out=$(mx slurmctld/0 "$sd" node slurmd-0 2>&1) || rc=$?
+took=$(($(now_ms) - t0))
+log "figure: a libslurm call on the controller's machine with slurmctld stopped: $took ms, exit $rc"
+if [ "$rc" != 1 ] || [ "$took" -ge 28000 ]; then
+        mx slurmctld/0 kill -CONT "$ctl_pid"
+        die "slurm-drive node with slurmctld stopped: exit $rc after $took ms: $(echo "$out" | tail -n 3 | tr '\n' ' ')"
+fi
 got=$(unit_status slurmd/0)
 [[ $got =~ ^waiting\ node\ slurmd-0:\ no\ slurmctld\ answers ]] || { mx slurmctld/0 kill -CONT "$ctl_pid"; die "slurmd/0 while slurmctld is stopped: \"$got\""; }
 t0=$(now_ms)

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The sack guard (sackguard.h): a thread that cuts a credential wait on a stopped daemon. */
+#include "util/macro.h"
+#include "slurm/sackguard.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/banned.h"
+
+static const char *const default_paths[] = { "/run/slurm/sack.socket", "/run/slurmctld/sack.socket",
+        "/run/slurmdbd/sack.socket" };
+
+size_t sack_track_step(struct sack_track *t, const struct sack_seen *now, size_t n, int64_t now_ms,
+        unsigned limit_ms, size_t *due) {
+        struct sack_track next = { .n = 0 };
+        size_t n_due = 0;
+        for (size_t i = 0; i < n && next.n < SACK_TRACK_MAX; i++) {
+                int64_t since = now_ms;
+                for (size_t j = 0; j < t->n; j++)
+                        if (t->v[j].fd == now[i].fd && t->v[j].dev == now[i].dev && t->v[j].ino == now[i].ino) {
+                                since = t->v[j].since_ms;
+                                break;
+                        }
+                next.v[next.n] = now[i];
+                next.v[next.n].since_ms = since;
+                next.n++;
+                if (now_ms - since >= (int64_t) limit_ms)
+                        due[n_due++] = i;
+        }
+        *t = next;
+        return n_due;
+}
+
+struct guard {
+        const char *const *paths;
+        size_t n_paths;
+        unsigned tick_ms, limit_ms, again_ms;
+};
+
+static struct guard guard;
+static pid_t started_pid;
+static atomic_uint cuts;
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+
+unsigned sack_guard_cuts(void) {
+        return atomic_load(&cuts);
+}
+
+static int64_t mono_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* fd is a socket connected to one of the guard's paths: 1 (its identity in *st), else 0 */
+static int sack_peer(const struct guard *g, int fd, struct stat *st) {
+        if (fstat(fd, st) < 0 || !S_ISSOCK(st->st_mode))
+                return 0;
+        struct sockaddr_un sa;
+        socklen_t len = sizeof sa;
+        memset(&sa, 0, sizeof sa);
+        if (getpeername(fd, (struct sockaddr *) &sa, &len) < 0 || sa.sun_family != AF_UNIX ||
+                len <= offsetof(struct sockaddr_un, sun_path))
+                return 0;
+        size_t plen = strnlen(sa.sun_path, len - offsetof(struct sockaddr_un, sun_path));
+        for (size_t i = 0; i < g->n_paths; i++)
+                if (strlen(g->paths[i]) == plen && memcmp(g->paths[i], sa.sun_path, plen) == 0)
+                        return 1;
+        return 0;
+}
+
+/* the sack connections open now, at most max */
+static size_t scan(const struct guard *g, struct sack_seen *out, size_t max) {
+        DIR *d = opendir("/proc/self/fd");
+        size_t n = 0;
+        if (!d)
+                return 0;
+        int self = dirfd(d);
+        struct dirent *de;
+        while (n < max && (de = readdir(d))) {
+                char *end;
+                long fd = strtol(de->d_name, &end, 10);
+                struct stat st;
+                if (*de->d_name == '.' || *end || fd < 0 || fd == self)
+                        continue;
+                if (sack_peer(g, (int) fd, &st))
+                        out[n++] = (struct sack_seen){ .fd = (int) fd, .dev = st.st_dev, .ino = st.st_ino };
+        }
+        closedir(d);
+        return n;
+}
+
+static void *guard_loop(void *arg) {
+        const struct guard *g = arg;
+        struct sack_track t = { .n = 0 };
+        struct sack_seen now[SACK_TRACK_MAX];
+        size_t due[SACK_TRACK_MAX];
+        for (;;) {
+                struct timespec ts = { .tv_sec = g->tick_ms / 1000, .tv_nsec = (long) (g->tick_ms % 1000) * 1000000 };
+                while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                        ;
+                size_t n = scan(g, now, ELEMENTSOF(now));
+                unsigned limit = atomic_load(&cuts) ? g->again_ms : g->limit_ms;
+                size_t n_due = sack_track_step(&t, now, n, mono_ms(), limit, due);
+                for (size_t i = 0; i < n_due; i++) {
+                        struct stat st;
+                        const struct sack_seen *s = &now[due[i]];
+                        /* still the very socket: a descriptor closed and reused meanwhile is
+                         * someone else's */
+                        if (!sack_peer(g, s->fd, &st) || st.st_dev != s->dev || st.st_ino != s->ino)
+                                continue;
+                        if (shutdown(s->fd, SHUT_RDWR) == 0)
+                                atomic_fetch_add(&cuts, 1);
+                }
+        }
+        return NULL;
+}
+
+int sack_guard_start(const struct sack_guard_opts *o) {
+        int r = 0;
+        pthread_mutex_lock(&start_lock);
+        if (started_pid == getpid())
+                goto out;
+        guard = (struct guard){
+                .paths = o && o->paths ? o->paths : default_paths,
+                .n_paths = o && o->paths ? o->n_paths : ELEMENTSOF(default_paths),
+                .tick_ms = o && o->tick_ms ? o->tick_ms : SACK_GUARD_TICK_MS,
+                .limit_ms = o && o->limit_ms ? o->limit_ms : SACK_GUARD_LIMIT_MS,
+                .again_ms = o && o->again_ms ? o->again_ms : SACK_GUARD_AGAIN_MS,
+        };
+        atomic_store(&cuts, 0);
+        /* every signal stays the other threads' (a hook's SIGCHLD, SIGPIPE, its timers) */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        pthread_attr_t attr;
+        pthread_t th;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attr, 256 * 1024);
+        r = -pthread_create(&th, &attr, guard_loop, &guard);
+        pthread_attr_destroy(&attr);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (r == 0)
+                started_pid = getpid();
+out:
+        pthread_mutex_unlock(&start_lock);
+        return r;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The sack guard: no libslurm call waits for ever on a stopped local daemon's credential.
+ *
+ * auth/slurm (23.11+, the charms' 24.11) gives a client no key: each request's credential comes
+ * from a local daemon's sack socket (/run/slurm, /run/slurmctld, /run/slurmdbd: Slurm's
+ * sack_api.c sack_create: connect, write the request, then read the answer with no timeout, in
+ * a loop that retries on EINTR, so no signal ends it either). A daemon stopped after its
+ * listening socket was made (SIGSTOP, a paused VM, a frozen cgroup) accepts the connection into
+ * its backlog and never answers: the hook that asked waits for ever, holding its machine's hook
+ * lock (CI: a status refresh on the controller's machine waited 120 s, until the test resumed
+ * slurmctld; slurmctld then refused every late request, its token expired). MessageTimeout
+ * bounds only the RPC after the credential.
+ *
+ * sack_guard_start() starts one thread per process (again in a forked child, which has none)
+ * that looks at the process's open sockets every tick; one connected to a sack socket for longer
+ * than the limit is shut down: the read sees its end, sack_create fails, and the libslurm call
+ * returns an authentication error to its caller, who says so as for any failed call. After the
+ * first cut the daemon is known not to answer, and the later calls of the same process are cut
+ * after the short limit (they would each wait the full one). A sack exchange with a running
+ * daemon takes milliseconds (measured: under 5 ms on a loaded 2-core machine).
+ *
+ * The thread only reads /proc/self/fd, fstat()s, getpeername()s and shutdown()s: no libslurm
+ * state. A descriptor is cut only when it is still the same socket (device and inode) that was
+ * seen connected since the limit began. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SACK_GUARD_TICK_MS 200
+#define SACK_GUARD_LIMIT_MS 15000 /* the first wait cut */
+#define SACK_GUARD_AGAIN_MS 1500  /* each later one, once the daemon was found silent */
+#define SACK_TRACK_MAX 64
+
+struct sack_guard_opts {
+        const char *const *paths; /* the sack sockets (NULL: Slurm's three) */
+        size_t n_paths;
+        unsigned tick_ms, limit_ms, again_ms; /* 0: the defaults above */
+};
+
+/* Starts the guard (o NULL: the defaults) once per process; 0 or negative errno. */
+int sack_guard_start(const struct sack_guard_opts *o);
+/* How many waits this process's guard has cut. */
+unsigned sack_guard_cuts(void);
+
+/* --- the bookkeeping, pure (the unit test's) --------------------------------------------------- */
+
+/* A sack connection seen: its descriptor, its identity, since when. */
+struct sack_seen {
+        int fd;
+        uint64_t dev, ino;
+        int64_t since_ms;
+};
+struct sack_track {
+        struct sack_seen v[SACK_TRACK_MAX];
+        size_t n;
+};
+
+/* Takes the sack connections open now (now[0..n)), keeping the time each was first seen (a
+ * descriptor that now names another socket starts again; those gone are dropped); stores in
+ * due[] the indices into now of those open for limit_ms or longer and returns their count. */
+size_t sack_track_step(struct sack_track *t, const struct sack_seen *now, size_t n, int64_t now_ms,
+        unsigned limit_ms, size_t *due);

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* lib/slurm/sackguard: the bookkeeping, and the thread cutting a wait on a socket that accepted
+ * into its backlog and never answers (a stopped daemon's sack socket), in this process and in a
+ * forked child; a socket of another path is never touched. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/macro.h"
+#include "slurm/sackguard.h"
+
+static void test_track(void **state) {
+        struct sack_track t = { .n = 0 };
+        size_t due[SACK_TRACK_MAX];
+        struct sack_seen a = { .fd = 5, .dev = 1, .ino = 100 }, b = { .fd = 6, .dev = 1, .ino = 200 };
+        struct sack_seen now[2] = { a, b };
+        assert_int_equal(sack_track_step(&t, now, 2, 1000, 500, due), 0);
+        assert_int_equal(t.n, 2);
+        assert_int_equal(sack_track_step(&t, now, 2, 1499, 500, due), 0);
+        /* both due at the limit, kept with their first time */
+        assert_int_equal(sack_track_step(&t, now, 2, 1500, 500, due), 2);
+        assert_int_equal(due[0], 0);
+        assert_int_equal(due[1], 1);
+        assert_int_equal(t.v[0].since_ms, 1000);
+        /* fd 5 now another socket: it starts again; fd 6 gone: dropped */
+        struct sack_seen c = { .fd = 5, .dev = 1, .ino = 300 };
+        assert_int_equal(sack_track_step(&t, &c, 1, 1600, 500, due), 0);
+        assert_int_equal(t.n, 1);
+        assert_int_equal(t.v[0].since_ms, 1600);
+        assert_int_equal(sack_track_step(&t, &c, 1, 2100, 500, due), 1);
+        assert_int_equal(due[0], 0);
+        /* nothing open: nothing kept */
+        assert_int_equal(sack_track_step(&t, NULL, 0, 2200, 500, due), 0);
+        assert_int_equal(t.n, 0);
+}
+
+static char dir[64], sack_path[108], other_path[108];
+
+static int listener(const char *path) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        assert_true(fd >= 0);
+        assert_int_equal(bind(fd, (struct sockaddr *) &sa, sizeof sa), 0);
+        assert_int_equal(listen(fd, 8), 0); /* never accepted: a stopped daemon */
+        return fd;
+}
+
+static int64_t now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* connects to path, writes a request and waits (at most wait_ms) for the end: the ms it took,
+ * or -1 when nothing came */
+static int64_t ask(const char *path, int wait_ms) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        assert_true(fd >= 0);
+        assert_int_equal(connect(fd, (struct sockaddr *) &sa, sizeof sa), 0);
+        assert_int_equal(write(fd, "req", 3), 3);
+        int64_t t0 = now_ms();
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        int n = poll(&p, 1, wait_ms);
+        int64_t took = now_ms() - t0;
+        char c;
+        if (n == 1)
+                assert_int_equal(read(fd, &c, 1), 0); /* the end, as sack_create's read sees it */
+        close(fd);
+        return n == 1 ? took : -1;
+}
+
+static const char *paths[1];
+
+static int setup(void **state) {
+        snprintf(dir, sizeof dir, "/tmp/test-sackguard.XXXXXX");
+        assert_non_null(mkdtemp(dir));
+        snprintf(sack_path, sizeof sack_path, "%s/sack.socket", dir);
+        snprintf(other_path, sizeof other_path, "%s/other.socket", dir);
+        paths[0] = sack_path;
+        return 0;
+}
+
+static int teardown(void **state) {
+        unlink(sack_path);
+        unlink(other_path);
+        rmdir(dir);
+        return 0;
+}
+
+static void test_cut(void **state) {
+        int ls = listener(sack_path), lo = listener(other_path);
+        const struct sack_guard_opts o = {
+                .paths = paths, .n_paths = 1, .tick_ms = 50, .limit_ms = 600, .again_ms = 150 };
+        assert_int_equal(sack_guard_start(&o), 0);
+        assert_int_equal(sack_guard_start(&o), 0); /* once per process */
+        assert_int_equal(sack_guard_cuts(), 0);
+        /* another path's silent socket: never cut */
+        assert_int_equal(ask(other_path, 1000), -1);
+        assert_int_equal(sack_guard_cuts(), 0);
+        /* the first wait: cut at the limit, not before */
+        int64_t first = ask(sack_path, 10000);
+        assert_true(first >= 600 - 50);
+        assert_int_equal(sack_guard_cuts(), 1);
+        /* the next: after the short limit */
+        int64_t again = ask(sack_path, 10000);
+        assert_true(again >= 150 - 50);
+        assert_int_equal(sack_guard_cuts(), 2);
+        /* a forked child (no thread of its own until it starts one): cut there too */
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                int ok = sack_guard_start(&o) == 0 && sack_guard_cuts() == 0 && ask(sack_path, 10000) >= 0 &&
+                        sack_guard_cuts() == 1;
+                _exit(ok ? 0 : 1);
+        }
+        int st;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        print_message("first wait cut after %lld ms, the next after %lld ms\n", (long long) first, (long long) again);
+        close(ls);
+        close(lo);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_track),
+                cmocka_unit_test_setup_teardown(test_cut, setup, teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
