@@ -46,7 +46,7 @@ size_t sack_track_step(struct sack_track *t, const struct sack_seen *now, size_t
 struct guard {
         const char *const *paths;
         size_t n_paths;
-        unsigned tick_ms, limit_ms, again_ms;
+        unsigned tick_ms, limit_ms, again_ms, again_for_ms;
 };
 
 static struct guard guard;
@@ -107,13 +107,15 @@ static void *guard_loop(void *arg) {
         struct sack_track t = { .n = 0 };
         struct sack_seen now[SACK_TRACK_MAX];
         size_t due[SACK_TRACK_MAX];
+        int64_t last_cut = 0;
         for (;;) {
                 struct timespec ts = { .tv_sec = g->tick_ms / 1000, .tv_nsec = (long) (g->tick_ms % 1000) * 1000000 };
                 while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
                         ;
                 size_t n = scan(g, now, ELEMENTSOF(now));
-                unsigned limit = atomic_load(&cuts) ? g->again_ms : g->limit_ms;
-                size_t n_due = sack_track_step(&t, now, n, mono_ms(), limit, due);
+                int64_t at = mono_ms();
+                unsigned limit = last_cut && at - last_cut < (int64_t) g->again_for_ms ? g->again_ms : g->limit_ms;
+                size_t n_due = sack_track_step(&t, now, n, at, limit, due);
                 for (size_t i = 0; i < n_due; i++) {
                         struct stat st;
                         const struct sack_seen *s = &now[due[i]];
@@ -121,8 +123,10 @@ static void *guard_loop(void *arg) {
                          * someone else's */
                         if (!sack_peer(g, s->fd, &st) || st.st_dev != s->dev || st.st_ino != s->ino)
                                 continue;
-                        if (shutdown(s->fd, SHUT_RDWR) == 0)
+                        if (shutdown(s->fd, SHUT_RDWR) == 0) {
                                 atomic_fetch_add(&cuts, 1);
+                                last_cut = mono_ms();
+                        }
                 }
         }
         return NULL;
@@ -139,6 +143,7 @@ int sack_guard_start(const struct sack_guard_opts *o) {
                 .tick_ms = o && o->tick_ms ? o->tick_ms : SACK_GUARD_TICK_MS,
                 .limit_ms = o && o->limit_ms ? o->limit_ms : SACK_GUARD_LIMIT_MS,
                 .again_ms = o && o->again_ms ? o->again_ms : SACK_GUARD_AGAIN_MS,
+                .again_for_ms = o && o->again_for_ms ? o->again_for_ms : SACK_GUARD_AGAIN_FOR_MS,
         };
         atomic_store(&cuts, 0);
         /* every signal stays the other threads' (a hook's SIGCHLD, SIGPIPE, its timers) */

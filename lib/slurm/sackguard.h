@@ -14,10 +14,11 @@
  * sack_guard_start() starts one thread per process (again in a forked child, which has none)
  * that looks at the process's open sockets every tick; one connected to a sack socket for longer
  * than the limit is shut down: the read sees its end, sack_create fails, and the libslurm call
- * returns an authentication error to its caller, who says so as for any failed call. After the
- * first cut the daemon is known not to answer, and the later calls of the same process are cut
- * after the short limit (they would each wait the full one). A sack exchange with a running
- * daemon takes milliseconds (measured: under 5 ms on a loaded 2-core machine).
+ * returns an authentication error to its caller, who says so as for any failed call. After a
+ * cut the daemon is known not to answer, and the calls of the next minute are cut after the
+ * short limit (a hook's later calls would each wait the full one); a daemon process (the
+ * sentinel, the watchers) is back on the full limit after that. A sack exchange with a running
+ * daemon takes milliseconds.
  *
  * The thread only reads /proc/self/fd, fstat()s, getpeername()s and shutdown()s: no libslurm
  * state. A descriptor is cut only when it is still the same socket (device and inode) that was
@@ -29,13 +30,14 @@
 
 #define SACK_GUARD_TICK_MS 200
 #define SACK_GUARD_LIMIT_MS 15000 /* the first wait cut */
-#define SACK_GUARD_AGAIN_MS 1500  /* each later one, once the daemon was found silent */
+#define SACK_GUARD_AGAIN_MS 1500  /* each one soon after a cut, the daemon found silent */
+#define SACK_GUARD_AGAIN_FOR_MS 60000 /* how soon */
 #define SACK_TRACK_MAX 64
 
 struct sack_guard_opts {
         const char *const *paths; /* the sack sockets (NULL: Slurm's three) */
         size_t n_paths;
-        unsigned tick_ms, limit_ms, again_ms; /* 0: the defaults above */
+        unsigned tick_ms, limit_ms, again_ms, again_for_ms; /* 0: the defaults above */
 };
 
 /* Starts the guard (o NULL: the defaults) once per process; 0 or negative errno. */

@@ -106,7 +106,7 @@ static int teardown(void **state) {
 static void test_cut(void **state) {
         int ls = listener(sack_path), lo = listener(other_path);
         const struct sack_guard_opts o = {
-                .paths = paths, .n_paths = 1, .tick_ms = 50, .limit_ms = 600, .again_ms = 150 };
+                .paths = paths, .n_paths = 1, .tick_ms = 50, .limit_ms = 600, .again_ms = 150, .again_for_ms = 1500 };
         assert_int_equal(sack_guard_start(&o), 0);
         assert_int_equal(sack_guard_start(&o), 0); /* once per process */
         assert_int_equal(sack_guard_cuts(), 0);
@@ -121,6 +121,11 @@ static void test_cut(void **state) {
         int64_t again = ask(sack_path, 10000);
         assert_true(again >= 150 - 50);
         assert_int_equal(sack_guard_cuts(), 2);
+        /* past again_for_ms after the last cut: the full limit again (a daemon process) */
+        usleep(1600 * 1000);
+        int64_t later = ask(sack_path, 10000);
+        assert_true(later >= 600 - 50);
+        assert_int_equal(sack_guard_cuts(), 3);
         /* a forked child (no thread of its own until it starts one): cut there too */
         pid_t pid = fork();
         assert_true(pid >= 0);
@@ -132,7 +137,8 @@ static void test_cut(void **state) {
         int st;
         assert_int_equal(waitpid(pid, &st, 0), pid);
         assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-        print_message("first wait cut after %lld ms, the next after %lld ms\n", (long long) first, (long long) again);
+        print_message("first wait cut after %lld ms, the next after %lld ms, one after the window %lld ms\n",
+                (long long) first, (long long) again, (long long) later);
         close(ls);
         close(lo);
 }
