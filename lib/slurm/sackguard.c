@@ -123,10 +123,12 @@ static void *guard_loop(void *arg) {
                          * someone else's */
                         if (!sack_peer(g, s->fd, &st) || st.st_dev != s->dev || st.st_ino != s->ino)
                                 continue;
-                        if (shutdown(s->fd, SHUT_RDWR) == 0) {
-                                atomic_fetch_add(&cuts, 1);
+                        /* counted first: the caller woken by the shutdown sees its cut */
+                        atomic_fetch_add(&cuts, 1);
+                        if (shutdown(s->fd, SHUT_RDWR) == 0)
                                 last_cut = mono_ms();
-                        }
+                        else
+                                atomic_fetch_sub(&cuts, 1);
                 }
         }
         return NULL;
