@@ -7,7 +7,9 @@
 #     database stopped: slurmdbd's status says so; an accounting action while it restarts
 #     succeeds (the action waits it out).
 #  2. kill -9 of slurmdbd: systemd restarts it (the charm's drop-in), the unit's status follows
-#     it (its service watcher), the job that ended meanwhile is in sacct. Outage: the slurmdbd
+#     it (its service watcher), the job that ended meanwhile is in sacct. slurmdbd stopped
+#     (SIGSTOP): the unit's status says it does not answer (blocked), the exporter says
+#     slurm_dbd_up 0, a job runs meanwhile and is in sacct after SIGCONT. Outage: the slurmdbd
 #     machine's link down while jobs run and more are submitted and finish; slurmctld keeps
 #     scheduling, the controller's status says slurmdbd is not answering and how many records
 #     slurmctld holds, and its metrics exporter says slurm_dbd_up 0 (1 before and after); link
@@ -219,6 +221,35 @@ wait_job_state "$running" COMPLETED 60 || die "job $running did not complete"
 ok=0
 for ((i = 0; i < 60; i++)); do seen "$running" && { ok=1; break; }; sleep 1; done
 [ $ok = 1 ] || die "job $running, which ran across the kill, is not in sacct"
+
+log "slurmdbd stopped (SIGSTOP; systemd sees it running): the unit says it does not answer, jobs run on, their records arrive after"
+# a paused VM or a frozen cgroup: it takes connections into its backlog and answers none
+# (issue 25, F3: the status said "active … primary" and nothing noticed)
+dpid=$(js exec slurmdbd/0 -- systemctl show -P MainPID slurmdbd.service)
+[ "${dpid:-0}" -gt 0 ] || die "no slurmdbd process"
+js exec slurmdbd/0 -- kill -STOP "$dpid"
+frozen=$(submit -o /dev/null --wrap 'sleep 1')
+js trigger slurmdbd/0 update-status >/dev/null
+settle
+st=$(unit_status slurmdbd/0)
+for ((i = 0; i < 30; i++)); do
+        up=$(metric slurmctld/0 slurm_dbd_up)
+        [ "$up" = 0 ] && break
+        sleep 1
+done
+done_ok=0
+wait_job_state "$frozen" COMPLETED 60 && done_ok=1
+js exec slurmdbd/0 -- kill -CONT "$dpid"
+log "slurmdbd/0 stopped: \"$st\"; the exporter's slurm_dbd_up ${up:-(none)}"
+[[ $st =~ ^blocked\ slurmdbd\ runs\ but\ does\ not\ answer ]] || die "slurmdbd/0 with slurmdbd stopped: \"$st\""
+[ "$up" = 0 ] || die "the exporter said slurm_dbd_up ${up:-(none)} with slurmdbd stopped"
+[ $done_ok = 1 ] || die "job $frozen did not complete while slurmdbd was stopped"
+js trigger slurmdbd/0 update-status >/dev/null
+settle
+expect_status slurmdbd/0 '^active slurmdbd primary: database slurm_acct_db on [0-9.]+:3306$'
+ok=0
+for ((i = 0; i < 60; i++)); do seen "$frozen" && { ok=1; break; }; sleep 1; done
+[ $ok = 1 ] || die "job $frozen, which ran while slurmdbd was stopped, is not in sacct"
 
 log "outage: the slurmdbd machine's link down while jobs run and more are submitted"
 running=$(submit -o /dev/null --wrap 'sleep 8')
