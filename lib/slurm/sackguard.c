@@ -5,9 +5,11 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,10 +45,17 @@ size_t sack_track_step(struct sack_track *t, const struct sack_seen *now, size_t
         return n_due;
 }
 
+bool sack_cut_due(char peer_state, int64_t age_ms, bool recent_cut, unsigned limit_ms, unsigned again_ms,
+        unsigned wedged_ms) {
+        if (peer_state == 'T' || peer_state == 't')
+                return age_ms >= (int64_t) (recent_cut ? again_ms : limit_ms);
+        return age_ms >= (int64_t) wedged_ms;
+}
+
 struct guard {
         const char *const *paths;
         size_t n_paths;
-        unsigned tick_ms, limit_ms, again_ms, again_for_ms;
+        unsigned tick_ms, limit_ms, again_ms, again_for_ms, wedged_ms;
 };
 
 static struct guard guard;
@@ -79,6 +88,27 @@ static int sack_peer(const struct guard *g, int fd, struct stat *st) {
                 if (strlen(g->paths[i]) == plen && memcmp(g->paths[i], sa.sun_path, plen) == 0)
                         return 1;
         return 0;
+}
+
+/* the /proc state letter of the process listening at fd's other end ('?': unknown) */
+static char peer_state(int fd) {
+        struct ucred cred;
+        socklen_t len = sizeof cred;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.pid <= 0)
+                return '?';
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/%ld/stat", (long) cred.pid);
+        int f = open(path, O_RDONLY | O_CLOEXEC);
+        if (f < 0)
+                return '?';
+        ssize_t n = read(f, buf, sizeof buf - 1);
+        close(f);
+        if (n <= 0)
+                return '?';
+        buf[n] = '\0';
+        /* "PID (COMM) S …": COMM may hold anything, the state follows its last ')' */
+        const char *e = strrchr(buf, ')');
+        return e && e[1] == ' ' && e[2] ? e[2] : '?';
 }
 
 /* the sack connections open now, at most max */
@@ -114,11 +144,19 @@ static void *guard_loop(void *arg) {
                         ;
                 size_t n = scan(g, now, ELEMENTSOF(now));
                 int64_t at = mono_ms();
-                unsigned limit = last_cut && at - last_cut < (int64_t) g->again_for_ms ? g->again_ms : g->limit_ms;
-                size_t n_due = sack_track_step(&t, now, n, at, limit, due);
+                bool recent = last_cut && at - last_cut < (int64_t) g->again_for_ms;
+                /* the shortest limit names the candidates; each is then judged by its daemon */
+                unsigned least = g->again_ms < g->limit_ms ? g->again_ms : g->limit_ms;
+                if (g->wedged_ms < least)
+                        least = g->wedged_ms;
+                size_t n_due = sack_track_step(&t, now, n, at, least, due);
                 for (size_t i = 0; i < n_due; i++) {
                         struct stat st;
                         const struct sack_seen *s = &now[due[i]];
+                        /* (t.v follows now's order: sack_track_step keeps every one open) */
+                        int64_t age = at - t.v[due[i]].since_ms;
+                        if (!sack_cut_due(peer_state(s->fd), age, recent, g->limit_ms, g->again_ms, g->wedged_ms))
+                                continue;
                         /* still the very socket: a descriptor closed and reused meanwhile is
                          * someone else's */
                         if (!sack_peer(g, s->fd, &st) || st.st_dev != s->dev || st.st_ino != s->ino)
@@ -146,6 +184,7 @@ int sack_guard_start(const struct sack_guard_opts *o) {
                 .limit_ms = o && o->limit_ms ? o->limit_ms : SACK_GUARD_LIMIT_MS,
                 .again_ms = o && o->again_ms ? o->again_ms : SACK_GUARD_AGAIN_MS,
                 .again_for_ms = o && o->again_for_ms ? o->again_for_ms : SACK_GUARD_AGAIN_FOR_MS,
+                .wedged_ms = o && o->wedged_ms ? o->wedged_ms : SACK_GUARD_WEDGED_MS,
         };
         atomic_store(&cuts, 0);
         /* every signal stays the other threads' (a hook's SIGCHLD, SIGPIPE, its timers) */

@@ -13,18 +13,23 @@
  *
  * sack_guard_start() starts one thread per process (again in a forked child, which has none)
  * that looks at the process's open sockets every tick; one connected to a sack socket for longer
- * than the limit is shut down: the read sees its end, sack_create fails, and the libslurm call
- * returns an authentication error to its caller, who says so as for any failed call. After a
- * cut the daemon is known not to answer, and the calls of the next minute are cut after the
- * short limit (a hook's later calls would each wait the full one); a daemon process (the
- * sentinel, the watchers) is back on the full limit after that. A sack exchange with a running
- * daemon takes milliseconds.
+ * than the limit, whose daemon is stopped, is shut down: the read sees its end, sack_create
+ * fails, and the libslurm call returns an authentication error to its caller, who says so as
+ * for any failed call. The daemon is the socket's peer (SO_PEERCRED: the process that listens),
+ * stopped when its state in /proc is T or t (SIGSTOP, a debugger). After a cut the calls of the
+ * next minute to a stopped daemon are cut after the short limit (a hook's later calls would each
+ * wait the full one); a daemon process (the sentinel, the watchers) is back on the full limit
+ * after that. A daemon that runs is left its time (a slurmctld that starts, or takes over, under
+ * load: cutting it would fail a hook that only had to wait): its wait is cut only after the wedged
+ * limit, two minutes of a running daemon that does not answer (a deadlock, a frozen cgroup). A
+ * sack exchange with a running daemon takes milliseconds.
  *
- * The thread only reads /proc/self/fd, fstat()s, getpeername()s and shutdown()s: no libslurm
- * state. A descriptor is cut only when it is still the same socket (device and inode) that was
- * seen connected since the limit began. */
+ * The thread only reads /proc/self/fd and /proc/PID/stat, fstat()s, getpeername()s,
+ * getsockopt()s and shutdown()s: no libslurm state. A descriptor is cut only when it is still
+ * the same socket (device and inode) that was seen connected since the limit began. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,12 +37,13 @@
 #define SACK_GUARD_LIMIT_MS 15000 /* the first wait cut */
 #define SACK_GUARD_AGAIN_MS 1500  /* each one soon after a cut, the daemon found silent */
 #define SACK_GUARD_AGAIN_FOR_MS 60000 /* how soon */
+#define SACK_GUARD_WEDGED_MS 120000   /* a daemon that runs (not stopped) and does not answer */
 #define SACK_TRACK_MAX 64
 
 struct sack_guard_opts {
         const char *const *paths; /* the sack sockets (NULL: Slurm's three) */
         size_t n_paths;
-        unsigned tick_ms, limit_ms, again_ms, again_for_ms; /* 0: the defaults above */
+        unsigned tick_ms, limit_ms, again_ms, again_for_ms, wedged_ms; /* 0: the defaults above */
 };
 
 /* Starts the guard (o NULL: the defaults) once per process; 0 or negative errno. */
@@ -61,5 +67,10 @@ struct sack_track {
 /* Takes the sack connections open now (now[0..n)), keeping the time each was first seen (a
  * descriptor that now names another socket starts again; those gone are dropped); stores in
  * due[] the indices into now of those open for limit_ms or longer and returns their count. */
+/* Whether a wait of age_ms on a daemon in /proc state peer_state ('?': unknown) is cut now;
+ * recent_cut: the last cut was within again_for_ms. */
+bool sack_cut_due(char peer_state, int64_t age_ms, bool recent_cut, unsigned limit_ms, unsigned again_ms,
+        unsigned wedged_ms);
+
 size_t sack_track_step(struct sack_track *t, const struct sack_seen *now, size_t n, int64_t now_ms,
         unsigned limit_ms, size_t *due);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* lib/slurm/sackguard: the bookkeeping, and the thread cutting a wait on a socket that accepted
- * into its backlog and never answers (a stopped daemon's sack socket), in this process and in a
- * forked child; a socket of another path is never touched. */
+/* lib/slurm/sackguard: the bookkeeping and the verdict, and the thread cutting a wait on a socket
+ * that accepted into its backlog and never answers: a stopped daemon's sack socket (a SIGSTOPped
+ * child listens) after the limit, in this process and in a forked child; a daemon that runs (this
+ * process listens) only after the wedged limit; a socket of another path never. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +49,22 @@ static void test_track(void **state) {
         assert_int_equal(t.n, 0);
 }
 
-static char dir[64], sack_path[108], other_path[108];
+static void test_cut_due(void **state) {
+        /* stopped (T, or t under a debugger): the limit, the short one soon after a cut */
+        assert_false(sack_cut_due('T', 14999, false, 15000, 1500, 120000));
+        assert_true(sack_cut_due('T', 15000, false, 15000, 1500, 120000));
+        assert_true(sack_cut_due('t', 1500, true, 15000, 1500, 120000));
+        assert_false(sack_cut_due('T', 1499, true, 15000, 1500, 120000));
+        /* running, sleeping, in the disk, unknown: only the wedged limit, a cut before or not */
+        const char run[] = { 'R', 'S', 'D', 'Z', '?' };
+        for (size_t i = 0; i < ELEMENTSOF(run); i++) {
+                assert_false(sack_cut_due(run[i], 15000, false, 15000, 1500, 120000));
+                assert_false(sack_cut_due(run[i], 119999, true, 15000, 1500, 120000));
+                assert_true(sack_cut_due(run[i], 120000, false, 15000, 1500, 120000));
+        }
+}
+
+static char dir[64], sack_path[108], live_path[108], other_path[108];
 
 static int listener(const char *path) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -85,28 +102,43 @@ static int64_t ask(const char *path, int wait_ms) {
         return n == 1 ? took : -1;
 }
 
-static const char *paths[1];
+static const char *paths[2];
 
 static int setup(void **state) {
         snprintf(dir, sizeof dir, "/tmp/test-sackguard.XXXXXX");
         assert_non_null(mkdtemp(dir));
         snprintf(sack_path, sizeof sack_path, "%s/sack.socket", dir);
+        snprintf(live_path, sizeof live_path, "%s/live.socket", dir);
         snprintf(other_path, sizeof other_path, "%s/other.socket", dir);
         paths[0] = sack_path;
+        paths[1] = live_path;
         return 0;
 }
 
 static int teardown(void **state) {
         unlink(sack_path);
+        unlink(live_path);
         unlink(other_path);
         rmdir(dir);
         return 0;
 }
 
 static void test_cut(void **state) {
-        int ls = listener(sack_path), lo = listener(other_path);
-        const struct sack_guard_opts o = {
-                .paths = paths, .n_paths = 1, .tick_ms = 50, .limit_ms = 600, .again_ms = 150, .again_for_ms = 1500 };
+        /* the stopped daemon: a child that listens, then stops itself */
+        pid_t daemon = fork();
+        assert_true(daemon >= 0);
+        if (daemon == 0) {
+                (void) listener(sack_path);
+                raise(SIGSTOP);
+                for (;;)
+                        pause();
+        }
+        int st;
+        assert_int_equal(waitpid(daemon, &st, WUNTRACED), daemon);
+        assert_true(WIFSTOPPED(st));
+        int ll = listener(live_path), lo = listener(other_path);
+        const struct sack_guard_opts o = { .paths = paths, .n_paths = 2, .tick_ms = 50, .limit_ms = 600,
+                .again_ms = 150, .again_for_ms = 1500, .wedged_ms = 2500 };
         assert_int_equal(sack_guard_start(&o), 0);
         assert_int_equal(sack_guard_start(&o), 0); /* once per process */
         assert_int_equal(sack_guard_cuts(), 0);
@@ -134,18 +166,29 @@ static void test_cut(void **state) {
                         sack_guard_cuts() == 1;
                 _exit(ok ? 0 : 1);
         }
-        int st;
         assert_int_equal(waitpid(pid, &st, 0), pid);
         assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-        print_message("first wait cut after %lld ms, the next after %lld ms, one after the window %lld ms\n",
-                (long long) first, (long long) again, (long long) later);
-        close(ls);
+        /* a daemon that runs (this process listens): left past the limit, even soon after a cut,
+         * and cut at the wedged limit */
+        unsigned before = sack_guard_cuts();
+        assert_int_equal(ask(live_path, 1200), -1);
+        assert_int_equal(sack_guard_cuts(), before);
+        int64_t wedged = ask(live_path, 10000);
+        assert_true(wedged >= 2500 - 50);
+        assert_int_equal(sack_guard_cuts(), before + 1);
+        print_message("stopped daemon: first wait cut after %lld ms, the next after %lld ms, one after the "
+                      "window %lld ms; running daemon: cut after %lld ms\n",
+                (long long) first, (long long) again, (long long) later, (long long) wedged);
+        kill(daemon, SIGKILL);
+        assert_int_equal(waitpid(daemon, &st, 0), daemon);
+        close(ll);
         close(lo);
 }
 
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_track),
+                cmocka_unit_test(test_cut_due),
                 cmocka_unit_test_setup_teardown(test_cut, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
