@@ -58,6 +58,17 @@ assert_rc "relation-set without '=': exit 2" 2 x a/1 -- relation-set -r "$r" nov
 assert_rc "unknown flag: exit 2" 2 x a/1 -- relation-get --bogus
 assert_rc "no relation outside a relation hook: exit 2" 2 x a/1 -- relation-get - a/1
 
+# a gone unit's settings persist for the relation's lifetime (Juju's state/relationunit.go,
+# ReadSettings): a counterpart reads them after the unit left; a unit that never was reads none
+js remove-unit a/1
+js wait || fail "wait after remove-unit"
+assert_eq "a/1 is no longer listed" "a/0" "$(x b/0 -- relation-list -r "backend:$rid" | sort | tr '\n' ' ' | sed 's/ $//')"
+assert_eq "b/0 reads the gone a/1's settings" "one" "$(x b/0 -- relation-get -r "backend:$rid" f1 a/1)"
+assert_eq "a/0 reads the gone peer's settings" "uv" "$(x a/0 -- relation-get -r cluster:0 uk a/1)"
+out=$(x b/0 -- relation-get -r "backend:$rid" - a/7 2>&1); rc=$?
+assert_eq "a unit that never was: exit 1" 1 "$rc"
+assert_contains "settings not found" "settings not found" "$out"
+
 # relation-broken: data readable, writes refused
 behave b backend-relation-broken 'out broken-set relation-set k=late; out broken-get relation-get - "$JUJU_UNIT_NAME"'
 js remove-relation a b

@@ -2340,27 +2340,15 @@ void model_unit_queue_sort_joins(cJSON *u) {
 
 void model_gc(struct model *m) {
         cJSON *st = m->state;
-        _cleanup_json_ cJSON *referenced = cJSON_CreateObject();
-        const cJSON *u, *e;
-        cJSON_ArrayForEach(u, jget(st, "units")) {
-                cJSON_ArrayForEach(e, jget(u, "queue")) {
-                        const char *r = jstr(e, "remote-unit");
-                        if (!isempty(r) && !jget(referenced, r))
-                                jset(referenced, r, cJSON_CreateTrue());
-                }
-        }
+        const cJSON *u;
         cJSON *rels = jget(st, "relations");
         cJSON *rel = rels ? rels->child : NULL;
         while (rel) {
                 cJSON *next = rel->next;
-                cJSON *bags = jget(rel, "unit-data");
-                cJSON *b = bags ? bags->child : NULL;
-                while (b) {
-                        cJSON *bn = b->next;
-                        if (!state_unit(st, b->string) && !jget(referenced, b->string))
-                                cJSON_DeleteItemFromObjectCaseSensitive(bags, b->string);
-                        b = bn;
-                }
+                /* a gone unit's bag stays while its relation lives: "the unit settings are
+                 * guaranteed to persist for the lifetime of the relation, regardless of the
+                 * lifetime of the unit" (Juju's state/relationunit.go, ReadSettings); a
+                 * counterpart's later relation-get of it reads its last settings */
                 if (!streq_ptr(jstr(rel, "life"), "alive")) {
                         bool held = false;
                         cJSON_ArrayForEach(u, jget(st, "units")) held =
