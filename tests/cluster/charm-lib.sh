@@ -164,8 +164,17 @@ settle() {
         js wait --timeout "${1:-120}" >"$T/wait.out" 2>&1 || {
                 cat "$T/wait.out" >&2
                 js debug-log --replay -n 40 >&2 || true
-                die "model did not settle: $(grep -m1 -i -e fail -e error "$T/wait.out" || head -n1 "$T/wait.out")"
+                die "model did not settle: $(grep -m1 -i -e fail -e error "$T/wait.out" || head -n1 "$T/wait.out")$(failed_hooks)"
         }
+}
+
+# failed_hooks: "; UNIT HOOK rc N: its last words" for each hook that failed (on the FAIL line, the
+# one CI's summary keeps: a failed hook's stderr and ERROR log otherwise scroll out of its tail)
+failed_hooks() {
+        [ -n "${MODEL:-}" ] && [ -f "$MODEL/debug-log.jsonl" ] || return 0
+        jq -r 'select(.rc != null and .rc != 0 and .hook != "exec") | "; \(.unit) \(.hook) rc \(.rc): " +
+                ((.output // "") + " " + ((.log // []) | map(select(test("^ERROR"))) | join(" "))
+                 | gsub("\\s+"; " ") | .[0:400])' "$MODEL/debug-log.jsonl" 2>/dev/null | tail -n 3 | tr -d '\n'
 }
 
 # log_tools: every hook tool call (hooks and the watchers' runs) is logged to $T/argv.log as

@@ -210,7 +210,12 @@ settle
 if get prometheus/0 "$c0" 9100 /metrics >/dev/null 2>&1; then die "an exporter still on :9100"; fi
 expect_status slurmctld/0 'metrics-endpoint related but metrics-port is 0'
 ! js status --format=json | grep -q '"9100/tcp"' || die "9100/tcp is still opened"
-nrules() { get prometheus/0 "$p0" 9090 /api/v1/rules | jq '[.data.groups[].rules[]] | length'; }
+# (-1 while Prometheus reloads: it answers 503 for a moment)
+nrules() {
+        local n
+        n=$(get prometheus/0 "$p0" 9090 /api/v1/rules 2>/dev/null | jq '[.data.groups[].rules[]] | length')
+        echo "${n:--1}"
+}
 until_true 30 "alert rules still loaded with no exporter ($(nrules))" eval '[ "$(nrules)" = 0 ]'
 js config slurmctld metrics-port=9092 >/dev/null
 settle
