@@ -59,13 +59,24 @@ static int has_dotdot(const char *path) {
 /* dir (absolute, normalized) opened below rootfd with every link resolved inside the root,
  * as a chroot would (openat2 RESOLVE_IN_ROOT): an absolute link in a machine's tree means that
  * tree's path, not the host's. */
+#define OPEN_IN_ROOT_TRIES 64
+
 static int open_in_root(int rootfd, const char *dir) {
         struct open_how how = {
                 .flags = O_PATH | O_CLOEXEC,
                 .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
         };
         const char *rel = dir[1] ? dir + 1 : ".";
-        long fd = syscall(SYS_openat2, rootfd, rel, &how, sizeof how);
+        /* EAGAIN: a ".." met a rename or a mount anywhere on the system during the walk (the
+         * kernel cannot then show it stayed in the root: openat2(2) asks the caller to try again).
+         * Atomic writes rename all the time on a busy machine: CI's charm-paths saw it through a
+         * relative link ("../../var/lib") while three clusters ran. */
+        long fd = -1;
+        for (int i = 0; i < OPEN_IN_ROOT_TRIES; i++) {
+                fd = syscall(SYS_openat2, rootfd, rel, &how, sizeof how);
+                if (fd >= 0 || errno != EAGAIN)
+                        break;
+        }
         return fd < 0 ? -errno : (int) fd;
 }
 
