@@ -23,6 +23,9 @@
 
 static const char *const default_paths[] = { "/run/slurm/sack.socket", "/run/slurmctld/sack.socket",
         "/run/slurmdbd/sack.socket" };
+/* the daemons that serve each default path (/proc/PID/comm) */
+static const char *const default_daemons[][3] = { { "slurmd", "sackd", NULL }, { "slurmctld", NULL, NULL },
+        { "slurmdbd", NULL, NULL } };
 
 size_t sack_track_step(struct sack_track *t, const struct sack_seen *now, size_t n, int64_t now_ms,
         unsigned limit_ms, size_t *due) {
@@ -47,13 +50,14 @@ size_t sack_track_step(struct sack_track *t, const struct sack_seen *now, size_t
 
 bool sack_cut_due(char peer_state, int64_t age_ms, bool recent_cut, unsigned limit_ms, unsigned again_ms,
         unsigned wedged_ms) {
-        if (peer_state == 'T' || peer_state == 't')
+        if (peer_state == 'T' || peer_state == 't' || peer_state == '?')
                 return age_ms >= (int64_t) (recent_cut ? again_ms : limit_ms);
         return age_ms >= (int64_t) wedged_ms;
 }
 
 struct guard {
         const char *const *paths;
+        const char *const (*daemons)[3]; /* per path (NULL: the caller's paths, peer pid only) */
         size_t n_paths;
         unsigned tick_ms, limit_ms, again_ms, again_for_ms, wedged_ms;
 };
@@ -73,7 +77,8 @@ static int64_t mono_ms(void) {
         return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* fd is a socket connected to one of the guard's paths: 1 (its identity in *st), else 0 */
+/* fd is a socket connected to one of the guard's paths: the path's index + 1 (its identity in
+ * *st), else 0 */
 static int sack_peer(const struct guard *g, int fd, struct stat *st) {
         if (fstat(fd, st) < 0 || !S_ISSOCK(st->st_mode))
                 return 0;
@@ -86,18 +91,15 @@ static int sack_peer(const struct guard *g, int fd, struct stat *st) {
         size_t plen = strnlen(sa.sun_path, len - offsetof(struct sockaddr_un, sun_path));
         for (size_t i = 0; i < g->n_paths; i++)
                 if (strlen(g->paths[i]) == plen && memcmp(g->paths[i], sa.sun_path, plen) == 0)
-                        return 1;
+                        return (int) i + 1;
         return 0;
 }
 
-/* the /proc state letter of the process listening at fd's other end ('?': unknown) */
-static char peer_state(int fd) {
-        struct ucred cred;
-        socklen_t len = sizeof cred;
-        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.pid <= 0)
-                return '?';
+/* /proc/PID/stat's state letter of pid, its comm in comm[16] ('\0' when unread): '?' when gone */
+static char proc_state(long pid, char comm[16]) {
         char path[64], buf[512];
-        snprintf(path, sizeof path, "/proc/%ld/stat", (long) cred.pid);
+        comm[0] = '\0';
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
         int f = open(path, O_RDONLY | O_CLOEXEC);
         if (f < 0)
                 return '?';
@@ -107,8 +109,59 @@ static char peer_state(int fd) {
                 return '?';
         buf[n] = '\0';
         /* "PID (COMM) S …": COMM may hold anything, the state follows its last ')' */
-        const char *e = strrchr(buf, ')');
-        return e && e[1] == ' ' && e[2] ? e[2] : '?';
+        const char *open_ = strchr(buf, '('), *e = strrchr(buf, ')');
+        if (!open_ || !e || e < open_ || e[1] != ' ' || !e[2])
+                return '?';
+        size_t cl = (size_t) (e - open_ - 1);
+        if (cl > 15)
+                cl = 15;
+        memcpy(comm, open_ + 1, cl);
+        comm[cl] = '\0';
+        return e[2];
+}
+
+static bool named(const char *const *names, const char *comm) {
+        for (size_t i = 0; i < 3 && names[i]; i++)
+                if (streq(names[i], comm))
+                        return true;
+        return false;
+}
+
+/* the state of the daemon serving the connection fd of path index at: 'T' stopped, '?'
+ * unknown, else the state of a running one (sackguard.h, "Which daemon") */
+static char daemon_state(const struct guard *g, int fd, int at) {
+        struct ucred cred;
+        socklen_t len = sizeof cred;
+        char comm[16];
+        const char *const *names = g->daemons && g->daemons[at][0] ? g->daemons[at] : NULL;
+        long peer = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 ? (long) cred.pid : 0;
+        if (peer > 0) {
+                char st = proc_state(peer, comm);
+                if (st != '?' && (!names || named(names, comm)))
+                        return st;
+        }
+        if (!names)
+                return '?';
+        /* the listener re-executed (or the pid is another process's now): by name */
+        DIR *d = opendir("/proc");
+        if (!d)
+                return '?';
+        char seen = '?';
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                char *end;
+                long pid = strtol(de->d_name, &end, 10);
+                if (pid <= 0 || *end)
+                        continue;
+                char st = proc_state(pid, comm);
+                if (st == '?' || !named(names, comm))
+                        continue;
+                seen = st;
+                if (st == 'T' || st == 't')
+                        break;
+        }
+        closedir(d);
+        return seen;
 }
 
 /* the sack connections open now, at most max */
@@ -155,18 +208,23 @@ static void *guard_loop(void *arg) {
                         const struct sack_seen *s = &now[due[i]];
                         /* (t.v follows now's order: sack_track_step keeps every one open) */
                         int64_t age = at - t.v[due[i]].since_ms;
-                        if (!sack_cut_due(peer_state(s->fd), age, recent, g->limit_ms, g->again_ms, g->wedged_ms))
+                        /* a duplicate, checked to be the very socket: a number closed and reused
+                         * meanwhile is someone else's, and the duplicate keeps ours while we look */
+                        int dfd = fcntl(s->fd, F_DUPFD_CLOEXEC, 0);
+                        if (dfd < 0)
                                 continue;
-                        /* still the very socket: a descriptor closed and reused meanwhile is
-                         * someone else's */
-                        if (!sack_peer(g, s->fd, &st) || st.st_dev != s->dev || st.st_ino != s->ino)
-                                continue;
-                        /* counted first: the caller woken by the shutdown sees its cut */
-                        atomic_fetch_add(&cuts, 1);
-                        if (shutdown(s->fd, SHUT_RDWR) == 0)
-                                last_cut = mono_ms();
-                        else
-                                atomic_fetch_sub(&cuts, 1);
+                        int at_path = sack_peer(g, dfd, &st);
+                        if (at_path && st.st_dev == s->dev && st.st_ino == s->ino &&
+                                sack_cut_due(daemon_state(g, dfd, at_path - 1), age, recent, g->limit_ms,
+                                        g->again_ms, g->wedged_ms)) {
+                                /* counted first: the caller woken by the shutdown sees its cut */
+                                atomic_fetch_add(&cuts, 1);
+                                if (shutdown(dfd, SHUT_RDWR) == 0)
+                                        last_cut = mono_ms();
+                                else
+                                        atomic_fetch_sub(&cuts, 1);
+                        }
+                        close(dfd);
                 }
         }
         return NULL;
@@ -179,6 +237,7 @@ int sack_guard_start(const struct sack_guard_opts *o) {
                 goto out;
         guard = (struct guard){
                 .paths = o && o->paths ? o->paths : default_paths,
+                .daemons = o && o->paths ? o->daemons : default_daemons,
                 .n_paths = o && o->paths ? o->n_paths : ELEMENTSOF(default_paths),
                 .tick_ms = o && o->tick_ms ? o->tick_ms : SACK_GUARD_TICK_MS,
                 .limit_ms = o && o->limit_ms ? o->limit_ms : SACK_GUARD_LIMIT_MS,

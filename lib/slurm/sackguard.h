@@ -5,28 +5,37 @@
  * from a local daemon's sack socket (/run/slurm, /run/slurmctld, /run/slurmdbd: Slurm's
  * sack_api.c sack_create: connect, write the request, then read the answer with no timeout, in
  * a loop that retries on EINTR, so no signal ends it either). A daemon stopped after its
- * listening socket was made (SIGSTOP, a paused VM, a frozen cgroup) accepts the connection into
+ * listening socket was made (SIGSTOP, a debugger, a frozen cgroup) accepts the connection into
  * its backlog and never answers: the hook that asked waits for ever, holding its machine's hook
  * lock (CI: a status refresh on the controller's machine waited 120 s, until the test resumed
  * slurmctld; slurmctld then refused every late request, its token expired). MessageTimeout
  * bounds only the RPC after the credential.
  *
- * sack_guard_start() starts one thread per process (again in a forked child, which has none)
- * that looks at the process's open sockets every tick; one connected to a sack socket for longer
- * than the limit, whose daemon is stopped, is shut down: the read sees its end, sack_create
- * fails, and the libslurm call returns an authentication error to its caller, who says so as
- * for any failed call. The daemon is the socket's peer (SO_PEERCRED: the process that listens),
- * stopped when its state in /proc is T or t (SIGSTOP, a debugger). After a cut the calls of the
- * next minute to a stopped daemon are cut after the short limit (a hook's later calls would each
- * wait the full one); a daemon process (the sentinel, the watchers) is back on the full limit
- * after that. A daemon that runs is left its time (a slurmctld that starts, or takes over, under
- * load: cutting it would fail a hook that only had to wait): its wait is cut only after the wedged
- * limit, two minutes of a running daemon that does not answer (a deadlock, a frozen cgroup). A
- * sack exchange with a running daemon takes milliseconds.
+ * sack_guard_start() starts one thread per process (a forked child that calls it again gets its
+ * own: the parent's thread is not in the child) that looks at the process's open sockets every
+ * tick; one connected to a sack socket for longer than the limit, whose daemon is stopped, is
+ * shut down: the read sees its end, sack_create fails, and the libslurm call returns an
+ * authentication error to its caller, who says so as for any failed call. After a cut the calls
+ * of the next minute to a stopped daemon are cut after the short limit (a hook's later calls
+ * would each wait the full one); a daemon process (the sentinel, the watchers) is back on the
+ * full limit after that. A daemon that runs is left its time (a slurmctld that starts, or takes
+ * over, under load: cutting it would fail a hook that only had to wait): its wait is cut only
+ * after the wedged limit, two minutes of a running daemon that does not answer (a deadlock, a
+ * frozen cgroup, whose tasks show S or D).
  *
- * The thread only reads /proc/self/fd and /proc/PID/stat, fstat()s, getpeername()s,
- * getsockopt()s and shutdown()s: no libslurm state. A descriptor is cut only when it is still
- * the same socket (device and inode) that was seen connected since the limit began. */
+ * Which daemon: the socket's peer (SO_PEERCRED) is the process that called listen(), as it was
+ * then. 24.11 keeps the listening socket across a reconfigure's re-exec (sack.c
+ * SACK_RECONFIG_FD), whose new process has another pid: so for Slurm's own paths the daemons of
+ * that path are looked up by name (/proc/PID/comm: slurmctld; slurmdbd; slurmd or sackd) and
+ * the peer pid counts only while it is one of them; a path of the caller's (tests) takes the
+ * peer pid as it is. Stopped: any of them in state T or t. None found: unknown, and an unknown
+ * daemon is cut at the limit as a stopped one is (the guard's first rule: no wait for ever).
+ * A sack exchange with a running daemon takes milliseconds.
+ *
+ * The thread only reads /proc, fstat()s, getpeername()s, getsockopt()s, dup()s and shutdown()s:
+ * no libslurm state. A descriptor is cut only when it is still the same socket (device and
+ * inode) that was seen connected since the limit began; the shutdown goes through a duplicate
+ * checked again, so a number closed and reused meanwhile is never touched. */
 #pragma once
 
 #include <stdbool.h>
@@ -41,7 +50,8 @@
 #define SACK_TRACK_MAX 64
 
 struct sack_guard_opts {
-        const char *const *paths; /* the sack sockets (NULL: Slurm's three) */
+        const char *const *paths; /* the sack sockets (NULL: Slurm's three, with their daemons) */
+        const char *const (*daemons)[3]; /* per path, up to 3 comm names (NULL: the peer pid only) */
         size_t n_paths;
         unsigned tick_ms, limit_ms, again_ms, again_for_ms, wedged_ms; /* 0: the defaults above */
 };
@@ -64,13 +74,14 @@ struct sack_track {
         size_t n;
 };
 
-/* Takes the sack connections open now (now[0..n)), keeping the time each was first seen (a
- * descriptor that now names another socket starts again; those gone are dropped); stores in
- * due[] the indices into now of those open for limit_ms or longer and returns their count. */
-/* Whether a wait of age_ms on a daemon in /proc state peer_state ('?': unknown) is cut now;
- * recent_cut: the last cut was within again_for_ms. */
+/* Whether a wait of age_ms on a daemon in /proc state peer_state is cut now: 'T'/'t' stopped,
+ * '?' unknown (both at the limit, or the short one when recent_cut: the last cut was within
+ * again_for_ms), any other state at wedged_ms. */
 bool sack_cut_due(char peer_state, int64_t age_ms, bool recent_cut, unsigned limit_ms, unsigned again_ms,
         unsigned wedged_ms);
 
+/* Takes the sack connections open now (now[0..n)), keeping the time each was first seen (a
+ * descriptor that now names another socket starts again; those gone are dropped); stores in
+ * due[] the indices into now of those open for limit_ms or longer and returns their count. */
 size_t sack_track_step(struct sack_track *t, const struct sack_seen *now, size_t n, int64_t now_ms,
         unsigned limit_ms, size_t *due);

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,8 +56,12 @@ static void test_cut_due(void **state) {
         assert_true(sack_cut_due('T', 15000, false, 15000, 1500, 120000));
         assert_true(sack_cut_due('t', 1500, true, 15000, 1500, 120000));
         assert_false(sack_cut_due('T', 1499, true, 15000, 1500, 120000));
-        /* running, sleeping, in the disk, unknown: only the wedged limit, a cut before or not */
-        const char run[] = { 'R', 'S', 'D', 'Z', '?' };
+        /* unknown (the daemon not found): as stopped, the guard's first rule */
+        assert_false(sack_cut_due('?', 14999, false, 15000, 1500, 120000));
+        assert_true(sack_cut_due('?', 15000, false, 15000, 1500, 120000));
+        assert_true(sack_cut_due('?', 1500, true, 15000, 1500, 120000));
+        /* running, sleeping, in the disk: only the wedged limit, a cut before or not */
+        const char run[] = { 'R', 'S', 'D', 'Z' };
         for (size_t i = 0; i < ELEMENTSOF(run); i++) {
                 assert_false(sack_cut_due(run[i], 15000, false, 15000, 1500, 120000));
                 assert_false(sack_cut_due(run[i], 119999, true, 15000, 1500, 120000));
@@ -64,7 +69,7 @@ static void test_cut_due(void **state) {
         }
 }
 
-static char dir[64], sack_path[108], live_path[108], other_path[108];
+static char dir[64], sack_path[108], live_path[108], other_path[108], reexec_path[108];
 
 static int listener(const char *path) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -102,7 +107,9 @@ static int64_t ask(const char *path, int wait_ms) {
         return n == 1 ? took : -1;
 }
 
-static const char *paths[2];
+static const char *paths[3];
+/* the third path's daemon is found by name: its listener re-executed (a new pid) */
+static const char *const daemons[3][3] = { { NULL }, { NULL }, { "sg-daemon", NULL, NULL } };
 
 static int setup(void **state) {
         snprintf(dir, sizeof dir, "/tmp/test-sackguard.XXXXXX");
@@ -110,20 +117,34 @@ static int setup(void **state) {
         snprintf(sack_path, sizeof sack_path, "%s/sack.socket", dir);
         snprintf(live_path, sizeof live_path, "%s/live.socket", dir);
         snprintf(other_path, sizeof other_path, "%s/other.socket", dir);
+        snprintf(reexec_path, sizeof reexec_path, "%s/reexec.socket", dir);
         paths[0] = sack_path;
         paths[1] = live_path;
+        paths[2] = reexec_path;
         return 0;
 }
 
+/* the test's daemons: killed by the teardown also when an assertion ended the test early */
+static pid_t kids[4];
+
 static int teardown(void **state) {
+        for (size_t i = 0; i < ELEMENTSOF(kids); i++)
+                if (kids[i] > 0) {
+                        kill(kids[i], SIGKILL);
+                        (void) waitpid(kids[i], NULL, 0);
+                        kids[i] = 0;
+                }
         unlink(sack_path);
         unlink(live_path);
+        unlink(reexec_path);
         unlink(other_path);
         rmdir(dir);
         return 0;
 }
 
 static void test_cut(void **state) {
+        /* an heir whose parent ends is this process's to reap (no zombie left to pid 1) */
+        assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
         /* the stopped daemon: a child that listens, then stops itself */
         pid_t daemon = fork();
         assert_true(daemon >= 0);
@@ -133,12 +154,13 @@ static void test_cut(void **state) {
                 for (;;)
                         pause();
         }
+        kids[0] = daemon;
         int st;
         assert_int_equal(waitpid(daemon, &st, WUNTRACED), daemon);
         assert_true(WIFSTOPPED(st));
         int ll = listener(live_path), lo = listener(other_path);
-        const struct sack_guard_opts o = { .paths = paths, .n_paths = 2, .tick_ms = 50, .limit_ms = 600,
-                .again_ms = 150, .again_for_ms = 1500, .wedged_ms = 2500 };
+        const struct sack_guard_opts o = { .paths = paths, .daemons = daemons, .n_paths = 3, .tick_ms = 50,
+                .limit_ms = 600, .again_ms = 150, .again_for_ms = 1500, .wedged_ms = 2500 };
         assert_int_equal(sack_guard_start(&o), 0);
         assert_int_equal(sack_guard_start(&o), 0); /* once per process */
         assert_int_equal(sack_guard_cuts(), 0);
@@ -176,11 +198,50 @@ static void test_cut(void **state) {
         int64_t wedged = ask(live_path, 10000);
         assert_true(wedged >= 2500 - 50);
         assert_int_equal(sack_guard_cuts(), before + 1);
+        /* a daemon that re-executed (24.11's reconfigure keeps the listening socket, the new
+         * process has another pid): the listener forks its heir, named as the daemon, and ends;
+         * the peer pid is gone, the heir found by name. Running: left past the limit; stopped:
+         * cut at the limit (well past the short window of the cuts above) */
+        usleep(1600 * 1000);
+        int pp[2];
+        assert_int_equal(pipe(pp), 0);
+        pid_t lst = fork();
+        assert_true(lst >= 0);
+        if (lst == 0) {
+                (void) listener(reexec_path);
+                pid_t heir = fork();
+                if (heir == 0) {
+                        prctl(PR_SET_NAME, "sg-daemon");
+                        for (;;)
+                                pause();
+                }
+                (void) !write(pp[1], &heir, sizeof heir);
+                _exit(0);
+        }
+        pid_t heir = 0;
+        assert_int_equal(read(pp[0], &heir, sizeof heir), (ssize_t) sizeof heir);
+        assert_true(heir > 0);
+        kids[1] = heir;
+        assert_int_equal(waitpid(lst, &st, 0), lst);
+        close(pp[0]);
+        close(pp[1]);
+        before = sack_guard_cuts();
+        assert_int_equal(ask(reexec_path, 1200), -1);
+        assert_int_equal(sack_guard_cuts(), before);
+        kill(heir, SIGSTOP);
+        int64_t heir_cut = ask(reexec_path, 10000);
+        assert_true(heir_cut >= 600 - 50 && heir_cut < 2500);
+        assert_int_equal(sack_guard_cuts(), before + 1);
+        kill(heir, SIGKILL);
+        assert_int_equal(waitpid(heir, &st, 0), heir); /* ours: this process is their subreaper */
+        kids[1] = 0;
         print_message("stopped daemon: first wait cut after %lld ms, the next after %lld ms, one after the "
-                      "window %lld ms; running daemon: cut after %lld ms\n",
-                (long long) first, (long long) again, (long long) later, (long long) wedged);
+                      "window %lld ms; running daemon: cut after %lld ms; re-executed, stopped: %lld ms\n",
+                (long long) first, (long long) again, (long long) later, (long long) wedged,
+                (long long) heir_cut);
         kill(daemon, SIGKILL);
         assert_int_equal(waitpid(daemon, &st, 0), daemon);
+        kids[0] = 0;
         close(ll);
         close(lo);
 }
