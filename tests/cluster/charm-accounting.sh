@@ -241,7 +241,7 @@ done_ok=0
 wait_job_state "$frozen" COMPLETED 60 && done_ok=1
 js exec slurmdbd/0 -- kill -CONT "$dpid"
 log "slurmdbd/0 stopped: \"$st\"; the exporter's slurm_dbd_up ${up:-(none)}"
-[[ $st =~ ^blocked\ slurmdbd\ runs\ but\ does\ not\ answer ]] || die "slurmdbd/0 with slurmdbd stopped: \"$st\""
+[[ $st =~ ^blocked\ slurmdbd\ is\ stopped\ \(process\ $dpid\ in\ state\ T ]] || die "slurmdbd/0 with slurmdbd stopped: \"$st\""
 [ "$up" = 0 ] || die "the exporter said slurm_dbd_up ${up:-(none)} with slurmdbd stopped"
 [ $done_ok = 1 ] || die "job $frozen did not complete while slurmdbd was stopped"
 js trigger slurmdbd/0 update-status >/dev/null

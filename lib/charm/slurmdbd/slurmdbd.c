@@ -5,6 +5,7 @@
 #include "charm/slurmdbd/slurmdbd.h"
 
 #include <arpa/inet.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -20,6 +21,7 @@
 #include "interfaces/database.h"
 #include "interfaces/slurmd.h"
 #include "interfaces/slurmdbd.h"
+#include "proc/proc.h"
 #include "slurm/acctdb.h"
 #include "slurm/nodes.h"
 #include "systemd/unit.h"
@@ -337,23 +339,39 @@ static int wait_serving(sd_bus *bus, const struct slurmdbd_opts *o, const char *
 
 #define DBD_USER_DROPIN "10-charm-user"
 
-/* The serving slurmdbd listens: whether it answers. A stopped one (SIGSTOP, a paused VM)
- * accepts connections into its backlog and answers none while systemd sees it running, so
- * nothing restarts it and the status said "active … primary" (issue 25, F3). Asked as
- * slurmctld asks it: the persistent connection's handshake, through the clients' file (this
- * unit's address first), in a child killed after DBD_ANSWER_MS (acctdb_ping_within). 1 with
- * *out blocked when it timed out; 0 otherwise (another failure, a credential that sackd could
- * not give, is not this daemon's silence). */
+/* The serving slurmdbd listens: whether it answers. A stopped one (SIGSTOP, a debugger) accepts
+ * connections into its backlog and answers none while systemd sees it running, so nothing
+ * restarts it and the status said "active … primary" (issue 25, F3). Asked as slurmctld asks it:
+ * the persistent connection's handshake, through the clients' file (this unit's address first),
+ * in a child killed after DBD_ANSWER_MS (acctdb_ping_within). A timeout is said only when it is
+ * sure: its main process in state T (stopped), or a second try timed out too (one slow moment
+ * of a loaded machine is not silence); the second says that the credential daemon of this
+ * machine (munged, sackd), which the handshake needs first, may be the silent one. 1 with *out
+ * blocked; 0 otherwise (another failure is not this daemon's silence). */
 #define DBD_ANSWER_MS 5000
-static int dbd_silent(const struct slurmdbd_opts *o, struct charm_outcome *out) {
+static int dbd_silent(const struct slurmdbd_opts *o, sd_bus *bus, struct charm_outcome *out) {
         _cleanup_free_ char *conf = charm_path(&o->paths, SLURMDBD_CLIENT_CONF_PATH);
         if (setenv("SLURM_CONF", conf, 1) < 0)
                 return 0;
         if (acctdb_ping_within(DBD_ANSWER_MS, NULL) != -ETIMEDOUT)
                 return 0;
+        struct unit_state st;
+        char state = '?';
+        if (unit_get_state(bus, "slurmdbd.service", &st, NULL) >= 0 && st.main_pid > 0)
+                (void) proc_pid_stat((pid_t) st.main_pid, NULL, &state);
+        if (state == 'T' || state == 't') {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED,
+                        "slurmdbd is stopped (process %" PRIu32 " in state T: SIGSTOP or a debugger; systemd "
+                        "sees it running, so nothing restarts it): accounting records wait in slurmctld",
+                        st.main_pid);
+                return 1;
+        }
+        if (acctdb_ping_within(DBD_ANSWER_MS, NULL) != -ETIMEDOUT)
+                return 0;
         charm_outcome_set(out, JUJU_STATUS_BLOCKED,
-                "slurmdbd runs but does not answer (no handshake within %d s; systemd sees it running, so "
-                "nothing restarts it): accounting records wait in slurmctld",
+                "slurmdbd runs but does not answer (no handshake within %d s, twice; systemd sees it "
+                "running, so nothing restarts it; or this machine's credential daemon does not answer): "
+                "accounting records wait in slurmctld",
                 DBD_ANSWER_MS / 1000);
         return 1;
 }
@@ -563,7 +581,7 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
                 int k = dbprobe_login(&t, DB_LOOK_TIMEOUT_S, &dbe);
                 /* its database answers: then a silent slurmdbd is its own (one whose database
                  * stalls waits on it at the handshake too, and that is said as the database's) */
-                if (k == 0 && inp->self == 0 && inp->cluster && dbd_silent(o, out) > 0)
+                if (k == 0 && inp->self == 0 && inp->cluster && dbd_silent(o, bus, out) > 0)
                         return inp->leader ? publish(ctx, inp, err) : 0;
                 charm_outcome_set(out, JUJU_STATUS_ACTIVE, "slurmdbd %s: database %s on %s:%u%s%s%s",
                         inp->self == 0 ? "primary" : "backup", inp->db.database, inp->db.host, inp->db.port,
