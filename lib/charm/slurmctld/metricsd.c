@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <microhttpd.h>
+#include <systemd/sd-daemon.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -272,6 +273,8 @@ int metricsd_serve(const struct metricsd_opts *o, volatile sig_atomic_t *stop, s
                 strbuf_addf(err, "cannot listen on port %u (in use?)", o->port);
                 return -EADDRINUSE;
         }
+        /* Type=notify: systemd says "active" from here on (no NOTIFY_SOCKET: nothing to do) */
+        (void) sd_notify(0, "READY=1");
         while (!*stop)
                 usleep(200 * 1000);
         MHD_stop_daemon(d);

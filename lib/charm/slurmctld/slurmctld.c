@@ -2988,18 +2988,20 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 (void) metricsep_port_read(pf, &before);
                 r = metricsep_apply(&o->paths, bus, juju_env(ctx)->unit, charm_dir, port,
                         streq_ptr(o->event, "upgrade-charm"), &pe);
+                /* Juju's opened ports follow the exporter's port file, told when it changed (its
+                 * first start included), not at every hook, and also when the start failed (a
+                 * squatted port: the file names the new port, the old one is no longer served) */
+                unsigned after = 0;
+                (void) metricsep_port_read(pf, &after);
+                if (after != before && before)
+                        (void) juju_close_port(ctx, before, "tcp", NULL);
+                if ((after != before || r > 0) && after)
+                        (void) juju_open_port(ctx, after, "tcp", NULL);
                 if (r < 0) {
                         (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "metrics exporter: %s", pe.buf);
                         strbuf_addf(&out->message, "; metrics exporter: %s", pe.buf);
-                } else {
-                        /* Juju's opened ports follow the exporter: told when it changed (its
-                         * first start included), not at every hook */
-                        if (r > 0 && before && before != port)
-                                (void) juju_close_port(ctx, before, "tcp", NULL);
-                        if (r > 0 && port)
-                                (void) juju_open_port(ctx, port, "tcp", NULL);
+                } else
                         metricsep_status_note(bus, port, r > 0 ? 3000 : 500, &out->message);
-                }
                 metricsep_publish(ctx, charm_dir, port, in.leader, &out->message);
         }
         /* site trigger programs this machine lacks (charm/slurmctld/trigops.h) */
