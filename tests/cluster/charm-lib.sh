@@ -161,20 +161,27 @@ js() {
 
 # settle [SECONDS]: runs queued hooks until the model is idle; fails on a hook error.
 settle() {
+        local from=0
+        [ ! -f "$MODEL/debug-log.jsonl" ] || from=$(stat -c %s "$MODEL/debug-log.jsonl")
         js wait --timeout "${1:-120}" >"$T/wait.out" 2>&1 || {
                 cat "$T/wait.out" >&2
                 js debug-log --replay -n 40 >&2 || true
-                die "model did not settle: $(grep -m1 -i -e fail -e error "$T/wait.out" || head -n1 "$T/wait.out")$(failed_hooks)"
+                die "model did not settle: $(grep -m1 -i -e fail -e error "$T/wait.out" || head -n1 "$T/wait.out")$(failed_hooks "$from")"
         }
 }
 
-# failed_hooks: "; UNIT HOOK rc N: its last words" for each hook that failed (on the FAIL line, the
-# one CI's summary keeps: a failed hook's stderr and ERROR log otherwise scroll out of its tail)
+# failed_hooks FROM: "; UNIT HOOK rc N: its last words" for the last 3 hooks that failed since
+# byte FROM of the debug log (this settle's, not the failures a test caused on purpose before),
+# on the FAIL line, the one CI's summary keeps: a failed hook's stderr and ERROR log otherwise
+# scroll out of its tail. Its ERROR lines first, then the end of its output, 400 characters.
 failed_hooks() {
         [ -n "${MODEL:-}" ] && [ -f "$MODEL/debug-log.jsonl" ] || return 0
-        jq -r 'select(.rc != null and .rc != 0 and .hook != "exec") | "; \(.unit) \(.hook) rc \(.rc): " +
-                ((.output // "") + " " + ((.log // []) | map(select(test("^ERROR"))) | join(" "))
-                 | gsub("\\s+"; " ") | .[0:400])' "$MODEL/debug-log.jsonl" 2>/dev/null | tail -n 3 | tr -d '\n'
+        tail -c +"$((${1:-0} + 1))" "$MODEL/debug-log.jsonl" |
+                jq -c 'select(.rc != null and .rc != 0 and .hook != "exec")' 2>/dev/null | tail -n 3 |
+                jq -r '"; \(.unit) \(.hook) rc \(.rc): " +
+                        (((.log // []) | map(strings | select(startswith("ERROR"))) | join(" ")) + " " +
+                         ((.output // "") | tostring | .[-1000:]) | gsub("\\s+"; " ") | .[-400:])' 2>/dev/null |
+                tr -d '\n'
 }
 
 # log_tools: every hook tool call (hooks and the watchers' runs) is logged to $T/argv.log as
