@@ -9,7 +9,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc/proc.h"
+
 #include "util/banned.h"
 
 static const char *const default_paths[] = { "/run/slurm/sack.socket", "/run/slurmctld/sack.socket",
         "/run/slurmdbd/sack.socket" };
-/* the daemons that serve each default path (/proc/PID/comm) */
+/* the daemons that serve each default path (a thread so named, proc_thread_named) */
 static const char *const default_daemons[][3] = { { "slurmd", "sackd", NULL }, { "slurmctld", NULL, NULL },
         { "slurmdbd", NULL, NULL } };
 
@@ -95,34 +96,16 @@ static int sack_peer(const struct guard *g, int fd, struct stat *st) {
         return 0;
 }
 
-/* /proc/PID/stat's state letter of pid, its comm in comm[16] ('\0' when unread): '?' when gone */
-static char proc_state(long pid, char comm[16]) {
-        char path[64], buf[512];
-        comm[0] = '\0';
-        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-        int f = open(path, O_RDONLY | O_CLOEXEC);
-        if (f < 0)
-                return '?';
-        ssize_t n = read(f, buf, sizeof buf - 1);
-        close(f);
-        if (n <= 0)
-                return '?';
-        buf[n] = '\0';
-        /* "PID (COMM) S …": COMM may hold anything, the state follows its last ')' */
-        const char *open_ = strchr(buf, '('), *e = strrchr(buf, ')');
-        if (!open_ || !e || e < open_ || e[1] != ' ' || !e[2])
-                return '?';
-        size_t cl = (size_t) (e - open_ - 1);
-        if (cl > 15)
-                cl = 15;
-        memcpy(comm, open_ + 1, cl);
-        comm[cl] = '\0';
-        return e[2];
+/* pid's state letter in /proc/PID/stat ('?' when gone or unreadable) */
+static char pid_state(pid_t pid) {
+        char st;
+        return proc_pid_stat(pid, NULL, &st) < 0 ? '?' : st;
 }
 
-static bool named(const char *const *names, const char *comm) {
+/* pid is one of names (a thread of it so named: the main thread's is the process's comm) */
+static bool named(pid_t pid, const char *const *names) {
         for (size_t i = 0; i < 3 && names[i]; i++)
-                if (streq(names[i], comm))
+                if (proc_thread_named(pid, names[i]) == 1)
                         return true;
         return false;
 }
@@ -132,12 +115,11 @@ static bool named(const char *const *names, const char *comm) {
 static char daemon_state(const struct guard *g, int fd, int at) {
         struct ucred cred;
         socklen_t len = sizeof cred;
-        char comm[16];
         const char *const *names = g->daemons && g->daemons[at][0] ? g->daemons[at] : NULL;
-        long peer = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 ? (long) cred.pid : 0;
+        pid_t peer = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 ? cred.pid : 0;
         if (peer > 0) {
-                char st = proc_state(peer, comm);
-                if (st != '?' && (!names || named(names, comm)))
+                char st = pid_state(peer);
+                if (st != '?' && (!names || named(peer, names)))
                         return st;
         }
         if (!names)
@@ -151,10 +133,10 @@ static char daemon_state(const struct guard *g, int fd, int at) {
         while ((de = readdir(d))) {
                 char *end;
                 long pid = strtol(de->d_name, &end, 10);
-                if (pid <= 0 || *end)
+                if (pid <= 0 || *end || !named((pid_t) pid, names))
                         continue;
-                char st = proc_state(pid, comm);
-                if (st == '?' || !named(names, comm))
+                char st = pid_state((pid_t) pid);
+                if (st == '?')
                         continue;
                 seen = st;
                 if (st == 'T' || st == 't')

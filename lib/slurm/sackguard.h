@@ -26,7 +26,7 @@
  * Which daemon: the socket's peer (SO_PEERCRED) is the process that called listen(), as it was
  * then. 24.11 keeps the listening socket across a reconfigure's re-exec (sack.c
  * SACK_RECONFIG_FD), whose new process has another pid: so for Slurm's own paths the daemons of
- * that path are looked up by name (/proc/PID/comm: slurmctld; slurmdbd; slurmd or sackd) and
+ * that path are looked up by name (proc_thread_named: slurmctld; slurmdbd; slurmd or sackd) and
  * the peer pid counts only while it is one of them; a path of the caller's (tests) takes the
  * peer pid as it is. Stopped: any of them in state T or t. None found: unknown, and an unknown
  * daemon is cut at the limit as a stopped one is (the guard's first rule: no wait for ever).
