@@ -630,6 +630,26 @@ int proc_pid_stat(pid_t pid, unsigned long long *ret_start, char *ret_state) {
         return pid_stat_fields(pid, ret_state, NULL, ret_start);
 }
 
+int proc_pid_started(pid_t pid, time_t *ret) {
+        unsigned long long start;
+        int r = proc_pid_stat(pid, &start, NULL);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *up = NULL;
+        r = read_full_file("/proc/uptime", &up, NULL);
+        if (r < 0)
+                return r;
+        char *end;
+        errno = 0;
+        double uptime = strtod(up, &end);
+        long hz = sysconf(_SC_CLK_TCK);
+        if (errno || end == up || uptime < 0 || hz <= 0)
+                return -EIO;
+        double age = uptime - (double) start / (double) hz;
+        *ret = time(NULL) - (time_t) (age > 0 ? age + 0.5 : 0);
+        return 0;
+}
+
 int proc_pid_parent(pid_t pid, pid_t *ret) {
         return pid_stat_fields(pid, NULL, ret, NULL);
 }

@@ -82,6 +82,10 @@ int proc_thread_named(pid_t pid, const char *name);
 /* Field 22 of /proc/<pid>/stat (the start time, clock ticks since boot) and the state letter:
  * 0, -ESRCH when there is no such process, -EIO when the file cannot be parsed. */
 int proc_pid_stat(pid_t pid, unsigned long long *ret_start, char *ret_state);
+/* When process pid started, in seconds since the epoch (its start time in clock ticks since
+ * boot, against /proc/uptime and the clock now; a second's precision): 0, or -ESRCH / -EIO as
+ * proc_pid_stat(), or negative errno when /proc/uptime cannot be read. */
+int proc_pid_started(pid_t pid, time_t *ret);
 /* Field 4 of /proc/<pid>/stat, the parent's PID (in the reader's PID namespace; 0 when the
  * parent is outside it): 0, -ESRCH, -EIO as proc_pid_stat(). */
 int proc_pid_parent(pid_t pid, pid_t *ret);

@@ -167,6 +167,15 @@ static size_t scan(const struct guard *g, struct sack_seen *out, size_t max) {
         return n;
 }
 
+/* the caller still holds the socket s names: the judgement above takes a while (a walk of
+ * /proc), and a wait that ended meanwhile (the caller closed it; our duplicate keeps the socket)
+ * is no cut: counting it would shorten the next wait's limit (CI: a connection closed as its
+ * daemon stopped was "cut", and the next one cut after the short limit) */
+static bool still_open(const struct sack_seen *s) {
+        struct stat st;
+        return fstat(s->fd, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino;
+}
+
 static void *guard_loop(void *arg) {
         const struct guard *g = arg;
         struct sack_track t = { .n = 0 };
@@ -198,7 +207,8 @@ static void *guard_loop(void *arg) {
                         int at_path = sack_peer(g, dfd, &st);
                         if (at_path && st.st_dev == s->dev && st.st_ino == s->ino &&
                                 sack_cut_due(daemon_state(g, dfd, at_path - 1), age, recent, g->limit_ms,
-                                        g->again_ms, g->wedged_ms)) {
+                                        g->again_ms, g->wedged_ms) &&
+                                still_open(s)) {
                                 /* counted first: the caller woken by the shutdown sees its cut */
                                 atomic_fetch_add(&cuts, 1);
                                 if (shutdown(dfd, SHUT_RDWR) == 0)

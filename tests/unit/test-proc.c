@@ -473,6 +473,33 @@ static void test_pid_parent_program(void **state) {
         assert_null(proc_pid_program(child));
 }
 
+/* proc_pid_started: this process started before the test and not long before; a child forked
+ * 1.2 s later started after it, within a second of its fork; a reaped one is gone */
+static void test_pid_started(void **state) {
+        time_t self = 0, kid = 0, t0 = time(NULL);
+        assert_int_equal(proc_pid_started(getpid(), &self), 0);
+        assert_true(self <= t0 + 1 && self > t0 - 600);
+        usleep(1200 * 1000);
+        int pp[2];
+        assert_int_equal(pipe(pp), 0);
+        time_t forked = time(NULL);
+        pid_t child = fork();
+        assert_true(child >= 0);
+        if (child == 0) {
+                char c;
+                close(pp[1]);
+                (void) !read(pp[0], &c, 1);
+                _exit(0);
+        }
+        close(pp[0]);
+        assert_int_equal(proc_pid_started(child, &kid), 0);
+        assert_true(kid >= forked - 1 && kid <= time(NULL) + 1);
+        assert_true(kid >= self);
+        close(pp[1]);
+        assert_int_equal(waitpid(child, NULL, 0), child);
+        assert_int_equal(proc_pid_started(child, &kid), -ESRCH);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_exit_codes),
@@ -491,6 +518,7 @@ int main(void) {
                 cmocka_unit_test(test_call_as),
                 cmocka_unit_test(test_call_max),
                 cmocka_unit_test(test_pid_parent_program),
+                cmocka_unit_test(test_pid_started),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,6 +29,7 @@
 #include "slurm/nodes.h"
 #include "slurm/nodestate.h"
 #include "systemd/unit.h"
+#include "proc/proc.h"
 #include "util/fileio.h"
 
 #include <sys/stat.h>
@@ -140,10 +141,16 @@ int slurmd_plugins_missing(const char *conf, size_t conf_len, const char *maps, 
 }
 
 /* The start-only plugins the running slurmd (main_pid, in this machine) lacks, as
- * slurmd_plugins_missing() against the file it runs with now: 1 with the list in why, 0. */
-static int plugins_stale(uint32_t main_pid, struct strbuf *why) {
+ * slurmd_plugins_missing() against the file it runs with now: 1 with the list in why, 0.
+ * Judged only once that very process registered (n: the node's record, its slurmd start time
+ * not before the process's): a slurmd still starting maps its task plugins one after the
+ * other, and one caught between them was restarted for nothing (CI: a restart by systemd,
+ * 0.4 s old, restarted again by the watcher's run) */
+static int plugins_stale(uint32_t main_pid, const struct slurm_node *n, struct strbuf *why) {
         const char *conf_path = slurm_config_path();
-        if (main_pid == 0 || !conf_path)
+        time_t started = 0;
+        if (main_pid == 0 || !conf_path || proc_pid_started((pid_t) main_pid, &started) < 0 ||
+                n->slurmd_start_time + 1 < started)
                 return 0;
         _cleanup_free_ char *maps_path = xasprintf("/proc/%u/maps", main_pid), *maps = NULL, *conf = NULL;
         size_t conf_len = 0;
@@ -701,20 +708,12 @@ int slurmd_reconcile(
                         live_why.buf);
                 return 0;
         }
-        _cleanup_strbuf_ struct strbuf stale = STRBUF_INIT;
         /* auth/slurm (24.11): slurmd reads slurm.key at its start only */
         bool key_restart = !auth && key_changed > 0;
-        bool restart = active &&
-                (defaults_changed > 0 || dropin_changed > 0 || key_restart ||
-                        plugins_stale(st.main_pid, &stale));
+        bool restart = active && (defaults_changed > 0 || dropin_changed > 0 || key_restart);
         if (!active)
                 say_maintenance(ctx, "starting slurmd");
-        else if (restart && stale.len) {
-                _cleanup_free_ char *msg = xasprintf(
-                        "restarting slurmd: slurm.conf names %s, which it did not load at its start",
-                        stale.buf);
-                say_maintenance(ctx, msg);
-        } else if (restart)
+        else if (restart)
                 say_maintenance(ctx,
                         defaults_changed > 0         ? "restarting slurmd: /etc/default/slurmd changed"
                                 : dropin_changed > 0 ? "restarting slurmd: its drop-in changed"
@@ -754,7 +753,9 @@ int slurmd_reconcile(
         }
         strbuf_reset(&e);
         if (!started) {
-                /* running: one RPC for the status; a node that vanished (deleted) is re-registered */
+                _cleanup_strbuf_ struct strbuf stale = STRBUF_INIT;
+                /* running: one RPC for the status; a node that vanished (deleted) is re-registered,
+                 * one whose slurmd lacks a start-only plugin of slurm.conf restarted */
                 r = slurm_config_path() ? slurm_node_get(in.node_name, &node, &e) : -ENOENT;
                 if (r == -ENOENT && slurm_config_path()) {
                         strbuf_reset(&e);
@@ -769,6 +770,20 @@ int slurmd_reconcile(
                         started = fetch_awaited = true;
                 } else if (r < 0 || !slurm_state_registered(node.state))
                         started = true; /* not registered yet: wait below */
+                else if (plugins_stale(st.main_pid, &node, &stale)) {
+                        _cleanup_free_ char *msg = xasprintf(
+                                "restarting slurmd: slurm.conf names %s, which it did not load at its start",
+                                stale.buf);
+                        say_maintenance(ctx, msg);
+                        (void) juju_logf(ctx, JUJU_LOG_INFO, NULL, "%s", msg);
+                        since = time(NULL);
+                        r = unit_restart(bus, "slurmd.service", unit_timeout(o), err);
+                        if (r < 0) {
+                                slurm_node_done(&node);
+                                return r;
+                        }
+                        started = fetch_awaited = true;
+                }
                 if (started)
                         slurm_node_done(&node);
         }
