@@ -6,6 +6,7 @@
 #include "charm/common/watcher.h"
 #include "charm/slurmctld/ctlapply.h"
 #include "charm/slurmd/nodefollow.h"
+#include "charm/common/stopfollow.h"
 #include "charm/slurmctld/pushfollow.h"
 #include "charm/common/nodepaths.h"
 #include "charm/common/pause.h"
@@ -108,6 +109,9 @@ struct loop {
         bool follow_push;     /* slurmctld's watcher (pushfollow_wanted) */
         struct pushfollow pf; /* the pending push to the compute nodes */
         bool push_failed;     /* the last look failed (logged once) */
+        bool follow_stop;     /* the daemon's stop followed (stopfollow_wanted) */
+        struct stopfollow sf; /* its main process, running or stopped */
+        bool stop_failed;     /* the last look failed (logged once) */
 };
 
 _printf_(2, 3) static void logf_(struct loop *l, const char *fmt, ...) {
@@ -300,6 +304,25 @@ static void push_tick(struct loop *l, uint64_t now) {
         }
 }
 
+/* l->follow_stop: a look at the daemon's main process when one is due; a stop or a
+ * continuation asks the coalescer for a handler run now (the reconcile probes and says so). */
+static void stop_tick(struct loop *l, sd_bus *bus, uint64_t now) {
+        if (!l->follow_stop)
+                return;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        uint32_t pid = 0;
+        int r = stopfollow_look(&l->sf, bus, l->o->service, now, &pid, &e);
+        if (r < 0 && !l->stop_failed)
+                logf_(l, "following %s's process: %s (logged once)", l->o->service, e.buf);
+        l->stop_failed = r < 0;
+        if (r > 0) {
+                logf_(l, "%s: process %u %s: one run", l->o->service, pid,
+                        l->sf.stopped ? "is stopped (SIGSTOP or a debugger; systemd sees it running)" : "runs again");
+                l->failures = 0;
+                watcher_coalesce_retry(&l->co, 0, now);
+        }
+}
+
 /* The earliest of the coalescer's run and the machine's next look or run (0: none). */
 static uint64_t next_wake(const struct loop *l) {
         uint64_t due = watcher_coalesce_deadline(&l->co);
@@ -311,13 +334,17 @@ static uint64_t next_wake(const struct loop *l) {
         }
         if (l->follow_push)
                 due = due ? min_u64(due, l->pf.next_look) : l->pf.next_look;
+        if (l->follow_stop)
+                due = due ? min_u64(due, l->sf.next_look) : l->sf.next_look;
         return due;
 }
 
 int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
-        _cleanup_(loop_done) struct loop l = { .o = o, .nf = NODEFOLLOW_INIT, .pf = PUSHFOLLOW_INIT };
+        _cleanup_(loop_done) struct loop l = {
+                .o = o, .nf = NODEFOLLOW_INIT, .pf = PUSHFOLLOW_INIT, .sf = STOPFOLLOW_INIT
+        };
         int r;
 
         if (isempty(o->service) || isempty(o->juju_unit) || isempty(o->handler)) {
@@ -331,6 +358,8 @@ int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
         }
         /* and slurmctld's the push it owes the compute nodes (charm/slurmctld/pushfollow.h) */
         l.follow_push = pushfollow_wanted(o->service);
+        /* and slurmdbd's a stop of its process that systemd does not see (stopfollow.h) */
+        l.follow_stop = stopfollow_wanted(o->service);
         watcher_coalesce_init(
                 &l.co, o->window_usec ? o->window_usec : WATCHER_WINDOW_USEC_DEFAULT, "", false, 0);
         for (;;) {
@@ -357,6 +386,7 @@ int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
                 uint64_t now = now_usec();
                 follow_tick(&l, now);
                 push_tick(&l, now);
+                stop_tick(&l, bus, now);
                 if (watcher_coalesce_take(&l.co, now, state)) {
                         /* what this run judges, when it does, is the follower's new baseline
                          * (nodefollow_rebase_verdict) */

@@ -13,7 +13,8 @@
  *   backoff (100 ms doubling to 5 s) for at most WATCHER_RECONNECT_USEC; then the watcher exits
  *   non-zero and systemd restarts it (Restart=always). slurmd's watcher also follows its
  *   machine (charm/slurmd/nodefollow.h): a job's start or end, or a new fetched slurm.conf, runs the
- *   handler too, paced.
+ *   handler too, paced; slurmctld's the pending push (charm/slurmctld/pushfollow.h); slurmdbd's a
+ *   stop of its main process by a signal, or its continuation (charm/common/stopfollow.h).
  * - bin/service-changed (hooks/common/service-changed.c, built once per charm) is that
  *   handler: it runs in hook context (juju-exec holds the machine lock: it must be quick),
  *   reads the service's CURRENT state over sd-bus (the ActiveState in argv is only a fallback
