@@ -343,18 +343,15 @@ static int wait_serving(sd_bus *bus, const struct slurmdbd_opts *o, const char *
  * connections into its backlog and answers none while systemd sees it running, so nothing
  * restarts it and the status said "active … primary" (issue 25, F3). Asked as slurmctld asks it:
  * the persistent connection's handshake, through the clients' file (this unit's address first),
- * in a child killed after DBD_ANSWER_MS (acctdb_ping_within). A timeout is said only when it is
- * sure: its main process in state T (stopped), or a second try timed out too (one slow moment
- * of a loaded machine is not silence); the second says that the credential daemon of this
- * machine (munged, sackd), which the handshake needs first, may be the silent one. 1 with *out
- * blocked; 0 otherwise (another failure is not this daemon's silence). */
+ * in a child killed after DBD_ANSWER_MS (acctdb_ping_within). Its main process in state T
+ * (stopped) is said at once, with no probe (the service watcher runs this as soon as it sees the
+ * stop, and again when it runs: charm/common/stopfollow.h); a timeout is said only when a second
+ * try timed out too (one slow moment of a loaded machine is not silence); the second says that
+ * the credential daemon of this machine (munged, sackd), which the handshake needs first, may be
+ * the silent one. 1 with *out blocked; 0 otherwise (another failure is not this daemon's
+ * silence). */
 #define DBD_ANSWER_MS 5000
 static int dbd_silent(const struct slurmdbd_opts *o, sd_bus *bus, struct charm_outcome *out) {
-        _cleanup_free_ char *conf = charm_path(&o->paths, SLURMDBD_CLIENT_CONF_PATH);
-        if (setenv("SLURM_CONF", conf, 1) < 0)
-                return 0;
-        if (acctdb_ping_within(DBD_ANSWER_MS, NULL) != -ETIMEDOUT)
-                return 0;
         struct unit_state st;
         char state = '?';
         if (unit_get_state(bus, "slurmdbd.service", &st, NULL) >= 0 && st.main_pid > 0)
@@ -366,7 +363,9 @@ static int dbd_silent(const struct slurmdbd_opts *o, sd_bus *bus, struct charm_o
                         st.main_pid);
                 return 1;
         }
-        if (acctdb_ping_within(DBD_ANSWER_MS, NULL) != -ETIMEDOUT)
+        _cleanup_free_ char *conf = charm_path(&o->paths, SLURMDBD_CLIENT_CONF_PATH);
+        if (setenv("SLURM_CONF", conf, 1) < 0 || acctdb_ping_within(DBD_ANSWER_MS, NULL) != -ETIMEDOUT ||
+                acctdb_ping_within(DBD_ANSWER_MS, NULL) != -ETIMEDOUT)
                 return 0;
         charm_outcome_set(out, JUJU_STATUS_BLOCKED,
                 "slurmdbd runs but does not answer (no handshake within %d s, twice; systemd sees it "
