@@ -630,23 +630,22 @@ int proc_pid_stat(pid_t pid, unsigned long long *ret_start, char *ret_state) {
         return pid_stat_fields(pid, ret_state, NULL, ret_start);
 }
 
-int proc_pid_started(pid_t pid, time_t *ret) {
+int proc_pid_started(pid_t pid, int64_t *ret_ms) {
         unsigned long long start;
         int r = proc_pid_stat(pid, &start, NULL);
         if (r < 0)
                 return r;
-        _cleanup_free_ char *up = NULL;
-        r = read_full_file("/proc/uptime", &up, NULL);
-        if (r < 0)
-                return r;
-        char *end;
-        errno = 0;
-        double uptime = strtod(up, &end);
+        /* the start time counts clock ticks on the boot-time clock (not /proc/uptime, which a
+         * container's lxcfs rewrites) */
+        struct timespec boot, real;
         long hz = sysconf(_SC_CLK_TCK);
-        if (errno || end == up || uptime < 0 || hz <= 0)
+        if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &boot) < 0 || clock_gettime(CLOCK_REALTIME, &real) < 0)
                 return -EIO;
-        double age = uptime - (double) start / (double) hz;
-        *ret = time(NULL) - (time_t) (age > 0 ? age + 0.5 : 0);
+        int64_t boot_ms = (int64_t) boot.tv_sec * 1000 + boot.tv_nsec / 1000000;
+        int64_t start_ms = (int64_t) (start / (unsigned long long) hz) * 1000 +
+                (int64_t) (start % (unsigned long long) hz) * 1000 / hz;
+        int64_t age = boot_ms > start_ms ? boot_ms - start_ms : 0;
+        *ret_ms = (int64_t) real.tv_sec * 1000 + real.tv_nsec / 1000000 - age;
         return 0;
 }
 

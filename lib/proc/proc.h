@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "util/strbuf.h"
@@ -82,10 +83,10 @@ int proc_thread_named(pid_t pid, const char *name);
 /* Field 22 of /proc/<pid>/stat (the start time, clock ticks since boot) and the state letter:
  * 0, -ESRCH when there is no such process, -EIO when the file cannot be parsed. */
 int proc_pid_stat(pid_t pid, unsigned long long *ret_start, char *ret_state);
-/* When process pid started, in seconds since the epoch (its start time in clock ticks since
- * boot, against /proc/uptime and the clock now; a second's precision): 0, or -ESRCH / -EIO as
- * proc_pid_stat(), or negative errno when /proc/uptime cannot be read. */
-int proc_pid_started(pid_t pid, time_t *ret);
+/* When process pid started, in milliseconds since the epoch (its start time in clock ticks on
+ * the boot-time clock, against that clock and the wall clock now: the tick's precision, and a
+ * wall clock stepped since its start moves it too): 0, or -ESRCH / -EIO as proc_pid_stat(). */
+int proc_pid_started(pid_t pid, int64_t *ret_ms);
 /* Field 4 of /proc/<pid>/stat, the parent's PID (in the reader's PID namespace; 0 when the
  * parent is outside it): 0, -ESRCH, -EIO as proc_pid_stat(). */
 int proc_pid_parent(pid_t pid, pid_t *ret);

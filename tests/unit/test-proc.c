@@ -474,15 +474,22 @@ static void test_pid_parent_program(void **state) {
 }
 
 /* proc_pid_started: this process started before the test and not long before; a child forked
- * 1.2 s later started after it, within a second of its fork; a reaped one is gone */
+ * 1.2 s later started after it, within a tick of its fork, and 2.2 s later still reads that
+ * time (an implementation that said "now" fails here); a reaped one is gone */
+static int64_t real_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static void test_pid_started(void **state) {
-        time_t self = 0, kid = 0, t0 = time(NULL);
+        int64_t self = 0, kid = 0, t0 = real_ms();
         assert_int_equal(proc_pid_started(getpid(), &self), 0);
-        assert_true(self <= t0 + 1 && self > t0 - 600);
+        assert_true(self <= t0 + 50 && self > t0 - 600 * 1000);
         usleep(1200 * 1000);
         int pp[2];
         assert_int_equal(pipe(pp), 0);
-        time_t forked = time(NULL);
+        int64_t forked = real_ms();
         pid_t child = fork();
         assert_true(child >= 0);
         if (child == 0) {
@@ -493,8 +500,13 @@ static void test_pid_started(void **state) {
         }
         close(pp[0]);
         assert_int_equal(proc_pid_started(child, &kid), 0);
-        assert_true(kid >= forked - 1 && kid <= time(NULL) + 1);
-        assert_true(kid >= self);
+        assert_true(kid >= forked - 50 && kid <= real_ms() + 50);
+        assert_true(kid >= self + 1000);
+        usleep(2200 * 1000);
+        int64_t again = 0;
+        assert_int_equal(proc_pid_started(child, &again), 0);
+        assert_true(again >= forked - 50 && again <= forked + 500);
+        assert_true(again <= real_ms() - 2000);
         close(pp[1]);
         assert_int_equal(waitpid(child, NULL, 0), child);
         assert_int_equal(proc_pid_started(child, &kid), -ESRCH);

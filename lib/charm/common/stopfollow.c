@@ -22,12 +22,21 @@ bool stopfollow_note(struct stopfollow *f, uint32_t pid, char state) {
         if (state == '?' && pid != 0)
                 return false; /* not read: the next look tells */
         bool stopped = pid != 0 && is_stopped(state);
-        bool same = f->looked && pid == f->pid;
-        bool ask = same ? stopped != f->stopped : stopped;
-        f->looked = true;
-        f->pid = pid;
+        if (!f->looked || pid != f->pid) {
+                /* a first look or a new process (systemd's restart, which its own watch
+                 * follows): running until two looks agree that it is stopped */
+                f->looked = true;
+                f->pid = pid;
+                f->stopped = false;
+                f->seen = stopped;
+                return false;
+        }
+        bool agree = f->seen == stopped;
+        f->seen = stopped;
+        if (stopped == f->stopped || !agree)
+                return false;
         f->stopped = stopped;
-        return ask;
+        return true;
 }
 
 int stopfollow_look(

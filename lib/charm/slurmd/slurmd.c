@@ -142,15 +142,25 @@ int slurmd_plugins_missing(const char *conf, size_t conf_len, const char *maps, 
 
 /* The start-only plugins the running slurmd (main_pid, in this machine) lacks, as
  * slurmd_plugins_missing() against the file it runs with now: 1 with the list in why, 0.
- * Judged only once that very process registered (n: the node's record, its slurmd start time
- * not before the process's): a slurmd still starting maps its task plugins one after the
- * other, and one caught between them was restarted for nothing (CI: a restart by systemd,
- * 0.4 s old, restarted again by the watcher's run) */
-static int plugins_stale(uint32_t main_pid, const struct slurm_node *n, struct strbuf *why) {
+ * Judged only once that very process registered (n: the node's record; slurmd stamps its start
+ * time on its first registration, after its plugins are loaded: not in an earlier second than
+ * the process's start): a slurmd still starting maps its task plugins one after the other, and
+ * one caught between them was restarted for nothing (CI: a restart by systemd, 0.4 s old,
+ * restarted again by the watcher's run). Where a reconfigure re-execs slurmd (24.11: a new
+ * process loads the new file's plugins and takes over as main process once they are loaded,
+ * the old one draining meanwhile) a file younger than PLUGINS_REEXEC_SETTLE_S is not judged:
+ * the old process would be restarted in the middle of the handover. */
+#define PLUGINS_REEXEC_SETTLE_S 60
+static int plugins_stale(const struct charm_paths *paths, uint32_t main_pid, const struct slurm_node *n,
+        struct strbuf *why) {
         const char *conf_path = slurm_config_path();
-        time_t started = 0;
+        int64_t started = 0;
+        struct stat cst;
         if (main_pid == 0 || !conf_path || proc_pid_started((pid_t) main_pid, &started) < 0 ||
-                n->slurmd_start_time + 1 < started)
+                ((int64_t) n->slurmd_start_time + 1) * 1000 <= started)
+                return 0;
+        if (charm_caps(paths)->reconfigure_reexecs &&
+                (stat(conf_path, &cst) < 0 || time(NULL) - cst.st_mtime < PLUGINS_REEXEC_SETTLE_S))
                 return 0;
         _cleanup_free_ char *maps_path = xasprintf("/proc/%u/maps", main_pid), *maps = NULL, *conf = NULL;
         size_t conf_len = 0;
@@ -770,7 +780,8 @@ int slurmd_reconcile(
                         started = fetch_awaited = true;
                 } else if (r < 0 || !slurm_state_registered(node.state))
                         started = true; /* not registered yet: wait below */
-                else if (plugins_stale(st.main_pid, &node, &stale)) {
+                else if (unit_get_state(bus, "slurmd.service", &st, NULL) >= 0 && /* (now: the query took a while) */
+                        plugins_stale(&o->paths, st.main_pid, &node, &stale)) {
                         _cleanup_free_ char *msg = xasprintf(
                                 "restarting slurmd: slurm.conf names %s, which it did not load at its start",
                                 stale.buf);

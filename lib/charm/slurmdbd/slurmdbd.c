@@ -343,24 +343,30 @@ static int wait_serving(sd_bus *bus, const struct slurmdbd_opts *o, const char *
  * connections into its backlog and answers none while systemd sees it running, so nothing
  * restarts it and the status said "active … primary" (issue 25, F3). Asked as slurmctld asks it:
  * the persistent connection's handshake, through the clients' file (this unit's address first),
- * in a child killed after DBD_ANSWER_MS (acctdb_ping_within). Its main process in state T
- * (stopped) is said at once, with no probe (the service watcher runs this as soon as it sees the
+ * in a child killed after DBD_ANSWER_MS (acctdb_ping_within). Its main process in state T or t
+ * (stopped), read twice DBD_STOP_AGAIN_MS apart, is said at once, with no probe (the service watcher runs this as soon as it sees the
  * stop, and again when it runs: charm/common/stopfollow.h); a timeout is said only when a second
  * try timed out too (one slow moment of a loaded machine is not silence); the second says that
  * the credential daemon of this machine (munged, sackd), which the handshake needs first, may be
  * the silent one. 1 with *out blocked; 0 otherwise (another failure is not this daemon's
  * silence). */
 #define DBD_ANSWER_MS 5000
+#define DBD_STOP_AGAIN_MS 300
 static int dbd_silent(const struct slurmdbd_opts *o, sd_bus *bus, struct charm_outcome *out) {
         struct unit_state st;
-        char state = '?';
-        if (unit_get_state(bus, "slurmdbd.service", &st, NULL) >= 0 && st.main_pid > 0)
-                (void) proc_pid_stat((pid_t) st.main_pid, NULL, &state);
-        if (state == 'T' || state == 't') {
+        char state = '?', again = '?';
+        if (unit_get_state(bus, "slurmdbd.service", &st, NULL) >= 0 && st.main_pid > 0 &&
+                proc_pid_stat((pid_t) st.main_pid, NULL, &state) == 0 && (state == 'T' || state == 't')) {
+                /* read twice: a tracer's stop of a moment (strace, gcore) is no stopped daemon */
+                struct timespec d = { 0, DBD_STOP_AGAIN_MS * 1000000L };
+                nanosleep(&d, NULL);
+                (void) proc_pid_stat((pid_t) st.main_pid, NULL, &again);
+        }
+        if ((state == 'T' || state == 't') && (again == 'T' || again == 't')) {
                 charm_outcome_set(out, JUJU_STATUS_BLOCKED,
-                        "slurmdbd is stopped (process %" PRIu32 " in state T: SIGSTOP or a debugger; systemd "
+                        "slurmdbd is stopped (process %" PRIu32 " in state %c: SIGSTOP or a debugger; systemd "
                         "sees it running, so nothing restarts it): accounting records wait in slurmctld",
-                        st.main_pid);
+                        st.main_pid, again);
                 return 1;
         }
         _cleanup_free_ char *conf = charm_path(&o->paths, SLURMDBD_CLIENT_CONF_PATH);
