@@ -96,7 +96,7 @@ record=$(root_of slurmctld/0)/var/lib/slurm/charm/slurmctld.starts
 [ -s "$record" ] || die "no record of slurmctld's good starts"
 worst=$(sort -n "$record" | tail -1)
 bound=$((worst * 3 + 2000))
-[ $bound -ge 5000 ] || bound=5000
+[ $bound -ge 10000 ] || bound=10000
 [ $bound -le 20000 ] || bound=20000
 bound_s=$(awk -v b=$bound 'BEGIN { printf "%.1f", b / 1000 }') # as the charm prints it
 log "good starts on record (ms): $(tr '\n' ' ' <"$record"); bound $bound ms"

@@ -34,7 +34,7 @@
 #define CTL_START_KEEP 5
 #define CTL_START_FACTOR 3
 #define CTL_START_SLACK_MS 2000
-#define CTL_START_MIN_MS 5000
+#define CTL_START_MIN_MS 10000
 
 /* The slowest of n recorded good starts (ms; 0 when n is 0). */
 long ctl_start_worst(const long *ms, size_t n);

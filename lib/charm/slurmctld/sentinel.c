@@ -25,6 +25,7 @@
 #include "systemd/unit.h"
 #include "util/fileio.h"
 #include "slurm/client.h"
+#include "slurm/sackguard.h"
 
 #include "util/banned.h"
 
@@ -924,6 +925,17 @@ int sentinel_run(const struct sentinel_opts *o, struct strbuf *err) {
                 strbuf_addf(err, "gethostname: %s", strerror(errno));
                 return r;
         }
+        /* a look must not wait on a stopped slurmctld's credential socket (24.11's auth/slurm,
+         * sackguard.h): a statistics call that met the stop waited there 15 s (the guard's
+         * default), the looks of the fence's relief window with it, and the stopped slurmctld
+         * was killed instead of told to save its state (CI, charm-fence-debian13). This
+         * process cuts such a wait after SENTINEL_SACK_LIMIT_MS, one on a slurmctld that runs
+         * after SENTINEL_SACK_WEDGED_MS; its own calls are bounded so anyway (MessageTimeout) */
+        static const struct sack_guard_opts guard = { .tick_ms = 100,
+                .limit_ms = SENTINEL_SACK_LIMIT_MS,
+                .again_ms = SENTINEL_SACK_LIMIT_MS,
+                .wedged_ms = SENTINEL_SACK_WEDGED_MS };
+        (void) sack_guard_start(&guard);
         uint64_t next = mono_usec();
         s.report_due = next + SENTINEL_REPORT_USEC;
         logf_(&s, "watching slurmctld on %s: a job state save asked for when a job started (every %llu ms)",

@@ -47,6 +47,10 @@
  * was frozen) returns after this, not after the cluster's 10 s or more (libslurm tries twice),
  * so that the fence (charm/slurmctld/fence.h) is not late by that much. */
 #define SENTINEL_MSG_TIMEOUT_S 2
+/* the sentinel's sack guard (slurm/sackguard.h): a credential wait on a stopped slurmctld is cut
+ * after this, one on a slurmctld that runs after the second */
+#define SENTINEL_SACK_LIMIT_MS 500
+#define SENTINEL_SACK_WEDGED_MS 5000
 /* The client configuration it uses: slurm.conf with this host's SlurmctldHost line only and
  * MessageTimeout=SENTINEL_MSG_TIMEOUT_S (the unit's RuntimeDirectory). */
 #define SENTINEL_PRIVATE_CONF "/run/slurmctld-sentinel/slurm.conf"
