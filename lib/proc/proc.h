@@ -83,6 +83,10 @@ int proc_thread_named(pid_t pid, const char *name);
 /* Field 22 of /proc/<pid>/stat (the start time, clock ticks since boot) and the state letter:
  * 0, -ESRCH when there is no such process, -EIO when the file cannot be parsed. */
 int proc_pid_stat(pid_t pid, unsigned long long *ret_start, char *ret_state);
+/* A state letter of proc_pid_stat() that is a stopped process: T (a signal) or t (a tracer). */
+static inline bool proc_state_stopped(char state) {
+        return state == 'T' || state == 't';
+}
 /* When process pid started, in milliseconds since the epoch (its start time in clock ticks on
  * the boot-time clock, against that clock and the wall clock now: the tick's precision, and a
  * wall clock stepped since its start moves it too): 0, or -ESRCH / -EIO as proc_pid_stat(). */

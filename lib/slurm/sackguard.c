@@ -51,7 +51,7 @@ size_t sack_track_step(struct sack_track *t, const struct sack_seen *now, size_t
 
 bool sack_cut_due(char peer_state, int64_t age_ms, bool recent_cut, unsigned limit_ms, unsigned again_ms,
         unsigned wedged_ms) {
-        if (peer_state == 'T' || peer_state == 't' || peer_state == '?')
+        if (proc_state_stopped(peer_state) || peer_state == '?')
                 return age_ms >= (int64_t) (recent_cut ? again_ms : limit_ms);
         return age_ms >= (int64_t) wedged_ms;
 }
@@ -139,7 +139,7 @@ static char daemon_state(const struct guard *g, int fd, int at) {
                 if (st == '?')
                         continue;
                 seen = st;
-                if (st == 'T' || st == 't')
+                if (proc_state_stopped(st))
                         break;
         }
         closedir(d);

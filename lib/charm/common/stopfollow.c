@@ -14,14 +14,10 @@ bool stopfollow_wanted(const char *service) {
         return streq_ptr(service, "slurmdbd.service");
 }
 
-static bool is_stopped(char state) {
-        return state == 'T' || state == 't';
-}
-
 bool stopfollow_note(struct stopfollow *f, uint32_t pid, char state) {
         if (state == '?' && pid != 0)
                 return false; /* not read: the next look tells */
-        bool stopped = pid != 0 && is_stopped(state);
+        bool stopped = pid != 0 && proc_state_stopped(state);
         if (!f->looked || pid != f->pid) {
                 /* a first look or a new process (systemd's restart, which its own watch
                  * follows): running until two looks agree that it is stopped */

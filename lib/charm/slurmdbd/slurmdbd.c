@@ -356,13 +356,13 @@ static int dbd_silent(const struct slurmdbd_opts *o, sd_bus *bus, struct charm_o
         struct unit_state st;
         char state = '?', again = '?';
         if (unit_get_state(bus, "slurmdbd.service", &st, NULL) >= 0 && st.main_pid > 0 &&
-                proc_pid_stat((pid_t) st.main_pid, NULL, &state) == 0 && (state == 'T' || state == 't')) {
+                proc_pid_stat((pid_t) st.main_pid, NULL, &state) == 0 && proc_state_stopped(state)) {
                 /* read twice: a tracer's stop of a moment (strace, gcore) is no stopped daemon */
                 struct timespec d = { 0, DBD_STOP_AGAIN_MS * 1000000L };
                 nanosleep(&d, NULL);
                 (void) proc_pid_stat((pid_t) st.main_pid, NULL, &again);
         }
-        if ((state == 'T' || state == 't') && (again == 'T' || again == 't')) {
+        if (proc_state_stopped(state) && proc_state_stopped(again)) {
                 charm_outcome_set(out, JUJU_STATUS_BLOCKED,
                         "slurmdbd is stopped (process %" PRIu32 " in state %c: SIGSTOP or a debugger; systemd "
                         "sees it running, so nothing restarts it): accounting records wait in slurmctld",
