@@ -37,6 +37,10 @@ struct slurm_caps {
         const char *key_owner;    /* the user owning the key file */
         mode_t key_mode;          /* the key file's mode */
         const char *auth_service; /* the service that reads the key; NULL: the Slurm daemons do */
+        /* a key set file beside key_path that the daemons read instead of it when present, at
+         * their start and at each re-exec (24.11 auth/slurm internal.c: slurm.jwks, several keys
+         * by "kid", one the default that signs); NULL: one key only (munge) */
+        const char *keyset_path;
         const char *auth_package; /* the Debian package of that service (installed); NULL: none */
         /* packaged slurmd/slurmctld units are Type=notify (--systemd). Data only: the charms'
          * drop-ins never set ExecStart or Type and /etc/default/slurmd never holds -D, so the

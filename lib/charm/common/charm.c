@@ -459,43 +459,61 @@ int charm_bag_update(struct juju_ctx *ctx, const char *rel_id, bool app, const c
         return r < 0 ? r : 1;
 }
 
-int charm_secret_add_private(struct juju_ctx *ctx, const char *label, const char *description,
-        const char *content_key, const char *value, char **ret_id, struct strbuf *err) {
-        _cleanup_strv_ struct strv argv = STRV_INIT;
-        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT, yaml = STRBUF_INIT;
+/* Runs argv (a secret-add or secret-set) with "--file F" and id (NULL: none) appended, F holding
+ * yaml in a fresh root-only directory removed afterwards; the tool's output in out. */
+static int secret_tool_file(struct juju_ctx *ctx, struct strv *argv, const char *yaml, const char *id,
+        struct strbuf *out, struct strbuf *err) {
         char dir[] = "/run/charm-secret-XXXXXX";
         _cleanup_free_ char *file = NULL;
+        const char *tool = argv->v[0];
         int r;
 
         /* values here are base64 or similar: refuse what would need YAML escaping */
-        for (const char *p = value; *p; p++)
-                if (*p == '"' || *p == '\\' || (unsigned char) *p < 0x20) {
-                        strbuf_addstr(err, "secret-add: value needs escaping");
+        for (const char *p = yaml; *p; p++)
+                if (*p == '\\' || ((unsigned char) *p < 0x20 && *p != '\n')) {
+                        strbuf_addf(err, "%s: value needs escaping", tool);
                         return -EINVAL;
                 }
         if (!mkdtemp(dir)) { /* 0700, root's */
                 r = -errno;
-                strbuf_addf(err, "secret-add: temporary directory: %s", strerror(errno));
+                strbuf_addf(err, "%s: temporary directory: %s", tool, strerror(errno));
                 return r;
         }
         file = xasprintf("%s/content.yaml", dir);
-        strbuf_addf(&yaml, "%s: \"%s\"\n", content_key, value);
-        r = write_file_atomic(file, yaml.buf, yaml.len, 0600, (uid_t) -1, (gid_t) -1);
-        explicit_bzero(yaml.buf, yaml.len);
+        r = write_file_atomic(file, yaml, strlen(yaml), 0600, (uid_t) -1, (gid_t) -1);
         if (r < 0) {
-                strbuf_addf(err, "secret-add: %s: %s", file, strerror(-r));
+                strbuf_addf(err, "%s: %s: %s", tool, file, strerror(-r));
                 (void) rmdir(dir);
                 return r;
         }
+        strv_pushl(argv, "--file", file, NULL);
+        if (id)
+                strv_push(argv, id);
+        r = juju_tool_run(ctx, argv, NULL, 0, out, err);
+        (void) unlink(file);
+        (void) rmdir(dir);
+        return r;
+}
+
+int charm_secret_add_private(struct juju_ctx *ctx, const char *label, const char *description,
+        const char *content_key, const char *value, char **ret_id, struct strbuf *err) {
+        _cleanup_strv_ struct strv argv = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf out = STRBUF_INIT, yaml = STRBUF_INIT;
+        int r;
+
+        for (const char *p = value; *p; p++)
+                if (*p == '"' || (unsigned char) *p < 0x20) {
+                        strbuf_addstr(err, "secret-add: value needs escaping");
+                        return -EINVAL;
+                }
+        strbuf_addf(&yaml, "%s: \"%s\"\n", content_key, value);
         strv_pushl(&argv, "secret-add", "--owner", "application", NULL);
         if (label)
                 strv_pushl(&argv, "--label", label, NULL);
         if (description)
                 strv_pushl(&argv, "--description", description, NULL);
-        strv_pushl(&argv, "--file", file, NULL);
-        r = juju_tool_run(ctx, &argv, NULL, 0, &out, err);
-        (void) unlink(file);
-        (void) rmdir(dir);
+        r = secret_tool_file(ctx, &argv, yaml.buf, NULL, &out, err);
+        explicit_bzero(yaml.buf, yaml.len);
         if (r < 0)
                 return r;
         strbuf_trim(&out);
@@ -505,6 +523,16 @@ int charm_secret_add_private(struct juju_ctx *ctx, const char *label, const char
         }
         *ret_id = strbuf_detach(&out, NULL);
         return 0;
+}
+
+int charm_secret_set_private(struct juju_ctx *ctx, const char *id, const char *yaml, struct strbuf *err) {
+        _cleanup_strv_ struct strv argv = STRV_INIT;
+        if (isempty(id)) {
+                strbuf_addstr(err, "secret-set: no secret id");
+                return -EINVAL;
+        }
+        strv_push(&argv, "secret-set");
+        return secret_tool_file(ctx, &argv, yaml, id, NULL, err);
 }
 
 long charm_unit_number(const char *unit) {

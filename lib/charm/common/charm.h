@@ -173,6 +173,10 @@ int charm_bag_update(struct juju_ctx *ctx, const char *rel_id, bool app, const c
  * frees). */
 int charm_secret_add_private(struct juju_ctx *ctx, const char *label, const char *description,
         const char *content_key, const char *value, char **ret_id, struct strbuf *err);
+/* secret-set ID --file F: a new revision with the content of yaml (KEY: "VALUE" lines, values
+ * without quotes, backslashes or control bytes), through a root-only temporary file, never in
+ * argv. */
+int charm_secret_set_private(struct juju_ctx *ctx, const char *id, const char *yaml, struct strbuf *err);
 
 /* The unit's machine numbers: "app/12" gives 12 (-1 when malformed). */
 long charm_unit_number(const char *unit);

@@ -5,6 +5,7 @@
 #include "charm/sackd/sackd.h"
 
 #include "charm/common/authkey.h"
+#include "charm/common/keyring.h"
 #include "charm/common/pause.h"
 #include "charm/common/watcher.h"
 #include "charm/sackd/loginconf.h"
@@ -207,7 +208,8 @@ static void scripts_note(const struct sackd_opts *o, const struct login_data *d,
 static int reconcile(struct juju_ctx *ctx, const struct sackd_opts *o, sd_bus *bus, struct login_data *d,
         struct charm_outcome *out, struct strbuf *err) {
         _cleanup_strv_ struct strv rels = STRV_INIT;
-        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, key = STRBUF_INIT, conf = STRBUF_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, conf = STRBUF_INIT;
+        __attribute__((__cleanup__(auth_keyring_done))) struct auth_keyring keys = AUTH_KEYRING_INIT;
         _cleanup_free_ char *remote = NULL;
         const struct charm_paths *p = &o->paths;
         const struct slurm_caps *caps = charm_caps(p);
@@ -268,33 +270,23 @@ static int reconcile(struct juju_ctx *ctx, const struct sackd_opts *o, sd_bus *b
         }
         /* everything judged before anything is written: the key (always its latest revision, so
          * that a rotation seen while this unit waited is not missed), then the client file */
-        {
-                _cleanup_free_ char *v = NULL;
-                strbuf_reset(&e);
-                r = juju_secret_get_value(ctx, d->auth_key_id, NULL, JUJU_SECRET_REFRESH, AUTH_KEY_SECRET_KEY, &v, &e);
-                if (r < 0) {
-                        charm_outcome_set(out, JUJU_STATUS_WAITING, "waiting for the auth key secret (%s)", e.buf);
-                        return 0;
-                }
-                strbuf_addstr(&key, v);
-                explicit_bzero(v, strlen(v));
-                if (auth_key_check(key.buf, NULL) < 0) {
-                        strbuf_release_secret(&key);
-                        charm_outcome_set(out, JUJU_STATUS_BLOCKED,
-                                "relation with \"%s\": auth key secret: not a valid key (nothing changed)", remote);
-                        return 0;
-                }
+        strbuf_reset(&e);
+        r = auth_keyring_read(ctx, d->auth_key_id, JUJU_SECRET_REFRESH, &keys, &e);
+        if (r == -EINVAL) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "relation with \"%s\": %s (nothing changed)", remote, e.buf);
+                return 0;
+        }
+        if (r < 0) {
+                charm_outcome_set(out, JUJU_STATUS_WAITING, "waiting for the auth key secret (%s)", e.buf);
+                return 0;
         }
         if (!caps->token_service) {
                 r = client_conf(o, remote, d, &conf, out, err);
-                if (r != 0) {
-                        strbuf_release_secret(&key);
+                if (r != 0)
                         return r < 0 ? r : 0;
-                }
         }
         strbuf_reset(&e);
-        int key_changed = auth_key_install(p, key.buf, &e);
-        strbuf_release_secret(&key);
+        int key_changed = auth_keyring_install(p, &keys, &e);
         if (key_changed < 0) {
                 strbuf_addbuf(err, &e);
                 return key_changed;
@@ -335,8 +327,21 @@ static int reconcile(struct juju_ctx *ctx, const struct sackd_opts *o, sd_bus *b
                 if (r < 0)
                         return r;
         }
-        /* munged (22.05) reads the key at its start; sackd (24.11) the key and its options */
-        r = charm_unit_ensure(bus, sackd_client_service(p), key_changed > 0 || defaults_changed > 0, unit_timeout(o), err);
+        /* munged (22.05) reads the key at its start; sackd (24.11) the key and its options at its
+         * start, a key set (slurm.jwks) also at its re-exec (charm/common/keyring.h) */
+        bool key_reload = key_changed > 0 && defaults_changed <= 0 && !caps->auth_service &&
+                auth_keyring_reloadable(p, &keys);
+        r = charm_unit_ensure(bus, sackd_client_service(p), (key_changed > 0 && !key_reload) || defaults_changed > 0,
+                unit_timeout(o), err);
+        if (r < 0)
+                return r;
+        if (key_reload && r == 0) {
+                r = auth_keyring_reload(bus, sackd_client_service(p), KEYRING_RELOAD_USEC, err);
+                if (r < 0)
+                        return r;
+        }
+        /* this unit runs with these keys: confirmed to the controllers (charm/slurmctld/keyrotate.h) */
+        r = charm_keys_confirm(ctx, rels.v[0], &keys, err);
         if (r < 0)
                 return r;
         /* watched as the other charms' daemons are (charm/common/watcher.h): a death, a stop or a

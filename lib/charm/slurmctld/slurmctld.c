@@ -13,6 +13,8 @@
 #include "charm/common/confpush.h"
 #include "proc/proc.h"
 #include "charm/common/authkey.h"
+#include "charm/common/keyring.h"
+#include "charm/slurmctld/keyrotate.h"
 #include "util/base64.h"
 #include "charm/slurmctld/cgroupconf.h"
 #include "charm/slurmctld/mpiconf.h"
@@ -80,7 +82,9 @@ struct ctl_inputs {
         const char *address;       /* this unit's ingress address */
         const char *cluster_name;  /* decided */
         char *auth_key_id;         /* decided */
-        struct strbuf auth_key;    /* base64, secret */
+        struct strbuf auth_key;    /* base64, secret: a key made in this hook */
+        struct auth_keyring keys;  /* the keys this unit runs with (charm/common/keyring.h) */
+        struct strbuf key_note;    /* the rotation's state, for the leader's status */
         struct strv controllers;   /* "host(addr)", primary first */
         struct strv slurmd_rels;   /* relation ids on the slurmd endpoint */
         struct strv slurmd_apps;   /* remote app of each (same index) */
@@ -98,10 +102,19 @@ struct ctl_inputs {
         char *node_progs_released; /* the set released, for the peer app bag; NULL: none */
 };
 
+#define CTL_INPUTS_INIT \
+        { \
+                .auth_key = STRBUF_INIT, .keys = AUTH_KEYRING_INIT, .key_note = STRBUF_INIT, \
+                .controllers = STRV_INIT, .slurmd_rels = STRV_INIT, .slurmd_apps = STRV_INIT, \
+                .refused = STRV_INIT, .ignored = STRV_INIT, .ha = HA_VIEW_INIT, \
+        }
+
 static void ctl_inputs_done(struct ctl_inputs *in) {
         free(in->peer_rel);
         free(in->auth_key_id);
         strbuf_release_secret(&in->auth_key);
+        auth_keyring_done(&in->keys);
+        strbuf_release(&in->key_note);
         strv_clear(&in->controllers);
         strv_clear(&in->login_rels);
         free(in->state_dir);
@@ -497,6 +510,114 @@ static int generation_check(const struct charm_paths *p, const char *json, struc
         return r;
 }
 
+/* Every relation whose units confirm the keys they run with (keyrotate.h): the peer relation,
+ * each slurmd, login and slurmdbd relation. */
+static int key_rels(struct juju_ctx *ctx, const struct ctl_inputs *in, struct strv *ret, struct strbuf *err) {
+        int r = charm_relation_ids_live(ctx, ACCT_ENDPOINT, ret, err);
+        if (r < 0)
+                return r;
+        strv_push(ret, in->peer_rel);
+        strv_pushv(ret, in->slurmd_rels.v);
+        strv_pushv(ret, in->login_rels.v);
+        return 0;
+}
+
+/* The keys this unit runs with (the secret's current revision; a key made in this hook is the
+ * only one). */
+static int read_keys(struct juju_ctx *ctx, struct ctl_inputs *in, struct charm_outcome *out, struct strbuf *err) {
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        if (in->auth_key.len > 0) {
+                strbuf_addstr(&in->keys.key, in->auth_key.buf);
+                return 0;
+        }
+        int r = auth_keyring_read(ctx, in->auth_key_id, JUJU_SECRET_CURRENT, &in->keys, &e);
+        if (r == -EINVAL) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s (nothing changed)", e.buf);
+                return 1;
+        }
+        if (r < 0)
+                strbuf_addbuf(err, &e);
+        return r < 0 ? r : 0;
+}
+
+/* The keys installed (changed > 0) taken where a restart is harmless: 22.05's munged
+ * restarted; 24.11's slurmctld restarted for slurm.key alone (read at its start only; a key
+ * never rotated changes only at the first install). A key set (slurm.jwks) is taken by a
+ * re-exec once slurmctld runs the slurm.conf on disk: keys_settle(). */
+static int keys_load(const struct slurmctld_opts *o, sd_bus *bus, const struct auth_keyring *k, int changed,
+        struct strbuf *err) {
+        const char *auth = charm_caps(&o->paths)->auth_service;
+        if (auth)
+                return charm_unit_ensure(bus, auth, changed > 0, unit_timeout(o), err);
+        if (changed <= 0 || auth_keyring_reloadable(&o->paths, k))
+                return 0;
+        return unit_try_restart(bus, "slurmctld.service", unit_timeout(o), err);
+}
+
+/* 1 when slurmctld runs with k (munge restarted by keys_load; a key set read at its start or
+ * re-exec, or not running: read at its start), after this is made so: when it runs the
+ * slurm.conf on disk, a re-exec of the one in charge, a restart of a standby (24.11's
+ * run_backup takes SIGHUP as a reconfigure in place: no re-exec, the keys stay); 0 when it runs
+ * an older slurm.conf (one held back or deferred: the keys come with that file's start) or is
+ * running but held here (held, running: not touched; may_touch false). */
+static int keys_settle(const struct slurmctld_opts *o, sd_bus *bus, const struct auth_keyring *k, bool in_charge,
+        bool may_touch, struct strbuf *err) {
+        if (!auth_keyring_reloadable(&o->paths, k))
+                return 1;
+        _cleanup_free_ char *jwks = charm_path(&o->paths, charm_caps(&o->paths)->keyset_path);
+        _cleanup_free_ char *conf = charm_path(&o->paths, CHARM_PATH_SLURM_CONF);
+        int r = charm_daemon_newer_than(bus, "slurmctld.service", jwks, err);
+        if (r != 0 || !may_touch)
+                return r;
+        r = charm_daemon_newer_than(bus, "slurmctld.service", conf, err);
+        if (r <= 0)
+                return r;
+        r = in_charge ? auth_keyring_reload(bus, "slurmctld.service", KEYRING_RELOAD_USEC, err)
+                      : unit_try_restart(bus, "slurmctld.service", unit_timeout(o), err);
+        return r < 0 ? r : 1;
+}
+
+/* Once slurmctld runs with this unit's keys (keys_settle): the leader moves each stage of a
+ * rotation every other unit confirmed on, taking it here at once (keyrotate.h); then this unit
+ * confirms what it runs with. */
+static int keys_follow(struct juju_ctx *ctx, const struct slurmctld_opts *o, sd_bus *bus, struct ctl_inputs *in,
+        bool in_charge, bool may_touch, struct strbuf *err) {
+        int r = keys_settle(o, bus, &in->keys, in_charge, may_touch, err);
+        if (r <= 0)
+                return r;
+        if (in->leader && in->auth_key.len == 0) {
+                _cleanup_strv_ struct strv rels = STRV_INIT;
+                r = key_rels(ctx, in, &rels, err);
+                if (r < 0)
+                        return r;
+                for (unsigned i = 0; i < 3; i++) {
+                        __attribute__((__cleanup__(auth_keyring_done))) struct auth_keyring next = AUTH_KEYRING_INIT;
+                        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+                        strbuf_reset(&in->key_note);
+                        r = keyrotate_advance(ctx, in->auth_key_id, in->peer_rel, &rels, &in->keys, &next,
+                                &in->key_note, &e);
+                        if (r < 0)
+                                strbuf_addf(&in->key_note, "auth key rotation: %s", e.buf);
+                        if (r <= 0)
+                                break;
+                        r = auth_keyring_install(&o->paths, &next, err);
+                        if (r >= 0)
+                                r = keys_load(o, bus, &next, r, err);
+                        if (r < 0)
+                                return r;
+                        auth_keyring_done(&in->keys);
+                        in->keys = next;
+                        next = (struct auth_keyring) AUTH_KEYRING_INIT;
+                        r = keys_settle(o, bus, &in->keys, in_charge, may_touch, err);
+                        if (r <= 0)
+                                return r;
+                }
+        }
+        _cleanup_free_ char *state = auth_keyring_state(&in->keys);
+        r = charm_bag_update(ctx, in->peer_rel, false, in->peer_self, KEYROTATE_ACK_KEY, state, err);
+        return r < 0 ? r : 0;
+}
+
 static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, struct ctl_inputs *in,
         struct charm_outcome *out, struct strbuf *err) {
         _cleanup_strv_ struct strv ids = STRV_INIT;
@@ -649,15 +770,6 @@ static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, 
                 charm_outcome_set(out, JUJU_STATUS_WAITING, "waiting for the leader's controller list");
                 return 1;
         }
-        if (in->auth_key.len == 0) {
-                _cleanup_free_ char *v = NULL;
-                r = juju_secret_get_value(
-                        ctx, in->auth_key_id, NULL, JUJU_SECRET_CURRENT, AUTH_KEY_SECRET_KEY, &v, err);
-                if (r < 0)
-                        return r;
-                strbuf_addstr(&in->auth_key, v);
-                explicit_bzero(v, strlen(v));
-        }
 
         /* the login applications (login.h): they only take what the leader publishes */
         r = charm_relation_ids_live(ctx, LOGIN_ENDPOINT, &in->login_rels, err);
@@ -724,7 +836,7 @@ static int read_inputs(struct juju_ctx *ctx, const struct charm_paths *o_paths, 
                 strv_push(&in->slurmd_rels, ids.v[i]);
                 strv_push(&in->slurmd_apps, app);
         }
-        return 0;
+        return read_keys(ctx, in, out, err);
 }
 
 /* --- writes and daemons ------------------------------------------------------------------------ */
@@ -2262,15 +2374,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         struct strbuf *err) {
         const struct juju_env *env = juju_env(ctx);
         _cleanup_free_ char *leaving_marker = ctl_state_path(&o->paths, UNIT_LEAVING_FILE);
-        __attribute__((__cleanup__(ctl_inputs_done))) struct ctl_inputs in = {
-                .auth_key = STRBUF_INIT,
-                .controllers = STRV_INIT,
-                .slurmd_rels = STRV_INIT,
-                .slurmd_apps = STRV_INIT,
-                .refused = STRV_INIT,
-                .ignored = STRV_INIT,
-                .ha = HA_VIEW_INIT,
-        };
+        __attribute__((__cleanup__(ctl_inputs_done))) struct ctl_inputs in = CTL_INPUTS_INIT;
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT, note = STRBUF_INIT;
         _cleanup_(ctl_leaving_clear) struct ctl_leaving leaving = CTL_LEAVING_INIT;
@@ -2613,16 +2717,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                                 MEMDEF_CONFIG_KEY "=auto comes first (none: yours applies)",
                                 k);
         }
-        /* the key is checked before anything is written */
-        {
-                _cleanup_strbuf_ struct strbuf probe = STRBUF_INIT;
-                if (base64_decode(in.auth_key.buf, &probe) < 0 || probe.len < AUTH_KEY_MIN_LEN) {
-                        strbuf_release_secret(&probe);
-                        charm_outcome_set(out, JUJU_STATUS_BLOCKED, "auth key secret: not a valid key");
-                        return 0;
-                }
-                strbuf_release_secret(&probe);
-        }
+        /* the keys were checked before anything is written (auth_keyring_read) */
 
         /* --- all inputs valid: write what differs --- */
         /* slurmctld's user first: no start, by anyone, with the new files as root (review R12) */
@@ -2631,7 +2726,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 r = ctl_user_dropin(o, env->charm_dir, bus, err);
         if (r < 0)
                 return r;
-        key_changed = auth_key_install(&o->paths, in.auth_key.buf, err);
+        key_changed = auth_keyring_install(&o->paths, &in.keys, err);
         if (key_changed < 0)
                 return key_changed;
 
@@ -2664,12 +2759,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         }
 
         /* --- daemons --- (the bus opened above) */
-        const char *auth = charm_caps(&o->paths)->auth_service;
-        if (auth)
-                r = charm_unit_ensure(bus, auth, key_changed > 0, unit_timeout(o), err);
-        else if (key_changed > 0)
-                /* auth/slurm (24.11): slurmctld reads slurm.key at its start only */
-                r = unit_try_restart(bus, "slurmctld.service", unit_timeout(o), err);
+        r = keys_load(o, bus, &in.keys, key_changed, err);
         if (r < 0)
                 return r;
 
@@ -2707,7 +2797,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         return k;
         }
         if (r > 0)
-                return 0;
+                /* held or stopped here: the keys are read at its start (keys_follow) */
+                return keys_follow(ctx, o, bus, &in, false, false, err);
         /* one bounded ping before any call to this unit's slurmctld, munge up by now (review R4) */
         bool silent = self_silent(&o->paths, in.hostname, old, old_len);
         /* asked once for both (ha_in_charge may ask this unit's slurmctld) */
@@ -2769,6 +2860,9 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         }
         /* what slurmctld refused here, for the other controller units' judges */
         r = refused_publish(ctx, &o->paths, &in, err);
+        if (r >= 0)
+                /* the keys, once slurmctld runs the file on disk (keyrotate.h) */
+                r = keys_follow(ctx, o, bus, &in, in_charge, true, err);
         if (r < 0)
                 return r;
         /* the start stopped by the fence or a hold (ctl_apply deferred the file, blaming
@@ -3006,6 +3100,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         }
         /* site trigger programs this machine lacks (charm/slurmctld/trigops.h) */
         trigops_status_note(&o->paths, &out->message);
+        if (in.key_note.len)
+                strbuf_addf(&out->message, "; %s", in.key_note.buf);
         out->set_app_status = in.leader;
         out->app_status = out->status;
         if (in.leader)
@@ -3078,6 +3174,82 @@ int slurmctld_retry_refused(struct juju_ctx *ctx, const struct slurmctld_opts *o
         /* the values tried now, as a hook would: a start bounded by the record of good ones,
          * and the previous file back if slurmctld still refuses (ctlapply.h) */
         return charm_action_reconcile(ctx, &o->paths, reconcile_paths, &kv, err);
+}
+
+int slurmctld_rotate_auth_key(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err) {
+        __attribute__((__cleanup__(ctl_inputs_done))) struct ctl_inputs in = CTL_INPUTS_INIT;
+        __attribute__((__cleanup__(auth_keyring_done))) struct auth_keyring next = AUTH_KEYRING_INIT;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_strv_ struct strv ids = STRV_INIT, rels = STRV_INIT, kv = STRV_INIT;
+        _cleanup_free_ char *paused = NULL;
+        int r = juju_is_leader(ctx, &in.leader, err);
+        if (r < 0)
+                return r;
+        if (!in.leader) {
+                strbuf_addstr(err, "run it on the leader (slurmctld/leader): the leader owns the key");
+                return -EPERM;
+        }
+        r = charm_paused(&o->paths, &paused);
+        if (r != 0) {
+                strbuf_addf(err, "this unit is paused (%s): nothing changed; resume it first", strempty(paused));
+                return r < 0 ? r : -EBUSY;
+        }
+        r = juju_relation_ids(ctx, SLURMCTLD_PEER_ENDPOINT, &ids, err);
+        if (r < 0)
+                return r;
+        const cJSON *app = NULL;
+        if (ids.n > 0) {
+                in.peer_rel = xstrdup(ids.v[0]);
+                r = juju_relation_get(ctx, in.peer_rel, juju_env(ctx)->app, &app, err);
+                if (r >= 0)
+                        r = juju_relation_get(ctx, in.peer_rel, juju_env(ctx)->unit, &in.peer_self, err);
+                if (r < 0)
+                        return r;
+        }
+        const char *id = charm_bag_string(app, "auth_key_id");
+        if (isempty(id)) {
+                strbuf_addstr(err, "no auth key yet: nothing to rotate");
+                return -ENOENT;
+        }
+        in.auth_key_id = xstrdup(id);
+        strv_clear(&ids);
+        r = juju_relation_ids(ctx, SLURMCTLD_SLURMD_ENDPOINT, &in.slurmd_rels, err);
+        if (r >= 0)
+                r = charm_relation_ids_live(ctx, LOGIN_ENDPOINT, &in.login_rels, err);
+        if (r >= 0)
+                r = key_rels(ctx, &in, &rels, err);
+        if (r >= 0)
+                r = keyrotate_start(ctx, in.auth_key_id, in.peer_rel, &rels,
+                        charm_bag_string(in.peer_self, KEYROTATE_ACK_KEY), &next, &kv, err);
+        if (r < 0)
+                return r;
+        /* this unit takes the new stage now (its hooks move the next ones on) */
+        r = unit_bus_open(&bus, err);
+        if (r >= 0)
+                r = auth_keyring_install(&o->paths, &next, err);
+        if (r >= 0)
+                r = keys_load(o, bus, &next, r, err);
+        if (r >= 0) {
+                /* a standby is restarted for the keys, the one in charge re-executes (keys_settle) */
+                char host[HOST_NAME_MAX + 1];
+                bool in_charge = gethostname(host, sizeof host) == 0 && self_asked_in_charge(&o->paths, host);
+                r = keys_settle(o, bus, &next, in_charge, true, err);
+        }
+        if (r < 0)
+                return r;
+        if (r == 0) {
+                /* (a slurm.conf not taken yet: its start loads the keys; the next hook confirms) */
+                return juju_action_set_many(ctx, &kv, err);
+        }
+        _cleanup_free_ char *state = auth_keyring_state(&next);
+        r = charm_bag_update(ctx, in.peer_rel, false, in.peer_self, KEYROTATE_ACK_KEY, state, err);
+        if (r < 0)
+                return r;
+        strv_pushl(&kv, "note",
+                "each stage moves on once every unit confirmed the one before; the leader's status names the units "
+                "it waits for, and says nothing of a rotation once it is done",
+                NULL);
+        return juju_action_set_many(ctx, &kv, err);
 }
 
 int slurmctld_pause(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err) {

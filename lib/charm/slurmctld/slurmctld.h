@@ -67,6 +67,12 @@ int slurmctld_resume(struct juju_ctx *ctx, const struct slurmctld_opts *o, struc
  * Results: forgotten (how many), status (the unit's, after the try) or note. */
 int slurmctld_retry_refused(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err);
 
+/* Action rotate-auth-key (leader only, issue 31 §3): a new cluster auth key through the stages
+ * of charm/slurmctld/keyrotate.h, this unit taking the first at once. Refused, nothing changed,
+ * on another unit, a paused one, while a rotation runs or a unit has not confirmed the current
+ * keys. Results "stage", "key-id", "units", "note". */
+int slurmctld_rotate_auth_key(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct strbuf *err);
+
 /* Action takeover: this unit's slurmctld takes control now (slurm_takeover: the controllers ahead
  * of it in SlurmctldHost shut down, ~2 s) and the unit asks the leader to make it the primary
  * (charm/slurmctld/ha.h); the others start again as its backups once the new order is out. Results

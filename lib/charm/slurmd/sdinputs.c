@@ -97,7 +97,7 @@ void sd_inputs_done(struct sd_inputs *in) {
         free(in->rel);
         free(in->remote_app);
         controller_data_clear(&in->ctl);
-        strbuf_release_secret(&in->auth_key);
+        auth_keyring_done(&in->keys);
         strv_clear(&in->hardware);
         slurm_options_clear(&in->admin);
         slurm_options_clear(&in->node_conf);
@@ -339,21 +339,20 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
                                 "relation with \"%s\": %s is not a slurm.conf hash (8 hex digits): ignored",
                                 in->remote_app, CONFPUSH_KEY);
         }
-        /* the key: checked before anything is written */
+        /* the keys: checked before anything is written */
         {
-                _cleanup_free_ char *v = NULL;
+                _cleanup_strbuf_ struct strbuf ke = STRBUF_INIT;
                 bool refresh = o->event && streq(o->event, "secret-changed");
-                r = juju_secret_get_value(ctx, in->ctl.auth_key_id, NULL,
-                        refresh ? JUJU_SECRET_REFRESH : JUJU_SECRET_CURRENT, "key", &v, err);
-                if (r < 0)
-                        return r;
-                strbuf_addstr(&in->auth_key, v);
-                explicit_bzero(v, strlen(v));
-                if (auth_key_check(in->auth_key.buf, NULL) < 0) {
-                        charm_outcome_set(out, JUJU_STATUS_BLOCKED,
-                                "relation with \"%s\": auth key secret: %s", in->remote_app,
-                                "not a valid key");
+                r = auth_keyring_read(ctx, in->ctl.auth_key_id, refresh ? JUJU_SECRET_REFRESH : JUJU_SECRET_CURRENT,
+                        &in->keys, &ke);
+                if (r == -EINVAL) {
+                        charm_outcome_set(out, JUJU_STATUS_BLOCKED, "relation with \"%s\": %s (nothing changed)",
+                                in->remote_app, ke.buf);
                         return 1;
+                }
+                if (r < 0) {
+                        strbuf_addbuf(err, &ke);
+                        return r;
                 }
         }
 

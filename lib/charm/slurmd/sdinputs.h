@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "charm/common/keyring.h"
 #include "charm/slurmd/slurmd.h"
 #include "interfaces/slurmd.h"
 #include "slurm/nodes.h"
@@ -40,7 +41,7 @@ struct sd_inputs {
         char *rel; /* the slurmctld relation, NULL when none */
         char *remote_app;
         struct controller_data ctl;
-        struct strbuf auth_key; /* base64, secret */
+        struct auth_keyring keys; /* the cluster's auth keys (charm/common/keyring.h), secret */
         struct strv hardware;
         struct slurm_options admin; /* node-config parameters in effect */
         struct slurm_options node_conf;
@@ -54,7 +55,7 @@ struct sd_inputs {
 };
 #define SD_INPUTS_INIT                                                                                 \
         {                                                                                              \
-                .partition = SLURM_OPTIONS_INIT, .ctl = CONTROLLER_DATA_INIT, .auth_key = STRBUF_INIT, \
+                .partition = SLURM_OPTIONS_INIT, .ctl = CONTROLLER_DATA_INIT, .keys = AUTH_KEYRING_INIT, \
                 .hardware = STRV_INIT, .admin = SLURM_OPTIONS_INIT, .node_conf = SLURM_OPTIONS_INIT,   \
                 .defaults = STRBUF_INIT, .gpus = STRV_INIT,                                            \
         }

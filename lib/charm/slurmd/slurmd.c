@@ -663,7 +663,7 @@ int slurmd_reconcile(
                 return r < 0 ? r : 0;
 
         /* --- all inputs valid: write what differs --- */
-        key_changed = auth_key_install(&o->paths, in.auth_key.buf, err);
+        key_changed = auth_keyring_install(&o->paths, &in.keys, err);
         if (key_changed < 0)
                 return key_changed;
         r = charm_site_scripts_ensure(&o->paths, err);
@@ -718,8 +718,10 @@ int slurmd_reconcile(
                         live_why.buf);
                 return 0;
         }
-        /* auth/slurm (24.11): slurmd reads slurm.key at its start only */
-        bool key_restart = !auth && key_changed > 0;
+        /* auth/slurm (24.11): slurmd reads slurm.key at its start only, a key set (slurm.jwks) also
+         * at its re-exec (charm/common/keyring.h) */
+        bool key_reload = !auth && key_changed > 0 && auth_keyring_reloadable(&o->paths, &in.keys);
+        bool key_restart = !auth && key_changed > 0 && !key_reload;
         bool restart = active && (defaults_changed > 0 || dropin_changed > 0 || key_restart);
         if (!active)
                 say_maintenance(ctx, "starting slurmd");
@@ -733,6 +735,16 @@ int slurmd_reconcile(
         if (r < 0)
                 return r;
         bool started = r > 0;
+        if (key_reload && active && !restart) {
+                say_maintenance(ctx, "slurmd takes new auth keys");
+                r = auth_keyring_reload(bus, "slurmd.service", KEYRING_RELOAD_USEC, err);
+                if (r < 0)
+                        return r;
+        }
+        /* this unit runs with these keys: confirmed to the controllers (charm/slurmctld/keyrotate.h) */
+        r = charm_keys_confirm(ctx, in.rel, &in.keys, err);
+        if (r < 0)
+                return r;
         /* a fetch of the configuration is awaited only from a slurmd started here: a running
          * one that slurmctld shows unregistered a moment (NOT_RESPONDING after an undrain's
          * ping) fetches nothing new */

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "charm/common/authkey.h"
+#include "charm/common/keyring.h"
 #include "charm/common/pause.h"
 #include "charm/slurmdbd/dbdconf.h"
 #include "charm/slurmdbd/dbprobe.h"
@@ -67,7 +68,7 @@ struct dbd_inputs {
         struct strbuf db_pass; /* secret */
         struct strv ctl_rels;
         char *auth_key_id;
-        struct strbuf auth_key; /* base64, secret */
+        struct auth_keyring keys; /* the cluster's auth keys (charm/common/keyring.h), secret */
         char *cluster;          /* NULL: not published (yet) */
         struct strv controllers;
 };
@@ -86,7 +87,7 @@ static void dbd_inputs_done(struct dbd_inputs *in) {
         strbuf_release_secret(&in->db_pass);
         strv_clear(&in->ctl_rels);
         free(in->auth_key_id);
-        strbuf_release_secret(&in->auth_key);
+        auth_keyring_done(&in->keys);
         free(in->cluster);
         strv_clear(&in->controllers);
 }
@@ -268,15 +269,15 @@ static int read_controllers(
                     &in->cluster, &in->controllers, &e) == -EINVAL)
                 (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "%s: no client configuration", e.buf);
         strbuf_reset(&e);
-        _cleanup_free_ char *v = NULL;
-        r = juju_secret_get_value(
-                ctx, in->auth_key_id, NULL, JUJU_SECRET_REFRESH, AUTH_KEY_SECRET_KEY, &v, &e);
+        r = auth_keyring_read(ctx, in->auth_key_id, JUJU_SECRET_REFRESH, &in->keys, &e);
+        if (r == -EINVAL) {
+                charm_outcome_set(out, JUJU_STATUS_BLOCKED, "controllers' %s (nothing changed)", e.buf);
+                return 1;
+        }
         if (r < 0) {
                 charm_outcome_set(out, JUJU_STATUS_WAITING, "waiting for the auth key secret (%s)", e.buf);
                 return 1;
         }
-        strbuf_addstr(&in->auth_key, v);
-        explicit_bzero(v, strlen(v));
         return 0;
 }
 
@@ -421,7 +422,7 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
                 return r < 0 ? r : 0; /* waiting or blocked (*out says why): nothing is published */
 
         /* --- files --- */
-        int key_changed = auth_key_install(&o->paths, inp->auth_key.buf, &e);
+        int key_changed = auth_keyring_install(&o->paths, &inp->keys, &e);
         if (key_changed == -EINVAL) {
                 charm_outcome_set(out, JUJU_STATUS_BLOCKED, "controllers' %s", e.buf);
                 return 0;
@@ -536,6 +537,12 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
                 if (r < 0)
                         return r;
         }
+        /* this unit runs with these keys once the daemons below took them (slurmdbd reads them
+         * at its start only: restarted for them); a failure there fails the hook and its
+         * confirmation with it (charm/slurmctld/keyrotate.h) */
+        r = charm_keys_confirm(ctx, inp->ctl_rels.v[0], &inp->keys, err);
+        if (r < 0)
+                return r;
         if (inp->self < 0) {
                 /* stopped and disabled: enabled, it would start at boot, exit ("This host not
                  * configured to run SlurmDBD") and end "failed" after the drop-in's restarts */
@@ -602,7 +609,7 @@ int slurmdbd_reconcile(
         struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct charm_outcome *out, struct strbuf *err) {
         struct dbd_inputs in = { .db_pass = STRBUF_INIT,
                 .ctl_rels = STRV_INIT,
-                .auth_key = STRBUF_INIT,
+                .keys = AUTH_KEYRING_INIT,
                 .controllers = STRV_INIT };
         int r = reconcile(ctx, o, &in, out, err);
         dbd_inputs_done(&in);
