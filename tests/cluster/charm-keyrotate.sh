@@ -8,7 +8,10 @@
 #  2. resumed, the rotation goes through its stages by itself: every unit ends with the new key
 #     only (24.11: slurm.jwks with the new key id alone; 22.05: munge.key), the old key on no
 #     machine, the key never in the action's result or a bag;
-#  3. every job completes with exit 0, none is re-run, no node went DOWN or NOT_RESPONDING, every
+#  3. a second rotation at once, a compute unit paused until the first stage waits for it alone:
+#     it ends (the last confirmation comes from a compute unit), the standby slurmctld still
+#     runs, and no revision of the key's secret holds a retired key;
+#  4. every job completes with exit 0, none is re-run, no node went DOWN or NOT_RESPONDING, every
 #     job is in sacct, and srun from the login unit works after it; on 24.11 no daemon refused a
 #     single credential meanwhile (every machine's Slurm logs) and no client command failed.
 # Figures: the rotation's time from the action to the last unit's confirmation, and the
@@ -37,9 +40,13 @@ js deploy "$SLURMD_CHARM" cpu -n 2 >/dev/null
 js deploy "$LOGIN_CHARM" login >/dev/null
 js deploy "$DBD_CHARM" >/dev/null
 js deploy "$MARIADB" >/dev/null
+js integrate slurmdbd mariadb >/dev/null
+# (slurmdbd with its database first: a 22.05 slurmctld whose first start meets a slurmdbd that
+# cannot reach its database yet exits, "we have no TRES from it", and the charm then keeps that
+# refusal, blocked: seen once here, left open in the closing note of this stop)
+settle 300
 js integrate slurmctld cpu >/dev/null
 js integrate login slurmctld >/dev/null
-js integrate slurmdbd mariadb >/dev/null
 js integrate slurmctld slurmdbd >/dev/null
 settle 420
 expect_status slurmctld/0 '^active primary, in charge; 2 nodes in 1 partition'
@@ -69,6 +76,24 @@ for rel in s.get("relations", []):
         break
 PY
 }
+# bags: every unit's confirmation, on one line
+bags() { for u in "${units[@]}"; do echo -n "$u=$(bag_state "$u") "; done; }
+# rotation_ends KID: the model settled (hooks run only then) until every unit confirms the
+# rotation's end with KID signing, 20 settles at most (no update-status comes by itself here)
+rotation_ends() {
+        local i u all
+        for ((i = 0; i < 20; i++)); do
+                settle 240
+                all=1
+                for u in "${units[@]}"; do
+                        [ "$(bag_state "$u")" = "none:$1" ] || all=0
+                done
+                [ "$all" = 1 ] && return 0
+                sleep 1
+        done
+        return 1
+}
+old_b64=$(base64 -w0 <"$(root_of slurmctld/0)$AUTH_KEY")
 declare -A old
 for u in "${units[@]}"; do
         old[$u]=$(key_files "$u")
@@ -133,16 +158,7 @@ fi
 log "resumed: the rotation goes through its stages by itself"
 : >"$T/login.log"
 js run login/0 resume >/dev/null
-for ((i = 0; i < 40; i++)); do
-        settle 240
-        done_all=1
-        for u in "${units[@]}"; do
-                [ "$(bag_state "$u")" = "none:$kid" ] || done_all=0
-        done
-        [ "$done_all" = 1 ] && break
-        sleep 2
-done
-[ "$done_all" = 1 ] || die "the rotation did not end: $(for u in "${units[@]}"; do echo -n "$u=$(bag_state "$u") "; done)"
+rotation_ends "$kid" || die "the rotation did not end: $(bags)"
 t1=$(now_ms)
 touch "$T/stop-load"
 wait "$load" || true
@@ -197,6 +213,40 @@ for j in "$long0" "$long1" "$pend"; do
 done
 [ -s "$T/bad-nodes" ] && die "a node was down or not responding during the rotation: $(sort -u "$T/bad-nodes")"
 js exec login/0 -- srun -N2 -t 1 hostname >"$T/out" 2>&1 || die "srun from the login unit after the rotation: $(cat "$T/out")"
+
+log "a second rotation at once, a compute unit paused: its confirmation, the last, moves the stage on"
+# (a compute unit's relation event took the controller's quick status path, which never moved a
+# stage on: attack helper-69 F1; the standby's restarts of two rotations in a row met systemd's
+# start limit: F2)
+js run cpu/1 pause reason=keytest >/dev/null
+settle 120
+js run slurmctld/0 rotate-auth-key --format=json >"$T/res2" || die "the second rotate-auth-key failed: $(cat "$T/res2")"
+kid2=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(list(d.values())[0]["results"]["key-id"])' "$T/res2")
+settle 240
+until_true 60 "the leader's status does not name cpu/1: $(unit_status slurmctld/0)" \
+        status_is slurmctld/0 "auth key rotation at stage add: waiting for cpu/1"
+js run cpu/1 resume >/dev/null
+rotation_ends "$kid2" || die "the second rotation stalled: $(bags); leader: $(unit_status slurmctld/0)"
+js exec slurmctld/1 -- systemctl is-active --quiet slurmctld ||
+        die "the standby slurmctld is not running after two rotations: $(js exec slurmctld/1 -- systemctl status slurmctld --no-pager 2>&1 | head -n 5)"
+expect_status slurmctld/1 '^active backup'
+js exec login/0 -- srun -N2 -t 1 hostname >"$T/out" 2>&1 || die "srun from the login unit after two rotations: $(cat "$T/out")"
+
+log "no revision of the key's secret holds a retired key (obsolete revisions removed)"
+python3 - "$MODEL/state.json" "$old_b64" "$b64" <<'PY' || die "a retired key is still in the secret store"
+import json, sys
+s = json.load(open(sys.argv[1]))
+found = []
+for uri, sec in s.get("secrets", {}).items():
+    for rev, content in sec.get("revisions", {}).items():
+        text = json.dumps(content)
+        for name, k in (("the original key", sys.argv[2]), ("the first rotation's key", sys.argv[3])):
+            if k in text:
+                found.append(f"{uri} revision {rev}: {name}")
+if found:
+    print("\n".join(found), file=sys.stderr)
+    sys.exit(1)
+PY
 
 fails_login=$(grep -c fail "$T/login.log" || true)
 all_login=$(wc -l <"$T/login.log")

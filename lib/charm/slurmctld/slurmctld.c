@@ -535,9 +535,48 @@ static int read_keys(struct juju_ctx *ctx, struct ctl_inputs *in, struct charm_o
                 charm_outcome_set(out, JUJU_STATUS_BLOCKED, "%s (nothing changed)", e.buf);
                 return 1;
         }
-        if (r < 0)
+        if (r < 0) {
                 strbuf_addbuf(err, &e);
-        return r < 0 ? r : 0;
+                return r;
+        }
+        /* the leader, already running these keys (its own confirmation): a stage every other
+         * unit confirmed moves on here, before any path of this hook that ends early (a quick
+         * status refresh, a daemon restarting, a hold) could skip keys_follow(); this unit then
+         * takes the new stage below like any change of keys (attack helper-69 F1) */
+        _cleanup_free_ char *mine = auth_keyring_state(&in->keys);
+        if (in->leader && in->keys.stage != AUTH_KEYRING_NONE &&
+                streq_ptr(charm_bag_string(in->peer_self, KEYROTATE_ACK_KEY), mine)) {
+                __attribute__((__cleanup__(auth_keyring_done))) struct auth_keyring next = AUTH_KEYRING_INIT;
+                _cleanup_strv_ struct strv rels = STRV_INIT;
+                r = key_rels(ctx, in, &rels, err);
+                if (r >= 0)
+                        r = keyrotate_advance(ctx, in->auth_key_id, in->peer_rel, &rels, &in->keys, &next, NULL, &e);
+                if (r < 0) {
+                        strbuf_addf(&in->key_note, "auth key rotation: %s", e.buf);
+                        return 0;
+                }
+                if (r > 0) {
+                        auth_keyring_done(&in->keys);
+                        in->keys = next;
+                        next = (struct auth_keyring) AUTH_KEYRING_INIT;
+                }
+        }
+        return 0;
+}
+
+/* The leader, while a rotation of the key runs (its stage in the peer application bag): every
+ * hook is a full one, so that the last unit's confirmation, whatever event brings it, moves the
+ * stage on (keyrotate.h). */
+static bool key_rotation_running(struct juju_ctx *ctx) {
+        bool leader = false;
+        _cleanup_strv_ struct strv ids = STRV_INIT;
+        const cJSON *app = NULL;
+        if (juju_is_leader(ctx, &leader, NULL) < 0 || !leader ||
+                juju_relation_ids(ctx, SLURMCTLD_PEER_ENDPOINT, &ids, NULL) < 0 || ids.n == 0 ||
+                juju_relation_get(ctx, ids.v[0], juju_env(ctx)->app, &app, NULL) < 0)
+                return false;
+        const char *st = charm_bag_string(app, KEYROTATE_ACK_KEY);
+        return !isempty(st) && !startswith(st, "none:");
 }
 
 /* The keys installed (changed > 0) taken where a restart is harmless: 22.05's munged
@@ -572,8 +611,16 @@ static int keys_settle(const struct slurmctld_opts *o, sd_bus *bus, const struct
         r = charm_daemon_newer_than(bus, "slurmctld.service", conf, err);
         if (r <= 0)
                 return r;
-        r = in_charge ? auth_keyring_reload(bus, "slurmctld.service", KEYRING_RELOAD_USEC, err)
-                      : unit_try_restart(bus, "slurmctld.service", unit_timeout(o), err);
+        if (in_charge)
+                r = auth_keyring_reload(bus, "slurmctld.service", KEYRING_RELOAD_USEC, err);
+        else {
+                /* a deliberate restart per stage: not counted toward the start limit that tells a
+                 * crash loop (templates/slurmctld.service.d: 5 in 120 s), which two rotations in a
+                 * row reached with the restarts of other changes (attack helper-69 F2) */
+                r = unit_reset_failed(bus, "slurmctld.service", unit_timeout(o), err);
+                if (r >= 0)
+                        r = unit_try_restart(bus, "slurmctld.service", unit_timeout(o), err);
+        }
         return r < 0 ? r : 1;
 }
 
@@ -2370,6 +2417,26 @@ static void leaving_candidates(const struct charm_paths *paths, const struct juj
         nodeevents_leaving(paths, ret);
 }
 
+/* secret-remove: a revision of a secret this application owns that no unit tracks any more (the
+ * auth key's before a rotation's stage) is removed, so that a key rotated out is not kept in
+ * the secret store (attack helper-69 F4). The status is left as it is. */
+static int obsolete_revision_remove(struct juju_ctx *ctx, struct charm_outcome *out, struct strbuf *err) {
+        const struct juju_env *env = juju_env(ctx);
+        out->skip_status = true;
+        char *end = NULL;
+        errno = 0;
+        unsigned long rev = env->secret_revision ? strtoul(env->secret_revision, &end, 10) : 0;
+        if (isempty(env->secret_id) || rev == 0 || errno || !end || *end || rev > UINT_MAX) {
+                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "secret-remove: no secret id or revision given");
+                return 0;
+        }
+        int r = juju_secret_remove(ctx, env->secret_id, (unsigned) rev, err);
+        if (r >= 0)
+                (void) juju_logf(ctx, JUJU_LOG_INFO, NULL, "secret %s: revision %lu removed (no unit uses it)",
+                        env->secret_id, rev);
+        return r;
+}
+
 int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, struct charm_outcome *out,
         struct strbuf *err) {
         const struct juju_env *env = juju_env(ctx);
@@ -2394,6 +2461,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         if (streq_ptr(o->event, "stop") || streq_ptr(env->departing_unit, env->unit) ||
                 access(leaving_marker, F_OK) == 0)
                 return controller_leave(ctx, o, out, err);
+        if (streq_ptr(o->event, "secret-remove"))
+                return obsolete_revision_remove(ctx, out, err);
         r = charm_packages_ensure(o->event, "slurmctld", err);
         if (r < 0)
                 return r;
@@ -2423,6 +2492,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 else if (r >= 0)
                         r = r || m;
         }
+        if (r == 0 && key_rotation_running(ctx))
+                r = 1;
         if (r == 0) {
                 /* items held back for the compute units' verdicts: this unit may have answered */
                 _cleanup_free_ char *held = NULL;

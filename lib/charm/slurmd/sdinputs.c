@@ -342,9 +342,10 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
         /* the keys: checked before anything is written */
         {
                 _cleanup_strbuf_ struct strbuf ke = STRBUF_INIT;
-                bool refresh = o->event && streq(o->event, "secret-changed");
-                r = auth_keyring_read(ctx, in->ctl.auth_key_id, refresh ? JUJU_SECRET_REFRESH : JUJU_SECRET_CURRENT,
-                        &in->keys, &ke);
+                /* always the latest revision: a secret-changed met by a paused unit (its gate ends
+                 * the hook first) is not sent again, and a rotation would wait for this unit for
+                 * good (keyrotate.h) */
+                r = auth_keyring_read(ctx, in->ctl.auth_key_id, JUJU_SECRET_REFRESH, &in->keys, &ke);
                 if (r == -EINVAL) {
                         charm_outcome_set(out, JUJU_STATUS_BLOCKED, "relation with \"%s\": %s (nothing changed)",
                                 in->remote_app, ke.buf);
