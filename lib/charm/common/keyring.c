@@ -308,6 +308,10 @@ int charm_keys_confirm(struct juju_ctx *ctx, const char *rel, const struct auth_
         if (r < 0)
                 return r;
         _cleanup_free_ char *state = auth_keyring_state(k);
+        /* a key never rotated is confirmed by saying nothing (keyrotate_waiting): no bag write,
+         * so no relation event, until a rotation begins */
+        if (streq(state, AUTH_KEYRING_NEVER_ROTATED) && isempty(charm_bag_string(bag, AUTH_KEYRING_ACK_KEY)))
+                return 0;
         r = charm_bag_update(ctx, rel, false, bag, AUTH_KEYRING_ACK_KEY, state, err);
         return r < 0 ? r : 0;
 }

@@ -110,7 +110,10 @@ int auth_keyring_reload(sd_bus *bus, const char *service, uint64_t timeout_usec,
 /* A unit bag's key: the state string of the keys the unit runs with (the controllers' leader
  * moves a rotation on when every unit confirmed its stage: charm/slurmctld/keyrotate.h). */
 #define AUTH_KEYRING_ACK_KEY "auth-key-state"
-/* Puts k's state string into this unit's bag of relation rel (NULL: nothing) when it differs. */
+/* The state string of a key never rotated; a unit bag without AUTH_KEYRING_ACK_KEY confirms it. */
+#define AUTH_KEYRING_NEVER_ROTATED "none:"
+/* Puts k's state string into this unit's bag of relation rel (NULL: nothing) when it differs
+ * (a key never rotated: nothing written while the bag has no confirmation). */
 int charm_keys_confirm(struct juju_ctx *ctx, const char *rel, const struct auth_keyring *k, struct strbuf *err);
 
 /* Whether service's main process started after path was last written (by 50 ms at least: the

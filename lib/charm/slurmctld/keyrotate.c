@@ -9,7 +9,7 @@
 
 int keyrotate_waiting(struct juju_ctx *ctx, const struct strv *rels, const char *self_state, const char *want,
         struct strv *ret_waiting, struct strbuf *err) {
-        if (!streq_ptr(self_state, want))
+        if (!streq_ptr(isempty(self_state) ? AUTH_KEYRING_NEVER_ROTATED : self_state, want))
                 strv_pushf(ret_waiting, "%s (%s)", juju_env(ctx)->unit, isempty(self_state) ? "nothing" : self_state);
         for (size_t i = 0; i < rels->n; i++) {
                 _cleanup_strv_ struct strv units = STRV_INIT;
@@ -22,6 +22,8 @@ int keyrotate_waiting(struct juju_ctx *ctx, const struct strv *rels, const char 
                         if (r < 0)
                                 return r;
                         const char *s = charm_bag_string(bag, KEYROTATE_ACK_KEY);
+                        if (isempty(s))
+                                s = AUTH_KEYRING_NEVER_ROTATED; /* (charm_keys_confirm) */
                         if (!streq_ptr(s, want))
                                 strv_pushf(ret_waiting, "%s (%s)", units.v[j], isempty(s) ? "nothing" : s);
                 }

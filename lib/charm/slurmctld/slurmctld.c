@@ -660,8 +660,7 @@ static int keys_follow(struct juju_ctx *ctx, const struct slurmctld_opts *o, sd_
                                 return r;
                 }
         }
-        _cleanup_free_ char *state = auth_keyring_state(&in->keys);
-        r = charm_bag_update(ctx, in->peer_rel, false, in->peer_self, KEYROTATE_ACK_KEY, state, err);
+        r = charm_keys_confirm(ctx, in->peer_rel, &in->keys, err);
         return r < 0 ? r : 0;
 }
 
@@ -3312,8 +3311,7 @@ int slurmctld_rotate_auth_key(struct juju_ctx *ctx, const struct slurmctld_opts 
                 /* (a slurm.conf not taken yet: its start loads the keys; the next hook confirms) */
                 return juju_action_set_many(ctx, &kv, err);
         }
-        _cleanup_free_ char *state = auth_keyring_state(&next);
-        r = charm_bag_update(ctx, in.peer_rel, false, in.peer_self, KEYROTATE_ACK_KEY, state, err);
+        r = charm_keys_confirm(ctx, in.peer_rel, &next, err);
         if (r < 0)
                 return r;
         strv_pushl(&kv, "note",
