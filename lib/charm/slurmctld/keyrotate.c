@@ -21,7 +21,7 @@ int keyrotate_waiting(struct juju_ctx *ctx, const struct strv *rels, const char 
                         r = juju_relation_get(ctx, rels->v[i], units.v[j], &bag, err);
                         if (r < 0)
                                 return r;
-                        const char *s = charm_bag_string(bag, KEYROTATE_ACK_KEY);
+                        const char *s = charm_bag_string(bag, AUTH_KEYRING_ACK_KEY);
                         if (isempty(s))
                                 s = AUTH_KEYRING_NEVER_ROTATED; /* (charm_keys_confirm) */
                         if (!streq_ptr(s, want))
@@ -40,7 +40,7 @@ static int publish(struct juju_ctx *ctx, const char *secret_id, const char *peer
         if (r < 0 || !peer_rel)
                 return r;
         _cleanup_free_ char *state = auth_keyring_state(k);
-        return juju_relation_set(ctx, peer_rel, true, KEYROTATE_ACK_KEY, state, err);
+        return juju_relation_set(ctx, peer_rel, true, AUTH_KEYRING_ACK_KEY, state, err);
 }
 
 /* " and N more" after the first three. */

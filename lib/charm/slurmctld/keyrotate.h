@@ -5,7 +5,7 @@
  * Every unit that holds the key (controller units, and the units of every related slurmd,
  * login and slurmdbd application) puts the state string of the keys it runs with
  * (auth_keyring_state) into its own bag of the relation with the controllers (the peer
- * relation for controller units) under KEYROTATE_ACK_KEY, once its daemons loaded them.
+ * relation for controller units) under AUTH_KEYRING_ACK_KEY, once its daemons loaded them.
  *
  * The action rotate-auth-key (leader only) starts a rotation when no other runs and every unit
  * confirmed the current keys: the secret gets the "add" stage as a new revision
@@ -21,8 +21,6 @@
 #include "charm/common/keyring.h"
 #include "util/strv.h"
 
-/* A unit bag's key: the state string of the keys the unit runs with. */
-#define KEYROTATE_ACK_KEY AUTH_KEYRING_ACK_KEY
 
 /* Every unit of rels (relation ids; the peer relation among them) and the calling unit
  * (self_state: what it runs with) against want: the units that did not confirm it go to

@@ -545,7 +545,7 @@ static int read_keys(struct juju_ctx *ctx, struct ctl_inputs *in, struct charm_o
          * takes the new stage below like any change of keys (attack helper-69 F1) */
         _cleanup_free_ char *mine = auth_keyring_state(&in->keys);
         if (in->leader && in->keys.stage != AUTH_KEYRING_NONE &&
-                streq_ptr(charm_bag_string(in->peer_self, KEYROTATE_ACK_KEY), mine)) {
+                streq_ptr(charm_bag_string(in->peer_self, AUTH_KEYRING_ACK_KEY), mine)) {
                 __attribute__((__cleanup__(auth_keyring_done))) struct auth_keyring next = AUTH_KEYRING_INIT;
                 _cleanup_strv_ struct strv rels = STRV_INIT;
                 r = key_rels(ctx, in, &rels, err);
@@ -575,7 +575,7 @@ static bool key_rotation_running(struct juju_ctx *ctx) {
                 juju_relation_ids(ctx, SLURMCTLD_PEER_ENDPOINT, &ids, NULL) < 0 || ids.n == 0 ||
                 juju_relation_get(ctx, ids.v[0], juju_env(ctx)->app, &app, NULL) < 0)
                 return false;
-        const char *st = charm_bag_string(app, KEYROTATE_ACK_KEY);
+        const char *st = charm_bag_string(app, AUTH_KEYRING_ACK_KEY);
         return !isempty(st) && !startswith(st, "none:");
 }
 
@@ -3290,7 +3290,7 @@ int slurmctld_rotate_auth_key(struct juju_ctx *ctx, const struct slurmctld_opts 
                 r = key_rels(ctx, &in, &rels, err);
         if (r >= 0)
                 r = keyrotate_start(ctx, in.auth_key_id, in.peer_rel, &rels,
-                        charm_bag_string(in.peer_self, KEYROTATE_ACK_KEY), &next, &kv, err);
+                        charm_bag_string(in.peer_self, AUTH_KEYRING_ACK_KEY), &next, &kv, err);
         if (r < 0)
                 return r;
         /* this unit takes the new stage now (its hooks move the next ones on) */
