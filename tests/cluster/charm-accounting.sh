@@ -2,8 +2,12 @@
 # SPDX-License-Identifier: Apache-2.0
 # Accounting end to end on real daemons: slurmctld + slurmd + slurmdbd (its own machine) on a
 # real MariaDB (the mariadb test charm, tests/charms/mariadb, on a third machine).
-#  1. integrate: the controller gets AccountingStorageType/Host/Port, the cluster registers
-#     itself, sacct shows a finished job; StoragePass is in slurmdbd.conf (0600 slurm) only;   the
+#  1. integrate (first with slurmdbd out of the controller's reach and no TRES in its state
+#     files: the new hosts wait, no restart, said in the status, no refusal remembered, a
+#     running job kept; applied at the next hook once slurmdbd is in reach): the controller
+#     gets AccountingStorageType/Host/Port, the cluster registers
+#     itself, sacct shows a finished job; StoragePass is in slurmdbd.conf (0600 slurm) only; the
+#     database password rotated by the provider reaches slurmdbd, jobs across it all in sacct; the
 #     database stopped: slurmdbd's status says so; an accounting action while it restarts
 #     succeeds (the action waits it out).
 #  2. kill -9 of slurmdbd: systemd restarts it (the charm's drop-in), the unit's status follows
@@ -53,12 +57,49 @@ expect_status slurmdbd/0 '^blocked no database'
 js integrate slurmdbd mariadb >/dev/null
 settle 180
 expect_status slurmdbd/0 '^blocked no controller: integrate with slurmctld$'
-t0=$(date +%s%N)
+# accounting turned on while slurmctld cannot reach slurmdbd (a prohibit route on the controller
+# machine), on a controller whose state files hold no TRES (those only a clean stop writes taken
+# away, and their writes made to fail): a start with slurmdbd out of reach would exit (22.05: "we
+# have no TRES from it … the database is down") or wait for slurmdbd without answering anyone
+# (24.11: "Retrying initial connection to slurmdbd", every 2 s, for ever). The charm takes the
+# new slurmdbd hosts only once one answers: no restart meanwhile (the same slurmctld process, a
+# running job on), a note in the status, never a refusal remembered (the unit was "blocked:
+# Slurm refuses even the last good settings" for good: found on 22.05 when a first start met
+# slurmdbd before its database, and on 24.11 after a 20 s wait); the next hook after slurmdbd
+# is in reach applies accounting
+jrun=$(submit --wrap "sleep 300")
+wait_job_state "$jrun" RUNNING 60
+sdir=$(running_value StateSaveLocation)
+dbd_addr=$(js exec slurmdbd/0 -- ip -4 -o addr show eth0 | awk '{ sub("/.*", "", $4); print $4 }')
+[ -n "$sdir" ] && [ -n "$dbd_addr" ] || die "no StateSaveLocation ($sdir) or slurmdbd address ($dbd_addr)"
+ctl sh -c "cd $sdir && rm -f last_tres last_tres.old assoc_mgr_state assoc_mgr_state.old &&
+        mkdir last_tres.new assoc_mgr_state.new"
+ctl ip route add prohibit "$dbd_addr/32"
+ctl_pid=$(ctl systemctl show -P MainPID slurmctld.service)
 js integrate slurmctld slurmdbd >/dev/null
 settle 240
-log "integrated in $((($(date +%s%N) - t0) / 1000000)) ms"
 expect_status slurmdbd/0 '^active slurmdbd primary: database slurm_acct_db on [0-9.]+:3306$'
+expect_status slurmctld/0 "^active .*accounting waits: slurmdbd $dbd_addr:6819 does not answer here, and slurmctld cannot start with it until it does; no accounting until then"
+[ "$(ctl systemctl show -P MainPID slurmctld.service)" = "$ctl_pid" ] ||
+        die "slurmctld restarted for a slurmdbd it cannot reach"
+ctl grep -q '^AccountingStorageType=accounting_storage/slurmdbd' /etc/slurm/slurm.conf &&
+        die "slurm.conf has accounting that slurmctld cannot start with"
+ctl sh -c "ls /var/lib/slurm/charm/slurm.conf.refused.d 2>/dev/null" | grep -q . &&
+        die "a refusal remembered: $(ctl sh -c "head -qn1 /var/lib/slurm/charm/slurm.conf.refused.d/*")"
+[ "$(job_field "$jrun" JobState)" = RUNNING ] || die "job $jrun not running: $(job_field "$jrun" JobState)"
+# slurmdbd in reach again: the next hook applies accounting
+ctl ip route del prohibit "$dbd_addr/32"
+ctl sh -c "cd $sdir && rmdir last_tres.new assoc_mgr_state.new"
+t0=$(date +%s%N)
+js trigger slurmctld/0 update-status >/dev/null
+settle 240
+log "figure: accounting on at the first hook after slurmdbd came in reach: $((($(date +%s%N) - t0) / 1000000)) ms"
 expect_status slurmctld/0 '^active '
+! status_is slurmctld/0 'accounting waits' || die "slurmctld/0 still waits for slurmdbd: $(unit_status slurmctld/0)"
+ctl grep -q '^AccountingStorageType=accounting_storage/slurmdbd' /etc/slurm/slurm.conf ||
+        die "no accounting in slurm.conf once slurmdbd answers"
+[ "$(job_field "$jrun" JobState)" = RUNNING ] || die "job $jrun not running after accounting came on: $(job_field "$jrun" JobState)"
+ctl scancel "$jrun"
 # an action while the database restarts (slurmdbd answers, and cannot reach it: seen at once
 # after the relations settle together, when the test charm's MariaDB restarts on its address):
 # the action waits it out instead of failing with libslurm's "Unexpected message received"
@@ -163,6 +204,39 @@ ok=0
 for ((i = 0; i < 60; i++)); do seen "$j" && { ok=1; break; }; sleep 1; done
 [ $ok = 1 ] || die "sacct does not show job $j"
 log "sacct shows job $j"
+
+# the database password rotated by the provider (the mariadb test charm's password-serial: the
+# user altered first, then a new revision of the credentials secret): slurmdbd takes the new
+# one at its secret-changed, the old one logs in nowhere, and every job that ran across the
+# rotation is in sacct (slurmctld queues its records while slurmdbd restarts)
+log "the database password rotated: slurmdbd takes it, no record lost"
+dbd_conf=$dbd_root/etc/slurm/slurmdbd.conf
+db_user=$(sed -n 's/^StorageUser=//p' "$dbd_conf")
+db_host=$(sed -n 's/^StorageHost=//p' "$dbd_conf")
+dbd_log=$dbd_root/var/log/slurm/slurmdbd.log
+log_from=$(stat -c %s "$dbd_log")
+rot_ids=()
+for k in 1 2 3 4; do rot_ids+=("$(submit -o /dev/null --wrap "sleep $k")"); done
+rot_long=$(submit -o /dev/null --wrap 'sleep 15')
+t0=$(date +%s%N)
+js config mariadb password-serial=1
+settle 120
+log "figure: database password rotated -> slurmdbd settled on the new one: $((($(date +%s%N) - t0) / 1000000)) ms"
+new_pass=$(sed -n 's/^StoragePass=//p' "$dbd_conf")
+[ ${#new_pass} -ge 8 ] && [ "$new_pass" != "$pass" ] || die "slurmdbd.conf kept the old StoragePass after the rotation"
+expect_status slurmdbd/0 '^active slurmdbd primary: database slurm_acct_db on [0-9.]+:3306$'
+# the database's own word on both passwords (through MYSQL_PWD: no password in argv)
+js exec mariadb/0 -- env MYSQL_PWD="$new_pass" mariadb -h "$db_host" -u "$db_user" -e 'SELECT 1' >/dev/null ||
+        die "the new password does not log in"
+! js exec mariadb/0 -- env MYSQL_PWD="$pass" mariadb -h "$db_host" -u "$db_user" -e 'SELECT 1' >/dev/null 2>&1 ||
+        die "the old password still logs in after the rotation"
+for id in "${rot_ids[@]}" "$rot_long"; do wait_job_state "$id" COMPLETED 90; done
+ok=0
+for ((i = 0; i < 60; i++)); do seen "${rot_ids[@]}" "$rot_long" && { ok=1; break; }; sleep 1; done
+[ $ok = 1 ] || die "jobs that ran across the password rotation missing in sacct: $(ctl sacct -nP -X -a -o jobid,state -S now-1hours)"
+denied=$(tail -c +$((log_from + 1)) "$dbd_log" | grep -c 'Access denied' || true)
+log "figure: password rotation: ${#rot_ids[@]} + 1 jobs across it all in sacct; slurmdbd logged $denied 'Access denied' meanwhile"
+pass=$new_pass
 # metric UNIT SAMPLE: the sample's value in the unit's own exporter (metrics-port 9092), empty
 # when absent
 metric() {

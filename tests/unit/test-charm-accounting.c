@@ -109,8 +109,28 @@ static void test_release_22_05_never(void **state) {
         assert_string_equal(t, "cluster-y|12");
 }
 
+/* The fatal lines of slurmctld 22.05/24.11 that blame slurmdbd's absence, as charm_log_last_error
+ * returns them; anything else (another fatal, an error line with the same words, nothing) is the
+ * file's. */
+static void test_start_fault(void **state) {
+        (void) state;
+        assert_true(acct_start_fault("fatal: You are running with a database but for some reason we have no "
+                                     "TRES from it.  This should only happen if the database is down and you "
+                                     "don't have any state files."));
+        assert_true(acct_start_fault("fatal: You are running with a database but for some reason we have less "
+                                     "TRES than should be here (3 < 8) and/or the \"billing\" TRES is missing."));
+        assert_true(acct_start_fault("fatal: slurmdbd and/or database must be up at slurmctld start time"));
+        assert_true(acct_start_fault("fatal: load_assoc_mgr_state: Unable to run cache without TRES, please "
+                                     "make sure you have a connection to your database to continue."));
+        assert_false(acct_start_fault(NULL));
+        assert_false(acct_start_fault(""));
+        assert_false(acct_start_fault("fatal: Unable to find scheduler plugin sched/nope"));
+        assert_false(acct_start_fault("error: we have no TRES from it (an error, not an exit)"));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_start_fault),
                 cmocka_unit_test_setup_teardown(test_release_24_11, test_tmpdir_setup, test_tmpdir_teardown),
                 cmocka_unit_test_setup_teardown(
                         test_release_22_05_never, test_tmpdir_setup, test_tmpdir_teardown),

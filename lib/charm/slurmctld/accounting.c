@@ -16,6 +16,7 @@ void acct_view_done(struct acct_view *v) {
         strv_clear(&v->rels);
         strv_clear(&v->hosts);
         strbuf_release(&v->refused);
+        strbuf_release(&v->waiting);
 }
 
 static char *state_path(const struct charm_paths *p) {
@@ -35,6 +36,39 @@ static void read_last(const struct charm_paths *p, struct strv *ret) {
                 if (*line)
                         strv_push(ret, line);
         }
+}
+
+static bool split_host_port(const char *hp, char **ret_host, unsigned *ret_port) {
+        const char *colon = strrchr(hp, ':');
+        char *end;
+        if (!colon || colon == hp)
+                return false;
+        unsigned long port = strtoul(colon + 1, &end, 10);
+        if (*end || port == 0 || port > 65535)
+                return false;
+        *ret_host = xstrndup(hp, (size_t) (colon - hp));
+        *ret_port = (unsigned) port;
+        return true;
+}
+
+static bool same_hosts(const struct strv *a, const struct strv *b) {
+        if (a->n != b->n)
+                return false;
+        for (size_t i = 0; i < a->n; i++)
+                if (!streq(a->v[i], b->v[i]))
+                        return false;
+        return true;
+}
+
+/* Whether one of hosts ("host:port") accepts a connection within timeout_ms. */
+static bool hosts_answer(const struct strv *hosts, int timeout_ms) {
+        for (size_t i = 0; i < hosts->n; i++) {
+                _cleanup_free_ char *host = NULL;
+                unsigned port;
+                if (split_host_port(hosts->v[i], &host, &port) && charm_host_listening(host, port, timeout_ms))
+                        return true;
+        }
+        return false;
 }
 
 int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_view *ret, struct strbuf *err) {
@@ -66,6 +100,21 @@ int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_vie
                 strbuf_addf(&ret->refused, "relation with \"%s\": %s (accounting stays as it was)",
                         strempty(remote), e.buf);
                 read_last(p, &ret->hosts);
+                return 0;
+        }
+        /* new hosts: taken once slurmdbd answers on one (acct_read's comment) */
+        _cleanup_strv_ struct strv last = STRV_INIT;
+        read_last(p, &last);
+        if (r >= 0 && ret->hosts.n > 0 && !same_hosts(&last, &ret->hosts) &&
+                !hosts_answer(&ret->hosts, ACCT_LOOK_MS)) {
+                _cleanup_free_ char *hosts = strv_join(&ret->hosts, ", ");
+                strbuf_addf(&ret->waiting,
+                        "accounting waits: slurmdbd %s does not answer here, and slurmctld cannot start "
+                        "with it until it does; %s until then (tried again at each hook)",
+                        hosts, last.n ? "the slurmdbd hosts taken before stay" : "no accounting");
+                strv_clear(&ret->hosts);
+                ret->hosts = last;
+                last = (struct strv) STRV_INIT;
         }
         return 0;
 }
@@ -142,29 +191,28 @@ int acct_publish(struct juju_ctx *ctx, const struct acct_view *v, const char *au
 }
 
 /* "host:port" → host (caller frees) and port; false when it is not that shape. */
-static bool split_host_port(const char *hp, char **ret_host, unsigned *ret_port) {
-        const char *colon = strrchr(hp, ':');
-        char *end;
-        if (!colon || colon == hp)
+
+bool acct_start_fault(const char *line) {
+        /* slurmctld's own words, 22.05 and 24.11 (controller.c, assoc_mgr.c) */
+        static const char *const words[] = {
+                "we have no TRES from it",
+                "we have less TRES than should be here",
+                "slurmdbd and/or database must be up at slurmctld start time",
+                "Unable to run cache without TRES",
+        };
+        if (!line || !strstr(line, "fatal"))
                 return false;
-        unsigned long port = strtoul(colon + 1, &end, 10);
-        if (*end || port == 0 || port > 65535)
-                return false;
-        *ret_host = xstrndup(hp, (size_t) (colon - hp));
-        *ret_port = (unsigned) port;
-        return true;
+        for (size_t i = 0; i < ELEMENTSOF(words); i++)
+                if (strstr(line, words[i]))
+                        return true;
+        return false;
 }
 
 void acct_status_note(const struct acct_view *v, struct strbuf *msg) {
         if (v->hosts.n == 0)
                 return;
         bool answers = false;
-        for (size_t i = 0; i < v->hosts.n && !answers; i++) {
-                _cleanup_free_ char *host = NULL;
-                unsigned port;
-                if (split_host_port(v->hosts.v[i], &host, &port))
-                        answers = charm_host_listening(host, port, 500);
-        }
+        answers = hosts_answer(&v->hosts, 500);
         struct slurm_ctl_stats st;
         bool known = slurm_ctl_stats_get(&st, NULL) >= 0;
         if (!answers) {

@@ -14,6 +14,8 @@
  * Ownership: struct acct_view owns its strings (acct_view_done). */
 #pragma once
 
+#include <stdbool.h>
+
 #include "charm/common/charm.h"
 #include "util/strv.h"
 
@@ -24,13 +26,22 @@ struct acct_view {
         struct strv rels;      /* relation ids on the slurmdbd endpoint (0 or 1) */
         struct strv hosts;     /* "host:port", primary first: what slurm.conf gets (empty: none) */
         struct strbuf refused; /* why the relation's data was not taken (kept the last good) */
+        struct strbuf waiting; /* why new hosts wait (kept the last taken): a note, no refusal */
 };
 #define ACCT_VIEW_INIT \
-        { .rels = STRV_INIT, .hosts = STRV_INIT, .refused = STRBUF_INIT }
+        { .rels = STRV_INIT, .hosts = STRV_INIT, .refused = STRBUF_INIT, .waiting = STRBUF_INIT }
 
 /* Reads the relation; bad data, or a slurmdbd whose Slurm (`slurm`, published by its leader)
  * cannot serve this slurmctld (charm_generation_check: older, too new, another AuthType),
- * leaves the hosts taken last (state file) with a reason. */
+ * leaves the hosts taken last (state file) with a reason.
+ * Hosts other than those taken last are taken only when one of them accepts a connection
+ * (ACCT_LOOK_MS each); else the last stay, and why is in ret->waiting, tried again at the next
+ * hook. A slurmctld started with slurmdbd hosts it cannot reach waits for them without
+ * answering anyone when its state holds no ClusterID, no last_tres or no assoc_mgr_state
+ * (24.11, controller.c _retry_init_db_conn: for ever, every 2 s; and the charm drops the
+ * ClusterID for new hosts, acct_cluster_id_release), or exits (22.05, no TRES: acct_start_fault):
+ * the cluster would be without a controller for the start's bound, at every hook. */
+#define ACCT_LOOK_MS 1000
 int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_view *ret, struct strbuf *err);
 /* Records the hosts taken (after slurm.conf was written with them). */
 int acct_store(const struct charm_paths *p, const struct acct_view *v, struct strbuf *err);
@@ -46,6 +57,19 @@ int acct_publish(struct juju_ctx *ctx, const struct acct_view *v, const char *au
  * cluster. 1 rewritten, 0 nothing to do, or a negative errno (message in err). */
 int acct_cluster_id_release(
         const struct charm_paths *p, const struct acct_view *v, const char *state_dir, struct strbuf *err);
+/* Whether slurmctld's last words at a failed start (one log line, NULL: none) say it exited for
+ * want of what only slurmdbd and its database give: the TRES, which a controller that never
+ * stopped cleanly with accounting has in no state file (controller.c _init_tres: "we have no
+ * TRES from it. This should only happen if the database is down …", 22.05 and 24.11 alike),
+ * the associations it must enforce ("slurmdbd and/or database must be up at slurmctld start
+ * time"), or a cache without TRES (assoc_mgr.c). Not the file's fault: such a start is rolled
+ * back and tried again at the next hook, never remembered as a refusal
+ * (charm/slurmctld/ctlapply.h). Pure. */
+bool acct_start_fault(const char *line);
+/* What 24.11's slurmctld logs every 2 s while its start waits for slurmdbd (no ClusterID,
+ * last_tres or assoc_mgr_state in its state: _retry_init_db_conn); a start that did not answer
+ * in time and logged it is not the file's fault either. */
+#define ACCT_START_WAIT_LINE "Retrying initial connection to slurmdbd"
 /* The controller's status note on accounting: when slurmdbd (every host of v) does not accept
  * a connection, "; accounting: slurmdbd H:P not answering, N records held by slurmctld" (N from
  * slurmctld's statistics, "its queue unknown" when it does not answer either), and when it

@@ -4,6 +4,7 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/slurmctld/ctlapply.h"
+#include "charm/slurmctld/accounting.h"
 #include "charm/common/strand.h"
 #include "charm/slurmctld/ctlconf.h"
 #include "charm/slurmctld/ctlstart.h"
@@ -620,13 +621,22 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                         free(had);
                         stop_hung(o, &watch);
                 }
+                /* slurmctld exited for want of slurmdbd's TRES (its database down, slurmdbd out of
+                 * reach, at a start with no state file that holds them; 22.05), or waited for
+                 * slurmdbd past its bound (24.11): not the file's doing.
+                 * It is rolled back all the same (a controller now, without accounting) and
+                 * tried again at the next hook, never remembered: remembered, its settings were
+                 * refused for good, and with them every later file, the last good one included
+                 * (seen on 22.05: "Slurm refuses even the last good settings") */
+                bool outside = (r == -ESRCH && acct_start_fault(line)) ||
+                        (r == -ETIMEDOUT && charm_log_has(log_path, log_start, ACCT_START_WAIT_LINE));
                 if (!applied) {
                         strbuf_addf(err, "slurmctld does not start: %s", line ? line : why.buf);
                         return r;
                 }
                 /* remembered as this file now; for its settings only once the rollback shows the
                  * rest runs (a rollback that fails too says nothing of them: review R1) */
-                r = ctl_refused_store(o->paths, conf, len, NULL, 0, line ? line : why.buf, again, err);
+                r = outside ? 0 : ctl_refused_store(o->paths, conf, len, NULL, 0, line ? line : why.buf, again, err);
                 if (r < 0)
                         return r;
                 r = write_file_atomic(conf_path, applied, applied_len, 0644, 0, 0);
@@ -650,11 +660,20 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                                 line ? line : "no reason logged", why.buf);
                         return r;
                 }
-                if (!held) {
+                if (!held && !outside) {
                         r = ctl_refused_store(o->paths, conf, len, applied, applied_len, line ? line : why.buf,
                                 again, err);
                         if (r < 0)
                                 return r;
+                }
+                if (outside) {
+                        ret->action = CTL_APPLY_DEFERRED;
+                        strbuf_addf(&ret->message,
+                                "%sslurmctld cannot start with the new slurm.conf until slurmdbd answers with "
+                                "its database (%s): the previous one runs, and the new one is tried again "
+                                "at the next hook%s%s",
+                                ret->message.len ? "; " : "", line, held ? "; " : "", held ? why.buf : "");
+                        return push_update(o, applied, applied_len, ret, false, err);
                 }
                 ret->action = CTL_APPLY_ROLLED_BACK;
                 strbuf_addf(&ret->message,

@@ -49,7 +49,9 @@
  *    Slurm's reason (the last "fatal:"/"error:" line of SlurmctldLogFile) are kept in
  *    <state>/slurm.conf.refused.d (charm/slurmctld/ctlrefused.h: every refused candidate, not the last
  *    one only), so the charm's judge refuses that same candidate from then on
- *    (otherwise every later hook would kill slurmctld again).
+ *    (otherwise every later hook would kill slurmctld again). Except a start that exited for
+ *    want of slurmdbd's TRES (acct_start_fault, charm/slurmctld/accounting.h): rolled back the
+ *    same way, not remembered, and CTL_APPLY_DEFERRED: tried again at the next hook.
  *  - a unit whose slurmctld is in charge as a backup does not restart for a file (hold_restart,
  *    below): the file waits, and the status says so, until the unit is made the primary.
  *  - finally the running daemon's values of the keys a reconfigure cannot change

@@ -522,6 +522,30 @@ static int key_rels(struct juju_ctx *ctx, const struct ctl_inputs *in, struct st
         return 0;
 }
 
+/* The leader: the next stage of a rotation once every other unit confirmed this one
+ * (keyrotate_advance, which publishes it), made this unit's keys (in->keys); what keeps it is in
+ * note when note is given, an error in in->key_note. 1 moved on, else 0. Read_keys() asks
+ * first, so that no early end of a hook skips it; keys_follow() again once slurmctld runs
+ * with a stage. */
+static int leader_advance(struct juju_ctx *ctx, struct ctl_inputs *in, struct strbuf *note) {
+        __attribute__((__cleanup__(auth_keyring_done))) struct auth_keyring next = AUTH_KEYRING_INIT;
+        _cleanup_strv_ struct strv rels = STRV_INIT;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        int r = key_rels(ctx, in, &rels, &e);
+        if (r >= 0)
+                r = keyrotate_advance(ctx, in->auth_key_id, in->peer_rel, &rels, &in->keys, &next, note, &e);
+        if (r < 0) {
+                strbuf_addf(&in->key_note, "auth key rotation: %s", e.buf);
+                return 0;
+        }
+        if (r > 0) {
+                auth_keyring_done(&in->keys);
+                in->keys = next;
+                next = (struct auth_keyring) AUTH_KEYRING_INIT;
+        }
+        return r > 0;
+}
+
 /* The keys this unit runs with (the secret's current revision; a key made in this hook is the
  * only one). */
 static int read_keys(struct juju_ctx *ctx, struct ctl_inputs *in, struct charm_outcome *out, struct strbuf *err) {
@@ -545,22 +569,8 @@ static int read_keys(struct juju_ctx *ctx, struct ctl_inputs *in, struct charm_o
          * takes the new stage below like any change of keys (attack helper-69 F1) */
         _cleanup_free_ char *mine = auth_keyring_state(&in->keys);
         if (in->leader && in->keys.stage != AUTH_KEYRING_NONE &&
-                streq_ptr(charm_bag_string(in->peer_self, AUTH_KEYRING_ACK_KEY), mine)) {
-                __attribute__((__cleanup__(auth_keyring_done))) struct auth_keyring next = AUTH_KEYRING_INIT;
-                _cleanup_strv_ struct strv rels = STRV_INIT;
-                r = key_rels(ctx, in, &rels, err);
-                if (r >= 0)
-                        r = keyrotate_advance(ctx, in->auth_key_id, in->peer_rel, &rels, &in->keys, &next, NULL, &e);
-                if (r < 0) {
-                        strbuf_addf(&in->key_note, "auth key rotation: %s", e.buf);
-                        return 0;
-                }
-                if (r > 0) {
-                        auth_keyring_done(&in->keys);
-                        in->keys = next;
-                        next = (struct auth_keyring) AUTH_KEYRING_INIT;
-                }
-        }
+                streq_ptr(charm_bag_string(in->peer_self, AUTH_KEYRING_ACK_KEY), mine))
+                (void) leader_advance(ctx, in, NULL);
         return 0;
 }
 
@@ -632,33 +642,18 @@ static int keys_follow(struct juju_ctx *ctx, const struct slurmctld_opts *o, sd_
         int r = keys_settle(o, bus, &in->keys, in_charge, may_touch, err);
         if (r <= 0)
                 return r;
-        if (in->leader && in->auth_key.len == 0) {
-                _cleanup_strv_ struct strv rels = STRV_INIT;
-                r = key_rels(ctx, in, &rels, err);
-                if (r < 0)
-                        return r;
-                for (unsigned i = 0; i < 3; i++) {
-                        __attribute__((__cleanup__(auth_keyring_done))) struct auth_keyring next = AUTH_KEYRING_INIT;
-                        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-                        strbuf_reset(&in->key_note);
-                        r = keyrotate_advance(ctx, in->auth_key_id, in->peer_rel, &rels, &in->keys, &next,
-                                &in->key_note, &e);
-                        if (r < 0)
-                                strbuf_addf(&in->key_note, "auth key rotation: %s", e.buf);
-                        if (r <= 0)
-                                break;
-                        r = auth_keyring_install(&o->paths, &next, err);
-                        if (r >= 0)
-                                r = keys_load(o, bus, &next, r, err);
-                        if (r < 0)
-                                return r;
-                        auth_keyring_done(&in->keys);
-                        in->keys = next;
-                        next = (struct auth_keyring) AUTH_KEYRING_INIT;
+        /* (a stage at most three times: add, switch, none) */
+        for (unsigned i = 0; in->leader && in->auth_key.len == 0 && i < 3; i++) {
+                strbuf_reset(&in->key_note);
+                if (!leader_advance(ctx, in, &in->key_note))
+                        break;
+                r = auth_keyring_install(&o->paths, &in->keys, err);
+                if (r >= 0)
+                        r = keys_load(o, bus, &in->keys, r, err);
+                if (r >= 0)
                         r = keys_settle(o, bus, &in->keys, in_charge, may_touch, err);
-                        if (r <= 0)
-                                return r;
-                }
+                if (r <= 0)
+                        return r;
         }
         r = charm_keys_confirm(ctx, in->peer_rel, &in->keys, err);
         return r < 0 ? r : 0;
@@ -2713,6 +2708,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 return r;
         if (acct.refused.len)
                 strv_push(&in.refused, acct.refused.buf);
+        if (acct.waiting.len)
+                strv_push(&in.ignored, acct.waiting.buf);
         /* accounting-enforce (charm/slurmctld/enforce.h): a bad value keeps the option's last
          * good one; not in the first file with slurmdbd */
         _cleanup_free_ char *enforce = NULL, *enforce_last = NULL;
