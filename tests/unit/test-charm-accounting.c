@@ -16,6 +16,7 @@
 #include "util/fileio.h"
 
 #include <sys/stat.h>
+#include <time.h>
 
 #include "tmpdir.h"
 
@@ -120,6 +121,7 @@ static void test_start_fault(void **state) {
         assert_true(acct_start_fault("fatal: You are running with a database but for some reason we have less "
                                      "TRES than should be here (3 < 8) and/or the \"billing\" TRES is missing."));
         assert_true(acct_start_fault("fatal: slurmdbd and/or database must be up at slurmctld start time"));
+        assert_true(acct_start_fault("fatal: slurmdbd must be up at slurmctld start time"));
         assert_true(acct_start_fault("fatal: load_assoc_mgr_state: Unable to run cache without TRES, please "
                                      "make sure you have a connection to your database to continue."));
         assert_false(acct_start_fault(NULL));
@@ -128,8 +130,36 @@ static void test_start_fault(void **state) {
         assert_false(acct_start_fault("error: we have no TRES from it (an error, not an exit)"));
 }
 
+/* A start that failed for want of slurmdbd keeps its hosts out for ACCT_DEFER_S, for those
+ * hosts only; taking hosts (acct_store) forgets it. */
+static void test_defer(void **state) {
+        const char *root = *state;
+        const struct charm_paths p = { .root = root, .caps = slurm_caps_find("22.05") };
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT;
+        static const char *const one[] = { "10.0.0.3:6819", NULL }, *const two[] = { "10.0.0.4:6819", NULL };
+        _cleanup_(acct_view_done) struct acct_view v = ACCT_VIEW_INIT, w = ACCT_VIEW_INIT;
+        view_of(&v, one);
+        view_of(&w, two);
+        char *why = NULL;
+        assert_int_equal(acct_deferred(&p, &v.hosts, (int64_t) time(NULL), &why), 0);
+        assert_null(why);
+        assert_int_equal(acct_defer(&p, &v, "fatal: no TRES\nsecond line", &err), 0);
+        int64_t now = (int64_t) time(NULL);
+        long left = acct_deferred(&p, &v.hosts, now, &why);
+        assert_true(left > ACCT_DEFER_S - 5 && left <= ACCT_DEFER_S);
+        assert_string_equal(why, "fatal: no TRES");
+        free(why);
+        why = NULL;
+        assert_int_equal(acct_deferred(&p, &w.hosts, now, &why), 0);
+        assert_int_equal(acct_deferred(&p, &v.hosts, now + ACCT_DEFER_S + 1, &why), 0);
+        assert_int_equal(acct_store(&p, &v, &err), 0);
+        assert_int_equal(acct_deferred(&p, &v.hosts, now, &why), 0);
+        assert_null(why);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_defer, test_tmpdir_setup, test_tmpdir_teardown),
                 cmocka_unit_test(test_start_fault),
                 cmocka_unit_test_setup_teardown(test_release_24_11, test_tmpdir_setup, test_tmpdir_teardown),
                 cmocka_unit_test_setup_teardown(

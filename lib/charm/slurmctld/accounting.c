@@ -9,6 +9,11 @@
 #include "util/fileio.h"
 
 #include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <unistd.h>
+#include <time.h>
 
 #include "util/banned.h"
 
@@ -38,6 +43,7 @@ static void read_last(const struct charm_paths *p, struct strv *ret) {
         }
 }
 
+/* "host:port" → host (caller frees) and port; false when it is not that shape. */
 static bool split_host_port(const char *hp, char **ret_host, unsigned *ret_port) {
         const char *colon = strrchr(hp, ':');
         char *end;
@@ -102,16 +108,25 @@ int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_vie
                 read_last(p, &ret->hosts);
                 return 0;
         }
-        /* new hosts: taken once slurmdbd answers on one (acct_read's comment) */
+        /* new hosts: taken once slurmdbd answers on one, and not while a start with them that
+         * failed for want of slurmdbd is recent (acct_read's comment) */
         _cleanup_strv_ struct strv last = STRV_INIT;
         read_last(p, &last);
-        if (r >= 0 && ret->hosts.n > 0 && !same_hosts(&last, &ret->hosts) &&
-                !hosts_answer(&ret->hosts, ACCT_LOOK_MS)) {
-                _cleanup_free_ char *hosts = strv_join(&ret->hosts, ", ");
+        if (r < 0 || ret->hosts.n == 0 || same_hosts(&last, &ret->hosts))
+                return 0;
+        _cleanup_free_ char *hosts = strv_join(&ret->hosts, ", "), *why = NULL;
+        long left = acct_deferred(p, &ret->hosts, (int64_t) time(NULL), &why);
+        if (left > 0)
+                strbuf_addf(&ret->waiting,
+                        "accounting waits: slurmctld did not start with slurmdbd %s (%s); %s until it is "
+                        "tried again in %ld s (at a hook)",
+                        hosts, why, last.n ? "the slurmdbd hosts taken before stay" : "no accounting", left);
+        else if (!hosts_answer(&ret->hosts, ACCT_LOOK_MS))
                 strbuf_addf(&ret->waiting,
                         "accounting waits: slurmdbd %s does not answer here, and slurmctld cannot start "
                         "with it until it does; %s until then (tried again at each hook)",
                         hosts, last.n ? "the slurmdbd hosts taken before stay" : "no accounting");
+        if (ret->waiting.len) {
                 strv_clear(&ret->hosts);
                 ret->hosts = last;
                 last = (struct strv) STRV_INIT;
@@ -119,17 +134,66 @@ int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_vie
         return 0;
 }
 
+static char *defer_path(const struct charm_paths *p) {
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        return xasprintf("%s/%s", dir, ACCT_DEFER_FILE);
+}
+
 int acct_store(const struct charm_paths *p, const struct acct_view *v, struct strbuf *err) {
         _cleanup_free_ char *path = state_path(p), *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        _cleanup_free_ char *deferred = defer_path(p);
         _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
         for (size_t i = 0; i < v->hosts.n; i++)
                 strbuf_addf(&s, "%s\n", v->hosts.v[i]);
         int r = mkdir_p(dir, 0700);
         if (r >= 0)
                 r = write_file_atomic_if_changed(path, s.buf, s.len, 0600, (uid_t) -1, (gid_t) -1);
+        if (r >= 0 && unlink(deferred) < 0 && errno != ENOENT)
+                r = -errno;
         if (r < 0)
                 strbuf_addf(err, "%s: %s", path, strerror(-r));
         return r < 0 ? r : 0;
+}
+
+int acct_defer(const struct charm_paths *p, const struct acct_view *v, const char *why, struct strbuf *err) {
+        _cleanup_free_ char *path = defer_path(p), *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
+        /* one line of why: the file's lines are its fields */
+        strbuf_addf(&s, "%lld\n%.*s\n", (long long) time(NULL), (int) strcspn(strempty(why), "\n"), strempty(why));
+        for (size_t i = 0; i < v->hosts.n; i++)
+                strbuf_addf(&s, "%s\n", v->hosts.v[i]);
+        int r = mkdir_p(dir, 0700);
+        if (r >= 0)
+                r = write_file_atomic(path, s.buf, s.len, 0600, (uid_t) -1, (gid_t) -1);
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+        return r < 0 ? r : 0;
+}
+
+long acct_deferred(const struct charm_paths *p, const struct strv *hosts, int64_t now, char **ret_why) {
+        _cleanup_free_ char *path = defer_path(p), *data = NULL;
+        *ret_why = NULL;
+        if (read_full_file(path, &data, NULL) < 0)
+                return 0;
+        _cleanup_strv_ struct strv f = STRV_INIT;
+        for (char *line = data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+                nl = strchr(line, '\n');
+                if (nl)
+                        *nl = '\0';
+                strv_push(&f, line);
+        }
+        if (f.n < 3)
+                return 0;
+        char *end;
+        long long at = strtoll(f.v[0], &end, 10);
+        if (*end || at <= 0)
+                return 0;
+        struct strv h = { .v = f.v + 2, .n = f.n - 2 };
+        long left = (long) (at + ACCT_DEFER_S - now);
+        if (!same_hosts(&h, hosts) || left <= 0 || left > ACCT_DEFER_S)
+                return 0;
+        *ret_why = xstrdup(f.v[1]);
+        return left;
 }
 
 int acct_cluster_id_release(
@@ -138,10 +202,7 @@ int acct_cluster_id_release(
         if (!charm_caps(p)->cluster_id_in_state || v->hosts.n == 0)
                 return 0;
         read_last(p, &last);
-        bool same = last.n == v->hosts.n;
-        for (size_t i = 0; same && i < last.n; i++)
-                same = streq(last.v[i], v->hosts.v[i]);
-        if (same)
+        if (same_hosts(&last, &v->hosts))
                 return 0;
         _cleanup_free_ char *path = xasprintf("%s/clustername", state_dir), *data = NULL;
         size_t n = 0;
@@ -190,14 +251,13 @@ int acct_publish(struct juju_ctx *ctx, const struct acct_view *v, const char *au
         return 0;
 }
 
-/* "host:port" → host (caller frees) and port; false when it is not that shape. */
-
 bool acct_start_fault(const char *line) {
         /* slurmctld's own words, 22.05 and 24.11 (controller.c, assoc_mgr.c) */
         static const char *const words[] = {
                 "we have no TRES from it",
                 "we have less TRES than should be here",
-                "slurmdbd and/or database must be up at slurmctld start time",
+                "slurmdbd and/or database must be up at slurmctld start time", /* 22.05 */
+                "slurmdbd must be up at slurmctld start time", /* 24.11, a stop while it waits */
                 "Unable to run cache without TRES",
         };
         if (!line || !strstr(line, "fatal"))

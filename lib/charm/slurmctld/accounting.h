@@ -15,6 +15,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "charm/common/charm.h"
 #include "util/strv.h"
@@ -42,9 +43,20 @@ struct acct_view {
  * ClusterID for new hosts, acct_cluster_id_release), or exits (22.05, no TRES: acct_start_fault):
  * the cluster would be without a controller for the start's bound, at every hook. */
 #define ACCT_LOOK_MS 1000
+/* Hosts slurmctld did not start with for want of slurmdbd (acct_defer) stay out the same way,
+ * without a start, for ACCT_DEFER_S: else every hook (and the service watcher's run right after
+ * each rollback) would try that start again, each one an outage (review of stop 54, 1). */
+#define ACCT_DEFER_FILE "accounting.deferred"
+#define ACCT_DEFER_S 300
 int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_view *ret, struct strbuf *err);
-/* Records the hosts taken (after slurm.conf was written with them). */
+/* Records the hosts taken (after slurm.conf was written with them); forgets a deferral. */
 int acct_store(const struct charm_paths *p, const struct acct_view *v, struct strbuf *err);
+/* slurmctld did not start with v's hosts for want of slurmdbd (acct_start_fault): remembered
+ * with why, now, so that acct_read keeps them out for ACCT_DEFER_S. 0 or a negative errno. */
+int acct_defer(const struct charm_paths *p, const struct acct_view *v, const char *why, struct strbuf *err);
+/* Whether hosts are deferred at now (Unix s): seconds left (> 0) and *ret_why (caller frees),
+ * or 0. Reads ACCT_DEFER_FILE ("<time>\n<why>\n<host>\n…"). */
+long acct_deferred(const struct charm_paths *p, const struct strv *hosts, int64_t now, char **ret_why);
 /* Leader: the auth key secret granted to and named in every slurmdbd relation, the cluster
  * name and the controllers (JSON list of "host:port", as the slurmd interface has it). */
 int acct_publish(struct juju_ctx *ctx, const struct acct_view *v, const char *auth_key_id,

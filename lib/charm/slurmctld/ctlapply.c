@@ -495,6 +495,20 @@ static void stop_hung(const struct ctl_apply_opts *o, const struct start_watch *
         (void) unit_stop(o->bus, "slurmctld.service", o->unit_timeout_usec, NULL);
 }
 
+/* Whether conf's slurmdbd is the one the charm rendered: AccountingStorageHost:Port is the first
+ * of hosts. */
+static bool rendered_acct(const struct strv *hosts, const char *conf, size_t len) {
+        _cleanup_slurmconf_ struct slurmconf *c = NULL;
+        if (!hosts || hosts->n == 0 || slurmconf_parse("slurm.conf", conf, len, &c, NULL) < 0)
+                return false;
+        const char *host = slurmconf_get(c, "AccountingStorageHost");
+        const char *port = slurmconf_get(c, "AccountingStoragePort");
+        if (!host || !port)
+                return false;
+        _cleanup_free_ char *hp = xasprintf("%s:%s", host, port);
+        return streq(hp, hosts->v[0]);
+}
+
 int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, struct ctl_apply_result *ret,
         struct strbuf *err) {
         _cleanup_free_ char *applied_path = state_file(o->paths, CTL_APPLIED_FILE), *applied = NULL;
@@ -628,8 +642,10 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                  * tried again at the next hook, never remembered: remembered, its settings were
                  * refused for good, and with them every later file, the last good one included
                  * (seen on 22.05: "Slurm refuses even the last good settings") */
-                bool outside = (r == -ESRCH && acct_start_fault(line)) ||
-                        (r == -ETIMEDOUT && charm_log_has(log_path, log_start, ACCT_START_WAIT_LINE));
+                bool outside = ((r == -ESRCH && acct_start_fault(line)) ||
+                                       (r == -ETIMEDOUT &&
+                                               charm_log_has(log_path, log_start, ACCT_START_WAIT_LINE))) &&
+                        rendered_acct(o->acct_hosts, conf, len);
                 if (!applied) {
                         strbuf_addf(err, "slurmctld does not start: %s", line ? line : why.buf);
                         return r;
@@ -668,6 +684,7 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                 }
                 if (outside) {
                         ret->action = CTL_APPLY_DEFERRED;
+                        ret->acct_fault = true;
                         strbuf_addf(&ret->message,
                                 "%sslurmctld cannot start with the new slurm.conf until slurmdbd answers with "
                                 "its database (%s): the previous one runs, and the new one is tried again "

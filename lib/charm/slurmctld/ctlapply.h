@@ -132,6 +132,11 @@ struct ctl_apply_opts {
          * before a restart of slurmctld, but never one of these (charm/common/strand.h); NULL: not the
          * leader, nothing done */
         const struct strv *present_nodes;
+        /* the slurmdbd hosts the charm rendered ("host:port", primary first; NULL or empty:
+         * none): a start that failed for want of slurmdbd is not the file's fault only when the
+         * file's AccountingStorageHost:Port is the first of these (an admin's own values in
+         * slurm-conf-parameters are judged like any other: review of stop 54, 2) */
+        const struct strv *acct_hosts;
 };
 
 struct ctl_apply_result {
@@ -143,6 +148,9 @@ struct ctl_apply_result {
         /* CTL_APPLY_DEFERRED after a start that something else stopped (start_stopped): the
          * daemon is down now, and nothing more should be asked of it in this hook */
         bool start_stopped;
+        /* CTL_APPLY_DEFERRED after a start that failed for want of slurmdbd (acct_start_fault):
+         * rolled back, the previous file runs (the caller remembers the hosts: acct_defer) */
+        bool acct_fault;
 };
 #define CTL_APPLY_RESULT_INIT \
         { .action = CTL_APPLY_NONE, .message = STRBUF_INIT, .push_note = STRBUF_INIT }

@@ -524,16 +524,18 @@ static int key_rels(struct juju_ctx *ctx, const struct ctl_inputs *in, struct st
 
 /* The leader: the next stage of a rotation once every other unit confirmed this one
  * (keyrotate_advance, which publishes it), made this unit's keys (in->keys); what keeps it is in
- * note when note is given, an error in in->key_note. 1 moved on, else 0. Read_keys() asks
+ * note when note is given, its error in in->key_note. 1 moved on, 0 not, a negative errno when
+ * the relations cannot be listed (err). Read_keys() asks
  * first, so that no early end of a hook skips it; keys_follow() again once slurmctld runs
  * with a stage. */
-static int leader_advance(struct juju_ctx *ctx, struct ctl_inputs *in, struct strbuf *note) {
+static int leader_advance(struct juju_ctx *ctx, struct ctl_inputs *in, struct strbuf *note, struct strbuf *err) {
         __attribute__((__cleanup__(auth_keyring_done))) struct auth_keyring next = AUTH_KEYRING_INIT;
         _cleanup_strv_ struct strv rels = STRV_INIT;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        int r = key_rels(ctx, in, &rels, &e);
-        if (r >= 0)
-                r = keyrotate_advance(ctx, in->auth_key_id, in->peer_rel, &rels, &in->keys, &next, note, &e);
+        int r = key_rels(ctx, in, &rels, err);
+        if (r < 0)
+                return r;
+        r = keyrotate_advance(ctx, in->auth_key_id, in->peer_rel, &rels, &in->keys, &next, note, &e);
         if (r < 0) {
                 strbuf_addf(&in->key_note, "auth key rotation: %s", e.buf);
                 return 0;
@@ -569,8 +571,11 @@ static int read_keys(struct juju_ctx *ctx, struct ctl_inputs *in, struct charm_o
          * takes the new stage below like any change of keys (attack helper-69 F1) */
         _cleanup_free_ char *mine = auth_keyring_state(&in->keys);
         if (in->leader && in->keys.stage != AUTH_KEYRING_NONE &&
-                streq_ptr(charm_bag_string(in->peer_self, AUTH_KEYRING_ACK_KEY), mine))
-                (void) leader_advance(ctx, in, NULL);
+                streq_ptr(charm_bag_string(in->peer_self, AUTH_KEYRING_ACK_KEY), mine)) {
+                /* (keys_follow asks again, and fails the hook on such an error) */
+                _cleanup_strbuf_ struct strbuf ae = STRBUF_INIT;
+                (void) leader_advance(ctx, in, NULL, &ae);
+        }
         return 0;
 }
 
@@ -645,7 +650,10 @@ static int keys_follow(struct juju_ctx *ctx, const struct slurmctld_opts *o, sd_
         /* (a stage at most three times: add, switch, none) */
         for (unsigned i = 0; in->leader && in->auth_key.len == 0 && i < 3; i++) {
                 strbuf_reset(&in->key_note);
-                if (!leader_advance(ctx, in, &in->key_note))
+                r = leader_advance(ctx, in, &in->key_note, err);
+                if (r < 0)
+                        return r;
+                if (r == 0)
                         break;
                 r = auth_keyring_install(&o->paths, &in->keys, err);
                 if (r >= 0)
@@ -2894,6 +2902,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 .may_start = in.ha.order.n > 1 ? start_look : NULL,
                 .may_start_data = &look,
                 .start_stopped = in.ha.order.n > 1 ? start_stopped : NULL,
+                .acct_hosts = &acct.hosts,
         };
         r = acct_cluster_id_release(&o->paths, &acct, in.state_dir, err);
         if (r < 0)
@@ -2952,7 +2961,13 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 if (r < 0)
                         return r;
         }
-        in.gres_served = applied.action != CTL_APPLY_ROLLED_BACK;
+        /* a start that failed for want of slurmdbd: its hosts stay out for a while (acct_read) */
+        if (applied.acct_fault) {
+                r = acct_defer(&o->paths, &acct, applied.message.buf, err);
+                if (r < 0)
+                        return r;
+        }
+        in.gres_served = applied.action != CTL_APPLY_ROLLED_BACK && !applied.acct_fault;
         if (applied.action == CTL_APPLY_ROLLED_BACK)
                 strv_push(&in.refused, applied.message.buf);
         else if (took) {
