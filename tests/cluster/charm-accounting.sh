@@ -228,8 +228,9 @@ expect_status slurmdbd/0 '^active slurmdbd primary: database slurm_acct_db on [0
 # the database's own word on both passwords (through MYSQL_PWD: no password in argv)
 js exec mariadb/0 -- env MYSQL_PWD="$new_pass" mariadb -h "$db_host" -u "$db_user" -e 'SELECT 1' >/dev/null ||
         die "the new password does not log in"
-! js exec mariadb/0 -- env MYSQL_PWD="$pass" mariadb -h "$db_host" -u "$db_user" -e 'SELECT 1' >/dev/null 2>&1 ||
+! js exec mariadb/0 -- env MYSQL_PWD="$pass" mariadb -h "$db_host" -u "$db_user" -e 'SELECT 1' >"$T/out" 2>&1 ||
         die "the old password still logs in after the rotation"
+grep -q 'ERROR 1045 .*Access denied' "$T/out" || die "the old password's login failed otherwise: $(cat "$T/out")"
 for id in "${rot_ids[@]}" "$rot_long"; do wait_job_state "$id" COMPLETED 90; done
 ok=0
 for ((i = 0; i < 60; i++)); do seen "${rot_ids[@]}" "$rot_long" && { ok=1; break; }; sleep 1; done
