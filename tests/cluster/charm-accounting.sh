@@ -4,7 +4,8 @@
 # real MariaDB (the mariadb test charm, tests/charms/mariadb, on a third machine).
 #  1. integrate (first with slurmdbd out of the controller's reach and no TRES in its state
 #     files: the new hosts wait, no restart, said in the status, no refusal remembered, a
-#     running job kept; applied at the next hook once slurmdbd is in reach): the controller
+#     running job kept; applied by the service watcher's run, no hook, once slurmdbd is in
+#     reach): the controller
 #     gets AccountingStorageType/Host/Port, the cluster registers
 #     itself, sacct shows a finished job; StoragePass is in slurmdbd.conf (0600 slurm) only; the
 #     database password rotated by the provider reaches slurmdbd, jobs across it all in sacct; the
@@ -65,8 +66,8 @@ expect_status slurmdbd/0 '^blocked no controller: integrate with slurmctld$'
 # new slurmdbd hosts only once one answers: no restart meanwhile (the same slurmctld process, a
 # running job on), a note in the status, never a refusal remembered (the unit was "blocked:
 # Slurm refuses even the last good settings" for good: found on 22.05 when a first start met
-# slurmdbd before its database, and on 24.11 after a 20 s wait); the next hook after slurmdbd
-# is in reach applies accounting
+# slurmdbd before its database, and on 24.11 after a 20 s wait); once slurmdbd is in reach, the
+# service watcher notices within seconds and its run applies accounting (acctfollow.h)
 jrun=$(submit --wrap "sleep 300")
 wait_job_state "$jrun" RUNNING 60
 sdir=$(running_value StateSaveLocation)
@@ -87,13 +88,16 @@ ctl grep -q '^AccountingStorageType=accounting_storage/slurmdbd' /etc/slurm/slur
 ctl sh -c "ls /var/lib/slurm/charm/slurm.conf.refused.d 2>/dev/null" | grep -q . &&
         die "a refusal remembered: $(ctl sh -c "head -qn1 /var/lib/slurm/charm/slurm.conf.refused.d/*")"
 [ "$(job_field "$jrun" JobState)" = RUNNING ] || die "job $jrun not running: $(job_field "$jrun" JobState)"
-# slurmdbd in reach again: the next hook applies accounting
+# slurmdbd in reach again: slurmctld's service watcher sees it answer (acctfollow.h) and runs
+# the reconcile, which applies accounting: no hook
 ctl ip route del prohibit "$dbd_addr/32"
 ctl sh -c "cd $sdir && rmdir last_tres.new assoc_mgr_state.new"
 t0=$(date +%s%N)
-js trigger slurmctld/0 update-status >/dev/null
+until_true 60 "accounting not on within 60 s of slurmdbd in reach, with no hook" \
+        ctl grep -q '^AccountingStorageType=accounting_storage/slurmdbd' /etc/slurm/slurm.conf
+until_true 60 "slurmctld/0 still waits for slurmdbd: $(unit_status slurmctld/0)" eval '! status_is slurmctld/0 "accounting waits"'
+log "figure: slurmdbd in reach -> accounting on, no hook: $((($(date +%s%N) - t0) / 1000000)) ms"
 settle 240
-log "figure: accounting on at the first hook after slurmdbd came in reach: $((($(date +%s%N) - t0) / 1000000)) ms"
 expect_status slurmctld/0 '^active '
 ! status_is slurmctld/0 'accounting waits' || die "slurmctld/0 still waits for slurmdbd: $(unit_status slurmctld/0)"
 ctl grep -q '^AccountingStorageType=accounting_storage/slurmdbd' /etc/slurm/slurm.conf ||

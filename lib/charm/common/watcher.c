@@ -7,6 +7,7 @@
 #include "charm/slurmctld/ctlapply.h"
 #include "charm/slurmd/nodefollow.h"
 #include "charm/common/stopfollow.h"
+#include "charm/slurmctld/acctfollow.h"
 #include "charm/slurmctld/pushfollow.h"
 #include "charm/common/nodepaths.h"
 #include "charm/common/pause.h"
@@ -109,6 +110,8 @@ struct loop {
         bool follow_push;     /* slurmctld's watcher (pushfollow_wanted) */
         struct pushfollow pf; /* the pending push to the compute nodes */
         bool push_failed;     /* the last look failed (logged once) */
+        bool follow_acct;     /* slurmctld's watcher (acctfollow_wanted) */
+        struct acctfollow af; /* accounting that waits for slurmdbd */
         bool follow_stop;     /* the daemon's stop followed (stopfollow_wanted) */
         struct stopfollow sf; /* its main process, running or stopped */
         bool stop_failed;     /* the last look failed (logged once) */
@@ -304,6 +307,16 @@ static void push_tick(struct loop *l, uint64_t now) {
         }
 }
 
+/* l->follow_acct: a look at accounting that waits when one is due; slurmdbd answering asks the
+ * coalescer for a handler run now (the reconcile takes its hosts). */
+static void acct_tick(struct loop *l, uint64_t now) {
+        if (!l->follow_acct || acctfollow_look(&l->af, NULL, now, (int64_t) time(NULL)) <= 0)
+                return;
+        logf_(l, "accounting waits and slurmdbd answers: one run to take it");
+        l->failures = 0;
+        watcher_coalesce_retry(&l->co, 0, now);
+}
+
 /* l->follow_stop: a look at the daemon's main process when one is due; a stop or a
  * continuation asks the coalescer for a handler run now (the reconcile probes and says so). */
 static void stop_tick(struct loop *l, sd_bus *bus, uint64_t now) {
@@ -336,6 +349,8 @@ static uint64_t next_wake(const struct loop *l) {
                 due = due ? min_u64(due, l->pf.next_look) : l->pf.next_look;
         if (l->follow_stop)
                 due = due ? min_u64(due, l->sf.next_look) : l->sf.next_look;
+        if (l->follow_acct)
+                due = due ? min_u64(due, l->af.next_look) : l->af.next_look;
         return due;
 }
 
@@ -343,7 +358,8 @@ int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
         _cleanup_(loop_done) struct loop l = {
-                .o = o, .nf = NODEFOLLOW_INIT, .pf = PUSHFOLLOW_INIT, .sf = STOPFOLLOW_INIT
+                .o = o, .nf = NODEFOLLOW_INIT, .pf = PUSHFOLLOW_INIT, .sf = STOPFOLLOW_INIT,
+                .af = ACCTFOLLOW_INIT
         };
         int r;
 
@@ -358,6 +374,8 @@ int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
         }
         /* and slurmctld's the push it owes the compute nodes (charm/slurmctld/pushfollow.h) */
         l.follow_push = pushfollow_wanted(o->service);
+        /* and accounting that waits for slurmdbd (charm/slurmctld/acctfollow.h) */
+        l.follow_acct = acctfollow_wanted(o->service);
         /* and slurmdbd's a stop of its process that systemd does not see (stopfollow.h) */
         l.follow_stop = stopfollow_wanted(o->service);
         watcher_coalesce_init(
@@ -386,6 +404,7 @@ int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
                 uint64_t now = now_usec();
                 follow_tick(&l, now);
                 push_tick(&l, now);
+                acct_tick(&l, now);
                 stop_tick(&l, bus, now);
                 if (watcher_coalesce_take(&l.co, now, state)) {
                         /* what this run judges, when it does, is the follower's new baseline

@@ -22,6 +22,7 @@ void acct_view_done(struct acct_view *v) {
         strv_clear(&v->hosts);
         strbuf_release(&v->refused);
         strbuf_release(&v->waiting);
+        strv_clear(&v->waiting_hosts);
 }
 
 static char *state_path(const struct charm_paths *p) {
@@ -66,8 +67,7 @@ static bool same_hosts(const struct strv *a, const struct strv *b) {
         return true;
 }
 
-/* Whether one of hosts ("host:port") accepts a connection within timeout_ms. */
-static bool hosts_answer(const struct strv *hosts, int timeout_ms) {
+bool acct_hosts_answer(const struct strv *hosts, int timeout_ms) {
         for (size_t i = 0; i < hosts->n; i++) {
                 _cleanup_free_ char *host = NULL;
                 unsigned port;
@@ -116,18 +116,19 @@ int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_vie
                 return 0;
         _cleanup_free_ char *hosts = strv_join(&ret->hosts, ", "), *why = NULL;
         long left = acct_deferred(p, &ret->hosts, (int64_t) time(NULL), &why);
-        if (left > 0)
+        if (left > 0) {
                 strbuf_addf(&ret->waiting,
                         "accounting waits: slurmctld did not start with slurmdbd %s (%s); %s until it is "
-                        "tried again in %ld s (at a hook)",
+                        "tried again, in %ld s once it answers",
                         hosts, why, last.n ? "the slurmdbd hosts taken before stay" : "no accounting", left);
-        else if (!hosts_answer(&ret->hosts, ACCT_LOOK_MS))
+                ret->waiting_until = (int64_t) time(NULL) + left;
+        } else if (!acct_hosts_answer(&ret->hosts, ACCT_LOOK_MS))
                 strbuf_addf(&ret->waiting,
                         "accounting waits: slurmdbd %s does not answer here, and slurmctld cannot start "
-                        "with it until it does; %s until then (tried again at each hook)",
+                        "with it until it does; %s until then (taken as soon as it answers)",
                         hosts, last.n ? "the slurmdbd hosts taken before stay" : "no accounting");
         if (ret->waiting.len) {
-                strv_clear(&ret->hosts);
+                ret->waiting_hosts = ret->hosts;
                 ret->hosts = last;
                 last = (struct strv) STRV_INIT;
         }
@@ -150,6 +151,26 @@ int acct_store(const struct charm_paths *p, const struct acct_view *v, struct st
                 r = write_file_atomic_if_changed(path, s.buf, s.len, 0600, (uid_t) -1, (gid_t) -1);
         if (r >= 0 && unlink(deferred) < 0 && errno != ENOENT)
                 r = -errno;
+        if (r < 0)
+                strbuf_addf(err, "%s: %s", path, strerror(-r));
+        return r < 0 ? r : 0;
+}
+
+int acct_wait_record(const struct charm_paths *p, const struct acct_view *v, struct strbuf *err) {
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        _cleanup_free_ char *path = xasprintf("%s/%s", dir, ACCT_WAIT_FILE);
+        int r;
+        if (v->waiting_hosts.n == 0) {
+                r = unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+        } else {
+                _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
+                strbuf_addf(&s, "%lld\n", (long long) v->waiting_until);
+                for (size_t i = 0; i < v->waiting_hosts.n; i++)
+                        strbuf_addf(&s, "%s\n", v->waiting_hosts.v[i]);
+                r = mkdir_p(dir, 0700);
+                if (r >= 0)
+                        r = write_file_atomic_if_changed(path, s.buf, s.len, 0600, (uid_t) -1, (gid_t) -1);
+        }
         if (r < 0)
                 strbuf_addf(err, "%s: %s", path, strerror(-r));
         return r < 0 ? r : 0;
@@ -272,7 +293,7 @@ void acct_status_note(const struct acct_view *v, struct strbuf *msg) {
         if (v->hosts.n == 0)
                 return;
         bool answers = false;
-        answers = hosts_answer(&v->hosts, 500);
+        answers = acct_hosts_answer(&v->hosts, 500);
         struct slurm_ctl_stats st;
         bool known = slurm_ctl_stats_get(&st, NULL) >= 0;
         if (!answers) {

@@ -28,9 +28,12 @@ struct acct_view {
         struct strv hosts;     /* "host:port", primary first: what slurm.conf gets (empty: none) */
         struct strbuf refused; /* why the relation's data was not taken (kept the last good) */
         struct strbuf waiting; /* why new hosts wait (kept the last taken): a note, no refusal */
+        struct strv waiting_hosts; /* the hosts that wait (empty: none) */
+        int64_t waiting_until;     /* Unix s before which they are not tried (0: as soon as one answers) */
 };
 #define ACCT_VIEW_INIT \
-        { .rels = STRV_INIT, .hosts = STRV_INIT, .refused = STRBUF_INIT, .waiting = STRBUF_INIT }
+        { .rels = STRV_INIT, .hosts = STRV_INIT, .refused = STRBUF_INIT, .waiting = STRBUF_INIT, \
+          .waiting_hosts = STRV_INIT, .waiting_until = 0 }
 
 /* Reads the relation; bad data, or a slurmdbd whose Slurm (`slurm`, published by its leader)
  * cannot serve this slurmctld (charm_generation_check: older, too new, another AuthType),
@@ -48,7 +51,15 @@ struct acct_view {
  * each rollback) would try that start again, each one an outage (review of stop 54, 1). */
 #define ACCT_DEFER_FILE "accounting.deferred"
 #define ACCT_DEFER_S 300
+/* While hosts wait: what slurmctld's service watcher follows (charm/slurmctld/acctfollow.h) */
+#define ACCT_WAIT_FILE "accounting.waiting"
 int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_view *ret, struct strbuf *err);
+/* Keeps ACCT_WAIT_FILE while v's hosts wait ("<waiting_until>\n<host>\n…"), removes it when
+ * none do (every full reconcile: a file left from another hook is replaced). 0 or a negative
+ * errno (err). */
+int acct_wait_record(const struct charm_paths *p, const struct acct_view *v, struct strbuf *err);
+/* Whether one of hosts ("host:port") accepts a connection within timeout_ms each. */
+bool acct_hosts_answer(const struct strv *hosts, int timeout_ms);
 /* Records the hosts taken (after slurm.conf was written with them); forgets a deferral. */
 int acct_store(const struct charm_paths *p, const struct acct_view *v, struct strbuf *err);
 /* slurmctld did not start with v's hosts for want of slurmdbd (acct_start_fault): remembered

@@ -2718,6 +2718,10 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 strv_push(&in.refused, acct.refused.buf);
         if (acct.waiting.len)
                 strv_push(&in.ignored, acct.waiting.buf);
+        /* followed by the service watcher until slurmdbd answers (acctfollow.h) */
+        r = acct_wait_record(&o->paths, &acct, err);
+        if (r < 0)
+                return r;
         /* accounting-enforce (charm/slurmctld/enforce.h): a bad value keeps the option's last
          * good one; not in the first file with slurmdbd */
         _cleanup_free_ char *enforce = NULL, *enforce_last = NULL;

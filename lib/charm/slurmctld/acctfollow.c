@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Accounting that waits for slurmdbd, followed between hooks: see acctfollow.h. */
+#include "util/macro.h"
+#include "charm/slurmctld/acctfollow.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "charm/common/charm.h"
+#include "charm/slurmctld/accounting.h"
+#include "util/alloc.h"
+#include "util/fileio.h"
+#include "util/strv.h"
+
+#include "util/banned.h"
+
+bool acctfollow_wanted(const char *service) {
+        return streq_ptr(service, "slurmctld.service");
+}
+
+bool acctfollow_note(struct acctfollow *f, bool waiting, bool ready, uint64_t now) {
+        f->next_look = now + ACCTFOLLOW_POLL_USEC;
+        if (!waiting) {
+                f->asked_at = 0;
+                return false;
+        }
+        if (!ready || (f->asked_at && now < f->asked_at + ACCTFOLLOW_AGAIN_USEC))
+                return false;
+        f->asked_at = now;
+        return true;
+}
+
+int acctfollow_look(struct acctfollow *f, const char *root, uint64_t now, int64_t now_s) {
+        if (now < f->next_look)
+                return 0;
+        const struct charm_paths p = { .root = root };
+        _cleanup_free_ char *dir = charm_path(&p, CHARM_PATH_STATE_DIR);
+        _cleanup_free_ char *path = xasprintf("%s/%s", dir, ACCT_WAIT_FILE), *data = NULL;
+        bool waiting = read_full_file(path, &data, NULL) >= 0;
+        bool ready = false;
+        if (waiting) {
+                _cleanup_strv_ struct strv hosts = STRV_INIT;
+                char *nl = strchr(data, '\n');
+                long long until = strtoll(data, NULL, 10);
+                for (char *line = nl ? nl + 1 : NULL; line && *line; line = nl ? nl + 1 : NULL) {
+                        nl = strchr(line, '\n');
+                        if (nl)
+                                *nl = '\0';
+                        if (*line)
+                                strv_push(&hosts, line);
+                }
+                ready = now_s >= until && acct_hosts_answer(&hosts, ACCTFOLLOW_LOOK_MS);
+        }
+        return acctfollow_note(f, waiting, ready, now) ? 1 : 0;
+}
