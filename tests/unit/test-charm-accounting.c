@@ -152,9 +152,27 @@ static void test_defer(void **state) {
         why = NULL;
         assert_int_equal(acct_deferred(&p, &w.hosts, now, &why), 0);
         assert_int_equal(acct_deferred(&p, &v.hosts, now + ACCT_DEFER_S + 1, &why), 0);
+        /* the watcher follows it from its end: the wait file names the hosts and that time */
+        _cleanup_free_ char *wait_path = xasprintf("%s/var/lib/slurm/charm/%s", root, ACCT_WAIT_FILE);
+        _cleanup_free_ char *wait = read_text(wait_path);
+        _cleanup_free_ char *want = xasprintf("%lld\n10.0.0.3:6819\n", (long long) (now + ACCT_DEFER_S));
+        assert_string_equal(wait, want);
+        /* the last hosts stored again while the deferred ones wait (acct_read's swap): kept */
+        strv_pushv(&w.waiting_hosts, v.hosts.v);
+        assert_int_equal(acct_store(&p, &w, &err), 0);
+        left = acct_deferred(&p, &v.hosts, now, &why);
+        assert_true(left > 0);
+        free(why);
+        why = NULL;
+        /* the hosts taken (nothing waits): forgotten */
         assert_int_equal(acct_store(&p, &v, &err), 0);
         assert_int_equal(acct_deferred(&p, &v.hosts, now, &why), 0);
         assert_null(why);
+        /* no reason given: still a deferral ("-") */
+        assert_int_equal(acct_defer(&p, &v, NULL, &err), 0);
+        assert_true(acct_deferred(&p, &v.hosts, now, &why) > 0);
+        assert_string_equal(why, "-");
+        free(why);
 }
 
 int main(void) {

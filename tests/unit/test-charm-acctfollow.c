@@ -11,6 +11,7 @@
 
 #include <arpa/inet.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -20,6 +21,7 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/common/charm.h"
+#include "charm/common/pause.h"
 #include "charm/slurmctld/accounting.h"
 #include "charm/slurmctld/acctfollow.h"
 #include "tmpdir.h"
@@ -101,6 +103,14 @@ static void test_look(void **state) {
         assert_int_equal(acct_wait_record(&p, &v, &e), 0);
         assert_int_equal(acctfollow_look(&g, root, 50 * S, now_s), 0);
         assert_int_equal(acctfollow_look(&g, root, 70 * S, now_s + 100), 1);
+        /* a paused unit: no run while the pause lasts */
+        struct acctfollow k = ACCTFOLLOW_INIT;
+        _cleanup_free_ char *pause = xasprintf("%s/var/lib/slurm/charm/%s", root, PAUSE_FILE);
+        FILE *fp = fopen(pause, "we");
+        assert_non_null(fp);
+        fclose(fp);
+        assert_int_equal(acctfollow_look(&k, root, 75 * S, now_s + 100), 0);
+        assert_int_equal(unlink(pause), 0);
         /* nothing waits: the file is gone, no run */
         strv_clear(&v.waiting_hosts);
         assert_int_equal(acct_wait_record(&p, &v, &e), 0);

@@ -149,7 +149,10 @@ int acct_store(const struct charm_paths *p, const struct acct_view *v, struct st
         int r = mkdir_p(dir, 0700);
         if (r >= 0)
                 r = write_file_atomic_if_changed(path, s.buf, s.len, 0600, (uid_t) -1, (gid_t) -1);
-        if (r >= 0 && unlink(deferred) < 0 && errno != ENOENT)
+        /* a deferral ends when nothing waits any more (the hosts taken, or none wanted): not
+         * when the last hosts are stored again while the deferred ones wait (review of stop 54's
+         * follow-up, 1: the run after the rollback did that, and the next hook restarted again) */
+        if (r >= 0 && v->waiting_hosts.n == 0 && unlink(deferred) < 0 && errno != ENOENT)
                 r = -errno;
         if (r < 0)
                 strbuf_addf(err, "%s: %s", path, strerror(-r));
@@ -179,16 +182,23 @@ int acct_wait_record(const struct charm_paths *p, const struct acct_view *v, str
 int acct_defer(const struct charm_paths *p, const struct acct_view *v, const char *why, struct strbuf *err) {
         _cleanup_free_ char *path = defer_path(p), *dir = charm_path(p, CHARM_PATH_STATE_DIR);
         _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
-        /* one line of why: the file's lines are its fields */
-        strbuf_addf(&s, "%lld\n%.*s\n", (long long) time(NULL), (int) strcspn(strempty(why), "\n"), strempty(why));
+        const int64_t now = (int64_t) time(NULL);
+        /* one line of why, never empty: the file's lines are its fields */
+        const char *reason = isempty(why) ? "-" : why;
+        strbuf_addf(&s, "%lld\n%.*s\n", (long long) now, (int) strcspn(reason, "\n"), reason);
         for (size_t i = 0; i < v->hosts.n; i++)
                 strbuf_addf(&s, "%s\n", v->hosts.v[i]);
         int r = mkdir_p(dir, 0700);
         if (r >= 0)
                 r = write_file_atomic(path, s.buf, s.len, 0600, (uid_t) -1, (gid_t) -1);
-        if (r < 0)
+        if (r < 0) {
                 strbuf_addf(err, "%s: %s", path, strerror(-r));
-        return r < 0 ? r : 0;
+                return r;
+        }
+        /* and the watcher follows it from its end (acctfollow.h): this hook's acct_read saw
+         * the hosts answer and left no wait file */
+        struct acct_view w = { .waiting_hosts = v->hosts, .waiting_until = now + ACCT_DEFER_S };
+        return acct_wait_record(p, &w, err);
 }
 
 long acct_deferred(const struct charm_paths *p, const struct strv *hosts, int64_t now, char **ret_why) {

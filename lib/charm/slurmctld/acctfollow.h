@@ -9,7 +9,8 @@
  * then looks every ACCTFOLLOW_POLL_USEC, once that time has passed, whether one of the hosts
  * accepts a connection (ACCTFOLLOW_LOOK_MS each), and runs the unit's handler (the reconcile,
  * which takes them) as soon as one does; again at most every ACCTFOLLOW_AGAIN_USEC while the
- * file stays. No file, no connection.
+ * file stays. No file, no connection; nothing while the unit is paused (its reconcile takes
+ * nothing then, and the file stays until resume).
  *
  * Ownership: plain values. */
 #pragma once

@@ -639,7 +639,7 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                  * reach, at a start with no state file that holds them; 22.05), or waited for
                  * slurmdbd past its bound (24.11): not the file's doing.
                  * It is rolled back all the same (a controller now, without accounting) and
-                 * tried again at the next hook, never remembered: remembered, its settings were
+                 * its hosts wait (acct_defer, by the caller), never remembered: remembered, its settings were
                  * refused for good, and with them every later file, the last good one included
                  * (seen on 22.05: "Slurm refuses even the last good settings") */
                 bool outside = ((r == -ESRCH && acct_start_fault(line)) ||
@@ -687,8 +687,7 @@ int ctl_apply(const struct ctl_apply_opts *o, const char *conf, size_t len, stru
                         ret->acct_fault = true;
                         strbuf_addf(&ret->message,
                                 "%sslurmctld cannot start with the new slurm.conf until slurmdbd answers with "
-                                "its database (%s): the previous one runs, and the new one is tried again "
-                                "at the next hook%s%s",
+                                "its database (%s): the previous one runs%s%s",
                                 ret->message.len ? "; " : "", line, held ? "; " : "", held ? why.buf : "");
                         return push_update(o, applied, applied_len, ret, false, err);
                 }

@@ -574,7 +574,8 @@ static int read_keys(struct juju_ctx *ctx, struct ctl_inputs *in, struct charm_o
                 streq_ptr(charm_bag_string(in->peer_self, AUTH_KEYRING_ACK_KEY), mine)) {
                 /* (keys_follow asks again, and fails the hook on such an error) */
                 _cleanup_strbuf_ struct strbuf ae = STRBUF_INIT;
-                (void) leader_advance(ctx, in, NULL, &ae);
+                if (leader_advance(ctx, in, NULL, &ae) < 0)
+                        strbuf_addf(&in->key_note, "auth key rotation: %s", ae.buf);
         }
         return 0;
 }
