@@ -31,17 +31,27 @@ static char *state_path(const struct charm_paths *p) {
 }
 
 /* The hosts taken last: one "host:port" a line. */
-static void read_last(const struct charm_paths *p, struct strv *ret) {
-        _cleanup_free_ char *path = state_path(p), *data = NULL;
+/* The lines of the state file at path (its lines are its fields; none when it cannot be
+ * read). Empty lines count: a field may be empty. */
+static void read_lines(const char *path, struct strv *ret) {
+        _cleanup_free_ char *data = NULL;
         if (read_full_file(path, &data, NULL) < 0)
                 return;
         for (char *line = data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
                 nl = strchr(line, '\n');
                 if (nl)
                         *nl = '\0';
-                if (*line)
-                        strv_push(ret, line);
+                strv_push(ret, line);
         }
+}
+
+static void read_last(const struct charm_paths *p, struct strv *ret) {
+        _cleanup_free_ char *path = state_path(p);
+        _cleanup_strv_ struct strv lines = STRV_INIT;
+        read_lines(path, &lines);
+        for (size_t i = 0; i < lines.n; i++)
+                if (*lines.v[i])
+                        strv_push(ret, lines.v[i]);
 }
 
 /* "host:port" → host (caller frees) and port; false when it is not that shape. */
@@ -179,6 +189,20 @@ int acct_wait_record(const struct charm_paths *p, const struct acct_view *v, str
         return r < 0 ? r : 0;
 }
 
+bool acct_wait_load(const struct charm_paths *p, int64_t *ret_until, struct strv *ret_hosts) {
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        _cleanup_free_ char *path = xasprintf("%s/%s", dir, ACCT_WAIT_FILE);
+        _cleanup_strv_ struct strv f = STRV_INIT;
+        if (access(path, F_OK) < 0)
+                return false;
+        read_lines(path, &f);
+        *ret_until = f.n > 0 ? (int64_t) strtoll(f.v[0], NULL, 10) : 0;
+        for (size_t i = 1; i < f.n; i++)
+                if (*f.v[i])
+                        strv_push(ret_hosts, f.v[i]);
+        return true;
+}
+
 int acct_defer(const struct charm_paths *p, const struct acct_view *v, const char *why, struct strbuf *err) {
         _cleanup_free_ char *path = defer_path(p), *dir = charm_path(p, CHARM_PATH_STATE_DIR);
         _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
@@ -202,17 +226,10 @@ int acct_defer(const struct charm_paths *p, const struct acct_view *v, const cha
 }
 
 long acct_deferred(const struct charm_paths *p, const struct strv *hosts, int64_t now, char **ret_why) {
-        _cleanup_free_ char *path = defer_path(p), *data = NULL;
-        *ret_why = NULL;
-        if (read_full_file(path, &data, NULL) < 0)
-                return 0;
+        _cleanup_free_ char *path = defer_path(p);
         _cleanup_strv_ struct strv f = STRV_INIT;
-        for (char *line = data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
-                nl = strchr(line, '\n');
-                if (nl)
-                        *nl = '\0';
-                strv_push(&f, line);
-        }
+        *ret_why = NULL;
+        read_lines(path, &f);
         if (f.n < 3)
                 return 0;
         char *end;

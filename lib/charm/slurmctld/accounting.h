@@ -58,6 +58,8 @@ int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_vie
  * none do (every full reconcile: a file left from another hook is replaced). 0 or a negative
  * errno (err). */
 int acct_wait_record(const struct charm_paths *p, const struct acct_view *v, struct strbuf *err);
+/* Whether ACCT_WAIT_FILE is there: true with its time (*ret_until) and hosts (appended). */
+bool acct_wait_load(const struct charm_paths *p, int64_t *ret_until, struct strv *ret_hosts);
 /* Whether one of hosts ("host:port") accepts a connection within timeout_ms each. */
 bool acct_hosts_answer(const struct strv *hosts, int timeout_ms);
 /* Records the hosts taken (after slurm.conf was written with them); forgets a deferral. */

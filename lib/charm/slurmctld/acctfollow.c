@@ -3,15 +3,12 @@
 #include "util/macro.h"
 #include "charm/slurmctld/acctfollow.h"
 
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "charm/common/charm.h"
 #include "charm/common/pause.h"
 #include "charm/slurmctld/accounting.h"
 #include "util/alloc.h"
-#include "util/fileio.h"
 #include "util/strv.h"
 
 #include "util/banned.h"
@@ -37,23 +34,11 @@ int acctfollow_look(struct acctfollow *f, const char *root, uint64_t now, int64_
                 return 0;
         const struct charm_paths p = { .root = root };
         _cleanup_free_ char *dir = charm_path(&p, CHARM_PATH_STATE_DIR);
-        _cleanup_free_ char *path = xasprintf("%s/%s", dir, ACCT_WAIT_FILE), *data = NULL;
         /* a paused unit's reconcile takes nothing (charm/common/pause.h): no run for it */
         _cleanup_free_ char *paused = xasprintf("%s/%s", dir, PAUSE_FILE);
-        bool waiting = access(paused, F_OK) < 0 && read_full_file(path, &data, NULL) >= 0;
-        bool ready = false;
-        if (waiting) {
-                _cleanup_strv_ struct strv hosts = STRV_INIT;
-                char *nl = strchr(data, '\n');
-                long long until = strtoll(data, NULL, 10);
-                for (char *line = nl ? nl + 1 : NULL; line && *line; line = nl ? nl + 1 : NULL) {
-                        nl = strchr(line, '\n');
-                        if (nl)
-                                *nl = '\0';
-                        if (*line)
-                                strv_push(&hosts, line);
-                }
-                ready = now_s >= until && acct_hosts_answer(&hosts, ACCTFOLLOW_LOOK_MS);
-        }
+        _cleanup_strv_ struct strv hosts = STRV_INIT;
+        int64_t until = 0;
+        bool waiting = access(paused, F_OK) < 0 && acct_wait_load(&p, &until, &hosts);
+        bool ready = waiting && now_s >= until && acct_hosts_answer(&hosts, ACCTFOLLOW_LOOK_MS);
         return acctfollow_note(f, waiting, ready, now) ? 1 : 0;
 }
