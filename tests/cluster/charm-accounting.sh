@@ -97,7 +97,7 @@ until_true 60 "accounting not on within 60 s of slurmdbd in reach, with no hook"
         ctl grep -q '^AccountingStorageType=accounting_storage/slurmdbd' /etc/slurm/slurm.conf
 until_true 60 "slurmctld/0 still waits for slurmdbd: $(unit_status slurmctld/0)" eval '! status_is slurmctld/0 "accounting waits"'
 log "figure: slurmdbd in reach -> accounting on, no hook: $((($(date +%s%N) - t0) / 1000000)) ms"
-ctl grep -q 'accounting waits and slurmdbd answers: one run to take it' \
+ctl grep -q 'accounting waits and can be taken now' \
         /var/log/juju-sim/juju-service-watcher-slurmctld.service.log ||
         die "accounting came on, but not by the service watcher's run"
 settle 240

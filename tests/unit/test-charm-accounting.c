@@ -15,8 +15,12 @@
 #include "slurm/caps.h"
 #include "util/fileio.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tmpdir.h"
 
@@ -175,10 +179,122 @@ static void test_defer(void **state) {
         free(why);
 }
 
+/* A port on 127.0.0.1 that refuses connections (bound, not listening; fd kept open). */
+static int refusing_port(unsigned *ret_port) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        socklen_t len = sizeof a;
+        assert_true(fd >= 0);
+        assert_int_equal(bind(fd, (struct sockaddr *) &a, sizeof a), 0);
+        assert_int_equal(getsockname(fd, (struct sockaddr *) &a, &len), 0);
+        *ret_port = ntohs(a.sin_port);
+        return fd;
+}
+
+/* A standby (struct acct_standby) takes hosts that do not answer here only when the primary
+ * runs with them and the shared state lets it take control without slurmdbd; the primary's
+ * ClusterID is then kept. */
+static void test_standby(void **state) {
+        const char *root = *state;
+        const struct charm_paths p = { .root = root, .caps = slurm_caps_find("24.11") },
+                                 p22 = { .root = root, .caps = slurm_caps_find("22.05") };
+        _cleanup_strbuf_ struct strbuf err = STRBUF_INIT, missing = STRBUF_INIT;
+        _cleanup_free_ char *sdir = xasprintf("%s/state", root);
+        assert_int_equal(mkdir_p(sdir, 0700), 0);
+        unsigned port;
+        int fd = refusing_port(&port);
+        _cleanup_free_ char *host = xasprintf("127.0.0.1:%u", port);
+
+        /* the primary (no standby view): waits, as before */
+        _cleanup_(acct_view_done) struct acct_view a = ACCT_VIEW_INIT;
+        strv_push(&a.hosts, host);
+        acct_take(&p, NULL, &a);
+        assert_int_equal(a.hosts.n, 0);
+        assert_int_equal(a.waiting_hosts.n, 1);
+        assert_non_null(strstr(a.waiting.buf, "slurmctld cannot start with it until it does; no accounting"));
+        assert_null(a.waiting_state);
+        assert_false(a.primary_runs);
+
+        /* a standby whose primary does not run with them: waits for either */
+        struct acct_standby sb = { .primary = "slurmctld/0", .primary_hosts = NULL, .state_dir = sdir };
+        _cleanup_(acct_view_done) struct acct_view b = ACCT_VIEW_INIT;
+        strv_push(&b.hosts, host);
+        acct_take(&p, &sb, &b);
+        assert_int_equal(b.hosts.n, 0);
+        assert_non_null(strstr(b.waiting.buf, "and slurmctld/0 does not run with it yet"));
+        assert_null(b.waiting_state);
+
+        /* the primary runs with them, the state lacks what a takeover needs: waits for it */
+        sb.primary_hosts = host;
+        _cleanup_(acct_view_done) struct acct_view c = ACCT_VIEW_INIT;
+        strv_push(&c.hosts, host);
+        acct_take(&p, &sb, &c);
+        assert_true(c.primary_runs);
+        assert_int_equal(c.hosts.n, 0);
+        assert_string_equal(c.waiting_state, sdir);
+        assert_non_null(strstr(c.waiting.buf, "(last_tres, assoc_mgr_state, the ClusterID in clustername in"));
+        /* the wait file carries the state directory for the watcher */
+        assert_int_equal(acct_wait_record(&p, &c, &err), 0);
+        int64_t until;
+        _cleanup_strv_ struct strv hosts = STRV_INIT;
+        _cleanup_free_ char *wstate = NULL;
+        assert_true(acct_wait_load(&p, &until, &hosts, &wstate));
+        assert_int_equal(hosts.n, 1);
+        assert_string_equal(hosts.v[0], host);
+        assert_string_equal(wstate, sdir);
+
+        /* the state there, but last_tres a link (SlurmUser's directory): not ready */
+        _cleanup_free_ char *tres = xasprintf("%s/last_tres", sdir), *assoc = xasprintf("%s/assoc_mgr_state", sdir),
+                            *name = xasprintf("%s/clustername", sdir), *elsewhere = xasprintf("%s/x", root);
+        put(elsewhere, "tres", 0600);
+        assert_int_equal(symlink(elsewhere, tres), 0);
+        put(assoc, "assoc", 0600);
+        put(name, "cluster-x", 0644);
+        assert_false(acct_state_ready(&p, sdir, &missing));
+        assert_string_equal(missing.buf, "last_tres, the ClusterID in clustername");
+        /* 22.05 keeps no ClusterID there */
+        assert_int_equal(unlink(tres), 0);
+        put(tres, "tres", 0600);
+        assert_true(acct_state_ready(&p22, sdir, NULL));
+        assert_false(acct_state_ready(&p, sdir, NULL));
+        put(name, "cluster-x|0", 0644);
+        assert_false(acct_state_ready(&p, sdir, NULL));
+        put(name, "cluster-x|4711", 0644);
+        assert_true(acct_state_ready(&p, sdir, NULL));
+        assert_false(acct_state_ready(&p, NULL, NULL));
+
+        /* ready: taken although it does not answer, and the primary's ClusterID stays */
+        _cleanup_(acct_view_done) struct acct_view d = ACCT_VIEW_INIT;
+        strv_push(&d.hosts, host);
+        acct_take(&p, &sb, &d);
+        assert_int_equal(d.hosts.n, 1);
+        assert_int_equal(d.waiting_hosts.n, 0);
+        assert_int_equal(d.waiting.len, 0);
+        assert_int_equal(acct_cluster_id_release(&p, &d, sdir, &err), 0);
+        _cleanup_free_ char *kept = read_text(name);
+        assert_string_equal(kept, "cluster-x|4711");
+        /* stored: what this unit publishes for the standbys */
+        assert_int_equal(acct_store(&p, &d, &err), 0);
+        _cleanup_free_ char *joined = acct_taken_joined(&p);
+        assert_string_equal(joined, host);
+        /* a primary with other hosts: the new ones wait again */
+        sb.primary_hosts = "10.9.9.9:6819";
+        _cleanup_(acct_view_done) struct acct_view e = ACCT_VIEW_INIT;
+        strv_pushf(&e.hosts, "127.0.0.1:%u", port);
+        strv_push(&e.hosts, "127.0.0.1:1");
+        acct_take(&p, &sb, &e);
+        assert_false(e.primary_runs);
+        assert_int_equal(e.hosts.n, 1); /* the last taken stay */
+        assert_string_equal(e.hosts.v[0], host);
+        assert_non_null(strstr(e.waiting.buf, "the slurmdbd hosts taken before stay"));
+        close(fd);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_defer, test_tmpdir_setup, test_tmpdir_teardown),
                 cmocka_unit_test(test_start_fault),
+                cmocka_unit_test_setup_teardown(test_standby, test_tmpdir_setup, test_tmpdir_teardown),
                 cmocka_unit_test_setup_teardown(test_release_24_11, test_tmpdir_setup, test_tmpdir_teardown),
                 cmocka_unit_test_setup_teardown(
                         test_release_22_05_never, test_tmpdir_setup, test_tmpdir_teardown),

@@ -24,6 +24,8 @@
 #include "charm/common/pause.h"
 #include "charm/slurmctld/accounting.h"
 #include "charm/slurmctld/acctfollow.h"
+#include "slurm/caps.h"
+#include "util/fileio.h"
 #include "tmpdir.h"
 
 #include "util/banned.h"
@@ -41,7 +43,7 @@ static void test_note(void **state) {
         struct acctfollow f = ACCTFOLLOW_INIT;
         /* no wait: never a run */
         assert_false(acctfollow_note(&f, false, true, 100 * S));
-        assert_int_equal(f.next_look, 100 * S + ACCTFOLLOW_POLL_USEC);
+        assert_int_equal(f.rate.next_look, 100 * S + ACCTFOLLOW_POLL_USEC);
         /* waiting, not ready (no answer, or deferred): no run */
         assert_false(acctfollow_note(&f, true, false, 110 * S));
         /* ready: one run, then not again before AGAIN while the file stays */
@@ -78,7 +80,7 @@ static void test_look(void **state) {
         int64_t now_s = (int64_t) time(NULL);
         /* no file: nothing, no connection */
         assert_int_equal(acctfollow_look(&f, root, 5 * S, now_s), 0);
-        assert_int_equal(f.next_look, 5 * S + ACCTFOLLOW_POLL_USEC);
+        assert_int_equal(f.rate.next_look, 5 * S + ACCTFOLLOW_POLL_USEC);
         /* not due: nothing looked at */
         assert_int_equal(acctfollow_look(&f, root, 6 * S, now_s), 0);
 
@@ -111,6 +113,24 @@ static void test_look(void **state) {
         fclose(fp);
         assert_int_equal(acctfollow_look(&k, root, 75 * S, now_s + 100), 0);
         assert_int_equal(unlink(pause), 0);
+        /* a standby's wait that its saved state ends: a run once the state is there, with no
+         * host answering (accounting.h, struct acct_standby; 22.05: no ClusterID needed) */
+        const struct charm_paths p22 = { .root = root, .caps = slurm_caps_find("22.05") };
+        assert_true(acct_state_ready(&p22, root, NULL) == false);
+        _cleanup_free_ char *sdir = xasprintf("%s/state", root);
+        assert_int_equal(mkdir_p(sdir, 0700), 0);
+        _cleanup_(acct_view_done) struct acct_view sv = ACCT_VIEW_INIT;
+        strv_pushf(&sv.waiting_hosts, "127.0.0.1:%u", dead);
+        sv.waiting_state = xstrdup(sdir);
+        assert_int_equal(acct_wait_record(&p, &sv, &e), 0);
+        struct acctfollow s = ACCTFOLLOW_INIT;
+        assert_int_equal(acctfollow_look(&s, root, 90 * S, now_s), 0);
+        static const char *const names[] = { "last_tres", "assoc_mgr_state", "clustername" };
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                _cleanup_free_ char *file = xasprintf("%s/%s", sdir, names[i]);
+                assert_int_equal(write_file_atomic(file, "c|4", 3, 0600, (uid_t) -1, (gid_t) -1), 0);
+        }
+        assert_int_equal(acctfollow_look(&s, root, 100 * S, now_s), 1);
         /* nothing waits: the file is gone, no run */
         strv_clear(&v.waiting_hosts);
         assert_int_equal(acct_wait_record(&p, &v, &e), 0);

@@ -30,7 +30,7 @@ static void test_note(void **state) {
         struct pushfollow f = PUSHFOLLOW_INIT;
         /* nothing pending: never a run */
         assert_false(pushfollow_note(&f, false, 0, 100 * S));
-        assert_int_equal(f.next_look, 100 * S + PUSHFOLLOW_POLL_USEC);
+        assert_int_equal(f.rate.next_look, 100 * S + PUSHFOLLOW_POLL_USEC);
         /* pending, jobs running or not known: no run */
         assert_false(pushfollow_note(&f, true, 3, 110 * S));
         assert_false(pushfollow_note(&f, true, -ETIME, 120 * S));
@@ -53,10 +53,10 @@ static void test_look_no_file(void **state) {
         /* no push file under root: 0 at once, no RPC (no slurm.conf here to reach one with) */
         assert_int_equal(pushfollow_look(&f, root, 5 * S, &e), 0);
         assert_int_equal(e.len, 0);
-        assert_int_equal(f.next_look, 5 * S + PUSHFOLLOW_POLL_USEC);
+        assert_int_equal(f.rate.next_look, 5 * S + PUSHFOLLOW_POLL_USEC);
         /* not due: nothing looked at */
         assert_int_equal(pushfollow_look(&f, root, 6 * S, &e), 0);
-        assert_int_equal(f.next_look, 5 * S + PUSHFOLLOW_POLL_USEC);
+        assert_int_equal(f.rate.next_look, 5 * S + PUSHFOLLOW_POLL_USEC);
         test_tmpdir_remove(root);
 }
 

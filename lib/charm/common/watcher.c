@@ -307,12 +307,13 @@ static void push_tick(struct loop *l, uint64_t now) {
         }
 }
 
-/* l->follow_acct: a look at accounting that waits when one is due; slurmdbd answering asks the
- * coalescer for a handler run now (the reconcile takes its hosts). */
+/* l->follow_acct: a look at accounting that waits when one is due; slurmdbd answering (or, on a
+ * standby, the saved state it needs there) asks the coalescer for a handler run now (the
+ * reconcile takes its hosts). */
 static void acct_tick(struct loop *l, uint64_t now) {
         if (!l->follow_acct || acctfollow_look(&l->af, NULL, now, (int64_t) time(NULL)) <= 0)
                 return;
-        logf_(l, "accounting waits and slurmdbd answers: one run to take it");
+        logf_(l, "accounting waits and can be taken now (slurmdbd answers, or the state a standby needs is saved): one run to take it");
         l->failures = 0;
         watcher_coalesce_retry(&l->co, 0, now);
 }
@@ -346,11 +347,11 @@ static uint64_t next_wake(const struct loop *l) {
                 due = due ? min_u64(due, w) : w;
         }
         if (l->follow_push)
-                due = due ? min_u64(due, l->pf.next_look) : l->pf.next_look;
+                due = due ? min_u64(due, l->pf.rate.next_look) : l->pf.rate.next_look;
         if (l->follow_stop)
                 due = due ? min_u64(due, l->sf.next_look) : l->sf.next_look;
         if (l->follow_acct)
-                due = due ? min_u64(due, l->af.next_look) : l->af.next_look;
+                due = due ? min_u64(due, l->af.rate.next_look) : l->af.rate.next_look;
         return due;
 }
 

@@ -23,6 +23,8 @@ void acct_view_done(struct acct_view *v) {
         strbuf_release(&v->refused);
         strbuf_release(&v->waiting);
         strv_clear(&v->waiting_hosts);
+        free(v->waiting_state);
+        v->waiting_state = NULL;
 }
 
 static char *state_path(const struct charm_paths *p) {
@@ -87,7 +89,8 @@ bool acct_hosts_answer(const struct strv *hosts, int timeout_ms) {
         return false;
 }
 
-int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_view *ret, struct strbuf *err) {
+int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, const struct acct_standby *sb,
+        struct acct_view *ret, struct strbuf *err) {
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         _cleanup_free_ char *remote = NULL;
         const cJSON *bag = NULL;
@@ -118,31 +121,94 @@ int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_vie
                 read_last(p, &ret->hosts);
                 return 0;
         }
+        acct_take(p, sb, ret);
+        return 0;
+}
+
+void acct_take(const struct charm_paths *p, const struct acct_standby *sb, struct acct_view *ret) {
         /* new hosts: taken once slurmdbd answers on one, and not while a start with them that
-         * failed for want of slurmdbd is recent (acct_read's comment) */
+         * failed for want of slurmdbd is recent (acct_read's comment); on a standby also once
+         * the primary runs with them and the shared state lets it take control without them
+         * (struct acct_standby) */
         _cleanup_strv_ struct strv last = STRV_INIT;
         read_last(p, &last);
-        if (r < 0 || ret->hosts.n == 0 || same_hosts(&last, &ret->hosts))
-                return 0;
+        if (sb && ret->hosts.n) {
+                _cleanup_free_ char *joined = strv_join(&ret->hosts, ",");
+                ret->primary_runs = streq(joined, strempty(sb->primary_hosts));
+        }
+        if (ret->hosts.n == 0 || same_hosts(&last, &ret->hosts))
+                return;
         _cleanup_free_ char *hosts = strv_join(&ret->hosts, ", "), *why = NULL;
+        _cleanup_strbuf_ struct strbuf missing = STRBUF_INIT;
+        const char *before = last.n ? "the slurmdbd hosts taken before stay" : "no accounting";
         long left = acct_deferred(p, &ret->hosts, (int64_t) time(NULL), &why);
         if (left > 0) {
                 strbuf_addf(&ret->waiting,
                         "accounting waits: slurmctld did not start with slurmdbd %s (%s); %s until it is "
                         "tried again, in %ld s once it answers",
-                        hosts, why, last.n ? "the slurmdbd hosts taken before stay" : "no accounting", left);
+                        hosts, why, before, left);
                 ret->waiting_until = (int64_t) time(NULL) + left;
-        } else if (!acct_hosts_answer(&ret->hosts, ACCT_LOOK_MS))
+        } else if (acct_hosts_answer(&ret->hosts, ACCT_LOOK_MS)) {
+                return;
+        } else if (ret->primary_runs && acct_state_ready(p, sb->state_dir, &missing)) {
+                return; /* the status says slurmdbd does not answer (acct_status_note) */
+        } else if (ret->primary_runs) {
+                strbuf_addf(&ret->waiting,
+                        "accounting waits: slurmdbd %s does not answer here, and %s, which runs with it, "
+                        "has not saved what this standby needs to take control without it (%s in "
+                        "StateSaveLocation: slurmctld saves them every 5 minutes and at its stop); %s "
+                        "until then",
+                        hosts, sb->primary, missing.buf, before);
+                ret->waiting_state = xstrdup(sb->state_dir);
+        } else if (sb)
+                strbuf_addf(&ret->waiting,
+                        "accounting waits: slurmdbd %s does not answer here, and %s does not run with it "
+                        "yet; %s until one of them does",
+                        hosts, strempty(sb->primary), before);
+        else
                 strbuf_addf(&ret->waiting,
                         "accounting waits: slurmdbd %s does not answer here, and slurmctld cannot start "
                         "with it until it does; %s until then (taken as soon as it answers)",
-                        hosts, last.n ? "the slurmdbd hosts taken before stay" : "no accounting");
-        if (ret->waiting.len) {
-                ret->waiting_hosts = ret->hosts;
-                ret->hosts = last;
-                last = (struct strv) STRV_INIT;
+                        hosts, before);
+        ret->waiting_hosts = ret->hosts;
+        ret->hosts = last;
+        last = (struct strv) STRV_INIT;
+}
+
+/* A regular file with data, not a link (SlurmUser's directory). */
+static bool state_file_there(const char *dir, const char *name) {
+        _cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
+        struct stat st;
+        return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+bool acct_state_ready(const struct charm_paths *p, const char *state_dir, struct strbuf *missing) {
+        static const char *const names[] = { "last_tres", "assoc_mgr_state" };
+        bool ready = state_dir != NULL;
+        for (size_t i = 0; state_dir && i < ELEMENTSOF(names); i++)
+                if (!state_file_there(state_dir, names[i])) {
+                        ready = false;
+                        if (missing)
+                                strbuf_addf(missing, "%s%s", missing->len ? ", " : "", names[i]);
+                }
+        if (state_dir && charm_caps(p)->cluster_id_in_state) {
+                _cleanup_free_ char *path = xasprintf("%s/clustername", state_dir), *data = NULL;
+                size_t n = 0;
+                struct stat st;
+                const char *bar = read_untrusted_file(path, 4096, &data, &n, &st) >= 0 ? memchr(data, '|', n) : NULL;
+                if (!bar || bar + 1 >= data + n || bar[1] < '1' || bar[1] > '9') {
+                        ready = false;
+                        if (missing)
+                                strbuf_addf(missing, "%sthe ClusterID in clustername", missing->len ? ", " : "");
+                }
         }
-        return 0;
+        return ready;
+}
+
+char *acct_taken_joined(const struct charm_paths *p) {
+        _cleanup_strv_ struct strv last = STRV_INIT;
+        read_last(p, &last);
+        return strv_join(&last, ",");
 }
 
 static char *defer_path(const struct charm_paths *p) {
@@ -180,6 +246,8 @@ int acct_wait_record(const struct charm_paths *p, const struct acct_view *v, str
                 strbuf_addf(&s, "%lld\n", (long long) v->waiting_until);
                 for (size_t i = 0; i < v->waiting_hosts.n; i++)
                         strbuf_addf(&s, "%s\n", v->waiting_hosts.v[i]);
+                if (v->waiting_state && v->waiting_state[0] == '/' && !strchr(v->waiting_state, '\n'))
+                        strbuf_addf(&s, "%s\n", v->waiting_state);
                 r = mkdir_p(dir, 0700);
                 if (r >= 0)
                         r = write_file_atomic_if_changed(path, s.buf, s.len, 0600, (uid_t) -1, (gid_t) -1);
@@ -189,7 +257,7 @@ int acct_wait_record(const struct charm_paths *p, const struct acct_view *v, str
         return r < 0 ? r : 0;
 }
 
-bool acct_wait_load(const struct charm_paths *p, int64_t *ret_until, struct strv *ret_hosts) {
+bool acct_wait_load(const struct charm_paths *p, int64_t *ret_until, struct strv *ret_hosts, char **ret_state) {
         _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
         _cleanup_free_ char *path = xasprintf("%s/%s", dir, ACCT_WAIT_FILE);
         _cleanup_strv_ struct strv f = STRV_INIT;
@@ -197,8 +265,12 @@ bool acct_wait_load(const struct charm_paths *p, int64_t *ret_until, struct strv
                 return false;
         read_lines(path, &f);
         *ret_until = f.n > 0 ? (int64_t) strtoll(f.v[0], NULL, 10) : 0;
+        *ret_state = NULL;
         for (size_t i = 1; i < f.n; i++)
-                if (*f.v[i])
+                if (f.v[i][0] == '/') {
+                        free(*ret_state);
+                        *ret_state = xstrdup(f.v[i]);
+                } else if (*f.v[i])
                         strv_push(ret_hosts, f.v[i]);
         return true;
 }
@@ -247,7 +319,7 @@ long acct_deferred(const struct charm_paths *p, const struct strv *hosts, int64_
 int acct_cluster_id_release(
         const struct charm_paths *p, const struct acct_view *v, const char *state_dir, struct strbuf *err) {
         _cleanup_strv_ struct strv last = STRV_INIT;
-        if (!charm_caps(p)->cluster_id_in_state || v->hosts.n == 0)
+        if (!charm_caps(p)->cluster_id_in_state || v->hosts.n == 0 || v->primary_runs)
                 return 0;
         read_last(p, &last);
         if (same_hosts(&last, &v->hosts))

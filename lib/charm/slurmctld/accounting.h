@@ -30,10 +30,44 @@ struct acct_view {
         struct strbuf waiting; /* why new hosts wait (kept the last taken): a note, no refusal */
         struct strv waiting_hosts; /* the hosts that wait (empty: none) */
         int64_t waiting_until;     /* Unix s before which they are not tried (0: as soon as one answers) */
+        char *waiting_state;       /* a standby's wait that its saved state ends (acct_state_ready): that
+                                    * StateSaveLocation, else NULL */
+        bool primary_runs;         /* a standby whose primary's slurmctld runs with hosts (acct_standby):
+                                    * that daemon met slurmdbd, and its ClusterID is not dropped */
 };
 #define ACCT_VIEW_INIT \
         { .rels = STRV_INIT, .hosts = STRV_INIT, .refused = STRBUF_INIT, .waiting = STRBUF_INIT, \
-          .waiting_hosts = STRV_INIT, .waiting_until = 0 }
+          .waiting_hosts = STRV_INIT, .waiting_until = 0, .waiting_state = NULL, .primary_runs = false }
+
+/* A controller unit that is not first in the controllers' order (charm/slurmctld/ha.h) starts
+ * its slurmctld as a standby: that daemon meets slurmdbd only when it takes control
+ * (backup.c, then ctld_assoc_mgr_init; 22.05 and 24.11), never at its start. Each unit judged
+ * by its own look alone, a standby that cannot reach slurmdbd (a route blocked from its machine
+ * only, a look at the moment slurmdbd restarted) rendered no accounting while the primary ran
+ * with it, and a takeover then ran the cluster without any: the records of every job meanwhile
+ * were never made (review of stop 54, left open). Now a standby also takes the hosts the
+ * primary's slurmctld runs with (its peer bag, ACCT_PEER_KEY), once the shared
+ * StateSaveLocation holds what slurmctld needs to take control while slurmdbd does not answer
+ * (acct_state_ready): it then starts, keeps the records in its queue and sends them once
+ * slurmdbd answers. Until then it waits, followed by the service watcher (acctfollow.h). */
+#define ACCT_PEER_KEY "accounting-hosts"
+struct acct_standby {
+        const char *primary;       /* the first unit of the order (messages) */
+        const char *primary_hosts; /* its bag's ACCT_PEER_KEY ("h:p,h:p"; NULL or "": none) */
+        const char *state_dir;     /* StateSaveLocation as this unit sees it (shared) */
+};
+/* What a slurmctld taking control without slurmdbd answering reads from state_dir, all regular
+ * files (not links): last_tres and assoc_mgr_state (assoc_mgr.c dump_assoc_mgr_state, written
+ * every PERIODIC_CHECKPOINT = 300 s by the controller in charge and at its stop: 22.05's
+ * _init_tres exits without the TRES, and with AccountingStorageEnforce=associations without
+ * the associations), and on a generation that keeps the ClusterID in state
+ * (slurm_caps.cluster_id_in_state, 24.11) clustername with "|<id>" (else _retry_init_db_conn
+ * waits for slurmdbd for ever). True when all are there; else false and, when missing is not
+ * NULL, what is not (appended). */
+bool acct_state_ready(const struct charm_paths *p, const char *state_dir, struct strbuf *missing);
+/* This unit's value of ACCT_PEER_KEY: the hosts taken last (acct_store), "," between them
+ * (caller frees; "" none). */
+char *acct_taken_joined(const struct charm_paths *p);
 
 /* Reads the relation; bad data, or a slurmdbd whose Slurm (`slurm`, published by its leader)
  * cannot serve this slurmctld (charm_generation_check: older, too new, another AuthType),
@@ -53,13 +87,21 @@ struct acct_view {
 #define ACCT_DEFER_S 300
 /* While hosts wait: what slurmctld's service watcher follows (charm/slurmctld/acctfollow.h) */
 #define ACCT_WAIT_FILE "accounting.waiting"
-int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, struct acct_view *ret, struct strbuf *err);
-/* Keeps ACCT_WAIT_FILE while v's hosts wait ("<waiting_until>\n<host>\n…"), removes it when
+/* sb: this unit is a standby in an order of several (NULL: the primary, or alone). */
+int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, const struct acct_standby *sb,
+        struct acct_view *ret, struct strbuf *err);
+/* acct_read's rule for ret->hosts, read from the relation, other than those taken last
+ * (acct_store): taken, or moved to ret->waiting_hosts with the last ones back in ret->hosts and
+ * why in ret->waiting. */
+void acct_take(const struct charm_paths *p, const struct acct_standby *sb, struct acct_view *ret);
+/* Keeps ACCT_WAIT_FILE while v's hosts wait ("<waiting_until>\n<host>\n…", and a line with
+ * v->waiting_state when its saved state ends the wait: a path, which no host:port is), removes it when
  * none do (every full reconcile: a file left from another hook is replaced). 0 or a negative
  * errno (err). */
 int acct_wait_record(const struct charm_paths *p, const struct acct_view *v, struct strbuf *err);
-/* Whether ACCT_WAIT_FILE is there: true with its time (*ret_until) and hosts (appended). */
-bool acct_wait_load(const struct charm_paths *p, int64_t *ret_until, struct strv *ret_hosts);
+/* Whether ACCT_WAIT_FILE is there: true with its time (*ret_until), hosts (appended) and the
+ * state directory whose readiness ends the wait (*ret_state, caller frees; NULL: none). */
+bool acct_wait_load(const struct charm_paths *p, int64_t *ret_until, struct strv *ret_hosts, char **ret_state);
 /* Whether one of hosts ("host:port") accepts a connection within timeout_ms each. */
 bool acct_hosts_answer(const struct strv *hosts, int timeout_ms);
 /* Records the hosts taken (after slurm.conf was written with them); forgets a deferral. */
@@ -75,7 +117,8 @@ long acct_deferred(const struct charm_paths *p, const struct strv *hosts, int64_
 int acct_publish(struct juju_ctx *ctx, const struct acct_view *v, const char *auth_key_id,
         const char *cluster_name, const char *controllers_json, struct strbuf *err);
 /* Before slurmctld starts with slurmdbd hosts other than those taken last (accounting turned
- * on, another slurmdbd): on a generation that keeps the ClusterID in StateSaveLocation
+ * on, another slurmdbd), unless the primary already runs with them (v->primary_runs: its
+ * daemon has slurmdbd's id, and a standby taking control without slurmdbd needs it): on a generation that keeps the ClusterID in StateSaveLocation
  * (slurm_caps.cluster_id_in_state), drops that id from state_dir/clustername, keeping the
  * name, so slurmctld takes the id slurmdbd has or gives the cluster instead of exiting on the
  * mismatch. The id slurmctld made up alone (no accounting) names nothing outside this

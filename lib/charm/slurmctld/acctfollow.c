@@ -18,27 +18,23 @@ bool acctfollow_wanted(const char *service) {
 }
 
 bool acctfollow_note(struct acctfollow *f, bool waiting, bool ready, uint64_t now) {
-        f->next_look = now + ACCTFOLLOW_POLL_USEC;
-        if (!waiting) {
-                f->asked_at = 0;
-                return false;
-        }
-        if (!ready || (f->asked_at && now < f->asked_at + ACCTFOLLOW_AGAIN_USEC))
-                return false;
-        f->asked_at = now;
-        return true;
+        return follow_rate_note(&f->rate, waiting, ready, now, ACCTFOLLOW_POLL_USEC, ACCTFOLLOW_AGAIN_USEC);
 }
 
 int acctfollow_look(struct acctfollow *f, const char *root, uint64_t now, int64_t now_s) {
-        if (now < f->next_look)
+        if (now < f->rate.next_look)
                 return 0;
         const struct charm_paths p = { .root = root };
         _cleanup_free_ char *dir = charm_path(&p, CHARM_PATH_STATE_DIR);
         /* a paused unit's reconcile takes nothing (charm/common/pause.h): no run for it */
         _cleanup_free_ char *paused = xasprintf("%s/%s", dir, PAUSE_FILE);
         _cleanup_strv_ struct strv hosts = STRV_INIT;
+        _cleanup_free_ char *state = NULL;
         int64_t until = 0;
-        bool waiting = access(paused, F_OK) < 0 && acct_wait_load(&p, &until, &hosts);
-        bool ready = waiting && now_s >= until && acct_hosts_answer(&hosts, ACCTFOLLOW_LOOK_MS);
+        bool waiting = access(paused, F_OK) < 0 && acct_wait_load(&p, &until, &hosts, &state);
+        /* a standby's wait ends also when the shared state lets it take control without
+         * slurmdbd (accounting.h, struct acct_standby): a few stat calls, no connection */
+        bool ready = waiting && now_s >= until &&
+                ((state && acct_state_ready(&p, state, NULL)) || acct_hosts_answer(&hosts, ACCTFOLLOW_LOOK_MS));
         return acctfollow_note(f, waiting, ready, now) ? 1 : 0;
 }

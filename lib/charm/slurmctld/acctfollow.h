@@ -8,9 +8,11 @@
  * tried>\n<host:port>\n…"; acct_wait_record); slurmctld's service watcher (charm/common/watcher.h)
  * then looks every ACCTFOLLOW_POLL_USEC, once that time has passed, whether one of the hosts
  * accepts a connection (ACCTFOLLOW_LOOK_MS each), and runs the unit's handler (the reconcile,
- * which takes them) as soon as one does; again at most every ACCTFOLLOW_AGAIN_USEC while the
- * file stays. No file, no connection; nothing while the unit is paused (its reconcile takes
- * nothing then, and the file stays until resume).
+ * which takes them) as soon as one does, or, for a standby whose primary runs with them, as
+ * soon as the shared state lets it take control without them (the file's state directory,
+ * acct_state_ready); again at most every ACCTFOLLOW_AGAIN_USEC while the file stays. No file,
+ * no connection; nothing while the unit is paused (its reconcile takes nothing then, and the
+ * file stays until resume).
  *
  * Ownership: plain values. */
 #pragma once
@@ -18,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "charm/common/followrate.h"
 #include "util/strbuf.h"
 
 #define ACCTFOLLOW_POLL_USEC (10 * 1000 * 1000ULL)
@@ -28,14 +31,14 @@
 bool acctfollow_wanted(const char *service);
 
 struct acctfollow {
-        uint64_t next_look;
-        uint64_t asked_at; /* the last run asked for (0: none while waiting) */
+        struct follow_rate rate;
 };
 #define ACCTFOLLOW_INIT \
-        { .next_look = 0, .asked_at = 0 }
+        { .rate = FOLLOW_RATE_INIT }
 
 /* Records a look at now (monotonic µs): waiting (the file is there) and ready (its time has
- * passed and a host answers). True when a handler run is to be asked for now. */
+ * passed and a host answers): charm/common/followrate.h's rule at ACCTFOLLOW_POLL_USEC and
+ * ACCTFOLLOW_AGAIN_USEC. True when a handler run is to be asked for now. */
 bool acctfollow_note(struct acctfollow *f, bool waiting, bool ready, uint64_t now);
 
 /* One look when due (root: the file system's top, NULL for "/"; now_s: Unix s): 1 ask a run

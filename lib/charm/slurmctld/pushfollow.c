@@ -20,15 +20,7 @@ bool pushfollow_wanted(const char *service) {
 }
 
 bool pushfollow_note(struct pushfollow *f, bool pending, int busy, uint64_t now) {
-        f->next_look = now + PUSHFOLLOW_POLL_USEC;
-        if (!pending) {
-                f->asked_at = 0;
-                return false;
-        }
-        if (busy != 0 || (f->asked_at && now < f->asked_at + PUSHFOLLOW_AGAIN_USEC))
-                return false;
-        f->asked_at = now;
-        return true;
+        return follow_rate_note(&f->rate, pending, busy == 0, now, PUSHFOLLOW_POLL_USEC, PUSHFOLLOW_AGAIN_USEC);
 }
 
 /* In the child of proc_call_as(): the count of jobs holding nodes. */
@@ -40,7 +32,7 @@ static int count_child(void *userdata, struct strbuf *out) {
 }
 
 int pushfollow_look(struct pushfollow *f, const char *root, uint64_t now, struct strbuf *err) {
-        if (now < f->next_look)
+        if (now < f->rate.next_look)
                 return 0;
         const struct charm_paths p = { .root = root };
         _cleanup_free_ char *dir = charm_path(&p, CHARM_PATH_STATE_DIR);

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "charm/common/followrate.h"
 #include "util/strbuf.h"
 
 #define PUSHFOLLOW_POLL_USEC (10 * 1000 * 1000ULL)
@@ -28,14 +29,14 @@
 bool pushfollow_wanted(const char *service);
 
 struct pushfollow {
-        uint64_t next_look;
-        uint64_t asked_at; /* the last run asked for (0: none while pending) */
+        struct follow_rate rate;
 };
 #define PUSHFOLLOW_INIT \
-        { .next_look = 0, .asked_at = 0 }
+        { .rate = FOLLOW_RATE_INIT }
 
 /* Records a look at now: pending (the push file is there) and busy (jobs holding nodes: > 0,
- * 0 none, < 0 not known). True when a handler run is to be asked for now. */
+ * 0 none, < 0 not known): charm/common/followrate.h's rule, ready when busy is 0, at
+ * PUSHFOLLOW_POLL_USEC and PUSHFOLLOW_AGAIN_USEC. True when a handler run is to be asked for now. */
 bool pushfollow_note(struct pushfollow *f, bool pending, int busy, uint64_t now);
 
 /* One look when due (root: the file system's top, NULL for "/"): 1 ask a run now, 0 not, or a

@@ -1956,6 +1956,16 @@ static bool self_asked_in_charge(const struct charm_paths *p, const char *hostna
         _cleanup_free_ char *path = ctl_state_path(p, SELF_CONF_FILE);
         return slurm_ctl_self_in_charge(path, SELF_ASK_TIMEOUT_MS) == 1;
 }
+/* What this unit's slurmctld runs with, for the standbys (accounting.h, ACCT_PEER_KEY): in its
+ * own peer bag, once the file with them was taken. */
+static int acct_peer_publish(struct juju_ctx *ctx, const struct charm_paths *p, const struct ctl_inputs *in,
+        struct strbuf *err) {
+        if (!in->peer_rel)
+                return 0;
+        _cleanup_free_ char *taken = acct_taken_joined(p);
+        return charm_bag_update(ctx, in->peer_rel, false, in->peer_self, ACCT_PEER_KEY, taken, err);
+}
+
 static bool ha_in_charge(const struct charm_paths *p, const struct ctl_inputs *in) {
         if (in->ha.order.n <= 1)
                 return in->ha.self == 0;
@@ -2711,8 +2721,21 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 if (slurmd_iface_usable_app_name(in.slurmd_apps.v[i]))
                         apps[n_apps++] = (struct ctl_guard_app){ .name = in.slurmd_apps.v[i],
                                 .data = in.data_ok[i] ? &in.data[i] : NULL };
-        /* accounting: where slurmdbd serves (charm/slurmctld/accounting.h) */
-        r = acct_read(ctx, &o->paths, &acct, err);
+        /* accounting: where slurmdbd serves (charm/slurmctld/accounting.h); a standby also
+         * takes what the primary's slurmctld runs with (struct acct_standby) */
+        const cJSON *primary_bag = NULL;
+        bool standby = in.peer_rel && in.ha.order.n > 1 && in.ha.self > 0;
+        if (standby) {
+                r = juju_relation_get(ctx, in.peer_rel, in.ha.order.v[0], &primary_bag, err);
+                if (r < 0)
+                        return r;
+        }
+        const struct acct_standby sb = {
+                .primary = standby ? in.ha.order.v[0] : NULL,
+                .primary_hosts = charm_bag_string(primary_bag, ACCT_PEER_KEY),
+                .state_dir = in.state_dir,
+        };
+        r = acct_read(ctx, &o->paths, standby ? &sb : NULL, &acct, err);
         if (r < 0)
                 return r;
         if (acct.refused.len)
@@ -2983,6 +3006,8 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                         r = write_state(&o->paths, PARAMS_APPLIED_FILE, g.params_applied, err);
                 if (r >= 0)
                         r = acct_store(&o->paths, &acct, err);
+                if (r >= 0)
+                        r = acct_peer_publish(ctx, &o->paths, &in, err);
                 if (r >= 0)
                         r = write_state(&o->paths, ENFORCE_APPLIED_FILE, strempty(enforce), err);
                 if (r < 0)
