@@ -64,10 +64,32 @@ static void test_record(void **state) {
         assert_int_equal(ms[0], 700);
 }
 
+/* A start got on when the log since the restart has a primary's or a backup's line; a line
+ * before the offset (an earlier start) does not count. */
+static void test_getting_on(void **state) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/slurmctld.log", (const char *) *state);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs("[t0] slurmctld running in background mode\n[t1] slurmctld version 22.05.8 started\n", f);
+        fclose(f);
+        assert_true(ctl_start_getting_on(path, 0));
+        off_t from = (off_t) strlen("[t0] slurmctld running in background mode\n");
+        assert_false(ctl_start_getting_on(path, from));
+        f = fopen(path, "a");
+        assert_non_null(f);
+        fputs("[t2] Running as primary controller\n", f);
+        fclose(f);
+        assert_true(ctl_start_getting_on(path, from));
+        snprintf(path, sizeof path, "%s/none.log", (const char *) *state);
+        assert_false(ctl_start_getting_on(path, 0));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_bound),
                 cmocka_unit_test_setup_teardown(test_record, test_tmpdir_setup, test_tmpdir_teardown),
+                cmocka_unit_test_setup_teardown(test_getting_on, test_tmpdir_setup, test_tmpdir_teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

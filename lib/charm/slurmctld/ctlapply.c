@@ -136,16 +136,11 @@ struct start_watch {
         int ceiling_ms;
 };
 
-/* slurmctld's line after its state load, just before its RPC, signal and state-save threads start
- * (controller.c of 22.05 and 24.11): a daemon that has not logged it served nothing and saved
- * nothing. */
-#define CTL_PRIMARY_LINE "Running as primary controller"
-
 /* slurmctld restarted (or started) and answering within bound_ms of its start job (plus a
  * backup's hand-back, ctl_wait_started), or -ESRCH (it exits at its start) / -ETIMEDOUT (message
  * in err). The stop before a restart is not timed: it saves the state; a stop that fails is
- * -EBUSY, never the new file's fault. A watched candidate (w) that logged CTL_PRIMARY_LINE by its
- * bound is slow, not stuck: it gets w->ceiling_ms. A good start's time goes to the record
+ * -EBUSY, never the new file's fault. A watched candidate (w) whose start got on by its bound
+ * (ctl_start_getting_on: a primary's or a backup's line) is slow, not stuck: it gets w->ceiling_ms. A good start's time goes to the record
  * (ctlstart.h). */
 /* ctl_apply_opts.may_start asked: true (why in err) when slurmctld must not start now. */
 static bool start_held(const struct ctl_apply_opts *o, struct strbuf *err) {
@@ -222,7 +217,7 @@ static int restart_and_wait(const struct ctl_apply_opts *o, bool restart, int bo
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         int64_t left = bound_ms - (slurm_now_ms() - t0);
         r = ctl_wait_started(o->bus, o->self_host, left > 0 ? (int) left : 1, &e);
-        if (r == -ETIMEDOUT && w && w->ceiling_ms > bound_ms && charm_log_has(w->log_path, w->from, CTL_PRIMARY_LINE)) {
+        if (r == -ETIMEDOUT && w && w->ceiling_ms > bound_ms && ctl_start_getting_on(w->log_path, w->from)) {
                 strbuf_reset(&e);
                 left = w->ceiling_ms - (slurm_now_ms() - t0);
                 r = ctl_wait_started(o->bus, o->self_host, left > 0 ? (int) left : 1, &e);

@@ -65,3 +65,7 @@ int ctl_start_note(const struct charm_paths *p, long ms, struct strbuf *err) {
         strbuf_addf(&out, "%ld\n", ms < 0 ? 0 : ms);
         return charm_state_note_write(p, CTL_START_FILE, out.buf, false, err);
 }
+
+bool ctl_start_getting_on(const char *log_path, off_t from) {
+        return charm_log_has(log_path, from, CTL_PRIMARY_LINE) || charm_log_has(log_path, from, CTL_BACKUP_LINE);
+}

@@ -25,7 +25,9 @@
  * Ownership: paths are borrowed. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "charm/common/charm.h"
 #include "util/strbuf.h"
@@ -48,6 +50,19 @@ void ctl_start_read(const struct charm_paths *p, long ms[CTL_START_KEEP], size_t
 
 /* ctl_start_bound() of the record. */
 int ctl_start_bound_for(const struct charm_paths *p, int ceiling_ms);
+
+/* slurmctld's line after its state load, just before its RPC, signal and state-save threads start
+ * (controller.c of 22.05 and 24.11): a daemon that has not logged it served nothing and saved
+ * nothing. */
+#define CTL_PRIMARY_LINE "Running as primary controller"
+/* A backup's line as it enters standby (backup.c run_backup, 22.05 and 24.11), after it read
+ * its configuration; a backup never logs CTL_PRIMARY_LINE. */
+#define CTL_BACKUP_LINE "slurmctld running in background mode"
+/* Whether slurmctld's log (log_path, from offset from) says a start got on: either line, so a
+ * start that did not answer within its bound is slow, not stuck, and gets the caller's ceiling.
+ * A backup's start had no such allowance: under load (six clusters on 2 cores) a new file that
+ * made the unit a backup took more than its 5 s bound and was rolled back (stop 57's note). */
+bool ctl_start_getting_on(const char *log_path, off_t from);
 
 /* Adds a good start's time to the record, keeping the last CTL_START_KEEP. */
 int ctl_start_note(const struct charm_paths *p, long ms, struct strbuf *err);
