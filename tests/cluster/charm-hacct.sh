@@ -3,10 +3,12 @@
 # Accounting on a standby controller that cannot reach slurmdbd (issue 25; accounting.h,
 # struct acct_standby): two controllers on shared state, a compute unit, slurmdbd on MariaDB,
 # a job running throughout. slurmctld/1's machine cannot reach slurmdbd (a prohibit route).
-#  1. accounting turned on with the state files a takeover needs taken away (and their writes
-#     made to fail): the primary takes slurmdbd; the standby waits, says for what, and keeps its
-#     file without accounting (a takeover would find no TRES: 22.05 exits, 24.11 waits for
-#     slurmdbd for ever);
+#  1. accounting turned on while the state files a takeover needs are the ones the primary saved
+#     without accounting (at its stop just before; their later writes made to fail): the
+#     primary takes slurmdbd; the standby waits, says for what, and keeps its file without
+#     accounting (a takeover on those files: no users or associations; with
+#     AccountingStorageEnforce=associations slurmctld crashed at every try, 22.05, a helper's
+#     attack on the first version, which took any such file);
 #  2. the primary saves its state (its slurmctld restarted: it saves every 5 minutes and at its
 #     stop): the standby's service watcher sees the state and its run takes accounting, no hook,
 #     although slurmdbd still does not answer there (before: the standby rendered no accounting
@@ -48,14 +50,16 @@ log "1. accounting on, the standby cannot reach slurmdbd and the state lacks wha
 jrun=$(sub slurmctld/0 --mem=100 --wrap "sleep 900")
 wait_on slurmctld/0 "$jrun" RUNNING 60
 mx slurmctld/1 ip route add prohibit "$dbd_addr/32"
-(cd "$SDIR" && rm -f last_tres last_tres.old assoc_mgr_state assoc_mgr_state.old &&
-        mkdir last_tres.new assoc_mgr_state.new)
+# the files of a run without accounting: saved by the primary's stop, then no more saves
+mx slurmctld/0 systemctl restart slurmctld.service
+until_true 60 "the primary's restart saved no state" eval '[ -s "$SDIR/last_tres" ] && [ -s "$SDIR/assoc_mgr_state" ]'
+(cd "$SDIR" && mkdir last_tres.new assoc_mgr_state.new)
 pid1=$(mx slurmctld/1 systemctl show -P MainPID slurmctld.service)
 js integrate slurmctld slurmdbd >/dev/null
 settle 300
 expect_status slurmdbd/0 '^active slurmdbd primary'
 has_acct slurmctld/0 || die "the primary took no accounting"
-expect_status slurmctld/1 "accounting waits: slurmdbd $dbd_addr:6819 does not answer here, and slurmctld/0, which runs with it, has not saved what this standby needs to take control without it \\(last_tres, assoc_mgr_state"
+expect_status slurmctld/1 "accounting waits: slurmdbd $dbd_addr:6819 does not answer here, and slurmctld/0, which runs with it, has not saved what this standby needs to take control without it \\(last_tres, assoc_mgr_state in StateSaveLocation, saved since it took slurmdbd"
 ! has_acct slurmctld/1 || die "the standby took accounting it could not take control with"
 [ -f "$(root_of slurmctld/1)/var/lib/slurm/charm/accounting.waiting" ] || die "no wait file on the standby"
 

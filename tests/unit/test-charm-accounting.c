@@ -216,7 +216,11 @@ static void test_standby(void **state) {
         assert_false(a.primary_runs);
 
         /* a standby whose primary does not run with them: waits for either */
-        struct acct_standby sb = { .primary = "slurmctld/0", .primary_hosts = NULL, .state_dir = sdir };
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        const int64_t since = (int64_t) now.tv_sec * 1000 + now.tv_nsec / 1000000 - 2000;
+        struct acct_standby sb = { .primary = "slurmctld/0", .primary_hosts = NULL, .primary_since_ms = since,
+                .state_dir = sdir };
         _cleanup_(acct_view_done) struct acct_view b = ACCT_VIEW_INIT;
         strv_push(&b.hosts, host);
         acct_take(&p, &sb, &b);
@@ -238,10 +242,12 @@ static void test_standby(void **state) {
         int64_t until;
         _cleanup_strv_ struct strv hosts = STRV_INIT;
         _cleanup_free_ char *wstate = NULL;
-        assert_true(acct_wait_load(&p, &until, &hosts, &wstate));
+        int64_t wsince;
+        assert_true(acct_wait_load(&p, &until, &hosts, &wstate, &wsince));
         assert_int_equal(hosts.n, 1);
         assert_string_equal(hosts.v[0], host);
         assert_string_equal(wstate, sdir);
+        assert_int_equal(wsince, since);
 
         /* the state there, but last_tres a link (SlurmUser's directory): not ready */
         _cleanup_free_ char *tres = xasprintf("%s/last_tres", sdir), *assoc = xasprintf("%s/assoc_mgr_state", sdir),
@@ -250,18 +256,29 @@ static void test_standby(void **state) {
         assert_int_equal(symlink(elsewhere, tres), 0);
         put(assoc, "assoc", 0600);
         put(name, "cluster-x", 0644);
-        assert_false(acct_state_ready(&p, sdir, &missing));
+        assert_false(acct_state_ready(&p, sdir, since, &missing));
         assert_string_equal(missing.buf, "last_tres, the ClusterID in clustername");
         /* 22.05 keeps no ClusterID there */
         assert_int_equal(unlink(tres), 0);
         put(tres, "tres", 0600);
-        assert_true(acct_state_ready(&p22, sdir, NULL));
-        assert_false(acct_state_ready(&p, sdir, NULL));
+        assert_true(acct_state_ready(&p22, sdir, since, NULL));
+        assert_false(acct_state_ready(&p, sdir, since, NULL));
         put(name, "cluster-x|0", 0644);
-        assert_false(acct_state_ready(&p, sdir, NULL));
+        assert_false(acct_state_ready(&p, sdir, since, NULL));
         put(name, "cluster-x|4711", 0644);
-        assert_true(acct_state_ready(&p, sdir, NULL));
-        assert_false(acct_state_ready(&p, NULL, NULL));
+        assert_true(acct_state_ready(&p, sdir, since, NULL));
+        assert_false(acct_state_ready(&p, NULL, since, NULL));
+        /* saved before the primary took slurmdbd (its run without accounting: header only),
+         * or that time unknown: not ready */
+        assert_false(acct_state_ready(&p, sdir, since + 60 * 1000, &missing));
+        assert_false(acct_state_ready(&p, sdir, 0, NULL));
+        sb.primary_since_ms = since + 60 * 1000;
+        _cleanup_(acct_view_done) struct acct_view old = ACCT_VIEW_INIT;
+        strv_push(&old.hosts, host);
+        acct_take(&p, &sb, &old);
+        assert_int_equal(old.hosts.n, 0);
+        assert_non_null(strstr(old.waiting.buf, "saved since it took slurmdbd"));
+        sb.primary_since_ms = since;
 
         /* ready: taken although it does not answer, and the primary's ClusterID stays */
         _cleanup_(acct_view_done) struct acct_view d = ACCT_VIEW_INIT;
@@ -273,10 +290,21 @@ static void test_standby(void **state) {
         assert_int_equal(acct_cluster_id_release(&p, &d, sdir, &err), 0);
         _cleanup_free_ char *kept = read_text(name);
         assert_string_equal(kept, "cluster-x|4711");
-        /* stored: what this unit publishes for the standbys */
+        /* stored: what this unit publishes for the standbys, and since when */
+        assert_int_equal(acct_taken_since(&p), 0);
         assert_int_equal(acct_store(&p, &d, &err), 0);
         _cleanup_free_ char *joined = acct_taken_joined(&p);
         assert_string_equal(joined, host);
+        int64_t taken = acct_taken_since(&p);
+        assert_true(taken >= since);
+        /* stored again: the time stays */
+        assert_int_equal(acct_store(&p, &d, &err), 0);
+        assert_int_equal(acct_taken_since(&p), taken);
+        /* none: forgotten */
+        _cleanup_(acct_view_done) struct acct_view none = ACCT_VIEW_INIT;
+        assert_int_equal(acct_store(&p, &none, &err), 0);
+        assert_int_equal(acct_taken_since(&p), 0);
+        assert_int_equal(acct_store(&p, &d, &err), 0);
         /* a primary with other hosts: the new ones wait again */
         sb.primary_hosts = "10.9.9.9:6819";
         _cleanup_(acct_view_done) struct acct_view e = ACCT_VIEW_INIT;

@@ -116,12 +116,14 @@ static void test_look(void **state) {
         /* a standby's wait that its saved state ends: a run once the state is there, with no
          * host answering (accounting.h, struct acct_standby; 22.05: no ClusterID needed) */
         const struct charm_paths p22 = { .root = root, .caps = slurm_caps_find("22.05") };
-        assert_true(acct_state_ready(&p22, root, NULL) == false);
+        assert_true(acct_state_ready(&p22, root, 1, NULL) == false);
         _cleanup_free_ char *sdir = xasprintf("%s/state", root);
         assert_int_equal(mkdir_p(sdir, 0700), 0);
         _cleanup_(acct_view_done) struct acct_view sv = ACCT_VIEW_INIT;
         strv_pushf(&sv.waiting_hosts, "127.0.0.1:%u", dead);
         sv.waiting_state = xstrdup(sdir);
+        /* files saved before the primary took slurmdbd (its run without accounting): not yet */
+        sv.waiting_since_ms = (now_s + 3600) * 1000;
         assert_int_equal(acct_wait_record(&p, &sv, &e), 0);
         struct acctfollow s = ACCTFOLLOW_INIT;
         assert_int_equal(acctfollow_look(&s, root, 90 * S, now_s), 0);
@@ -130,7 +132,11 @@ static void test_look(void **state) {
                 _cleanup_free_ char *file = xasprintf("%s/%s", sdir, names[i]);
                 assert_int_equal(write_file_atomic(file, "c|4", 3, 0600, (uid_t) -1, (gid_t) -1), 0);
         }
-        assert_int_equal(acctfollow_look(&s, root, 100 * S, now_s), 1);
+        assert_int_equal(acctfollow_look(&s, root, 100 * S, now_s), 0);
+        /* saved since: a run */
+        sv.waiting_since_ms = (now_s - 5) * 1000;
+        assert_int_equal(acct_wait_record(&p, &sv, &e), 0);
+        assert_int_equal(acctfollow_look(&s, root, 110 * S, now_s), 1);
         /* nothing waits: the file is gone, no run */
         strv_clear(&v.waiting_hosts);
         assert_int_equal(acct_wait_record(&p, &v, &e), 0);

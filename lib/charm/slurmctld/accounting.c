@@ -150,16 +150,17 @@ void acct_take(const struct charm_paths *p, const struct acct_standby *sb, struc
                 ret->waiting_until = (int64_t) time(NULL) + left;
         } else if (acct_hosts_answer(&ret->hosts, ACCT_LOOK_MS)) {
                 return;
-        } else if (ret->primary_runs && acct_state_ready(p, sb->state_dir, &missing)) {
+        } else if (ret->primary_runs && acct_state_ready(p, sb->state_dir, sb->primary_since_ms, &missing)) {
                 return; /* the status says slurmdbd does not answer (acct_status_note) */
         } else if (ret->primary_runs) {
                 strbuf_addf(&ret->waiting,
                         "accounting waits: slurmdbd %s does not answer here, and %s, which runs with it, "
                         "has not saved what this standby needs to take control without it (%s in "
-                        "StateSaveLocation: slurmctld saves them every 5 minutes and at its stop); %s "
-                        "until then",
+                        "StateSaveLocation, saved since it took slurmdbd: slurmctld saves them every 5 "
+                        "minutes and at its stop); %s until then",
                         hosts, sb->primary, missing.buf, before);
                 ret->waiting_state = xstrdup(sb->state_dir);
+                ret->waiting_since_ms = sb->primary_since_ms;
         } else if (sb)
                 strbuf_addf(&ret->waiting,
                         "accounting waits: slurmdbd %s does not answer here, and %s does not run with it "
@@ -175,18 +176,21 @@ void acct_take(const struct charm_paths *p, const struct acct_standby *sb, struc
         last = (struct strv) STRV_INIT;
 }
 
-/* A regular file with data, not a link (SlurmUser's directory). */
-static bool state_file_there(const char *dir, const char *name) {
+/* A regular file with data, not a link (SlurmUser's directory), saved at or after since_ms. */
+static bool state_file_there(const char *dir, const char *name, int64_t since_ms) {
         _cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
         struct stat st;
-        return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+        if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+                return false;
+        int64_t mtime_ms = (int64_t) st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+        return since_ms > 0 && mtime_ms >= since_ms;
 }
 
-bool acct_state_ready(const struct charm_paths *p, const char *state_dir, struct strbuf *missing) {
+bool acct_state_ready(const struct charm_paths *p, const char *state_dir, int64_t since_ms, struct strbuf *missing) {
         static const char *const names[] = { "last_tres", "assoc_mgr_state" };
         bool ready = state_dir != NULL;
         for (size_t i = 0; state_dir && i < ELEMENTSOF(names); i++)
-                if (!state_file_there(state_dir, names[i])) {
+                if (!state_file_there(state_dir, names[i], since_ms)) {
                         ready = false;
                         if (missing)
                                 strbuf_addf(missing, "%s%s", missing->len ? ", " : "", names[i]);
@@ -211,6 +215,20 @@ char *acct_taken_joined(const struct charm_paths *p) {
         return strv_join(&last, ",");
 }
 
+static char *since_path(const struct charm_paths *p) {
+        _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
+        return xasprintf("%s/%s", dir, ACCT_SINCE_FILE);
+}
+
+int64_t acct_taken_since(const struct charm_paths *p) {
+        _cleanup_free_ char *path = since_path(p), *data = NULL;
+        if (read_full_file(path, &data, NULL) < 0)
+                return 0;
+        char *end;
+        long long ms = strtoll(data, &end, 10);
+        return (*end && *end != '\n') || ms <= 0 ? 0 : (int64_t) ms;
+}
+
 static char *defer_path(const struct charm_paths *p) {
         _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
         return xasprintf("%s/%s", dir, ACCT_DEFER_FILE);
@@ -222,7 +240,19 @@ int acct_store(const struct charm_paths *p, const struct acct_view *v, struct st
         _cleanup_strbuf_ struct strbuf s = STRBUF_INIT;
         for (size_t i = 0; i < v->hosts.n; i++)
                 strbuf_addf(&s, "%s\n", v->hosts.v[i]);
+        /* when these hosts were first taken (acct_taken_since): before the file changes */
+        _cleanup_strv_ struct strv last = STRV_INIT;
+        read_last(p, &last);
+        _cleanup_free_ char *since = since_path(p);
+        bool new_since = v->hosts.n > 0 && (!same_hosts(&last, &v->hosts) || acct_taken_since(p) == 0);
         int r = mkdir_p(dir, 0700);
+        if (r >= 0 && new_since) {
+                struct timespec ts;
+                clock_gettime(CLOCK_REALTIME, &ts);
+                _cleanup_free_ char *ms = xasprintf("%lld\n", (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+                r = write_file_atomic(since, ms, strlen(ms), 0600, (uid_t) -1, (gid_t) -1);
+        } else if (r >= 0 && v->hosts.n == 0 && unlink(since) < 0 && errno != ENOENT)
+                r = -errno;
         if (r >= 0)
                 r = write_file_atomic_if_changed(path, s.buf, s.len, 0600, (uid_t) -1, (gid_t) -1);
         /* a deferral ends when nothing waits any more (the hosts taken, or none wanted): not
@@ -247,7 +277,7 @@ int acct_wait_record(const struct charm_paths *p, const struct acct_view *v, str
                 for (size_t i = 0; i < v->waiting_hosts.n; i++)
                         strbuf_addf(&s, "%s\n", v->waiting_hosts.v[i]);
                 if (v->waiting_state && v->waiting_state[0] == '/' && !strchr(v->waiting_state, '\n'))
-                        strbuf_addf(&s, "%s\n", v->waiting_state);
+                        strbuf_addf(&s, "%s\n@%lld\n", v->waiting_state, (long long) v->waiting_since_ms);
                 r = mkdir_p(dir, 0700);
                 if (r >= 0)
                         r = write_file_atomic_if_changed(path, s.buf, s.len, 0600, (uid_t) -1, (gid_t) -1);
@@ -257,7 +287,8 @@ int acct_wait_record(const struct charm_paths *p, const struct acct_view *v, str
         return r < 0 ? r : 0;
 }
 
-bool acct_wait_load(const struct charm_paths *p, int64_t *ret_until, struct strv *ret_hosts, char **ret_state) {
+bool acct_wait_load(const struct charm_paths *p, int64_t *ret_until, struct strv *ret_hosts, char **ret_state,
+        int64_t *ret_since_ms) {
         _cleanup_free_ char *dir = charm_path(p, CHARM_PATH_STATE_DIR);
         _cleanup_free_ char *path = xasprintf("%s/%s", dir, ACCT_WAIT_FILE);
         _cleanup_strv_ struct strv f = STRV_INIT;
@@ -266,8 +297,11 @@ bool acct_wait_load(const struct charm_paths *p, int64_t *ret_until, struct strv
         read_lines(path, &f);
         *ret_until = f.n > 0 ? (int64_t) strtoll(f.v[0], NULL, 10) : 0;
         *ret_state = NULL;
+        *ret_since_ms = 0;
         for (size_t i = 1; i < f.n; i++)
-                if (f.v[i][0] == '/') {
+                if (f.v[i][0] == '@')
+                        *ret_since_ms = (int64_t) strtoll(f.v[i] + 1, NULL, 10);
+                else if (f.v[i][0] == '/') {
                         free(*ret_state);
                         *ret_state = xstrdup(f.v[i]);
                 } else if (*f.v[i])

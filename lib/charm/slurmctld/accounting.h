@@ -32,6 +32,7 @@ struct acct_view {
         int64_t waiting_until;     /* Unix s before which they are not tried (0: as soon as one answers) */
         char *waiting_state;       /* a standby's wait that its saved state ends (acct_state_ready): that
                                     * StateSaveLocation, else NULL */
+        int64_t waiting_since_ms;  /* and the time the state must be saved after (Unix ms) */
         bool primary_runs;         /* a standby whose primary's slurmctld runs with hosts (acct_standby):
                                     * that daemon met slurmdbd, and its ClusterID is not dropped */
 };
@@ -49,25 +50,40 @@ struct acct_view {
  * primary's slurmctld runs with (its peer bag, ACCT_PEER_KEY), once the shared
  * StateSaveLocation holds what slurmctld needs to take control while slurmdbd does not answer
  * (acct_state_ready): it then starts, keeps the records in its queue and sends them once
- * slurmdbd answers. Until then it waits, followed by the service watcher (acctfollow.h). */
+ * slurmdbd answers. Until then it waits, followed by the service watcher (acctfollow.h).
+ * The files must have been saved after the primary took the hosts (ACCT_PEER_SINCE_KEY, Unix
+ * ms): slurmctld saves them whether or not it has accounting, so the restart that turns it on
+ * leaves the ones of the run without it (assoc_mgr_state: its header alone, no users or
+ * associations) until the next save. A takeover on those with
+ * AccountingStorageEnforce=associations crashed slurmctld at every try and left the cluster
+ * without a controller (a helper's attack, 22.05); without enforce, jobs lost their account. */
 #define ACCT_PEER_KEY "accounting-hosts"
+#define ACCT_PEER_SINCE_KEY "accounting-since"
+#define ACCT_SINCE_FILE "accounting.since"
 struct acct_standby {
         const char *primary;       /* the first unit of the order (messages) */
         const char *primary_hosts; /* its bag's ACCT_PEER_KEY ("h:p,h:p"; NULL or "": none) */
+        int64_t primary_since_ms;  /* its bag's ACCT_PEER_SINCE_KEY (0: unknown: never ready) */
         const char *state_dir;     /* StateSaveLocation as this unit sees it (shared) */
 };
 /* What a slurmctld taking control without slurmdbd answering reads from state_dir, all regular
- * files (not links): last_tres and assoc_mgr_state (assoc_mgr.c dump_assoc_mgr_state, written
+ * files (not links) saved at or after since_ms (Unix ms; the file system's mtime against the
+ * primary's clock: machines whose clocks disagree by more than the restart's time, about a
+ * second, can be misjudged): last_tres and assoc_mgr_state (assoc_mgr.c dump_assoc_mgr_state, written
  * every PERIODIC_CHECKPOINT = 300 s by the controller in charge and at its stop: 22.05's
  * _init_tres exits without the TRES, and with AccountingStorageEnforce=associations without
  * the associations), and on a generation that keeps the ClusterID in state
  * (slurm_caps.cluster_id_in_state, 24.11) clustername with "|<id>" (else _retry_init_db_conn
  * waits for slurmdbd for ever). True when all are there; else false and, when missing is not
  * NULL, what is not (appended). */
-bool acct_state_ready(const struct charm_paths *p, const char *state_dir, struct strbuf *missing);
+bool acct_state_ready(const struct charm_paths *p, const char *state_dir, int64_t since_ms, struct strbuf *missing);
 /* This unit's value of ACCT_PEER_KEY: the hosts taken last (acct_store), "," between them
  * (caller frees; "" none). */
 char *acct_taken_joined(const struct charm_paths *p);
+/* And of ACCT_PEER_SINCE_KEY: when acct_store first stored those hosts (Unix ms, ACCT_SINCE_FILE;
+ * 0 none). A unit that took them before this record existed records the time it is first
+ * stored again: its standbys then wait for the next save after that. */
+int64_t acct_taken_since(const struct charm_paths *p);
 
 /* Reads the relation; bad data, or a slurmdbd whose Slurm (`slurm`, published by its leader)
  * cannot serve this slurmctld (charm_generation_check: older, too new, another AuthType),
@@ -95,13 +111,16 @@ int acct_read(struct juju_ctx *ctx, const struct charm_paths *p, const struct ac
  * why in ret->waiting. */
 void acct_take(const struct charm_paths *p, const struct acct_standby *sb, struct acct_view *ret);
 /* Keeps ACCT_WAIT_FILE while v's hosts wait ("<waiting_until>\n<host>\n…", and a line with
- * v->waiting_state when its saved state ends the wait: a path, which no host:port is), removes it when
+ * v->waiting_state when its saved state ends the wait: a path, which no host:port is, then
+ * "@<waiting_since_ms>"), removes it when
  * none do (every full reconcile: a file left from another hook is replaced). 0 or a negative
  * errno (err). */
 int acct_wait_record(const struct charm_paths *p, const struct acct_view *v, struct strbuf *err);
 /* Whether ACCT_WAIT_FILE is there: true with its time (*ret_until), hosts (appended) and the
- * state directory whose readiness ends the wait (*ret_state, caller frees; NULL: none). */
-bool acct_wait_load(const struct charm_paths *p, int64_t *ret_until, struct strv *ret_hosts, char **ret_state);
+ * state directory whose readiness ends the wait (*ret_state, caller frees; NULL: none) with the
+ * time it must be saved after (*ret_since_ms, acct_state_ready). */
+bool acct_wait_load(const struct charm_paths *p, int64_t *ret_until, struct strv *ret_hosts, char **ret_state,
+        int64_t *ret_since_ms);
 /* Whether one of hosts ("host:port") accepts a connection within timeout_ms each. */
 bool acct_hosts_answer(const struct strv *hosts, int timeout_ms);
 /* Records the hosts taken (after slurm.conf was written with them); forgets a deferral. */

@@ -30,11 +30,11 @@ int acctfollow_look(struct acctfollow *f, const char *root, uint64_t now, int64_
         _cleanup_free_ char *paused = xasprintf("%s/%s", dir, PAUSE_FILE);
         _cleanup_strv_ struct strv hosts = STRV_INIT;
         _cleanup_free_ char *state = NULL;
-        int64_t until = 0;
-        bool waiting = access(paused, F_OK) < 0 && acct_wait_load(&p, &until, &hosts, &state);
+        int64_t until = 0, since_ms = 0;
+        bool waiting = access(paused, F_OK) < 0 && acct_wait_load(&p, &until, &hosts, &state, &since_ms);
         /* a standby's wait ends also when the shared state lets it take control without
          * slurmdbd (accounting.h, struct acct_standby): a few stat calls, no connection */
         bool ready = waiting && now_s >= until &&
-                ((state && acct_state_ready(&p, state, NULL)) || acct_hosts_answer(&hosts, ACCTFOLLOW_LOOK_MS));
+                ((state && acct_state_ready(&p, state, since_ms, NULL)) || acct_hosts_answer(&hosts, ACCTFOLLOW_LOOK_MS));
         return acctfollow_note(f, waiting, ready, now) ? 1 : 0;
 }

@@ -1963,7 +1963,10 @@ static int acct_peer_publish(struct juju_ctx *ctx, const struct charm_paths *p, 
         if (!in->peer_rel)
                 return 0;
         _cleanup_free_ char *taken = acct_taken_joined(p);
-        return charm_bag_update(ctx, in->peer_rel, false, in->peer_self, ACCT_PEER_KEY, taken, err);
+        int64_t since = acct_taken_since(p);
+        _cleanup_free_ char *since_s = since > 0 ? xasprintf("%lld", (long long) since) : xstrdup("");
+        int r = charm_bag_update(ctx, in->peer_rel, false, in->peer_self, ACCT_PEER_SINCE_KEY, since_s, err);
+        return r < 0 ? r : charm_bag_update(ctx, in->peer_rel, false, in->peer_self, ACCT_PEER_KEY, taken, err);
 }
 
 static bool ha_in_charge(const struct charm_paths *p, const struct ctl_inputs *in) {
@@ -2733,6 +2736,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         const struct acct_standby sb = {
                 .primary = standby ? in.ha.order.v[0] : NULL,
                 .primary_hosts = charm_bag_string(primary_bag, ACCT_PEER_KEY),
+                .primary_since_ms = (int64_t) strtoll(strempty(charm_bag_string(primary_bag, ACCT_PEER_SINCE_KEY)), NULL, 10),
                 .state_dir = in.state_dir,
         };
         r = acct_read(ctx, &o->paths, standby ? &sb : NULL, &acct, err);
