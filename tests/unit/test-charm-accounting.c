@@ -254,10 +254,14 @@ static void test_standby(void **state) {
                             *name = xasprintf("%s/clustername", sdir), *elsewhere = xasprintf("%s/x", root);
         put(elsewhere, "tres", 0600);
         assert_int_equal(symlink(elsewhere, tres), 0);
-        put(assoc, "assoc", 0600);
+        /* a bare header (a slurmctld without accounting: no users, no associations) */
+        put(assoc, "assoc-header-20bytes", 0600);
         put(name, "cluster-x", 0644);
         assert_false(acct_state_ready(&p, sdir, since, &missing));
-        assert_string_equal(missing.buf, "last_tres, the ClusterID in clustername");
+        assert_string_equal(missing.buf, "last_tres, assoc_mgr_state, the ClusterID in clustername");
+        static const char users[] = "assoc_mgr_state with users and associations from slurmdbd, "
+                                    "well past its header";
+        put(assoc, users, 0600);
         /* 22.05 keeps no ClusterID there */
         assert_int_equal(unlink(tres), 0);
         put(tres, "tres", 0600);
@@ -271,7 +275,15 @@ static void test_standby(void **state) {
         /* saved before the primary took slurmdbd (its run without accounting: header only),
          * or that time unknown: not ready */
         assert_false(acct_state_ready(&p, sdir, since + 60 * 1000, &missing));
-        assert_false(acct_state_ready(&p, sdir, 0, NULL));
+        strbuf_reset(&missing);
+        assert_false(acct_state_ready(&p, sdir, 0, &missing));
+        assert_string_equal(missing.buf, "the time the primary took slurmdbd (not published)");
+        /* the bare header again, saved after the time (a standby in charge without accounting
+         * saved it): not ready */
+        put(assoc, "assoc-header-20bytes", 0600);
+        assert_false(acct_state_ready(&p, sdir, since, NULL));
+        put(assoc, users, 0600);
+        assert_true(acct_state_ready(&p, sdir, since, NULL));
         sb.primary_since_ms = since + 60 * 1000;
         _cleanup_(acct_view_done) struct acct_view old = ACCT_VIEW_INIT;
         strv_push(&old.hosts, host);

@@ -176,11 +176,12 @@ void acct_take(const struct charm_paths *p, const struct acct_standby *sb, struc
         last = (struct strv) STRV_INIT;
 }
 
-/* A regular file with data, not a link (SlurmUser's directory), saved at or after since_ms. */
-static bool state_file_there(const char *dir, const char *name, int64_t since_ms) {
+/* A regular file of more than min_size bytes, not a link (SlurmUser's directory), saved at or
+ * after since_ms. */
+static bool state_file_there(const char *dir, const char *name, off_t min_size, int64_t since_ms) {
         _cleanup_free_ char *path = xasprintf("%s/%s", dir, name);
         struct stat st;
-        if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+        if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= min_size)
                 return false;
         int64_t mtime_ms = (int64_t) st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
         return since_ms > 0 && mtime_ms >= since_ms;
@@ -188,9 +189,16 @@ static bool state_file_there(const char *dir, const char *name, int64_t since_ms
 
 bool acct_state_ready(const struct charm_paths *p, const char *state_dir, int64_t since_ms, struct strbuf *missing) {
         static const char *const names[] = { "last_tres", "assoc_mgr_state" };
-        bool ready = state_dir != NULL;
-        for (size_t i = 0; state_dir && i < ELEMENTSOF(names); i++)
-                if (!state_file_there(state_dir, names[i], since_ms)) {
+        /* the associations' file of a slurmctld without accounting is its header and empty
+         * lists (assoc_mgr.c dump_assoc_mgr_state: version, time; no users, no associations):
+         * never enough, whoever saved it and when (the controller in charge need not be the
+         * unit whose time since_ms is: a standby in charge without accounting saves it too) */
+        static const off_t min_size[] = { 0, ACCT_ASSOC_STATE_BARE };
+        bool ready = state_dir != NULL && since_ms > 0;
+        if (state_dir && since_ms <= 0 && missing)
+                strbuf_addf(missing, "the time the primary took slurmdbd (not published)");
+        for (size_t i = 0; state_dir && since_ms > 0 && i < ELEMENTSOF(names); i++)
+                if (!state_file_there(state_dir, names[i], min_size[i], since_ms)) {
                         ready = false;
                         if (missing)
                                 strbuf_addf(missing, "%s%s", missing->len ? ", " : "", names[i]);

@@ -68,14 +68,17 @@ struct acct_standby {
 };
 /* What a slurmctld taking control without slurmdbd answering reads from state_dir, all regular
  * files (not links) saved at or after since_ms (Unix ms; the file system's mtime against the
- * primary's clock: machines whose clocks disagree by more than the restart's time, about a
- * second, can be misjudged): last_tres and assoc_mgr_state (assoc_mgr.c dump_assoc_mgr_state, written
+ * primary's clock: machines whose clocks disagree by more than the restart's time, a second or
+ * a few, can be misjudged; 0: never ready), assoc_mgr_state more than its bare header
+ * (ACCT_ASSOC_STATE_BARE: the controller in charge that saved it need not be the unit whose
+ * time since_ms is, and one without accounting saves no users or associations): last_tres and assoc_mgr_state (assoc_mgr.c dump_assoc_mgr_state, written
  * every PERIODIC_CHECKPOINT = 300 s by the controller in charge and at its stop: 22.05's
  * _init_tres exits without the TRES, and with AccountingStorageEnforce=associations without
  * the associations), and on a generation that keeps the ClusterID in state
  * (slurm_caps.cluster_id_in_state, 24.11) clustername with "|<id>" (else _retry_init_db_conn
  * waits for slurmdbd for ever). True when all are there; else false and, when missing is not
  * NULL, what is not (appended). */
+#define ACCT_ASSOC_STATE_BARE 64 /* bytes: assoc_mgr_state no larger holds no users, no associations */
 bool acct_state_ready(const struct charm_paths *p, const char *state_dir, int64_t since_ms, struct strbuf *missing);
 /* This unit's value of ACCT_PEER_KEY: the hosts taken last (acct_store), "," between them
  * (caller frees; "" none). */

@@ -2729,9 +2729,12 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
         const cJSON *primary_bag = NULL;
         bool standby = in.peer_rel && in.ha.order.n > 1 && in.ha.self > 0;
         if (standby) {
-                r = juju_relation_get(ctx, in.peer_rel, in.ha.order.v[0], &primary_bag, err);
-                if (r < 0)
-                        return r;
+                /* the order a non-leader reads can still name a unit that left the relation,
+                 * whose bag Juju no longer gives (a review of this change): no bag, the
+                 * standby waits as for a primary without accounting */
+                _cleanup_strbuf_ struct strbuf pe = STRBUF_INIT;
+                if (juju_relation_get(ctx, in.peer_rel, in.ha.order.v[0], &primary_bag, &pe) < 0)
+                        primary_bag = NULL;
         }
         const struct acct_standby sb = {
                 .primary = standby ? in.ha.order.v[0] : NULL,
