@@ -56,7 +56,7 @@ int ctl_start_bound_for(const struct charm_paths *p, int ceiling_ms);
  * nothing. */
 #define CTL_PRIMARY_LINE "Running as primary controller"
 /* A backup's line as it enters standby (backup.c run_backup, 22.05 and 24.11), after it read
- * its configuration; a backup never logs CTL_PRIMARY_LINE. */
+ * its configuration; a backup logs CTL_PRIMARY_LINE only once it takes control. */
 #define CTL_BACKUP_LINE "slurmctld running in background mode"
 /* Whether slurmctld's log (log_path, from offset from) says a start got on: either line, so a
  * start that did not answer within its bound is slow, not stuck, and gets the caller's ceiling.
