@@ -448,3 +448,26 @@ void acct_status_note(const struct acct_view *v, struct strbuf *msg) {
         } else if (known && st.dbd_queue >= ACCT_QUEUE_NOTE)
                 strbuf_addf(msg, "; accounting: %u records waiting for slurmdbd", st.dbd_queue);
 }
+
+void acct_standby_read(struct juju_ctx *ctx, const char *peer_rel, const char *primary, const char *state_dir,
+        struct acct_standby *ret) {
+        const cJSON *bag = NULL;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        if (juju_relation_get(ctx, peer_rel, primary, &bag, &e) < 0)
+                bag = NULL;
+        *ret = (struct acct_standby){
+                .primary = primary,
+                .primary_hosts = charm_bag_string(bag, ACCT_PEER_KEY),
+                .primary_since_ms = (int64_t) strtoll(strempty(charm_bag_string(bag, ACCT_PEER_SINCE_KEY)), NULL, 10),
+                .state_dir = state_dir,
+        };
+}
+
+int acct_peer_publish(struct juju_ctx *ctx, const struct charm_paths *p, const char *peer_rel,
+        const cJSON *peer_self, struct strbuf *err) {
+        _cleanup_free_ char *taken = acct_taken_joined(p);
+        int64_t since = acct_taken_since(p);
+        _cleanup_free_ char *since_s = since > 0 ? xasprintf("%lld", (long long) since) : xstrdup("");
+        int r = charm_bag_update(ctx, peer_rel, false, peer_self, ACCT_PEER_SINCE_KEY, since_s, err);
+        return r < 0 ? r : charm_bag_update(ctx, peer_rel, false, peer_self, ACCT_PEER_KEY, taken, err);
+}

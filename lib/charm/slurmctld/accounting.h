@@ -66,6 +66,17 @@ struct acct_standby {
         int64_t primary_since_ms;  /* its bag's ACCT_PEER_SINCE_KEY (0: unknown: never ready) */
         const char *state_dir;     /* StateSaveLocation as this unit sees it (shared) */
 };
+/* A standby's view of the first unit of the order (primary) in the peer relation peer_rel:
+ * its bag's keys into *ret (strings borrowed from the hook's cache), state_dir borrowed. An
+ * order that still names a unit that left the relation (a non-leader's view after a removal)
+ * has no bag Juju gives: read as none, the standby waits (a review of this change). */
+void acct_standby_read(struct juju_ctx *ctx, const char *peer_rel, const char *primary, const char *state_dir,
+        struct acct_standby *ret);
+/* This unit's ACCT_PEER_KEY and ACCT_PEER_SINCE_KEY in its own peer bag (peer_self: as read),
+ * once the file with the hosts was taken. 0 or a negative errno. */
+int acct_peer_publish(struct juju_ctx *ctx, const struct charm_paths *p, const char *peer_rel,
+        const cJSON *peer_self, struct strbuf *err);
+
 /* What a slurmctld taking control without slurmdbd answering reads from state_dir, all regular
  * files (not links) saved at or after since_ms (Unix ms; the file system's mtime against the
  * primary's clock: machines whose clocks disagree by more than the restart's time, a second or

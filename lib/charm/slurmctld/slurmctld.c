@@ -1956,19 +1956,6 @@ static bool self_asked_in_charge(const struct charm_paths *p, const char *hostna
         _cleanup_free_ char *path = ctl_state_path(p, SELF_CONF_FILE);
         return slurm_ctl_self_in_charge(path, SELF_ASK_TIMEOUT_MS) == 1;
 }
-/* What this unit's slurmctld runs with, for the standbys (accounting.h, ACCT_PEER_KEY): in its
- * own peer bag, once the file with them was taken. */
-static int acct_peer_publish(struct juju_ctx *ctx, const struct charm_paths *p, const struct ctl_inputs *in,
-        struct strbuf *err) {
-        if (!in->peer_rel)
-                return 0;
-        _cleanup_free_ char *taken = acct_taken_joined(p);
-        int64_t since = acct_taken_since(p);
-        _cleanup_free_ char *since_s = since > 0 ? xasprintf("%lld", (long long) since) : xstrdup("");
-        int r = charm_bag_update(ctx, in->peer_rel, false, in->peer_self, ACCT_PEER_SINCE_KEY, since_s, err);
-        return r < 0 ? r : charm_bag_update(ctx, in->peer_rel, false, in->peer_self, ACCT_PEER_KEY, taken, err);
-}
-
 static bool ha_in_charge(const struct charm_paths *p, const struct ctl_inputs *in) {
         if (in->ha.order.n <= 1)
                 return in->ha.self == 0;
@@ -2726,22 +2713,10 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                                 .data = in.data_ok[i] ? &in.data[i] : NULL };
         /* accounting: where slurmdbd serves (charm/slurmctld/accounting.h); a standby also
          * takes what the primary's slurmctld runs with (struct acct_standby) */
-        const cJSON *primary_bag = NULL;
+        struct acct_standby sb;
         bool standby = in.peer_rel && in.ha.order.n > 1 && in.ha.self > 0;
-        if (standby) {
-                /* the order a non-leader reads can still name a unit that left the relation,
-                 * whose bag Juju no longer gives (a review of this change): no bag, the
-                 * standby waits as for a primary without accounting */
-                _cleanup_strbuf_ struct strbuf pe = STRBUF_INIT;
-                if (juju_relation_get(ctx, in.peer_rel, in.ha.order.v[0], &primary_bag, &pe) < 0)
-                        primary_bag = NULL;
-        }
-        const struct acct_standby sb = {
-                .primary = standby ? in.ha.order.v[0] : NULL,
-                .primary_hosts = charm_bag_string(primary_bag, ACCT_PEER_KEY),
-                .primary_since_ms = (int64_t) strtoll(strempty(charm_bag_string(primary_bag, ACCT_PEER_SINCE_KEY)), NULL, 10),
-                .state_dir = in.state_dir,
-        };
+        if (standby)
+                acct_standby_read(ctx, in.peer_rel, in.ha.order.v[0], in.state_dir, &sb);
         r = acct_read(ctx, &o->paths, standby ? &sb : NULL, &acct, err);
         if (r < 0)
                 return r;
@@ -3014,7 +2989,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 if (r >= 0)
                         r = acct_store(&o->paths, &acct, err);
                 if (r >= 0)
-                        r = acct_peer_publish(ctx, &o->paths, &in, err);
+                        r = in.peer_rel ? acct_peer_publish(ctx, &o->paths, in.peer_rel, in.peer_self, err) : 0;
                 if (r >= 0)
                         r = write_state(&o->paths, ENFORCE_APPLIED_FILE, strempty(enforce), err);
                 if (r < 0)
