@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # Two juju-sim machines: hostname, address, private paths and a private root, ping between them, the machine's
-# systemd reached as the system manager (systemctl, busctl --system), then destroy leaves nothing.
+# systemd reached as the system manager (systemctl, busctl --system), then destroy leaves nothing
+# (also of a machine with a frozen process).
 set -u
 . "$(dirname "$0")/machine-lib.sh"
 
@@ -96,6 +97,15 @@ sub_out=$("$JSM" create "$MODEL" 5 >/dev/null 2>&1 && mx 5 cat "$sub/f" 2>&1)
 umount "$sub" && rmdir "$sub"
 [ "$sub_out" = from-host ] || die "a host submount is not seen in a machine: \"$sub_out\""
 
+# a machine whose processes a test froze in a v1 freezer cgroup of its own (charm-accounting's
+# wedged slurmdbd) is destroyed like a real one: a frozen task takes SIGKILL only once thawed
+fz=/sys/fs/cgroup/freezer/jsim-basics-frozen
+if mx 1 test -e /sys/fs/cgroup/freezer/cgroup.procs; then
+        mx 1 sh -c "mkdir $fz && { sleep 600 </dev/null >/dev/null 2>&1 & echo \$! >$fz/cgroup.procs; } && echo FROZEN >$fz/freezer.state" ||
+                die "cannot freeze a process in machine 1"
+        wait_for 10 mx 1 grep -qx FROZEN "$fz/freezer.state" || die "machine 1's process not frozen"
+        log "a process of machine 1 frozen"
+fi
 # destroy one: its processes, veth and dir go; the others stay
 "$JSM" destroy "$MODEL" 1 || die "destroy 1"
 [ -e "/proc/$pid1" ] && grep -q '^State:.*Z' "/proc/$pid1/status" 2>/dev/null || [ ! -e "/proc/$pid1" ] ||

@@ -105,21 +105,47 @@ static char *machine_dir(const char *abs, unsigned id) {
 
 /* ---------------------------------------------------------------- cgroups */
 
-/* Removes a cgroup directory tree, deepest first (cgroup dirs hold only pseudo files). */
-static int cgroup_rmdir_tree(const char *path) {
+/* Calls fn on every child cgroup directory of path: 0, or -errno when path cannot be read
+ * (-ENOENT when it is gone). */
+static int cgroup_for_each_child(const char *path, void (*fn)(const char *sub)) {
         _cleanup_(closedirp) DIR *d = opendir(path);
         if (!d)
-                return errno == ENOENT ? 0 : -errno;
+                return -errno;
         struct dirent *de;
         while ((de = readdir(d))) {
                 if (de->d_type != DT_DIR || streq(de->d_name, ".") || streq(de->d_name, ".."))
                         continue;
                 _cleanup_free_ char *sub = xasprintf("%s/%s", path, de->d_name);
-                (void) cgroup_rmdir_tree(sub);
+                fn(sub);
         }
+        return 0;
+}
+
+static int cgroup_rmdir_tree(const char *path);
+static void cgroup_rmdir_sub(const char *sub) {
+        (void) cgroup_rmdir_tree(sub);
+}
+
+/* Removes a cgroup directory tree, deepest first (cgroup dirs hold only pseudo files). */
+static int cgroup_rmdir_tree(const char *path) {
+        int r = cgroup_for_each_child(path, cgroup_rmdir_sub);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
         if (rmdir(path) < 0 && errno != ENOENT)
                 return -errno;
         return 0;
+}
+
+/* Thaws every cgroup of a v1 freezer tree at path (a no-op elsewhere: no freezer.state). A
+ * task of a frozen v1 cgroup never dies of SIGKILL, and each cgroup keeps its own state (a
+ * thawed parent leaves a frozen child frozen): a machine whose processes a test froze, in its
+ * own freezer cgroups or its whole machine's, is destroyed as a real one would be. */
+static void cgroup_thaw_tree(const char *path) {
+        _cleanup_free_ char *state = xasprintf("%s/freezer.state", path);
+        if (access(state, F_OK) < 0)
+                return;
+        (void) mach_write_str(state, "THAWED");
+        (void) cgroup_for_each_child(path, cgroup_thaw_tree);
 }
 
 /* 1 when the cgroup tree at path has processes, 0 when not (or missing). */
@@ -234,6 +260,15 @@ static int cgroup_drain_remove(const char *path, bool v2, int64_t deadline, stru
 static int cgroup_kill_wait_remove(const char *rel, int64_t deadline, struct strbuf *err) {
         const char *bases[2];
         mach_cgroup_bases(bases);
+        const char *sub = strchr(rel, '/');
+        _cleanup_free_ char *model = sub ? xstrndup(rel, (size_t) (sub - rel)) : xstrdup(rel);
+        _cleanup_strv_ struct strv dirs = STRV_INIT;
+        mach_v1_model_dirs(model, &dirs);
+        /* first: a frozen task would take the kill only when thawed */
+        for (size_t i = 0; i < dirs.n; i++) {
+                _cleanup_free_ char *path = xasprintf("%s%s", dirs.v[i], sub ? sub : "");
+                cgroup_thaw_tree(path);
+        }
         for (int i = 0; i < 2; i++) {
                 if (!bases[i])
                         continue;
@@ -242,10 +277,6 @@ static int cgroup_kill_wait_remove(const char *rel, int64_t deadline, struct str
                 if (r < 0)
                         return r;
         }
-        const char *sub = strchr(rel, '/');
-        _cleanup_free_ char *model = sub ? xstrndup(rel, (size_t) (sub - rel)) : xstrdup(rel);
-        _cleanup_strv_ struct strv dirs = STRV_INIT;
-        mach_v1_model_dirs(model, &dirs);
         for (size_t i = 0; i < dirs.n; i++) {
                 _cleanup_free_ char *path = xasprintf("%s%s", dirs.v[i], sub ? sub : "");
                 int r = cgroup_drain_remove(path, false, deadline, err);
