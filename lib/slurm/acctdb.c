@@ -4,6 +4,7 @@
 #include "slurm/acctdb.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <slurm/slurm.h>
@@ -57,23 +58,24 @@ bool acctdb_configured(void) {
                slurm_conf.accounting_storage_host && *slurm_conf.accounting_storage_host;
 }
 
-/* In the child of proc_call_as(). */
+/* In the child of proc_call_as(); userdata: the configuration to read, or NULL. */
 static int ping_child(void *userdata, struct strbuf *out) {
-        (void) userdata;
+        const char *conf = userdata;
+        if (conf && setenv("SLURM_CONF", conf, 1) < 0)
+                return -errno;
+        if (!acctdb_configured()) {
+                strbuf_addstr(out, "no slurmdbd in the configuration");
+                return -ENOENT;
+        }
         void *c = NULL;
         int r = acctdb_open(&c, out);
         acctdb_close(&c);
         return r;
 }
 
-int acctdb_ping_within(int timeout_ms, struct strbuf *err) {
-        if (!acctdb_configured()) {
-                if (err)
-                        strbuf_addstr(err, "no slurmdbd in the configuration");
-                return -ENOENT;
-        }
+int acctdb_ping_conf_within(const char *conf, int timeout_ms, struct strbuf *err) {
         _cleanup_strbuf_ struct strbuf out = STRBUF_INIT;
-        int r = proc_call_as(PROC_CALL_SAME_USER, 0, timeout_ms > 0 ? timeout_ms : 1, ping_child, NULL, &out);
+        int r = proc_call_as(PROC_CALL_SAME_USER, 0, timeout_ms > 0 ? timeout_ms : 1, ping_child, (void *) conf, &out);
         if (r == -ETIME) {
                 if (err)
                         strbuf_addf(err, "slurmdbd: no answer within %d ms", timeout_ms);
@@ -82,6 +84,10 @@ int acctdb_ping_within(int timeout_ms, struct strbuf *err) {
         if (r < 0 && err)
                 strbuf_addbuf(err, &out);
         return r;
+}
+
+int acctdb_ping_within(int timeout_ms, struct strbuf *err) {
+        return acctdb_ping_conf_within(NULL, timeout_ms, err);
 }
 
 void acctdb_close(void **conn) {

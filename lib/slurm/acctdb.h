@@ -29,6 +29,12 @@ bool acctdb_configured(void);
  * -ETIMEDOUT, -ENOENT when no slurmdbd is configured, another negative errno with Slurm's
  * reason in err. */
 int acctdb_ping_within(int timeout_ms, struct strbuf *err);
+/* acctdb_ping_within() with the configuration conf (NULL: the process's own), set and read in
+ * the child alone: a process that never initialised libslurm keeps it so, and each call reads
+ * the file as it is then. For a long-lived process whose file changes (a service watcher):
+ * libslurm reads its configuration once per process. A caller that initialised libslurm already
+ * (slurm_client_init) gives its own to the child, and conf is not read. */
+int acctdb_ping_conf_within(const char *conf, int timeout_ms, struct strbuf *err);
 
 int acctdb_account_add(void *conn, const char *cluster, const char *name, const char *parent,
         const char *description, const char *organization, struct strbuf *err);

@@ -15,7 +15,9 @@
 #     it (its service watcher), the job that ended meanwhile is in sacct. slurmdbd stopped
 #     (SIGSTOP): the unit's status says it is stopped (blocked) with no hook (its watcher sees
 #     the stop; figure printed), the exporter says slurm_dbd_up 0, a job runs meanwhile and is
-#     in sacct after SIGCONT, when the status is back, no hook either. Outage: the slurmdbd
+#     in sacct after SIGCONT, when the status is back, no hook either. Frozen in a freezer
+#     cgroup (it runs and answers nothing): blocked "runs but does not answer" with no
+#     hook (wedgefollow.h), active again after the thaw, the job meanwhile in sacct. Outage: the slurmdbd
 #     machine's link down while jobs run and more are submitted and finish; slurmctld keeps
 #     scheduling, the controller's status says slurmdbd is not answering and how many records
 #     slurmctld holds, and its metrics exporter says slurm_dbd_up 0 (1 before and after); link
@@ -341,6 +343,36 @@ log "figure: slurmdbd continued -> slurmdbd/0 status: $((($(date +%s%N) - t_cont
 ok=0
 for ((i = 0; i < 60; i++)); do seen "$frozen" && { ok=1; break; }; sleep 1; done
 [ $ok = 1 ] || die "job $frozen, which ran while slurmdbd was stopped, is not in sacct"
+
+log "slurmdbd frozen (a v1 freezer cgroup of its own: its threads read D, not T): the unit says it does not answer, no hook"
+# a daemon that runs and answers nothing (a deadlock looks the same): nothing systemd or /proc
+# shows as stopped; slurmdbd's service watcher asks it every 30 s (charm/slurmdbd/wedgefollow.h).
+# The machines run systemd on cgroup v1 (this host's), where `systemctl freeze` is not supported:
+# the daemon is moved into a freezer cgroup of the test's, in the machine's own v1 hierarchy
+fz=/sys/fs/cgroup/freezer/charm-test-wedge
+freeze() { js exec slurmdbd/0 -- sh -c "echo $1 >$fz/freezer.state"; }
+js exec slurmdbd/0 -- sh -c "mkdir -p $fz && echo \$(systemctl show -P MainPID slurmdbd.service) >$fz/cgroup.procs"
+freeze FROZEN
+# (juju-sim thaws what it destroys; a kept model (KEEP) or a failed step's hands-on look wants it running)
+trap 'rc=$?; trap - ERR; set +e; freeze THAWED; (exit $rc); charm_cleanup' EXIT
+until_true 10 "slurmdbd not frozen: $(js exec slurmdbd/0 -- cat "$fz/freezer.state")" \
+        eval '[ "$(js exec slurmdbd/0 -- cat "$fz/freezer.state")" = FROZEN ]'
+t_fr=$(date +%s%N)
+iced=$(submit -o /dev/null --wrap 'sleep 1')
+silent_said() { [[ $(unit_status slurmdbd/0) =~ ^blocked\ slurmdbd\ runs\ but\ does\ not\ answer ]]; }
+until_true 120 "slurmdbd/0 does not say its frozen slurmdbd is silent" silent_said
+log "figure: slurmdbd frozen -> slurmdbd/0 status: $((($(date +%s%N) - t_fr) / 1000000)) ms, no hook"
+t_th=$(date +%s%N)
+freeze THAWED
+trap charm_cleanup EXIT
+until_true 90 "slurmdbd/0 not active again after the thaw: $(unit_status slurmdbd/0)" back_said
+log "figure: slurmdbd thawed -> slurmdbd/0 status: $((($(date +%s%N) - t_th) / 1000000)) ms, no hook"
+js exec slurmdbd/0 -- grep -q 'slurmdbd.service runs but does not answer' \
+        /var/log/juju-sim/juju-service-watcher-slurmdbd.service.log || die "the status changed, but not by the watcher's run"
+wait_job_state "$iced" COMPLETED 60 || die "job $iced did not complete"
+ok=0
+for ((i = 0; i < 60; i++)); do seen "$iced" && { ok=1; break; }; sleep 1; done
+[ $ok = 1 ] || die "job $iced, which ran while slurmdbd was frozen, is not in sacct"
 
 log "outage: the slurmdbd machine's link down while jobs run and more are submitted"
 running=$(submit -o /dev/null --wrap 'sleep 8')

@@ -13,8 +13,8 @@
  *
  * Followed: slurmdbd.service (charm/slurmdbd); slurmctld's stop has its own followers (the
  * sentinel, the fence), slurmd's the controller's view of the node. Not seen here: a daemon that
- * runs but never answers (wedged; only a hook's probe sees it), and a frozen cgroup (its tasks
- * read S; systemd's FreezerState tells that one).
+ * runs but never answers (wedged) or whose cgroup is frozen (its tasks read D): slurmdbd's
+ * watcher asks it for that (charm/slurmdbd/wedgefollow.h).
  *
  * Ownership: plain values. */
 #pragma once

@@ -7,6 +7,7 @@
 #include "charm/slurmctld/ctlapply.h"
 #include "charm/slurmd/nodefollow.h"
 #include "charm/common/stopfollow.h"
+#include "charm/slurmdbd/wedgefollow.h"
 #include "charm/slurmctld/acctfollow.h"
 #include "charm/slurmctld/pushfollow.h"
 #include "charm/common/nodepaths.h"
@@ -113,6 +114,8 @@ struct loop {
         bool follow_acct;     /* slurmctld's watcher (acctfollow_wanted) */
         struct acctfollow af; /* accounting that waits for slurmdbd */
         bool follow_stop;     /* the daemon's stop followed (stopfollow_wanted) */
+        bool follow_wedge;     /* and its answers (wedgefollow_wanted) */
+        struct wedgefollow wf; /* slurmdbd that runs and does not answer */
         struct stopfollow sf; /* its main process, running or stopped */
         bool stop_failed;     /* the last look failed (logged once) */
 };
@@ -337,6 +340,18 @@ static void stop_tick(struct loop *l, sd_bus *bus, uint64_t now) {
         }
 }
 
+/* l->follow_wedge: a handshake with the serving daemon when one is due; silence seen twice, or
+ * an answer after it, asks the coalescer for a handler run now (the reconcile probes). */
+static void wedge_tick(struct loop *l, uint64_t now) {
+        if (!l->follow_wedge || wedgefollow_look(&l->wf, NULL, now) <= 0)
+                return;
+        logf_(l, "%s %s: one run", l->o->service,
+                l->wf.silent ? "runs but does not answer (no handshake within 5 s, twice), its status says it does"
+                             : "answers, its status says it does not");
+        l->failures = 0;
+        watcher_coalesce_retry(&l->co, 0, now);
+}
+
 /* The earliest of the coalescer's run and the machine's next look or run (0: none). */
 static uint64_t next_wake(const struct loop *l) {
         uint64_t due = watcher_coalesce_deadline(&l->co);
@@ -352,6 +367,8 @@ static uint64_t next_wake(const struct loop *l) {
                 due = due ? min_u64(due, l->sf.next_look) : l->sf.next_look;
         if (l->follow_acct)
                 due = due ? min_u64(due, l->af.rate.next_look) : l->af.rate.next_look;
+        if (l->follow_wedge)
+                due = due ? min_u64(due, l->wf.rate.next_look) : l->wf.rate.next_look;
         return due;
 }
 
@@ -360,7 +377,7 @@ int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
         _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
         _cleanup_(loop_done) struct loop l = {
                 .o = o, .nf = NODEFOLLOW_INIT, .pf = PUSHFOLLOW_INIT, .sf = STOPFOLLOW_INIT,
-                .af = ACCTFOLLOW_INIT
+                .af = ACCTFOLLOW_INIT, .wf = WEDGEFOLLOW_INIT
         };
         int r;
 
@@ -379,6 +396,8 @@ int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
         l.follow_acct = acctfollow_wanted(o->service);
         /* and slurmdbd's a stop of its process that systemd does not see (stopfollow.h) */
         l.follow_stop = stopfollow_wanted(o->service);
+        /* and its silence while it runs (charm/slurmdbd/wedgefollow.h) */
+        l.follow_wedge = wedgefollow_wanted(o->service);
         watcher_coalesce_init(
                 &l.co, o->window_usec ? o->window_usec : WATCHER_WINDOW_USEC_DEFAULT, "", false, 0);
         for (;;) {
@@ -407,6 +426,7 @@ int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
                 push_tick(&l, now);
                 acct_tick(&l, now);
                 stop_tick(&l, bus, now);
+                wedge_tick(&l, now);
                 if (watcher_coalesce_take(&l.co, now, state)) {
                         /* what this run judges, when it does, is the follower's new baseline
                          * (nodefollow_rebase_verdict) */

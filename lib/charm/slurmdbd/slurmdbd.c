@@ -18,6 +18,7 @@
 #include "charm/common/pause.h"
 #include "charm/slurmdbd/dbdconf.h"
 #include "charm/slurmdbd/dbprobe.h"
+#include "charm/slurmdbd/wedgefollow.h"
 #include "charm/common/watcher.h"
 #include "interfaces/database.h"
 #include "interfaces/slurmd.h"
@@ -70,6 +71,8 @@ struct dbd_inputs {
         char *auth_key_id;
         struct auth_keyring keys; /* the cluster's auth keys (charm/common/keyring.h), secret */
         char *cluster;          /* NULL: not published (yet) */
+        bool serving_probed;    /* this run probed the serving daemon (wedgefollow.h) */
+        bool serving_silent;    /* and its status says it (or its database) does not answer */
         struct strv controllers;
 };
 
@@ -371,8 +374,8 @@ static int dbd_silent(const struct slurmdbd_opts *o, sd_bus *bus, struct charm_o
                 return 1;
         }
         _cleanup_free_ char *conf = charm_path(&o->paths, SLURMDBD_CLIENT_CONF_PATH);
-        if (setenv("SLURM_CONF", conf, 1) < 0 || acctdb_ping_within(DBD_ANSWER_MS, NULL) != -ETIMEDOUT ||
-                acctdb_ping_within(DBD_ANSWER_MS, NULL) != -ETIMEDOUT)
+        if (acctdb_ping_conf_within(conf, DBD_ANSWER_MS, NULL) != -ETIMEDOUT ||
+                acctdb_ping_conf_within(conf, DBD_ANSWER_MS, NULL) != -ETIMEDOUT)
                 return 0;
         charm_outcome_set(out, JUJU_STATUS_BLOCKED,
                 "slurmdbd runs but does not answer (no handshake within %d s, twice; systemd sees it "
@@ -593,8 +596,16 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
                 int k = dbprobe_login(&t, DB_LOOK_TIMEOUT_S, &dbe);
                 /* its database answers: then a silent slurmdbd is its own (one whose database
                  * stalls waits on it at the handshake too, and that is said as the database's) */
-                if (k == 0 && inp->self == 0 && inp->cluster && dbd_silent(o, bus, out) > 0)
+                /* the service watcher follows its answers between hooks where this probe runs
+                 * (wedgefollow.h) */
+                inp->serving_probed = inp->self == 0 && inp->cluster;
+                /* a database that does not answer holds slurmdbd's handshake too: the status
+                 * names the database, and the watcher's timeouts are no news then */
+                inp->serving_silent = k != 0 && k != -EACCES;
+                if (k == 0 && inp->self == 0 && inp->cluster && dbd_silent(o, bus, out) > 0) {
+                        inp->serving_silent = true;
                         return inp->leader ? publish(ctx, inp, err) : 0;
+                }
                 charm_outcome_set(out, JUJU_STATUS_ACTIVE, "slurmdbd %s: database %s on %s:%u%s%s%s",
                         inp->self == 0 ? "primary" : "backup", inp->db.database, inp->db.host, inp->db.port,
                         k == 0            ? ""
@@ -612,6 +623,12 @@ int slurmdbd_reconcile(
                 .keys = AUTH_KEYRING_INIT,
                 .controllers = STRV_INIT };
         int r = reconcile(ctx, o, &in, out, err);
+        /* kept only by a run that reached the probe: a paused or refused unit follows nothing */
+        int k = wedgefollow_serving(o->paths.root, in.serving_probed ? (in.serving_silent ? WEDGE_TOLD_SILENT : WEDGE_TOLD_ANSWERS) : WEDGE_TOLD_NONE);
+        if (r >= 0 && k < 0) {
+                strbuf_addf(err, "%s: %s", WEDGEFOLLOW_SERVING_FILE, strerror(-k));
+                r = k;
+        }
         dbd_inputs_done(&in);
         return r;
 }
