@@ -414,8 +414,14 @@ int slurm_node_delete(const char *name, struct strbuf *err) {
 
 int slurm_node_wait_registered(
         const char *name, int timeout_ms, struct slurm_node *ret, struct strbuf *err) {
+        return slurm_node_wait_registered_unknown(name, timeout_ms, 0, ret, err);
+}
+
+int slurm_node_wait_registered_unknown(
+        const char *name, int timeout_ms, int unknown_ms, struct slurm_node *ret, struct strbuf *err) {
         _cleanup_strbuf_ struct strbuf last = STRBUF_INIT;
         int64_t deadline = slurm_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+        int64_t unknown_since = 0; /* the first of the "no such node" answers in a row */
         int delay = SLURM_POLL_FIRST_MS, r;
 
         if (isempty(name))
@@ -440,6 +446,15 @@ int slurm_node_wait_registered(
                         if (err)
                                 strbuf_addbuf(err, &last);
                         return r;
+                }
+                if (r != -ENOENT)
+                        unknown_since = 0;
+                else if (!unknown_since)
+                        unknown_since = slurm_now_ms();
+                else if (unknown_ms > 0 && slurm_now_ms() - unknown_since >= unknown_ms) {
+                        if (err)
+                                strbuf_addf(err, "node \"%s\": unknown to the controller for %d ms", name, unknown_ms);
+                        return -ENOENT;
                 }
                 if (!slurm_poll_sleep(&delay, deadline))
                         break;

@@ -127,4 +127,9 @@ int slurm_node_delete(const char *name, struct strbuf *err);
  * another negative errno for errors other than "no such node" and "controller unreachable", which are
  * retried until the deadline. */
 int slurm_node_wait_registered(const char *name, int timeout_ms, struct slurm_node *ret, struct strbuf *err);
+/* slurm_node_wait_registered() that also gives up early, with -ENOENT, once the controller has
+ * answered "no such node" at every look for unknown_ms (0: never): for a caller that can make
+ * the node register again (restart its slurmd). */
+int slurm_node_wait_registered_unknown(
+        const char *name, int timeout_ms, int unknown_ms, struct slurm_node *ret, struct strbuf *err);
 

@@ -54,6 +54,17 @@ log "$(printf '%s\n' "$out" | head -1)"
 check "registered node is IDLE+DYNAMIC_NORM" has "$out" '^state=IDLE\+DYNAMIC_NORM$'
 check "registered node answers" has "$out" '^registered=1$'
 
+# a name the controller does not know, with a bound on that (a slurmd charm's wait after its
+# restart): given up with ENOENT after the bound, not at the timeout; without it, the timeout
+t0=$(date +%s%N)
+out=$(drive wait-registered "no-such-$NODE" 20000 1500) && die "an unknown node was taken as registered: $out"
+ms=$((($(date +%s%N) - t0) / 1000000))
+check "unknown node: given up with ENOENT after its bound" has "$out" '^ERR ENOENT .*unknown to the controller for 1500 ms'
+[ "$ms" -ge 1500 ] && [ "$ms" -lt 10000 ] || die "unknown node: gave up after $ms ms, want 1500 to 10000"
+out=$(drive wait-registered "no-such-$NODE" 1200) && die "an unknown node was taken as registered: $out"
+check "unknown node, no bound: the timeout" has "$out" '^ERR ETIMEDOUT .*not registered after 1200 ms'
+out=$(drive wait-registered "$NODE" 5000 1500) || die "a registered node with the bound: $out"
+
 out=$(drive node "$NODE")
 check "node: features available and active" has "$out" '^features=ns1$' '^active=ns1$'
 check "node: partitions from the partition table" has "$out" '^partitions=ns1$'

@@ -151,7 +151,8 @@ int main(int argc, char **argv) {
         } else if (streq(verb, "wait-registered") && a && b) {
                 struct slurm_node n;
                 double t0 = now_real();
-                r = slurm_node_wait_registered(a, atoi(b), &n, &err);
+                /* argv[4], when given: the "no such node" bound (slurm_node_wait_registered_unknown) */
+                r = slurm_node_wait_registered_unknown(a, atoi(b), argc > 4 ? atoi(argv[4]) : 0, &n, &err);
                 if (r < 0)
                         return fail(r, &err);
                 printf("registered after %.3f s\n", now_real() - t0);
@@ -225,7 +226,8 @@ int main(int argc, char **argv) {
                         "usage: slurm-drive node|jobs|destroy|delete|resume|undrain|idle|restore-check "
                         "NODE\n"
                         "       slurm-drive drain|down NODE REASON | weight NODE N | features NODE F\n"
-                        "       slurm-drive wait-registered|wait-no-jobs NODE TIMEOUT_MS\n"
+                        "       slurm-drive wait-registered NODE TIMEOUT_MS [UNKNOWN_MS]\n"
+                        "       slurm-drive wait-no-jobs NODE TIMEOUT_MS\n"
                         "       slurm-drive list [FEATURE [PARTITION]] | ping | reconfigure | config-path\n"
                         "       slurm-drive hardware [DEV_DIR]\n"
                         "       slurm-drive trigger-set NODE up|down|fail|idle|drained PROGRAM | triggers |"

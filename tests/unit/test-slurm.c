@@ -464,6 +464,7 @@ static void test_no_symbol_clash(void **state) {
                 "slurm_node_undrain",
                 "slurm_node_update",
                 "slurm_node_wait_registered",
+                "slurm_node_wait_registered_unknown",
                 "slurm_now_ms",
                 "slurm_parse_node_config",
                 "slurm_poll_sleep",

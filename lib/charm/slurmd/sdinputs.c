@@ -399,8 +399,8 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
         return 0;
 }
 
-int sd_wait_registered(
-        const char *node, time_t since, int timeout_ms, struct slurm_node *ret, struct strbuf *err) {
+static int wait_registered(const char *node, time_t since, int timeout_ms, int unknown_ms, struct slurm_node *ret,
+        struct strbuf *err) {
         int64_t deadline = slurm_now_ms() + timeout_ms;
         int delay = SLURM_POLL_FIRST_MS;
         struct stat st;
@@ -418,7 +418,49 @@ int sd_wait_registered(
         }
         (void) slurm_client_reload(NULL);
         int left = (int) (deadline - slurm_now_ms());
-        return slurm_node_wait_registered(node, left > 0 ? left : 1, ret, err);
+        return slurm_node_wait_registered_unknown(node, left > 0 ? left : 1, unknown_ms, ret, err);
+}
+
+int sd_wait_registered(
+        const char *node, time_t since, int timeout_ms, struct slurm_node *ret, struct strbuf *err) {
+        return wait_registered(node, since, timeout_ms, 0, ret, err);
+}
+
+int sd_wait_registered_nudge(sd_bus *bus, const struct slurmd_opts *o, const char *node, time_t since, int timeout_ms,
+        struct slurm_node *ret, bool *ret_nudged, struct strbuf *err) {
+        int64_t deadline = slurm_now_ms() + timeout_ms;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        if (ret_nudged)
+                *ret_nudged = false;
+        int r = wait_registered(node, since, timeout_ms, since > 0 ? SD_REGISTER_UNKNOWN_MS : 0, ret, &e);
+        int left = (int) (deadline - slurm_now_ms());
+        if (r != -ENOENT)
+                goto out;
+        /* slurmctld answers and has not heard of the node. Only a controller that started after
+         * slurmd did (boot time at or after since, whole seconds) can have met a registration
+         * that went to a standby meanwhile and now sleeps; otherwise slurmd is slow (a GPU
+         * node's detection), and a restart would only start that again */
+        uint32_t hash;
+        time_t boot = 0;
+        if (left <= 0 || slurm_ctl_conf_hash(&hash, &boot, NULL) < 0 || boot < since) {
+                strbuf_reset(&e);
+                r = left > 0 ? wait_registered(node, 0, left, 0, ret, &e) : -ETIMEDOUT;
+                if (r == -ETIMEDOUT && left <= 0)
+                        strbuf_addf(&e, "node \"%s\": not registered after %d ms (unknown to slurmctld)", node, timeout_ms);
+                goto out;
+        }
+        /* restarted, it registers at once */
+        since = time(NULL);
+        r = unit_restart(bus, "slurmd.service", sd_unit_timeout(o), err);
+        if (r < 0)
+                return r;
+        if (ret_nudged)
+                *ret_nudged = true;
+        left = (int) (deadline - slurm_now_ms());
+        return wait_registered(node, since, left > 0 ? left : 1, 0, ret, err);
+out:
+        strbuf_addbuf(err, &e);
+        return r;
 }
 
 int sd_drain_timeout_ms(struct juju_ctx *ctx, struct strbuf *err) {

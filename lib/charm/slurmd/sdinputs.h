@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include <systemd/sd-bus.h>
+
 #include "charm/common/keyring.h"
 #include "charm/slurmd/slurmd.h"
 #include "interfaces/slurmd.h"
@@ -91,6 +93,18 @@ int sd_publish_node(
  * slurmd restarted then), reads it, then waits for the node's registration. */
 int sd_wait_registered(
         const char *node, time_t since, int timeout_ms, struct slurm_node *ret, struct strbuf *err);
+/* sd_wait_registered() for a slurmd this run (re)started at since (0: it did not), which
+ * restarts slurmd once when slurmctld has answered "no such node" at every look for
+ * SD_REGISTER_UNKNOWN_MS and slurmctld itself started at or after since, and waits again for
+ * what is left of timeout_ms (*ret_nudged, when not NULL, says whether it did). The case:
+ * slurmd's first registration met a standby controller while the primary restarted (a push, a
+ * configuration change), and libslurm then sleeps SlurmctldTimeout/2 before it tries again
+ * (slurm_send_recv_controller_msg, 22.05 and 24.11: 60 s with the default 120), while a
+ * restarted slurmd registers at once. A slurmd slow to register to a controller that ran all
+ * along (a GPU node's detection) is left alone; at most one restart, never a loop. */
+#define SD_REGISTER_UNKNOWN_MS (8 * 1000)
+int sd_wait_registered_nudge(sd_bus *bus, const struct slurmd_opts *o, const char *node, time_t since, int timeout_ms,
+        struct slurm_node *ret, bool *ret_nudged, struct strbuf *err);
 
 /* Whether this unit has left relation rel (the "left" file names it): 1 yes, 0 no (no file,
  * or it names another relation: the file is then removed, the unit joins again). */

@@ -113,7 +113,7 @@ static int register_with(const struct slurmd_opts *o, sd_bus *bus, const char *n
         r = unit_restart(bus, "slurmd.service", sd_unit_timeout(o), err);
         if (r < 0)
                 return r;
-        r = sd_wait_registered(node, since, sd_register_timeout(o), ret, err);
+        r = sd_wait_registered_nudge(bus, o, node, since, sd_register_timeout(o), ret, NULL, err);
         if (r < 0)
                 return r;
         if (slurm_state_invalid_reg(ret->state)) {

@@ -811,8 +811,14 @@ int slurmd_reconcile(
                         slurm_node_done(&node);
         }
         if (started) {
+                bool nudged = false;
                 strbuf_reset(&e);
-                r = sd_wait_registered(in.node_name, fetch_awaited ? since : 0, timeout, &node, &e);
+                r = sd_wait_registered_nudge(bus, o, in.node_name, fetch_awaited ? since : 0, timeout, &node, &nudged, &e);
+                if (nudged)
+                        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                                "node %s unknown to slurmctld for %d s after slurmd started: slurmd restarted "
+                                "(its registration met a standby controller and waits SlurmctldTimeout/2)",
+                                in.node_name, SD_REGISTER_UNKNOWN_MS / 1000);
         }
         /* the record of this node's name may be another's that its registration was taken onto
          * (a departed node's placeholder, charm/common/strand.h): deleted, slurmd registers afresh */
@@ -828,7 +834,7 @@ int slurmd_reconcile(
                         since = before;
                         started = fetch_awaited = true;
                         strbuf_reset(&e);
-                        r = sd_wait_registered(in.node_name, since, timeout, &node, &e);
+                        r = sd_wait_registered_nudge(bus, o, in.node_name, since, timeout, &node, NULL, &e);
                 }
         }
         if (started) {
