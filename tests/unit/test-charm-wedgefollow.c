@@ -90,13 +90,22 @@ static void test_note(void **state) {
         /* the same record after the ask: once a minute */
         assert_false(wedgefollow_note(&f, WEDGE_TOLD_ANSWERS, stamp_of(WEDGE_TOLD_ANSWERS), -ETIMEDOUT, 425 * S));
         assert_true(wedgefollow_note(&f, WEDGE_TOLD_ANSWERS, stamp_of(WEDGE_TOLD_ANSWERS), -ETIMEDOUT, 455 * S));
+        /* the status names the database: slurmdbd's handshake fails at once or waits with it,
+         * no news; one that succeeds is (the database is back), once a minute at most */
+        assert_false(wedgefollow_note(&f, WEDGE_TOLD_DB, stamp_of(WEDGE_TOLD_DB), -EIO, 456 * S));
+        assert_false(wedgefollow_note(&f, WEDGE_TOLD_DB, stamp_of(WEDGE_TOLD_DB), -ETIMEDOUT, 457 * S));
+        assert_false(wedgefollow_note(&f, WEDGE_TOLD_DB, stamp_of(WEDGE_TOLD_DB), -ETIMEDOUT, 458 * S));
+        assert_false(wedgefollow_note(&f, WEDGE_TOLD_DB, stamp_of(WEDGE_TOLD_DB), -ETIMEDOUT, 459 * S));
+        assert_false(wedgefollow_note(&f, WEDGE_TOLD_DB, stamp_of(WEDGE_TOLD_DB), -ECONNREFUSED, 460 * S));
+        assert_true(wedgefollow_note(&f, WEDGE_TOLD_DB, stamp_of(WEDGE_TOLD_DB), 0, 461 * S));
+        assert_false(wedgefollow_note(&f, WEDGE_TOLD_DB, stamp_of(WEDGE_TOLD_DB), 0, 491 * S));
         /* no longer serving (another unit serves, the unit paused): reset, so that serving again
          * counts afresh */
-        assert_false(wedgefollow_note(&f, WEDGE_TOLD_NONE, stamp_of(WEDGE_TOLD_NONE), 0, 460 * S));
+        assert_false(wedgefollow_note(&f, WEDGE_TOLD_NONE, stamp_of(WEDGE_TOLD_NONE), 0, 530 * S));
         assert_false(f.silent);
         assert_int_equal(f.misses, 0);
-        assert_false(wedgefollow_note(&f, WEDGE_TOLD_ANSWERS, stamp_of(WEDGE_TOLD_ANSWERS), -ETIMEDOUT, 490 * S));
-        assert_int_equal(f.rate.next_look, 490 * S + WEDGEFOLLOW_AGAIN_USEC);
+        assert_false(wedgefollow_note(&f, WEDGE_TOLD_ANSWERS, stamp_of(WEDGE_TOLD_ANSWERS), -ETIMEDOUT, 560 * S));
+        assert_int_equal(f.rate.next_look, 560 * S + WEDGEFOLLOW_AGAIN_USEC);
 }
 
 static void test_look(void **state) {
@@ -124,6 +133,8 @@ static void test_look(void **state) {
         _cleanup_free_ char *data = NULL;
         assert_int_equal(read_full_file(path, &data, NULL), 0);
         assert_string_equal(data, "silent\n");
+        assert_int_equal(wedgefollow_serving(root, WEDGE_TOLD_DB), 0);
+        assert_int_equal(wedgefollow_told(root, NULL), WEDGE_TOLD_DB);
         /* an empty record (an older version's) reads "answers" */
         assert_int_equal(write_file_atomic(path, "", 0, 0600, (uid_t) -1, (gid_t) -1), 0);
         assert_int_equal(wedgefollow_told(root, NULL), WEDGE_TOLD_ANSWERS);

@@ -72,7 +72,7 @@ struct dbd_inputs {
         struct auth_keyring keys; /* the cluster's auth keys (charm/common/keyring.h), secret */
         char *cluster;          /* NULL: not published (yet) */
         bool serving_probed;    /* this run probed the serving daemon (wedgefollow.h) */
-        bool serving_silent;    /* and its status says it (or its database) does not answer */
+        enum wedge_told serving_told; /* and what its status says of it */
         struct strv controllers;
 };
 
@@ -599,11 +599,11 @@ static int reconcile(struct juju_ctx *ctx, const struct slurmdbd_opts *o, struct
                 /* the service watcher follows its answers between hooks where this probe runs
                  * (wedgefollow.h) */
                 inp->serving_probed = inp->self == 0 && inp->cluster;
-                /* a database that does not answer holds slurmdbd's handshake too: the status
-                 * names the database, and the watcher's timeouts are no news then */
-                inp->serving_silent = k != 0 && k != -EACCES;
+                /* a database that does not answer fails or holds slurmdbd's handshake too: the
+                 * status names the database, and only a handshake that succeeds is news then */
+                inp->serving_told = k != 0 && k != -EACCES ? WEDGE_TOLD_DB : WEDGE_TOLD_ANSWERS;
                 if (k == 0 && inp->self == 0 && inp->cluster && dbd_silent(o, bus, out) > 0) {
-                        inp->serving_silent = true;
+                        inp->serving_told = WEDGE_TOLD_SILENT;
                         return inp->leader ? publish(ctx, inp, err) : 0;
                 }
                 charm_outcome_set(out, JUJU_STATUS_ACTIVE, "slurmdbd %s: database %s on %s:%u%s%s%s",
@@ -624,7 +624,7 @@ int slurmdbd_reconcile(
                 .controllers = STRV_INIT };
         int r = reconcile(ctx, o, &in, out, err);
         /* kept only by a run that reached the probe: a paused or refused unit follows nothing */
-        int k = wedgefollow_serving(o->paths.root, in.serving_probed ? (in.serving_silent ? WEDGE_TOLD_SILENT : WEDGE_TOLD_ANSWERS) : WEDGE_TOLD_NONE);
+        int k = wedgefollow_serving(o->paths.root, in.serving_probed ? in.serving_told : WEDGE_TOLD_NONE);
         if (r >= 0 && k < 0) {
                 strbuf_addf(err, "%s: %s", WEDGEFOLLOW_SERVING_FILE, strerror(-k));
                 r = k;

@@ -39,7 +39,9 @@ bool wedgefollow_note(struct wedgefollow *f, enum wedge_told told, uint64_t stam
                 return false;
         }
         f->silent = f->misses >= 2;
-        bool differs = f->silent != (told == WEDGE_TOLD_SILENT);
+        /* with its database not answering, slurmdbd's handshake fails or waits too: only a
+         * handshake that succeeds is news then (the database is back) */
+        bool differs = told == WEDGE_TOLD_DB ? ping == 0 : f->silent != (told == WEDGE_TOLD_SILENT);
         /* the once-a-minute bound is for one disagreement that a run did not end: a status
          * rewritten since the last ask (another run said something else, maybe back and forth
          * between two looks) is a new one */
@@ -59,6 +61,7 @@ static char *serving_path(const char *root) {
 
 #define TOLD_SILENT "silent\n"
 #define TOLD_ANSWERS "answers\n"
+#define TOLD_DB "database\n"
 
 enum wedge_told wedgefollow_told(const char *root, uint64_t *ret_stamp) {
         const struct charm_paths p = { .root = root };
@@ -76,7 +79,9 @@ enum wedge_told wedgefollow_told(const char *root, uint64_t *ret_stamp) {
         if (ret_stamp)
                 *ret_stamp = ((uint64_t) st.st_mtim.tv_sec * 1000000000ULL + (uint64_t) st.st_mtim.tv_nsec) ^
                              ((uint64_t) st.st_ino * 0x9E3779B97F4A7C15ULL);
-        return streq(data, TOLD_SILENT) ? WEDGE_TOLD_SILENT : WEDGE_TOLD_ANSWERS;
+        return streq(data, TOLD_SILENT) ? WEDGE_TOLD_SILENT
+               : streq(data, TOLD_DB)    ? WEDGE_TOLD_DB
+                                         : WEDGE_TOLD_ANSWERS;
 }
 
 int wedgefollow_look(struct wedgefollow *f, const char *root, uint64_t now) {
@@ -102,7 +107,7 @@ int wedgefollow_serving(const char *root, enum wedge_told told) {
         const struct charm_paths p = { .root = root };
         _cleanup_free_ char *dir = charm_path(&p, CHARM_PATH_STATE_DIR);
         int r = mkdir_p(dir, 0700);
-        const char *v = told == WEDGE_TOLD_SILENT ? TOLD_SILENT : TOLD_ANSWERS;
+        const char *v = told == WEDGE_TOLD_SILENT ? TOLD_SILENT : told == WEDGE_TOLD_DB ? TOLD_DB : TOLD_ANSWERS;
         if (r >= 0)
                 r = write_file_atomic_if_changed(path, v, strlen(v), 0600, (uid_t) -1, (gid_t) -1);
         return r < 0 ? r : 0;

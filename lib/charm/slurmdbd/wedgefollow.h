@@ -16,8 +16,8 @@
  *
  * What the watcher compares that with is what the unit's status says now, not what it saw
  * before: the reconcile keeps <state>/WEDGEFOLLOW_SERVING_FILE on the serving primary unit only
- * (where its probe runs), holding its verdict ("silent": the daemon, or its database, does not
- * answer; "answers"). A look that disagrees asks one handler run, and again at most once per
+ * (where its probe runs), holding its verdict ("silent": the daemon does not answer;
+ * "database": its database does not, which the status names; "answers"). A look that disagrees asks one handler run, and again at most once per
  * WEDGEFOLLOW_REASK_USEC while it still disagrees with the same record (charm/common/followrate.h);
  * a record rewritten since (another run's verdict, even one changed back between two looks)
  * is a new disagreement, asked for at once. A first version
@@ -48,6 +48,8 @@ enum wedge_told {
         WEDGE_TOLD_NONE,    /* no record: not serving, paused, an older run */
         WEDGE_TOLD_ANSWERS, /* "answers" (an empty record too) */
         WEDGE_TOLD_SILENT,  /* "silent" */
+        WEDGE_TOLD_DB,      /* "database": its database does not answer (only a handshake that
+                             * succeeds is news then: the handshake fails or waits with it) */
 };
 
 struct wedgefollow {
