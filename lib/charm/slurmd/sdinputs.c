@@ -28,6 +28,7 @@
 #include "slurm/nodestate.h"
 #include "systemd/unit.h"
 #include "util/fileio.h"
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -430,37 +431,47 @@ int sd_wait_registered_nudge(sd_bus *bus, const struct slurmd_opts *o, const cha
         struct slurm_node *ret, bool *ret_nudged, struct strbuf *err) {
         int64_t deadline = slurm_now_ms() + timeout_ms;
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
-        if (ret_nudged)
-                *ret_nudged = false;
         int r = wait_registered(node, since, timeout_ms, since > 0 ? SD_REGISTER_UNKNOWN_MS : 0, ret, &e);
         int left = (int) (deadline - slurm_now_ms());
         if (r != -ENOENT)
                 goto out;
         /* slurmctld answers and has not heard of the node. Only a controller that started after
-         * slurmd did (boot time at or after since, whole seconds) can have met a registration
-         * that went to a standby meanwhile and now sleeps; otherwise slurmd is slow (a GPU
-         * node's detection), and a restart would only start that again */
+         * slurmd did, or just before (its start takes a few seconds before it listens), can
+         * have missed a registration that went to a standby meanwhile and now sleeps; otherwise
+         * slurmd is slow (a GPU node's detection), and a restart would only start that again */
         uint32_t hash;
         time_t boot = 0;
-        if (left <= 0 || slurm_ctl_conf_hash(&hash, &boot, NULL) < 0 || boot < since) {
+        if (left <= 0 || slurm_ctl_conf_hash(&hash, &boot, NULL) < 0 ||
+                boot + SD_REGISTER_UNKNOWN_MS / 1000 < since) {
                 strbuf_reset(&e);
                 r = left > 0 ? wait_registered(node, 0, left, 0, ret, &e) : -ETIMEDOUT;
                 if (r == -ETIMEDOUT && left <= 0)
                         strbuf_addf(&e, "node \"%s\": not registered after %d ms (unknown to slurmctld)", node, timeout_ms);
                 goto out;
         }
-        /* restarted, it registers at once */
+        /* started again, it registers at once */
         since = time(NULL);
-        r = unit_restart(bus, "slurmd.service", sd_unit_timeout(o), err);
+        r = sd_restart_unregistered(bus, o, err);
         if (r < 0)
                 return r;
-        if (ret_nudged)
-                *ret_nudged = true;
         left = (int) (deadline - slurm_now_ms());
-        return wait_registered(node, since, left > 0 ? left : 1, 0, ret, err);
+        r = wait_registered(node, since, left > 0 ? left : 1, 0, ret, err);
+        if (r < 0)
+                strbuf_addf(err, " (slurmd started again once: slurmctld, started after it, did not know the node for %d s)",
+                        SD_REGISTER_UNKNOWN_MS / 1000);
+        else if (ret_nudged)
+                *ret_nudged = true;
+        return r;
 out:
         strbuf_addbuf(err, &e);
         return r;
+}
+
+int sd_restart_unregistered(sd_bus *bus, const struct slurmd_opts *o, struct strbuf *err) {
+        /* no running main process (stopped, failed) is no error: the restart starts it */
+        (void) unit_kill(bus, "slurmd.service", "main", SIGKILL, sd_unit_timeout(o), NULL);
+        (void) unit_reset_failed(bus, "slurmd.service", sd_unit_timeout(o), NULL);
+        return unit_restart(bus, "slurmd.service", sd_unit_timeout(o), err);
 }
 
 int sd_drain_timeout_ms(struct juju_ctx *ctx, struct strbuf *err) {

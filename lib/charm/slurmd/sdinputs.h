@@ -95,14 +95,22 @@ int sd_wait_registered(
         const char *node, time_t since, int timeout_ms, struct slurm_node *ret, struct strbuf *err);
 /* sd_wait_registered() for a slurmd this run (re)started at since (0: it did not), which
  * restarts slurmd once when slurmctld has answered "no such node" at every look for
- * SD_REGISTER_UNKNOWN_MS and slurmctld itself started at or after since, and waits again for
- * what is left of timeout_ms (*ret_nudged, when not NULL, says whether it did). The case:
+ * SD_REGISTER_UNKNOWN_MS and slurmctld itself started after since, or less than that long
+ * before, and waits again for
+ * what is left of timeout_ms (sd_restart_unregistered; *ret_nudged, when not NULL, is set true
+ * when it did and the node registered, untouched otherwise). The case:
  * slurmd's first registration met a standby controller while the primary restarted (a push, a
  * configuration change), and libslurm then sleeps SlurmctldTimeout/2 before it tries again
  * (slurm_send_recv_controller_msg, 22.05 and 24.11: 60 s with the default 120), while a
  * restarted slurmd registers at once. A slurmd slow to register to a controller that ran all
  * along (a GPU node's detection) is left alone; at most one restart, never a loop. */
 #define SD_REGISTER_UNKNOWN_MS (8 * 1000)
+/* Restarts slurmd for a node slurmctld does not know (or not yet): its main process killed
+ * first (SIGKILL). At SIGTERM slurmd joins all of its threads, and the one that registers may
+ * be sleeping SlurmctldTimeout/2 in libslurm (above): a plain restart waited that long, or
+ * until the unit's stop timeout. KillMode=process spares the steps (a node unknown to
+ * slurmctld runs none that it knows). 0 or a negative errno with why in err. */
+int sd_restart_unregistered(sd_bus *bus, const struct slurmd_opts *o, struct strbuf *err);
 int sd_wait_registered_nudge(sd_bus *bus, const struct slurmd_opts *o, const char *node, time_t since, int timeout_ms,
         struct slurm_node *ret, bool *ret_nudged, struct strbuf *err);
 

@@ -786,7 +786,8 @@ int slurmd_reconcile(
                         say_maintenance(ctx, e.buf);
                         (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "%s", e.buf);
                         strbuf_reset(&e);
-                        r = unit_restart(bus, "slurmd.service", unit_timeout(o), err);
+                        since = time(NULL);
+                        r = sd_restart_unregistered(bus, o, err);
                         if (r < 0)
                                 return r;
                         started = fetch_awaited = true;
