@@ -22,7 +22,8 @@ int charm_paused(const struct charm_paths *p, char **ret_reason) {
         if (r < 0)
                 return r;
         data[strcspn(data, "\n")] = '\0';
-        *ret_reason = TAKE_PTR(data);
+        if (ret_reason)
+                *ret_reason = TAKE_PTR(data);
         return 1;
 }
 

@@ -32,7 +32,8 @@
 #define PAUSE_FILE "paused"
 #define PAUSE_REASON_MAX 128
 
-/* 1 with *ret_reason (caller frees) when the unit is paused, 0 when not, negative errno. */
+/* 1 with *ret_reason (caller frees; may be NULL) when the unit is paused, 0 when not, negative
+ * errno. */
 int charm_paused(const struct charm_paths *p, char **ret_reason);
 /* Pauses (replacing an older reason). */
 int charm_pause_set(const struct charm_paths *p, const char *reason, struct strbuf *err);

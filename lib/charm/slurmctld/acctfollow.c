@@ -25,13 +25,11 @@ int acctfollow_look(struct acctfollow *f, const char *root, uint64_t now, int64_
         if (now < f->rate.next_look)
                 return 0;
         const struct charm_paths p = { .root = root };
-        _cleanup_free_ char *dir = charm_path(&p, CHARM_PATH_STATE_DIR);
-        /* a paused unit's reconcile takes nothing (charm/common/pause.h): no run for it */
-        _cleanup_free_ char *paused = xasprintf("%s/%s", dir, PAUSE_FILE);
         _cleanup_strv_ struct strv hosts = STRV_INIT;
         _cleanup_free_ char *state = NULL;
         int64_t until = 0, since_ms = 0;
-        bool waiting = access(paused, F_OK) < 0 && acct_wait_load(&p, &until, &hosts, &state, &since_ms);
+        /* a paused unit's reconcile takes nothing (charm/common/pause.h): no run for it */
+        bool waiting = charm_paused(&p, NULL) == 0 && acct_wait_load(&p, &until, &hosts, &state, &since_ms);
         /* a standby's wait ends also when the shared state lets it take control without
          * slurmdbd (accounting.h, struct acct_standby): a few stat calls, no connection */
         bool ready = waiting && now_s >= until &&

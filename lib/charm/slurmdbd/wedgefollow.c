@@ -65,14 +65,12 @@ static char *serving_path(const char *root) {
 
 enum wedge_told wedgefollow_told(const char *root, uint64_t *ret_stamp) {
         const struct charm_paths p = { .root = root };
-        _cleanup_free_ char *dir = charm_path(&p, CHARM_PATH_STATE_DIR);
-        _cleanup_free_ char *paused = xasprintf("%s/%s", dir, PAUSE_FILE), *serving = serving_path(root);
-        _cleanup_free_ char *data = NULL;
+        _cleanup_free_ char *serving = serving_path(root), *data = NULL;
         struct stat st;
         if (ret_stamp)
                 *ret_stamp = 0;
         /* (the stamp first: a rewrite between the two reads then shows as a change next time) */
-        if (access(paused, F_OK) == 0 || stat(serving, &st) < 0 || read_full_file(serving, &data, NULL) < 0)
+        if (charm_paused(&p, NULL) != 0 || stat(serving, &st) < 0 || read_full_file(serving, &data, NULL) < 0)
                 return WEDGE_TOLD_NONE;
         /* the time and the inode: each rewrite is a new file renamed into place (two rewrites
          * within one tick of the file system's clock still differ) */
