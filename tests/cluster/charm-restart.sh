@@ -294,4 +294,72 @@ ctl scancel "$running3"
 wait_job_state "$running3" CANCELLED 30
 js config cpu --reset partition-config >/dev/null
 settle
+
+# 24.11.5's reconfigure can wait for ever after its state save: slurmscriptd_flush() loses the
+# reply's wakeup (fixed in 24.11.6; lib/charm/slurmctld/ctlhang.h). A stopped slurmscriptd makes
+# slurmctld wait at that very call. 22.05 reconfigures in place (no save, no flush): not tried.
+if [ "${CHARM_BASE:-}" = debian@13 ]; then
+        ctl_main() { js exec slurmctld/0 -- systemctl show -p MainPID --value slurmctld.service; }
+        # stop_scriptd: stops the running slurmctld's slurmscriptd, prints its pid (a failure
+        # leaves it stopped: the model's cleanup kills the machine's processes, stopped or not)
+        stop_scriptd() {
+                local sd
+                sd=$(js exec slurmctld/0 -- pgrep -P "$(ctl_main)" -x slurmscriptd) || die "no slurmscriptd"
+                js exec slurmctld/0 -- kill -STOP "$sd"
+                echo "$sd"
+        }
+        hung_line='slurmctld hung in a reconfigure after saving its state'
+        hung_count() { js debug-log --replay | grep -c "$hung_line" || true; }
+        log "24.11: an admin's reconfigure stuck after its state save: killed and started again at the"
+        log "next hook; the running and pending jobs intact"
+        running4=$(submit -p cpu -o /dev/null --wrap "sleep 600")
+        wait_job_state "$running4" RUNNING 30
+        main=$(ctl_main)
+        sd=$(stop_scriptd)
+        t0=$(date +%s)
+        mark=$(wc -l <"$ctl_log")
+        # (it gets no reply: the reply comes from the new process)
+        ctl timeout 5 scontrol reconfigure >/dev/null 2>&1 || true
+        until_true 10 "no state save after the reconfigure" \
+                eval 'sed -n "$mark,\$p" "$ctl_log" | grep -q "Saving all slurm state"'
+        ! sed -n "$mark,\$p" "$ctl_log" | grep -q 'Attempting to reconfigure' || die "the reconfigure went on"
+        # before CTL_HANG_QUIET_S: only silent, nothing killed
+        js trigger slurmctld update-status >/dev/null
+        settle
+        [ "$(ctl_main)" = "$main" ] || die "slurmctld killed before the log was quiet for 30 s"
+        expect_status slurmctld/0 '^maintenance slurmctld here runs but does not answer'
+        until_true 60 "no quiet log after the hang" eval '[ $(($(date +%s) - $(stat -c %Y "$ctl_log"))) -ge 31 ]'
+        h=$(hung_count)
+        js trigger slurmctld update-status >/dev/null
+        settle
+        [ "$(hung_count)" -gt "$h" ] || die "no debug-log line \"$hung_line\""
+        until_true 30 "slurmctld not answering after the cure" eval "ctl scontrol ping >/dev/null 2>&1"
+        [ "$(ctl_main)" != "$main" ] || die "slurmctld $main still runs"
+        log "  controller back $(($(date +%s) - t0)) s after the reconfigure"
+        [ "$(job_field "$running4" JobState)" = RUNNING ] || die "job $running4: $(job_field "$running4" JobState)"
+        [ "$(job_field "$pending" JobState)" = PENDING ] || die "job $pending: $(job_field "$pending" JobState)"
+        until_true 30 "slurmctld/0 not active after the cure: $(unit_status slurmctld/0)" \
+                eval 'unit_status slurmctld/0 | grep -q "^active 2 nodes in 1 partition"'
+        ctl scancel "$running4"
+        wait_job_state "$running4" CANCELLED 30
+        until_true 30 "a node still completing a job" eval '[[ $(ctl sinfo -h -o %T) != *comp* ]]'
+
+        log "24.11: the charm's own push stuck the same way: cured between hooks (the push's follower)"
+        push=$(root_of slurmctld/0)/var/lib/slurm/charm/slurm.conf.push-pending
+        main=$(ctl_main)
+        sd=$(stop_scriptd)
+        h=$(hung_count)
+        t0=$(date +%s)
+        mark=$(wc -l <"$ctl_log")
+        # the push a restart leaves (ctlapply.h), no job holding a node: slurmctld's watcher runs it
+        js exec slurmctld/0 -- touch /var/lib/slurm/charm/slurm.conf.push-pending
+        until_true 60 "the push's reconfigure did not come" \
+                eval 'sed -n "$mark,\$p" "$ctl_log" | grep -q "Saving all slurm state"'
+        until_true 120 "the hung reconfigure was not cured between hooks" eval '[ "$(hung_count)" -gt "$h" ]'
+        until_true 30 "slurmctld not answering after the cure" eval "ctl scontrol ping >/dev/null 2>&1"
+        [ "$(ctl_main)" != "$main" ] || die "slurmctld $main still runs"
+        until_true 60 "the push did not end after the cure" eval '[ ! -e "$push" ]'
+        log "  push done $(($(date +%s) - t0)) s after it was asked"
+        [ "$(job_field "$pending" JobState)" = PENDING ] || die "job $pending: $(job_field "$pending" JobState)"
+fi
 log "ok"

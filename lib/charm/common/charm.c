@@ -366,7 +366,7 @@ int charm_config_string(struct juju_ctx *ctx, const char *key, const char **ret,
 
 /* What the log at path got after offset from (its last 64 KiB at most), NUL-terminated; NULL when
  * there is nothing or it cannot be read. */
-static char *log_tail_since(const char *path, off_t from) {
+static char *log_tail_since(const char *path, off_t from, struct stat *ret_st) {
         /* the daemon's log, in a directory its user owns: root reads only the file there, never
          * what a link of that user's leads to, never a FIFO or a device, never another name of
          * some other file (attack atk8 G3: a root-only file's "fatal:" line went into the hook's
@@ -375,6 +375,8 @@ static char *log_tail_since(const char *path, off_t from) {
         struct stat st;
         if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1)
                 return NULL;
+        if (ret_st)
+                *ret_st = st;
         off_t end = lseek(fd, 0, SEEK_END);
         if (from > end || from < 0)
                 from = 0; /* the log was rotated meanwhile */
@@ -389,18 +391,22 @@ static char *log_tail_since(const char *path, off_t from) {
         return buf;
 }
 
+char *charm_log_tail(const char *path, off_t from, struct stat *ret_st) {
+        return log_tail_since(path, from, ret_st);
+}
+
 off_t charm_log_size(const char *path) {
         struct stat st;
         return stat(path, &st) == 0 ? st.st_size : 0;
 }
 
 bool charm_log_has(const char *path, off_t from, const char *needle) {
-        _cleanup_free_ char *buf = log_tail_since(path, from);
+        _cleanup_free_ char *buf = log_tail_since(path, from, NULL);
         return buf && strstr(buf, needle);
 }
 
 char *charm_log_last_error(const char *path, off_t from) {
-        _cleanup_free_ char *buf = log_tail_since(path, from);
+        _cleanup_free_ char *buf = log_tail_since(path, from, NULL);
         if (!buf)
                 return NULL;
         static const char *const wanted[] = { "fatal: ", "error: " };

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/stat.h>
 
 #include <systemd/sd-bus.h>
 
@@ -144,6 +145,11 @@ char *charm_log_last_error(const char *path, off_t from);
 /* The log's size now (0 when it does not exist): the offset the two functions around take for
  * "what the daemon writes from now on". */
 off_t charm_log_size(const char *path);
+/* What a daemon wrote to its log at path from offset from on (the last 64 KiB of it at most; from
+ * the start when the log is shorter than from), read as charm_log_has() does (the file only, no
+ * link, no FIFO), NUL-terminated; ret_st (NULL: not wanted) gets the file's stat. Caller frees;
+ * NULL when it cannot be read or is empty. */
+char *charm_log_tail(const char *path, off_t from, struct stat *ret_st);
 /* Whether the log at path holds needle in what was written after offset from (the last 64 KiB of
  * it at most; the whole file when it shrank: rotated). */
 bool charm_log_has(const char *path, off_t from, const char *needle);

@@ -8,6 +8,7 @@
 
 #include "charm/common/charm.h"
 #include "charm/slurmctld/ctlapply.h"
+#include "charm/slurmctld/ctlhang.h"
 #include "proc/proc.h"
 #include "slurm/client.h"
 #include "slurm/jobs.h"
@@ -46,6 +47,14 @@ int pushfollow_look(struct pushfollow *f, const char *root, uint64_t now, struct
                 busy = proc_call_as(0, 0, PUSHFOLLOW_TIMEOUT_MS, count_child, NULL, &out);
                 if (busy < 0) {
                         (void) pushfollow_note(f, pending, busy, now);
+                        /* no answer: the reconfigure the push asked for may hang after its
+                         * state save (ctlhang.h); the handler's reconcile judges and cures it */
+                        _cleanup_free_ char *log = charm_path(&p, CTL_SLURMCTLD_LOG);
+                        if (ctl_hang_look(log, time(NULL)) &&
+                                (!f->hang_asked || now >= f->hang_asked + PUSHFOLLOW_AGAIN_USEC)) {
+                                f->hang_asked = now;
+                                return 1;
+                        }
                         strbuf_addf(err, "jobs holding nodes: %s",
                                 busy == -ETIME ? "no answer in time" : out.len ? out.buf : strerror(-busy));
                         return busy;

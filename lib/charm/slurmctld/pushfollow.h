@@ -10,7 +10,9 @@
  * table read, in a child bounded to PUSHFOLLOW_TIMEOUT_MS with MessageTimeout capped below it),
  * and runs the unit's handler (the reconcile, which pushes) as soon as none does. While the file
  * stays (the push failed, or a job started in between), a run is asked again at most every
- * PUSHFOLLOW_AGAIN_USEC. No file, no RPC.
+ * PUSHFOLLOW_AGAIN_USEC. No file, no RPC. A count that got no answer in time while slurmctld's
+ * log shows the push's reconfigure stuck after its state save (charm/slurmctld/ctlhang.h) asks a
+ * run too (at most every PUSHFOLLOW_AGAIN_USEC): the reconcile cures it.
  *
  * Ownership: plain values. */
 #pragma once
@@ -30,6 +32,7 @@ bool pushfollow_wanted(const char *service);
 
 struct pushfollow {
         struct follow_rate rate;
+        uint64_t hang_asked; /* when a run was last asked for a hung reconfigure (0: never) */
 };
 #define PUSHFOLLOW_INIT \
         { .rate = FOLLOW_RATE_INIT }

@@ -19,6 +19,7 @@
 #include "charm/slurmctld/cgroupconf.h"
 #include "charm/slurmctld/mpiconf.h"
 #include "charm/slurmctld/ctlapply.h"
+#include "charm/slurmctld/ctlhang.h"
 #include "charm/slurmctld/ctlconf.h"
 #include "charm/slurmctld/memdef.h"
 #include "charm/slurmctld/enforce.h"
@@ -3031,6 +3032,16 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                          * for it: MessageTimeout on 22.05, for ever on 24.11 (a client's
                          * credential comes from this slurmctld's sack socket, read with no
                          * timeout: update-status was killed at juju's deadline) */
+                        _cleanup_strbuf_ struct strbuf hm = STRBUF_INIT;
+                        _cleanup_free_ char *ctl_log = charm_path(&o->paths, CTL_SLURMCTLD_LOG);
+                        /* or a 24.11.5 reconfigure stuck after its state save (ctlhang.h) */
+                        int h = ctl_hang_cure(bus, ctl_log, time(NULL), unit_timeout(o), &hm);
+                        if (h != 0 && hm.len) {
+                                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "%s", hm.buf);
+                                charm_outcome_set(out, h == 1 ? JUJU_STATUS_MAINTENANCE : JUJU_STATUS_BLOCKED,
+                                        "%s", hm.buf);
+                                return 0;
+                        }
                         charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, SILENT_MESSAGE, SELF_ANSWER_MS / 1000);
                         return 0;
                 }

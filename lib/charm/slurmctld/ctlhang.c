@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A slurmctld stuck in its reconfigure after it saved its state (see ctlhang.h). */
+#include "charm/slurmctld/ctlhang.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "charm/common/charm.h"
+#include "proc/proc.h"
+#include "slurm/acctdb.h"
+#include "systemd/unit.h"
+#include "util/alloc.h"
+#include "util/macro.h"
+
+#include "util/banned.h"
+
+#define SIGHUP_LINE "Reconfigure signal (SIGHUP) received"
+#define SAVE_LINE "Saving all slurm state"
+
+/* The last occurrence of needle in text, or NULL. */
+static const char *last_of(const char *text, const char *needle) {
+        const char *last = NULL;
+        for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+                last = p;
+        return last;
+}
+
+bool ctl_hang_in_log(const char *text) {
+        if (!text)
+                return false;
+        const char *hup = last_of(text, SIGHUP_LINE);
+        if (!hup)
+                return false;
+        /* what ends the stretch between the save and the exec: the exec itself, a new process
+         * (after a kill, or a failed exec's restart), a stop asked meanwhile */
+        static const char *const ends[] = { "Attempting to reconfigure", "Relinquishing control",
+                " started on cluster ", "Terminate signal" };
+        for (size_t i = 0; i < ELEMENTSOF(ends); i++)
+                if (strstr(hup, ends[i]))
+                        return false;
+        return strstr(hup, SAVE_LINE) != NULL;
+}
+
+bool ctl_hang_look(const char *log_path, time_t now) {
+        struct stat st;
+        _cleanup_free_ char *tail = charm_log_tail(log_path, 0, &st);
+        return tail && now - st.st_mtime >= CTL_HANG_QUIET_S && ctl_hang_in_log(tail);
+}
+
+int ctl_hang_cure(sd_bus *bus, const char *log_path, time_t now, uint64_t timeout_usec, struct strbuf *msg) {
+        if (!ctl_hang_look(log_path, now))
+                return 0;
+        struct unit_state st;
+        int r = unit_get_state(bus, "slurmctld.service", &st, msg);
+        if (r < 0)
+                return r;
+        char state = 0;
+        if (!streq(st.active_state, "active") || st.main_pid == 0 ||
+                proc_pid_stat((pid_t) st.main_pid, NULL, &state) < 0 || proc_state_stopped(state))
+                return 0;
+        _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
+        r = acctdb_ping_within(CTL_HANG_ACCT_MS, &why);
+        if (r < 0 && r != -ENOENT) {
+                strbuf_addf(msg,
+                        "slurmctld hangs in a reconfigure after saving its state (Slurm 24.11.5, fixed in "
+                        "24.11.6) and is left running: slurmdbd does not answer (%s), and the records "
+                        "slurmctld holds for it would be lost; restart slurmctld once slurmdbd answers",
+                        why.len ? why.buf : strerror(-r));
+                return -EBUSY;
+        }
+        r = unit_kill(bus, "slurmctld.service", "main", SIGKILL, timeout_usec, msg);
+        if (r < 0)
+                return r;
+        strbuf_addf(msg,
+                "slurmctld hung in a reconfigure after saving its state (Slurm 24.11.5, fixed in 24.11.6): "
+                "process %" PRIu32 " killed, systemd starts it again from the saved state",
+                st.main_pid);
+        return 1;
+}
