@@ -47,4 +47,56 @@ log "nodes drained for the push at once: $n of $N (cap: 1)"
 [ "$n" -le 1 ] || die "push cap exceeded: $n nodes drained at once: $(ctl sinfo -h -N -o '%N %T %E')"
 [ "$n" -ge 1 ] || die "no node drained for the push: $(ctl sinfo -h -N -o '%N %T %E')"
 ctl scancel "${jobs[@]}" || true
+
+# the idle nodes' restarts in waves (confpush.h; attack atk8 G6: one change restarted every idle
+# node within seconds): the leader publishes N waves for N nodes (at most 10), each node's wave
+# from its name and the file's hash, CONFPUSH_WAVE_S (5 s) apart from when it saw the file
+log "a new slurm.conf with three nodes idle: their restarts come in waves"
+fetched_ok() { js exec "$1" -- cat /run/slurm/conf/slurm.conf | cmp -s - "$(root_of slurmctld/0)/etc/slurm/slurm.conf"; }
+all_fetched() {
+        local i
+        for ((i = 0; i < N; i++)); do fetched_ok "cpu/$i" || return 1; done
+}
+until_true 180 "not every node has the file after its job: $(ctl sinfo -h -N -o '%N %T %E' | tr '\n' ' ')" all_fetched
+until_true 60 "a node still drained or busy: $(ctl sinfo -h -N -o '%N %T' | tr '\n' ' ')" \
+        eval '[ "$(ctl sinfo -h -N -o %T | sort -u)" = idle ]'
+# a job on cpu-0: the leader's own push (a reconfigure once no job holds a node) waits, so the
+# idle nodes get the file by their own restarts
+busy=$(submit --exclusive -w cpu-0 -o /dev/null --wrap 'sleep 1200')
+wait_job_state "$busy" RUNNING 60
+start_us() { js exec "$1" -- systemctl show -p ExecMainStartTimestampMonotonic --value slurmd; }
+declare -A before
+for ((i = 1; i < N; i++)); do before[$i]=$(start_us "cpu/$i"); done
+mark=$(js debug-log --replay --format=json | wc -l)
+js config slurmctld slurm-conf-parameters="MinJobAge=298" >/dev/null
+settle 300
+idle_fetched() {
+        local i
+        for ((i = 1; i < N; i++)); do fetched_ok "cpu/$i" || return 1; done
+}
+until_true 120 "not every idle node fetched the new file" idle_fetched
+! fetched_ok cpu/0 || die "cpu-0 fetched the new file under its job"
+declare -A wave at
+for ((i = 1; i < N; i++)); do
+        at[$i]=$(start_us "cpu/$i")
+        [ "${at[$i]}" != "${before[$i]}" ] || die "cpu/$i: slurmd not restarted for the new file"
+        line=$(js debug-log --replay --format=json | tail -n +"$((mark + 1))" |
+                jq -r --arg u "cpu/$i" 'select(.unit == $u) | .log[]?' | grep -o 'wave [0-9]* of [0-9]*' | tail -1 || true)
+        [ -n "$line" ] || die "cpu/$i: no debug-log line of its restart's wave"
+        [ "${line##* of }" = "$N" ] || die "cpu/$i: $line, want $N waves"
+        w=${line#wave }
+        wave[$i]=${w%% of*}
+done
+log "waves: $(for ((i = 1; i < N; i++)); do printf 'cpu-%d:%s ' "$i" "${wave[$i]}"; done)"
+# a later wave restarted at least its waves' difference × 5 s after an earlier one (1 s slack)
+for ((i = 1; i < N; i++)); do
+        for ((j = 1; j < N; j++)); do
+                d=$((wave[j] - wave[i]))
+                [ "$d" -gt 0 ] || continue
+                gap_ms=$(((at[$j] - at[$i]) / 1000))
+                [ "$gap_ms" -ge $((d * 5000 - 1000)) ] ||
+                        die "cpu-$j (wave ${wave[$j]}) restarted ${gap_ms} ms after cpu-$i (wave ${wave[$i]})"
+        done
+done
+ctl scancel "$busy"
 log "ok"

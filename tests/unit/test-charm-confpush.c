@@ -104,6 +104,77 @@ static void test_next(void **state) {
         assert_int_equal(confpush_next(&v), CONFPUSH_RESTART);
 }
 
+/* The waves: how many for a cluster, their published text, each node's turn. */
+static void test_waves(void **state) {
+        assert_int_equal(confpush_waves(0), 1);
+        assert_int_equal(confpush_waves(1), 1);
+        assert_int_equal(confpush_waves(4), 4);
+        assert_int_equal(confpush_waves(10), 10);
+        assert_int_equal(confpush_waves(1000), CONFPUSH_WAVES_MAX);
+        assert_int_equal(confpush_waves_parse("4"), 4);
+        assert_int_equal(confpush_waves_parse("10"), 10);
+        /* anything else: one wave (an older leader, a bad value) */
+        assert_int_equal(confpush_waves_parse(NULL), 1);
+        assert_int_equal(confpush_waves_parse(""), 1);
+        assert_int_equal(confpush_waves_parse("0"), 1);
+        assert_int_equal(confpush_waves_parse("11"), 1);
+        assert_int_equal(confpush_waves_parse("-3"), 1);
+        assert_int_equal(confpush_waves_parse("4x"), 1);
+        assert_int_equal(confpush_waves_parse("100"), 1);
+
+        time_t since = 1800000000;
+        /* one wave: when it saw the file; no time known: 0 (now) */
+        assert_int_equal(confpush_turn("cpu-0", 0xabcdef01, 1, since), since);
+        assert_int_equal(confpush_wave("cpu-0", 0xabcdef01, 1), 0);
+        assert_int_equal(confpush_wave("cpu-0", 0xabcdef01, 0), 0);
+        assert_int_equal(confpush_turn("cpu-0", 0xabcdef01, 10, 0), 0);
+        /* the same on every unit; within the waves; whole waves apart */
+        size_t per[CONFPUSH_WAVES_MAX] = { 0 };
+        size_t moved = 0;
+        for (int i = 0; i < 1000; i++) {
+                char name[32];
+                snprintf(name, sizeof name, "cpu-%d", i);
+                time_t t = confpush_turn(name, 0xabcdef01, 10, since);
+                assert_int_equal(t, confpush_turn(name, 0xabcdef01, 10, since));
+                assert_true(t >= since && t < since + 10 * CONFPUSH_WAVE_S);
+                assert_int_equal((t - since) % CONFPUSH_WAVE_S, 0);
+                per[(t - since) / CONFPUSH_WAVE_S]++;
+                /* another file: another wave for most nodes (the first wave is not always the same nodes') */
+                if (confpush_turn(name, 0x12345678, 10, since) != t)
+                        moved++;
+        }
+        /* about a tenth in each wave: none empty, none over twice its share */
+        for (size_t w = 0; w < CONFPUSH_WAVES_MAX; w++)
+                assert_true(per[w] > 50 && per[w] < 200);
+        assert_true(moved > 800);
+}
+
+/* An idle node before its turn waits; at its turn, or held by the push already, it restarts. */
+static void test_next_turn(void **state) {
+        struct confpush_view v = { .running = 1, .fetched = 2, .now = 1000, .turn = 1010 };
+        assert_int_equal(confpush_next(&v), CONFPUSH_WAIT_TURN);
+        v.now = 1010;
+        assert_int_equal(confpush_next(&v), CONFPUSH_RESTART);
+        v.now = 1000;
+        v.held = true;
+        assert_int_equal(confpush_next(&v), CONFPUSH_RESTART);
+        v.held = false;
+        /* the turn is for idle nodes only: busy waits for its jobs, down for its return */
+        v.busy = true;
+        assert_int_equal(confpush_next(&v), CONFPUSH_WAIT_JOBS);
+        v.busy = false;
+        v.down = true;
+        assert_int_equal(confpush_next(&v), CONFPUSH_WAIT_DOWN);
+        v.down = false;
+        /* up to date: nothing, whatever the turn */
+        v.fetched = 1;
+        assert_int_equal(confpush_next(&v), CONFPUSH_NONE);
+        /* no turn: at once */
+        v.fetched = 2;
+        v.turn = 0;
+        assert_int_equal(confpush_next(&v), CONFPUSH_RESTART);
+}
+
 static void test_record(void **state) {
         _cleanup_free_ char *t = confpush_record_format(0xabcdef01u, 0x12u, 1699999000, 1700000000);
         assert_string_equal(t, "abcdef01 00000012 1699999000 1700000000\n");
@@ -162,6 +233,8 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_hash_text),
                 cmocka_unit_test(test_next),
+                cmocka_unit_test(test_waves),
+                cmocka_unit_test(test_next_turn),
                 cmocka_unit_test(test_record),
                 cmocka_unit_test_setup_teardown(test_fetched, test_tmpdir_setup, test_tmpdir_teardown),
         };

@@ -55,7 +55,46 @@ enum confpush_step confpush_next(const struct confpush_view *v) {
                         return CONFPUSH_HOLD;
                 return CONFPUSH_WAIT_JOBS;
         }
+        /* its wave not come yet; a node the push holds already (a run killed half way) goes on */
+        if (!v->held && v->turn > 0 && v->now < v->turn)
+                return CONFPUSH_WAIT_TURN;
         return CONFPUSH_RESTART;
+}
+
+unsigned confpush_waves(size_t n_nodes) {
+        if (n_nodes < 1)
+                return 1;
+        return n_nodes > CONFPUSH_WAVES_MAX ? CONFPUSH_WAVES_MAX : (unsigned) n_nodes;
+}
+
+unsigned confpush_waves_parse(const char *s) {
+        if (!s || !*s || strlen(s) > 2)
+                return 1;
+        unsigned n = 0;
+        for (const char *p = s; *p; p++) {
+                if (*p < '0' || *p > '9')
+                        return 1;
+                n = n * 10 + (unsigned) (*p - '0');
+        }
+        return n >= 1 && n <= CONFPUSH_WAVES_MAX ? n : 1;
+}
+
+unsigned confpush_wave(const char *node, uint32_t running, unsigned waves) {
+        if (waves <= 1 || !node)
+                return 0;
+        /* FNV-1a over the name and the hash: a node's wave differs from one file to the next */
+        uint32_t h = 2166136261u;
+        for (const char *p = node; *p; p++)
+                h = (h ^ (uint8_t) *p) * 16777619u;
+        for (int i = 0; i < 4; i++)
+                h = (h ^ (uint8_t) (running >> (8 * i))) * 16777619u;
+        return h % waves;
+}
+
+time_t confpush_turn(const char *node, uint32_t running, unsigned waves, time_t behind_since) {
+        if (behind_since <= 0)
+                return 0;
+        return behind_since + (time_t) confpush_wave(node, running, waves) * CONFPUSH_WAVE_S;
 }
 
 char *confpush_record_format(uint32_t running, uint32_t fetched, time_t boot, time_t when) {

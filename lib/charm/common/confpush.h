@@ -37,6 +37,16 @@
  *    check's, that came meanwhile stays); a run killed half way leaves the record, and the next
  *    run goes on from it; a node drained already by someone else is restarted without a drain of
  *    its own and keeps its drain;
+ *  - the idle nodes' restarts are staggered (attack atk8 G6's open half): one change made every
+ *    idle node drain, restart and register within seconds (a burst of RPCs at slurmctld on a
+ *    big cluster, and a file that breaks slurmd took every idle node down at once). The leader
+ *    publishes how many waves (CONFPUSH_WAVES_KEY: the compute units it knows, at most
+ *    CONFPUSH_WAVES_MAX, so about a tenth of the nodes per wave); each node's wave comes from
+ *    its name and the file's hash (FNV-1a: no RPC, no count, the same on every unit), and an idle
+ *    node restarts CONFPUSH_WAVE_S × its wave after it first saw itself behind (all units see
+ *    the leader's hash within seconds of each other). A node waiting for its turn leaves its
+ *    time in CONFPUSH_TURN_FILE; slurmd's service watcher runs the reconcile at that time
+ *    (charm/slurmd/nodefollow.h). No value published (an older leader): one wave, as before;
  *  - no loop: CONFPUSH_RECORD_FILE keeps, after a restart, the controller's hash it was made for,
  *    that controller's start time and the hash of the copy slurmd fetched then; while all three
  *    are the same again nothing is restarted (the status says so); a change of any tries again
@@ -65,6 +75,10 @@
  * long at most (that reconfigure gives every node the file within seconds) */
 #define CONFPUSH_SOON_S 120
 #define CONFPUSH_DRAIN_REASON "slurm.conf push: restarting slurmd"
+#define CONFPUSH_WAVES_KEY "slurm-conf-push-waves"
+#define CONFPUSH_WAVES_MAX 10
+#define CONFPUSH_WAVE_S 5
+#define CONFPUSH_TURN_FILE "slurm-conf-push.turn"
 
 /* The published text of a hash ("%08x") and back: 0, or -EINVAL for anything but 8 lowercase
  * hex digits. */
@@ -80,6 +94,7 @@ enum confpush_step {
         CONFPUSH_WAIT_DOWN, /* behind, the node DOWN, failed or not responding: once it is up */
         CONFPUSH_STUCK,     /* a restart for this very hash fetched this very copy: not again */
         CONFPUSH_RELEASE,   /* held by the push but nothing to restart for: put the node back */
+        CONFPUSH_WAIT_TURN, /* behind and idle, its wave not come yet (turn): restart then */
 };
 
 /* What a compute unit sees. */
@@ -98,8 +113,22 @@ struct confpush_view {
         bool down;            /* DOWN, FAIL or not responding (slurm_state_down/registered) */
         bool busy;            /* ALLOCATED, MIXED or COMPLETING */
         int jobs;             /* jobs with the node in their allocation; < 0: not known */
+        time_t turn;          /* an idle node's restart not before this (confpush_turn; 0: now) */
 };
 enum confpush_step confpush_next(const struct confpush_view *v);
+
+/* The waves the leader publishes for n_nodes compute nodes: n_nodes, at least 1, at most
+ * CONFPUSH_WAVES_MAX. */
+unsigned confpush_waves(size_t n_nodes);
+/* The published text of waves and back: 1..CONFPUSH_WAVES_MAX in decimal; anything else (NULL,
+ * empty, out of range) reads as 1 (no stagger: an older leader publishes nothing). */
+unsigned confpush_waves_parse(const char *s);
+/* The wave of node for the file running: 0..waves-1 (0 when waves is 1 or less). */
+unsigned confpush_wave(const char *node, uint32_t running, unsigned waves);
+/* When an idle node restarts for the file running, having seen itself behind it since
+ * behind_since: behind_since + CONFPUSH_WAVE_S × its wave (0..waves-1, from node and running);
+ * 0 when behind_since is 0 (no time known: now). */
+time_t confpush_turn(const char *node, uint32_t running, unsigned waves, time_t behind_since);
 
 /* The record's text ("<running> <fetched> <boot> <time>\n") and back (0, or -EINVAL). */
 char *confpush_record_format(uint32_t running, uint32_t fetched, time_t boot, time_t when);

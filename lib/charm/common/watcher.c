@@ -6,6 +6,7 @@
 #include "charm/common/watcher.h"
 #include "charm/slurmctld/ctlapply.h"
 #include "charm/slurmd/nodefollow.h"
+#include "charm/common/confpush.h"
 #include "charm/common/stopfollow.h"
 #include "charm/slurmdbd/wedgefollow.h"
 #include "charm/slurmctld/acctfollow.h"
@@ -107,6 +108,8 @@ struct loop {
         bool look_failed; /* the last look failed (logged once) */
         bool state_failed; /* the last state read failed (logged once) */
         char *unanswered_path;   /* the hook's mark: no controller answered it (nodefollow.h) */
+        char *turn_path;         /* the push's turn: a run at the time it names (confpush.h) */
+        int64_t turn_seen;       /* the mtime (ns) of the turn mark a run was asked for */
         int64_t unanswered_seen; /* the mtime (ns) of the mark a run was asked for */
         bool follow_push;     /* slurmctld's watcher (pushfollow_wanted) */
         struct pushfollow pf; /* the pending push to the compute nodes */
@@ -230,6 +233,7 @@ static int reconnect(struct loop *l, sd_bus **ret_bus, sd_bus_slot **ret_slot, s
 static void loop_done(struct loop *l) {
         free(l->follow_node);
         free(l->unanswered_path);
+        free(l->turn_path);
         nodefollow_done(&l->nf);
 }
 
@@ -286,6 +290,22 @@ static void follow_tick(struct loop *l, uint64_t now) {
                 free(was);
                 l->next_state = now_usec() +
                         (unanswered && mark_ns != l->unanswered_seen ? NODEFOLLOW_UNANSWERED_USEC : NODEFOLLOW_STATE_USEC);
+        }
+        /* an idle node waiting for its wave of the slurm.conf push: one run at its time, once
+         * per mark (the loop looks every NODEFOLLOW_POLL_USEC at most) */
+        struct stat turn;
+        if (l->turn_path && stat(l->turn_path, &turn) == 0) {
+                int64_t turn_ns = (int64_t) turn.st_mtim.tv_sec * 1000000000 + turn.st_mtim.tv_nsec;
+                _cleanup_free_ char *text = NULL;
+                if (turn_ns != l->turn_seen && read_full_file(l->turn_path, &text, NULL) >= 0) {
+                        long long at = strtoll(text, NULL, 10);
+                        if ((long long) time(NULL) >= at) {
+                                l->turn_seen = turn_ns;
+                                logf_(l, "the slurm.conf push's turn of %s: one run", l->follow_node);
+                                l->failures = 0;
+                                watcher_coalesce_retry(&l->co, 0, now);
+                        }
+                }
         }
         if (nodefollow_take(&l->nf, now)) {
                 l->failures = 0; /* a new reason to run: the retries start again */
@@ -389,6 +409,7 @@ int service_watch_run(const struct watcher_opts *o, struct strbuf *err) {
         if (nodefollow_wanted(o->service)) {
                 l.follow_node = charm_node_name(o->juju_unit);
                 l.unanswered_path = xstrdup(CHARM_PATH_STATE_DIR "/" NODEFOLLOW_UNANSWERED_FILE);
+                l.turn_path = xstrdup(CHARM_PATH_STATE_DIR "/" CONFPUSH_TURN_FILE);
         }
         /* and slurmctld's the push it owes the compute nodes (charm/slurmctld/pushfollow.h) */
         l.follow_push = pushfollow_wanted(o->service);

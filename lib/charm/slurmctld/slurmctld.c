@@ -914,15 +914,19 @@ static bool is_unit_event_on_slurmd(const struct juju_env *env) {
 /* Leader, its slurmctld in charge: the hash of the file that daemon read (what configless
  * compute nodes fetch) in every slurmd relation's app bag, so that each compute unit looks at
  * once whether its slurmd runs it (charm/common/confpush.h). Not known: left as it is. */
-static int publish_conf_hash(struct juju_ctx *ctx, const struct ctl_inputs *in, struct strbuf *err) {
+static int publish_conf_hash(struct juju_ctx *ctx, const struct ctl_inputs *in, size_t n_nodes, struct strbuf *err) {
         uint32_t h = 0;
         if (slurm_ctl_conf_hash(&h, NULL, NULL) < 0)
                 return 0; /* the next reconcile publishes it */
-        char text[9];
+        char text[9], waves[8];
         confpush_hash_text(h, text);
+        /* the idle nodes' restarts in waves, about a tenth of the nodes each (confpush.h) */
+        snprintf(waves, sizeof waves, "%u", confpush_waves(n_nodes));
         for (size_t i = 0; i < in->slurmd_rels.n; i++) {
                 const cJSON *mine;
                 int r = juju_relation_get(ctx, in->slurmd_rels.v[i], juju_env(ctx)->app, &mine, err);
+                if (r >= 0)
+                        r = charm_bag_update(ctx, in->slurmd_rels.v[i], true, mine, CONFPUSH_WAVES_KEY, waves, err);
                 if (r >= 0)
                         r = charm_bag_update(ctx, in->slurmd_rels.v[i], true, mine, CONFPUSH_KEY, text, err);
                 if (r < 0)
@@ -3087,7 +3091,7 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 stat(push_file, &pst) == 0 && time(NULL) - pst.st_mtime < CONFPUSH_SOON_S;
         bool serves_unknown = in.ha.self > 0 && !charm_caps(&o->paths)->takeover_serves_conf;
         if (in.leader && in_charge && !push_soon && !serves_unknown) {
-                r = publish_conf_hash(ctx, &in, err);
+                r = publish_conf_hash(ctx, &in, present.n, err);
                 if (r < 0)
                         return r;
         }

@@ -333,6 +333,7 @@ int sd_read_inputs(struct juju_ctx *ctx, const struct slurmd_opts *o, struct sd_
          * and is said in debug-log */
         {
                 const char *h = charm_bag_string(bag, CONFPUSH_KEY);
+                in->conf_push_waves = confpush_waves_parse(charm_bag_string(bag, CONFPUSH_WAVES_KEY));
                 if (confpush_hash_parse(h, &in->conf_hash) == 0)
                         in->have_conf_hash = true;
                 else if (!isempty(h))

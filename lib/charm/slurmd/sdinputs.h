@@ -54,6 +54,7 @@ struct sd_inputs {
         char *bag_resources;    /* SLURMD_UNIT_RESOURCES_KEY there, idem */
         bool have_conf_hash;    /* the leader published the hash of the file slurmctld runs */
         uint32_t conf_hash;     /* (charm/common/confpush.h) */
+        unsigned conf_push_waves; /* the idle nodes' restarts in so many waves (1: none published) */
 };
 #define SD_INPUTS_INIT                                                                                 \
         {                                                                                              \

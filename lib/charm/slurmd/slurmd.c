@@ -357,6 +357,7 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
         bool periodic = streq_ptr(o->event, "update-status") && !o->automatic;
         if (!have_held && !periodic && (!in->have_conf_hash || fetched == in->conf_hash)) {
                 (void) charm_state_note_remove(&o->paths, CONFPUSH_BEHIND_FILE, NULL);
+                (void) charm_state_note_remove(&o->paths, CONFPUSH_TURN_FILE, NULL);
                 return 0;
         }
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
@@ -365,6 +366,7 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
                 return 0; /* the next run asks again */
         if (!have_held && fetched == running) {
                 (void) charm_state_note_remove(&o->paths, CONFPUSH_BEHIND_FILE, NULL);
+                (void) charm_state_note_remove(&o->paths, CONFPUSH_TURN_FILE, NULL);
                 return 0;
         }
         char want[9];
@@ -414,6 +416,8 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
         if (charm_state_note_read(&o->paths, CONFPUSH_RECORD_FILE, &rec) > 0 &&
                 confpush_record_parse(rec, &v.record_running, &v.record_fetched, &v.record_boot, &rec_when) == 0)
                 v.record = true;
+        /* an idle node's wave (confpush.h): no job table read while it waits */
+        v.turn = confpush_turn(node->name, running, in->conf_push_waves, v.behind_since);
         /* the job table only when the node looks idle and a restart would follow (one full
          * read of the job table otherwise for every look) */
         struct slurm_job_list jobs = { 0 };
@@ -445,9 +449,21 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
                         return 0;
                 }
         }
+        if (step != CONFPUSH_WAIT_TURN)
+                (void) charm_state_note_remove(&o->paths, CONFPUSH_TURN_FILE, NULL);
         switch (step) {
         case CONFPUSH_NONE:
                 return 0;
+        case CONFPUSH_WAIT_TURN: {
+                /* the watcher runs the reconcile at that time (charm/slurmd/nodefollow.h) */
+                _cleanup_free_ char *t = xasprintf("%lld\n", (long long) v.turn);
+                (void) charm_state_note_write(&o->paths, CONFPUSH_TURN_FILE, t, true, NULL);
+                strbuf_addf(note,
+                        "; slurmctld runs a new slurm.conf: slurmd restarts for it in %lld s (the idle nodes "
+                        "restart in %u waves)",
+                        (long long) (v.turn - v.now), in->conf_push_waves);
+                return 0;
+        }
         case CONFPUSH_RELEASE:
                 push_release(ctx, &o->paths, &held);
                 goto refresh;
@@ -587,8 +603,12 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
         }
         char had[9];
         confpush_hash_text(fetched, had);
-        (void) juju_logf(ctx, JUJU_LOG_INFO, NULL, "slurmd restarted to fetch the slurm.conf slurmctld runs (%s; it had %s)%s",
-                want, had, v.held ? ", its node drained for the restart and put back" : "");
+        (void) juju_logf(ctx, JUJU_LOG_INFO, NULL,
+                "slurmd restarted to fetch the slurm.conf slurmctld runs (%s; it had %s)%s; wave %u of %u, %lld s after "
+                "it saw the file",
+                want, had, v.held ? ", its node drained for the restart and put back" : "",
+                confpush_wave(node->name, running, in->conf_push_waves), in->conf_push_waves,
+                v.behind_since > 0 ? (long long) (since - v.behind_since) : 0LL);
 refresh:;
         struct slurm_node again = { 0 };
         strbuf_reset(&e);
