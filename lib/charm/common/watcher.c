@@ -5,6 +5,7 @@
 #include "util/alloc.h"
 #include "charm/common/watcher.h"
 #include "charm/slurmctld/ctlapply.h"
+#include "charm/slurmctld/ctlhang.h"
 #include "charm/slurmd/nodefollow.h"
 #include "charm/common/confpush.h"
 #include "charm/common/stopfollow.h"
@@ -531,8 +532,12 @@ int watcher_service_changed(struct juju_ctx *ctx, const struct watcher_handler_o
         }
         if (watcher_daemon_status(o->service, &st, out) > 0)
                 return 0;
+        _cleanup_free_ char *ctl_log = charm_path(&o->paths, CTL_SLURMCTLD_LOG);
         if (streq(o->daemon, "slurmctld.service") && streq(o->service, o->daemon) &&
-                streq(st.active_state, "active")) {
+                streq(st.active_state, "active") &&
+                /* not for a reconfigure stuck after its state save: the reconcile cures that
+                 * (charm/slurmctld/ctlhang.h), and this wait cost the sentinel's run 20 s */
+                !ctl_hang_look(ctl_log, time(NULL))) {
                 /* this unit's slurmctld, quietly bounded: the reconcile says "not answering" if it
                  * comes to that */
                 char host[HOST_NAME_MAX + 1] = "";

@@ -4,6 +4,8 @@
 #include "util/macro.h"
 #include "util/alloc.h"
 #include "charm/slurmctld/sentinel.h"
+#include "charm/slurmctld/ctlapply.h"
+#include "charm/slurmctld/ctlhang.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -99,6 +101,7 @@ struct sentinel {
         pid_t poke_pid;            /* the charm's run in flight (0: none) */
         bool poke_again;           /* asked for while one was in flight */
         time_t standby_poked;      /* when the standby hold was last looked at again */
+        uint64_t hang_poked;       /* when a run was last asked for a hung reconfigure (0: never) */
         bool held;                 /* the standby hold was on at the last look */
         time_t take_since;         /* the hold ended with no one in charge: take control (0: no) */
         time_t released_beat;      /* the heartbeat's time when the hold ended (0: none) */
@@ -864,6 +867,22 @@ static void charge_publish(struct sentinel *s, bool mine) {
         s->published_at = now;
 }
 
+/* slurmctld in charge here did not answer: a 24.11.5 reconfigure stuck after its state save
+ * (charm/slurmctld/ctlhang.h; a log read) asks the charm to run, whose reconcile cures it; at
+ * most once a minute. Any reconfigure counts (an admin's, the leader's push from another unit:
+ * this unit's hooks may be minutes away, and the hung daemon's heartbeat keeps every backup
+ * waiting). */
+#define SENTINEL_HANG_AGAIN_USEC (60 * 1000 * 1000ULL)
+static void hang_tick(struct sentinel *s) {
+        uint64_t now = mono_usec();
+        if (s->hang_poked && now < s->hang_poked + SENTINEL_HANG_AGAIN_USEC)
+                return;
+        if (!ctl_hang_look(CTL_SLURMCTLD_LOG, time(NULL)))
+                return;
+        s->hang_poked = now;
+        poke(s, "slurmctld hangs in a reconfigure after saving its state");
+}
+
 static void tick(struct sentinel *s, uint64_t overslept_usec) {
         /* kept until a fence look takes it: a tick that skips the look must not lose a freeze */
         if (overslept_usec > s->overslept_usec)
@@ -899,6 +918,7 @@ static void tick(struct sentinel *s, uint64_t overslept_usec) {
                 sentinel_nudge_reset(&s->nudge);
                 if (!s->failing)
                         logf_(s, "slurmctld: %s (retried every tick; logged once)", e.buf);
+                hang_tick(s);
         } else if (s->failing)
                 logf_(s, "slurmctld answers again");
         s->failing = r < 0;

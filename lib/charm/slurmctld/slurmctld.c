@@ -1094,6 +1094,33 @@ static bool self_silent(const struct charm_paths *p, const char *hostname, const
 
 #define SILENT_MESSAGE "slurmctld here runs but does not answer (no reply to a ping within %d s)"
 
+/* Whether slurmctld's log shows a reconfigure stuck after its state save (ctl_hang_look: the
+ * log only, no RPC). */
+static bool hang_in_log(const struct slurmctld_opts *o) {
+        _cleanup_free_ char *ctl_log = charm_path(&o->paths, CTL_SLURMCTLD_LOG);
+        return ctl_hang_look(ctl_log, time(NULL));
+}
+
+/* This unit's slurmctld, silent: a 24.11.5 reconfigure stuck after its state save is cured (or
+ * left, slurmdbd silent) and said in the status and debug-log (charm/slurmctld/ctlhang.h). True
+ * when that was the case. */
+static bool hang_outcome(struct juju_ctx *ctx, const struct slurmctld_opts *o, sd_bus *bus, struct charm_outcome *out) {
+        _cleanup_strbuf_ struct strbuf hm = STRBUF_INIT;
+        _cleanup_free_ char *ctl_log = charm_path(&o->paths, CTL_SLURMCTLD_LOG);
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *own = NULL;
+        if (!bus) {
+                if (unit_bus_open(&own, NULL) < 0)
+                        return false;
+                bus = own;
+        }
+        int h = ctl_hang_cure(bus, ctl_log, time(NULL), unit_timeout(o), &hm);
+        if (h == 0 || hm.len == 0)
+                return false;
+        (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "%s", hm.buf);
+        charm_outcome_set(out, h == 1 ? JUJU_STATUS_MAINTENANCE : JUJU_STATUS_BLOCKED, "%s", hm.buf);
+        return true;
+}
+
 /* Before slurm.conf is rendered: partitions in the old slurm.conf whose application is no
  * longer related join the leaving list (made INACTIVE at once over RPC, so that no job is
  * submitted between the count and the reconfigure); each leaving partition is kept while a
@@ -2598,6 +2625,11 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                 strbuf_addf(err, "%s: %s", conf_path, strerror(-r));
                 return r;
         }
+        /* a 24.11.5 reconfigure stuck after its state save (ctlhang.h; its log first, no RPC):
+         * cured before anything below asks the daemon (each call would wait MessageTimeout
+         * twice: the sentinel's run killed it 22 s after it started) */
+        if (hang_in_log(o) && self_silent(&o->paths, in.hostname, old, old_len) && hang_outcome(ctx, o, NULL, out))
+                return 0;
         r = leaving_update(o, &in, old, old_len, count_present(&in, old, old_len), &leaving, &note, err);
         if (r < 0)
                 return r;
@@ -3036,16 +3068,9 @@ int slurmctld_reconcile(struct juju_ctx *ctx, const struct slurmctld_opts *o, st
                          * for it: MessageTimeout on 22.05, for ever on 24.11 (a client's
                          * credential comes from this slurmctld's sack socket, read with no
                          * timeout: update-status was killed at juju's deadline) */
-                        _cleanup_strbuf_ struct strbuf hm = STRBUF_INIT;
-                        _cleanup_free_ char *ctl_log = charm_path(&o->paths, CTL_SLURMCTLD_LOG);
                         /* or a 24.11.5 reconfigure stuck after its state save (ctlhang.h) */
-                        int h = ctl_hang_cure(bus, ctl_log, time(NULL), unit_timeout(o), &hm);
-                        if (h != 0 && hm.len) {
-                                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "%s", hm.buf);
-                                charm_outcome_set(out, h == 1 ? JUJU_STATUS_MAINTENANCE : JUJU_STATUS_BLOCKED,
-                                        "%s", hm.buf);
+                        if (hang_outcome(ctx, o, bus, out))
                                 return 0;
-                        }
                         charm_outcome_set(out, JUJU_STATUS_MAINTENANCE, SILENT_MESSAGE, SELF_ANSWER_MS / 1000);
                         return 0;
                 }
