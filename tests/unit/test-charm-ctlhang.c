@@ -48,6 +48,19 @@ static void test_in_log(void **state) {
         assert_true(ctl_hang_in_log(HUP SAVE T("Attempting to reconfigure") START HUP SAVE));
         /* 22.05 reconfigures in place: a SIGHUP with no save */
         assert_false(ctl_hang_in_log(START HUP T("Reconfiguration completed") ));
+        /* an admin's reload after the hang: still the hang (the signal handler logs, the main
+         * thread waits on) */
+        assert_true(ctl_hang_in_log(START HUP SAVE HUP HUP));
+        /* the flush answered, then slurmctld waits for power scripts: legitimate, not this */
+        assert_false(ctl_hang_in_log(START HUP SAVE T("waiting for 1 running processes")));
+        /* a failed exec went on in the same process, then a second reconfigure hung */
+        assert_true(ctl_hang_in_log(START HUP SAVE T("Attempting to reconfigure") HUP SAVE));
+        /* a stop's save after an earlier completed reconfigure of the same process: not this */
+        assert_false(ctl_hang_in_log(START HUP SAVE T("Attempting to reconfigure") T("Terminate signal SIGTERM received") SAVE));
+        /* a user's text carrying both lines, then the controller runs on: the log alone says
+         * yes (the thread check is the cure's proof), but a start line after it says no */
+        assert_false(ctl_hang_in_log(START T("_slurm_rpc_submit_batch_job: invalid partition specified: "
+                "Reconfigure signal (SIGHUP) received Saving all slurm state") START));
 }
 
 static void write_log(const char *path, const char *text, time_t mtime) {

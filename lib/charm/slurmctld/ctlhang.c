@@ -19,6 +19,7 @@
 
 #define SIGHUP_LINE "Reconfigure signal (SIGHUP) received"
 #define SAVE_LINE "Saving all slurm state"
+#define START_LINE " started on cluster "
 
 /* The last occurrence of needle in text, or NULL. */
 static const char *last_of(const char *text, const char *needle) {
@@ -28,20 +29,40 @@ static const char *last_of(const char *text, const char *needle) {
         return last;
 }
 
+/* The last occurrence of any of needles in [text, end), or NULL. */
+static const char *last_of_any(const char *text, const char *end, const char *const *needles, size_t n) {
+        const char *last = NULL;
+        for (size_t i = 0; i < n; i++)
+                for (const char *p = text; (p = strstr(p, needles[i])) && p < end; p += strlen(needles[i]))
+                        if (!last || p > last)
+                                last = p;
+        return last;
+}
+
 bool ctl_hang_in_log(const char *text) {
         if (!text)
                 return false;
-        const char *hup = last_of(text, SIGHUP_LINE);
-        if (!hup)
+        /* the last save, by this process (no start line after it) */
+        const char *save = last_of(text, SAVE_LINE);
+        if (!save || strstr(save, START_LINE))
                 return false;
-        /* what ends the stretch between the save and the exec: the exec itself, a new process
-         * (after a kill, or a failed exec's restart), a stop asked meanwhile */
-        static const char *const ends[] = { "Attempting to reconfigure", "Relinquishing control",
-                " started on cluster ", "Terminate signal" };
+        /* a reconfigure's: a SIGHUP after whatever ended the stretch before it (a start, an exec
+         * that failed and went on, a stop) */
+        static const char *const before[] = { START_LINE, "Attempting to reconfigure", "Terminate signal" };
+        const char *from = last_of_any(text, save, before, ELEMENTSOF(before));
+        const char *hup = strstr(from ? from : text, SIGHUP_LINE);
+        if (!hup || hup > save)
+                return false;
+        /* nothing after the save that ends that stretch: the exec, a stop asked meanwhile, the
+         * wait for running power scripts that follows the flush's reply (slurmscriptd.c
+         * _wait_for_all_scripts: a legitimate wait, not this); another SIGHUP meanwhile (an
+         * admin's reload) changes nothing */
+        static const char *const ends[] = { "Attempting to reconfigure", "Relinquishing control", "Terminate signal",
+                " running processes" };
         for (size_t i = 0; i < ELEMENTSOF(ends); i++)
-                if (strstr(hup, ends[i]))
+                if (strstr(save, ends[i]))
                         return false;
-        return strstr(hup, SAVE_LINE) != NULL;
+        return true;
 }
 
 bool ctl_hang_look(const char *log_path, time_t now) {
@@ -60,6 +81,11 @@ int ctl_hang_cure(sd_bus *bus, const char *log_path, time_t now, uint64_t timeou
         char state = 0;
         if (!streq(st.active_state, "active") || st.main_pid == 0 ||
                 proc_pid_stat((pid_t) st.main_pid, NULL, &state) < 0 || proc_state_stopped(state))
+                return 0;
+        /* the proof the log cannot give (a user's job name or partition can carry any text into
+         * it: review of this module, H1): the state save thread is gone, joined once the state
+         * was written (controller.c), which no running controller is without */
+        if (proc_thread_named((pid_t) st.main_pid, CTL_HANG_SAVE_THREAD) != 0)
                 return 0;
         _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
         r = acctdb_ping_within(CTL_HANG_ACCT_MS, &why);

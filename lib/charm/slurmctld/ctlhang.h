@@ -14,12 +14,22 @@
  * changed the file (ctlapply.h, the push to configless nodes), so it met this (a full run's
  * charm-login-debian13, stop 56). 22.05 reconfigures in place and logs no save at a SIGHUP.
  *
- * The judgement (ctl_hang_in_log, ctl_hang_look): after the log's last SIGHUP line, "Saving all
- * slurm state" and none of the lines that end that stretch ("Attempting to reconfigure", a new
- * process's "version … started", a "Terminate signal"), and nothing written to the log for
- * CTL_HANG_QUIET_S (the stretch after the save takes seconds: one backfill cycle, the agents'
- * 3 + 3 s at most); the caller saw no answer to a ping. A stopped main process (SIGSTOP: a
- * paused machine) is the fence's (fence.h), not this.
+ * The judgement (ctl_hang_in_log, ctl_hang_look): the log's last "Saving all slurm state" comes
+ * from this process (no start line after it), follows a SIGHUP (a reconfigure's, not a stop's),
+ * and nothing after it ends that stretch ("Attempting to reconfigure", a "Terminate signal", or
+ * "waiting for N running processes": after the flush's reply, slurmctld waits without a bound
+ * for power scripts, which is no hang); nothing was written to the log for CTL_HANG_QUIET_S; and,
+ * the proof the log cannot give (users put text into it: a job's partition name is logged),
+ * the main process has no state save thread (CTL_HANG_SAVE_THREAD, joined only after the state
+ * is written: a running controller always has it, a starting one has logged its start line)
+ * and does not answer a ping. A stopped main process (SIGSTOP: a paused machine) is the
+ * fence's (fence.h), not this.
+ *
+ * Limits: the three lines are info level (SlurmctldDebug below info hides them: never cured);
+ * the log read is CTL_SLURMCTLD_LOG (the charm's SlurmctldLogFile; a site that moves it is not
+ * followed); a log rotated during the hang, or debug levels that log periodically (HA's
+ * heartbeat at debug3), keep the cure away; the handshake with slurmdbd shows it answers, not
+ * that slurmctld's queue for it is empty.
  *
  * The cure (ctl_hang_cure): SIGKILL of the main process; the unit's Restart=on-failure starts it
  * again 2 s later, as after a crash, from the state it saved (every state file is written by then:
@@ -40,13 +50,15 @@
 
 #include "util/strbuf.h"
 
+/* The state save thread's name (state_save.c: prctl PR_SET_NAME). */
+#define CTL_HANG_SAVE_THREAD "sstate"
 /* Nothing logged for this long after the save: hung. */
 #define CTL_HANG_QUIET_S 30
 /* The handshake with slurmdbd before the cure. */
 #define CTL_HANG_ACCT_MS 5000
 
 /* Whether text (the end of slurmctld's log, NUL-terminated) shows a reconfigure stopped after its
- * state save: the judgement above, without the time. */
+ * state save: the judgement above from the log alone, without the time. */
 bool ctl_hang_in_log(const char *text);
 
 /* Whether slurmctld's log at log_path (its last 64 KiB) shows it (ctl_hang_in_log) and was last
@@ -55,6 +67,6 @@ bool ctl_hang_in_log(const char *text);
 bool ctl_hang_look(const char *log_path, time_t now);
 
 /* For a slurmctld.service that did not answer a ping: when ctl_hang_look() holds at now and its
- * main process runs (not stopped), the cure above. 1 killed (msg: what was done), 0 not hung,
+ * main process runs (not stopped) without its state save thread, the cure above. 1 killed (msg: what was done), 0 not hung,
  * -EBUSY hung and left alone (msg: why), another negative errno when the kill failed (msg). */
 int ctl_hang_cure(sd_bus *bus, const char *log_path, time_t now, uint64_t timeout_usec, struct strbuf *msg);
