@@ -43,10 +43,13 @@
  *    publishes how many waves (CONFPUSH_WAVES_KEY: the compute units it knows, at most
  *    CONFPUSH_WAVES_MAX, so about a tenth of the nodes per wave); each node's wave comes from
  *    its name and the file's hash (FNV-1a: no RPC, no count, the same on every unit), and an idle
- *    node restarts CONFPUSH_WAVE_S × its wave after it first saw itself behind (all units see
- *    the leader's hash within seconds of each other). A node waiting for its turn leaves its
- *    time in CONFPUSH_TURN_FILE; slurmd's service watcher runs the reconcile at that time
- *    (charm/slurmd/nodefollow.h). No value published (an older leader): one wave, as before;
+ *    node restarts CONFPUSH_WAVE_S × its wave after it was first seen idle and behind
+ *    (CONFPUSH_IDLE_FILE: all units see the leader's hash within seconds of each other, and the
+ *    nodes one job's end frees are staggered the same way). A node waiting for its turn leaves
+ *    its time in CONFPUSH_TURN_FILE; slurmd's service watcher runs the reconcile at that time
+ *    (charm/slurmd/nodefollow.h); a busy node with no job step here (a batch job's other nodes)
+ *    leaves one CONFPUSH_BUSY_LOOK_S ahead, as no local look sees its jobs end. No value
+ *    published (an older leader): one wave, as before;
  *  - no loop: CONFPUSH_RECORD_FILE keeps, after a restart, the controller's hash it was made for,
  *    that controller's start time and the hash of the copy slurmd fetched then; while all three
  *    are the same again nothing is restarted (the status says so); a change of any tries again
@@ -79,6 +82,12 @@
 #define CONFPUSH_WAVES_MAX 10
 #define CONFPUSH_WAVE_S 5
 #define CONFPUSH_TURN_FILE "slurm-conf-push.turn"
+/* "<hash> <time>": when this node was first seen idle and behind that file (the turn counts from it) */
+#define CONFPUSH_IDLE_FILE "slurm-conf-push.idle"
+/* a node behind and busy with no job step of its own here: looked at again after this long */
+#define CONFPUSH_BUSY_LOOK_S 30
+/* a turn mark further ahead than this is a bad one (a clock set back): due at once */
+#define CONFPUSH_TURN_MAX_S (CONFPUSH_WAVES_MAX * CONFPUSH_WAVE_S + CONFPUSH_BUSY_LOOK_S)
 
 /* The published text of a hash ("%08x") and back: 0, or -EINVAL for anything but 8 lowercase
  * hex digits. */

@@ -299,8 +299,9 @@ static void follow_tick(struct loop *l, uint64_t now) {
                 int64_t turn_ns = (int64_t) turn.st_mtim.tv_sec * 1000000000 + turn.st_mtim.tv_nsec;
                 _cleanup_free_ char *text = NULL;
                 if (turn_ns != l->turn_seen && read_full_file(l->turn_path, &text, NULL) >= 0) {
-                        long long at = strtoll(text, NULL, 10);
-                        if ((long long) time(NULL) >= at) {
+                        long long at = strtoll(text, NULL, 10), wall = (long long) time(NULL);
+                        /* garbage reads 0; one too far ahead (a clock set back) is due now */
+                        if (wall >= at || at - wall > CONFPUSH_TURN_MAX_S) {
                                 l->turn_seen = turn_ns;
                                 logf_(l, "the slurm.conf push's turn of %s: one run", l->follow_node);
                                 l->failures = 0;

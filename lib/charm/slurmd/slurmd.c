@@ -26,6 +26,7 @@
 #include "slurmconf/conf.h"
 #include "slurm/hardware.h"
 #include "slurm/jobs.h"
+#include "slurm/localjobs.h"
 #include "slurm/nodes.h"
 #include "slurm/nodestate.h"
 #include "systemd/unit.h"
@@ -332,6 +333,16 @@ static int push_wait_registered(const char *name, time_t since, int timeout_ms, 
         }
 }
 
+/* How many jobs have a slurmstepd of node on this machine (no RPC); -1 when not known. */
+static long local_steps(const char *node) {
+        _cleanup_free_ uint32_t *ids = NULL;
+        size_t n = 0;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        if (slurm_local_steps_scan(NODEFOLLOW_SPOOL_DIR, node, LOCAL_UNIX_TABLE, &ids, &n, &e) < 0)
+                return -1;
+        return (long) n;
+}
+
 /* The slurm.conf push to this node (charm/common/confpush.h), with the node as slurmctld has it
  * (refreshed when something was done). What waits is said in note. 0, or a negative errno
  * (systemd failed: the hook fails). */
@@ -358,6 +369,7 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
         if (!have_held && !periodic && (!in->have_conf_hash || fetched == in->conf_hash)) {
                 (void) charm_state_note_remove(&o->paths, CONFPUSH_BEHIND_FILE, NULL);
                 (void) charm_state_note_remove(&o->paths, CONFPUSH_TURN_FILE, NULL);
+                (void) charm_state_note_remove(&o->paths, CONFPUSH_IDLE_FILE, NULL);
                 return 0;
         }
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
@@ -367,6 +379,7 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
         if (!have_held && fetched == running) {
                 (void) charm_state_note_remove(&o->paths, CONFPUSH_BEHIND_FILE, NULL);
                 (void) charm_state_note_remove(&o->paths, CONFPUSH_TURN_FILE, NULL);
+                (void) charm_state_note_remove(&o->paths, CONFPUSH_IDLE_FILE, NULL);
                 return 0;
         }
         char want[9];
@@ -402,9 +415,11 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
                 uint32_t bh = 0;
                 time_t since = 0;
                 if (charm_state_note_read(&o->paths, CONFPUSH_BEHIND_FILE, &b) > 0 &&
-                        confpush_behind_parse(b, &bh, &since) == 0 && bh == running)
+                        confpush_behind_parse(b, &bh, &since) == 0 && bh == running && since <= v.now)
                         v.behind_since = since; /* 0: no hold for this file */
                 else {
+                        /* none for this file, or dated ahead of the clock (a clock set back:
+                         * attack on the waves, F3): from now */
                         _cleanup_free_ char *t = confpush_behind_format(running, v.now);
                         (void) charm_state_note_write(&o->paths, CONFPUSH_BEHIND_FILE, t, false, NULL);
                         v.behind_since = v.now;
@@ -416,8 +431,23 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
         if (charm_state_note_read(&o->paths, CONFPUSH_RECORD_FILE, &rec) > 0 &&
                 confpush_record_parse(rec, &v.record_running, &v.record_fetched, &v.record_boot, &rec_when) == 0)
                 v.record = true;
-        /* an idle node's wave (confpush.h): no job table read while it waits */
-        v.turn = confpush_turn(node->name, running, in->conf_push_waves, v.behind_since);
+        /* an idle node's wave (confpush.h), counted from when it was first seen idle and behind
+         * this file (CONFPUSH_IDLE_FILE: the nodes one job's end frees wait their waves too,
+         * attack on the waves F2); no job table read while it waits */
+        if (fetched != running && !v.busy && !v.down) {
+                _cleanup_free_ char *t = NULL;
+                uint32_t ih = 0;
+                time_t idle_since = 0;
+                if (!(charm_state_note_read(&o->paths, CONFPUSH_IDLE_FILE, &t) > 0 &&
+                            confpush_behind_parse(t, &ih, &idle_since) == 0 && ih == running &&
+                            idle_since > 0 && idle_since <= v.now)) {
+                        idle_since = v.now;
+                        _cleanup_free_ char *nt = confpush_behind_format(running, v.now);
+                        (void) charm_state_note_write(&o->paths, CONFPUSH_IDLE_FILE, nt, false, NULL);
+                }
+                v.turn = confpush_turn(node->name, running, in->conf_push_waves, idle_since);
+        } else
+                (void) charm_state_note_remove(&o->paths, CONFPUSH_IDLE_FILE, NULL);
         /* the job table only when the node looks idle and a restart would follow (one full
          * read of the job table otherwise for every look) */
         struct slurm_job_list jobs = { 0 };
@@ -478,6 +508,14 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
                         node->name);
                 return 0;
         case CONFPUSH_WAIT_JOBS:
+                /* a node with no job step here (a batch job's other nodes, an salloc) shows its
+                 * jobs' end to no local look, and a short job may fall between the watcher's
+                 * state reads: looked at again in CONFPUSH_BUSY_LOOK_S (attack on the waves, F1;
+                 * the batch host's watcher sees its steps end) */
+                if (!v.held && local_steps(node->name) == 0) {
+                        _cleanup_free_ char *t = xasprintf("%lld\n", (long long) (v.now + CONFPUSH_BUSY_LOOK_S));
+                        (void) charm_state_note_write(&o->paths, CONFPUSH_TURN_FILE, t, true, NULL);
+                }
                 if (v.held)
                         strbuf_addstr(note,
                                 "; slurmctld runs a new slurm.conf: the node is drained for it, slurmd restarts once "
