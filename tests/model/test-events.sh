@@ -204,6 +204,67 @@ e/0 backend-relation-joined remote=c/3
 e/0 backend-relation-changed remote=c/3
 e/0 backend-relation-departed remote=c/3 departing=c/3" "$(uevents e/0 $((n0 + 1)))"
 
+# what was queued before a departure and is about what is gone does not run (Juju's resolver
+# compares states, it keeps no queue): a remote unit that left gets its departed and nothing
+# more of it; a dying unit runs departed and broken, not the changes queued before it died
+js deploy "$CHARMS/recorder" p
+js deploy "$CHARMS/recorder" q -n 2
+js integrate p:db q:backend
+js wait || fail "wait after deploying p and q"
+prid=$(js status --format=json | jq -r '.relations[] | select(.provider=="p:db") | .id')
+mkdir -p "$(charm_dir p)/fail"
+touch "$(charm_dir p)/fail/p-0.update-status"
+js trigger p/0 update-status
+js wait >/dev/null 2>&1 && fail "the failing update-status did not fail"
+n0=$(nevents)
+js exec q/1 -- relation-set -r "backend:$prid" x=1 || fail "q/1 bag write"
+js exec q/0 -- relation-set -r "backend:$prid" x=1 || fail "q/0 bag write"
+js remove-unit q/1
+js wait >/dev/null 2>&1
+rm -f "$(charm_dir p)/fail/p-0.update-status"
+js resolve p/0
+js wait || fail "wait after resolving p/0"
+# (sorted: Juju would run the departed first, juju-sim's queue keeps the order things happened)
+assert_eq "a change of a unit that departed since: not run, its departed is" "p/0 db-relation-changed remote=q/0
+p/0 db-relation-departed remote=q/1 departing=q/1
+p/0 update-status" "$(uevents p/0 $((n0 + 1)) | sort)"
+touch "$(charm_dir p)/fail/p-0.update-status"
+js trigger p/0 update-status
+js wait >/dev/null 2>&1 && fail "the failing update-status did not fail (2)"
+n0=$(nevents)
+js exec q/0 -- relation-set -r "backend:$prid" x=2 || fail "q/0 bag write (2)"
+js exec q/0 -- relation-set -r "backend:$prid" --app y=2 || fail "q/0 app bag write"
+js remove-unit p/0
+js wait >/dev/null 2>&1
+rm -f "$(charm_dir p)/fail/p-0.update-status"
+js resolve p/0
+js wait || fail "wait after resolving the dying p/0"
+assert_eq "a dying unit: the changes queued before it died do not run" "p/0 update-status
+p/0 db-relation-departed remote=q/0 departing=p/0
+p/0 db-relation-broken remote=
+p/0 stop
+p/0 remove" "$(uevents p/0 $((n0 + 1)))"
+
+# ... but the changed a committed join owes runs, also when the unit dies meanwhile
+js add-unit p
+js wait || fail "wait after add-unit p"
+touch "$(charm_dir p)/fail/p-1.db-relation-joined"
+n0=$(nevents)
+js add-unit q
+js wait >/dev/null 2>&1
+js remove-unit p/1
+rm -f "$(charm_dir p)/fail/p-1.db-relation-joined"
+js resolve p/1
+js wait || fail "wait after resolving the dying p/1"
+assert_eq "a dying unit whose join failed: the join again, its changed, departed, broken" "p/1 db-relation-joined remote=q/2
+p/1 db-relation-joined remote=q/2
+p/1 db-relation-changed remote=q/2
+p/1 db-relation-departed remote=q/0 departing=p/1
+p/1 db-relation-departed remote=q/2 departing=p/1
+p/1 db-relation-broken remote=
+p/1 stop
+p/1 remove" "$(uevents p/1 $((n0 + 1)))"
+
 # dispatch vs hooks/<name>; missing hooks are skipped
 n0=$(nevents)
 js deploy "$CHARMS/hooks-only" h

@@ -599,6 +599,43 @@ static bool departs_unjoined(cJSON *u, cJSON *q, const cJSON *ev) {
         return true;
 }
 
+/* Drops the queued joins and changes of relation id from a unit's queue (of one remote unit's
+ * only when remote is set) when what they were about is gone: Juju's resolver compares the
+ * members it ran hooks for with the remote state (nextHookForRelation), so once the unit or the
+ * relation is dying it runs for the relation only the changed a committed join owes
+ * (ChangedPending, its first case), the departed of its members and broken; and a remote unit
+ * that left scope gets its departed before anything else of it, and nothing after. The head
+ * stays while it runs or waits for its retry or resolve (Juju re-runs localState.Hook first).
+ * Call it after the departed are queued: departs_unjoined needs the joins still queued. */
+static void drop_live_rel_events(cJSON *st, const char *unit, long id, const char *remote) {
+        cJSON *u = state_unit(st, unit);
+        cJSON *q = jget(u, "queue");
+        if (!q)
+                return;
+        const char *pending = jstr(unit_rel(st, unit, id), "changed-pending");
+        bool keep_head = streq_ptr(jstr(u, "agent"), "executing") || (q->child && jget(q->child, "failed"));
+        /* a join that runs, or runs again, now owes its changed once it commits */
+        if (keep_head && streq_ptr(jstr(q->child, "kind"), "relation-joined") &&
+                (long) jnum(q->child, "relation", -1) == id)
+                pending = jstr(q->child, "remote-unit");
+        bool pending_kept = false;
+        cJSON *e = q->child;
+        for (bool head = true; e; head = false) {
+                cJSON *next = e->next;
+                const char *kind = strempty(jstr(e, "kind"));
+                bool live = streq(kind, "relation-joined") || streq(kind, "relation-changed");
+                if (!(head && keep_head) && live && (long) jnum(e, "relation", -1) == id &&
+                        (!remote || streq_ptr(jstr(e, "remote-unit"), remote))) {
+                        if (streq(kind, "relation-changed") && !pending_kept && pending &&
+                                streq_ptr(jstr(e, "remote-unit"), pending))
+                                pending_kept = true;
+                        else
+                                cJSON_Delete(cJSON_DetachItemViaPointer(q, e));
+                }
+                e = next;
+        }
+}
+
 void queue_event(cJSON *st, const char *unit, cJSON *ev) {
         cJSON *u = state_unit(st, unit);
         const cJSON *evrel = jget(ev, "relation") ? state_relation(st, (long) jnum(ev, "relation", -1)) : NULL;
@@ -608,9 +645,14 @@ void queue_event(cJSON *st, const char *unit, cJSON *ev) {
                 return;
         }
         cJSON *q = jarr(u, "queue");
-        if (streq_ptr(jstr(ev, "kind"), "relation-departed") && departs_unjoined(u, q, ev)) {
-                cJSON_Delete(ev);
-                return;
+        if (streq_ptr(jstr(ev, "kind"), "relation-departed")) {
+                if (departs_unjoined(u, q, ev)) {
+                        cJSON_Delete(ev);
+                        return;
+                }
+                const char *remote = jstr(ev, "remote-unit");
+                if (!isempty(remote))
+                        drop_live_rel_events(st, unit, (long) jnum(ev, "relation", -1), remote);
         }
         if (coalesces(strempty(jstr(ev, "kind")))) {
                 const cJSON *e;
@@ -1343,6 +1385,7 @@ static void drop_rel_events(cJSON *u, long id) {
 
 static void delete_unit(struct model *m, const char *unit);
 
+
 /* Relation id goes away: departed for each remote unit, then broken, on every unit in scope. */
 static void relation_dying(cJSON *st, long id) {
         cJSON *rel = state_relation(st, id);
@@ -1357,6 +1400,7 @@ static void relation_dying(cJSON *st, long id) {
                         queue_rel(st, inscope.v[i], id, "relation-departed", remote.v[j], remote.v[j]);
                 if (!cJSON_IsTrue(jget(rel, "peer")))
                         queue_rel(st, inscope.v[i], id, "relation-broken", "", NULL);
+                drop_live_rel_events(st, inscope.v[i], id, NULL);
         }
         for (size_t i = 0; i < inscope.n; i++) {
                 jset(unit_rel(st, inscope.v[i], id), "scope", cJSON_CreateFalse());
@@ -1396,6 +1440,7 @@ static void unit_dying(cJSON *st, const char *unit) {
                 }
                 if (!cJSON_IsTrue(jget(rel, "peer")))
                         queue_rel(st, unit, id, "relation-broken", "", NULL);
+                drop_live_rel_events(st, unit, id, NULL);
                 jset(unit_rel(st, unit, id), "scope", cJSON_CreateFalse());
         }
         /* Relations it had not entered yet: never. */
@@ -2097,6 +2142,14 @@ void model_event_post(struct model *m, const char *unit, const cJSON *ev, bool o
                 cJSON *ur = unit_rel(st, unit, (long) jnum(ev, "relation", -1));
                 if (ur)
                         cJSON_DeleteItemFromObjectCaseSensitive(ur, "creating");
+        } else if (streq(kind, "relation-joined") || streq(kind, "relation-changed")) {
+                /* a committed join owes its changed (uniter relation State.ChangedPending) */
+                cJSON *ur = unit_rel(st, unit, (long) jnum(ev, "relation", -1));
+                const char *remote = jstr(ev, "remote-unit");
+                if (ur && !isempty(remote) && streq(kind, "relation-joined"))
+                        jset_str(ur, "changed-pending", remote);
+                else if (ur && streq_ptr(jstr(ur, "changed-pending"), remote))
+                        cJSON_DeleteItemFromObjectCaseSensitive(ur, "changed-pending");
         } else if (streq(kind, "start")) {
                 cJSON *w = jobj(u, "workload");
                 if (streq_ptr(jstr(w, "status"), "maintenance") &&
