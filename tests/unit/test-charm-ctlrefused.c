@@ -78,6 +78,26 @@ static void test_once(void **state) {
         assert_string_equal(reason, "no answer within 20.0 s");
 }
 
+/* A refusal a little ahead of now (a file's fine-grained time ahead of time(), CI on Linux 6.18
+ * saw it) is a fresh one; far ahead (the clock went back), due. */
+static void test_skew(void **state) {
+        _cleanup_free_ char *reason = NULL;
+        assert_int_equal(ctl_refused_verdict(true, 1001, 1000, NULL, "slow", &reason), 1);
+        assert_string_equal(reason, "slow; tried once more, with the full start time, in 10 minutes");
+        free(reason);
+        reason = NULL;
+        assert_int_equal(ctl_refused_verdict(true, 1000 + CTL_REFUSED_SKEW_S, 1000, "u: ", "slow", &reason), 1);
+        free(reason);
+        reason = NULL;
+        assert_int_equal(ctl_refused_verdict(true, 1001 + CTL_REFUSED_SKEW_S, 1000, "u: ", "slow", &reason),
+                CTL_REFUSED_RETRY);
+        assert_string_equal(reason, "u: slow");
+        free(reason);
+        reason = NULL;
+        assert_int_equal(ctl_refused_verdict(false, 5000, 1000, NULL, "fatal", &reason), 1);
+        assert_string_equal(reason, "fatal");
+}
+
 /* A file refused with the running partitions: its settings are refused with any partitions; one
  * refused with other partitions is refused only as it is. */
 static void test_settings(void **state) {
@@ -181,6 +201,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_several, test_tmpdir_setup, test_tmpdir_teardown),
                 cmocka_unit_test_setup_teardown(test_once, test_tmpdir_setup, test_tmpdir_teardown),
+                cmocka_unit_test(test_skew),
                 cmocka_unit_test_setup_teardown(test_settings, test_tmpdir_setup, test_tmpdir_teardown),
                 cmocka_unit_test_setup_teardown(test_prune, test_tmpdir_setup, test_tmpdir_teardown),
                 cmocka_unit_test_setup_teardown(test_legacy, test_tmpdir_setup, test_tmpdir_teardown),

@@ -114,6 +114,8 @@ static bool record_parse(char *content, size_t n, struct record *ret) {
 int ctl_refused_verdict(bool once, int64_t at, int64_t now, const char *prefix, const char *reason,
         char **ret_reason) {
         int64_t age = now - at;
+        if (age < 0 && age >= -CTL_REFUSED_SKEW_S)
+                age = 0;
         if (!once || age < 0 || age >= CTL_REFUSED_RETRY_AFTER_S) {
                 *ret_reason = xasprintf("%s%s", strempty(prefix), reason);
                 return once ? CTL_REFUSED_RETRY : 1;

@@ -46,6 +46,10 @@
 #define CTL_REFUSED_GLOBAL_MARK "(settings) "
 /* …once the refusal is this old (before, it is refused like any other: 1) */
 #define CTL_REFUSED_RETRY_AFTER_S 600
+/* A refusal this much ahead of now counts as made now: a file's time can run ahead of time() by a
+ * clock tick (fine-grained file times, Linux 6.13 on), a peer's clock by a little; further ahead
+ * (the clock went back) it is due. */
+#define CTL_REFUSED_SKEW_S 5
 
 /* Whether data was refused (itself, or a file with its settings refused for them alone, the
  * newest such): 1 and *ret_reason (without the marks) when it was, 0 when not, a
@@ -54,7 +58,8 @@
 int ctl_refused_match(const struct charm_paths *paths, const char *data, size_t len, char **ret_reason);
 
 /* The verdict on one refusal made at `at` (Unix s), now: 1 refused, or CTL_REFUSED_RETRY for a
- * timeout under the ceiling (once) refused CTL_REFUSED_RETRY_AFTER_S ago or more; *ret_reason
+ * timeout under the ceiling (once) refused CTL_REFUSED_RETRY_AFTER_S ago or more, or more than
+ * CTL_REFUSED_SKEW_S ahead of now; *ret_reason
  * (caller frees) is prefix (may be NULL) and reason, with when it is tried once more while a
  * timeout's refusal lasts. Pure. */
 int ctl_refused_verdict(bool once, int64_t at, int64_t now, const char *prefix, const char *reason,
