@@ -676,3 +676,12 @@ bool proc_pid_alive(pid_t pid, unsigned long long starttime) {
                 return false;
         return s == starttime && state != 'Z' && state != 'X';
 }
+
+int proc_pidfd_open(pid_t pid) {
+        int fd = (int) syscall(SYS_pidfd_open, pid, 0);
+        return fd < 0 ? -errno : fd; /* (pidfd_open's fds are close-on-exec) */
+}
+
+int proc_pidfd_kill(int fd, int sig) {
+        return syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0) < 0 ? -errno : 0;
+}

@@ -100,6 +100,13 @@ char *proc_pid_program(pid_t pid);
 /* Whether pid still is the process that started at starttime, and not a zombie (a pid reused by
  * another process is not). */
 bool proc_pid_alive(pid_t pid, unsigned long long starttime);
+/* A pidfd of process pid (pidfd_open(2), close-on-exec): it names that very process from now
+ * on, a pid reused later is not it. The fd, or a negative errno (-ESRCH: no such process,
+ * -ENOSYS: a kernel before 5.3). */
+int proc_pidfd_open(pid_t pid);
+/* Sends sig to the process of pidfd fd (pidfd_send_signal(2)): 0 (a zombie too), -ESRCH once
+ * it has been waited for, another negative errno. */
+int proc_pidfd_kill(int fd, int sig);
 
 static inline void proc_clearp(struct proc *p) {
         proc_clear(p);

@@ -53,6 +53,26 @@ static void test_signal(void **state) {
         assert_int_equal(proc_run(&q), 128 + SIGKILL);
 }
 
+/* A pidfd names its process: a signal through it reaches that one, and none once it ended
+ * (its pid may be another process's by then). */
+static void test_pidfd(void **state) {
+        _cleanup_proc_ struct proc p = PROC_INIT;
+        sh(&p, "sleep 30");
+        pid_t pid = 0;
+        assert_int_equal(proc_run_background(&p, &pid), 0);
+        int fd = proc_pidfd_open(pid);
+        assert_true(fd >= 0);
+        assert_int_equal(proc_pidfd_kill(fd, 0), 0);
+        assert_int_equal(proc_pidfd_kill(fd, SIGKILL), 0);
+        int status = 0, r = 0;
+        for (int i = 0; i < 500 && (r = proc_reap(pid, &status)) == 0; i++)
+                usleep(10000);
+        assert_int_equal(r, 1);
+        assert_int_equal(proc_pidfd_kill(fd, SIGKILL), -ESRCH);
+        close(fd);
+        assert_int_equal(proc_pidfd_open(0x3fffffff), -ESRCH);
+}
+
 static void test_exec_errors(void **state) {
         _cleanup_proc_ struct proc p = PROC_INIT;
         strv_push(&p.argv, "no-such-program-h3-xyz");
@@ -518,6 +538,7 @@ int main(void) {
                 cmocka_unit_test(test_background),
                 cmocka_unit_test(test_thread_named),
                 cmocka_unit_test(test_signal),
+                cmocka_unit_test(test_pidfd),
                 cmocka_unit_test(test_exec_errors),
                 cmocka_unit_test(test_capture),
                 cmocka_unit_test(test_stdin_roundtrip),

@@ -71,7 +71,8 @@ bool ctl_hang_look(const char *log_path, time_t now) {
         return tail && now - st.st_mtime >= CTL_HANG_QUIET_S && ctl_hang_in_log(tail);
 }
 
-int ctl_hang_cure(sd_bus *bus, const char *log_path, time_t now, uint64_t timeout_usec, struct strbuf *msg) {
+int ctl_hang_cure(sd_bus *bus, const char *log_path, time_t now, struct strbuf *msg) {
+        time_t t0 = time(NULL);
         if (!ctl_hang_look(log_path, now))
                 return 0;
         struct unit_state st;
@@ -79,13 +80,18 @@ int ctl_hang_cure(sd_bus *bus, const char *log_path, time_t now, uint64_t timeou
         if (r < 0)
                 return r;
         char state = 0;
-        if (!streq(st.active_state, "active") || st.main_pid == 0 ||
-                proc_pid_stat((pid_t) st.main_pid, NULL, &state) < 0 || proc_state_stopped(state))
+        if (!streq(st.active_state, "active") || st.main_pid == 0)
+                return 0;
+        /* the process judged from here on, and the one killed: the handshake below takes seconds,
+         * in which the reconfigure may go on and MainPID become another process (review L1) */
+        pid_t pid = (pid_t) st.main_pid;
+        _cleanup_close_ int pidfd = proc_pidfd_open(pid);
+        if (pidfd < 0 || proc_pid_stat(pid, NULL, &state) < 0 || proc_state_stopped(state))
                 return 0;
         /* the proof the log cannot give (a user's job name or partition can carry any text into
          * it: review of this module, H1): the state save thread is gone, joined once the state
          * was written (controller.c), which no running controller is without */
-        if (proc_thread_named((pid_t) st.main_pid, CTL_HANG_SAVE_THREAD) != 0)
+        if (proc_thread_named(pid, CTL_HANG_SAVE_THREAD) != 0)
                 return 0;
         _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
         r = acctdb_ping_within(CTL_HANG_ACCT_MS, &why);
@@ -97,12 +103,24 @@ int ctl_hang_cure(sd_bus *bus, const char *log_path, time_t now, uint64_t timeou
                         why.len ? why.buf : strerror(-r));
                 return -EBUSY;
         }
-        r = unit_kill(bus, "slurmctld.service", "main", SIGKILL, timeout_usec, msg);
-        if (r < 0)
+        /* judged again after the handshake: still hung, still the main process, not stopped */
+        struct unit_state again;
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        if (!ctl_hang_look(log_path, now + (time(NULL) - t0)) ||
+                unit_get_state(bus, "slurmctld.service", &again, &e) < 0 || again.main_pid != st.main_pid ||
+                proc_pid_stat(pid, NULL, &state) < 0 || proc_state_stopped(state) ||
+                proc_thread_named(pid, CTL_HANG_SAVE_THREAD) != 0)
+                return 0;
+        r = proc_pidfd_kill(pidfd, SIGKILL);
+        if (r == -ESRCH)
+                return 0;
+        if (r < 0) {
+                strbuf_addf(msg, "slurmctld process %ld: SIGKILL: %s", (long) pid, strerror(-r));
                 return r;
+        }
         strbuf_addf(msg,
                 "slurmctld hung in a reconfigure after saving its state (Slurm 24.11.5, fixed in 24.11.6): "
-                "process %" PRIu32 " killed, systemd starts it again from the saved state",
-                st.main_pid);
+                "process %ld killed, systemd starts it again from the saved state",
+                (long) pid);
         return 1;
 }

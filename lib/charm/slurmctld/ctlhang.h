@@ -31,7 +31,9 @@
  * heartbeat at debug3), keep the cure away; the handshake with slurmdbd shows it answers, not
  * that slurmctld's queue for it is empty.
  *
- * The cure (ctl_hang_cure): SIGKILL of the main process; the unit's Restart=on-failure starts it
+ * The cure (ctl_hang_cure): SIGKILL of the main process, the very one judged (a pidfd taken
+ * before the handshake, and the judgement made again after it: the reconfigure may go on in
+ * those seconds and MainPID become a healthy successor, review L1); the unit's Restart=on-failure starts it
  * again 2 s later, as after a crash, from the state it saved (every state file is written by then:
  * the save thread is joined before the flush). What is not written yet is slurmdbd's queue
  * (dbd.messages, at the accounting plugin's fini, after the flush): with slurmdbd answering, the
@@ -67,6 +69,8 @@ bool ctl_hang_in_log(const char *text);
 bool ctl_hang_look(const char *log_path, time_t now);
 
 /* For a slurmctld.service that did not answer a ping: when ctl_hang_look() holds at now and its
- * main process runs (not stopped) without its state save thread, the cure above. 1 killed (msg: what was done), 0 not hung,
- * -EBUSY hung and left alone (msg: why), another negative errno when the kill failed (msg). */
-int ctl_hang_cure(sd_bus *bus, const char *log_path, time_t now, uint64_t timeout_usec, struct strbuf *msg);
+ * main process runs (not stopped) without its state save thread, before and again after the
+ * handshake with slurmdbd, the cure above. 1 killed (msg: what was done), 0 not hung (or no
+ * longer), -EBUSY hung and left alone (msg: why), another negative errno when the kill failed
+ * (msg). */
+int ctl_hang_cure(sd_bus *bus, const char *log_path, time_t now, struct strbuf *msg);

@@ -1113,7 +1113,7 @@ static bool hang_outcome(struct juju_ctx *ctx, const struct slurmctld_opts *o, s
                         return false;
                 bus = own;
         }
-        int h = ctl_hang_cure(bus, ctl_log, time(NULL), unit_timeout(o), &hm);
+        int h = ctl_hang_cure(bus, ctl_log, time(NULL), &hm);
         if (h == 0 || hm.len == 0)
                 return false;
         (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL, "%s", hm.buf);
