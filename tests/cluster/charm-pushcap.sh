@@ -5,7 +5,9 @@
 # longer than CONFPUSH_DRAIN_AFTER_S (aged by hand, as charm-restart does), then update-status
 # on all four at once: at most a tenth of the nodes, at least one, is drained for the push, and
 # one is (lib/charm/common/confpush.h: the holds counted again after a second, the earlier hold
-# first; before, each hook counted room at the same moment and 2 or 3 of 4 were drained).
+# first; before, each hook counted room at the same moment and 2 or 3 of 4 were drained). Then
+# the idle nodes' waves, and the canary: a file slurmd cannot start with (a drop-in's failing
+# ExecStartPre) takes out only the first wave's idle nodes, the others wait and say for whom.
 set -euo pipefail
 # under Juju's concurrency whatever the suite's default (the point of the test)
 export JUJU_SIM_HOOK_CONCURRENCY=${JUJU_SIM_HOOK_CONCURRENCY:-machines}
@@ -98,5 +100,69 @@ for ((i = 1; i < N; i++)); do
                         die "cpu-$j (wave ${wave[$j]}) restarted ${gap_ms} ms after cpu-$i (wave ${wave[$i]})"
         done
 done
+
+# the canary (confpush.h): a file that breaks slurmd takes out only the first wave's idle nodes;
+# the later waves wait for the earlier restarts to come back, and restart once they did
+log "a file slurmd cannot start with: the later waves wait for the first wave's restart"
+break_slurmd() { # UNIT: its slurmd fails to start from now on, each try noted in $T
+        local d
+        d=$(root_of "$1")/etc/systemd/system/slurmd.service.d
+        mkdir -p "$d"
+        printf '[Service]\nExecStartPre=/bin/sh -c "date +%%%%s.%%%%N >>%s/attempt-%s; exit 1"\n' \
+                "$T" "${1//\//-}" >"$d/zz-test-broken.conf"
+        js exec "$1" -- systemctl daemon-reload
+}
+mend_slurmd() {
+        rm -f "$(root_of "$1")/etc/systemd/system/slurmd.service.d/zz-test-broken.conf"
+        js exec "$1" -- systemctl daemon-reload
+}
+exercised=0
+for value in 297 296 295; do
+        rm -f "$T"/attempt-*
+        for ((i = 1; i < N; i++)); do
+                break_slurmd "cpu/$i"
+                before[$i]=$(start_us "cpu/$i")
+        done
+        mark=$(js debug-log --replay --format=json | wc -l)
+        js config slurmctld slurm-conf-parameters="MinJobAge=$value" >/dev/null
+        # (no settle: the first wave's hooks fail on purpose)
+        until_true 120 "no node tried to start slurmd for the new file" eval 'ls "$T"/attempt-* >/dev/null 2>&1'
+        # every later wave's turn has come by then (4 waves: 15 s), and its look 5 s after
+        sleep 40
+        tried=() waited=()
+        for ((i = 1; i < N; i++)); do
+                if [ -e "$T/attempt-cpu-$i" ]; then tried+=("$i"); else waited+=("$i"); fi
+        done
+        log "MinJobAge=$value: slurmd tried on cpu-${tried[*]}; not on ${waited[*]/#/cpu-}"
+        for i in "${waited[@]}"; do
+                [ "$(start_us "cpu/$i")" = "${before[$i]}" ] || die "cpu/$i: slurmd restarted while an earlier wave's failed"
+                expect_status "cpu/$i" "restarts for it once node cpu-[0-9]+, an earlier wave's, is back"
+        done
+        for ((i = 1; i < N; i++)); do mend_slurmd "cpu/$i"; done
+        for i in "${tried[@]}"; do js resolve "cpu/$i" >/dev/null 2>&1 || true; done
+        settle 300
+        until_true 180 "not every idle node fetched the file after the mend" idle_fetched
+        [ "$(job_field "$busy" JobState)" = RUNNING ] || die "job $busy: $(job_field "$busy" JobState)"
+        [ "${#waited[@]}" -gt 0 ] || continue # all three in one wave: another file, other waves
+        # the waves, from each restart's line: every node that waited is in a later wave than
+        # every node that tried, and restarted after them
+        declare -A wv=()
+        for ((i = 1; i < N; i++)); do
+                line=$(js debug-log --replay --format=json | tail -n +"$((mark + 1))" |
+                        jq -r --arg u "cpu/$i" 'select(.unit == $u) | .log[]?' | grep -o 'wave [0-9]* of [0-9]*' | tail -1 || true)
+                [ -n "$line" ] || die "cpu/$i: no debug-log line of its restart's wave after the mend"
+                w=${line#wave }
+                wv[$i]=${w%% of*}
+        done
+        for i in "${tried[@]}"; do
+                for j in "${waited[@]}"; do
+                        [ "${wv[$i]}" -lt "${wv[$j]}" ] || die "cpu-$j (wave ${wv[$j]}) waited for cpu-$i (wave ${wv[$i]})"
+                        [ "$(start_us "cpu/$j")" -gt "$(start_us "cpu/$i")" ] || die "cpu-$j restarted before cpu-$i came back"
+                done
+        done
+        exercised=1
+        break
+done
+[ "$exercised" = 1 ] || die "three files in a row put the three idle nodes in one wave"
 ctl scancel "$busy"
 log "ok"

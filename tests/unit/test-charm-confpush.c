@@ -149,6 +149,54 @@ static void test_waves(void **state) {
         assert_true(moved > 800);
 }
 
+/* The canary: a later wave waits for an earlier wave's idle hold of this file, not for its own
+ * wave's or a later one's, a busy hold, or an older file's hold. */
+static void test_canary(void **state) {
+        const uint32_t run = 0xabcdef01;
+        const unsigned waves = 4;
+        char names[64][16];
+        const char *by_wave[4] = { NULL };
+        const char *second[4] = { NULL };
+        for (int i = 0; i < 64; i++) {
+                snprintf(names[i], sizeof names[i], "cpu-%d", i);
+                unsigned w = confpush_wave(names[i], run, waves);
+                if (!by_wave[w])
+                        by_wave[w] = names[i];
+                else if (!second[w])
+                        second[w] = names[i];
+        }
+        for (unsigned w = 0; w < waves; w++)
+                assert_non_null(second[w]);
+        const time_t behind = 1800000000;
+        struct confpush_peer p[] = {
+                { .name = by_wave[0], .held_idle = true, .since = behind + 1 },
+        };
+        /* the first wave waits for nobody; a later one for the first wave's hold */
+        assert_null(confpush_canary_wait(by_wave[0], run, waves, behind, p, 1));
+        assert_null(confpush_canary_wait(second[0], run, waves, behind, p, 1));
+        assert_ptr_equal(confpush_canary_wait(by_wave[1], run, waves, behind, p, 1), &p[0]);
+        assert_ptr_equal(confpush_canary_wait(by_wave[3], run, waves, behind, p, 1), &p[0]);
+        /* one wave (an older leader): nobody waits */
+        assert_null(confpush_canary_wait(by_wave[1], run, 1, behind, p, 1));
+        /* a hold made well before this node saw the file is another file's */
+        p[0].since = behind - CONFPUSH_CANARY_SLACK_S - 1;
+        assert_null(confpush_canary_wait(by_wave[1], run, waves, behind, p, 1));
+        p[0].since = behind - CONFPUSH_CANARY_SLACK_S;
+        assert_ptr_equal(confpush_canary_wait(by_wave[1], run, waves, behind, p, 1), &p[0]);
+        /* a busy hold (jobs still on the node) is no restart yet */
+        p[0].held_idle = false;
+        assert_null(confpush_canary_wait(by_wave[1], run, waves, behind, p, 1));
+        /* its own wave's or a later wave's hold: no wait (the same wave restarts together) */
+        struct confpush_peer q[] = {
+                { .name = second[2], .held_idle = true, .since = behind },
+                { .name = by_wave[3], .held_idle = true, .since = behind },
+                { .name = by_wave[2], .held_idle = true, .since = behind }, /* self: skipped */
+        };
+        assert_null(confpush_canary_wait(by_wave[2], run, waves, behind, q, 3));
+        q[1].name = by_wave[1];
+        assert_ptr_equal(confpush_canary_wait(by_wave[2], run, waves, behind, q, 3), &q[1]);
+}
+
 /* An idle node before its turn waits; at its turn, or held by the push already, it restarts. */
 static void test_next_turn(void **state) {
         struct confpush_view v = { .running = 1, .fetched = 2, .now = 1000, .turn = 1010 };
@@ -235,6 +283,7 @@ int main(void) {
                 cmocka_unit_test(test_next),
                 cmocka_unit_test(test_waves),
                 cmocka_unit_test(test_next_turn),
+                cmocka_unit_test(test_canary),
                 cmocka_unit_test(test_record),
                 cmocka_unit_test_setup_teardown(test_fetched, test_tmpdir_setup, test_tmpdir_teardown),
         };

@@ -179,6 +179,19 @@ int confpush_fetched_hash(const struct charm_paths *p, uint32_t *ret) {
         return 0;
 }
 
+const struct confpush_peer *confpush_canary_wait(const char *self, uint32_t running, unsigned waves,
+        time_t behind_since, const struct confpush_peer *p, size_t n) {
+        unsigned mine = confpush_wave(self, running, waves);
+        if (mine == 0)
+                return NULL;
+        for (size_t i = 0; i < n; i++)
+                if (p[i].held_idle && !streq_ptr(p[i].name, self) &&
+                        (behind_since <= 0 || p[i].since >= behind_since - CONFPUSH_CANARY_SLACK_S) &&
+                        confpush_wave(p[i].name, running, waves) < mine)
+                        return &p[i];
+        return NULL;
+}
+
 bool confpush_hold_yields(const char *self, time_t self_since, const struct confpush_holder *h, size_t n, size_t cap) {
         size_t ahead = 0;
         for (size_t i = 0; i < n; i++) {

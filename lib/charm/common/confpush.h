@@ -49,7 +49,8 @@
  *    its time in CONFPUSH_TURN_FILE; slurmd's service watcher runs the reconcile at that time
  *    (charm/slurmd/nodefollow.h); a busy node with no job step here (a batch job's other nodes)
  *    leaves one CONFPUSH_BUSY_LOOK_S ahead, as no local look sees its jobs end. No value
- *    published (an older leader): one wave, as before;
+ *    published (an older leader): one wave, as before; a later wave waits for the earlier waves'
+ *    restarts for the file to come back (the canary, confpush_canary_wait below);
  *  - no loop: CONFPUSH_RECORD_FILE keeps, after a restart, the controller's hash it was made for,
  *    that controller's start time and the hash of the copy slurmd fetched then; while all three
  *    are the same again nothing is restarted (the status says so); a change of any tries again
@@ -165,6 +166,27 @@ struct confpush_holder {
  * drained; a name order alone let a later, lower-named hold stay beside an earlier one). The
  * holders may include self. */
 bool confpush_hold_yields(const char *self, time_t self_since, const struct confpush_holder *h, size_t n, size_t cap);
+
+/* The canary: a node of a later wave restarts only once the restarts of the earlier waves for
+ * this file came back (a file that breaks slurmd takes the first wave's idle nodes out, not
+ * every idle node within a minute: the waves' attack left that open). A node the push holds
+ * idle (its drain reason, no job left on it: its restart for the file under way, or failed;
+ * down or not responding included, as a broken slurmd ends there) in an earlier wave than this
+ * node's for running, held since this node's behind_since less CONFPUSH_CANARY_SLACK_S (an older
+ * hold is another file's): this node waits for it, and so does a busy one's drain after
+ * CONFPUSH_DRAIN_AFTER_S. The waiting node looks again CONFPUSH_WAVE_S later while that restart
+ * may still be under way (held under CONFPUSH_CANARY_SLOW_S), CONFPUSH_BUSY_LOOK_S later after. */
+#define CONFPUSH_CANARY_SLACK_S 60
+#define CONFPUSH_CANARY_SLOW_S 30
+struct confpush_peer {
+        const char *name;
+        bool held_idle; /* the push's drain reason and DRAINED (no job left), down or not */
+        time_t since;   /* its reason time */
+};
+/* The first peer (in the order given; self skipped) this node waits for, NULL when none (wave
+ * 0, one wave, no such hold). */
+const struct confpush_peer *confpush_canary_wait(const char *self, uint32_t running, unsigned waves,
+        time_t behind_since, const struct confpush_peer *p, size_t n);
 
 /* Impure: the hash of the configless copy under p's root. -ENOENT when there is none. */
 int confpush_fetched_hash(const struct charm_paths *p, uint32_t *ret);

@@ -311,6 +311,33 @@ static long push_held_count(size_t *n, struct strv *names, struct confpush_holde
         return c;
 }
 
+/* The canary (confpush_canary_wait): the node of an earlier wave whose restart for the file
+ * running has not come back, its name in *ret_name (caller frees) and its hold's time in
+ * *ret_since. 1 one, 0 none or not known (no node list: the drain that comes first then fails
+ * and says so). */
+static int push_canary(const char *self, uint32_t running, unsigned waves, time_t behind_since, char **ret_name,
+        time_t *ret_since) {
+        if (confpush_wave(self, running, waves) == 0)
+                return 0;
+        struct slurm_node_list l = { 0 };
+        _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
+        if (slurm_node_list(NULL, &l, &e) < 0)
+                return 0;
+        _cleanup_free_ struct confpush_peer *p = xcalloc(l.n ? l.n : 1, sizeof *p);
+        for (size_t i = 0; i < l.n; i++)
+                p[i] = (struct confpush_peer){ .name = l.v[i].name,
+                        .held_idle = l.v[i].reason && startswith(l.v[i].reason, CONFPUSH_DRAIN_REASON) &&
+                                slurm_state_drain(l.v[i].state) == SLURM_DRAIN_DRAINED,
+                        .since = l.v[i].reason_time };
+        const struct confpush_peer *w = confpush_canary_wait(self, running, waves, behind_since, p, l.n);
+        if (w) {
+                *ret_name = xstrdup(w->name);
+                *ret_since = w->since;
+        }
+        slurm_node_list_done(&l);
+        return w ? 1 : 0;
+}
+
 /* Waits (bounded) for the restarted slurmd's registration: the node answers with a
  * slurmd_start_time at or after since. */
 #define PUSH_RESPOND_WAIT_MS 10000
@@ -476,6 +503,27 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
                 }
                 if (dying) {
                         strbuf_addstr(note, "; leaving: no slurm.conf push");
+                        return 0;
+                }
+        }
+        /* the canary: an earlier wave's restart for this file not back yet (confpush.h) */
+        if ((step == CONFPUSH_RESTART && !v.held) || step == CONFPUSH_HOLD) {
+                _cleanup_free_ char *other = NULL;
+                time_t other_since = 0;
+                if (push_canary(node->name, running, in->conf_push_waves, v.behind_since, &other, &other_since) > 0) {
+                        time_t age = v.now >= other_since ? v.now - other_since : 0;
+                        time_t look = v.now + (age < CONFPUSH_CANARY_SLOW_S ? CONFPUSH_WAVE_S : CONFPUSH_BUSY_LOOK_S);
+                        _cleanup_free_ char *t = xasprintf("%lld\n", (long long) look);
+                        (void) charm_state_note_write(&o->paths, CONFPUSH_TURN_FILE, t, true, NULL);
+                        strbuf_addf(note,
+                                "; slurmctld runs a new slurm.conf: slurmd restarts for it once node %s, an earlier "
+                                "wave's, is back from its restart for it (drained for it %lld s ago)",
+                                other, (long long) age);
+                        if (age >= CONFPUSH_CANARY_SLOW_S)
+                                (void) juju_logf(ctx, JUJU_LOG_WARNING, NULL,
+                                        "slurm.conf push held on node %s: node %s has not come back from its restart for "
+                                        "the file slurmctld runs (%s) in %lld s",
+                                        node->name, other, want, (long long) age);
                         return 0;
                 }
         }
