@@ -662,6 +662,9 @@ static int conf_push(struct juju_ctx *ctx, const struct slurmd_opts *o, sd_bus *
         }
         say_maintenance(ctx, "restarting slurmd: slurmctld runs a new slurm.conf (the node is idle)");
         time_t since = time(NULL);
+        /* restarts that failed before (a file slurmd could not start with) may have hit the
+         * unit's start limit, which would refuse this one, for the file that mends it */
+        (void) unit_reset_failed(bus, "slurmd.service", sd_unit_timeout(o), NULL);
         r = unit_restart(bus, "slurmd.service", sd_unit_timeout(o), err);
         if (r < 0)
                 return r; /* the record stays: the next run goes on */
