@@ -265,6 +265,26 @@ p/1 db-relation-broken remote=
 p/1 stop
 p/1 remove" "$(uevents p/1 $((n0 + 1)))"
 
+# ... once: a failed owed changed runs again when resolved, and a change of the same unit queued
+# behind it does not run as well (Juju re-runs localState.Hook, whose commit clears
+# ChangedPending; review of the drop)
+js add-unit p
+js wait || fail "wait after add-unit p (2)"
+touch "$(charm_dir p)/fail/p-2.db-relation-changed"
+n0=$(nevents)
+js add-unit q
+js wait >/dev/null 2>&1 && fail "the failing owed changed did not fail"
+newq=$(uevents p/2 $((n0 + 1)) | sed -n 's/.*db-relation-joined remote=//p' | head -n1)
+js exec "$newq" -- relation-set -r "backend:$prid" x=3 || fail "$newq bag write"
+js remove-unit p/2
+rm -f "$(charm_dir p)/fail/p-2.db-relation-changed"
+js resolve p/2
+js wait || fail "wait after resolving the dying p/2"
+assert_eq "a dying unit whose owed changed failed: that changed again, once, then departed and broken" "p/2 db-relation-joined remote=$newq
+p/2 db-relation-changed remote=$newq
+p/2 db-relation-changed remote=$newq" "$(uevents p/2 $((n0 + 1)) | grep -E "db-relation-(joined|changed)")"
+assert_contains "the dying p/2 departed and broke after it" "p/2 db-relation-broken" "$(uevents p/2 $((n0 + 1)))"
+
 # dispatch vs hooks/<name>; missing hooks are skipped
 n0=$(nevents)
 js deploy "$CHARMS/hooks-only" h

@@ -624,6 +624,10 @@ static void drop_live_rel_events(cJSON *st, const char *unit, long id, const cha
                 cJSON *next = e->next;
                 const char *kind = strempty(jstr(e, "kind"));
                 bool live = streq(kind, "relation-joined") || streq(kind, "relation-changed");
+                /* the kept head may itself be the changed the join owes */
+                if (head && keep_head && streq(kind, "relation-changed") && pending &&
+                        (long) jnum(e, "relation", -1) == id && streq_ptr(jstr(e, "remote-unit"), pending))
+                        pending_kept = true;
                 if (!(head && keep_head) && live && (long) jnum(e, "relation", -1) == id &&
                         (!remote || streq_ptr(jstr(e, "remote-unit"), remote))) {
                         if (streq(kind, "relation-changed") && !pending_kept && pending &&
