@@ -207,38 +207,43 @@ e/0 backend-relation-departed remote=c/3 departing=c/3" "$(uevents e/0 $((n0 + 1
 # what was queued before a departure and is about what is gone does not run (Juju's resolver
 # compares states, it keeps no queue): a remote unit that left gets its departed and nothing
 # more of it; a dying unit runs departed and broken, not the changes queued before it died
+# fails_on UNIT HOOK: the recorder's HOOK fails on UNIT until mended; mend UNIT HOOK: no more,
+# the unit resolved (its failed hook runs again) and the model settled; held UNIT: in error at
+# an update-status, so that what comes meanwhile waits in its queue
+fails_on() { mkdir -p "$(charm_dir "${1%/*}")/fail" && touch "$(charm_dir "${1%/*}")/fail/${1/\//-}.$2"; }
+mend() {
+        rm -f "$(charm_dir "${1%/*}")/fail/${1/\//-}.$2"
+        js resolve "$1"
+        js wait || fail "wait after resolving $1"
+}
+held() {
+        fails_on "$1" update-status
+        js trigger "$1" update-status
+        js wait >/dev/null 2>&1 && fail "the failing update-status of $1 did not fail"
+}
 js deploy "$CHARMS/recorder" p
 js deploy "$CHARMS/recorder" q -n 2
 js integrate p:db q:backend
 js wait || fail "wait after deploying p and q"
 prid=$(js status --format=json | jq -r '.relations[] | select(.provider=="p:db") | .id')
-mkdir -p "$(charm_dir p)/fail"
-touch "$(charm_dir p)/fail/p-0.update-status"
-js trigger p/0 update-status
-js wait >/dev/null 2>&1 && fail "the failing update-status did not fail"
+held p/0
 n0=$(nevents)
 js exec q/1 -- relation-set -r "backend:$prid" x=1 || fail "q/1 bag write"
 js exec q/0 -- relation-set -r "backend:$prid" x=1 || fail "q/0 bag write"
 js remove-unit q/1
 js wait >/dev/null 2>&1
-rm -f "$(charm_dir p)/fail/p-0.update-status"
-js resolve p/0
-js wait || fail "wait after resolving p/0"
+mend p/0 update-status
 # (sorted: Juju would run the departed first, juju-sim's queue keeps the order things happened)
 assert_eq "a change of a unit that departed since: not run, its departed is" "p/0 db-relation-changed remote=q/0
 p/0 db-relation-departed remote=q/1 departing=q/1
 p/0 update-status" "$(uevents p/0 $((n0 + 1)) | sort)"
-touch "$(charm_dir p)/fail/p-0.update-status"
-js trigger p/0 update-status
-js wait >/dev/null 2>&1 && fail "the failing update-status did not fail (2)"
+held p/0
 n0=$(nevents)
 js exec q/0 -- relation-set -r "backend:$prid" x=2 || fail "q/0 bag write (2)"
 js exec q/0 -- relation-set -r "backend:$prid" --app y=2 || fail "q/0 app bag write"
 js remove-unit p/0
 js wait >/dev/null 2>&1
-rm -f "$(charm_dir p)/fail/p-0.update-status"
-js resolve p/0
-js wait || fail "wait after resolving the dying p/0"
+mend p/0 update-status
 assert_eq "a dying unit: the changes queued before it died do not run" "p/0 update-status
 p/0 db-relation-departed remote=q/0 departing=p/0
 p/0 db-relation-broken remote=
@@ -248,14 +253,12 @@ p/0 remove" "$(uevents p/0 $((n0 + 1)))"
 # ... but the changed a committed join owes runs, also when the unit dies meanwhile
 js add-unit p
 js wait || fail "wait after add-unit p"
-touch "$(charm_dir p)/fail/p-1.db-relation-joined"
+fails_on p/1 db-relation-joined
 n0=$(nevents)
 js add-unit q
 js wait >/dev/null 2>&1
 js remove-unit p/1
-rm -f "$(charm_dir p)/fail/p-1.db-relation-joined"
-js resolve p/1
-js wait || fail "wait after resolving the dying p/1"
+mend p/1 db-relation-joined
 assert_eq "a dying unit whose join failed: the join again, its changed, departed, broken" "p/1 db-relation-joined remote=q/2
 p/1 db-relation-joined remote=q/2
 p/1 db-relation-changed remote=q/2
@@ -270,16 +273,14 @@ p/1 remove" "$(uevents p/1 $((n0 + 1)))"
 # ChangedPending; review of the drop)
 js add-unit p
 js wait || fail "wait after add-unit p (2)"
-touch "$(charm_dir p)/fail/p-2.db-relation-changed"
+fails_on p/2 db-relation-changed
 n0=$(nevents)
 js add-unit q
 js wait >/dev/null 2>&1 && fail "the failing owed changed did not fail"
 newq=$(uevents p/2 $((n0 + 1)) | sed -n 's/.*db-relation-joined remote=//p' | head -n1)
 js exec "$newq" -- relation-set -r "backend:$prid" x=3 || fail "$newq bag write"
 js remove-unit p/2
-rm -f "$(charm_dir p)/fail/p-2.db-relation-changed"
-js resolve p/2
-js wait || fail "wait after resolving the dying p/2"
+mend p/2 db-relation-changed
 assert_eq "a dying unit whose owed changed failed: that changed again, once, then departed and broken" "p/2 db-relation-joined remote=$newq
 p/2 db-relation-changed remote=$newq
 p/2 db-relation-changed remote=$newq" "$(uevents p/2 $((n0 + 1)) | grep -E "db-relation-(joined|changed)")"

@@ -562,6 +562,13 @@ static bool coalesces(const char *kind) {
                 streq(kind, "leader-settings-changed");
 }
 
+/* Whether the head of a unit's queue q stays whatever comes: it runs, or it is a failed hook
+ * waiting for its retry or resolve (Juju re-runs localState.Hook first; a skipped one still
+ * commits). */
+static bool queue_head_kept(const cJSON *u, const cJSON *q) {
+        return streq_ptr(jstr(u, "agent"), "executing") || (q->child && jget(q->child, "failed"));
+}
+
 /* A remote unit departs before this unit ran its join: Juju's resolver, which compares the
  * members it ran hooks for with the remote state (nextRelationHook), runs neither the joined nor
  * the changed nor the departed. So the queued joined and changed of that remote unit go and
@@ -571,10 +578,8 @@ static bool departs_unjoined(cJSON *u, cJSON *q, const cJSON *ev) {
         double id = jnum(ev, "relation", -1);
         if (isempty(remote))
                 return false;
-        /* the head is kept while it runs, and while it is a failed hook waiting for its retry
-         * or resolve (Juju re-runs localState.Hook first; a skipped one still commits the member,
-         * so changed and departed follow) */
-        bool keep_head = streq_ptr(jstr(u, "agent"), "executing") || (q->child && jget(q->child, "failed"));
+        /* (a skipped join still commits the member, so changed and departed follow) */
+        bool keep_head = queue_head_kept(u, q);
         int i = 0, joined = -1;
         const cJSON *e;
         cJSON_ArrayForEach(e, q) {
@@ -613,30 +618,26 @@ static void drop_live_rel_events(cJSON *st, const char *unit, long id, const cha
         if (!q)
                 return;
         const char *pending = jstr(unit_rel(st, unit, id), "changed-pending");
-        bool keep_head = streq_ptr(jstr(u, "agent"), "executing") || (q->child && jget(q->child, "failed"));
-        /* a join that runs, or runs again, now owes its changed once it commits */
-        if (keep_head && streq_ptr(jstr(q->child, "kind"), "relation-joined") &&
-                (long) jnum(q->child, "relation", -1) == id)
-                pending = jstr(q->child, "remote-unit");
-        bool pending_kept = false;
-        cJSON *e = q->child;
-        for (bool head = true; e; head = false) {
-                cJSON *next = e->next;
+        const cJSON *head = queue_head_kept(u, q) ? q->child : NULL;
+        bool head_here = head && (long) jnum(head, "relation", -1) == id;
+        /* a join that runs, or runs again, owes its changed once it commits */
+        if (head_here && streq_ptr(jstr(head, "kind"), "relation-joined"))
+                pending = jstr(head, "remote-unit");
+        /* the kept head may itself be the owed changed */
+        bool pending_kept = head_here && pending && streq_ptr(jstr(head, "kind"), "relation-changed") &&
+                streq_ptr(jstr(head, "remote-unit"), pending);
+        for (cJSON *e = head ? head->next : q->child, *next; e; e = next) {
+                next = e->next;
                 const char *kind = strempty(jstr(e, "kind"));
-                bool live = streq(kind, "relation-joined") || streq(kind, "relation-changed");
-                /* the kept head may itself be the changed the join owes */
-                if (head && keep_head && streq(kind, "relation-changed") && pending &&
-                        (long) jnum(e, "relation", -1) == id && streq_ptr(jstr(e, "remote-unit"), pending))
+                if (!(streq(kind, "relation-joined") || streq(kind, "relation-changed")) ||
+                        (long) jnum(e, "relation", -1) != id ||
+                        (remote && !streq_ptr(jstr(e, "remote-unit"), remote)))
+                        continue;
+                if (streq(kind, "relation-changed") && !pending_kept && pending &&
+                        streq_ptr(jstr(e, "remote-unit"), pending))
                         pending_kept = true;
-                if (!(head && keep_head) && live && (long) jnum(e, "relation", -1) == id &&
-                        (!remote || streq_ptr(jstr(e, "remote-unit"), remote))) {
-                        if (streq(kind, "relation-changed") && !pending_kept && pending &&
-                                streq_ptr(jstr(e, "remote-unit"), pending))
-                                pending_kept = true;
-                        else
-                                cJSON_Delete(cJSON_DetachItemViaPointer(q, e));
-                }
-                e = next;
+                else
+                        cJSON_Delete(cJSON_DetachItemViaPointer(q, e));
         }
 }
 
@@ -1388,7 +1389,6 @@ static void drop_rel_events(cJSON *u, long id) {
 }
 
 static void delete_unit(struct model *m, const char *unit);
-
 
 /* Relation id goes away: departed for each remote unit, then broken, on every unit in scope. */
 static void relation_dying(cJSON *st, long id) {

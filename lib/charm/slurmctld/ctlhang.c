@@ -3,7 +3,6 @@
 #include "charm/slurmctld/ctlhang.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -71,6 +70,16 @@ bool ctl_hang_look(const char *log_path, time_t now) {
         return tail && now - st.st_mtime >= CTL_HANG_QUIET_S && ctl_hang_in_log(tail);
 }
 
+/* Whether process pid (the main one) is as a hung one is: running, not stopped (a SIGSTOP is the
+ * fence's), and without its state save thread: the proof the log cannot give (a user's job
+ * name or partition can carry any text into it: review of this module, H1), as that thread is
+ * joined once the state was written (controller.c), which no running controller is without. */
+static bool pid_as_hung(pid_t pid) {
+        char state = 0;
+        return proc_pid_stat(pid, NULL, &state) == 0 && !proc_state_stopped(state) &&
+                proc_thread_named(pid, CTL_HANG_SAVE_THREAD) == 0;
+}
+
 int ctl_hang_cure(sd_bus *bus, const char *log_path, time_t now, struct strbuf *msg) {
         time_t t0 = time(NULL);
         if (!ctl_hang_look(log_path, now))
@@ -79,19 +88,13 @@ int ctl_hang_cure(sd_bus *bus, const char *log_path, time_t now, struct strbuf *
         int r = unit_get_state(bus, "slurmctld.service", &st, msg);
         if (r < 0)
                 return r;
-        char state = 0;
         if (!streq(st.active_state, "active") || st.main_pid == 0)
                 return 0;
         /* the process judged from here on, and the one killed: the handshake below takes seconds,
          * in which the reconfigure may go on and MainPID become another process (review L1) */
         pid_t pid = (pid_t) st.main_pid;
         _cleanup_close_ int pidfd = proc_pidfd_open(pid);
-        if (pidfd < 0 || proc_pid_stat(pid, NULL, &state) < 0 || proc_state_stopped(state))
-                return 0;
-        /* the proof the log cannot give (a user's job name or partition can carry any text into
-         * it: review of this module, H1): the state save thread is gone, joined once the state
-         * was written (controller.c), which no running controller is without */
-        if (proc_thread_named(pid, CTL_HANG_SAVE_THREAD) != 0)
+        if (pidfd < 0 || !pid_as_hung(pid))
                 return 0;
         _cleanup_strbuf_ struct strbuf why = STRBUF_INIT;
         r = acctdb_ping_within(CTL_HANG_ACCT_MS, &why);
@@ -108,8 +111,7 @@ int ctl_hang_cure(sd_bus *bus, const char *log_path, time_t now, struct strbuf *
         _cleanup_strbuf_ struct strbuf e = STRBUF_INIT;
         if (!ctl_hang_look(log_path, now + (time(NULL) - t0)) ||
                 unit_get_state(bus, "slurmctld.service", &again, &e) < 0 || again.main_pid != st.main_pid ||
-                proc_pid_stat(pid, NULL, &state) < 0 || proc_state_stopped(state) ||
-                proc_thread_named(pid, CTL_HANG_SAVE_THREAD) != 0)
+                !pid_as_hung(pid))
                 return 0;
         r = proc_pidfd_kill(pidfd, SIGKILL);
         if (r == -ESRCH)

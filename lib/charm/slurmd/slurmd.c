@@ -285,6 +285,12 @@ static int push_hold(struct juju_ctx *ctx, const struct charm_paths *p, const st
         return r < 0 ? 0 : 1;
 }
 
+/* Whether a node has a drain of the push's, any unit's (its reason). */
+static bool push_drained(const struct slurm_node *n) {
+        return n->reason && startswith(n->reason, CONFPUSH_DRAIN_REASON) &&
+                slurm_state_drain(n->state) != SLURM_DRAIN_NONE;
+}
+
 /* How many nodes the push holds drained now (their reason is its own), of n nodes; when names
  * is given, each holder with its reason time in *ret (names owns the names); -1 unknown. */
 static long push_held_count(size_t *n, struct strv *names, struct confpush_holder **ret) {
@@ -296,9 +302,7 @@ static long push_held_count(size_t *n, struct strv *names, struct confpush_holde
         for (size_t i = 0; i < l.n; i++)
                 /* a held node that is down, not responding (its unit gone) or deleted takes
                  * no room (attack 12c F2: a force-removed unit's node blocked every hold) */
-                if (l.v[i].reason && startswith(l.v[i].reason, CONFPUSH_DRAIN_REASON) &&
-                        slurm_state_drain(l.v[i].state) != SLURM_DRAIN_NONE && !slurm_state_down(l.v[i].state) &&
-                        slurm_state_registered(l.v[i].state)) {
+                if (push_drained(&l.v[i]) && !slurm_state_down(l.v[i].state) && slurm_state_registered(l.v[i].state)) {
                         if (names) {
                                 *ret = xrealloc(*ret, (size_t) (c + 1) * sizeof **ret);
                                 (*ret)[c] = (struct confpush_holder){ .name = strv_push(names, l.v[i].name),
@@ -326,8 +330,7 @@ static int push_canary(const char *self, uint32_t running, unsigned waves, time_
         _cleanup_free_ struct confpush_peer *p = xcalloc(l.n ? l.n : 1, sizeof *p);
         for (size_t i = 0; i < l.n; i++)
                 p[i] = (struct confpush_peer){ .name = l.v[i].name,
-                        .held_idle = l.v[i].reason && startswith(l.v[i].reason, CONFPUSH_DRAIN_REASON) &&
-                                slurm_state_drain(l.v[i].state) == SLURM_DRAIN_DRAINED,
+                        .held_idle = push_drained(&l.v[i]) && slurm_state_drain(l.v[i].state) == SLURM_DRAIN_DRAINED,
                         .since = l.v[i].reason_time };
         const struct confpush_peer *w = confpush_canary_wait(self, running, waves, behind_since, p, l.n);
         if (w) {
